@@ -1,0 +1,359 @@
+// Package fondue finds ambiguous nodes in a graph: nodes that stand for two
+// or more real-world entities. It fits a Conditional Network Embedding (CNE)
+// with a MaxEnt degree prior, scores every node with the FONDUE Rayleigh
+// quotient, proposes splits, and evaluates all of it against the contraction
+// benchmark of the FONDUE paper. It has no database dependencies: the
+// connector and the CLI both call Score.
+package fondue
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+)
+
+// Graph is an undirected simple graph over dense node indices 0..N-1, stored
+// in CSR form: the neighbours of i are adj[off[i]:off[i+1]], sorted ascending.
+// Every node also has a key (the id it had in the input), which is either an
+// integer or a string; Key and Index convert between the two.
+type Graph struct {
+	off []int64
+	adj []int32
+
+	intKeys []int64  // set when every key is an integer
+	strKeys []string // set otherwise
+
+	selfLoops  int // self-loops dropped while building
+	duplicates int // repeated edges collapsed while building
+
+	indexOnce sync.Once
+	intIndex  map[int64]int32
+	strIndex  map[string]int32
+}
+
+// NumNodes returns the number of nodes, isolated ones included.
+func (g *Graph) NumNodes() int { return len(g.off) - 1 }
+
+// NumEdges returns the number of undirected edges.
+func (g *Graph) NumEdges() int { return len(g.adj) / 2 }
+
+// Degree returns the number of neighbours of node i.
+func (g *Graph) Degree(i int) int { return int(g.off[i+1] - g.off[i]) }
+
+// Neighbors returns the sorted neighbours of node i. The slice aliases the
+// graph's storage and must not be modified.
+func (g *Graph) Neighbors(i int) []int32 { return g.adj[g.off[i]:g.off[i+1]:g.off[i+1]] }
+
+// HasEdge reports whether i and j are adjacent.
+func (g *Graph) HasEdge(i, j int) bool {
+	a, b := i, j
+	if g.Degree(a) > g.Degree(b) {
+		a, b = b, a
+	}
+	_, found := slices.BinarySearch(g.Neighbors(a), int32(b))
+	return found
+}
+
+// SelfLoops returns how many self-loops were dropped when the graph was built.
+func (g *Graph) SelfLoops() int { return g.selfLoops }
+
+// Duplicates returns how many repeated edges were collapsed when the graph
+// was built (u-v and v-u count as the same edge).
+func (g *Graph) Duplicates() int { return g.duplicates }
+
+// Isolated returns the nodes without neighbours, in index order.
+func (g *Graph) Isolated() []int {
+	var iso []int
+	for i := 0; i < g.NumNodes(); i++ {
+		if g.Degree(i) == 0 {
+			iso = append(iso, i)
+		}
+	}
+	return iso
+}
+
+// MaxDegree returns the largest degree in the graph.
+func (g *Graph) MaxDegree() int {
+	m := 0
+	for i := 0; i < g.NumNodes(); i++ {
+		m = max(m, g.Degree(i))
+	}
+	return m
+}
+
+// Key returns the input id of node i as a string.
+func (g *Graph) Key(i int) string {
+	if g.strKeys != nil {
+		return g.strKeys[i]
+	}
+	if g.intKeys != nil {
+		return strconv.FormatInt(g.intKeys[i], 10)
+	}
+	return strconv.Itoa(i)
+}
+
+// IntKey returns the input id of node i if the graph's keys are integers.
+func (g *Graph) IntKey(i int) (int64, bool) {
+	if g.strKeys != nil {
+		return 0, false
+	}
+	if g.intKeys != nil {
+		return g.intKeys[i], true
+	}
+	return int64(i), true
+}
+
+// IntKeys reports whether every key is an integer.
+func (g *Graph) IntKeys() bool { return g.strKeys == nil }
+
+// Index returns the node index of the given key.
+func (g *Graph) Index(key string) (int, bool) {
+	g.indexOnce.Do(g.buildIndex)
+	if g.strKeys != nil {
+		i, ok := g.strIndex[key]
+		return int(i), ok
+	}
+	k, ok := parseIntKey(key)
+	if !ok {
+		return 0, false
+	}
+	if g.intKeys == nil {
+		return int(k), k >= 0 && k < int64(g.NumNodes())
+	}
+	i, ok := g.intIndex[k]
+	return int(i), ok
+}
+
+func (g *Graph) buildIndex() {
+	switch {
+	case g.strIndex != nil || g.intIndex != nil:
+		// Built by the Builder already.
+	case g.strKeys != nil:
+		g.strIndex = make(map[string]int32, len(g.strKeys))
+		for i, k := range g.strKeys {
+			g.strIndex[k] = int32(i)
+		}
+	case g.intKeys != nil:
+		g.intIndex = make(map[int64]int32, len(g.intKeys))
+		for i, k := range g.intKeys {
+			g.intIndex[k] = int32(i)
+		}
+	}
+}
+
+// parseIntKey parses s as an integer key only if it is written canonically,
+// so that "007" and "7" stay two different nodes.
+func parseIntKey(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || strconv.FormatInt(v, 10) != s {
+		return 0, false
+	}
+	return v, true
+}
+
+// Builder accumulates nodes and edges with arbitrary keys and builds a Graph.
+// Keys that are all canonical integers are stored as integers; the first
+// non-integer key switches the builder to string keys. The zero value is
+// ready to use.
+type Builder struct {
+	intIdx  map[int64]int32
+	strIdx  map[string]int32
+	intKeys []int64
+	strKeys []string
+	strMode bool
+
+	src, dst  []int32
+	selfLoops int
+}
+
+// NumNodes returns the number of distinct keys seen so far.
+func (b *Builder) NumNodes() int {
+	if b.strMode {
+		return len(b.strKeys)
+	}
+	return len(b.intKeys)
+}
+
+// NumEdges returns the number of edges added so far, before deduplication,
+// self-loops excluded.
+func (b *Builder) NumEdges() int { return len(b.src) }
+
+// AddNode adds a node with the given key if it is new, and returns its index.
+func (b *Builder) AddNode(key string) int32 {
+	if !b.strMode {
+		if k, ok := parseIntKey(key); ok {
+			return b.AddIntNode(k)
+		}
+		b.toStrings()
+	}
+	if i, ok := b.strIdx[key]; ok {
+		return i
+	}
+	if b.strIdx == nil {
+		b.strIdx = make(map[string]int32)
+	}
+	i := int32(len(b.strKeys))
+	b.strIdx[key] = i
+	b.strKeys = append(b.strKeys, key)
+	return i
+}
+
+// AddIntNode adds a node with an integer key if it is new, and returns its index.
+func (b *Builder) AddIntNode(key int64) int32 {
+	if b.strMode {
+		return b.AddNode(strconv.FormatInt(key, 10))
+	}
+	if i, ok := b.intIdx[key]; ok {
+		return i
+	}
+	if b.intIdx == nil {
+		b.intIdx = make(map[int64]int32)
+	}
+	i := int32(len(b.intKeys))
+	b.intIdx[key] = i
+	b.intKeys = append(b.intKeys, key)
+	return i
+}
+
+func (b *Builder) toStrings() {
+	b.strMode = true
+	b.strKeys = make([]string, len(b.intKeys))
+	b.strIdx = make(map[string]int32, len(b.intKeys))
+	for i, k := range b.intKeys {
+		s := strconv.FormatInt(k, 10)
+		b.strKeys[i] = s
+		b.strIdx[s] = int32(i)
+	}
+	b.intKeys, b.intIdx = nil, nil
+}
+
+// AddEdge adds an undirected edge between two keys, adding the nodes as needed.
+// A self-loop adds its node and is counted, not stored.
+func (b *Builder) AddEdge(u, v string) {
+	b.addIndexEdge(b.AddNode(u), b.AddNode(v))
+}
+
+// AddIntEdge is AddEdge for integer keys.
+func (b *Builder) AddIntEdge(u, v int64) {
+	b.addIndexEdge(b.AddIntNode(u), b.AddIntNode(v))
+}
+
+func (b *Builder) addIndexEdge(i, j int32) {
+	if i == j {
+		b.selfLoops++
+		return
+	}
+	b.src = append(b.src, i)
+	b.dst = append(b.dst, j)
+}
+
+// Build returns the graph. Duplicate edges are collapsed. The builder must not
+// be used afterwards.
+func (b *Builder) Build() *Graph {
+	n := b.NumNodes()
+	g := buildCSR(n, b.src, b.dst)
+	g.selfLoops = b.selfLoops
+	if b.strMode {
+		g.strKeys, g.strIndex = b.strKeys, b.strIdx
+	} else {
+		g.intKeys, g.intIndex = b.intKeys, b.intIdx
+	}
+	*b = Builder{}
+	return g
+}
+
+// NewGraph builds a graph over nodes 0..n-1 whose keys are their indices,
+// from edge endpoint pairs. Self-loops are dropped and counted, duplicates
+// collapsed. It panics if an endpoint is out of range: it is meant for
+// generated graphs, not for input.
+func NewGraph(n int, edges [][2]int) *Graph {
+	src := make([]int32, 0, len(edges))
+	dst := make([]int32, 0, len(edges))
+	loops := 0
+	for _, e := range edges {
+		if e[0] < 0 || e[0] >= n || e[1] < 0 || e[1] >= n {
+			panic(fmt.Sprintf("fondue.NewGraph: edge %v out of range [0,%d)", e, n))
+		}
+		if e[0] == e[1] {
+			loops++
+			continue
+		}
+		src = append(src, int32(e[0]))
+		dst = append(dst, int32(e[1]))
+	}
+	g := buildCSR(n, src, dst)
+	g.selfLoops = loops
+	return g
+}
+
+// WithKeys returns a copy of g's structure with the given node keys, one per
+// node. It is used to carry input ids through derived graphs.
+func (g *Graph) WithKeys(keys []string) *Graph {
+	if len(keys) != g.NumNodes() {
+		panic(fmt.Sprintf("fondue.Graph.WithKeys: %d keys for %d nodes", len(keys), g.NumNodes()))
+	}
+	var b Builder
+	for _, k := range keys {
+		b.AddNode(k)
+	}
+	if b.NumNodes() != len(keys) {
+		panic("fondue.Graph.WithKeys: duplicate keys")
+	}
+	h := &Graph{off: g.off, adj: g.adj, selfLoops: g.selfLoops, duplicates: g.duplicates}
+	if b.strMode {
+		h.strKeys, h.strIndex = b.strKeys, b.strIdx
+	} else {
+		h.intKeys, h.intIndex = b.intKeys, b.intIdx
+	}
+	return h
+}
+
+// buildCSR builds the adjacency of an undirected graph from (src, dst) pairs
+// without self-loops; duplicates (in either orientation) are collapsed.
+func buildCSR(n int, src, dst []int32) *Graph {
+	deg := make([]int64, n+1)
+	for k := range src {
+		deg[src[k]+1]++
+		deg[dst[k]+1]++
+	}
+	for i := 0; i < n; i++ {
+		deg[i+1] += deg[i]
+	}
+	off := deg
+	adj := make([]int32, off[n])
+	pos := make([]int64, n)
+	copy(pos, off[:n])
+	for k := range src {
+		u, v := src[k], dst[k]
+		adj[pos[u]] = v
+		pos[u]++
+		adj[pos[v]] = u
+		pos[v]++
+	}
+	// Sort each row and squeeze out duplicates in place.
+	w := int64(0)
+	start := int64(0)
+	dups := 0
+	for i := 0; i < n; i++ {
+		row := adj[start:off[i+1]]
+		slices.Sort(row)
+		newStart := w
+		for k, v := range row {
+			if k > 0 && v == row[k-1] {
+				dups++
+				continue
+			}
+			adj[w] = v
+			w++
+		}
+		start = off[i+1]
+		off[i] = newStart
+	}
+	off[n] = w
+	adj = slices.Clip(adj[:w])
+	if int64(len(adj)) < int64(cap(adj))/2 {
+		adj = slices.Clone(adj)
+	}
+	return &Graph{off: off, adj: adj, duplicates: dups / 2}
+}
