@@ -1,0 +1,237 @@
+package fondue
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+func readTestGraph(t testing.TB, name string) *Graph {
+	t.Helper()
+	g, _, err := ReadEdgeListFile("testdata/"+name+".edges", HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func fitTestPrior(t testing.TB, g *Graph) *Prior {
+	t.Helper()
+	p, err := FitPrior(context.Background(), g, PriorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func randomEmbedding(n, d int, seed uint64) *Embedding {
+	r := splitmix{s: seed}
+	e := &Embedding{Dim: d, X: make([]float64, n*d)}
+	for k := range e.X {
+		e.X[k] = r.norm()
+	}
+	return e
+}
+
+// The analytic gradient of -O must match central finite differences of the
+// exact objective, coordinate by coordinate.
+func TestCNEGradientFiniteDifferences(t *testing.T) {
+	g := readTestGraph(t, "karate")
+	p := fitTestPrior(t, g)
+	for _, s2 := range []float64{2, 8} {
+		o := CNEOptions{Dim: 3, Sigma2: s2}.withDefaults()
+		m := newCNEModel(g, p, o)
+		emb := randomEmbedding(g.NumNodes(), o.Dim, 7)
+		X := emb.X
+		grad := make([]float64, o.Dim)
+		worst := 0.0
+		for _, i := range []int{0, 5, 16, 33} {
+			m.gradExactRow(X, i, grad)
+			for c := 0; c < o.Dim; c++ {
+				k := i*o.Dim + c
+				const h = 1e-5
+				old := X[k]
+				X[k] = old + h
+				up := -m.objective(X)
+				X[k] = old - h
+				down := -m.objective(X)
+				X[k] = old
+				fd := (up - down) / (2 * h)
+				rel := math.Abs(fd-grad[c]) / math.Max(1e-3, math.Abs(fd))
+				worst = max(worst, rel)
+				if rel > 1e-6 {
+					t.Errorf("sigma2=%g node %d coord %d: analytic %.10g, finite difference %.10g", s2, i, c, grad[c], fd)
+				}
+			}
+		}
+		t.Logf("sigma2=%g: worst relative gradient error %.2g", s2, worst)
+	}
+}
+
+// The sampled row gradient is an unbiased estimate of the exact one:
+// averaged over many independent draws it converges to it.
+func TestCNESampledGradientUnbiased(t *testing.T) {
+	g := readTestGraph(t, "lesmis")
+	p := fitTestPrior(t, g)
+	o := CNEOptions{Dim: 4}.withDefaults()
+	m := newCNEModel(g, p, o)
+	n := g.NumNodes()
+	emb := randomEmbedding(n, o.Dim, 3)
+	s := &sampler{marker: make([]int32, n), n: uint32(n)}
+	exact := make([]float64, o.Dim)
+	one := make([]float64, o.Dim)
+	avg := make([]float64, o.Dim)
+	const draws = 20000
+	for _, i := range []int{0, 11, 48, 76} { // degrees 10, 36, 22, 6
+		m.gradExactRow(emb.X, i, exact)
+		clear(avg)
+		for t := 0; t < draws; t++ {
+			r := splitmix{s: streamSeed(1, streamNegatives, uint64(t), uint64(i))}
+			m.gradSampledRow(emb.X, i, one, 1, s, &r)
+			for c := range avg {
+				avg[c] += one[c] / draws
+			}
+		}
+		diff := 0.0
+		for c := range avg {
+			diff += (avg[c] - exact[c]) * (avg[c] - exact[c])
+		}
+		rel := math.Sqrt(diff / dot(exact, exact))
+		if rel > 0.02 {
+			t.Errorf("node %d (degree %d): mean sampled gradient %v, exact %v (relative error %.3g)", i, g.Degree(i), avg, exact, rel)
+		}
+	}
+}
+
+// When NegRatio x degree reaches the number of non-neighbours, the sampled
+// gradient uses every non-neighbour and equals the exact one.
+func TestCNESampledGradientDenseRowIsExact(t *testing.T) {
+	g := readTestGraph(t, "karate")
+	p := fitTestPrior(t, g)
+	o := CNEOptions{Dim: 3}.withDefaults()
+	m := newCNEModel(g, p, o)
+	n := g.NumNodes()
+	emb := randomEmbedding(n, o.Dim, 5)
+	s := &sampler{marker: make([]int32, n), n: uint32(n)}
+	exact := make([]float64, o.Dim)
+	got := make([]float64, o.Dim)
+	i, _ := g.Index("34") // degree 17 of 34 nodes
+	m.gradExactRow(emb.X, i, exact)
+	r := splitmix{s: 1}
+	m.gradSampledRow(emb.X, i, got, 5, s, &r)
+	for c := range got {
+		if math.Abs(got[c]-exact[c]) > 1e-12*math.Max(1, math.Abs(exact[c])) {
+			t.Fatalf("coord %d: %g, exact %g", c, got[c], exact[c])
+		}
+	}
+}
+
+// Training must raise the exact log-likelihood far above the random start,
+// and the posterior must separate edges from non-edges.
+func TestCNEFitImprovesObjective(t *testing.T) {
+	g := readTestGraph(t, "polbooks")
+	p := fitTestPrior(t, g)
+	for _, mode := range []Mode{ModeExact, ModeSampled} {
+		o := CNEOptions{Mode: mode, Seed: 1}
+		start, _, err := FitCNE(context.Background(), g, p, CNEOptions{Mode: mode, Seed: 1, MaxEpochs: 1, LearningRate: 1e-12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb, st, err := FitCNE(context.Background(), g, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := newCNEModel(g, p, o.withDefaults())
+		before, after := m.objective(start.X), m.objective(emb.X)
+		t.Logf("%v: %d epochs (converged %v), log-likelihood %.1f -> %.1f", mode, st.Epochs, st.Converged, before, after)
+		if !st.Converged {
+			t.Errorf("%v: did not converge in %d epochs", mode, st.Epochs)
+		}
+		// The random start is at about -3000 on polbooks, a fit near -930.
+		if after < before/2.5 {
+			t.Errorf("%v: log-likelihood only went from %.1f to %.1f", mode, before, after)
+		}
+		// Reconstruction: an edge should have a higher posterior than a
+		// non-edge nearly always (AUC by brute force over all pairs).
+		var pe, pn []float64
+		for i := 0; i < g.NumNodes(); i++ {
+			for j := i + 1; j < g.NumNodes(); j++ {
+				if g.HasEdge(i, j) {
+					pe = append(pe, m.posterior(emb.X, i, j))
+				} else {
+					pn = append(pn, m.posterior(emb.X, i, j))
+				}
+			}
+		}
+		wins := 0.0
+		for _, a := range pe {
+			for _, b := range pn {
+				if a > b {
+					wins++
+				} else if a == b {
+					wins += 0.5
+				}
+			}
+		}
+		auc := wins / float64(len(pe)*len(pn))
+		t.Logf("%v: reconstruction AUC %.4f", mode, auc)
+		if auc < 0.95 {
+			t.Errorf("%v: reconstruction AUC %.4f, want >= 0.95", mode, auc)
+		}
+	}
+}
+
+// Same seed, 1 and 4 workers: bit-identical embeddings, in both modes.
+func TestCNEDeterministicAcrossWorkers(t *testing.T) {
+	g := readTestGraph(t, "netscience")
+	p := fitTestPrior(t, g)
+	for _, mode := range []Mode{ModeExact, ModeSampled} {
+		var ref *Embedding
+		for _, w := range []int{1, 4, 3} {
+			emb, st, err := FitCNE(context.Background(), g, p, CNEOptions{Mode: mode, Seed: 42, Workers: w, MaxEpochs: 60})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Epochs < 20 {
+				t.Fatalf("%v: only %d epochs", mode, st.Epochs)
+			}
+			if ref == nil {
+				ref = emb
+				continue
+			}
+			for k := range emb.X {
+				if emb.X[k] != ref.X[k] {
+					t.Fatalf("%v: workers=%d differs from workers=1 at %d: %v vs %v", mode, w, k, emb.X[k], ref.X[k])
+				}
+			}
+		}
+	}
+}
+
+func TestCNECancel(t *testing.T) {
+	g := readTestGraph(t, "netscience")
+	p := fitTestPrior(t, g)
+	ctx, cancel := context.WithCancel(context.Background())
+	epochs := 0
+	_, _, err := FitCNE(ctx, g, p, CNEOptions{Progress: func(pr CNEProgress) {
+		epochs = pr.Epoch
+		if pr.Epoch == 3 {
+			cancel()
+		}
+	}})
+	if err != context.Canceled {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if epochs != 3 {
+		t.Fatalf("ran %d epochs after cancelling at 3", epochs)
+	}
+}
+
+func TestCNEOptionsValidate(t *testing.T) {
+	if err := (CNEOptions{Sigma1: 2, Sigma2: 1}).Validate(); err == nil {
+		t.Fatal("sigma2 < sigma1 accepted")
+	}
+	if err := (CNEOptions{}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+}

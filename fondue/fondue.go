@@ -1,0 +1,222 @@
+package fondue
+
+import (
+	"context"
+	"math"
+	"slices"
+)
+
+// The FONDUE score of node i (method.md section 2). Splitting i into i' and
+// i'' and moving them apart by delta changes the CNE objective, to first
+// order, by -(gamma/2) D_i b . delta, where the columns of D_i are
+// y_j = x_i - x_j for the neighbours j and b in {-1,+1}^m says which copy
+// keeps each neighbour. The best split is the one with the steepest ascent,
+// i.e. the largest Rayleigh quotient
+//
+//	R_i(b) = ||sum_j b_j y_j||^2 / b'b = ||sum_j b_j y_j||^2 / m,
+//
+// a boolean quadratic maximisation (NP-hard), approximated by the best of an
+// eigenvector sweep and T random sign vectors. The node's ambiguity is that
+// best R.
+
+// fondueWork is one worker's scratch space for scoring nodes.
+type fondueWork struct {
+	d      int
+	y      []float64 // m x d rows y_j = x_i - x_j
+	proj   []float64 // y_j . u
+	order  []int32
+	scat   []float64 // d x d scatter matrix sum_j y_j y_j'
+	vecs   []float64 // d x d eigenvectors
+	u      []float64 // top eigenvector
+	total  []float64 // sum_j y_j
+	acc    []float64 // running sums
+	signs  []int8
+	signsB []int8
+}
+
+func newFondueWork(d int) *fondueWork {
+	return &fondueWork{d: d, scat: make([]float64, d*d), vecs: make([]float64, d*d),
+		u: make([]float64, d), total: make([]float64, d), acc: make([]float64, d)}
+}
+
+// fondueNode returns node i's ambiguity: the best quotient R_i found by the
+// eigenvector sweep and by T random sign vectors drawn from r. When b is not
+// nil it receives the maximising sign vector (+1/-1 per neighbour, in the
+// order of g.Neighbors(i)). Nodes without neighbours get NaN.
+func fondueNode(g *Graph, emb *Embedding, i, T int, normalize bool, r *splitmix, w *fondueWork, b []int8) float64 {
+	nb := g.Neighbors(i)
+	m := len(nb)
+	if m == 0 {
+		return math.NaN()
+	}
+	d := w.d
+	if cap(w.y) < m*d {
+		w.y = make([]float64, m*d)
+		w.proj = make([]float64, m)
+		w.order = make([]int32, m)
+		w.signs = make([]int8, m)
+		w.signsB = make([]int8, m)
+	}
+	y, proj, order := w.y[:m*d], w.proj[:m], w.order[:m]
+	xi := emb.Row(i)
+	clear(w.scat)
+	clear(w.total)
+	for k, j := range nb {
+		yk := y[k*d : (k+1)*d]
+		xj := emb.Row(int(j))
+		for c := range yk {
+			yk[c] = xi[c] - xj[c]
+			w.total[c] += yk[c]
+		}
+		for p := 0; p < d; p++ {
+			for q := p; q < d; q++ {
+				w.scat[p*d+q] += yk[p] * yk[q]
+			}
+		}
+	}
+	for p := 0; p < d; p++ {
+		for q := p + 1; q < d; q++ {
+			w.scat[q*d+p] = w.scat[p*d+q]
+		}
+	}
+	scale := 1.0
+	if normalize {
+		scale = 1 / float64(m)
+	}
+
+	// (b) Eigenvector sweep: order neighbours by their projection on the top
+	// eigenvector of the scatter matrix (equivalently, of the m x m Gram
+	// matrix) and try every prefix on the +1 side.
+	topEigenvector(w.scat, d, w.vecs, w.u)
+	for k := range proj {
+		proj[k] = dot(y[k*d:(k+1)*d], w.u)
+		order[k] = int32(k)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if proj[a] != proj[b] {
+			if proj[a] > proj[b] {
+				return -1
+			}
+			return 1
+		}
+		return int(a - b)
+	})
+	best, bestK := -1.0, 0
+	clear(w.acc)
+	for k := 0; k < m; k++ {
+		yk := y[int(order[k])*d : (int(order[k])+1)*d]
+		s := 0.0
+		for c := range w.acc {
+			w.acc[c] += yk[c]
+			v := 2*w.acc[c] - w.total[c]
+			s += v * v
+		}
+		if s > best {
+			best, bestK = s, k+1
+		}
+	}
+	if b != nil {
+		for k := range b[:m] {
+			b[k] = -1
+		}
+		for _, o := range order[:bestK] {
+			b[o] = 1
+		}
+	}
+
+	// (a) Random sign vectors.
+	signs := w.signs[:m]
+	for t := 0; t < T; t++ {
+		clear(w.acc)
+		var bits uint64
+		for k := 0; k < m; k++ {
+			if k&63 == 0 {
+				bits = r.next()
+			}
+			yk := y[k*d : (k+1)*d]
+			if bits&1 == 1 {
+				signs[k] = 1
+				for c := range w.acc {
+					w.acc[c] += yk[c]
+				}
+			} else {
+				signs[k] = -1
+				for c := range w.acc {
+					w.acc[c] -= yk[c]
+				}
+			}
+			bits >>= 1
+		}
+		s := dot(w.acc, w.acc)
+		if s > best {
+			best = s
+			if b != nil {
+				copy(b, signs)
+			}
+		}
+	}
+	return best * scale
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for k := range a {
+		s += a[k] * b[k]
+	}
+	return s
+}
+
+// rayleigh returns ||sum_j b_j (x_i - x_j)||^2 / m for node i and sign vector b.
+func rayleigh(g *Graph, emb *Embedding, i int, b []int8, normalize bool) float64 {
+	nb := g.Neighbors(i)
+	xi := emb.Row(i)
+	acc := make([]float64, emb.Dim)
+	for k, j := range nb {
+		xj := emb.Row(int(j))
+		for c := range acc {
+			acc[c] += float64(b[k]) * (xi[c] - xj[c])
+		}
+	}
+	s := dot(acc, acc)
+	if normalize {
+		s /= float64(len(nb))
+	}
+	return s
+}
+
+// FondueScores computes every node's FONDUE ambiguity from an embedding, in
+// parallel; the result does not depend on workers. Isolated nodes get NaN.
+func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits int, normalize bool, seed uint64, workers int) ([]float64, error) {
+	n := g.NumNodes()
+	scores := make([]float64, n)
+	bounds := rowChunks(n, 1<<14, func(i int) float64 { return float64(g.Degree(i)*(randomSplits+4) + 8) })
+	chunks := len(bounds) - 1
+	workers = min(workerCount(workers), chunks)
+	work := make([]*fondueWork, workers)
+	for w := range work {
+		work[w] = newFondueWork(emb.Dim)
+	}
+	err := forChunks(ctx, workers, chunks, func(w, c int) {
+		for i := bounds[c]; i < bounds[c+1]; i++ {
+			r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
+			scores[i] = fondueNode(g, emb, i, randomSplits, normalize, &r, work[w], nil)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return scores, nil
+}
+
+// FondueSplit returns the sign vector behind node i's FONDUE score (one entry
+// per neighbour, in the order of g.Neighbors(i)), drawn from the same random
+// stream as FondueScores so that it is the split that produced the score.
+func FondueSplit(g *Graph, emb *Embedding, i, randomSplits int, normalize bool, seed uint64) []int8 {
+	b := make([]int8, g.Degree(i))
+	if len(b) == 0 {
+		return b
+	}
+	r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
+	fondueNode(g, emb, i, randomSplits, normalize, &r, newFondueWork(emb.Dim), b)
+	return b
+}
