@@ -52,8 +52,9 @@ const egoBinaryFactor = 1
 // binary-searching Γ(i) in Γ(u) (deg(i)·log deg(u)); so at most
 // O(Σ_{u∈Γ(i)} deg(u)) and O(deg(i)² log Δ) for a hub, plus the output size.
 // Adj holds twice the edge count of the ego net, at most deg(i)·(deg(i)−1)
-// entries; Ego panics if that exceeds the int32 range (deg(i) > ~46,000 with
-// a near-complete neighbourhood), which no graph CNE can embed reaches.
+// entries; Ego panics if that exceeds the int32 range, which takes a node of
+// degree above 46,000 whose neighbours are nearly all linked: far beyond the
+// graphs CNE can embed (about 100k nodes).
 //
 // buf must not be used by two goroutines at once; use one per worker.
 func (g *Graph) Ego(i int, buf *EgoNet) *EgoNet {
