@@ -1,0 +1,218 @@
+package fondue
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEgoComponentsByHand(t *testing.T) {
+	cases := []struct {
+		name  string
+		n     int
+		edges [][2]int
+		want  int
+	}{
+		{"empty ego net", 0, nil, 0},
+		{"no edges", 4, nil, 4},
+		{"path", 4, [][2]int{{0, 1}, {1, 2}, {2, 3}}, 1},
+		{"two triangles and an isolated node", 7, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), 3},
+		{"interleaved components", 6, [][2]int{{0, 4}, {4, 2}, {1, 5}, {3, 3}}, 3},
+	}
+	for _, c := range cases {
+		if got := EgoComponents(mclTestEgo(c.n, c.edges)); got != c.want {
+			t.Errorf("%s: %d components, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestNormalizedCutByHand(t *testing.T) {
+	path4 := [][2]int{{0, 1}, {1, 2}, {2, 3}}
+	bridged := append(append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [2]int{2, 3})
+	cases := []struct {
+		name     string
+		n        int
+		edges    [][2]int
+		clusters [][]int32
+		want     float64
+	}{
+		// Degrees 1,2,2,1. {0,1}: vol 1+2 = 3, cut 1 (edge 1-2); {2,3} the
+		// same: 1/3 + 1/3.
+		{"path split in the middle", 4, path4, [][]int32{{0, 1}, {2, 3}}, 2.0 / 3},
+		// One cluster: no cut.
+		{"path as one cluster", 4, path4, [][]int32{{0, 1, 2, 3}}, 0},
+		// Singletons: every cluster's cut equals its volume: 1+1+1+1.
+		{"path as singletons", 4, path4, [][]int32{{0}, {1}, {2}, {3}}, 4},
+		// Triangles 012 and 345 bridged by 2-3: each side has vol
+		// 2+2+3 = 7 (3 inner edges twice, plus the bridge) and cut 1.
+		{"bridged triangles", 6, bridged, [][]int32{{0, 1, 2}, {3, 4, 5}}, 2.0 / 7},
+		// Degrees: 0:2 1:2 2:3 3:3 4:2 5:2. {0,1,3}: vol 2+2+3 = 7, cut
+		// edges 0-2, 1-2, 3-2, 3-4, 3-5 = 5. {2,4,5}: vol 3+2+2 = 7, the
+		// same 5 cut edges. 5/7 + 5/7.
+		{"bad split", 6, bridged, [][]int32{{0, 1, 3}, {2, 4, 5}}, 10.0 / 7},
+		// The isolated node 6 has vol 0: 0/0 := 0.
+		{"isolated node", 7, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 0},
+		// Node 2 in no cluster: {0,1} has vol 1+2 = 3 and cut 1 (edge 1-2).
+		{"node left out", 3, [][2]int{{0, 1}, {1, 2}}, [][]int32{{0, 1}}, 1.0 / 3},
+	}
+	for _, c := range cases {
+		got := NormalizedCut(mclTestEgo(c.n, c.edges), c.clusters)
+		if math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("%s: NC = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestNormalizedCutRejectsOverlap(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("no panic for a node in two clusters")
+		}
+	}()
+	NormalizedCut(mclTestEgo(3, nil), [][]int32{{0, 1}, {1, 2}})
+}
+
+func TestBaselineScoresHandBuilt(t *testing.T) {
+	// Node 0's neighbours 1..6 form two triangles; node 7 is isolated.
+	edges := append(mclClique(1, 2, 3), mclClique(4, 5, 6)...)
+	for k := 1; k <= 6; k++ {
+		edges = append(edges, [2]int{0, k})
+	}
+	g := NewGraph(8, edges)
+	want := map[string]struct{ node0, node1 float64 }{
+		"degree": {6, 3},
+		// Node 1's ego net: 0, 2, 3, all adjacent: one component.
+		"cc": {2, 1},
+		// MCL puts each triangle in its own cluster: nothing is cut. Node 1's
+		// ego net is a triangle: one cluster, NC 0.
+		"nc": {0, 0},
+	}
+	for _, m := range BaselineMethods {
+		s, err := BaselineScores(context.Background(), g, m, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s[0] != want[m].node0 || s[1] != want[m].node1 || !math.IsNaN(s[7]) {
+			t.Errorf("%s: scores %v, want node0 %v node1 %v node7 NaN", m, s, want[m].node0, want[m].node1)
+		}
+	}
+}
+
+func TestBaselineScoresUnknownMethod(t *testing.T) {
+	_, err := BaselineScores(context.Background(), NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1)
+	if err == nil || !strings.Contains(err.Error(), "pagerank") || !strings.Contains(err.Error(), `"nc"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestBaselineScoresCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	g := egoReadTestdata(t, "netscience")
+	s, err := BaselineScores(ctx, g, "nc", 2)
+	if !errors.Is(err, context.Canceled) || s != nil {
+		t.Fatalf("scores %v err %v, want nil and context.Canceled", s != nil, err)
+	}
+}
+
+// baselineBruteComponents counts components of the ego net of i by
+// depth-first search over g itself.
+func baselineBruteComponents(g *Graph, i int) int {
+	nb := g.Neighbors(i)
+	in := map[int32]bool{}
+	for _, v := range nb {
+		in[v] = true
+	}
+	seen := map[int32]bool{}
+	comps := 0
+	for _, s := range nb {
+		if seen[s] {
+			continue
+		}
+		comps++
+		stack := []int32{s}
+		seen[s] = true
+		for len(stack) > 0 {
+			u := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, v := range g.Neighbors(int(u)) {
+				if in[v] && !seen[v] {
+					seen[v] = true
+					stack = append(stack, v)
+				}
+			}
+		}
+	}
+	return comps
+}
+
+func TestBaselineScoresNetscience(t *testing.T) {
+	g := egoReadTestdata(t, "netscience")
+	ctx := context.Background()
+	for _, m := range BaselineMethods {
+		one, err := BaselineScores(ctx, g, m, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		four, err := BaselineScores(ctx, g, m, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range one {
+			if math.Float64bits(one[i]) != math.Float64bits(four[i]) {
+				t.Fatalf("%s node %d: %v with 1 worker, %v with 4", m, i, one[i], four[i])
+			}
+		}
+		distinct := map[float64]bool{}
+		for i, s := range one {
+			distinct[s] = true
+			var want float64
+			switch m {
+			case "degree":
+				want = float64(g.Degree(i))
+			case "cc":
+				want = float64(baselineBruteComponents(g, i))
+			case "nc":
+				e := g.Ego(i, nil)
+				want = NormalizedCut(e, MCL(e, MCLOptions{}))
+			}
+			if s != want {
+				t.Fatalf("%s node %d: %v, want %v", m, i, s, want)
+			}
+		}
+		if len(distinct) < 5 {
+			t.Fatalf("%s: only %d distinct scores", m, len(distinct))
+		}
+	}
+}
+
+// BenchmarkBaselineScoresShared times BaselineScores on the larger shared
+// datasets, which are not copied into testdata: set FONDUE_DATASETS to the
+// directory holding condmat05.edges and fb-sc.edges, e.g.
+//
+//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench BaselineScoresShared -benchtime 1x ./fondue
+func BenchmarkBaselineScoresShared(b *testing.B) {
+	dir := os.Getenv("FONDUE_DATASETS")
+	if dir == "" {
+		b.Skip("FONDUE_DATASETS not set")
+	}
+	for _, name := range []string{"fb-sc", "condmat05"} {
+		g, _, err := ReadEdgeListFile(filepath.Join(dir, name+".edges"), HeaderAuto)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range BaselineMethods {
+			b.Run(name+"/"+m, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := BaselineScores(context.Background(), g, m, 0); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
