@@ -40,10 +40,11 @@ func newFondueWork(d int) *fondueWork {
 }
 
 // fondueNode returns node i's ambiguity: the best quotient R_i found by the
-// eigenvector sweep and by T random sign vectors drawn from r. When b is not
-// nil it receives the maximising sign vector (+1/-1 per neighbour, in the
-// order of g.Neighbors(i)). Nodes without neighbours get NaN.
-func fondueNode(g *Graph, emb *Embedding, i, T int, normalize bool, r *splitmix, w *fondueWork, b []int8) float64 {
+// eigenvector sweep and by T random sign vectors drawn from r, optionally
+// polished by single-sign flips. When b is not nil it receives the
+// maximising sign vector (+1/-1 per neighbour, in the order of
+// g.Neighbors(i)). Nodes without neighbours get NaN.
+func fondueNode(g *Graph, emb *Embedding, i, T int, normalize, polish bool, r *splitmix, w *fondueWork, b []int8) float64 {
 	nb := g.Neighbors(i)
 	m := len(nb)
 	if m == 0 {
@@ -115,13 +116,12 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize bool, r *splitmix,
 			best, bestK = s, k+1
 		}
 	}
-	if b != nil {
-		for k := range b[:m] {
-			b[k] = -1
-		}
-		for _, o := range order[:bestK] {
-			b[o] = 1
-		}
+	bestB := w.signsB[:m]
+	for k := range bestB {
+		bestB[k] = -1
+	}
+	for _, o := range order[:bestK] {
+		bestB[o] = 1
 	}
 
 	// (a) Random sign vectors.
@@ -150,10 +150,39 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize bool, r *splitmix,
 		s := dot(w.acc, w.acc)
 		if s > best {
 			best = s
-			if b != nil {
-				copy(b, signs)
+			copy(bestB, signs)
+		}
+	}
+
+	// (c) Polish: flipping b_k changes s = sum_j b_j y_j into s - 2 b_k y_k,
+	// and ||s||^2 by 4 (||y_k||^2 - b_k y_k.s). Take improving flips until
+	// none is left: a local optimum that is never worse than its start.
+	if polish && m > 1 {
+		clear(w.acc)
+		for k := 0; k < m; k++ {
+			yk := y[k*d : (k+1)*d]
+			for c := range w.acc {
+				w.acc[c] += float64(bestB[k]) * yk[c]
 			}
 		}
+		for improved := true; improved; {
+			improved = false
+			for k := 0; k < m; k++ {
+				yk := y[k*d : (k+1)*d]
+				gain := dot(yk, yk) - float64(bestB[k])*dot(yk, w.acc)
+				if gain > 1e-12*best {
+					for c := range w.acc {
+						w.acc[c] -= 2 * float64(bestB[k]) * yk[c]
+					}
+					bestB[k] = -bestB[k]
+					improved = true
+				}
+			}
+		}
+		best = max(best, dot(w.acc, w.acc))
+	}
+	if b != nil {
+		copy(b, bestB)
 	}
 	return best * scale
 }
@@ -186,7 +215,7 @@ func rayleigh(g *Graph, emb *Embedding, i int, b []int8, normalize bool) float64
 
 // FondueScores computes every node's FONDUE ambiguity from an embedding, in
 // parallel; the result does not depend on workers. Isolated nodes get NaN.
-func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits int, normalize bool, seed uint64, workers int) ([]float64, error) {
+func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits int, normalize, polish bool, seed uint64, workers int) ([]float64, error) {
 	n := g.NumNodes()
 	scores := make([]float64, n)
 	bounds := rowChunks(n, 1<<14, func(i int) float64 { return float64(g.Degree(i)*(randomSplits+4) + 8) })
@@ -199,7 +228,7 @@ func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits in
 	err := forChunks(ctx, workers, chunks, func(w, c int) {
 		for i := bounds[c]; i < bounds[c+1]; i++ {
 			r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
-			scores[i] = fondueNode(g, emb, i, randomSplits, normalize, &r, work[w], nil)
+			scores[i] = fondueNode(g, emb, i, randomSplits, normalize, polish, &r, work[w], nil)
 		}
 	})
 	if err != nil {
@@ -211,12 +240,12 @@ func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits in
 // FondueSplit returns the sign vector behind node i's FONDUE score (one entry
 // per neighbour, in the order of g.Neighbors(i)), drawn from the same random
 // stream as FondueScores so that it is the split that produced the score.
-func FondueSplit(g *Graph, emb *Embedding, i, randomSplits int, normalize bool, seed uint64) []int8 {
+func FondueSplit(g *Graph, emb *Embedding, i, randomSplits int, normalize, polish bool, seed uint64) []int8 {
 	b := make([]int8, g.Degree(i))
 	if len(b) == 0 {
 		return b
 	}
 	r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
-	fondueNode(g, emb, i, randomSplits, normalize, &r, newFondueWork(emb.Dim), b)
+	fondueNode(g, emb, i, randomSplits, normalize, polish, &r, newFondueWork(emb.Dim), b)
 	return b
 }

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/spf13/cobra"
+)
+
+// runCLI runs the command in-process and returns exit code, stdout, stderr.
+func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const lesmis = "../../testdata/lesmis.edges"
+
+func TestScoreTSV(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 10 {
+		t.Fatalf("%d lines, want 10", len(lines))
+	}
+	prevAmb := 2.0
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 4 {
+			t.Fatalf("line %q: %d fields", l, len(f))
+		}
+		amb, err1 := strconv.ParseFloat(f[1], 64)
+		_, err2 := strconv.Atoi(f[2])
+		_, err3 := strconv.ParseFloat(f[3], 64)
+		if err1 != nil || err2 != nil || err3 != nil || amb > prevAmb || amb <= 0 || amb > 1 {
+			t.Fatalf("line %q: bad fields or order", l)
+		}
+		prevAmb = amb
+	}
+	if !strings.HasPrefix(lines[0], "11\t1\t36\t") {
+		t.Errorf("most ambiguous lesmis node: %q, want Valjean (11, degree 36)", lines[0])
+	}
+	if stderr != "" {
+		t.Errorf("stderr not quiet off a terminal: %q", stderr)
+	}
+}
+
+// The CLI prints exactly what the library computes, for the same seed.
+func TestScoreMatchesLibrary(t *testing.T) {
+	g, _, err := fondue.ReadEdgeListFile(lesmis, fondue.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--format", "json", "--seed", "9", "--threads", "3")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		Node      int64   `json:"node"`
+		Ambiguity float64 `json:"ambiguity"`
+		Degree    int     `json:"degree"`
+		Score     float64 `json:"score"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, out)
+	}
+	if len(rows) != g.NumNodes() {
+		t.Fatalf("%d rows for %d nodes", len(rows), g.NumNodes())
+	}
+	for _, r := range rows {
+		i, ok := g.Index(strconv.FormatInt(r.Node, 10))
+		if !ok || res.Scores[i] != r.Score || res.Ambiguity[i] != r.Ambiguity || g.Degree(i) != r.Degree {
+			t.Fatalf("node %d: CLI %+v, library score %v ambiguity %v", r.Node, r, res.Scores[i], res.Ambiguity[i])
+		}
+	}
+}
+
+func TestScoreSplitAndMethods(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--split", "mcl", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		Node  int64     `json:"node"`
+		Split [][]int64 `json:"split"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 || len(rows[0].Split) < 2 {
+		t.Fatalf("split output %v: %s", err, out)
+	}
+	for _, m := range []string{"degree", "cc", "nc"} {
+		code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "1", "--method", m)
+		if code != 0 || strings.Count(out, "\n") != 1 {
+			t.Fatalf("method %s: exit %d, %q %s", m, code, out, stderr)
+		}
+	}
+}
+
+func TestScoreStdinStringIDsAndIsolated(t *testing.T) {
+	in := "source,target\nalice,bob\nbob,carol\ncarol,alice\ncarol,dave\nerin,erin\n"
+	code, out, stderr := runCLI(t, in, "score", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Count(out, "\n") != 4 || strings.Contains(out, "erin") {
+		t.Fatalf("output %q", out)
+	}
+	if !strings.Contains(stderr, "isolated nodes have no score") || !strings.Contains(stderr, "erin") {
+		t.Fatalf("isolated node not reported: %q", stderr)
+	}
+}
+
+func TestScoreBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.edges", "")
+	three := write("bad.edges", "1 2\n2 3 x\n")
+	cases := []struct {
+		args []string
+		env  map[string]string
+		code int
+		msg  string
+	}{
+		{[]string{"score", empty}, nil, exitUsage, empty + ": no edges"},
+		{[]string{"score", three}, nil, exitUsage, three + `:2: weight "x" is not a number`},
+		{[]string{"score", filepath.Join(dir, "nope")}, nil, exitUsage, "no such file"},
+		{[]string{"score"}, nil, exitUsage, "needs one edge-list file"},
+		{[]string{"score", lesmis, "--top", "-1"}, nil, exitUsage, "--top -1"},
+		{[]string{"score", lesmis, "--format", "xml"}, nil, exitUsage, "--format"},
+		{[]string{"score", lesmis, "--dim", "0"}, nil, exitUsage, "embedding.dim"},
+		{[]string{"score", lesmis, "--method", "pagerank"}, nil, exitUsage, "method"},
+		{[]string{"score", lesmis, "--split", "kmeans"}, nil, exitUsage, "split method"},
+		{[]string{"score", lesmis, "--mode", "fast"}, nil, exitUsage, "embedding.mode"},
+		{[]string{"score", lesmis, "--epochs", "ten"}, nil, exitUsage, "invalid argument"},
+		{[]string{"score", lesmis}, map[string]string{"FONDUE_EMBEDDING_SIGMA2": "0.5"}, exitUsage, "sigma2 (0.5) must be larger"},
+		{[]string{"score", lesmis, "--config", filepath.Join(dir, "missing.yaml")}, nil, exitUsage, "not found"},
+		{[]string{"score", lesmis, "--config", write("bad.yaml", "seed: [1,\n")}, nil, exitUsage, "config file"},
+		{[]string{"frobnicate"}, nil, exitUsage, "unknown command"},
+	}
+	for _, c := range cases {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		code, out, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.msg) || out != "" {
+			t.Errorf("%v: exit %d (want %d), stderr %q (want %q), stdout %q", c.args, code, c.code, stderr, c.msg, out)
+		}
+		if strings.Count(strings.TrimSpace(stderr), "\n") > 0 || strings.Contains(stderr, "goroutine") {
+			t.Errorf("%v: want one line on stderr, got %q", c.args, stderr)
+		}
+		for k := range c.env {
+			os.Unsetenv(k)
+		}
+	}
+}
+
+// flag > environment > config file > default.
+func TestConfigPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "fondue.yaml")
+	if err := os.WriteFile(cfg, []byte("seed: 3\nmethod: degree\nembedding:\n  dim: 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var seen fondue.Options
+	capture := func(args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		a := newApp(strings.NewReader(""), &out, &errb)
+		root := a.rootCmd()
+		sc, _, err := root.Find([]string{"score"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.RunE = func(cmd *cobra.Command, args []string) error {
+			o, err := a.scoreOptions()
+			seen = o
+			return err
+		}
+		root.SetArgs(append([]string{"score", "x"}, args...))
+		if err := root.ExecuteContext(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	capture("--config", cfg)
+	if seen.Seed != 3 || seen.Method != "degree" || seen.CNE.Dim != 4 || seen.CNE.Sigma2 != 2 {
+		t.Fatalf("file: %+v", seen)
+	}
+	t.Setenv("FONDUE_SEED", "4")
+	t.Setenv("FONDUE_EMBEDDING_DIM", "5")
+	capture("--config", cfg)
+	if seen.Seed != 4 || seen.CNE.Dim != 5 || seen.Method != "degree" {
+		t.Fatalf("env over file: %+v", seen)
+	}
+	capture("--config", cfg, "--seed", "6")
+	if seen.Seed != 6 || seen.CNE.Dim != 5 {
+		t.Fatalf("flag over env: %+v", seen)
+	}
+	// ./fondue.yaml is found without --config.
+	wd, _ := os.Getwd()
+	t.Chdir(dir)
+	defer os.Chdir(wd)
+	os.Unsetenv("FONDUE_SEED")
+	capture()
+	if seen.Seed != 3 {
+		t.Fatalf("./fondue.yaml not read: %+v", seen)
+	}
+}

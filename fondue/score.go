@@ -1,0 +1,283 @@
+package fondue
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// Scoring methods: FONDUE itself and the paper's baselines.
+const (
+	MethodFONDUE = "fondue" // best Rayleigh quotient of a CNE embedding
+	MethodDegree = "degree" // the node's degree
+	MethodCC     = "cc"     // connected components of the ego network without the node
+	MethodNC     = "nc"     // normalized cut of the MCL clustering of the ego network
+)
+
+// Methods lists the scoring methods Score accepts.
+var Methods = []string{MethodFONDUE, MethodDegree, MethodCC, MethodNC}
+
+// Phase names a stage of Score, for progress reports and timings.
+type Phase string
+
+const (
+	PhasePrior     Phase = "prior"
+	PhaseEmbedding Phase = "embedding"
+	PhaseScoring   Phase = "scoring"
+	PhaseSplitting Phase = "splitting"
+)
+
+// Progress reports how far a phase of Score has come.
+type Progress struct {
+	Phase       Phase
+	Done, Total int
+}
+
+// Options configures Score. The zero value runs FONDUE with the paper's
+// settings and no split proposals.
+type Options struct {
+	Method  string // one of Methods; default MethodFONDUE
+	Seed    uint64 // seeds the embedding and the random sign vectors
+	Workers int    // goroutines (default: all cores); results do not depend on it
+	CNE     CNEOptions
+	Prior   PriorOptions
+	// RandomSplits is T, the number of random sign vectors tried per node
+	// besides the eigenvector sweep (default 100; negative: none).
+	RandomSplits int
+	// Unnormalized scores ||sum_j b_j (x_i - x_j)||^2 without dividing by
+	// b'b = degree. The paper divides, and dividing ranks better on
+	// hub-heavy graphs (method.md section 9).
+	Unnormalized bool
+	// Polish improves the best sign vector by single-sign flips until no
+	// flip raises the quotient (not in the paper; never lowers a score).
+	Polish bool
+	// Split asks for split proposals for some nodes (none by default).
+	Split SplitOptions
+	// Progress, when set, receives progress reports from the calling goroutine.
+	Progress func(Progress)
+}
+
+// SplitOptions chooses the nodes to propose splits for and the splitter.
+// A node is chosen if it is among the Top best, or scores at least
+// MinAmbiguity, or is listed in Nodes.
+type SplitOptions struct {
+	Method       string  // a splitter from Splitters; empty: no proposals
+	Top          int     // the Top best-ranked nodes
+	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
+	Nodes        []int   // explicit node indices
+}
+
+// Timings records the wall time of each phase.
+type Timings struct {
+	Prior, Embedding, Scoring, Splitting time.Duration
+}
+
+// Result is the outcome of Score.
+type Result struct {
+	Method string
+	// Scores holds each node's raw score under Method (for FONDUE the best
+	// Rayleigh quotient); NaN for isolated nodes, which cannot be scored.
+	Scores []float64
+	// Ambiguity is each scored node's percentile in (0, 1]: the fraction of
+	// scored nodes whose score is lower or equal (NaN for isolated nodes).
+	// Unlike raw scores it is comparable across graphs and runs, so that
+	// "ambiguity > 0.99" always means the top 1%.
+	Ambiguity []float64
+	Embedding *Embedding // nil for the baselines
+	Prior     *Prior     // nil for the baselines
+	CNE       CNEStats
+	Proposals []Proposal
+	Timings   Timings
+}
+
+// Unscored returns the nodes that got no score (isolated nodes).
+func (r *Result) Unscored() []int {
+	var u []int
+	for i, s := range r.Scores {
+		if math.IsNaN(s) {
+			u = append(u, i)
+		}
+	}
+	return u
+}
+
+// Ranking returns the scored nodes, most ambiguous first; ties go to the
+// lower node index.
+func (r *Result) Ranking() []int { return rankDescending(r.Scores) }
+
+func rankDescending(scores []float64) []int {
+	idx := make([]int, 0, len(scores))
+	for i, s := range scores {
+		if !math.IsNaN(s) {
+			idx = append(idx, i)
+		}
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case scores[a] > scores[b]:
+			return -1
+		case scores[a] < scores[b]:
+			return 1
+		}
+		return 0
+	})
+	return idx
+}
+
+// percentiles maps scores to their empirical CDF: the fraction of scored
+// nodes whose score is lower or equal, in (0, 1]. NaN stays NaN.
+func percentiles(scores []float64) []float64 {
+	order := rankDescending(scores)
+	slices.Reverse(order) // ascending
+	out := make([]float64, len(scores))
+	for i := range out {
+		out[i] = math.NaN()
+	}
+	n := float64(len(order))
+	for a := 0; a < len(order); {
+		b := a
+		for b < len(order) && scores[order[b]] == scores[order[a]] {
+			b++
+		}
+		for _, i := range order[a:b] {
+			out[i] = float64(b) / n
+		}
+		a = b
+	}
+	return out
+}
+
+// Score runs a scoring method on g: for FONDUE the degree prior, the CNE
+// embedding and the per-node quotient; optionally split proposals for the
+// chosen nodes. It is the one entry point the CLI and the connector share.
+func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
+	if opts.Method == "" {
+		opts.Method = MethodFONDUE
+	}
+	if !slices.Contains(Methods, opts.Method) {
+		return nil, fmt.Errorf("unknown method %q (want one of %v)", opts.Method, Methods)
+	}
+	if opts.Split.Method != "" && !slices.Contains(Splitters, opts.Split.Method) {
+		return nil, fmt.Errorf("unknown splitter %q (want one of %v)", opts.Split.Method, Splitters)
+	}
+	if g.NumEdges() == 0 {
+		return nil, fmt.Errorf("graph has no edges (%d nodes): nothing to score", g.NumNodes())
+	}
+	report := func(ph Phase, done, total int) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Phase: ph, Done: done, Total: total})
+		}
+	}
+	res := &Result{Method: opts.Method}
+	if opts.Method == MethodFONDUE {
+		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
+			return nil, err
+		}
+	} else {
+		t0 := time.Now()
+		report(PhaseScoring, 0, g.NumNodes())
+		s, err := BaselineScores(ctx, g, opts.Method, opts.Workers)
+		if err != nil {
+			return nil, err
+		}
+		res.Scores = s
+		res.Timings.Scoring = time.Since(t0)
+		report(PhaseScoring, g.NumNodes(), g.NumNodes())
+	}
+	res.Ambiguity = percentiles(res.Scores)
+
+	if opts.Split.Method != "" {
+		t0 := time.Now()
+		nodes := splitCandidates(res, opts.Split)
+		report(PhaseSplitting, 0, len(nodes))
+		sp := SplitConfig{Method: opts.Split.Method, Seed: opts.Seed, RandomSplits: opts.RandomSplits,
+			Unnormalized: opts.Unnormalized, Polish: opts.Polish, Workers: opts.Workers}
+		props, err := ProposeSplits(ctx, g, res.Embedding, nodes, sp)
+		if err != nil {
+			return nil, err
+		}
+		for k := range props {
+			props[k].Score = res.Scores[props[k].Node]
+			props[k].Ambiguity = res.Ambiguity[props[k].Node]
+		}
+		res.Proposals = props
+		res.Timings.Splitting = time.Since(t0)
+		report(PhaseSplitting, len(nodes), len(nodes))
+	}
+	return res, nil
+}
+
+func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, report func(Phase, int, int)) error {
+	t0 := time.Now()
+	report(PhasePrior, 0, 1)
+	prior, err := FitPrior(ctx, g, opts.Prior)
+	if err != nil {
+		return err
+	}
+	res.Prior = prior
+	res.Timings.Prior = time.Since(t0)
+	report(PhasePrior, 1, 1)
+
+	t1 := time.Now()
+	cne := opts.CNE
+	cne.Seed, cne.Workers = opts.Seed, opts.Workers
+	maxEpochs := cne.withDefaults().MaxEpochs
+	report(PhaseEmbedding, 0, maxEpochs)
+	user := cne.Progress
+	cne.Progress = func(p CNEProgress) {
+		report(PhaseEmbedding, p.Epoch, p.MaxEpochs)
+		if user != nil {
+			user(p)
+		}
+	}
+	emb, st, err := FitCNE(ctx, g, prior, cne)
+	if err != nil {
+		return err
+	}
+	res.Embedding, res.CNE = emb, st
+	res.Timings.Embedding = time.Since(t1)
+	report(PhaseEmbedding, maxEpochs, maxEpochs)
+
+	t2 := time.Now()
+	report(PhaseScoring, 0, g.NumNodes())
+	res.Scores, err = FondueScores(ctx, g, emb, randomSplits(opts.RandomSplits), !opts.Unnormalized, opts.Polish, opts.Seed, opts.Workers)
+	if err != nil {
+		return err
+	}
+	res.Timings.Scoring = time.Since(t2)
+	report(PhaseScoring, g.NumNodes(), g.NumNodes())
+	return nil
+}
+
+func randomSplits(t int) int {
+	switch {
+	case t == 0:
+		return 100
+	case t < 0:
+		return 0
+	}
+	return t
+}
+
+// splitCandidates returns the nodes chosen by so, best-ranked first, without duplicates.
+func splitCandidates(res *Result, so SplitOptions) []int {
+	seen := map[int]bool{}
+	var nodes []int
+	add := func(i int) {
+		if i >= 0 && i < len(res.Scores) && !seen[i] && !math.IsNaN(res.Scores[i]) {
+			seen[i] = true
+			nodes = append(nodes, i)
+		}
+	}
+	for k, i := range res.Ranking() {
+		if k < so.Top || (so.MinAmbiguity > 0 && res.Ambiguity[i] >= so.MinAmbiguity) {
+			add(i)
+		}
+	}
+	for _, i := range so.Nodes {
+		add(i)
+	}
+	return nodes
+}

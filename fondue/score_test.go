@@ -1,0 +1,177 @@
+package fondue
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+)
+
+// The paper's evaluation on two small real graphs: contract r = 10% of the
+// nodes into pairs (fixed seeds), score, and compare AUCs. FONDUE must reach
+// the floors (paper: .868 and .897) and beat the degree baseline.
+func TestQualityContractedGraphs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("quality check runs CNE 20 times")
+	}
+	floors := map[string]float64{"polbooks": 0.84, "netscience": 0.87}
+	for _, name := range []string{"polbooks", "netscience"} {
+		g := readTestGraph(t, name)
+		const seeds = 10
+		var fondueAUC, degreeAUC float64
+		for seed := uint64(0); seed < seeds; seed++ {
+			c, err := Contract(g, 0.1, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Score(context.Background(), c.Graph, Options{Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			deg, err := Score(context.Background(), c.Graph, Options{Method: MethodDegree})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fondueAUC += AUC(res.Scores, c.Ambiguous, TiesAverage) / seeds
+			degreeAUC += AUC(deg.Scores, c.Ambiguous, TiesAverage) / seeds
+		}
+		t.Logf("%s r=0.1, %d seeds: FONDUE AUC %.3f, degree AUC %.3f", name, seeds, fondueAUC, degreeAUC)
+		if fondueAUC < floors[name] || fondueAUC <= degreeAUC {
+			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, fondueAUC, floors[name], degreeAUC)
+		}
+	}
+}
+
+func TestScoreDeterministicAcrossWorkers(t *testing.T) {
+	g := readTestGraph(t, "netscience")
+	for _, method := range Methods {
+		var ref *Result
+		for _, w := range []int{1, 4} {
+			res, err := Score(context.Background(), g, Options{Method: method, Seed: 5, Workers: w,
+				Split: SplitOptions{Method: SplitMCL, Top: 5}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = res
+				continue
+			}
+			for i := range res.Scores {
+				if res.Scores[i] != ref.Scores[i] && !(math.IsNaN(res.Scores[i]) && math.IsNaN(ref.Scores[i])) {
+					t.Fatalf("%s: node %d scores %v with 4 workers, %v with 1", method, i, res.Scores[i], ref.Scores[i])
+				}
+			}
+			for k := range res.Proposals {
+				if !slices.EqualFunc(res.Proposals[k].Groups, ref.Proposals[k].Groups, slices.Equal[[]int32]) {
+					t.Fatalf("%s: proposal %d differs", method, k)
+				}
+			}
+		}
+	}
+}
+
+func TestScoreResultShape(t *testing.T) {
+	// A triangle, a pendant and an isolated node.
+	g := NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
+	res, err := Score(context.Background(), g, Options{Seed: 1, Split: SplitOptions{Method: SplitFONDUE, Top: 2, Nodes: []int{4, 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := res.Unscored(); !slices.Equal(u, []int{4}) {
+		t.Fatalf("unscored %v, want [4]", u)
+	}
+	rank := res.Ranking()
+	if len(rank) != 4 || slices.Contains(rank, 4) {
+		t.Fatalf("ranking %v", rank)
+	}
+	for k := 1; k < len(rank); k++ {
+		if res.Scores[rank[k]] > res.Scores[rank[k-1]] {
+			t.Fatalf("ranking not descending: %v", rank)
+		}
+	}
+	if res.Ambiguity[rank[0]] != 1 || !math.IsNaN(res.Ambiguity[4]) {
+		t.Fatalf("ambiguity of best %g, of isolated %g", res.Ambiguity[rank[0]], res.Ambiguity[4])
+	}
+	// Top 2 plus node 3; the isolated node is skipped.
+	if len(res.Proposals) != 3 || res.Proposals[2].Node != 3 {
+		t.Fatalf("proposals %+v", res.Proposals)
+	}
+	for _, p := range res.Proposals {
+		var all []int32
+		for _, grp := range p.Groups {
+			all = append(all, grp...)
+		}
+		slices.Sort(all)
+		if !slices.Equal(all, g.Neighbors(p.Node)) {
+			t.Fatalf("node %d: groups %v do not partition its neighbours %v", p.Node, p.Groups, g.Neighbors(p.Node))
+		}
+		if p.Score != res.Scores[p.Node] {
+			t.Fatalf("proposal score %g, node score %g", p.Score, res.Scores[p.Node])
+		}
+	}
+	if res.Timings.Embedding <= 0 || res.CNE.Epochs == 0 || res.Prior == nil {
+		t.Fatalf("missing stats: %+v %+v", res.Timings, res.CNE)
+	}
+}
+
+func TestScoreErrors(t *testing.T) {
+	g := readTestGraph(t, "karate")
+	if _, err := Score(context.Background(), g, Options{Method: "pagerank"}); err == nil {
+		t.Fatal("unknown method accepted")
+	}
+	if _, err := Score(context.Background(), g, Options{Split: SplitOptions{Method: "kmeans"}}); err == nil {
+		t.Fatal("unknown splitter accepted")
+	}
+	if _, err := Score(context.Background(), NewGraph(3, nil), Options{}); err == nil {
+		t.Fatal("edgeless graph accepted")
+	}
+	if _, err := Score(context.Background(), g, Options{Method: MethodDegree, Split: SplitOptions{Method: SplitFONDUE, Top: 1}}); err == nil {
+		t.Fatal("fondue splitter without embedding accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Score(ctx, g, Options{}); err != context.Canceled {
+		t.Fatalf("cancelled: err = %v", err)
+	}
+}
+
+// A node made by merging two cliques must be split back into them by MCL,
+// and by the FONDUE sign vector.
+func TestSplitRecoversMergedCliques(t *testing.T) {
+	// Clique A on 1..6, clique B on 7..12, a sparse path 13..30 linking
+	// them far apart, and node 0 adjacent to both cliques.
+	var e [][2]int
+	for a := 1; a <= 6; a++ {
+		for b := a + 1; b <= 6; b++ {
+			e = append(e, [2]int{a, b}, [2]int{a + 6, b + 6})
+		}
+		e = append(e, [2]int{0, a}, [2]int{0, a + 6})
+	}
+	for k := 13; k < 30; k++ {
+		e = append(e, [2]int{k, k + 1})
+	}
+	e = append(e, [2]int{1, 13}, [2]int{30, 7})
+	g := NewGraph(31, e)
+	for _, sp := range Splitters {
+		res, err := Score(context.Background(), g, Options{Seed: 2, Split: SplitOptions{Method: sp, Nodes: []int{0}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := res.Proposals[0]
+		want := [][]int32{{1, 2, 3, 4, 5, 6}, {7, 8, 9, 10, 11, 12}}
+		if !slices.EqualFunc(p.Groups, want, slices.Equal[[]int32]) {
+			t.Errorf("%s: groups %v, want %v", sp, p.Groups, want)
+		}
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	nan := math.NaN()
+	got := percentiles([]float64{3, 1, nan, 2, 2})
+	want := []float64{1, 0.25, nan, 0.75, 0.75}
+	for i := range want {
+		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("percentiles = %v, want %v", got, want)
+		}
+	}
+}
