@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -356,8 +357,9 @@ func abruptClose(c net.Conn) {
 type pendingResponse struct {
 	request string
 	parts   int
-	merge   bool // emulated BEGIN/COMMIT/ROLLBACK: RUN + PULL_ALL upstream
-	hello   bool // add connection_id to the SUCCESS
+	merge   bool   // emulated BEGIN/COMMIT/ROLLBACK: RUN + PULL_ALL upstream
+	hello   bool   // add connection_id to the SUCCESS
+	local   []byte // answered by the proxy itself, nothing sent upstream
 
 	seen    int
 	failure []byte // first FAILURE
@@ -519,6 +521,10 @@ func offersBolt3(proposals []byte) bool {
 // requests relays driver messages to Neo4j until either side closes.
 func (s *proxySession) requests() {
 	var buf []byte
+	// failed is set after the proxy itself answered a request with FAILURE.
+	// Like a Bolt server, it then answers IGNORED to everything until RESET
+	// (which it forwards: Neo4j then rolls back any open transaction).
+	failed := false
 	for {
 		msg, err := readMessage(s.cr, buf)
 		if err != nil {
@@ -550,9 +556,23 @@ func (s *proxySession) requests() {
 			}
 			return
 		}
-		if pend.request == "GOODBYE" {
-			s.sw.Flush()
+		switch {
+		case pend.request == "GOODBYE":
 			return
+		case failed && pend.request != "RESET":
+			pend = &pendingResponse{request: pend.request, local: msgIgnored}
+			out = nil
+		case pend.request == "RUN":
+			if problem := unsupportedParameter(msg); problem != "" {
+				pend = &pendingResponse{request: "RUN", local: localFailure(
+					"Neo.ClientError.Statement.TypeError",
+					"bolt proxy: Neo4j 3.1 (Bolt v1) cannot take "+problem+
+						"; send timestamps as ISO-8601 strings or integers and binary data as lists or strings")}
+				out = nil
+				failed = true
+			}
+		case pend.request == "RESET":
+			failed = false
 		}
 		select {
 		case s.pending <- pend:
@@ -567,9 +587,11 @@ func (s *proxySession) requests() {
 				return
 			}
 		}
-		s.p.requests.Add(1)
-		if pend.request == "RUN" {
-			s.p.runs.Add(1)
+		if out != nil {
+			s.p.requests.Add(1)
+			if pend.request == "RUN" {
+				s.p.runs.Add(1)
+			}
 		}
 		if s.cr.Buffered() == 0 {
 			if err := s.sw.Flush(); err != nil {
@@ -578,6 +600,75 @@ func (s *proxySession) requests() {
 			}
 		}
 	}
+}
+
+// unsupportedParameter describes the first parameter of a RUN message that
+// Bolt v1 cannot carry (a PackStream struct, i.e. a temporal or spatial
+// value, or a byte array), or returns "" if there is none. Neo4j 3.1 would
+// close the connection on such a value, which the driver reports as a
+// retryable connectivity error.
+func unsupportedParameter(run []byte) string {
+	_, _, off, err := structHeader(run)
+	if err != nil {
+		return ""
+	}
+	if off, err = skipValue(run, off); err != nil { // query
+		return ""
+	}
+	params, _, err := readMap(run, off)
+	if err != nil {
+		return ""
+	}
+	for _, p := range params {
+		if what := findStructOrBytes(p.Value, 0); what != "" {
+			return fmt.Sprintf("parameter $%s: it contains %s", p.Key, what)
+		}
+	}
+	return ""
+}
+
+var structNames = map[byte]string{
+	'D': "a Date", 'T': "a Time", 't': "a LocalTime", 'F': "a DateTime", 'f': "a DateTime",
+	'I': "a DateTime", 'i': "a DateTime", 'd': "a LocalDateTime", 'E': "a Duration",
+	'X': "a Point", 'Y': "a Point", 'N': "a Node", 'R': "a Relationship", 'P': "a Path",
+}
+
+// findStructOrBytes scans the value at b[off] for structs and byte arrays.
+func findStructOrBytes(b []byte, off int) string {
+	kind, n, next, err := sizedHeader(b, off)
+	if err != nil {
+		return "" // scalar (or malformed: Neo4j will say so)
+	}
+	switch kind {
+	case 'b':
+		return "a byte array ([]byte)"
+	case 't':
+		sig := b[next-1]
+		if name, ok := structNames[sig]; ok {
+			return name + " (PackStream struct " + strconv.QuoteRune(rune(sig)) + ")"
+		}
+		return fmt.Sprintf("a PackStream struct 0x%02X", sig)
+	case 'm':
+		n *= 2
+	case 's':
+		return ""
+	}
+	for i := 0; i < n; i++ {
+		if what := findStructOrBytes(b, next); what != "" {
+			return what
+		}
+		if next, err = skipValue(b, next); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// localFailure encodes a FAILURE {code, message} answered by the proxy.
+func localFailure(code, message string) []byte {
+	m := appendSizeHeader(structMessage(1, tagFailure), 'm', 2)
+	m = append(appendString(m, "code"), appendString(nil, code)...)
+	return append(appendString(m, "message"), appendString(nil, message)...)
 }
 
 // translateRequest maps one Bolt 3 message to the Bolt v1 messages to send
@@ -669,82 +760,102 @@ func stripRunMetadata(msg []byte, fields, off int) ([]byte, error) {
 	return append(structMessage(2, tagRun), msg[off:end]...), nil
 }
 
-// responses relays Neo4j's messages to the driver until either side closes.
+// responses answers the driver's requests in order: for each pending
+// request it relays Neo4j's messages up to the request's summary (or sends
+// the proxy's own answer), until either side closes.
 func (s *proxySession) responses() {
 	var buf []byte
-	var cur *pendingResponse
 	for {
-		msg, err := readMessage(s.sr, buf)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				s.logf("read from Neo4j: %v", err)
-			}
-			s.cw.Flush()
-			s.close(false)
+		if len(s.pending) == 0 && !s.flush() {
 			return
 		}
-		buf = msg[:0]
-		if cap(buf) > 1<<20 {
-			buf = nil
-		}
-		_, tag, _, err := structHeader(msg)
-		if err != nil {
-			s.logf("message from Neo4j: %v", err)
-			s.close(true)
+		var cur *pendingResponse
+		select {
+		case cur = <-s.pending:
+		case <-s.done:
 			return
 		}
-		if cur == nil {
-			select {
-			case cur = <-s.pending:
-			default:
-				// Nothing was asked: relay as is (should not happen).
-				s.logf("unsolicited %s from Neo4j", tagName(tag))
-			}
-		}
-		var out []byte
-		switch tag {
-		case tagRecord:
-			if cur == nil || !cur.merge {
-				out = msg
-			}
-		case tagSuccess, tagFailure, tagIgnored:
-			if cur == nil {
-				out = msg
-				break
-			}
-			var done bool
-			out, done = cur.add(tag, msg)
-			if done {
-				cur = nil
-			}
-		default:
-			s.logf("unknown message %s from Neo4j relayed as is", tagName(tag))
-			out = msg
-		}
-		if out != nil {
-			if !s.p.spendBytes(int64(framedSize(len(out)))) {
-				s.p.logf("bolt proxy conn %d: fault injection: cutting the connection after the byte budget", s.id)
-				if s.close(true) {
-					s.p.dropped.Add(1)
-				}
+		if cur.local != nil {
+			if !s.deliver(cur.local) {
 				return
 			}
-			n, err := writeMessage(s.cw, out)
-			s.p.toClient.Add(int64(n))
+			continue
+		}
+		for done := false; !done; {
+			if s.sr.Buffered() == 0 && !s.flush() {
+				return
+			}
+			msg, err := readMessage(s.sr, buf)
 			if err != nil {
-				s.logf("write to driver: %v", err)
+				if !errors.Is(err, io.EOF) {
+					s.logf("read from Neo4j: %v", err)
+				}
+				s.flush()
+				s.close(false)
+				return
+			}
+			buf = msg[:0]
+			if cap(buf) > 1<<20 {
+				buf = nil
+			}
+			_, tag, _, err := structHeader(msg)
+			if err != nil {
+				s.logf("message from Neo4j: %v", err)
 				s.close(true)
 				return
 			}
-		}
-		if s.sr.Buffered() == 0 {
-			if err := s.cw.Flush(); err != nil {
-				s.logf("write to driver: %v", err)
+			var out []byte
+			switch tag {
+			case tagRecord:
+				if !cur.merge {
+					out = msg
+				}
+			case tagSuccess, tagFailure, tagIgnored:
+				out, done = cur.add(tag, msg)
+			default:
+				s.logf("unexpected %s from Neo4j while answering %s", tagName(tag), cur.request)
 				s.close(true)
+				return
+			}
+			if out != nil && !s.deliver(out) {
 				return
 			}
 		}
 	}
+}
+
+// deliver writes one message to the driver (buffered), enforcing an armed
+// DropAfterBytes fault. It reports whether the session is still open.
+func (s *proxySession) deliver(msg []byte) bool {
+	if !s.p.spendBytes(int64(framedSize(len(msg)))) {
+		s.p.logf("bolt proxy conn %d: fault injection: cutting the connection after the byte budget", s.id)
+		if s.close(true) {
+			s.p.dropped.Add(1)
+		}
+		return false
+	}
+	n, err := writeMessage(s.cw, msg)
+	s.p.toClient.Add(int64(n))
+	if err != nil {
+		s.logf("write to driver: %v", err)
+		s.close(true)
+		return false
+	}
+	return true
+}
+
+// flush sends what is buffered for the driver; the response pump calls it
+// before it may block. It reports whether the session is still open.
+func (s *proxySession) flush() bool {
+	if s.cw.Buffered() == 0 {
+		return true
+	}
+	if err := s.cw.Flush(); err != nil {
+		s.logf("write to driver: %v", err)
+		s.close(true)
+		return false
+	}
+	return true
 }
 
 // add records one upstream summary. It returns the message to send to the
