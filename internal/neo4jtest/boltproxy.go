@@ -445,8 +445,13 @@ func (s *proxySession) run() {
 		defer close(respDone)
 		s.responses()
 	}()
-	s.requests()
-	s.close(false)
+	if s.requests() {
+		// GOODBYE: the response pump answers what is still pending, then
+		// closes both sides.
+		close(s.pending)
+	} else {
+		s.close(false)
+	}
 	<-respDone
 }
 
@@ -518,8 +523,9 @@ func offersBolt3(proposals []byte) bool {
 	return false
 }
 
-// requests relays driver messages to Neo4j until either side closes.
-func (s *proxySession) requests() {
+// requests relays driver messages to Neo4j until either side closes. It
+// returns true when the driver said GOODBYE.
+func (s *proxySession) requests() bool {
 	var buf []byte
 	// failed is set after the proxy itself answered a request with FAILURE.
 	// Like a Bolt server, it then answers IGNORED to everything until RESET
@@ -531,7 +537,7 @@ func (s *proxySession) requests() {
 			if !errors.Is(err, io.EOF) {
 				s.logf("read from driver: %v", err)
 			}
-			return
+			return false
 		}
 		buf = msg[:0]
 		if cap(buf) > 1<<20 {
@@ -541,7 +547,7 @@ func (s *proxySession) requests() {
 		if err != nil {
 			s.logf("driver message: %v", err)
 			s.close(true)
-			return
+			return false
 		}
 		req := Request{ConnID: s.id, Message: pend.request}
 		if pend.request == "RUN" {
@@ -554,11 +560,15 @@ func (s *proxySession) requests() {
 			if s.close(true) {
 				s.p.dropped.Add(1)
 			}
-			return
+			return false
 		}
 		switch {
 		case pend.request == "GOODBYE":
-			return
+			if err := s.sw.Flush(); err != nil {
+				s.logf("write to Neo4j: %v", err)
+				return false
+			}
+			return true
 		case failed && pend.request != "RESET":
 			pend = &pendingResponse{request: pend.request, local: msgIgnored}
 			out = nil
@@ -577,14 +587,14 @@ func (s *proxySession) requests() {
 		select {
 		case s.pending <- pend:
 		case <-s.done:
-			return
+			return false
 		}
 		for _, m := range out {
 			n, err := writeMessage(s.sw, m)
 			s.p.toServer.Add(int64(n))
 			if err != nil {
 				s.logf("write to Neo4j: %v", err)
-				return
+				return false
 			}
 		}
 		if out != nil {
@@ -596,7 +606,7 @@ func (s *proxySession) requests() {
 		if s.cr.Buffered() == 0 {
 			if err := s.sw.Flush(); err != nil {
 				s.logf("write to Neo4j: %v", err)
-				return
+				return false
 			}
 		}
 	}
@@ -771,7 +781,13 @@ func (s *proxySession) responses() {
 		}
 		var cur *pendingResponse
 		select {
-		case cur = <-s.pending:
+		case c, ok := <-s.pending:
+			if !ok { // GOODBYE, and every request answered
+				s.flush()
+				s.close(false)
+				return
+			}
+			cur = c
 		case <-s.done:
 			return
 		}
