@@ -483,6 +483,12 @@ func TestConcurrentConnections(t *testing.T) {
 	resetDB(t)
 	d := newDriver(t, srv)
 	ctx := ctxT(t, 3*time.Minute)
+	// neo4j-go-driver v5.28.4 lazily sets Connector.SupplyConnection on the
+	// first Connect without a lock: concurrent first connections are a data
+	// race (go test -race). One connection first avoids it.
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		t.Fatal(err)
+	}
 	before := srv.Proxy().Stats()
 	const workers, ops = 16, 20
 	errs := make(chan error, workers)

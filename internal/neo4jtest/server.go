@@ -34,6 +34,10 @@ type Options struct {
 	// HeapSize is the JVM heap (-Xmx; default "1g").
 	HeapSize string
 
+	// JVMFlags are extra JVM options (dbms.jvm.additional), after the
+	// defaults.
+	JVMFlags []string
+
 	// CacheDir overrides CacheDir() for the installation and the per-server
 	// directories.
 	CacheDir string
@@ -254,6 +258,9 @@ dbms.memory.heap.max_size=%s
 dbms.memory.pagecache.size=64m
 `, d("data"), d("logs"), d("run"), d("import"), d("certificates"), filepath.Join(s.home, "plugins"),
 		opts.Password != "", s.boltAddr, s.httpAddr, heap)
+	for _, f := range opts.JVMFlags {
+		b.WriteString("dbms.jvm.additional=" + f + "\n")
+	}
 	if err := os.MkdirAll(filepath.Join(s.dir, "conf"), 0o755); err != nil {
 		return fmt.Errorf("neo4jtest: %w", err)
 	}
