@@ -114,6 +114,23 @@ func TestAuthOn(t *testing.T) {
 		t.Fatalf("the shared server sees %d nodes of the auth server", c)
 	}
 
+	// Neo4j 3.1 rate-limits logins: after 3 failures in a row the next
+	// attempt (even with the right password) is refused for 5 seconds.
+	for i := 1; i <= 4; i++ {
+		err := wrong.VerifyConnectivity(ctx)
+		want := "Neo.ClientError.Security.Unauthorized"
+		if i == 4 {
+			want = "Neo.ClientError.Security.AuthenticationRateLimit"
+		}
+		if !errors.As(err, &nerr) || nerr.Code != want {
+			t.Fatalf("wrong password, attempt %d in a row: %v, want %s", i, err, want)
+		}
+	}
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		// The driver reuses its pooled, authenticated connection.
+		t.Fatalf("an already open connection after the rate limit: %v", err)
+	}
+
 	pid, dir := s.PID(), s.Dir()
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
