@@ -165,7 +165,7 @@ func TestPositionsAcrossLinesAndUnicode(t *testing.T) {
 
 func TestManyQueriesInOneProcess(t *testing.T) {
 	queries := map[string]string{}
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 100; i++ {
 		queries[fmt.Sprintf("ok%03d", i)] = fmt.Sprintf("UNWIND $rows AS row MATCH (n:`L%d` {uid: row.uid}) SET n.`p%d` = row.v", i, i)
 	}
 	queries["bad"] = "MATCH (n) RETURN n ORDER"
