@@ -212,9 +212,9 @@ func (p *BoltProxy) DropAtRun(n int) {
 
 // DropAfterBytes arms a one-shot fault: counting from now across all
 // connections, at most n more bytes are relayed from Neo4j to drivers; the
-// connection whose next message would exceed that is cut (the message is
-// not delivered). Use it to kill a connection in the middle of a result.
-// n <= 0 disarms it.
+// connection whose next message would exceed that is closed instead (both
+// sides; the driver reads what was relayed, then the end of the stream).
+// Use it to kill a connection in the middle of a result. n <= 0 disarms it.
 func (p *BoltProxy) DropAfterBytes(n int64) {
 	if n <= 0 {
 		n = -1
@@ -844,8 +844,11 @@ func (s *proxySession) responses() {
 // DropAfterBytes fault. It reports whether the session is still open.
 func (s *proxySession) deliver(msg []byte) bool {
 	if !s.p.spendBytes(int64(framedSize(len(msg)))) {
+		// Flush and close without a reset, so that the driver reads
+		// everything within the budget before it sees the end.
 		s.p.logf("bolt proxy conn %d: fault injection: cutting the connection after the byte budget", s.id)
-		if s.close(true) {
+		s.flush()
+		if s.close(false) {
 			s.p.dropped.Add(1)
 		}
 		return false

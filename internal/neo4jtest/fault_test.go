@@ -142,8 +142,9 @@ func TestDropAfterBytesMidResult(t *testing.T) {
 	if n != rows || len(seen) != 2 {
 		t.Fatalf("got %d rows, attempts saw %v", n, seen)
 	}
-	if seen[0] == 0 || seen[0] >= rows {
-		t.Fatalf("the first attempt saw %d rows: the cut was not in the middle of the result", seen[0])
+	// 500 kB at about 100 bytes a row: the driver gets about 5000 rows.
+	if seen[0] < 4000 || seen[0] > 6000 {
+		t.Fatalf("the first attempt saw %d rows, want about 5000: the cut was not where the budget ran out", seen[0])
 	}
 	if !neo4j.IsConnectivityError(firstErr) {
 		t.Fatalf("the cut gave %T %v, want a connectivity error", firstErr, firstErr)
