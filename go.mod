@@ -3,6 +3,7 @@ module github.com/fondue-neo4j/fondue-neo4j
 go 1.26.8
 
 require (
+	github.com/neo4j/neo4j-go-driver/v5 v5.28.4
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
