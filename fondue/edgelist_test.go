@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,9 @@ func TestReadEdgeListFormats(t *testing.T) {
 		{"header with weight", "u v weight\n1 2 0.5\n", 2, 1, true, nil},
 		{"no final newline", "1 2\n2 3", 3, 2, false, nil},
 		{"duplicates and loops", "1 2\n2 1\n1 2\n3 3\n", 3, 1, false, nil},
-		{"mixed ids", "1 a\n007 7\n", 4, 2, false, []string{"1", "a", "007", "7"}},
+		{"mixed ids", "1 a\n007 7\n", 4, 2, false, []string{"007", "1", "7", "a"}},
+		{"key order", "30 4\n4 100\n", 3, 2, false, []string{"4", "30", "100"}},
+		{"string key order", "bob alice\ncarol bob\n", 3, 2, false, []string{"alice", "bob", "carol"}},
 		{"negative and large ids", "-5 9223372036854775807\n", 2, 1, false, []string{"-5", "9223372036854775807"}},
 	}
 	for _, c := range cases {
@@ -184,8 +187,19 @@ func TestGraphCSR(t *testing.T) {
 			}
 		}
 	}
-	if !g.IntKeys() || g.Key(3) != "42" || g.Degree(3) != 0 {
+	// Nodes are numbered in key order: 1, 5, 9, 42.
+	if !g.IntKeys() || g.Key(3) != "42" || g.Degree(3) != 0 || g.Key(0) != "1" {
 		t.Fatalf("key/degree of isolated node: %q %d", g.Key(3), g.Degree(3))
+	}
+	// The same graph added in another order has the same CSR.
+	var b2 Builder
+	b2.AddIntNode(42)
+	b2.AddIntEdge(9, 5)
+	b2.AddIntEdge(5, 1)
+	b2.AddIntEdge(9, 1)
+	g2 := b2.Build()
+	if !slices.Equal(g.adj, g2.adj) || !slices.Equal(g.off, g2.off) {
+		t.Fatalf("insertion order changed the graph: %v vs %v", g.adj, g2.adj)
 	}
 	if _, ok := g.Index("007"); ok {
 		t.Fatal(`Index("007") found a node`)

@@ -7,9 +7,11 @@
 package fondue
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -239,6 +241,47 @@ func (b *Builder) AddIntEdge(u, v int64) {
 	b.addIndexEdge(b.AddIntNode(u), b.AddIntNode(v))
 }
 
+// sortKeys renumbers the nodes in key order and rewrites the edges to match.
+func (b *Builder) sortKeys() {
+	n := b.NumNodes()
+	perm := make([]int32, n) // perm[new] = old
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	if b.strMode {
+		slices.SortFunc(perm, func(x, y int32) int { return strings.Compare(b.strKeys[x], b.strKeys[y]) })
+	} else {
+		slices.SortFunc(perm, func(x, y int32) int { return cmp.Compare(b.intKeys[x], b.intKeys[y]) })
+	}
+	inv := make([]int32, n)
+	sorted := true
+	for k, old := range perm {
+		inv[old] = int32(k)
+		sorted = sorted && int(old) == k
+	}
+	if sorted {
+		return
+	}
+	for k := range b.src {
+		b.src[k], b.dst[k] = inv[b.src[k]], inv[b.dst[k]]
+	}
+	if b.strMode {
+		keys := make([]string, n)
+		for k, old := range perm {
+			keys[k] = b.strKeys[old]
+			b.strIdx[keys[k]] = int32(k)
+		}
+		b.strKeys = keys
+	} else {
+		keys := make([]int64, n)
+		for k, old := range perm {
+			keys[k] = b.intKeys[old]
+			b.intIdx[keys[k]] = int32(k)
+		}
+		b.intKeys = keys
+	}
+}
+
 func (b *Builder) addIndexEdge(i, j int32) {
 	if i == j {
 		b.selfLoops++
@@ -248,10 +291,14 @@ func (b *Builder) addIndexEdge(i, j int32) {
 	b.dst = append(b.dst, j)
 }
 
-// Build returns the graph. Duplicate edges are collapsed. The builder must not
-// be used afterwards.
+// Build returns the graph. Nodes are numbered in key order (integers
+// numerically, strings lexicographically), not in the order they were added,
+// so that the same graph gives the same indices, hence the same scores,
+// whether it came from a file or a database. Duplicate edges are collapsed.
+// The builder must not be used afterwards.
 func (b *Builder) Build() *Graph {
 	n := b.NumNodes()
+	b.sortKeys()
 	g := buildCSR(n, b.src, b.dst)
 	g.selfLoops = b.selfLoops
 	if b.strMode {
