@@ -55,6 +55,12 @@ type Options struct {
 	Polish bool
 	// Split asks for split proposals for some nodes (none by default).
 	Split SplitOptions
+	// WarmStart, when set, starts the embedding from a previous run's
+	// checkpoint instead of noise (see Checkpoint.WarmStart).
+	WarmStart *Checkpoint
+	// KeepState keeps the optimizer state in the result, so that
+	// Result.Checkpoint can save it for the next run's warm start.
+	KeepState bool
 	// Progress, when set, receives progress reports from the calling goroutine.
 	Progress func(Progress)
 }
@@ -88,8 +94,19 @@ type Result struct {
 	Embedding *Embedding // nil for the baselines
 	Prior     *Prior     // nil for the baselines
 	CNE       CNEStats
+	Warm      *WarmStats // how the warm start mapped, when there was one
 	Proposals []Proposal
 	Timings   Timings
+}
+
+// Checkpoint returns what the next run needs to warm-start from this one:
+// the embedding by node key, with the optimizer state if Options.KeepState
+// was set. It is nil for the baselines, which have no embedding.
+func (r *Result) Checkpoint(g *Graph, opts Options) *Checkpoint {
+	if r.Embedding == nil {
+		return nil
+	}
+	return NewCheckpoint(g, r.Embedding, opts.CNE)
 }
 
 // Unscored returns the nodes that got no score (isolated nodes).
@@ -223,6 +240,15 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	t1 := time.Now()
 	cne := opts.CNE
 	cne.Seed, cne.Workers = opts.Seed, opts.Workers
+	cne.KeepState = cne.KeepState || opts.KeepState
+	if opts.WarmStart != nil {
+		init, ws, err := opts.WarmStart.WarmStart(g, cne)
+		if err != nil {
+			return fmt.Errorf("warm start: %w", err)
+		}
+		cne.Init = init
+		res.Warm = &ws
+	}
 	maxEpochs := cne.withDefaults().MaxEpochs
 	report(PhaseEmbedding, 0, maxEpochs)
 	user := cne.Progress

@@ -26,7 +26,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("embedding.learning_rate", 0.1)
 	v.SetDefault("embedding.neg_ratio", 5)
 	v.SetDefault("embedding.mode", "auto")
-	v.SetDefault("embedding.tol", 1e-3)
+	v.SetDefault("embedding.tol", 1e-2)
 	v.SetDefault("embedding.exact_max_nodes", 1000)
 	v.SetDefault("split.method", "")
 	v.SetDefault("split.top", 0)

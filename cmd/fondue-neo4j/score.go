@@ -113,7 +113,7 @@ func addScoreFlags(f flagSet) {
 	f.Float64("lr", 0.1, "Adam learning rate")
 	f.Int("neg-ratio", 5, "negative samples per edge in sampled mode")
 	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
-	f.Float64("tol", 1e-3, "CNE convergence tolerance")
+	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
 }
 
 type flagSet interface {

@@ -1,0 +1,105 @@
+package fondue
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Benchmarks of the engine's hot paths. The shared datasets are used when
+// FONDUE_DATASETS points at them; generated graphs otherwise:
+//
+//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./fondue
+
+var benchGraphs sync.Map
+
+// cpuTime returns the user+system CPU time of the whole process.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func benchGraph(b *testing.B, name string) *Graph {
+	b.Helper()
+	if g, ok := benchGraphs.Load(name); ok {
+		return g.(*Graph)
+	}
+	var g *Graph
+	var err error
+	switch name {
+	case "sbm100k":
+		g, err = GenerateSBM(SBMOptions{Nodes: 100_000, AvgDegree: 10, Seed: 1})
+	case "sbm1m":
+		g, err = GenerateSBM(SBMOptions{Nodes: 1_000_000, AvgDegree: 20, Seed: 1})
+	default:
+		dir := os.Getenv("FONDUE_DATASETS")
+		if dir == "" {
+			b.Skip("FONDUE_DATASETS not set")
+		}
+		g, _, err = ReadEdgeListFile(filepath.Join(dir, name+".edges"), HeaderAuto)
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchGraphs.Store(name, g)
+	return g
+}
+
+// BenchmarkCNEEpoch times one sampled epoch (gradient and Adam step).
+func BenchmarkCNEEpoch(b *testing.B) {
+	for _, name := range []string{"condmat05", "sbm100k", "sbm1m"} {
+		b.Run(name, func(b *testing.B) {
+			g := benchGraph(b, name)
+			p, err := FitPrior(context.Background(), g, PriorOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			_, st, err := FitCNE(context.Background(), g, p, CNEOptions{Mode: ModeSampled, MaxEpochs: b.N, Tol: 1e-300, Seed: 1})
+			if err != nil || st.Epochs != b.N {
+				b.Fatalf("epochs %d, err %v", st.Epochs, err)
+			}
+			pairs := float64(b.N) * float64(12*g.NumEdges())
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/pairs, "ns/pair")
+			// CPU time is less distorted than wall time on a shared machine.
+			b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/pairs, "cpu-ns/pair")
+		})
+	}
+}
+
+// BenchmarkPipeline times Score end to end (prior, CNE to convergence, scores).
+func BenchmarkPipeline(b *testing.B) {
+	for _, name := range []string{"condmat05"} {
+		b.Run(name, func(b *testing.B) {
+			g := benchGraph(b, name)
+			b.ResetTimer()
+			for k := 0; k < b.N; k++ {
+				res, err := Score(context.Background(), g, Options{Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(res.CNE.Epochs), "epochs")
+				b.ReportMetric(res.Timings.Embedding.Seconds(), "cne-s")
+			}
+		})
+	}
+}
+
+func BenchmarkFondueScores(b *testing.B) {
+	g := benchGraph(b, "sbm100k")
+	emb := randomEmbedding(g.NumNodes(), 8, 1)
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		if _, err := FondueScores(context.Background(), g, emb, 100, true, false, 1, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
