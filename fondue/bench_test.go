@@ -70,7 +70,7 @@ func BenchmarkCNEEpoch(b *testing.B) {
 			pairs := float64(b.N) * float64(12*g.NumEdges())
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/pairs, "ns/pair")
 			// CPU time is less distorted than wall time on a shared machine.
-			b.ReportMetric(float64((cpuTime() - cpu0).Nanoseconds())/pairs, "cpu-ns/pair")
+			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/pairs, "cpu-ns/pair")
 		})
 	}
 }

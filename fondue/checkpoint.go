@@ -46,10 +46,10 @@ func NewCheckpoint(g *Graph, emb *Embedding, o CNEOptions) *Checkpoint {
 
 // WarmStats describes how a checkpoint was mapped onto a graph.
 type WarmStats struct {
-	Reused      int // nodes found in the checkpoint
-	New         int // nodes not in it
+	Reused        int // nodes found in the checkpoint
+	New           int // nodes not in it
 	NearNeighbors int // new nodes placed at the mean of their known neighbours
-	Dropped     int // checkpoint nodes no longer in the graph
+	Dropped       int // checkpoint nodes no longer in the graph
 }
 
 // WarmStart returns the starting embedding for g: each node found in the

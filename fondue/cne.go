@@ -491,6 +491,7 @@ func (m *cneModel) allNonNeighbors(X []float64, i int, gi []float64, pool negati
 		}
 	}
 }
+
 // FitCNE fits a Conditional Network Embedding of g under prior p by Adam on
 // the negative log-likelihood. The result depends only on the graph, the
 // prior and the options (Seed included), not on Workers.
