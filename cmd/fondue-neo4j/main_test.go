@@ -224,3 +224,43 @@ func TestConfigPrecedence(t *testing.T) {
 		t.Fatalf("./fondue.yaml not read: %+v", seen)
 	}
 }
+
+// --checkpoint: the first run starts cold and saves; the second warm-starts
+// from the file, reusing every node, and needs fewer epochs.
+func TestScoreCheckpoint(t *testing.T) {
+	ck := filepath.Join(t.TempDir(), "lesmis.ck")
+	epochs := func(stderr string) int {
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.Contains(l, `"msg":"scored"`) {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err == nil {
+					return int(m["epochs"].(float64))
+				}
+			}
+		}
+		t.Fatalf("no scored line in %q", stderr)
+		return 0
+	}
+	code, _, stderr := runCLI(t, "", "score", lesmis, "--checkpoint", ck, "--mode", "sampled", "--log-level", "debug")
+	if code != 0 || !strings.Contains(stderr, "cold start") {
+		t.Fatalf("first run: exit %d, %s", code, stderr)
+	}
+	cold := epochs(stderr)
+	if _, err := os.Stat(ck); err != nil {
+		t.Fatalf("checkpoint not saved: %v", err)
+	}
+	code, _, stderr = runCLI(t, "", "score", lesmis, "--checkpoint", ck, "--mode", "sampled", "--log-level", "debug")
+	if code != 0 || !strings.Contains(stderr, `"msg":"warm start"`) || !strings.Contains(stderr, `"reused":77`) {
+		t.Fatalf("second run: exit %d, %s", code, stderr)
+	}
+	if warm := epochs(stderr); warm >= cold {
+		t.Fatalf("warm start took %d epochs, cold %d", warm, cold)
+	}
+	if err := os.WriteFile(ck, []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCLI(t, "", "score", lesmis, "--checkpoint", ck)
+	if code != exitUsage || !strings.Contains(stderr, "not a fondue checkpoint") {
+		t.Fatalf("corrupt checkpoint: exit %d, %s", code, stderr)
+	}
+}

@@ -86,6 +86,7 @@ var flagKeys = map[string]string{
 	"neg-ratio":     "embedding.neg_ratio",
 	"mode":          "embedding.mode",
 	"tol":           "embedding.tol",
+	"checkpoint":    "embedding.checkpoint",
 	"split":         "split.method",
 	"split-top":     "split.top",
 }

@@ -64,6 +64,12 @@ Use "-" as FILE to read standard input.`,
 					opts.Split.Top = g.NumNodes()
 				}
 			}
+			ckPath := a.v.GetString("embedding.checkpoint")
+			if ckPath != "" {
+				if err := a.loadCheckpoint(ckPath, &opts); err != nil {
+					return err
+				}
+			}
 			pr := newProgress(a)
 			opts.Progress = pr.report
 			a.log.Debug("scoring", "file", args[0], "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
@@ -71,6 +77,16 @@ Use "-" as FILE to read standard input.`,
 			pr.finish()
 			if err != nil {
 				return err
+			}
+			if ckPath != "" && res.Embedding != nil {
+				if err := res.Checkpoint(g, opts).WriteFile(ckPath); err != nil {
+					return fmt.Errorf("saving checkpoint %s: %w", ckPath, err)
+				}
+				a.log.Debug("saved checkpoint", "file", ckPath, "nodes", g.NumNodes())
+			}
+			if res.Warm != nil {
+				a.log.Info("warm start", "file", ckPath, "reused", res.Warm.Reused, "new", res.Warm.New,
+					"dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
 			}
 			if iso := res.Unscored(); len(iso) > 0 {
 				a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
@@ -114,6 +130,7 @@ func addScoreFlags(f flagSet) {
 	f.Int("neg-ratio", 5, "negative samples per edge in sampled mode")
 	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
 	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
+	f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
 }
 
 type flagSet interface {
@@ -134,6 +151,28 @@ func parseHeaderMode(s string) (fondue.HeaderMode, error) {
 		return fondue.HeaderNone, nil
 	}
 	return 0, usageErrorf("--header %q: want auto, yes or no", s)
+}
+
+// loadCheckpoint prepares a warm start from path; a missing file means a
+// cold start (the first scheduled run), anything unreadable is an error.
+func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
+	opts.KeepState = true
+	ck, err := fondue.ReadCheckpointFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		a.log.Info("no checkpoint yet: cold start", "file", path)
+		return nil
+	case err != nil:
+		return usageErrorf("checkpoint: %v (delete it for a cold start)", err)
+	case ck.Dim != opts.CNE.Dim:
+		a.log.Warn("checkpoint has another dimension: cold start", "file", path, "checkpoint_dim", ck.Dim, "dim", opts.CNE.Dim)
+		return nil
+	}
+	if ck.Sigma1 != opts.CNE.Sigma1 || ck.Sigma2 != opts.CNE.Sigma2 {
+		a.log.Warn("checkpoint was fitted with other sigmas; using it as a starting point anyway", "file", path)
+	}
+	opts.WarmStart = ck
+	return nil
 }
 
 // readGraph reads an edge list; its errors already say file and line.
