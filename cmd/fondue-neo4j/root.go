@@ -64,6 +64,9 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.AddCommand(newScoreCmd(a))
+	benchCmd := &cobra.Command{Use: "bench", Short: "Benchmarks"}
+	benchCmd.AddCommand(newBenchScaleCmd(a))
+	root.AddCommand(benchCmd)
 	return root
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/spf13/cobra"
@@ -52,10 +53,12 @@ Use "-" as FILE to read standard input.`,
 			if err != nil {
 				return err
 			}
+			t0 := time.Now()
 			g, err := a.readGraph(args[0], hm)
 			if err != nil {
 				return err
 			}
+			loadTime := time.Since(t0)
 			if opts.Split.Method != "" {
 				if opts.Split.Top == 0 {
 					opts.Split.Top = top
@@ -91,7 +94,7 @@ Use "-" as FILE to read standard input.`,
 			if iso := res.Unscored(); len(iso) > 0 {
 				a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
 			}
-			a.logSummary(g, res)
+			a.logSummary(g, res, loadTime)
 			w := bufio.NewWriter(a.stdout)
 			if format == "json" {
 				err = writeScoresJSON(w, g, res, top)
@@ -204,10 +207,10 @@ func (a *app) readGraph(path string, hm fondue.HeaderMode) (*fondue.Graph, error
 	return g, nil
 }
 
-func (a *app) logSummary(g *fondue.Graph, res *fondue.Result) {
+func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration) {
 	t := res.Timings
 	attrs := []any{"nodes", g.NumNodes(), "edges", g.NumEdges(), "method", res.Method,
-		"scoring_s", round3(t.Scoring.Seconds())}
+		"load_s", round3(load.Seconds()), "scoring_s", round3(t.Scoring.Seconds())}
 	if res.Embedding != nil {
 		attrs = append(attrs, "prior_s", round3(t.Prior.Seconds()), "embedding_s", round3(t.Embedding.Seconds()),
 			"epochs", res.CNE.Epochs, "converged", res.CNE.Converged, "cne_mode", res.CNE.Mode.String())

@@ -1,0 +1,212 @@
+package scale
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Summary is the median of a case's runs with one binary.
+type Summary struct {
+	Case   string
+	Binary string
+	Runs   int
+	Median Run
+}
+
+// Summarize groups the normal runs (not the double-epoch checks) by case and
+// binary, and takes per-field medians.
+func Summarize(runs []Run) []Summary {
+	var out []Summary
+	index := map[[2]string]int{}
+	var groups [][]Run
+	for _, r := range runs {
+		if r.DoubleEpochs {
+			continue
+		}
+		k := [2]string{r.Case, r.Binary}
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, nil)
+			out = append(out, Summary{Case: r.Case, Binary: r.Binary})
+		}
+		groups[i] = append(groups[i], r)
+	}
+	for i, g := range groups {
+		med := g[0]
+		pick := func(f func(Run) float64) float64 {
+			v := make([]float64, len(g))
+			for k, r := range g {
+				v[k] = f(r)
+			}
+			slices.Sort(v)
+			if len(v)%2 == 1 {
+				return v[len(v)/2]
+			}
+			return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		}
+		med.WallS = pick(func(r Run) float64 { return r.WallS })
+		med.LoadS = pick(func(r Run) float64 { return r.LoadS })
+		med.PriorS = pick(func(r Run) float64 { return r.PriorS })
+		med.EmbeddingS = pick(func(r Run) float64 { return r.EmbeddingS })
+		med.ScoringS = pick(func(r Run) float64 { return r.ScoringS })
+		med.PeakRSSMB = pick(func(r Run) float64 { return r.PeakRSSMB })
+		med.CPUS = pick(func(r Run) float64 { return r.CPUS })
+		med.AUC = pick(func(r Run) float64 { return r.AUC })
+		med.Epochs = int(pick(func(r Run) float64 { return float64(r.Epochs) }))
+		out[i].Runs = len(g)
+		out[i].Median = med
+	}
+	return out
+}
+
+// WriteMarkdown writes the results table, the baseline ratios and the
+// double-epoch checks.
+func WriteMarkdown(w io.Writer, runs []Run, header string) error {
+	sums := Summarize(runs)
+	fmt.Fprintf(w, "%s\n\n", header)
+	fmt.Fprintln(w, "| case | binary | nodes | edges | runs | wall s | load s | prior s | CNE s | scores s | epochs | CPU s | peak RSS MB | AUC |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, s := range sums {
+		m := s.Median
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f | %.4f |\n",
+			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, m.AUC)
+	}
+	byKey := map[[2]string]Run{}
+	for _, s := range sums {
+		byKey[[2]string{s.Case, s.Binary}] = s.Median
+	}
+	first := true
+	for _, s := range sums {
+		b, ok := byKey[[2]string{s.Case, "baseline"}]
+		if s.Binary != "main" || !ok {
+			continue
+		}
+		if first {
+			fmt.Fprint(w, "\nAgainst the baseline binary (medians; ratio > 1 means this version is faster):\n\n")
+			fmt.Fprintln(w, "| case | wall ratio | CPU ratio | CNE ratio | epochs main / baseline | AUC main - baseline |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|")
+			first = false
+		}
+		m := s.Median
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d / %d | %+.4f |\n", s.Case, b.WallS/m.WallS, b.CPUS/m.CPUS,
+			b.EmbeddingS/m.EmbeddingS, m.Epochs, b.Epochs, m.AUC-b.AUC)
+	}
+	first = true
+	for _, r := range runs {
+		if !r.DoubleEpochs {
+			continue
+		}
+		m := byKey[[2]string{r.Case, "main"}]
+		if first {
+			fmt.Fprint(w, "\nEarly stopping check: the same run with twice the epochs and no early stop:\n\n")
+			fmt.Fprintln(w, "| case | epochs | AUC | epochs x2 | AUC x2 | difference |")
+			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+			first = false
+		}
+		fmt.Fprintf(w, "| %s | %d | %.4f | %d | %.4f | %+.4f |\n", r.Case, m.Epochs, m.AUC, r.Epochs, r.AUC, m.AUC-r.AUC)
+	}
+	return nil
+}
+
+// WriteJSON writes every run.
+func WriteJSON(path string, runs []Run, config any) error {
+	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": runs}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// PlotCost draws wall time and peak memory against edges on log-log axes,
+// with a line of slope 1 through the smallest case for reference.
+func PlotCost(path string, runs []Run) error {
+	var pts []Run
+	for _, s := range Summarize(runs) {
+		if s.Binary == "main" && s.Median.Edges > 0 {
+			pts = append(pts, s.Median)
+		}
+	}
+	if len(pts) < 2 {
+		return nil
+	}
+	slices.SortFunc(pts, func(a, b Run) int { return a.Edges - b.Edges })
+	p := plot.New()
+	p.Title.Text = "fondue-neo4j score: cost against graph size"
+	p.X.Label.Text = "edges"
+	p.Y.Label.Text = "wall seconds / peak RSS in MB"
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+	series := func(f func(Run) float64) plotter.XYs {
+		xy := make(plotter.XYs, len(pts))
+		for k, r := range pts {
+			xy[k].X, xy[k].Y = float64(r.Edges), math.Max(f(r), 1e-3)
+		}
+		return xy
+	}
+	add := func(name string, xy plotter.XYs, dashed bool, k int) error {
+		l, sc, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return err
+		}
+		l.Color = plotColors[k%len(plotColors)]
+		sc.Color = l.Color
+		if dashed {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+			sc.Radius = 0
+		}
+		p.Add(l, sc)
+		p.Legend.Add(name, l)
+		return nil
+	}
+	wall := series(func(r Run) float64 { return r.WallS })
+	rss := series(func(r Run) float64 { return r.PeakRSSMB })
+	linear := func(xy plotter.XYs) plotter.XYs {
+		out := make(plotter.XYs, len(xy))
+		for k := range xy {
+			out[k].X = xy[k].X
+			out[k].Y = xy[0].Y * xy[k].X / xy[0].X
+		}
+		return out
+	}
+	for k, s := range []struct {
+		name   string
+		xy     plotter.XYs
+		dashed bool
+	}{{"wall time (s)", wall, false}, {"peak RSS (MB)", rss, false}, {"linear in edges", linear(wall), true}, {"linear in edges", linear(rss), true}} {
+		if err := add(s.name, s.xy, s.dashed, k%2); err != nil {
+			return err
+		}
+	}
+	return p.Save(7*vg.Inch, 5*vg.Inch, path)
+}
+
+// Report writes results.md, results.json and cost.png into dir.
+func Report(dir string, runs []Run, header string, config any) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var sb strings.Builder
+	if err := WriteMarkdown(&sb, runs, header); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(sb.String()), 0o644); err != nil {
+		return err
+	}
+	if err := WriteJSON(filepath.Join(dir, "results.json"), runs, config); err != nil {
+		return err
+	}
+	return PlotCost(filepath.Join(dir, "cost.png"), runs)
+}

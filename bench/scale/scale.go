@@ -1,0 +1,360 @@
+// Package scale benchmarks fondue-neo4j at growing graph sizes: for each
+// case it runs the real `fondue-neo4j score` command in a child process on a
+// generated graph with planted ambiguous nodes, and records wall time per
+// phase, CNE epochs, peak resident memory and the AUC of the planted nodes.
+// Child processes make the memory figure honest: peak RSS is per process.
+package scale
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// Case is one graph to benchmark: a generated SBM graph, or an edge-list file.
+type Case struct {
+	Name      string
+	Nodes     int     // SBM size (ignored with File)
+	AvgDegree float64 // SBM average degree
+	File      string  // an existing edge list instead of a generated graph
+}
+
+// ParseCase reads "sbm:NODES:DEGREE" or "file:PATH" (name = base name).
+func ParseCase(s string) (Case, error) {
+	switch {
+	case strings.HasPrefix(s, "sbm:"):
+		f := strings.Split(s, ":")
+		if len(f) != 3 {
+			return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE", s)
+		}
+		n, err1 := strconv.Atoi(strings.ReplaceAll(f[1], "_", ""))
+		d, err2 := strconv.ParseFloat(f[2], 64)
+		if err1 != nil || err2 != nil || n < 100 || d <= 0 {
+			return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
+		}
+		return Case{Name: fmt.Sprintf("sbm-%s-d%g", humanCount(n), d), Nodes: n, AvgDegree: d}, nil
+	case strings.HasPrefix(s, "file:"):
+		p := strings.TrimPrefix(s, "file:")
+		return Case{Name: strings.TrimSuffix(filepath.Base(p), ".edges"), File: p}, nil
+	}
+	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE or file:PATH", s)
+}
+
+func humanCount(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
+
+// Config says what to run.
+type Config struct {
+	Cases    []Case
+	Ratio    float64 // fraction of nodes merged into planted ambiguous pairs (default 0.01)
+	Seed     uint64
+	Repeats  int    // runs per case and binary; medians are reported (default 1)
+	CacheDir string // generated graphs are kept here between runs
+	Binary   string // the fondue-neo4j to run (default: this executable)
+	// Baseline, when set, is a second fondue-neo4j binary (e.g. an older
+	// version) run on the same inputs, for speed ratios.
+	Baseline string
+	// DoubleEpochs also runs each case with twice the epochs the normal run
+	// took and no early stop, to check that stopping early costs no AUC.
+	DoubleEpochs bool
+	Threads      int
+	Log          io.Writer // progress lines; nil for none
+	// ExtraArgs are passed to every score run.
+	ExtraArgs []string
+}
+
+// Run is one measured child run.
+type Run struct {
+	Case         string  `json:"case"`
+	Binary       string  `json:"binary"` // "main" or "baseline"
+	Repeat       int     `json:"repeat"`
+	DoubleEpochs bool    `json:"double_epochs"`
+	Nodes        int     `json:"nodes"`
+	Edges        int     `json:"edges"`
+	Ambiguous    int     `json:"ambiguous"`
+	WallS        float64 `json:"wall_s"`
+	LoadS        float64 `json:"load_s"`
+	PriorS       float64 `json:"prior_s"`
+	EmbeddingS   float64 `json:"embedding_s"`
+	ScoringS     float64 `json:"scoring_s"`
+	Epochs       int     `json:"epochs"`
+	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	CPUS         float64 `json:"cpu_s"`
+	AUC          float64 `json:"auc"`
+}
+
+// prepared is a case's input on disk.
+type prepared struct {
+	edges, labels string
+	nodes, edgesN int
+	ambiguous     map[string]bool
+}
+
+// Execute runs every case and returns the measurements.
+func Execute(ctx context.Context, cfg Config) ([]Run, error) {
+	if cfg.Ratio == 0 {
+		cfg.Ratio = 0.01
+	}
+	if cfg.Repeats <= 0 {
+		cfg.Repeats = 1
+	}
+	if cfg.Binary == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Binary = exe
+	}
+	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
+		return nil, err
+	}
+	logf := func(format string, args ...any) {
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, format+"\n", args...)
+		}
+	}
+	var runs []Run
+	for _, c := range cfg.Cases {
+		logf("%s: preparing input", c.Name)
+		p, err := prepare(c, cfg)
+		if err != nil {
+			return runs, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		bins := [][2]string{{"main", cfg.Binary}}
+		if cfg.Baseline != "" {
+			bins = append(bins, [2]string{"baseline", cfg.Baseline})
+		}
+		for rep := 0; rep < cfg.Repeats; rep++ {
+			for _, b := range bins {
+				r, err := runScore(ctx, cfg, c, p, b, rep, nil)
+				if err != nil {
+					return runs, fmt.Errorf("%s (%s): %w", c.Name, b[0], err)
+				}
+				logf("%s %s #%d: %.1fs wall, %d epochs, %.0f MB peak, AUC %.4f", c.Name, b[0], rep+1, r.WallS, r.Epochs, r.PeakRSSMB, r.AUC)
+				runs = append(runs, r)
+			}
+		}
+		if cfg.DoubleEpochs {
+			last := runs[len(runs)-len(bins)]
+			args := []string{"--epochs", strconv.Itoa(2 * last.Epochs), "--tol", "1e-300"}
+			r, err := runScore(ctx, cfg, c, p, [2]string{"main", cfg.Binary}, 0, args)
+			if err != nil {
+				return runs, fmt.Errorf("%s (double epochs): %w", c.Name, err)
+			}
+			r.DoubleEpochs = true
+			logf("%s twice the epochs: %.1fs wall, %d epochs, AUC %.4f", c.Name, r.WallS, r.Epochs, r.AUC)
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
+}
+
+// prepare generates (or finds in the cache) the case's contracted graph and
+// the keys of its planted ambiguous nodes.
+func prepare(c Case, cfg Config) (*prepared, error) {
+	base := filepath.Join(cfg.CacheDir, fmt.Sprintf("%s-r%g-s%d", c.Name, cfg.Ratio, cfg.Seed))
+	p := &prepared{edges: base + ".edges", labels: base + ".labels"}
+	if _, err := os.Stat(p.labels); err != nil {
+		var g *fondue.Graph
+		if c.File != "" {
+			g, _, err = fondue.ReadEdgeListFile(c.File, fondue.HeaderAuto)
+		} else {
+			g, err = fondue.GenerateSBM(fondue.SBMOptions{Nodes: c.Nodes, AvgDegree: c.AvgDegree, Seed: cfg.Seed})
+		}
+		if err != nil {
+			return nil, err
+		}
+		ct, err := fondue.Contract(g, cfg.Ratio, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		if err := writeEdges(p.edges, ct.Graph, c.Name); err != nil {
+			return nil, err
+		}
+		var sb strings.Builder
+		for i, amb := range ct.Ambiguous {
+			if amb {
+				sb.WriteString(ct.Graph.Key(i) + "\n")
+			}
+		}
+		if err := os.WriteFile(p.labels, []byte(sb.String()), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	lb, err := os.ReadFile(p.labels)
+	if err != nil {
+		return nil, err
+	}
+	p.ambiguous = map[string]bool{}
+	for _, k := range strings.Fields(string(lb)) {
+		p.ambiguous[k] = true
+	}
+	return p, nil
+}
+
+func writeEdges(path string, g *fondue.Graph, name string) error {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, "# %s: %d nodes, %d edges (generated for fondue-neo4j bench scale)\n", name, g.NumNodes(), g.NumEdges())
+	buf := make([]byte, 0, 64)
+	for i := 0; i < g.NumNodes(); i++ {
+		for _, j := range g.Neighbors(i) {
+			if int(j) > i {
+				buf = append(buf[:0], g.Key(i)...)
+				buf = append(buf, ' ')
+				buf = append(buf, g.Key(int(j))...)
+				buf = append(buf, '\n')
+				w.Write(buf)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
+}
+
+// runScore runs one `score` child and measures it.
+func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string) (Run, error) {
+	r := Run{Case: c.Name, Binary: bin[0], Repeat: rep, Ambiguous: len(p.ambiguous)}
+	// An empty config file keeps a stray fondue.yaml out of the measurement.
+	empty := filepath.Join(cfg.CacheDir, "empty.yaml")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		return r, err
+	}
+	args := []string{"score", p.edges, "--config", empty, "--seed", strconv.FormatUint(cfg.Seed, 10),
+		"--log-level", "debug", "--log-format", "json"}
+	if cfg.Threads > 0 {
+		args = append(args, "--threads", strconv.Itoa(cfg.Threads))
+	}
+	args = append(args, cfg.ExtraArgs...)
+	args = append(args, extra...)
+	cmd := exec.CommandContext(ctx, bin[1], args...)
+	cmd.Env = filterEnv(os.Environ())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return r, err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return r, err
+	}
+	scores, perr := readScores(out)
+	werr := cmd.Wait()
+	r.WallS = time.Since(start).Seconds()
+	if werr != nil {
+		return r, fmt.Errorf("%v: %s", werr, lastLine(stderr.String()))
+	}
+	if perr != nil {
+		return r, perr
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.PeakRSSMB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
+		r.CPUS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+	}
+	parseSummary(stderr.String(), &r)
+	labels := make([]bool, 0, len(scores))
+	vals := make([]float64, 0, len(scores))
+	for k, v := range scores {
+		labels = append(labels, p.ambiguous[k])
+		vals = append(vals, v)
+	}
+	r.AUC = fondue.AUC(vals, labels, fondue.TiesAverage)
+	if r.Nodes == 0 {
+		r.Nodes = len(scores)
+	}
+	return r, nil
+}
+
+// filterEnv drops the caller's FONDUE_* settings, so that the children run
+// with defaults plus the given flags.
+func filterEnv(env []string) []string {
+	var out []string
+	for _, e := range env {
+		if strings.HasPrefix(e, "FONDUE_") {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// readScores parses `score` TSV output: node, ambiguity, degree[, score].
+func readScores(r io.Reader) (map[string]float64, error) {
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 1<<16), 1<<26)
+	m := map[string]float64{}
+	for s.Scan() {
+		f := strings.Split(s.Text(), "\t")
+		if len(f) < 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			return nil, fmt.Errorf("bad score line %q", s.Text())
+		}
+		m[f[0]] = v
+	}
+	return m, s.Err()
+}
+
+// parseSummary reads the phase times from the child's "scored" log line.
+func parseSummary(stderr string, r *Run) {
+	for _, line := range strings.Split(stderr, "\n") {
+		if !strings.Contains(line, `"msg":"scored"`) {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) != nil {
+			continue
+		}
+		num := func(k string) float64 {
+			v, _ := m[k].(float64)
+			return v
+		}
+		r.Nodes, r.Edges, r.Epochs = int(num("nodes")), int(num("edges")), int(num("epochs"))
+		r.LoadS, r.PriorS, r.EmbeddingS, r.ScoringS = num("load_s"), num("prior_s"), num("embedding_s"), num("scoring_s")
+		if r.LoadS == 0 { // older binaries do not log it
+			r.LoadS = math.Max(0, r.WallS-r.PriorS-r.EmbeddingS-r.ScoringS)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	if s == "" {
+		return "(no output)"
+	}
+	return s
+}

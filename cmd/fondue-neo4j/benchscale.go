@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
+	"github.com/spf13/cobra"
+)
+
+const defaultScaleCases = "sbm:10000:10,sbm:10000:20,sbm:100000:10,sbm:100000:20,sbm:1000000:10,sbm:1000000:20"
+
+func newBenchScaleCmd(a *app) *cobra.Command {
+	var (
+		cases, cacheDir, baseline, out string
+		ratio                          float64
+		seed                           uint64
+		repeats, threads               int
+		double                         bool
+	)
+	cmd := &cobra.Command{
+		Use:   "scale [-- extra score flags]",
+		Short: "Time, memory and AUC of score at growing graph sizes (10k to 1M nodes)",
+		Long: `scale runs "fondue-neo4j score" in a child process on graphs with planted
+ambiguous nodes (a degree-corrected block model with power-law degrees and
+communities, contracted like the paper's benchmark), and reports per case the
+wall time of each phase, the CNE epochs, the peak resident memory and the AUC
+of the planted nodes, as results.md, results.json and a log-log plot of cost
+against edges (cost.png). Generated graphs are cached between runs.
+
+Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way).
+--baseline BIN runs another fondue-neo4j binary on the same inputs for speed
+ratios; --double-epochs reruns each case with twice the epochs and no early
+stop, to show what early stopping costs.`,
+		Example: `  fondue-neo4j bench scale --cases sbm:1000000:20 --double-epochs
+  fondue-neo4j bench scale --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
+				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args}
+			for _, c := range strings.Split(cases, ",") {
+				sc, err := scale.ParseCase(strings.TrimSpace(c))
+				if err != nil {
+					return usageErrorf("--cases: %v", err)
+				}
+				cfg.Cases = append(cfg.Cases, sc)
+			}
+			if cfg.CacheDir == "" {
+				dir, err := os.UserCacheDir()
+				if err != nil {
+					return usageErrorf("--cache-dir: %v", err)
+				}
+				cfg.CacheDir = filepath.Join(dir, "fondue-neo4j", "scale")
+			}
+			if baseline != "" {
+				if _, err := os.Stat(baseline); err != nil {
+					return usageErrorf("--baseline: %v", err)
+				}
+			}
+			runs, err := scale.Execute(cmd.Context(), cfg)
+			if len(runs) > 0 {
+				host, _ := os.Hostname()
+				header := fmt.Sprintf("# fondue-neo4j bench scale\n\nCommand: `fondue-neo4j %s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
+					strings.Join(os.Args[1:], " "), host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
+				if rerr := scale.Report(out, runs, header, cfg); rerr != nil && err == nil {
+					err = rerr
+				}
+				fmt.Fprintf(a.stderr, "results in %s\n", out)
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE or file:PATH")
+	f.Float64Var(&ratio, "ratio", 0.01, "fraction of nodes merged into planted ambiguous pairs")
+	f.Uint64Var(&seed, "seed", 1, "seed of the generated graphs, the contraction and the runs")
+	f.IntVar(&repeats, "repeats", 1, "runs per case and binary (medians are reported)")
+	f.IntVar(&threads, "threads", 0, "worker goroutines of the runs (0: all cores)")
+	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")
+	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
+	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
+	f.StringVar(&out, "out", "bench-scale-out", "output directory")
+	return cmd
+}
