@@ -76,12 +76,12 @@ func Summarize(runs []Run) []Summary {
 func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 	sums := Summarize(runs)
 	fmt.Fprintf(w, "%s\n\n", header)
-	fmt.Fprintln(w, "| case | binary | nodes | edges | runs | wall s | load s | prior s | CNE s | scores s | epochs | CPU s | peak RSS MB | AUC |")
-	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| case | binary | nodes | edges | runs | wall s | load s | prior s | CNE s | scores s | epochs | CPU s | peak RSS MB | estimate MB | AUC |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sums {
 		m := s.Median
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f | %.4f |\n",
-			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, m.AUC)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f | %.0f | %.4f |\n",
+			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, m.EstimateMB, m.AUC)
 	}
 	byKey := map[[2]string]Run{}
 	for _, s := range sums {

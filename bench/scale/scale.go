@@ -98,6 +98,7 @@ type Run struct {
 	ScoringS     float64 `json:"scoring_s"`
 	Epochs       int     `json:"epochs"`
 	PeakRSSMB    float64 `json:"peak_rss_mb"`
+	EstimateMB   float64 `json:"estimate_mb"` // fondue.EstimateMemory's prediction of the peak
 	CPUS         float64 `json:"cpu_s"`
 	AUC          float64 `json:"auc"`
 }
@@ -281,6 +282,8 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 		r.CPUS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
 	parseSummary(stderr.String(), &r)
+	est := fondue.EstimateMemory(int64(r.Nodes), int64(r.Edges), fondue.EstimateOptions{Workers: cfg.Threads, FromFile: true})
+	r.EstimateMB = float64(est.Peak) / (1 << 20)
 	labels := make([]bool, 0, len(scores))
 	vals := make([]float64, 0, len(scores))
 	for k, v := range scores {

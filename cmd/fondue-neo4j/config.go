@@ -13,6 +13,7 @@ import (
 func setDefaults(v *viper.Viper) {
 	v.SetDefault("log.level", "info")
 	v.SetDefault("log.format", "")
+	v.SetDefault("max_memory", "")
 	v.SetDefault("seed", 1)
 	v.SetDefault("threads", 0)
 	v.SetDefault("method", fondue.MethodFONDUE)

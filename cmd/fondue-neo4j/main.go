@@ -22,6 +22,7 @@ const (
 	exitUnreachable = 4 // Neo4j could not be reached
 	exitEmpty       = 5 // the selected subgraph has nothing to score
 	exitLocked      = 6 // another run holds the lock
+	exitMemory      = 7 // the estimated peak memory exceeds max_memory
 	exitInterrupted = 130
 )
 

@@ -264,3 +264,26 @@ func TestScoreCheckpoint(t *testing.T) {
 		t.Fatalf("corrupt checkpoint: exit %d, %s", code, stderr)
 	}
 }
+
+func TestEstimateAndMemoryLimit(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "estimate", "--nodes", "1000000", "--edges", "10000000", "--max-memory", "64GiB")
+	if code != 0 || !strings.Contains(out, "required memory") || !strings.Contains(out, "fits (limit 64.0 GiB)") {
+		t.Fatalf("estimate: exit %d, %q %s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "", "estimate", "--nodes", "1000000", "--edges", "10000000", "--max-memory", "100MB", "--output", "json")
+	var e struct {
+		Fits      bool  `json:"fits"`
+		BytesPeak int64 `json:"bytesPeak"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &e) != nil || e.Fits || e.BytesPeak < 100e6 {
+		t.Fatalf("estimate json: exit %d, %q", code, out)
+	}
+	code, out, stderr = runCLI(t, "", "score", lesmis, "--max-memory", "1MB")
+	if code != exitMemory || out != "" || !strings.Contains(stderr, "exceeds the limit of 976.6 KiB") {
+		t.Fatalf("score over the limit: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "estimate", "--nodes", "0", "--edges", "5")
+	if code != exitUsage {
+		t.Fatalf("estimate --nodes 0: exit %d %s", code, stderr)
+	}
+}

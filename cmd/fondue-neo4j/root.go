@@ -61,9 +61,11 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	pf.String("config", "", "config file (default: ./fondue.yaml, then $XDG_CONFIG_HOME/fondue-neo4j/fondue.yaml, /etc/fondue-neo4j/fondue.yaml)")
 	pf.String("log-level", "", "log level: debug, info, warn, error")
 	pf.String("log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
+	pf.String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.AddCommand(newScoreCmd(a))
+	root.AddCommand(newEstimateCmd(a))
 	benchCmd := &cobra.Command{Use: "bench", Short: "Benchmarks"}
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
@@ -92,6 +94,7 @@ var flagKeys = map[string]string{
 	"checkpoint":    "embedding.checkpoint",
 	"split":         "split.method",
 	"split-top":     "split.top",
+	"max-memory":    "max_memory",
 }
 
 // setup loads the configuration: flag > environment (FONDUE_*) > file > default.

@@ -31,6 +31,9 @@ is ignored) and prints one line per node, most ambiguous first:
 
     node <TAB> ambiguity <TAB> degree <TAB> score
 
+The graph's estimated peak memory (see "estimate") is checked against
+max_memory once the file is read; a graph that would not fit is refused.
+
 ambiguity is the node's percentile among all scored nodes (0..1, 1 = most
 ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
 quotient). Isolated nodes cannot be scored; they are counted on stderr.
@@ -59,6 +62,12 @@ Use "-" as FILE to read standard input.`,
 				return err
 			}
 			loadTime := time.Since(t0)
+			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+				Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
+				KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes})
+			if err := a.checkMemory(est); err != nil {
+				return err
+			}
 			if opts.Split.Method != "" {
 				if opts.Split.Top == 0 {
 					opts.Split.Top = top

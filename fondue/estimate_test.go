@@ -1,0 +1,61 @@
+package fondue
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseFormatBytes(t *testing.T) {
+	cases := map[string]int64{"4GiB": 4 << 30, "4GB": 4e9, "512MiB": 512 << 20, "1.5G": 3 << 29, "1000": 1000, " 2 kib ": 2048, "7B": 7}
+	for s, want := range cases {
+		if got, err := ParseBytes(s); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1GB", "GB"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+	if FormatBytes(1536<<20) != "1.5 GiB" || FormatBytes(100) != "100 B" || FormatBytes(2048) != "2.0 KiB" {
+		t.Fatalf("FormatBytes: %s %s %s", FormatBytes(1536<<20), FormatBytes(100), FormatBytes(2048))
+	}
+}
+
+func TestEstimateMemory(t *testing.T) {
+	small := EstimateMemory(1000, 5000, EstimateOptions{Workers: 2})
+	big := EstimateMemory(1_000_000, 10_000_000, EstimateOptions{Workers: 2})
+	if len(big.Phases) != 3 || big.Peak <= big.Live || big.Live <= small.Live {
+		t.Fatalf("estimate: %+v", big)
+	}
+	// Every phase is the sum of its parts; Live is the largest phase.
+	largest := int64(0)
+	for _, ph := range big.Phases {
+		sum := int64(0)
+		for _, p := range ph.Parts {
+			sum += p.Bytes
+		}
+		if sum != ph.Bytes {
+			t.Fatalf("phase %s: %d != sum of parts %d", ph.Phase, ph.Bytes, sum)
+		}
+		largest = max(largest, ph.Bytes)
+	}
+	if largest != big.Live {
+		t.Fatalf("live %d, largest phase %d", big.Live, largest)
+	}
+	// Linear in size: ten times the graph, about ten times the memory.
+	ten := EstimateMemory(10_000_000, 100_000_000, EstimateOptions{Workers: 2})
+	if r := float64(ten.Live) / float64(big.Live); r < 9 || r > 11 {
+		t.Fatalf("10x graph needs %.2fx memory", r)
+	}
+	// The 1M-node, 10M-edge target fits in 4 GB with room to spare.
+	if big.Peak > 2<<30 {
+		t.Fatalf("1M nodes / 10M edges estimated at %s", FormatBytes(big.Peak))
+	}
+	if err := big.CheckMemory(big.Peak - 1); err == nil || !strings.Contains(err.Error(), "exceeds the limit") {
+		t.Fatalf("CheckMemory: %v", err)
+	}
+	if big.CheckMemory(big.Peak) != nil || big.CheckMemory(0) != nil {
+		t.Fatal("CheckMemory refused a run that fits")
+	}
+}
