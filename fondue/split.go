@@ -38,11 +38,12 @@ func SplitterNeedsEmbedding(name string) bool { return splitterSpecs[name].needs
 
 // splitWorker is one goroutine's scratch space for ProposeSplits.
 type splitWorker struct {
-	ego EgoNet
-	mcl MCLWorkspace
-	bw  bisectWork
-	aff []float64 // dense affinity among the neighbours
-	pos []float64 // neighbour positions, for k-means
+	ego  EgoNet
+	mcl  MCLWorkspace
+	bw   bisectWork
+	aff  []float64 // dense affinity among the neighbours
+	pos  []float64 // neighbour positions, for k-means
+	ncut ncutWork
 }
 
 // Proposal says how to split one node: each group of neighbours becomes the
