@@ -64,6 +64,7 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.AddCommand(newScoreCmd(a))
+	root.AddCommand(newBenchCmd(a))
 	return root
 }
 
