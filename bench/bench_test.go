@@ -310,6 +310,16 @@ func TestJournalResume(t *testing.T) {
 	if a.Methods["fondue"].AUC != b.Methods["fondue"].AUC || a.Splitters["ncut"].ARI != b.Splitters["ncut"].ARI {
 		t.Fatal("resumed results differ")
 	}
+	// Report only: a third seed is missing and stays missing.
+	ro := cfg
+	ro.ReportOnly, ro.Seeds = true, 3
+	rep, err := Run(context.Background(), ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := rep.Cell("polbooks", 0.1); rep.Resumed != 2 || c.IdentSeeds != 2 || c.SplitSeeds != 1 {
+		t.Fatalf("report only: resumed %d, cell %+v", rep.Resumed, c)
+	}
 	cfg.Engine.CNE.Sigma2 = 3
 	third, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -158,6 +158,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("- Run: %s to %s (%s wall, %d seeds run, %d resumed from the journal)%s\n",
 		res.Started.Format("2006-01-02 15:04"), res.Finished.Format("15:04 MST"), fsec(res.Seconds)+" s",
 		len(res.Seeds)-res.Resumed, res.Resumed, map[bool]string{true: "", false: "; **incomplete**"}[res.Complete])
+	compute := 0.0
+	for _, s := range res.Seeds {
+		compute += seedSeconds(s)
+	}
+	p("- Compute time of the seeds reported (sum of their wall times, whenever they ran): %s s\n", fsec(compute))
 	p("- Seeds: %d contraction seeds per cell for identification, %d for splitting (the paper: 10 and 3); %s\n",
 		cfg.Seeds, cfg.SplitSeeds, cfg.SeedRule)
 	e := cfg.Engine

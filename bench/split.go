@@ -60,7 +60,7 @@ func EvaluateSplits(ctx context.Context, c *fondue.Contraction, emb *fondue.Embe
 		}
 		res.Neighbors += len(truth)
 		res.Nodes = append(res.Nodes, i)
-		res.ARI = append(res.ARI, fondue.ARI(truth, pred))
+		res.ARI = append(res.ARI, round6(fondue.ARI(truth, pred)))
 		groups += len(props[k].Groups)
 	}
 	if len(res.ARI) > 0 {

@@ -32,7 +32,7 @@ func newBenchCmd(a *app) *cobra.Command {
 		ratios                       string
 		seeds, splitSeeds            int
 		out, ties, dataDir           string
-		quick, fresh                 bool
+		quick, fresh, reportOnly     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -74,7 +74,10 @@ the same configuration. Progress goes to stderr.`,
 					splitSeeds = quickSeeds
 				}
 			}
-			cfg := bench.Config{Datasets: datasets, Seeds: seeds, SplitSeeds: splitSeeds, Fresh: fresh}
+			cfg := bench.Config{Datasets: datasets, Seeds: seeds, SplitSeeds: splitSeeds, Fresh: fresh, ReportOnly: reportOnly}
+			if reportOnly && fresh {
+				return usageErrorf("--report-only reads the results of an earlier run: it cannot be --fresh")
+			}
 			var err error
 			if cfg.Ratios, err = parseRatios(ratios); err != nil {
 				return err
@@ -164,6 +167,7 @@ the same configuration. Progress goes to stderr.`,
 	f.StringVar(&out, "out", "bench-out", "output directory")
 	f.BoolVar(&quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
 	f.BoolVar(&fresh, "fresh", false, "ignore the results of an earlier run in --out instead of resuming it")
+	f.BoolVar(&reportOnly, "report-only", false, "run nothing: write the reports from the results already in --out (results.jsonl)")
 	f.StringVar(&ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
 	f.StringVar(&dataDir, "data-dir", "", "datasets directory (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	addScoreFlags(f)
