@@ -320,6 +320,17 @@ func TestJournalResume(t *testing.T) {
 	if c := rep.Cell("polbooks", 0.1); rep.Resumed != 2 || c.IdentSeeds != 2 || c.SplitSeeds != 1 {
 		t.Fatalf("report only: resumed %d, cell %+v", rep.Resumed, c)
 	}
+	// The tie convention of a report does not depend on the one the seeds
+	// ran under.
+	ro.Ties = fondue.TiesAsLoss
+	loss, err := Run(context.Background(), ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := loss.Cell("polbooks", 0.1).Methods["cc"]
+	if cc.AUC != cc.AUCLoss || cc.AUC == cc.AUCAverage || loss.Seeds[0].Methods["cc"].AUC != loss.Seeds[0].Methods["cc"].AUCLoss {
+		t.Fatalf("ties as loss: AUC %+v, loss %+v, average %+v", cc.AUC, cc.AUCLoss, cc.AUCAverage)
+	}
 	cfg.Engine.CNE.Sigma2 = 3
 	third, err := Run(context.Background(), cfg)
 	if err != nil {

@@ -366,6 +366,12 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 				ident, split := k <= cfg.Seeds, k <= cfg.SplitSeeds
 				fp := cfg.fingerprint(ident, split)
 				if sr, ok := old[seedKey{name, RatioKey(r), k}]; ok && sr.Fingerprint == fp {
+					for _, m := range sr.Methods {
+						m.AUC = m.AUCAverage
+						if cfg.Ties == fondue.TiesAsLoss {
+							m.AUC = m.AUCLoss
+						}
+					}
 					res.Seeds = append(res.Seeds, sr)
 					res.Resumed++
 					done++

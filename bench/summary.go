@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 // Stat summarises one number over seeds.
@@ -112,14 +114,16 @@ func summarize(cfg Config, skipped map[[2]string]bool, seeds []*SeedResult) []Ce
 				}
 			}
 			slices.SortFunc(mine, func(a, b *SeedResult) int { return a.Seed - b.Seed })
-			summarizeCell(&c, mine)
+			summarizeCell(&c, mine, cfg.Ties)
 			cells = append(cells, c)
 		}
 	}
 	return cells
 }
 
-func summarizeCell(c *CellSummary, seeds []*SeedResult) {
+// summarizeCell aggregates a cell's seeds; AUC follows ties (the journal's
+// seeds may have been run under the other convention: both are stored).
+func summarizeCell(c *CellSummary, seeds []*SeedResult, ties fondue.TieMode) {
 	var epochs []float64
 	methods := map[string][]*MethodResult{}
 	splits := map[string][]*SplitResult{}
@@ -154,7 +158,12 @@ func summarizeCell(c *CellSummary, seeds []*SeedResult) {
 			return newStat(xs)
 		}
 		ms := &MethodSummary{
-			AUC:        get(func(r *MethodResult) float64 { return r.AUC }),
+			AUC: get(func(r *MethodResult) float64 {
+				if ties == fondue.TiesAsLoss {
+					return r.AUCLoss
+				}
+				return r.AUCAverage
+			}),
 			AUCAverage: get(func(r *MethodResult) float64 { return r.AUCAverage }),
 			AUCLoss:    get(func(r *MethodResult) float64 { return r.AUCLoss }),
 			NDCG:       get(func(r *MethodResult) float64 { return r.NDCG }),
