@@ -344,11 +344,14 @@ func seedLine(s *bench.SeedResult) string {
 			sp = append(sp, fmt.Sprintf("%s %.3f", name, r.MeanARI))
 		}
 	}
-	line := "AUC " + strings.Join(parts, ", ")
-	if len(sp) > 0 {
-		line += "; ARI " + strings.Join(sp, ", ")
+	var line []string
+	if len(parts) > 0 {
+		line = append(line, "AUC "+strings.Join(parts, ", "))
 	}
-	return fmt.Sprintf("q=%d; %s", s.Ambiguous, line)
+	if len(sp) > 0 {
+		line = append(line, "ARI "+strings.Join(sp, ", "))
+	}
+	return fmt.Sprintf("q=%d; %s", s.Ambiguous, strings.Join(line, "; "))
 }
 
 // flushCell prints the mean AUC of the cell that just ended.
@@ -381,7 +384,10 @@ func (p *benchProgress) flushCell() {
 			sp = append(sp, fmt.Sprintf("%s %.3f", m, sum[k]/float64(n[k])))
 		}
 	}
-	line := fmt.Sprintf("bench: %s r=%s (%d seeds): mean AUC %s", s0.Dataset, bench.RatioLabel(s0.Ratio), len(p.cell), strings.Join(parts, ", "))
+	line := fmt.Sprintf("bench: %s r=%s (%d seeds)", s0.Dataset, bench.RatioLabel(s0.Ratio), len(p.cell))
+	if len(parts) > 0 {
+		line += ": mean AUC " + strings.Join(parts, ", ")
+	}
 	if len(sp) > 0 {
 		line += "; mean ARI " + strings.Join(sp, ", ")
 	}
