@@ -62,7 +62,7 @@ func newPlot(title, x, y string) *plot.Plot {
 // roc-<dataset>.png (per dataset, at the largest ratio it ran, every
 // method's ROC averaged vertically over the seeds), auc-bars.png (AUC per
 // method and dataset at that ratio, with the paper's FONDUE as a marker) and
-// ari-bars.png (ARI per splitter and dataset).
+// ari-cells.png (ARI per splitter and cell, as markers).
 func (r *Report) WritePlots(dir string) ([]string, error) {
 	var files []string
 	methods := []string{"fondue", "nc", "cc", "degree"}
@@ -214,7 +214,9 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		files = append(files, "auc-bars.png")
 	}
 
-	// ARI bars: every (dataset, ratio) cell with splitting results.
+	// ARI per cell: one marker per splitter, side by side; lines join the
+	// default splitter's and MCL's markers. Bars were unreadable with eight
+	// splitters over sixteen cells.
 	var cells []*CellSummary
 	for k := range r.Results.Cells {
 		c := &r.Results.Cells[k]
@@ -225,35 +227,51 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 	splitters := r.Results.Config.Splitters
 	if len(cells) > 0 && len(splitters) > 0 {
 		p := newPlot("Splitting ARI per cell (mean over seeds and ambiguous nodes)", "", "ARI")
-		p.Y.Max = 1.6 // room for the legend above the bars
+		p.Y.Max = 1.55 // room for the legend above the markers
 		p.Y.Tick.Marker = unitTicks{}
-		n := float64(len(splitters))
-		w := vg.Points(math.Min(12, 60/n))
 		var names []string
 		for _, c := range cells {
 			d, _ := r.Paper.Dataset(c.Dataset)
 			names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(c.Ratio)))
 		}
+		shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{},
+			draw.RingGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+		n := float64(len(splitters))
+		spread := math.Min(0.08, 0.7/n)
 		for k, s := range splitters {
-			vals := make(plotter.Values, len(cells))
+			var pts plotter.XYs
 			for i, c := range cells {
 				if ss, ok := c.Splitters[s]; ok {
-					vals[i] = ss.ARI.Mean
+					pts = append(pts, plotter.XY{X: float64(i) + spread*(float64(k)-(n-1)/2), Y: ss.ARI.Mean})
 				}
 			}
-			b, err := plotter.NewBarChart(vals, w)
+			sc, err := plotter.NewScatter(pts)
 			if err != nil {
 				return files, err
 			}
-			b.Color = colorOf(s, k)
-			b.LineStyle.Width = 0
-			b.Offset = w * vg.Length(float64(k)-(n-1)/2)
-			p.Add(b)
+			sc.GlyphStyle.Color = colorOf(s, k)
+			sc.GlyphStyle.Shape = shapes[k%len(shapes)]
+			sc.GlyphStyle.Radius = vg.Points(3.2)
 			label := s
 			if k == 0 {
 				label += " (default)"
+				sc.GlyphStyle.Shape = draw.CircleGlyph{}
+				sc.GlyphStyle.Radius = vg.Points(4.5)
 			}
-			p.Legend.Add(label, b)
+			if k == 0 || s == "mcl" {
+				l, err := plotter.NewLine(pts)
+				if err != nil {
+					return files, err
+				}
+				l.Color = colorOf(s, k)
+				l.Width = vg.Points(1)
+				if s == "mcl" {
+					l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				}
+				p.Add(l)
+			}
+			p.Add(sc)
+			p.Legend.Add(label, sc)
 		}
 		p.NominalX(names...)
 		p.X.Min, p.X.Max = -0.6, float64(len(cells))-0.4
@@ -264,11 +282,11 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		p.Legend.XOffs = vg.Points(6)
 		p.Add(plotter.NewGrid())
 		p.Y.Min = math.Min(0, p.Y.Min)
-		width := vg.Length(math.Max(6, 0.25*n*float64(len(cells))+1.5)) * vg.Inch
-		if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, "ari-bars.png")); err != nil {
+		width := vg.Length(math.Max(6, 0.55*float64(len(cells))+1.5)) * vg.Inch
+		if err := p.Save(width, 5*vg.Inch, filepath.Join(dir, "ari-cells.png")); err != nil {
 			return files, err
 		}
-		files = append(files, "ari-bars.png")
+		files = append(files, "ari-cells.png")
 	}
 	slices.Sort(files)
 	return files, nil

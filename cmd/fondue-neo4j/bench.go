@@ -48,7 +48,7 @@ q = floor(r*n) random node pairs are merged (the planted ambiguous nodes), then
 
 and writes to --out: RESULTS.md (the paper's tables, with the paper's number
 beside ours in every cell), results.json (every raw number, the configuration
-and the seeds), roc-<dataset>.png, auc-bars.png and ari-bars.png.
+and the seeds), roc-<dataset>.png, auc-bars.png and ari-cells.png.
 
 Finished seeds are appended to results.jsonl as they complete; running the same
 command again resumes where it stopped (--fresh starts over). The engine options

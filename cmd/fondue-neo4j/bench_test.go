@@ -26,7 +26,7 @@ func TestBenchQuick(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	for _, f := range []string{"RESULTS.md", "results.json", "results.jsonl", "roc-polbooks.png", "roc-netscience.png", "auc-bars.png", "ari-bars.png"} {
+	for _, f := range []string{"RESULTS.md", "results.json", "results.jsonl", "roc-polbooks.png", "roc-netscience.png", "auc-bars.png", "ari-cells.png"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
