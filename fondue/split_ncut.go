@@ -36,6 +36,8 @@ import (
 //     cannot be placed from the graph; a group of its own is the honest
 //     answer (and scores better under the adjusted Rand index than a guess).
 //
+// For a hub whose neighbours share more than ncutPairBudget two-hop paths,
+// step 1 leaves out the common neighbours (and step 4 then uses links only).
 // It works without an embedding (step 1 then has no kernel), so it can
 // follow any scoring method, but it is better with one. The splitting
 // benchmark (bench/SPLITTERS.md) measured it above MCL, the paper's
@@ -49,6 +51,11 @@ const DefaultSplitter = SplitNCut
 // ncutKNN is the number of nearest neighbours in embedding space that get
 // a kernel affinity.
 const ncutKNN = 5
+
+// ncutPairBudget bounds the work (and the affinity entries) of the
+// common-neighbour part for one node; above it the part is left out. Ego
+// networks of the paper's graphs stay far below it.
+var ncutPairBudget = 50_000_000
 
 // ncutExactMax is the largest ego network whose relaxation is solved with a
 // dense eigensolver; larger ones use power iteration on the sparse matrix.
@@ -194,6 +201,18 @@ func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
 			w.head[x] = int32(len(w.member) - 1)
 		}
 	}
+	// The common-neighbour pass costs sum_w |T_w|² for T_w the neighbours
+	// adjacent to w; a hub of a dense graph can make that (and the matrix)
+	// huge, and then only links and the kernel are used.
+	cost := 0
+	for _, x := range w.touchedW {
+		c := 0
+		for p := w.head[x]; p >= 0; p = w.next[p] {
+			c++
+		}
+		cost += c * c
+	}
+	useCN := cost <= ncutPairBudget
 	if emb != nil {
 		w.kNN(emb, e)
 	}
@@ -228,7 +247,7 @@ func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
 		}
 		dj := float64(g.Degree(int(j)))
 		for _, x := range g.Neighbors(int(j)) {
-			if x == i {
+			if x == i || !useCN {
 				continue
 			}
 			for p := w.head[x]; p >= 0; p = w.next[p] {

@@ -124,6 +124,20 @@ func TestNCutHedge(t *testing.T) {
 	}
 }
 
+// Over the common-neighbour budget, the two cliques still come apart (on
+// links and the kernel alone).
+func TestNCutPairBudget(t *testing.T) {
+	defer func(b int) { ncutPairBudget = b }(ncutPairBudget)
+	ncutPairBudget = 10
+	g, emb := twoCliques(8, 5)
+	want := [][]int32{rangeGroup(1, 8), rangeGroup(9, 13)}
+	for _, e := range []*Embedding{emb, nil} {
+		if got := propose(t, g, e, SplitNCut, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+			t.Fatalf("groups %v, want %v", got, want)
+		}
+	}
+}
+
 // Splitters are deterministic and do not depend on the number of workers.
 func TestSplittersDeterministicAcrossWorkers(t *testing.T) {
 	g := readTestGraph(t, "polbooks")
