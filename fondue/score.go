@@ -210,7 +210,8 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		nodes := splitCandidates(res, opts.Split)
 		report(PhaseSplitting, 0, len(nodes))
 		sp := SplitConfig{Method: opts.Split.Method, Seed: opts.Seed, RandomSplits: opts.RandomSplits,
-			Unnormalized: opts.Unnormalized, Polish: opts.Polish, Workers: opts.Workers}
+			Unnormalized: opts.Unnormalized, Polish: opts.Polish, Workers: opts.Workers, Prior: res.Prior,
+			Sigma1: opts.CNE.Sigma1, Sigma2: opts.CNE.Sigma2}
 		props, err := ProposeSplits(ctx, g, res.Embedding, nodes, sp)
 		if err != nil {
 			return nil, err

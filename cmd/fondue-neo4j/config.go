@@ -88,8 +88,8 @@ func (a *app) scoreOptions() (fondue.Options, error) {
 	if o.Split.Method != "" && !slices.Contains(fondue.Splitters, o.Split.Method) {
 		return o, usageErrorf("split method %q: want one of %v", o.Split.Method, fondue.Splitters)
 	}
-	if o.Split.Method == fondue.SplitFONDUE && o.Method != fondue.MethodFONDUE {
-		return o, usageErrorf("split method %q needs method %q, not %q", fondue.SplitFONDUE, fondue.MethodFONDUE, o.Method)
+	if fondue.SplitterNeedsEmbedding(o.Split.Method) && o.Method != fondue.MethodFONDUE {
+		return o, usageErrorf("split method %q needs method %q, not %q", o.Split.Method, fondue.MethodFONDUE, o.Method)
 	}
 	o.Split.Top = int(get("split.top", nonNegInt, "a non-negative integer"))
 	o.Split.MinAmbiguity = get("split.min_ambiguity", func(x float64) bool { return x >= 0 && x <= 1 }, "between 0 and 1")

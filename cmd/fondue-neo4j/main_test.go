@@ -90,7 +90,7 @@ func TestScoreMatchesLibrary(t *testing.T) {
 }
 
 func TestScoreSplitAndMethods(t *testing.T) {
-	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--split", "mcl", "--format", "json")
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--split=mcl", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -148,7 +148,8 @@ func TestScoreBadInput(t *testing.T) {
 		{[]string{"score", lesmis, "--format", "xml"}, nil, exitUsage, "--format"},
 		{[]string{"score", lesmis, "--dim", "0"}, nil, exitUsage, "embedding.dim"},
 		{[]string{"score", lesmis, "--method", "pagerank"}, nil, exitUsage, "method"},
-		{[]string{"score", lesmis, "--split", "kmeans"}, nil, exitUsage, "split method"},
+		{[]string{"score", lesmis, "--split=kmeans"}, nil, exitUsage, "split method"},
+		{[]string{"score", lesmis, "--split", "mcl"}, nil, exitUsage, "write --split=mcl"},
 		{[]string{"score", lesmis, "--mode", "fast"}, nil, exitUsage, "embedding.mode"},
 		{[]string{"score", lesmis, "--epochs", "ten"}, nil, exitUsage, "invalid argument"},
 		{[]string{"score", lesmis}, map[string]string{"FONDUE_EMBEDDING_SIGMA2": "0.5"}, exitUsage, "sigma2 (0.5) must be larger"},
@@ -287,3 +288,41 @@ func TestEstimateAndMemoryLimit(t *testing.T) {
 		t.Fatalf("estimate --nodes 0: exit %d %s", code, stderr)
 	}
 }
+
+// --split alone proposes with the default splitter.
+func TestScoreSplitDefault(t *testing.T) {
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "3", "--split", "--format", "json", "--seed", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		Node  int64     `json:"node"`
+		Split [][]int64 `json:"split"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 3 {
+		t.Fatalf("output %v: %s", err, out)
+	}
+	g, _, err := fondue.ReadEdgeListFile(lesmis, fondue.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 4,
+		Split: fondue.SplitOptions{Method: fondue.DefaultSplitter, Top: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range res.Proposals {
+		if len(rows[k].Split) != len(p.Groups) {
+			t.Fatalf("node %d: CLI groups %v, library %v", rows[k].Node, rows[k].Split, p.Groups)
+		}
+		for gi, grp := range p.Groups {
+			for j, x := range grp {
+				if g.Key(int(x)) != strings.TrimSpace(jsonNum(rows[k].Split[gi][j])) {
+					t.Fatalf("node %d group %d differs", rows[k].Node, gi)
+				}
+			}
+		}
+	}
+}
+
+func jsonNum(x int64) string { b, _ := json.Marshal(x); return string(b) }

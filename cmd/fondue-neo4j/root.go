@@ -66,7 +66,7 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	root.SetErr(a.stderr)
 	root.AddCommand(newScoreCmd(a))
 	root.AddCommand(newEstimateCmd(a))
-	benchCmd := &cobra.Command{Use: "bench", Short: "Benchmarks"}
+	benchCmd := newBenchCmd(a)
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
 	return root

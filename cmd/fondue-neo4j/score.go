@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +40,17 @@ ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
 quotient). Isolated nodes cannot be scored; they are counted on stderr.
 Use "-" as FILE to read standard input.`,
 		Example: `  fondue-neo4j score testdata/lesmis.edges --top 10
-  fondue-neo4j score graph.csv --format json --split mcl --top 20`,
-		Args: exactArgs(1, "one edge-list file"),
+  fondue-neo4j score graph.csv --format json --split --top 20
+  fondue-neo4j score graph.csv --split=mcl --top 20`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// --split takes its value after "=": "--split mcl" leaves "mcl"
+			// as a second argument. Say so instead of a generic error.
+			if f := cmd.Flags().Lookup("split"); len(args) == 2 && f.Changed &&
+				f.Value.String() == f.NoOptDefVal && slices.Contains(fondue.Splitters, args[1]) {
+				return usageErrorf("--split %s: write --split=%s (--split alone means the default splitter, %s)", args[1], args[1], fondue.DefaultSplitter)
+			}
+			return exactArgs(1, "one edge-list file")(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if top < 0 {
 				return usageErrorf("--top %d: must be 0 (all) or more", top)
@@ -121,7 +131,9 @@ Use "-" as FILE to read standard input.`,
 	f.StringVar(&format, "format", "tsv", "output format: tsv or json")
 	f.StringVar(&header, "header", "auto", "whether the file's first line is a header: auto, yes or no")
 	addScoreFlags(f)
-	f.String("split", "", "also propose a split for each printed node: "+strings.Join(fondue.Splitters, " or "))
+	f.String("split", "", "also propose a split for each printed node; --split alone uses the default splitter "+
+		fondue.DefaultSplitter+", --split=NAME picks one of "+strings.Join(fondue.Splitters, ", "))
+	f.Lookup("split").NoOptDefVal = fondue.DefaultSplitter
 	f.Int("split-top", 0, "propose splits for the K most ambiguous nodes (default: the printed ones)")
 	return cmd
 }

@@ -1,0 +1,323 @@
+package bench
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// methodColors gives every method and splitter a fixed colour across plots
+// (mostly the Okabe–Ito palette, readable for colour-blind people).
+var methodColors = map[string]color.RGBA{
+	"fondue":    {0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	"nc":        {0x00, 0x72, 0xB2, 0xff}, // blue
+	"cc":        {0x00, 0x9E, 0x73, 0xff}, // green
+	"degree":    {0x99, 0x99, 0x99, 0xff}, // grey
+	"ncut":      {0x00, 0x00, 0x00, 0xff}, // black: the default splitter
+	"mcl":       {0x00, 0x72, 0xB2, 0xff},
+	"spectral":  {0x00, 0x9E, 0x73, 0xff},
+	"posterior": {0xCC, 0x79, 0xA7, 0xff}, // purple
+	"hybrid":    {0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	"mcl2":      {0xE6, 0x9F, 0x00, 0xff}, // orange
+	"2means":    {0x8C, 0x56, 0x4B, 0xff}, // brown
+}
+
+var extraColors = []color.RGBA{
+	{0xF0, 0xE4, 0x42, 0xff}, // yellow
+	{0x66, 0x66, 0x66, 0xff},
+	{0xE6, 0x9F, 0x00, 0xff},
+	{0xCC, 0x79, 0xA7, 0xff},
+}
+
+func colorOf(name string, k int) color.RGBA {
+	if c, ok := methodColors[name]; ok {
+		return c
+	}
+	return extraColors[k%len(extraColors)]
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.X.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	p.X.Tick.Label.Font.Size = vg.Points(10)
+	p.Y.Tick.Label.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	return p
+}
+
+// WritePlots draws the pictures into dir and returns their file names:
+// roc-<dataset>.png (per dataset, at the largest ratio it ran, every
+// method's ROC averaged vertically over the seeds), auc-bars.png (AUC per
+// method and dataset at that ratio, with the paper's FONDUE as a marker) and
+// ari-cells.png (ARI per splitter and cell, as markers).
+func (r *Report) WritePlots(dir string) ([]string, error) {
+	var files []string
+	methods := []string{"fondue", "nc", "cc", "degree"}
+	// Per dataset: the largest ratio with identification results.
+	type pick struct {
+		d string
+		c *CellSummary
+	}
+	var picks []pick
+	for _, name := range r.Results.Config.Datasets {
+		var best *CellSummary
+		for k := range r.Results.Cells {
+			c := &r.Results.Cells[k]
+			if c.Dataset == name && !c.Skipped && len(c.Methods) > 0 && (best == nil || c.Ratio > best.Ratio) {
+				best = c
+			}
+		}
+		if best != nil {
+			picks = append(picks, pick{name, best})
+		}
+	}
+	for _, pk := range picks {
+		c := pk.c
+		d, _ := r.Paper.Dataset(pk.d)
+		seeds := 0
+		for _, ms := range c.Methods {
+			seeds = max(seeds, ms.AUC.N)
+		}
+		p := newPlot(fmt.Sprintf("%s, r = %s (q = %d): ROC averaged over %d seeds", d.Paper, RatioLabel(c.Ratio), c.Ambiguous, seeds),
+			"false positive rate", "true positive rate")
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+		diag := plotter.NewFunction(func(x float64) float64 { return x })
+		diag.Color = color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
+		diag.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		p.Add(diag)
+		for k, m := range methods {
+			ms, ok := c.Methods[m]
+			if !ok || len(ms.ROC) == 0 {
+				continue
+			}
+			pts := make(plotter.XYs, len(ms.ROC))
+			for i, v := range ms.ROC {
+				pts[i].X = float64(i) / float64(len(ms.ROC)-1)
+				pts[i].Y = v
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return files, err
+			}
+			l.Color = colorOf(m, k)
+			l.Width = vg.Points(2)
+			if m == "fondue" {
+				l.Width = vg.Points(2.8)
+			}
+			p.Add(l)
+			label := fmt.Sprintf("%s (AUC %s)", m, f3(ms.AUC.Mean))
+			if pv, ok := r.Paper.AUC.Get(pk.d, c.Ratio, m); ok {
+				label += fmt.Sprintf(", paper %s", f3(pv))
+			}
+			p.Legend.Add(label, l)
+		}
+		p.Legend.Top = false
+		p.Legend.Left = false
+		p.Legend.XOffs = -vg.Points(6)
+		p.Legend.YOffs = vg.Points(6)
+		p.Add(plotter.NewGrid())
+		name := "roc-" + pk.d + ".png"
+		if err := p.Save(6*vg.Inch, 5*vg.Inch, filepath.Join(dir, name)); err != nil {
+			return files, err
+		}
+		files = append(files, name)
+	}
+
+	// AUC bars.
+	if len(picks) > 0 {
+		p := newPlot("Identification AUC per dataset (largest ratio run; squares: the paper's FONDUE)", "", "AUC")
+		p.Y.Min, p.Y.Max = 0, 1.35 // room for the legend above the bars
+		p.Y.Tick.Marker = unitTicks{}
+		w := vg.Points(12)
+		if len(picks) > 6 {
+			w = vg.Points(8)
+		}
+		var names []string
+		for _, pk := range picks {
+			d, _ := r.Paper.Dataset(pk.d)
+			names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(pk.c.Ratio)))
+		}
+		shown := 0
+		for k, m := range methods {
+			vals := make(plotter.Values, len(picks))
+			have := false
+			for i, pk := range picks {
+				vals[i] = math.NaN()
+				if ms, ok := pk.c.Methods[m]; ok {
+					vals[i] = ms.AUC.Mean
+					have = true
+				}
+			}
+			if !have {
+				continue
+			}
+			for i := range vals {
+				if math.IsNaN(vals[i]) {
+					vals[i] = 0
+				}
+			}
+			b, err := plotter.NewBarChart(vals, w)
+			if err != nil {
+				return files, err
+			}
+			b.Color = colorOf(m, k)
+			b.LineStyle.Width = 0
+			b.Offset = w * vg.Length(float64(shown)-1.5)
+			shown++
+			p.Add(b)
+			p.Legend.Add(m, b)
+			if m == "fondue" {
+				var pts plotter.XYs
+				for i, pk := range picks {
+					if pv, ok := r.Paper.AUC.Get(pk.d, pk.c.Ratio, "fondue"); ok {
+						pts = append(pts, plotter.XY{X: float64(i), Y: pv})
+					}
+				}
+				if len(pts) > 0 {
+					sc, err := plotter.NewScatter(pts)
+					if err != nil {
+						return files, err
+					}
+					sc.GlyphStyle.Shape = draw.BoxGlyph{}
+					sc.GlyphStyle.Radius = vg.Points(3.5)
+					sc.GlyphStyle.Color = color.Black
+					p.Add(offsetScatter{sc, b.Offset})
+					p.Legend.Add("paper FONDUE", sc)
+				}
+			}
+		}
+		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.6, float64(len(picks))-0.4
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Legend.XOffs = vg.Points(6)
+		p.Add(plotter.NewGrid())
+		width := vg.Length(math.Max(6, 1.1*float64(len(picks)))) * vg.Inch
+		if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, "auc-bars.png")); err != nil {
+			return files, err
+		}
+		files = append(files, "auc-bars.png")
+	}
+
+	// ARI per cell: one marker per splitter, side by side; lines join the
+	// default splitter's and MCL's markers. Bars were unreadable with eight
+	// splitters over sixteen cells.
+	var cells []*CellSummary
+	for k := range r.Results.Cells {
+		c := &r.Results.Cells[k]
+		if !c.Skipped && len(c.Splitters) > 0 {
+			cells = append(cells, c)
+		}
+	}
+	splitters := r.Results.Config.Splitters
+	if len(cells) > 0 && len(splitters) > 0 {
+		p := newPlot("Splitting ARI per cell (mean over seeds and ambiguous nodes)", "", "ARI")
+		p.Y.Max = 1.55 // room for the legend above the markers
+		p.Y.Tick.Marker = unitTicks{}
+		var names []string
+		for _, c := range cells {
+			d, _ := r.Paper.Dataset(c.Dataset)
+			names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(c.Ratio)))
+		}
+		shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{},
+			draw.RingGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+		n := float64(len(splitters))
+		spread := math.Min(0.08, 0.7/n)
+		for k, s := range splitters {
+			var pts plotter.XYs
+			for i, c := range cells {
+				if ss, ok := c.Splitters[s]; ok {
+					pts = append(pts, plotter.XY{X: float64(i) + spread*(float64(k)-(n-1)/2), Y: ss.ARI.Mean})
+				}
+			}
+			sc, err := plotter.NewScatter(pts)
+			if err != nil {
+				return files, err
+			}
+			sc.GlyphStyle.Color = colorOf(s, k)
+			sc.GlyphStyle.Shape = shapes[k%len(shapes)]
+			sc.GlyphStyle.Radius = vg.Points(3.2)
+			label := s
+			if k == 0 {
+				label += " (default)"
+				sc.GlyphStyle.Shape = draw.CircleGlyph{}
+				sc.GlyphStyle.Radius = vg.Points(4.5)
+			}
+			if k == 0 || s == "mcl" {
+				l, err := plotter.NewLine(pts)
+				if err != nil {
+					return files, err
+				}
+				l.Color = colorOf(s, k)
+				l.Width = vg.Points(1)
+				if s == "mcl" {
+					l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				}
+				p.Add(l)
+			}
+			p.Add(sc)
+			p.Legend.Add(label, sc)
+		}
+		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.6, float64(len(cells))-0.4
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign = draw.XRight
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Legend.XOffs = vg.Points(6)
+		p.Add(plotter.NewGrid())
+		p.Y.Min = math.Min(0, p.Y.Min)
+		width := vg.Length(math.Max(6, 0.55*float64(len(cells))+1.5)) * vg.Inch
+		if err := p.Save(width, 5*vg.Inch, filepath.Join(dir, "ari-cells.png")); err != nil {
+			return files, err
+		}
+		files = append(files, "ari-cells.png")
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// offsetScatter draws a scatter shifted horizontally by a fixed length, to
+// sit on top of an offset bar.
+type offsetScatter struct {
+	*plotter.Scatter
+	off vg.Length
+}
+
+func (s offsetScatter) Plot(c draw.Canvas, p *plot.Plot) {
+	c.Push()
+	c.Translate(vg.Point{X: s.off})
+	s.Scatter.Plot(c, p)
+	c.Pop()
+}
+
+// unitTicks marks 0, 0.2, ..., 1 only, so that the room left above 1 for
+// the legend has no ticks.
+type unitTicks struct{}
+
+func (unitTicks) Ticks(lo, hi float64) []plot.Tick {
+	var t []plot.Tick
+	for k := -5; k <= 5; k++ {
+		x := float64(k) / 5
+		if x < lo-1e-9 || x > math.Min(hi, 1)+1e-9 {
+			continue
+		}
+		t = append(t, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
+	}
+	return t
+}

@@ -1,0 +1,641 @@
+package bench
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Machine describes where a run happened.
+type Machine struct {
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	MemoryGB   int    `json:"memory_gb,omitempty"`
+	OS         string `json:"os"`
+	Go         string `json:"go"`
+}
+
+// ThisMachine describes the current machine (CPU model and memory from /proc
+// on Linux).
+func ThisMachine() Machine {
+	m := Machine{Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		OS: runtime.GOOS + "/" + runtime.GOARCH, Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.Atoi(f[1]); err == nil {
+					m.MemoryGB = int(math.Round(float64(kb) / (1 << 20)))
+				}
+			}
+		}
+	}
+	return m
+}
+
+func (m Machine) String() string {
+	s := fmt.Sprintf("%d cores (GOMAXPROCS %d)", m.Cores, m.GOMAXPROCS)
+	if m.CPU != "" {
+		s = m.CPU + ", " + s
+	}
+	if m.MemoryGB > 0 {
+		s += fmt.Sprintf(", %d GB RAM", m.MemoryGB)
+	}
+	return s + ", " + m.OS + ", " + m.Go
+}
+
+// Report is what the writers need besides the results.
+type Report struct {
+	Results *Results
+	Paper   *PaperData
+	Machine Machine
+	Command string // the command line that produced the results
+	// Plots are the picture files (relative to the markdown file) to show.
+	Plots []string
+}
+
+// f3 formats a value like the paper's tables: three decimals, no leading
+// zero (".868", "-.012"); NaN as "?".
+func f3(x float64) string {
+	if math.IsNaN(x) {
+		return "?"
+	}
+	s := strconv.FormatFloat(x, 'f', 3, 64)
+	s = strings.Replace(s, "0.", ".", 1)
+	if s == "-.000" {
+		s = ".000"
+	}
+	return s
+}
+
+// fsec formats seconds with about three significant digits.
+func fsec(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "?"
+	case x >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case x >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	case x >= 1:
+		return strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// reportDatasets lists the rows of a table in the paper's order: the
+// datasets the table has cells for (the AUC table when table is nil), and
+// any other dataset of the run.
+func (r *Report) reportDatasets(table *PaperTable) []PaperDataset {
+	if table == nil {
+		table = &r.Paper.AUC
+	}
+	var out []PaperDataset
+	for _, d := range r.Paper.Datasets {
+		if len(table.Cells[d.Name]) > 0 || slices.Contains(r.Results.Config.Datasets, d.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// reportRatios is the union of the paper's ratios and the run's, ascending.
+func (r *Report) reportRatios() []float64 {
+	rs := slices.Clone(r.Results.Config.Ratios)
+	for _, x := range r.Paper.PaperRatios() {
+		if !slices.ContainsFunc(rs, func(y float64) bool { return RatioKey(x) == RatioKey(y) }) {
+			rs = append(rs, x)
+		}
+	}
+	slices.Sort(rs)
+	return rs
+}
+
+// cellState says what a (dataset, ratio) cell of ours holds.
+func (r *Report) cell(d PaperDataset, ratio float64) (c *CellSummary, mark string) {
+	if !d.Available() {
+		return nil, "n/a"
+	}
+	c = r.Results.Cell(d.Name, ratio)
+	switch {
+	case c == nil:
+		return nil, "not run"
+	case c.Skipped:
+		return c, "-"
+	case c.IdentSeeds == 0 && c.SplitSeeds == 0:
+		return c, "not run"
+	}
+	return c, ""
+}
+
+// WriteMarkdown writes the report: the paper's tables with our numbers and
+// the paper's side by side, target checks, and the plots.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	res := r.Results
+	cfg := res.Config
+	p("# FONDUE benchmark: this implementation against the paper\n\n")
+	if r.Command != "" {
+		p("```\n%s\n```\n\n", r.Command)
+	}
+	p("- Machine: %s\n", r.Machine)
+	p("- Run: %s to %s (%s wall, %d seeds run, %d resumed from the journal)%s\n",
+		res.Started.Format("2006-01-02 15:04"), res.Finished.Format("15:04 MST"), fsec(res.Seconds)+" s",
+		len(res.Seeds)-res.Resumed, res.Resumed, map[bool]string{true: "", false: "; **incomplete**"}[res.Complete])
+	compute := 0.0
+	for _, s := range res.Seeds {
+		compute += seedSeconds(s)
+	}
+	p("- Compute time of the seeds reported (sum of their wall times, whenever they ran): %s s\n", fsec(compute))
+	p("- Seeds: %d contraction seeds per cell for identification, %d for splitting (the paper: 10 and 3); %s\n",
+		cfg.Seeds, cfg.SplitSeeds, cfg.SeedRule)
+	e := cfg.Engine
+	p("- Engine: CNE d=%d, sigma1=%g, sigma2=%g, lr=%g, epochs<=%d, tol=%g, neg-ratio=%d, mode %s (exact up to %d nodes); FONDUE random splits %d, normalized %v, polish %v; base seed %d\n",
+		e.Dim, e.Sigma1, e.Sigma2, e.LearningRate, e.MaxEpochs, e.Tol, e.NegRatio, e.Mode, e.ExactMaxNodes,
+		e.RandomSplits, e.Normalized, e.Polish, e.BaseSeed)
+	p("- Paper numbers: %s (bench/paper.json)\n", r.Paper.Source)
+	p("- Cell marks: `-` q = floor(r*n) = 0, no ambiguous node (as in the paper); `n/a` dataset not available; `not run` not in this run.\n\n")
+
+	r.writeAUC(p)
+	r.writeTargets(p)
+	r.writeNDCG(p)
+	r.writeSplit(p)
+	r.writeRuntime(p)
+	if len(r.Plots) > 0 {
+		p("## Plots\n\n")
+		for _, f := range r.Plots {
+			p("![%s](%s)\n\n", strings.TrimSuffix(f, ".png"), f)
+		}
+	}
+	return bw.Flush()
+}
+
+func (r *Report) tieNote() string {
+	if r.Results.Config.Ties == "loss" {
+		return "AUC counts a tied positive-negative pair as a **loss** for the positive (`--ties loss`): the convention that reproduces the paper's CC and degree columns (docs/method.md section 9). It is not the usual AUC."
+	}
+	return "AUC uses **average ranks for ties** (a tied positive-negative pair counts half; the usual ROC AUC, `--ties average`). The paper's CC and degree columns were computed with ties counted as losses (docs/method.md section 9), so our CC and degree values are higher on graphs with many ties; `--ties loss` reproduces the paper's convention. FONDUE scores have no ties, so its column is the same either way. results.json has both."
+}
+
+func (r *Report) writeAUC(p func(string, ...any)) {
+	ratios := r.reportRatios()
+	methods := []string{"fondue", "nc", "cc", "degree"}
+	p("## Identification: AUC (the paper's table quant)\n\n%s\n\n", r.tieNote())
+	p("Each cell: ours FONDUE / NC / CC / degree, mean over seeds; below it, in parentheses, the paper's.\n\n")
+	p("| dataset |")
+	for _, x := range ratios {
+		p(" %s |", RatioLabel(x))
+	}
+	p("\n|---|")
+	for range ratios {
+		p("---|")
+	}
+	p("\n")
+	for _, d := range r.reportDatasets(nil) {
+		p("| %s |", d.Paper)
+		for _, x := range ratios {
+			c, mark := r.cell(d, x)
+			paper := r.Paper.AUC.HasCell(d.Name, x)
+			var ours string
+			switch {
+			case mark == "n/a" && !paper && r.qZero(d, x):
+				ours = "-"
+			case mark == "n/a":
+				ours = "n/a"
+			case mark == "-" || (mark == "not run" && !paper && d.Available() && r.qZero(d, x)):
+				ours = "-"
+			case mark != "" || c.Methods == nil:
+				ours = mark
+				if ours == "" {
+					ours = "not run"
+				}
+			default:
+				var parts []string
+				for _, m := range methods {
+					if ms, ok := c.Methods[m]; ok {
+						parts = append(parts, f3(ms.AUC.Mean))
+					} else {
+						parts = append(parts, "·")
+					}
+				}
+				ours = strings.Join(parts, "/")
+			}
+			if paper {
+				var parts []string
+				for _, m := range methods {
+					v, _ := r.Paper.AUC.Get(d.Name, x, m)
+					parts = append(parts, f3(v))
+				}
+				ours += "<br>(" + strings.Join(parts, "/") + ")"
+			} else if ours != "-" {
+				ours += "<br>(paper: -)"
+			}
+			p(" %s |", ours)
+		}
+		p("\n")
+	}
+	p("\n")
+}
+
+// qZero reports whether floor(ratio * n) = 0 for the paper's node count.
+func (r *Report) qZero(d PaperDataset, ratio float64) bool {
+	return int(math.Floor(ratio*float64(d.Nodes)*(1+1e-9))) == 0
+}
+
+func (r *Report) writeTargets(p func(string, ...any)) {
+	p("### Targets: FONDUE against the paper and against degree\n\n")
+	p("Target: our FONDUE AUC within 0.02 of the paper's or above it, and above our degree AUC, in every cell the paper reports. ± is the standard deviation over seeds.\n\n")
+	p("| dataset | ratio | seeds | ours FONDUE | paper FONDUE | ours − paper | ours degree | FONDUE − degree | target |\n")
+	p("|---|---|---|---|---|---|---|---|---|\n")
+	met, total := 0, 0
+	for _, d := range r.reportDatasets(&r.Paper.AUC) {
+		for _, x := range r.reportRatios() {
+			pv, ok := r.Paper.AUC.Get(d.Name, x, "fondue")
+			if !ok {
+				continue
+			}
+			c, mark := r.cell(d, x)
+			if mark != "" || c.Methods == nil || c.Methods["fondue"] == nil {
+				if mark == "" {
+					mark = "not run"
+				}
+				p("| %s | %s | | %s | %s | | | | |\n", d.Paper, RatioLabel(x), mark, f3(pv))
+				continue
+			}
+			f := c.Methods["fondue"].AUC
+			line := fmt.Sprintf("| %s | %s | %d | %s ± %s | %s | %+.3f |", d.Paper, RatioLabel(x), f.N, f3(f.Mean), f3(f.SD), f3(pv), f.Mean-pv)
+			ok1 := f.Mean >= pv-0.02
+			ok2 := true
+			if dg := c.Methods["degree"]; dg != nil {
+				ok2 = f.Mean > dg.AUC.Mean
+				line += fmt.Sprintf(" %s | %+.3f |", f3(dg.AUC.Mean), f.Mean-dg.AUC.Mean)
+			} else {
+				line += " | |"
+			}
+			total++
+			verdict := "**miss**"
+			if ok1 && ok2 {
+				verdict = "met"
+				met++
+			} else if !ok1 {
+				verdict = "**miss** (paper)"
+			} else {
+				verdict = "**miss** (degree)"
+			}
+			p("%s %s |\n", line, verdict)
+		}
+	}
+	p("\nTargets met in %d of %d cells run.\n\n", met, total)
+}
+
+func (r *Report) writeNDCG(p func(string, ...any)) {
+	ratios := r.reportRatios()
+	methods := []string{"fondue", "nc", "cc", "degree"}
+	p("## Identification: NDCG\n\nThe journal version's ranking metric (tied scores share their average gain). Each cell: FONDUE / NC / CC / degree, mean over seeds. The paper reports no NDCG.\n\n")
+	p("| dataset |")
+	for _, x := range ratios {
+		p(" %s |", RatioLabel(x))
+	}
+	p("\n|---|")
+	for range ratios {
+		p("---|")
+	}
+	p("\n")
+	for _, d := range r.reportDatasets(nil) {
+		if !d.Available() || !slices.Contains(r.Results.Config.Datasets, d.Name) {
+			continue
+		}
+		p("| %s |", d.Paper)
+		for _, x := range ratios {
+			c, mark := r.cell(d, x)
+			if mark != "" || c.Methods == nil {
+				if mark == "" {
+					mark = "not run"
+				}
+				p(" %s |", mark)
+				continue
+			}
+			var parts []string
+			for _, m := range methods {
+				if ms, ok := c.Methods[m]; ok {
+					parts = append(parts, f3(ms.NDCG.Mean))
+				} else {
+					parts = append(parts, "·")
+				}
+			}
+			p(" %s |", strings.Join(parts, "/"))
+		}
+		p("\n")
+	}
+	p("\n")
+}
+
+func (r *Report) writeSplit(p func(string, ...any)) {
+	splitters := r.Results.Config.Splitters
+	ratios := r.reportRatios()
+	p("## Splitting: ARI (the paper's table split)\n\n")
+	p("For every planted ambiguous node, the adjusted Rand index of the splitter's partition of its neighbours against their true origin, averaged over the nodes, then over seeds. Neighbours of both merged nodes have no true side: they are left out (the `shared` column counts them). Splitters: %s (the first is the default).\n\n", strings.Join(splitters, ", "))
+	p("Each cell: one line per splitter, ours (the paper's, where it has one).\n\n")
+	p("| dataset |")
+	for _, x := range ratios {
+		p(" %s |", RatioLabel(x))
+	}
+	p("\n|---|")
+	for range ratios {
+		p("---|")
+	}
+	p("\n")
+	for _, d := range r.reportDatasets(&r.Paper.ARI) {
+		if !d.Available() && len(r.Paper.ARI.Cells[d.Name]) == 0 {
+			continue
+		}
+		p("| %s |", d.Paper)
+		for _, x := range ratios {
+			c, mark := r.cell(d, x)
+			paper := r.Paper.ARI.HasCell(d.Name, x)
+			var lines []string
+			switch {
+			case mark == "n/a":
+				lines = append(lines, "n/a")
+			case mark != "" || c.Splitters == nil:
+				if mark == "" {
+					mark = "not run"
+				}
+				if mark == "not run" && r.qZero(d, x) {
+					mark = "-"
+				}
+				lines = append(lines, mark)
+			default:
+				for _, s := range splitters {
+					ss, ok := c.Splitters[s]
+					if !ok {
+						continue
+					}
+					l := s + " " + f3(ss.ARI.Mean)
+					if pv, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
+						l += " (" + f3(pv) + ")"
+					}
+					lines = append(lines, l)
+				}
+			}
+			if paper && (mark == "n/a" || mark == "not run" || mark == "-") {
+				var pp []string
+				for _, s := range []string{"fondue", "mcl"} {
+					if v, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
+						pp = append(pp, s+" "+f3(v))
+					}
+				}
+				lines = append(lines, "(paper: "+strings.Join(pp, ", ")+")")
+			}
+			p(" %s |", strings.Join(lines, "<br>"))
+		}
+		p("\n")
+	}
+	p("\n")
+	// Detail table with the default against MCL.
+	if len(splitters) == 0 {
+		return
+	}
+	def := splitters[0]
+	p("### Splitting detail\n\n")
+	p("Mean ARI ± sd over seeds. `nodes`: ambiguous nodes evaluated over all seeds; `shared`: neighbours left out as shared, of all neighbours; `groups`: mean number of groups made.\n\n")
+	p("| dataset | ratio | seeds | nodes | shared |")
+	for _, s := range splitters {
+		p(" %s |", s)
+	}
+	p(" paper FONDUE | paper MCL | %s groups | mcl groups |\n|---|---|---|---|---|", def)
+	for range splitters {
+		p("---|")
+	}
+	p("---|---|---|---|\n")
+	var sumDef, sumMCL float64
+	var nPaper, winsDef int
+	for _, d := range r.reportDatasets(nil) {
+		for _, x := range ratios {
+			c, mark := r.cell(d, x)
+			if mark != "" || c.Splitters == nil {
+				continue
+			}
+			any := c.Splitters[def]
+			if any == nil {
+				for _, s := range splitters {
+					if c.Splitters[s] != nil {
+						any = c.Splitters[s]
+						break
+					}
+				}
+			}
+			p("| %s | %s | %d | %d | %d/%d |", d.Paper, RatioLabel(x), c.SplitSeeds, any.Nodes, any.Shared, any.Shared+any.Neighbors)
+			for _, s := range splitters {
+				if ss := c.Splitters[s]; ss != nil {
+					p(" %s ± %s |", f3(ss.ARI.Mean), f3(ss.ARI.SD))
+				} else {
+					p(" |")
+				}
+			}
+			pf, okf := r.Paper.ARI.Get(d.Name, x, "fondue")
+			pm, okm := r.Paper.ARI.Get(d.Name, x, "mcl")
+			cellStr := func(v float64, ok bool) string {
+				if !ok {
+					return ""
+				}
+				return f3(v)
+			}
+			dg, mg := "", ""
+			if ss := c.Splitters[def]; ss != nil {
+				dg = strconv.FormatFloat(ss.MeanGroups, 'f', 2, 64)
+			}
+			if ss := c.Splitters["mcl"]; ss != nil {
+				mg = strconv.FormatFloat(ss.MeanGroups, 'f', 2, 64)
+			}
+			p(" %s | %s | %s | %s |\n", cellStr(pf, okf), cellStr(pm, okm), dg, mg)
+			if okm && c.Splitters[def] != nil && c.Splitters["mcl"] != nil {
+				nPaper++
+				a, b := c.Splitters[def].ARI.Mean, c.Splitters["mcl"].ARI.Mean
+				sumDef += a
+				sumMCL += b
+				if a >= b {
+					winsDef++
+				}
+			}
+		}
+	}
+	if nPaper > 0 && def != "mcl" {
+		p("\nOn the %d cells of the paper's split table that ran: default splitter `%s` mean ARI %s, `mcl` %s (difference %+.3f); `%s` at least as good as `mcl` in %d of %d cells.\n",
+			nPaper, def, f3(sumDef/float64(nPaper)), f3(sumMCL/float64(nPaper)), (sumDef-sumMCL)/float64(nPaper), def, winsDef, nPaper)
+	}
+	p("\n")
+}
+
+func (r *Report) writeRuntime(p func(string, ...any)) {
+	ratios := r.reportRatios()
+	p("## Runtime (seconds per run; the paper's table runtime)\n\n")
+	p("Each cell: ours FONDUE / NC / CC, mean wall time per seed, then the paper's in parentheses. Our FONDUE time includes the degree prior, the CNE embedding and the scoring; the paper does not say whether its times include the embedding. The paper ran on an i7-7700K (4 cores, 32 GB); ours ran on the machine above, with the machine possibly shared.\n\n")
+	p("| dataset |")
+	for _, x := range ratios {
+		p(" %s |", RatioLabel(x))
+	}
+	p("\n|---|")
+	for range ratios {
+		p("---|")
+	}
+	p("\n")
+	methods := []string{"fondue", "nc", "cc"}
+	for _, d := range r.reportDatasets(&r.Paper.Runtime) {
+		p("| %s |", d.Paper)
+		for _, x := range ratios {
+			c, mark := r.cell(d, x)
+			var s string
+			if mark != "" || c.Methods == nil {
+				s = mark
+				if s == "" || (s == "not run" && r.qZero(d, x)) {
+					s = "-"
+				}
+			} else {
+				var parts []string
+				for _, m := range methods {
+					if ms, ok := c.Methods[m]; ok {
+						parts = append(parts, fsec(ms.Seconds.Total))
+					} else {
+						parts = append(parts, "·")
+					}
+				}
+				s = strings.Join(parts, "/")
+			}
+			if r.Paper.Runtime.HasCell(d.Name, x) {
+				var parts []string
+				for _, m := range methods {
+					v, _ := r.Paper.Runtime.Get(d.Name, x, m)
+					parts = append(parts, fsec(v))
+				}
+				s += "<br>(" + strings.Join(parts, "/") + ")"
+			}
+			p(" %s |", s)
+		}
+		p("\n")
+	}
+	p("\n### Where the time goes\n\nMean seconds per seed, by phase. `epochs`: CNE epochs to convergence.\n\n")
+	p("| dataset | ratio | nodes | q | prior | embedding | FONDUE scoring | epochs | degree | CC | NC | splitting (all splitters) | seed total |\n")
+	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, cs := range r.Results.Cells {
+		if cs.Skipped || (cs.IdentSeeds == 0 && cs.SplitSeeds == 0) {
+			continue
+		}
+		seeds := r.seedsOf(cs.Dataset, cs.Ratio)
+		var n, total float64
+		for _, s := range seeds {
+			n = float64(s.Nodes)
+			total += seedSeconds(s)
+		}
+		total /= float64(len(seeds))
+		get := func(m string) (ph Phases, ok bool) {
+			if ms, ok := cs.Methods[m]; ok {
+				return ms.Seconds, true
+			}
+			return Phases{}, false
+		}
+		f, fok := get("fondue")
+		cell := func(ph Phases, ok bool) string {
+			if !ok {
+				return ""
+			}
+			return fsec(ph.Total)
+		}
+		split := 0.0
+		for _, ss := range cs.Splitters {
+			split += ss.Seconds
+		}
+		pr, em, sc := "", "", ""
+		if fok {
+			pr, em, sc = fsec(f.Prior), fsec(f.Embedding), fsec(f.Scoring)
+		}
+		dg, dok := get("degree")
+		cc, cok := get("cc")
+		nc, nok := get("nc")
+		ep := ""
+		if cs.Epochs.N > 0 {
+			ep = strconv.FormatFloat(cs.Epochs.Mean, 'f', 0, 64)
+		}
+		p("| %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cs.Dataset, RatioLabel(cs.Ratio), n, cs.Ambiguous,
+			pr, em, sc, ep, cell(dg, dok), cell(cc, cok), cell(nc, nok), fsec(split), fsec(total))
+	}
+	p("\n")
+}
+
+// seedSeconds is the wall time spent on one seed: contraction, the
+// embedding and FONDUE scoring, the baselines and the splitters.
+func seedSeconds(s *SeedResult) float64 {
+	t := s.ContractSeconds + s.EmbedSeconds
+	for m, r := range s.Methods {
+		if m != "fondue" {
+			t += r.Seconds.Total
+		}
+	}
+	for _, sp := range s.Splitters {
+		t += sp.Seconds
+	}
+	return t
+}
+
+func (r *Report) seedsOf(dataset string, ratio float64) []*SeedResult {
+	var out []*SeedResult
+	for _, s := range r.Results.Seeds {
+		if s.Dataset == dataset && RatioKey(s.Ratio) == RatioKey(ratio) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// WriteJSON writes the results with the configuration, the machine and the
+// paper's source: indented at the top, one line per seed and per cell, so
+// that the file stays readable and diffable while holding every number.
+func (r *Report) WriteJSON(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	enc := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err) // only NaN can fail, and the types guard against it
+		}
+		return string(b)
+	}
+	res := r.Results
+	fmt.Fprintf(bw, "{\n  \"command\": %s,\n  \"machine\": %s,\n  \"paper_source\": %s,\n  \"config\": %s,\n",
+		enc(r.Command), enc(r.Machine), enc(r.Paper.Source), enc(res.Config))
+	fmt.Fprintf(bw, "  \"started\": %s,\n  \"finished\": %s,\n  \"wall_seconds\": %s,\n  \"complete\": %v,\n  \"resumed\": %d,\n",
+		enc(res.Started), enc(res.Finished), enc(res.Seconds), res.Complete, res.Resumed)
+	fmt.Fprintf(bw, "  \"cells\": [")
+	for k, c := range res.Cells {
+		sep := ","
+		if k == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(bw, "%s\n    %s", sep, enc(c))
+	}
+	fmt.Fprintf(bw, "\n  ],\n  \"seeds\": [")
+	for k, s := range res.Seeds {
+		sep := ","
+		if k == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(bw, "%s\n    %s", sep, enc(s))
+	}
+	fmt.Fprintf(bw, "\n  ]\n}\n")
+	return bw.Flush()
+}

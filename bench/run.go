@@ -1,0 +1,604 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// Config describes one benchmark run.
+type Config struct {
+	// Datasets to run (names of paper.json; default: all available).
+	Datasets []string
+	// Ratios are the contraction ratios (default: the paper's 0.001, 0.01, 0.1).
+	Ratios []float64
+	// Seeds is the number of contraction seeds per cell for identification
+	// (seeds 1..Seeds; the paper used 10). SplitSeeds is the number for
+	// splitting (seeds 1..SplitSeeds; the paper used 3). A seed counted by
+	// both uses one contraction and one embedding for both evaluations.
+	Seeds, SplitSeeds int
+	// Methods are the identification methods (default fondue.Methods).
+	Methods []string
+	// Splitters are the splitters evaluated (default fondue.Splitters).
+	Splitters []string
+	// Ties is the AUC tie convention of the tables; both conventions are
+	// always recorded in the JSON.
+	Ties fondue.TieMode
+	// Engine configures the engine as the score command does. Engine.Seed is
+	// the base seed: seed k of a cell embeds with Engine.Seed + k − 1.
+	// Method, Split and Progress are ignored.
+	Engine fondue.Options
+	// DataDir holds the edge lists (see FindDataDir).
+	DataDir string
+	// Journal, when set, is a file of finished seeds (JSON lines): every
+	// seed is appended as soon as it is done, and seeds already in it with
+	// the same configuration are not run again (resume after a crash).
+	Journal string
+	// Fresh ignores and truncates an existing journal.
+	Fresh bool
+	// ReportOnly runs nothing: the results are the journal's seeds that
+	// match the configuration, and the rest is reported as not run.
+	ReportOnly bool
+	// Progress, when set, receives events from the calling goroutine.
+	Progress func(Event)
+	// Checkpoint, when set, receives the results so far after every cell
+	// (dataset and ratio), e.g. to rewrite a report as the run goes.
+	Checkpoint func(*Results)
+}
+
+// EventKind says what an Event reports.
+type EventKind int
+
+const (
+	EventStart    EventKind = iota // the run starts; Total is the number of seeds to do
+	EventLoaded                    // a dataset was read
+	EventSeedDone                  // a seed finished (Seed is set)
+	EventResumed                   // a seed was taken from the journal (Seed is set)
+	EventCellSkip                  // a cell has q = 0 and is skipped, as in the paper
+)
+
+// Event is a progress report of Run.
+type Event struct {
+	Kind        EventKind
+	Done, Total int // seeds done (run or resumed) and in total
+	Dataset     string
+	Ratio       float64
+	Seed        *SeedResult
+	Nodes       int // EventLoaded: the dataset's size
+	Edges       int
+}
+
+// Phases are wall times in seconds.
+type Phases struct {
+	Prior     float64 `json:"prior,omitempty"`
+	Embedding float64 `json:"embedding,omitempty"`
+	Scoring   float64 `json:"scoring"`
+	Total     float64 `json:"total"`
+}
+
+// MethodResult is one identification method on one contracted graph.
+type MethodResult struct {
+	AUC        float64 `json:"auc"`         // with the run's tie convention
+	AUCAverage float64 `json:"auc_average"` // ties count half (the usual AUC)
+	AUCLoss    float64 `json:"auc_loss"`    // ties count as a loss (the paper's baselines)
+	NDCG       float64 `json:"ndcg"`
+	// ROC holds the true-positive rate at false-positive rates
+	// 0, 1/(ROCPoints−1), …, 1 (the ROC curve with diagonal steps for ties,
+	// linearly interpolated).
+	ROC     []float64 `json:"roc"`
+	Seconds Phases    `json:"seconds"`
+}
+
+// ROCPoints is the number of grid points of MethodResult.ROC.
+const ROCPoints = 101
+
+// CNEInfo describes the embedding of one seed.
+type CNEInfo struct {
+	Mode      string `json:"mode"`
+	Epochs    int    `json:"epochs"`
+	Converged bool   `json:"converged"`
+}
+
+// SeedResult holds everything measured on one contracted graph.
+type SeedResult struct {
+	Dataset    string  `json:"dataset"`
+	Ratio      float64 `json:"ratio"`
+	Seed       int     `json:"seed"`        // contraction seed
+	EngineSeed uint64  `json:"engine_seed"` // seed of the embedding and the random sign vectors
+	Nodes      int     `json:"nodes"`       // of the contracted graph
+	Edges      int     `json:"edges"`
+	Ambiguous  int     `json:"ambiguous"` // q, the planted ambiguous nodes
+	// DroppedLoops counts edges between the two nodes of a pair,
+	// MergedEdges the duplicate edges collapsed by the merge.
+	DroppedLoops    int     `json:"dropped_loops"`
+	MergedEdges     int     `json:"merged_edges"`
+	ContractSeconds float64 `json:"contract_seconds"`
+	// EmbedSeconds is the time of the FONDUE run (prior, embedding,
+	// scoring) shared by the FONDUE method and the splitters.
+	EmbedSeconds float64                  `json:"embed_seconds"`
+	CNE          *CNEInfo                 `json:"cne,omitempty"`
+	Methods      map[string]*MethodResult `json:"methods,omitempty"`
+	Splitters    map[string]*SplitResult  `json:"splitters,omitempty"`
+	Fingerprint  string                   `json:"fingerprint"`
+}
+
+// EngineRecord is the engine configuration as recorded in the results.
+type EngineRecord struct {
+	BaseSeed      uint64  `json:"base_seed"`
+	Dim           int     `json:"dim"`
+	Sigma1        float64 `json:"sigma1"`
+	Sigma2        float64 `json:"sigma2"`
+	LearningRate  float64 `json:"learning_rate"`
+	MaxEpochs     int     `json:"max_epochs"`
+	Tol           float64 `json:"tol"`
+	NegRatio      int     `json:"neg_ratio"`
+	Mode          string  `json:"mode"`
+	ExactMaxNodes int     `json:"exact_max_nodes"`
+	RandomSplits  int     `json:"random_splits"`
+	Normalized    bool    `json:"normalized"`
+	Polish        bool    `json:"polish"`
+	PriorTol      float64 `json:"prior_tol,omitempty"`
+	PriorMaxIter  int     `json:"prior_max_iter,omitempty"`
+}
+
+// NewEngineRecord resolves the engine options' defaults for the record.
+func NewEngineRecord(o fondue.Options) EngineRecord {
+	c := o.CNE
+	def := func(x, d float64) float64 {
+		if x <= 0 {
+			return d
+		}
+		return x
+	}
+	idef := func(x, d int) int {
+		if x <= 0 {
+			return d
+		}
+		return x
+	}
+	rs := o.RandomSplits
+	switch {
+	case rs == 0:
+		rs = 100
+	case rs < 0:
+		rs = 0
+	}
+	return EngineRecord{
+		BaseSeed: o.Seed, Dim: idef(c.Dim, 8), Sigma1: def(c.Sigma1, 1), Sigma2: def(c.Sigma2, 2),
+		LearningRate: def(c.LearningRate, 0.1), MaxEpochs: idef(c.MaxEpochs, 2000), Tol: def(c.Tol, 1e-3),
+		NegRatio: idef(c.NegRatio, 5), Mode: c.Mode.String(), ExactMaxNodes: idef(c.ExactMaxNodes, 1000),
+		RandomSplits: rs, Normalized: !o.Unnormalized, Polish: o.Polish,
+		PriorTol: o.Prior.Tol, PriorMaxIter: o.Prior.MaxIter,
+	}
+}
+
+// ConfigRecord is Config as recorded in the results.
+type ConfigRecord struct {
+	Datasets   []string     `json:"datasets"`
+	Ratios     []float64    `json:"ratios"`
+	Seeds      int          `json:"seeds"`
+	SplitSeeds int          `json:"split_seeds"`
+	Methods    []string     `json:"methods"`
+	Splitters  []string     `json:"splitters"`
+	Ties       string       `json:"ties"`
+	Workers    int          `json:"workers"`
+	Engine     EngineRecord `json:"engine"`
+	DataDir    string       `json:"data_dir"`
+	// SeedRule says how seeds are derived.
+	SeedRule string `json:"seed_rule"`
+}
+
+// Results is the outcome of Run.
+type Results struct {
+	Config   ConfigRecord  `json:"config"`
+	Started  time.Time     `json:"started"`
+	Finished time.Time     `json:"finished"`
+	Seconds  float64       `json:"wall_seconds"`
+	Complete bool          `json:"complete"` // every requested seed is in Seeds
+	Cells    []CellSummary `json:"cells"`
+	Seeds    []*SeedResult `json:"seeds"`
+	// Resumed counts the seeds taken from the journal.
+	Resumed int `json:"resumed"`
+}
+
+// withDefaults fills in the defaults and checks the configuration.
+func (cfg Config) withDefaults(p *PaperData) (Config, error) {
+	if len(cfg.Datasets) == 0 {
+		cfg.Datasets = p.AvailableDatasets()
+	}
+	for _, name := range cfg.Datasets {
+		d, ok := p.Dataset(name)
+		if !ok {
+			var names []string
+			for _, d := range p.Datasets {
+				names = append(names, d.Name)
+			}
+			return cfg, fmt.Errorf("unknown dataset %q (known: %v)", name, names)
+		}
+		if !d.Available() {
+			return cfg, fmt.Errorf("dataset %q is not available: %s", name, d.Unavailable)
+		}
+	}
+	if len(cfg.Ratios) == 0 {
+		cfg.Ratios = p.PaperRatios()
+	}
+	for _, r := range cfg.Ratios {
+		if !(r > 0 && r < 0.5) {
+			return cfg, fmt.Errorf("contraction ratio %v: must be in (0, 0.5)", r)
+		}
+	}
+	if cfg.Seeds < 0 || cfg.SplitSeeds < 0 || cfg.Seeds+cfg.SplitSeeds == 0 {
+		return cfg, fmt.Errorf("seeds %d, split seeds %d: need at least one seed", cfg.Seeds, cfg.SplitSeeds)
+	}
+	if cfg.Methods == nil {
+		cfg.Methods = slices.Clone(fondue.Methods)
+	}
+	for _, m := range cfg.Methods {
+		if !slices.Contains(fondue.Methods, m) {
+			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, fondue.Methods)
+		}
+	}
+	if cfg.Splitters == nil {
+		cfg.Splitters = slices.Clone(fondue.Splitters)
+	}
+	for _, s := range cfg.Splitters {
+		if !slices.Contains(fondue.Splitters, s) {
+			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, fondue.Splitters)
+		}
+	}
+	if cfg.Ties != fondue.TiesAverage && cfg.Ties != fondue.TiesAsLoss {
+		return cfg, fmt.Errorf("invalid tie mode %v", cfg.Ties)
+	}
+	if err := cfg.Engine.CNE.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func (cfg Config) record() ConfigRecord {
+	return ConfigRecord{
+		Datasets: cfg.Datasets, Ratios: cfg.Ratios, Seeds: cfg.Seeds, SplitSeeds: cfg.SplitSeeds,
+		Methods: cfg.Methods, Splitters: cfg.Splitters, Ties: cfg.Ties.String(), Workers: cfg.Engine.Workers,
+		Engine: NewEngineRecord(cfg.Engine), DataDir: cfg.DataDir,
+		SeedRule: "seed k (1-based) of a cell contracts with fondue.Contract(graph, ratio, k) and embeds with engine seed base_seed + k - 1; identification uses seeds 1..seeds, splitting seeds 1..split_seeds, on the same contraction and embedding",
+	}
+}
+
+// fingerprint identifies everything a seed's numbers depend on besides its
+// dataset, ratio and seed, so that a journal entry is reused only when it
+// would be computed the same way again.
+func (cfg Config) fingerprint(ident, split bool) string {
+	type fp struct {
+		Engine    EngineRecord
+		Methods   []string
+		Splitters []string
+		Ident     bool
+		Split     bool
+		Version   int
+	}
+	var m, s []string
+	if ident {
+		m = slices.Sorted(slices.Values(cfg.Methods))
+	}
+	if split {
+		s = slices.Sorted(slices.Values(cfg.Splitters))
+	}
+	b, _ := json.Marshal(fp{NewEngineRecord(cfg.Engine), m, s, ident, split, journalVersion})
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// journalVersion changes when the meaning of a journal entry changes.
+const journalVersion = 1
+
+type seedKey struct {
+	dataset string
+	ratio   string
+	seed    int
+}
+
+// Run runs the benchmark. Cells whose q = ⌊ratio·n⌋ is 0 are skipped and
+// reported as such, as in the paper. On cancellation or error it returns
+// what it has (Complete false) with the error; with a journal nothing
+// finished is lost.
+func Run(ctx context.Context, cfg Config) (*Results, error) {
+	paper, err := Paper()
+	if err != nil {
+		return nil, err
+	}
+	if cfg, err = cfg.withDefaults(paper); err != nil {
+		return nil, err
+	}
+	res := &Results{Config: cfg.record(), Started: time.Now()}
+	emit := func(e Event) {
+		if cfg.Progress != nil {
+			cfg.Progress(e)
+		}
+	}
+	if cfg.ReportOnly && (cfg.Journal == "" || cfg.Fresh) {
+		return nil, errors.New("a report-only run needs a journal to read (and no --fresh)")
+	}
+	old, journal, err := openJournal(cfg.Journal, cfg.Fresh)
+	if err != nil {
+		return nil, err
+	}
+	if journal != nil {
+		defer journal.Close()
+	}
+	skipped := map[[2]string]bool{}
+	nSeeds := max(cfg.Seeds, cfg.SplitSeeds)
+	total := len(cfg.Datasets) * len(cfg.Ratios) * nSeeds
+	done := 0
+	emit(Event{Kind: EventStart, Total: total})
+	finish := func(err error) (*Results, error) {
+		res.Finished = time.Now()
+		res.Seconds = res.Finished.Sub(res.Started).Seconds()
+		res.Cells = summarize(cfg, skipped, res.Seeds)
+		res.Complete = err == nil
+		return res, err
+	}
+	checkpoint := func() {
+		if cfg.Checkpoint != nil {
+			finish(errors.New("running"))
+			cfg.Checkpoint(res)
+		}
+	}
+	for _, name := range cfg.Datasets {
+		d, _ := paper.Dataset(name)
+		var g *fondue.Graph
+		for _, r := range cfg.Ratios {
+			for k := 1; k <= nSeeds; k++ {
+				if err := ctx.Err(); err != nil {
+					return finish(err)
+				}
+				ident, split := k <= cfg.Seeds, k <= cfg.SplitSeeds
+				fp := cfg.fingerprint(ident, split)
+				if sr, ok := old[seedKey{name, RatioKey(r), k}]; ok && sr.Fingerprint == fp {
+					for _, m := range sr.Methods {
+						m.AUC = m.AUCAverage
+						if cfg.Ties == fondue.TiesAsLoss {
+							m.AUC = m.AUCLoss
+						}
+					}
+					res.Seeds = append(res.Seeds, sr)
+					res.Resumed++
+					done++
+					emit(Event{Kind: EventResumed, Done: done, Total: total, Dataset: name, Ratio: r, Seed: sr})
+					continue
+				}
+				if g == nil {
+					if g, err = LoadDataset(cfg.DataDir, d); err != nil {
+						return finish(err)
+					}
+					emit(Event{Kind: EventLoaded, Dataset: name, Nodes: g.NumNodes(), Edges: g.NumEdges(), Done: done, Total: total})
+				}
+				if q := int(math.Floor(r * float64(g.NumNodes()) * (1 + 1e-9))); q == 0 {
+					done += nSeeds - k + 1
+					skipped[[2]string{name, RatioKey(r)}] = true
+					emit(Event{Kind: EventCellSkip, Done: done, Total: total, Dataset: name, Ratio: r})
+					break
+				}
+				if cfg.ReportOnly {
+					done++
+					continue
+				}
+				sr, err := runSeed(ctx, cfg, g, name, r, k, ident, split)
+				if err != nil {
+					return finish(fmt.Errorf("%s r=%s seed %d: %w", name, RatioKey(r), k, err))
+				}
+				sr.Fingerprint = fp
+				if journal != nil {
+					if err := journal.add(sr); err != nil {
+						return finish(err)
+					}
+				}
+				res.Seeds = append(res.Seeds, sr)
+				done++
+				emit(Event{Kind: EventSeedDone, Done: done, Total: total, Dataset: name, Ratio: r, Seed: sr})
+			}
+			checkpoint()
+		}
+	}
+	return finish(nil)
+}
+
+// runSeed contracts g with seed k and evaluates the methods (ident) and the
+// splitters (split) on the result.
+func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r float64, k int, ident, split bool) (*SeedResult, error) {
+	t0 := time.Now()
+	c, err := fondue.Contract(g, r, uint64(k))
+	if err != nil {
+		return nil, err
+	}
+	sr := &SeedResult{
+		Dataset: name, Ratio: r, Seed: k, EngineSeed: cfg.Engine.Seed + uint64(k) - 1,
+		Nodes: c.Graph.NumNodes(), Edges: c.Graph.NumEdges(), Ambiguous: c.NumAmbiguous(),
+		DroppedLoops: c.DroppedLoops, MergedEdges: c.MergedEdges,
+		ContractSeconds: time.Since(t0).Seconds(),
+	}
+	labels := c.Ambiguous
+	// The splitters get the embedding of the contracted graph (some need
+	// it, the default uses it when it is there, as after a FONDUE score).
+	needEmb := split || (ident && slices.Contains(cfg.Methods, fondue.MethodFONDUE))
+	base := cfg.Engine
+	base.Seed = sr.EngineSeed
+	base.Split = fondue.SplitOptions{}
+	base.Progress = nil
+	var fres *fondue.Result
+	if needEmb {
+		o := base
+		o.Method = fondue.MethodFONDUE
+		if fres, err = fondue.Score(ctx, c.Graph, o); err != nil {
+			return nil, err
+		}
+		t := fres.Timings
+		sr.EmbedSeconds = (t.Prior + t.Embedding + t.Scoring).Seconds()
+		sr.CNE = &CNEInfo{Mode: fres.CNE.Mode.String(), Epochs: fres.CNE.Epochs, Converged: fres.CNE.Converged}
+	}
+	if ident {
+		sr.Methods = map[string]*MethodResult{}
+		for _, m := range cfg.Methods {
+			res := fres
+			if m != fondue.MethodFONDUE {
+				o := base
+				o.Method = m
+				if res, err = fondue.Score(ctx, c.Graph, o); err != nil {
+					return nil, err
+				}
+			}
+			sr.Methods[m] = methodResult(res, labels, cfg.Ties)
+		}
+	}
+	if split {
+		sr.Splitters = map[string]*SplitResult{}
+		for _, s := range cfg.Splitters {
+			sc := fondue.SplitConfig{Method: s, Seed: base.Seed, RandomSplits: base.RandomSplits,
+				Unnormalized: base.Unnormalized, Polish: base.Polish, Workers: base.Workers,
+				Sigma1: base.CNE.Sigma1, Sigma2: base.CNE.Sigma2}
+			var emb *fondue.Embedding
+			if fres != nil {
+				emb, sc.Prior = fres.Embedding, fres.Prior
+			}
+			if sr.Splitters[s], err = EvaluateSplits(ctx, c, emb, sc); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return sr, nil
+}
+
+func methodResult(res *fondue.Result, labels []bool, ties fondue.TieMode) *MethodResult {
+	t := res.Timings
+	mr := &MethodResult{
+		AUCAverage: fondue.AUC(res.Scores, labels, fondue.TiesAverage),
+		AUCLoss:    fondue.AUC(res.Scores, labels, fondue.TiesAsLoss),
+		NDCG:       fondue.NDCG(res.Scores, labels),
+		ROC:        rocGrid(fondue.ROC(res.Scores, labels)),
+		Seconds: Phases{Prior: t.Prior.Seconds(), Embedding: t.Embedding.Seconds(), Scoring: t.Scoring.Seconds(),
+			Total: (t.Prior + t.Embedding + t.Scoring).Seconds()},
+	}
+	for k, v := range mr.ROC {
+		mr.ROC[k] = round6(v)
+	}
+	mr.AUC = mr.AUCAverage
+	if ties == fondue.TiesAsLoss {
+		mr.AUC = mr.AUCLoss
+	}
+	return mr
+}
+
+// rocGrid samples a ROC curve (points in order of increasing FPR, as
+// fondue.ROC returns them) at ROCPoints evenly spaced false-positive rates,
+// interpolating linearly; at a vertical step it takes the highest TPR
+// reached at that FPR.
+func rocGrid(fpr, tpr []float64) []float64 {
+	if len(fpr) == 0 {
+		return nil
+	}
+	out := make([]float64, ROCPoints)
+	p := 0
+	for k := range out {
+		x := float64(k) / float64(ROCPoints-1)
+		for p+1 < len(fpr) && fpr[p+1] <= x {
+			p++
+		}
+		switch {
+		case p+1 >= len(fpr) || fpr[p+1] == fpr[p]:
+			out[k] = tpr[p]
+		default:
+			t := (x - fpr[p]) / (fpr[p+1] - fpr[p])
+			out[k] = tpr[p] + t*(tpr[p+1]-tpr[p])
+		}
+	}
+	return out
+}
+
+// journal appends finished seeds to a JSON-lines file.
+type journalFile struct {
+	f *os.File
+}
+
+func (j *journalFile) add(sr *SeedResult) error {
+	b, err := json.Marshal(sr)
+	if err != nil {
+		return err
+	}
+	if _, err := j.f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("journal %s: %w", j.f.Name(), err)
+	}
+	return j.f.Sync()
+}
+
+func (j *journalFile) Close() error { return j.f.Close() }
+
+// openJournal reads the seeds already in path (unless fresh) and opens it
+// for appending. A torn last line (a crash mid-write) is ignored.
+func openJournal(path string, fresh bool) (map[seedKey]*SeedResult, *journalFile, error) {
+	old := map[seedKey]*SeedResult{}
+	if path == "" {
+		return old, nil, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
+	if !fresh {
+		if err := readJournal(path, old); err != nil {
+			return nil, nil, err
+		}
+	}
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if fresh {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return nil, nil, err
+	}
+	return old, &journalFile{f}, nil
+}
+
+func readJournal(path string, into map[seedKey]*SeedResult) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ReadSeeds(f, func(sr *SeedResult) {
+		into[seedKey{sr.Dataset, RatioKey(sr.Ratio), sr.Seed}] = sr
+	})
+}
+
+// ReadSeeds reads a journal (JSON lines of SeedResult), calling fn for each
+// complete line; later lines win over earlier ones for the same seed in the
+// caller's map. A malformed line is skipped (a torn write).
+func ReadSeeds(r io.Reader, fn func(*SeedResult)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	for sc.Scan() {
+		var sr SeedResult
+		if json.Unmarshal(sc.Bytes(), &sr) != nil || sr.Dataset == "" {
+			continue
+		}
+		fn(&sr)
+	}
+	return sc.Err()
+}
+
+// round6 rounds to six decimals, plenty for metrics in [−1, 1], and halves
+// the size of the JSON files.
+func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

@@ -1,0 +1,230 @@
+package bench
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// Stat summarises one number over seeds.
+type Stat struct {
+	Mean float64 `json:"mean"`
+	SD   float64 `json:"sd"` // sample standard deviation (0 for one seed)
+	Min  float64 `json:"min"`
+	Max  float64 `json:"max"`
+	N    int     `json:"n"`
+}
+
+func newStat(xs []float64) Stat {
+	var v []float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			v = append(v, x)
+		}
+	}
+	if len(v) == 0 {
+		return Stat{Mean: math.NaN(), SD: math.NaN(), Min: math.NaN(), Max: math.NaN()}
+	}
+	s := Stat{N: len(v), Min: slices.Min(v), Max: slices.Max(v)}
+	for _, x := range v {
+		s.Mean += x
+	}
+	s.Mean /= float64(len(v))
+	if len(v) > 1 {
+		ss := 0.0
+		for _, x := range v {
+			ss += (x - s.Mean) * (x - s.Mean)
+		}
+		s.SD = math.Sqrt(ss / float64(len(v)-1))
+	}
+	return s
+}
+
+// MethodSummary is one identification method in one cell, over its seeds.
+type MethodSummary struct {
+	AUC        Stat `json:"auc"`
+	AUCAverage Stat `json:"auc_average"`
+	AUCLoss    Stat `json:"auc_loss"`
+	NDCG       Stat `json:"ndcg"`
+	// Seconds are mean wall times per seed.
+	Seconds Phases `json:"seconds"`
+	// ROC is the vertical average over seeds of the per-seed ROC grids.
+	ROC []float64 `json:"roc"`
+}
+
+// SplitSummary is one splitter in one cell, over its seeds.
+type SplitSummary struct {
+	// ARI is over seeds of the per-seed mean ARI over ambiguous nodes.
+	ARI Stat `json:"ari"`
+	// NodeARI is over all evaluated nodes of all seeds.
+	NodeARI Stat `json:"node_ari"`
+	// Nodes, Skipped, Neighbors and Shared are totals over seeds.
+	Nodes      int     `json:"nodes"`
+	Skipped    int     `json:"skipped"`
+	Neighbors  int     `json:"neighbors"`
+	Shared     int     `json:"shared"`
+	MeanGroups float64 `json:"mean_groups"`
+	Seconds    float64 `json:"seconds"` // mean per seed
+}
+
+// CellSummary is one (dataset, ratio) cell.
+type CellSummary struct {
+	Dataset string  `json:"dataset"`
+	Ratio   float64 `json:"ratio"`
+	// Skipped is set when q = ⌊ratio·n⌋ = 0: the paper's "-".
+	Skipped   bool `json:"skipped,omitempty"`
+	Ambiguous int  `json:"ambiguous"` // q
+	// IdentSeeds and SplitSeeds count the seeds present.
+	IdentSeeds int                       `json:"ident_seeds"`
+	SplitSeeds int                       `json:"split_seeds"`
+	Epochs     Stat                      `json:"cne_epochs"`
+	Methods    map[string]*MethodSummary `json:"methods,omitempty"`
+	Splitters  map[string]*SplitSummary  `json:"splitters,omitempty"`
+}
+
+// Cell returns the summary of a cell, or nil.
+func (r *Results) Cell(dataset string, ratio float64) *CellSummary {
+	for k := range r.Cells {
+		c := &r.Cells[k]
+		if c.Dataset == dataset && RatioKey(c.Ratio) == RatioKey(ratio) {
+			return c
+		}
+	}
+	return nil
+}
+
+// summarize aggregates the seeds into cells, in the configured order.
+// Cells with no seed are either skipped (q = 0) or not run yet.
+func summarize(cfg Config, skipped map[[2]string]bool, seeds []*SeedResult) []CellSummary {
+	var cells []CellSummary
+	for _, name := range cfg.Datasets {
+		for _, r := range cfg.Ratios {
+			c := CellSummary{Dataset: name, Ratio: r}
+			if skipped[[2]string{name, RatioKey(r)}] {
+				c.Skipped = true
+				cells = append(cells, c)
+				continue
+			}
+			var mine []*SeedResult
+			for _, s := range seeds {
+				if s.Dataset == name && RatioKey(s.Ratio) == RatioKey(r) {
+					mine = append(mine, s)
+				}
+			}
+			slices.SortFunc(mine, func(a, b *SeedResult) int { return a.Seed - b.Seed })
+			summarizeCell(&c, mine, cfg.Ties)
+			cells = append(cells, c)
+		}
+	}
+	return cells
+}
+
+// summarizeCell aggregates a cell's seeds; AUC follows ties (the journal's
+// seeds may have been run under the other convention: both are stored).
+func summarizeCell(c *CellSummary, seeds []*SeedResult, ties fondue.TieMode) {
+	var epochs []float64
+	methods := map[string][]*MethodResult{}
+	splits := map[string][]*SplitResult{}
+	for _, s := range seeds {
+		c.Ambiguous = s.Ambiguous
+		if s.CNE != nil {
+			epochs = append(epochs, float64(s.CNE.Epochs))
+		}
+		if s.Methods != nil {
+			c.IdentSeeds++
+		}
+		if s.Splitters != nil {
+			c.SplitSeeds++
+		}
+		for m, mr := range s.Methods {
+			methods[m] = append(methods[m], mr)
+		}
+		for sp, r := range s.Splitters {
+			splits[sp] = append(splits[sp], r)
+		}
+	}
+	c.Epochs = newStat(epochs)
+	if len(methods) > 0 {
+		c.Methods = map[string]*MethodSummary{}
+	}
+	for m, rs := range methods {
+		get := func(f func(*MethodResult) float64) Stat {
+			xs := make([]float64, len(rs))
+			for k, r := range rs {
+				xs[k] = f(r)
+			}
+			return newStat(xs)
+		}
+		ms := &MethodSummary{
+			AUC: get(func(r *MethodResult) float64 {
+				if ties == fondue.TiesAsLoss {
+					return r.AUCLoss
+				}
+				return r.AUCAverage
+			}),
+			AUCAverage: get(func(r *MethodResult) float64 { return r.AUCAverage }),
+			AUCLoss:    get(func(r *MethodResult) float64 { return r.AUCLoss }),
+			NDCG:       get(func(r *MethodResult) float64 { return r.NDCG }),
+			Seconds: Phases{
+				Prior:     get(func(r *MethodResult) float64 { return r.Seconds.Prior }).Mean,
+				Embedding: get(func(r *MethodResult) float64 { return r.Seconds.Embedding }).Mean,
+				Scoring:   get(func(r *MethodResult) float64 { return r.Seconds.Scoring }).Mean,
+				Total:     get(func(r *MethodResult) float64 { return r.Seconds.Total }).Mean,
+			},
+		}
+		nroc := 0
+		for _, r := range rs {
+			if len(r.ROC) != ROCPoints {
+				continue
+			}
+			if ms.ROC == nil {
+				ms.ROC = make([]float64, ROCPoints)
+			}
+			for k, v := range r.ROC {
+				ms.ROC[k] += v
+			}
+			nroc++
+		}
+		for k := range ms.ROC {
+			ms.ROC[k] /= float64(nroc)
+		}
+		c.Methods[m] = ms
+	}
+	if len(splits) > 0 {
+		c.Splitters = map[string]*SplitSummary{}
+	}
+	for sp, rs := range splits {
+		ss := &SplitSummary{}
+		var means, nodes []float64
+		groups, secs := 0.0, 0.0
+		for _, r := range rs {
+			if len(r.ARI) > 0 {
+				means = append(means, r.MeanARI)
+			}
+			nodes = append(nodes, r.ARI...)
+			ss.Nodes += len(r.ARI)
+			ss.Skipped += r.Skipped
+			ss.Neighbors += r.Neighbors
+			ss.Shared += r.Shared
+			groups += r.MeanGroups * float64(len(r.ARI))
+			secs += r.Seconds
+		}
+		ss.ARI, ss.NodeARI = newStat(means), newStat(nodes)
+		if ss.Nodes > 0 {
+			ss.MeanGroups = groups / float64(ss.Nodes)
+		}
+		ss.Seconds = secs / float64(len(rs))
+		c.Splitters[sp] = ss
+	}
+}
+
+// MarshalJSON writes a Stat with no values as null (JSON has no NaN).
+func (s Stat) MarshalJSON() ([]byte, error) {
+	if s.N == 0 {
+		return []byte("null"), nil
+	}
+	type plain Stat
+	return json.Marshal(plain(s))
+}

@@ -1,0 +1,233 @@
+package fondue
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Two-way partitioning of a small weighted graph by normalized cut, the
+// machinery shared by the splitters that always return two groups (a merged
+// node is two entities, so its neighbours form two groups).
+
+// bisectWork is one worker's scratch space for bisect.
+type bisectWork struct {
+	deg   []float64 // weighted degrees (volumes)
+	isq   []float64 // 1/sqrt(deg)
+	v, u  []float64 // power-iteration vectors
+	top   []float64 // top eigenvector of the normalized affinity
+	key   []float64 // sort key of the sweep
+	order []int32
+	inA   []float64 // sum of weights to the nodes already on side A
+	side  []int8
+	eig   mat.EigenSym
+	sym   *mat.SymDense
+	vecs  mat.Dense
+}
+
+// bisectExactMax is the largest graph bisect hands to a dense
+// eigensolver (O(m³)); larger ones use power iteration (O(m²) per step).
+const bisectExactMax = 300
+
+// bisect splits the nodes 0..m-1 of the weighted graph W (dense, m×m,
+// symmetric, non-negative; the diagonal is ignored) into two non-empty sides
+// (+1 and −1) of small normalized cut: the relaxed solution (the second
+// eigenvector of D^-1/2 W D^-1/2, divided by D^1/2) is swept, and the
+// prefix with the smallest Ncut = cut/vol(A) + cut/vol(B) wins. Nodes of
+// zero volume cost nothing wherever they go and are put on the side whose
+// relaxed values they are closest to (in practice: with the larger side).
+// The result aliases w. m must be at least 2.
+func bisect(W []float64, m int, w *bisectWork) []int8 {
+	w.deg = mclResize(w.deg, m)
+	w.isq = mclResize(w.isq, m)
+	total := 0.0
+	for a := 0; a < m; a++ {
+		s := 0.0
+		row := W[a*m : (a+1)*m]
+		for b, x := range row {
+			if b != a {
+				s += x
+			}
+		}
+		w.deg[a] = s
+		total += s
+		if s > 0 {
+			w.isq[a] = 1 / math.Sqrt(s)
+		} else {
+			w.isq[a] = 0
+		}
+	}
+	w.key = mclResize(w.key, m)
+	if total == 0 {
+		// No affinity at all: any split is as good; keep a deterministic one.
+		for a := range w.key {
+			w.key[a] = float64(a)
+		}
+	} else {
+		fiedler(W, m, w)
+		for a := 0; a < m; a++ {
+			w.key[a] = w.v[a] * w.isq[a]
+		}
+	}
+	return sweepNcut(W, m, w)
+}
+
+// fiedler writes into w.v the eigenvector of the second largest eigenvalue
+// of N = D^-1/2 W D^-1/2 (the largest is 1, with eigenvector D^1/2·1).
+func fiedler(W []float64, m int, w *bisectWork) {
+	w.v = mclResize(w.v, m)
+	if m <= bisectExactMax {
+		if w.sym == nil || w.sym.SymmetricDim() != m {
+			w.sym = mat.NewSymDense(m, nil)
+		}
+		for a := 0; a < m; a++ {
+			for b := a; b < m; b++ {
+				x := 0.0
+				if a != b {
+					x = W[a*m+b] * w.isq[a] * w.isq[b]
+				}
+				w.sym.SetSym(a, b, x)
+			}
+		}
+		if w.eig.Factorize(w.sym, true) {
+			w.vecs.Reset()
+			w.eig.VectorsTo(&w.vecs)
+			// Eigenvalues ascending: the second largest is at m-2. The sign
+			// is fixed so that the first nonzero entry is positive.
+			col := m - 2
+			sign := 0.0
+			for a := 0; a < m; a++ {
+				w.v[a] = w.vecs.At(a, col)
+				if sign == 0 && math.Abs(w.v[a]) > 1e-12 {
+					sign = math.Copysign(1, w.v[a])
+				}
+			}
+			if sign < 0 {
+				for a := range w.v {
+					w.v[a] = -w.v[a]
+				}
+			}
+			return
+		}
+	}
+	// Power iteration on (N + I)/2, whose spectrum is in [0, 1], deflating
+	// the known top eigenvector.
+	w.u = mclResize(w.u, m)
+	w.top = mclResize(w.top, m)
+	nt := 0.0
+	for a := 0; a < m; a++ {
+		w.top[a] = math.Sqrt(w.deg[a])
+		nt += w.deg[a]
+	}
+	nt = math.Sqrt(nt)
+	for a := range w.top {
+		w.top[a] /= nt
+	}
+	r := splitmix{s: uint64(m)*0x9e3779b97f4a7c15 + 1}
+	for a := range w.v {
+		w.v[a] = r.float64() - 0.5
+	}
+	deflate := func(x []float64) {
+		p := dot(x, w.top)
+		s := 0.0
+		for a := range x {
+			x[a] -= p * w.top[a]
+			s += x[a] * x[a]
+		}
+		s = math.Sqrt(s)
+		if s > 0 {
+			for a := range x {
+				x[a] /= s
+			}
+		}
+	}
+	deflate(w.v)
+	for it := 0; it < 1000; it++ {
+		for a := 0; a < m; a++ {
+			s := 0.0
+			row := W[a*m : (a+1)*m]
+			for b, x := range row {
+				if b != a {
+					s += x * w.isq[b] * w.v[b]
+				}
+			}
+			w.u[a] = 0.5 * (w.v[a] + s*w.isq[a])
+		}
+		deflate(w.u)
+		diff := 0.0
+		for a := range w.u {
+			d := w.u[a] - w.v[a]
+			diff += d * d
+		}
+		w.v, w.u = w.u, w.v
+		if diff < 1e-18 {
+			break
+		}
+	}
+}
+
+// sweepNcut orders the nodes by w.key and returns the prefix split with the
+// smallest normalized cut of W.
+func sweepNcut(W []float64, m int, w *bisectWork) []int8 {
+	w.order = mclResize(w.order, m)
+	for a := range w.order {
+		w.order[a] = int32(a)
+	}
+	slices.SortStableFunc(w.order, func(a, b int32) int {
+		switch {
+		case w.key[a] > w.key[b]:
+			return -1
+		case w.key[a] < w.key[b]:
+			return 1
+		}
+		return 0
+	})
+	w.inA = mclResize(w.inA, m)
+	clear(w.inA)
+	vol := 0.0
+	for _, d := range w.deg[:m] {
+		vol += d
+	}
+	cut, volA := 0.0, 0.0
+	best, bestK := math.Inf(1), 1
+	for k := 0; k < m-1; k++ {
+		a := int(w.order[k])
+		// Moving a from B to A: its edges to A stop being cut, its edges to
+		// the rest of B become cut.
+		cut += w.deg[a] - 2*w.inA[a]
+		volA += w.deg[a]
+		row := W[a*m : (a+1)*m]
+		for b, x := range row {
+			if b != a {
+				w.inA[b] += x
+			}
+		}
+		nc := ncut(cut, volA, vol-volA)
+		if nc < best-1e-12 {
+			best, bestK = nc, k+1
+		}
+	}
+	w.side = mclResize(w.side, m)
+	for a := range w.side {
+		w.side[a] = -1
+	}
+	for _, a := range w.order[:bestK] {
+		w.side[a] = 1
+	}
+	return w.side
+}
+
+func ncut(cut, volA, volB float64) float64 {
+	if cut <= 0 {
+		return 0
+	}
+	s := 0.0
+	if volA > 0 {
+		s += cut / volA
+	}
+	if volB > 0 {
+		s += cut / volB
+	}
+	return s
+}

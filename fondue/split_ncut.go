@@ -1,0 +1,690 @@
+package fondue
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// SplitNCut is the default splitter. It splits a node's neighbours in two
+// by normalized cut, which fits the model (a merged node is two entities)
+// better than MCL's many clusters or FONDUE's sign vector, and then keeps
+// apart the pieces of each side that nothing but the node itself connects:
+//
+//  1. Affinity between two neighbours j and k: 1 if they are linked, plus
+//     c_jk/sqrt(deg j · deg k) for their c_jk common neighbours other than
+//     the node (two-hop structure outside the ego network), plus, when an
+//     embedding is given, a Gaussian kernel of the embedding distance
+//     between each neighbour and its ncutKNN nearest neighbours in
+//     embedding space (bandwidth: the median squared distance). The matrix
+//     is sparse; the cost is that of the two-hop paths plus O(m²·d) for the
+//     nearest neighbours.
+//  2. Bisection: the sweep over the relaxed normalized-cut solution (the
+//     second eigenvector of the normalized affinity) that minimises
+//     cut/vol(A) + cut/vol(B).
+//  3. MCL check: two random neighbourhoods are about as densely linked as
+//     the whole graph. When MCL's clusters of the ego network, merged into
+//     two sides by the same affinity, are linked at most half as densely
+//     as the graph, and more sparsely than the bisection's sides, MCL's
+//     split wins if it has exactly two clusters of two or more, or if the
+//     bisection's boundary is at least four times as dense as the graph
+//     (it cuts through one entity's neighbourhood). Normalized cut dislikes
+//     very unequal sides; MCL does not.
+//  4. Hedge: each side is split into its connected pieces under "linked or
+//     with a common neighbour". A piece that only the node ties to the rest
+//     cannot be placed from the graph; a group of its own is the honest
+//     answer (and scores better under the adjusted Rand index than a guess).
+//
+// For a hub whose neighbours share more than ncutPairBudget two-hop paths,
+// step 1 leaves out the common neighbours (and step 4 then uses links only).
+// It works without an embedding (step 1 then has no kernel), so it can
+// follow any scoring method, but it is better with one. The splitting
+// benchmark (bench/SPLITTERS.md) measured it above MCL, the paper's
+// recommendation, in every cell of the paper's split table.
+const SplitNCut = "ncut"
+
+// DefaultSplitter is the splitter used when a split is asked for without
+// naming one (score --split, the connector's split mode).
+const DefaultSplitter = SplitNCut
+
+// ncutKNN is the number of nearest neighbours in embedding space that get
+// a kernel affinity.
+const ncutKNN = 5
+
+// ncutPairBudget bounds the work (and the affinity entries) of the
+// common-neighbour part for one node; above it the part is left out. Ego
+// networks of the paper's graphs stay far below it.
+var ncutPairBudget = 50_000_000
+
+// ncutExactMax is the largest ego network whose relaxation is solved with a
+// dense eigensolver; larger ones use power iteration on the sparse matrix.
+const ncutExactMax = 300
+
+// ncutWork is one worker's scratch space.
+type ncutWork struct {
+	head, next, member []int32 // two-hop lists: for node w, the locals adjacent to w
+	touchedW           []int32
+	acc                []float64 // row accumulator, by local index
+	stamp              []uint32
+	epoch              uint32
+	touched            []int32
+	// sparse affinity, CSR over local indices
+	off    []int32
+	col    []int32
+	val    []float64
+	strong []bool // entry has a structural part (link or common neighbour)
+	flag   []bool // per local index, while building a row: structural
+	// kNN in embedding space
+	knn   []int32
+	knnW  []float64
+	dist  []float64
+	rowMd []float64
+	rev   []int32 // reverse kNN lists (CSR)
+	revO  []int32
+	// spectral
+	deg, isq, v, u, top, key []float64
+	order                    []int32
+	inA                      []float64
+	side                     []int8
+	sym                      *mat.SymDense
+	eig                      mat.EigenSym
+	vecs                     mat.Dense
+	// hedge
+	label []int32
+	stack []int32
+}
+
+func init() {
+	Splitters = append([]string{SplitNCut}, Splitters...)
+	splitterSpecs[SplitNCut] = splitterSpec{split: splitNCut}
+}
+
+func splitNCut(g *Graph, emb *Embedding, i int, cfg *SplitConfig, w *splitWorker) [][]int32 {
+	e := g.Ego(i, &w.ego)
+	m := e.NumNodes()
+	if m < 2 {
+		return [][]int32{slices.Clone(e.Nodes)}
+	}
+	nw := &w.ncut
+	nw.affinity(g, emb, e)
+	side := nw.bisect(m)
+	// The MCL check. Two random neighbourhoods are linked about as densely
+	// as the graph (density); a side boundary much denser than that cuts
+	// through one entity's neighbourhood.
+	n := float64(g.NumNodes())
+	density := 2 * float64(g.NumEdges()) / (n * (n - 1))
+	clusters := w.mcl.Cluster(e, cfg.MCL)
+	r1 := crossRate(e, side)
+	alt, strict := nw.mclTwo(e, clusters), true
+	if alt == nil {
+		alt, strict = nw.mclMerge(e, clusters, &w.bw), false
+	}
+	if alt != nil {
+		r2 := crossRate(e, alt)
+		if r2 < r1 && r2 <= ncutMCLSparse*density && (strict || r1 > ncutDenseCut*density) {
+			copy(side, alt)
+		}
+	}
+	return nw.hedge(e, side)
+}
+
+// Thresholds of the MCL check, relative to the graph's density: MCL's split
+// is taken when its sides are linked at most ncutMCLSparse times as densely
+// as random pairs, and (unless MCL found exactly two real clusters) the
+// bisection's sides at least ncutDenseCut times as densely.
+const (
+	ncutMCLSparse = 0.5
+	ncutDenseCut  = 4
+)
+
+// ncutMergeMax bounds the number of MCL clusters mclMerge merges (a dense
+// k×k matrix).
+const ncutMergeMax = 500
+
+// mclMerge merges MCL's clusters (three or more, or two with a singleton)
+// into two sides by normalized cut of the summed affinity between clusters;
+// nil when there is nothing to merge or too much.
+func (w *ncutWork) mclMerge(e *EgoNet, clusters [][]int32, bw *bisectWork) []int8 {
+	k := len(clusters)
+	if k < 2 || k > ncutMergeMax {
+		return nil
+	}
+	m := e.NumNodes()
+	w.label = mclResize(w.label, m)
+	for c, cl := range clusters {
+		for _, a := range cl {
+			w.label[a] = int32(c)
+		}
+	}
+	C := make([]float64, k*k)
+	for a := 0; a < m; a++ {
+		ca := int(w.label[a])
+		for p := w.off[a]; p < w.off[a+1]; p++ {
+			if cb := int(w.label[w.col[p]]); cb != ca {
+				C[ca*k+cb] += w.val[p]
+			}
+		}
+	}
+	sides := bisect(C, k, bw)
+	alt := make([]int8, m)
+	for a := 0; a < m; a++ {
+		alt[a] = sides[w.label[a]]
+	}
+	return alt
+}
+
+// affinity builds the sparse affinity among the neighbours of e.Center.
+func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
+	m := e.NumNodes()
+	n := g.NumNodes()
+	i := int32(e.Center)
+	if len(w.head) < n {
+		w.head = make([]int32, n)
+		for k := range w.head {
+			w.head[k] = -1
+		}
+	}
+	// Two-hop lists: for every w' ≠ i adjacent to a neighbour, the
+	// neighbours it is adjacent to.
+	w.next, w.member, w.touchedW = w.next[:0], w.member[:0], w.touchedW[:0]
+	for a, j := range e.Nodes {
+		for _, x := range g.Neighbors(int(j)) {
+			if x == i {
+				continue
+			}
+			if w.head[x] < 0 {
+				w.touchedW = append(w.touchedW, x)
+			}
+			w.next = append(w.next, w.head[x])
+			w.member = append(w.member, int32(a))
+			w.head[x] = int32(len(w.member) - 1)
+		}
+	}
+	// The common-neighbour pass costs sum_w |T_w|² for T_w the neighbours
+	// adjacent to w; a hub of a dense graph can make that (and the matrix)
+	// huge, and then only links and the kernel are used.
+	cost := 0
+	for _, x := range w.touchedW {
+		c := 0
+		for p := w.head[x]; p >= 0; p = w.next[p] {
+			c++
+		}
+		cost += c * c
+	}
+	useCN := cost <= ncutPairBudget
+	if emb != nil {
+		w.kNN(emb, e)
+	}
+	w.acc = mclResize(w.acc, m)
+	if len(w.stamp) < m {
+		w.stamp = make([]uint32, egoGrowCap(m))
+		w.epoch = 0
+	}
+	w.off = mclResize(w.off, m+1)
+	w.col, w.val, w.strong = w.col[:0], w.val[:0], w.strong[:0]
+	w.off[0] = 0
+	w.flag = mclResize(w.flag, m)
+	for a, j := range e.Nodes {
+		w.epoch++
+		if w.epoch == 0 {
+			clear(w.stamp)
+			w.epoch = 1
+		}
+		ep := w.epoch
+		t := w.touched[:0]
+		add := func(b int32, x float64) {
+			if w.stamp[b] != ep {
+				w.stamp[b] = ep
+				w.acc[b] = 0
+				t = append(t, b)
+			}
+			w.acc[b] += x
+		}
+		// Structural part: links, then common neighbours other than i.
+		for _, b := range e.Neighbors(a) {
+			add(b, 1)
+		}
+		dj := float64(g.Degree(int(j)))
+		for _, x := range g.Neighbors(int(j)) {
+			if x == i || !useCN {
+				continue
+			}
+			for p := w.head[x]; p >= 0; p = w.next[p] {
+				if b := w.member[p]; int(b) != a {
+					add(b, 1/math.Sqrt(dj*float64(g.Degree(int(e.Nodes[b])))))
+				}
+			}
+		}
+		for _, b := range t {
+			w.flag[b] = true
+		}
+		// Kernel part, symmetric: b in kNN(a) or a in kNN(b), counted once.
+		if emb != nil {
+			own := w.knn[a*ncutKNN : (a+1)*ncutKNN]
+			for k, b := range own {
+				if b >= 0 {
+					if w.stamp[b] != ep {
+						w.flag[b] = false
+					}
+					add(b, w.knnW[a*ncutKNN+k])
+				}
+			}
+			for p := w.revO[a]; p < w.revO[a+1]; p++ {
+				if b := w.rev[p]; !slices.Contains(own, b) {
+					if w.stamp[b] != ep {
+						w.flag[b] = false
+					}
+					add(b, w.kernelOf(int(b), int32(a)))
+				}
+			}
+		}
+		slices.Sort(t)
+		for _, b := range t {
+			w.col = append(w.col, b)
+			w.val = append(w.val, w.acc[b])
+			w.strong = append(w.strong, w.flag[b])
+		}
+		w.touched = t
+		w.off[a+1] = int32(len(w.col))
+	}
+	for _, x := range w.touchedW {
+		w.head[x] = -1
+	}
+}
+
+// kernelOf returns the kernel weight of b's kNN entry for a (which exists).
+func (w *ncutWork) kernelOf(b int, a int32) float64 {
+	for k := b * ncutKNN; k < (b+1)*ncutKNN; k++ {
+		if w.knn[k] == a {
+			return w.knnW[k]
+		}
+	}
+	return 0
+}
+
+// kNN finds each neighbour's ncutKNN nearest neighbours in embedding space
+// and their kernel weights exp(−d²/(2s²)), s² the median over neighbours of
+// their median squared distance to the others; and the reverse lists.
+func (w *ncutWork) kNN(emb *Embedding, e *EgoNet) {
+	m := e.NumNodes()
+	k := min(ncutKNN, m-1)
+	w.knn = mclResize(w.knn, m*ncutKNN)
+	w.knnW = mclResize(w.knnW, m*ncutKNN)
+	w.dist = mclResize(w.dist, m)
+	w.rowMd = mclResize(w.rowMd, m)
+	for a := 0; a < m; a++ {
+		xa := emb.Row(int(e.Nodes[a]))
+		for b := 0; b < m; b++ {
+			w.dist[b] = sqDist2(xa, emb.Row(int(e.Nodes[b])))
+		}
+		w.dist[a] = math.Inf(1)
+		// k smallest by repeated selection (k is tiny).
+		row := w.knn[a*ncutKNN : (a+1)*ncutKNN]
+		rw := w.knnW[a*ncutKNN : (a+1)*ncutKNN]
+		for t := range row {
+			row[t] = -1
+		}
+		for t := 0; t < k; t++ {
+			best := -1
+			for b := 0; b < m; b++ {
+				if b == a || slices.Contains(row[:t], int32(b)) {
+					continue
+				}
+				if best < 0 || w.dist[b] < w.dist[best] {
+					best = b
+				}
+			}
+			row[t] = int32(best)
+			rw[t] = w.dist[best]
+		}
+		// Row median of the squared distances to the others.
+		d := w.dist[:m]
+		d[a] = d[m-1]
+		d = d[:m-1]
+		w.rowMd[a] = quickMedian(d)
+	}
+	s2 := quickMedian(w.rowMd[:m])
+	if !(s2 > 0) {
+		s2 = 1
+	}
+	for a := 0; a < m; a++ {
+		for t := 0; t < ncutKNN; t++ {
+			if w.knn[a*ncutKNN+t] >= 0 {
+				w.knnW[a*ncutKNN+t] = math.Exp(-w.knnW[a*ncutKNN+t] / (2 * s2))
+			}
+		}
+	}
+	// Reverse lists: rev[revO[b]:revO[b+1]] are the a with b in kNN(a).
+	w.revO = mclResize(w.revO, m+1)
+	clear(w.revO)
+	for _, b := range w.knn[:m*ncutKNN] {
+		if b >= 0 {
+			w.revO[b+1]++
+		}
+	}
+	for b := 0; b < m; b++ {
+		w.revO[b+1] += w.revO[b]
+	}
+	w.rev = mclResize(w.rev, int(w.revO[m]))
+	pos := mclResize(w.order, m)
+	copy(pos, w.revO[:m])
+	for a := 0; a < m; a++ {
+		for _, b := range w.knn[a*ncutKNN : (a+1)*ncutKNN] {
+			if b >= 0 {
+				w.rev[pos[b]] = int32(a)
+				pos[b]++
+			}
+		}
+	}
+	w.order = pos
+}
+
+// quickMedian returns the lower median of x, reordering x.
+func quickMedian(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	k := (len(x) - 1) / 2
+	lo, hi := 0, len(x)-1
+	for lo < hi {
+		p := x[(lo+hi)/2]
+		a, b := lo, hi
+		for a <= b {
+			for x[a] < p {
+				a++
+			}
+			for x[b] > p {
+				b--
+			}
+			if a <= b {
+				x[a], x[b] = x[b], x[a]
+				a++
+				b--
+			}
+		}
+		switch {
+		case k <= b:
+			hi = b
+		case k >= a:
+			lo = a
+		default:
+			return x[k]
+		}
+	}
+	return x[k]
+}
+
+// bisect returns the normalized-cut bisection (+1/−1 per local index) of
+// the affinity built by affinity; the result aliases w.
+func (w *ncutWork) bisect(m int) []int8 {
+	w.deg = mclResize(w.deg, m)
+	w.isq = mclResize(w.isq, m)
+	total := 0.0
+	for a := 0; a < m; a++ {
+		s := 0.0
+		for p := w.off[a]; p < w.off[a+1]; p++ {
+			s += w.val[p]
+		}
+		w.deg[a] = s
+		total += s
+		w.isq[a] = 0
+		if s > 0 {
+			w.isq[a] = 1 / math.Sqrt(s)
+		}
+	}
+	w.key = mclResize(w.key, m)
+	if total == 0 {
+		for a := range w.key {
+			w.key[a] = float64(-a)
+		}
+	} else {
+		w.fiedler(m)
+		for a := 0; a < m; a++ {
+			w.key[a] = w.v[a] * w.isq[a]
+		}
+	}
+	// Sweep: sides by decreasing key; keep the prefix of least Ncut.
+	w.order = mclResize(w.order, m)
+	for a := range w.order {
+		w.order[a] = int32(a)
+	}
+	slices.SortStableFunc(w.order, func(a, b int32) int {
+		switch {
+		case w.key[a] > w.key[b]:
+			return -1
+		case w.key[a] < w.key[b]:
+			return 1
+		}
+		return 0
+	})
+	w.inA = mclResize(w.inA, m)
+	clear(w.inA)
+	cut, volA := 0.0, 0.0
+	best, bestK := math.Inf(1), 1
+	for k := 0; k < m-1; k++ {
+		a := w.order[k]
+		cut += w.deg[a] - 2*w.inA[a]
+		volA += w.deg[a]
+		for p := w.off[a]; p < w.off[a+1]; p++ {
+			w.inA[w.col[p]] += w.val[p]
+		}
+		if nc := ncut(cut, volA, total-volA); nc < best-1e-12 {
+			best, bestK = nc, k+1
+		}
+	}
+	w.side = mclResize(w.side, m)
+	for a := range w.side {
+		w.side[a] = -1
+	}
+	for _, a := range w.order[:bestK] {
+		w.side[a] = 1
+	}
+	return w.side
+}
+
+// fiedler writes into w.v the eigenvector of the second largest eigenvalue
+// of N = D^-1/2 W D^-1/2 (the largest is 1, eigenvector D^1/2·1): with a
+// dense eigensolver up to ncutExactMax nodes, else by power iteration on
+// (N+I)/2 with the top eigenvector deflated, from a fixed start. Its sign
+// is fixed so that the first clearly nonzero entry is positive.
+func (w *ncutWork) fiedler(m int) {
+	w.v = mclResize(w.v, m)
+	done := false
+	if m <= ncutExactMax {
+		if w.sym == nil || w.sym.SymmetricDim() != m {
+			w.sym = mat.NewSymDense(m, nil)
+		} else {
+			w.sym.Zero()
+		}
+		for a := 0; a < m; a++ {
+			for p := w.off[a]; p < w.off[a+1]; p++ {
+				if b := int(w.col[p]); b > a {
+					w.sym.SetSym(a, b, w.val[p]*w.isq[a]*w.isq[b])
+				}
+			}
+		}
+		if w.eig.Factorize(w.sym, true) {
+			w.vecs.Reset()
+			w.eig.VectorsTo(&w.vecs)
+			for a := 0; a < m; a++ {
+				w.v[a] = w.vecs.At(a, m-2) // eigenvalues ascend
+			}
+			done = true
+		}
+	}
+	if !done {
+		w.u = mclResize(w.u, m)
+		w.top = mclResize(w.top, m)
+		nt := 0.0
+		for a := 0; a < m; a++ {
+			w.top[a] = math.Sqrt(w.deg[a])
+			nt += w.deg[a]
+		}
+		nt = math.Sqrt(nt)
+		for a := range w.top {
+			w.top[a] /= nt
+		}
+		r := splitmix{s: 0x6e637574} // "ncut"
+		for a := range w.v {
+			w.v[a] = r.float64() - 0.5
+		}
+		deflateUnit(w.v, w.top)
+		for it := 0; it < 2000; it++ {
+			for a := 0; a < m; a++ {
+				s := 0.0
+				for p := w.off[a]; p < w.off[a+1]; p++ {
+					b := w.col[p]
+					s += w.val[p] * w.isq[b] * w.v[b]
+				}
+				w.u[a] = 0.5 * (w.v[a] + s*w.isq[a])
+			}
+			deflateUnit(w.u, w.top)
+			diff := 0.0
+			for a := range w.u {
+				d := w.u[a] - w.v[a]
+				diff += d * d
+			}
+			w.v, w.u = w.u, w.v
+			if diff < 1e-20 {
+				break
+			}
+		}
+	}
+	for a := 0; a < m; a++ {
+		if math.Abs(w.v[a]) > 1e-9 {
+			if w.v[a] < 0 {
+				for b := range w.v {
+					w.v[b] = -w.v[b]
+				}
+			}
+			break
+		}
+	}
+}
+
+// deflateUnit removes from x its component along the unit vector top and
+// normalises it.
+func deflateUnit(x, top []float64) {
+	p := dot(x, top)
+	s := 0.0
+	for a := range x {
+		x[a] -= p * top[a]
+		s += x[a] * x[a]
+	}
+	if s = math.Sqrt(s); s > 0 {
+		for a := range x {
+			x[a] /= s
+		}
+	}
+}
+
+// mclTwo returns MCL's split when MCL finds exactly two clusters of two or
+// more neighbours: those two sides, each singleton cluster joining the side
+// it has more affinity to (per member); nil otherwise. The result aliases w.
+func (w *ncutWork) mclTwo(e *EgoNet, clusters [][]int32) []int8 {
+	var big [2][]int32
+	nb := 0
+	for _, c := range clusters {
+		if len(c) >= 2 {
+			if nb == 2 {
+				return nil
+			}
+			big[nb] = c
+			nb++
+		}
+	}
+	if nb != 2 {
+		return nil
+	}
+	m := e.NumNodes()
+	w.label = mclResize(w.label, m)
+	for a := range w.label {
+		w.label[a] = 0
+	}
+	for s, c := range big {
+		for _, a := range c {
+			w.label[a] = int32(1 - 2*s) // +1, -1
+		}
+	}
+	alt := make([]int8, m)
+	for a := 0; a < m; a++ {
+		if w.label[a] != 0 {
+			alt[a] = int8(w.label[a])
+			continue
+		}
+		var s [2]float64
+		for p := w.off[a]; p < w.off[a+1]; p++ {
+			switch w.label[w.col[p]] {
+			case 1:
+				s[0] += w.val[p]
+			case -1:
+				s[1] += w.val[p]
+			}
+		}
+		alt[a] = 1
+		if s[1]/float64(len(big[1])) > s[0]/float64(len(big[0])) {
+			alt[a] = -1
+		}
+	}
+	return alt
+}
+
+// crossRate is the fraction of pairs across the two sides that are linked
+// in the ego network (+Inf when a side is empty).
+func crossRate(e *EgoNet, side []int8) float64 {
+	var n [2]float64
+	x := 0.0
+	for a := range side {
+		s := 0
+		if side[a] < 0 {
+			s = 1
+		}
+		n[s]++
+		for _, b := range e.Neighbors(a) {
+			if int(b) > a && side[b] != side[a] {
+				x++
+			}
+		}
+	}
+	if n[0] == 0 || n[1] == 0 {
+		return math.Inf(1)
+	}
+	return x / (n[0] * n[1])
+}
+
+// hedge splits each side into its connected pieces under the structural
+// affinity (a link or a common neighbour other than the centre) and returns
+// the pieces as groups of original indices.
+func (w *ncutWork) hedge(e *EgoNet, side []int8) [][]int32 {
+	m := e.NumNodes()
+	w.label = mclResize(w.label, m)
+	for a := range w.label {
+		w.label[a] = -1
+	}
+	var groups [][]int32
+	for s := 0; s < m; s++ {
+		if w.label[s] >= 0 {
+			continue
+		}
+		c := int32(len(groups))
+		w.label[s] = c
+		grp := []int32{e.Nodes[s]}
+		st := append(w.stack[:0], int32(s))
+		for len(st) > 0 {
+			a := st[len(st)-1]
+			st = st[:len(st)-1]
+			for p := w.off[a]; p < w.off[a+1]; p++ {
+				b := w.col[p]
+				if w.strong[p] && w.label[b] < 0 && side[b] == side[a] {
+					w.label[b] = c
+					grp = append(grp, e.Nodes[b])
+					st = append(st, b)
+				}
+			}
+		}
+		w.stack = st
+		groups = append(groups, grp)
+	}
+	return groups
+}
