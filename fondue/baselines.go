@@ -76,10 +76,29 @@ func baselineComponents(e *EgoNet, parent []int32) int {
 // it adds no term); NormalizedCut panics if a node is in two clusters or out
 // of range.
 func NormalizedCut(e *EgoNet, clusters [][]int32) float64 {
-	return baselineNC(e, clusters, nil)
+	ncut, _ := baselineNC(e, clusters, nil)
+	return ncut
 }
 
-func baselineNC(e *EgoNet, clusters [][]int32, label []int32) float64 {
+// NormalizedAssociation returns Σ_c assoc(C_c)/vol(C_c), where assoc(C) =
+// vol(C) - cut(C) counts the ego-net edges inside C (twice), so each term is
+// the share of a cluster's volume that stays inside it (0/0 := 0). It is the
+// NC baseline's score: it grows with the number of clusters that are
+// internally connected and separate from each other, which is how an
+// ambiguous node's neighbourhood looks. The normalized cut itself does the
+// opposite: it is 0 when the clusters are perfectly separate. Measured on
+// the paper's contractions (10 seeds at r = 10%), the association
+// reproduces the paper's NC column (netscience .837 vs .841; polbooks .719
+// vs .716 with the paper's tie convention) where the cut gives about .56.
+// For clusters that all have edges it equals the number of clusters minus
+// the normalized cut.
+func NormalizedAssociation(e *EgoNet, clusters [][]int32) float64 {
+	_, nassoc := baselineNC(e, clusters, nil)
+	return nassoc
+}
+
+// baselineNC returns the normalized cut and the normalized association.
+func baselineNC(e *EgoNet, clusters [][]int32, label []int32) (ncut, nassoc float64) {
 	n := e.NumNodes()
 	label = mclResize(label, n)
 	for k := range label {
@@ -96,7 +115,6 @@ func baselineNC(e *EgoNet, clusters [][]int32, label []int32) float64 {
 			label[u] = int32(c)
 		}
 	}
-	nc := 0.0
 	for _, cl := range clusters {
 		cut, vol := 0, 0
 		for _, u := range cl {
@@ -109,10 +127,11 @@ func baselineNC(e *EgoNet, clusters [][]int32, label []int32) float64 {
 			}
 		}
 		if vol > 0 {
-			nc += float64(cut) / float64(vol)
+			ncut += float64(cut) / float64(vol)
+			nassoc += float64(vol-cut) / float64(vol)
 		}
 	}
-	return nc
+	return ncut, nassoc
 }
 
 // baselineWorker holds one goroutine's buffers.
@@ -129,7 +148,8 @@ const baselineChunk = 64
 
 // BaselineScores computes a baseline ambiguity score for every node of g:
 // "degree" (the degree in g), "cc" (EgoComponents of the ego net) or "nc"
-// (NormalizedCut of the ego net's MCL clustering with default MCLOptions).
+// (NormalizedAssociation of the ego net's MCL clustering with default
+// MCLOptions; see there why the association and not the cut).
 // Higher means more ambiguous for all three [P §3.2]. Isolated nodes get NaN:
 // they have no ego net, and AUC and NDCG skip NaN scores.
 //
@@ -154,7 +174,8 @@ func BaselineScores(ctx context.Context, g *Graph, method string, workers int) (
 			e := g.Ego(i, &w.ego)
 			cl := w.mcl.Cluster(e, MCLOptions{})
 			w.label = mclResize(w.label, e.NumNodes())
-			return baselineNC(e, cl, w.label)
+			_, nassoc := baselineNC(e, cl, w.label)
+			return nassoc
 		}
 	default:
 		return nil, fmt.Errorf("fondue: unknown baseline method %q (valid: %q)", method, BaselineMethods)

@@ -67,6 +67,36 @@ func TestNormalizedCutByHand(t *testing.T) {
 	}
 }
 
+// The association is each cluster's inner share of its volume, summed.
+func TestNormalizedAssociationByHand(t *testing.T) {
+	path4 := [][2]int{{0, 1}, {1, 2}, {2, 3}}
+	bridged := append(append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [2]int{2, 3})
+	cases := []struct {
+		name     string
+		n        int
+		edges    [][2]int
+		clusters [][]int32
+		want     float64
+	}{
+		// {0,1}: vol 3, cut 1, inside 2: 2/3, twice.
+		{"path split in the middle", 4, path4, [][]int32{{0, 1}, {2, 3}}, 4.0 / 3},
+		// One cluster holds everything: 6/6.
+		{"path as one cluster", 4, path4, [][]int32{{0, 1, 2, 3}}, 1},
+		// Singletons keep nothing inside.
+		{"path as singletons", 4, path4, [][]int32{{0}, {1}, {2}, {3}}, 0},
+		// Each triangle: vol 7, cut 1: 6/7, twice.
+		{"bridged triangles", 6, bridged, [][]int32{{0, 1, 2}, {3, 4, 5}}, 12.0 / 7},
+		// Two separate triangles score 1 each; the isolated node 0/0 := 0.
+		{"isolated node", 7, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 2},
+	}
+	for _, c := range cases {
+		got := NormalizedAssociation(mclTestEgo(c.n, c.edges), c.clusters)
+		if math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("%s: association = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestNormalizedCutRejectsOverlap(t *testing.T) {
 	defer func() {
 		if recover() == nil {
@@ -87,9 +117,10 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 		"degree": {6, 3},
 		// Node 1's ego net: 0, 2, 3, all adjacent: one component.
 		"cc": {2, 1},
-		// MCL puts each triangle in its own cluster: nothing is cut. Node 1's
-		// ego net is a triangle: one cluster, NC 0.
-		"nc": {0, 0},
+		// MCL puts each triangle in its own cluster, nothing is cut: each
+		// keeps all its volume inside, association 1 + 1. Node 1's ego net
+		// is a triangle: one cluster, association 1.
+		"nc": {2, 1},
 	}
 	for _, m := range BaselineMethods {
 		s, err := BaselineScores(context.Background(), g, m, 2)
@@ -178,7 +209,7 @@ func TestBaselineScoresNetscience(t *testing.T) {
 				want = float64(baselineBruteComponents(g, i))
 			case "nc":
 				e := g.Ego(i, nil)
-				want = NormalizedCut(e, MCL(e, MCLOptions{}))
+				want = NormalizedAssociation(e, MCL(e, MCLOptions{}))
 			}
 			if s != want {
 				t.Fatalf("%s node %d: %v, want %v", m, i, s, want)

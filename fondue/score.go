@@ -13,7 +13,7 @@ const (
 	MethodFONDUE = "fondue" // best Rayleigh quotient of a CNE embedding
 	MethodDegree = "degree" // the node's degree
 	MethodCC     = "cc"     // connected components of the ego network without the node
-	MethodNC     = "nc"     // normalized cut of the MCL clustering of the ego network
+	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see NormalizedAssociation)
 )
 
 // Methods lists the scoring methods Score accepts.
