@@ -7,4 +7,4 @@ MATCH (n) WHERE {{id "n"}} = row.id{{with .IDProperty}} AND n.{{name .}} = row.k
 SET n.{{name .WriteProperty}} = row.ambiguity
 {{- with .ScoreProperty}}, n.{{name .}} = row.score{{end}}
 {{- with .RunProperty}}, n.{{name .}} = $run{{end}}
-RETURN count(n) AS written
+RETURN count(n) AS written, count(row.ambiguity) AS scored
