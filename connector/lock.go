@@ -101,7 +101,9 @@ func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
 	return l, nil
 }
 
-// Context is cancelled (cause ErrLockLost) if the lock is lost.
+// Context is cancelled if the lock is lost: with cause ErrLockLost when
+// another run took it over, or an ErrUnreachable error (wrapping
+// ErrLockLost) when the server could not be reached to refresh it.
 func (l *Lock) Context() context.Context { return l.ctx }
 
 func (l *Lock) heartbeat() {
@@ -133,7 +135,10 @@ func (l *Lock) heartbeat() {
 			l.c.log.Warn("could not refresh the lock", "lock", l.o.Name, "error", err.Error())
 			if time.Since(last) >= l.o.TTL {
 				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
-				l.cancel(ErrLockLost)
+				// The cause is the server, not another run.
+				l.cancel(&Error{Kind: ErrUnreachable, Cause: ErrLockLost, Msg: fmt.Sprintf(
+					"lost the connection to Neo4j at %s: the lock could not be refreshed for lock.ttl (%s), so the run stopped (%s)",
+					l.c.cfg.URI, l.o.TTL, oneLine(err.Error()))})
 				return
 			}
 		}

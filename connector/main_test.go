@@ -3,18 +3,15 @@ package connector
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net"
-	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -93,115 +90,39 @@ func run(t testing.TB, q string, params map[string]any) []*neo4j.Record {
 	return res.Records
 }
 
-// loadEdgeList creates one (:label {prop: id}) node per id of an edge list
-// and one relationship per line, in batches, and returns the graph as read
-// from the file.
+// loadEdgeList loads an edge list as (:label {prop: id}) nodes and
+// relationships of type relType, and returns the graph read from the file.
 func loadEdgeList(t testing.TB, path, label, relType, prop string) *fondue.Graph {
 	t.Helper()
 	g, _, err := fondue.ReadEdgeListFile(path, fondue.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, fmt.Sprintf("CREATE INDEX ON :`%s`(`%s`)", label, prop), nil)
-	const batch = 20000
-	var ids []any
-	for i := 0; i < g.NumNodes(); i++ {
-		k, _ := g.IntKey(i)
-		ids = append(ids, k)
-	}
-	for lo := 0; lo < len(ids); lo += batch {
-		run(t, fmt.Sprintf("UNWIND $ids AS id CREATE (:`%s` {`%s`: id})", label, prop), map[string]any{"ids": ids[lo:min(len(ids), lo+batch)]})
-	}
-	var edges []any
-	flush := func() {
-		if len(edges) > 0 {
-			run(t, fmt.Sprintf("UNWIND $edges AS e MATCH (a:`%[1]s` {`%[2]s`: e[0]}), (b:`%[1]s` {`%[2]s`: e[1]}) CREATE (a)-[:`%[3]s`]->(b)", label, prop, relType),
-				map[string]any{"edges": edges})
-			edges = edges[:0]
-		}
-	}
-	for i := 0; i < g.NumNodes(); i++ {
-		for _, j := range g.Neighbors(i) {
-			if int(j) > i {
-				a, _ := g.IntKey(i)
-				b, _ := g.IntKey(int(j))
-				edges = append(edges, []any{a, b})
-				if len(edges) == batch {
-					flush()
-				}
-			}
-		}
-	}
-	flush()
-	return g
-}
-
-// dump returns every node and relationship as sorted lines, nodes named by
-// their uid (or, for clones, their split key), so that two dumps of the
-// same graph are equal whatever the internal ids.
-func dump(t testing.TB) string {
-	t.Helper()
-	names := map[int64]string{}
-	type node struct {
-		labels []string
-		props  map[string]any
-	}
-	nodes := map[int64]node{}
-	var lines []string
-	for _, r := range run(t, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN id(n), labels(n), properties(n)", nil) {
-		id := r.Values[0].(int64)
-		props := r.Values[2].(map[string]any)
-		name := fmt.Sprintf("id:%d", id)
-		if u, ok := props["uid"]; ok {
-			name = fmt.Sprintf("uid:%v", u)
-		} else if k, ok := props[PropSplitKey]; ok {
-			name = fmt.Sprintf("clone:%v", k)
-		}
-		names[id] = name
-		var labels []string
-		for _, l := range r.Values[1].([]any) {
-			labels = append(labels, l.(string))
-		}
-		slices.Sort(labels)
-		nodes[id] = node{labels, props}
-	}
-	for id, n := range nodes {
-		if from, ok := n.props[PropSplitFromID].(int64); ok {
-			n.props[PropSplitFromID] = names[from] // internal ids differ between databases
-		}
-		lines = append(lines, fmt.Sprintf("N %s %q %s", names[id], n.labels, jsonOf(t, n.props)))
-	}
-	for _, r := range run(t, "MATCH (a)-[r]->(b) RETURN id(a), type(r), id(b), properties(r)", nil) {
-		lines = append(lines, fmt.Sprintf("R %s -[%q %s]-> %s", names[r.Values[0].(int64)], r.Values[1], jsonOf(t, r.Values[3]), names[r.Values[2].(int64)]))
-	}
-	slices.Sort(lines)
-	return strings.Join(lines, "\n")
-}
-
-func jsonOf(t testing.TB, v any) string {
-	b, err := json.Marshal(v)
+	d, err := srv.Driver()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	if err := testgraph.Load(ctxT(t, 10*time.Minute), d, g, label, relType, prop); err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
-// diff shows the lines only in a or only in b.
-func diff(a, b string) string {
-	as, bs := strings.Split(a, "\n"), strings.Split(b, "\n")
-	var out []string
-	for _, l := range as {
-		if !slices.Contains(bs, l) {
-			out = append(out, "- "+l)
-		}
+// dump is testgraph.Dump of the test server.
+func dump(t testing.TB) string {
+	t.Helper()
+	d, err := srv.Driver()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, l := range bs {
-		if !slices.Contains(as, l) {
-			out = append(out, "+ "+l)
-		}
+	s, err := testgraph.Dump(ctxT(t, time.Minute), d)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return strings.Join(out, "\n")
+	return s
 }
+
+func diff(a, b string) string { return testgraph.Diff(a, b) }
 
 func score(t testing.TB, g *fondue.Graph, seed uint64) *fondue.Result {
 	t.Helper()

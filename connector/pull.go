@@ -172,7 +172,9 @@ func (c *Conn) checkTokens(ctx context.Context, o PullOptions) error {
 		for _, r := range res.Records {
 			v, _, _ := neo4j.GetRecordValue[string](r, col)
 			have[v] = true
-			all = append(all, v)
+			if v != LockLabel && v != RunLabel {
+				all = append(all, v)
+			}
 		}
 		slices.Sort(all)
 		for _, w := range want {
