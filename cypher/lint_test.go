@@ -2,6 +2,7 @@ package cypher
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -43,5 +44,19 @@ func TestCypher5Lint(t *testing.T) {
 			}
 		}
 		t.Logf("%v: %d statement variants checked", d, len(queries))
+	}
+	// The demo graph of docker-compose.yml is Cypher 5 too.
+	seed, err := os.ReadFile("../docker/seed.cypher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.Lint(ctx, map[string]string{"seed": string(seed)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, diag := range res["seed"] {
+		if diag.IsError() || diag.Kind == cypherlint.KindDeprecation {
+			t.Errorf("docker/seed.cypher: %v", diag)
+		}
 	}
 }

@@ -40,11 +40,15 @@ func (a *app) neo4jConfig() (connector.Config, error) {
 	if v.InConfig("neo4j.password") {
 		return cfg, usageErrorf("neo4j.password must not be in the config file %s: set FONDUE_NEO4J_PASSWORD or neo4j.password_file", a.configFile)
 	}
+	// The password is one setting with the usual precedence: the
+	// --password-file flag, then FONDUE_NEO4J_PASSWORD, then
+	// neo4j.password_file (FONDUE_NEO4J_PASSWORD_FILE or the config file).
 	pw := v.GetString("neo4j.password") // only from FONDUE_NEO4J_PASSWORD
-	if file := v.GetString("neo4j.password_file"); file != "" {
-		if pw != "" {
-			return cfg, usageErrorf("both FONDUE_NEO4J_PASSWORD and neo4j.password_file are set: use one")
-		}
+	file := v.GetString("neo4j.password_file")
+	if pw != "" && !(a.cmd != nil && a.cmd.Flags().Changed("password-file")) {
+		file = ""
+	}
+	if file != "" {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return cfg, usageErrorf("neo4j.password_file: cannot read %s: %v", file, errors.Unwrap(err))

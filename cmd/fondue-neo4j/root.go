@@ -26,6 +26,8 @@ type app struct {
 	tty bool
 	// configFile is the file the configuration came from, "" if none.
 	configFile string
+	// cmd is the command being run (set by setup).
+	cmd *cobra.Command
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -126,6 +128,7 @@ var commandFlagKeys = map[string]map[string]string{
 
 // setup loads the configuration: flag > environment (FONDUE_*) > file > default.
 func (a *app) setup(cmd *cobra.Command) error {
+	a.cmd = cmd
 	v := a.v
 	setDefaults(v)
 	v.SetEnvPrefix("FONDUE")

@@ -300,7 +300,7 @@ func TestSyncErrors(t *testing.T) {
 		{syncArgs("sync", "--run-id", "a/b"), nil, exitUsage, `run_id "a/b"`},
 		{syncArgs("sync", "--output", "xml"), nil, exitUsage, `output "xml"`},
 		{syncArgs("sync", "--password-file", filepath.Join(dir, "nope")), nil, exitUsage, "neo4j.password_file: cannot read"},
-		{syncArgs("sync", "--password-file", write("pw", "x\n")), map[string]string{"FONDUE_NEO4J_PASSWORD": "y"}, exitUsage, "use one"},
+		{syncArgs("sync", "--password-file", write("empty", "\n")), nil, exitUsage, "is empty"},
 		{syncArgs("sync", "--config", write("pw.yaml", "neo4j:\n  password: hunter2\n")), nil, exitUsage, "neo4j.password must not be in the config file"},
 		{syncArgs("sync", "--write-property", "x", "--score-property", "x"), nil, exitUsage, "must differ"},
 		{syncArgs("sync", "--uri", "http://x"), nil, exitUsage, `scheme "http"`},
@@ -444,6 +444,20 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	s = capture()
 	if s.conn.URI != "bolt://env:7687" || strings.Join(s.pull.NodeLabels, "|") != "X|Y" || s.write.BatchSize != 8 || s.conn.Password != "pw" {
 		t.Fatalf("env: %+v", s)
+	}
+	// The password: --password-file > FONDUE_NEO4J_PASSWORD > neo4j.password_file.
+	pwFile := filepath.Join(dir, "pw")
+	os.WriteFile(pwFile, []byte("from-file\n"), 0o600)
+	t.Setenv("FONDUE_NEO4J_PASSWORD_FILE", pwFile)
+	if s = capture(); s.conn.Password != "pw" {
+		t.Fatalf("env password over password_file: %q", s.conn.Password)
+	}
+	if s = capture("--password-file", pwFile); s.conn.Password != "from-file" {
+		t.Fatalf("--password-file over env: %q", s.conn.Password)
+	}
+	os.Unsetenv("FONDUE_NEO4J_PASSWORD")
+	if s = capture(); s.conn.Password != "from-file" {
+		t.Fatalf("password_file: %q", s.conn.Password)
 	}
 	s = capture("--uri", "bolt://flag:7687", "--node-labels", "F", "--batch-size", "9", "--split=false", "--splitter", "fondue")
 	if s.conn.URI != "bolt://flag:7687" || strings.Join(s.pull.NodeLabels, "|") != "F" || s.write.BatchSize != 9 || s.split || s.engine.Split.Method != "" {
