@@ -57,7 +57,7 @@ func TestLockStaleTakeover(t *testing.T) {
 		t.Fatal(err)
 	}
 	run(t, "CREATE (:FondueLock {name: 'fondue-neo4j', owner: 'crashed', run: 'old', host: 'h', expires: timestamp() + 60000})", nil)
-	if _, err := c.AcquireLock(ctx, LockOptions{RunID: "new"}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `run "old" on host "h" (it expires in 1m0s`) {
+	if _, err := c.AcquireLock(ctx, LockOptions{RunID: "new"}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `run "old" on host "h" (it expires in `) {
 		t.Fatalf("live lock: %v", err)
 	}
 	run(t, "MATCH (l:FondueLock) SET l.expires = timestamp() - 1", nil)
