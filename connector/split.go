@@ -311,7 +311,6 @@ type nodeState struct {
 	labels []string
 	key    any
 	split  bool // already split by this run
-	splits int  // number of runs that split it
 }
 
 func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (nodeState, error) {
@@ -338,8 +337,6 @@ func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id an
 		st.key, _ = r.Get("key")
 	}
 	st.split, _, _ = neo4j.GetRecordValue[bool](r, "split")
-	splits, _, _ := neo4j.GetRecordValue[int64](r, "splits")
-	st.splits = int(splits)
 	return st, nil
 }
 

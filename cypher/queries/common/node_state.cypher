@@ -2,5 +2,4 @@
 // already split it.
 MATCH (n) WHERE {{id "n"}} = $id
 RETURN labels(n) AS labels{{with .IDProperty}}, n.{{name .}} AS key{{end}},
-  $run IN coalesce(n.fondue_split_runs, []) AS split,
-  coalesce(size(n.fondue_split_runs), 0) AS splits
+  $run IN coalesce(n.fondue_split_runs, []) AS split
