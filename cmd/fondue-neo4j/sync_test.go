@@ -227,7 +227,7 @@ func TestSyncFaultsRerun(t *testing.T) {
 		at   func(neo4jtest.Request) bool
 	}{
 		{"write", func(r neo4jtest.Request) bool { return strings.HasPrefix(r.Query, "UNWIND $rows") }},
-		{"split", func(r neo4jtest.Request) bool { return strings.Contains(r.Query, "CREATE (m)") }},
+		{"split", func(r neo4jtest.Request) bool { return strings.Contains(r.Query, "fondue_split_key = $key") }},
 	} {
 		reset(t)
 		load(t, polbooks, "Book", "CO_PURCHASED", "uid")
