@@ -515,6 +515,12 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 	st := CNEStats{Mode: mode}
 	d := o.Dim
 	emb := &Embedding{Dim: d, X: make([]float64, n*d)}
+	// A warm start without optimizer state (vectors only) primes Adam's
+	// second moment with the first gradient and skips the bias correction,
+	// as if training had been going on: the first steps are then about
+	// LearningRate/10, where a fresh Adam would move every coordinate by a
+	// full LearningRate and undo much of the warm start.
+	primeAdam := false
 	mom := make([]float64, n*d)
 	vel := make([]float64, n*d)
 	var hist []float64
@@ -529,6 +535,8 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 			copy(vel, s.v)
 			step = s.step
 			hist = append(hist, s.history...)
+		} else {
+			primeAdam = true
 		}
 	} else {
 		r := splitmix{s: streamSeed(o.Seed, streamInit, 0, 0)}
@@ -609,6 +617,14 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 		norm = math.Sqrt(norm)
 		if math.IsNaN(norm) || math.IsInf(norm, 0) {
 			return nil, st, errors.New("CNE diverged: gradient is not finite (try a smaller learning rate)")
+		}
+		if primeAdam {
+			for k, gk := range grad {
+				vel[k] = gk * gk
+			}
+			step = 1 << 20
+			b1t, b2t = 0, 0
+			primeAdam = false
 		}
 		// Adam, elementwise; it is cheap next to the gradient, so it stays serial.
 		b1t *= adamBeta1

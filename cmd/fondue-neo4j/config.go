@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/spf13/viper"
 )
@@ -33,7 +34,37 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("split.method", "")
 	v.SetDefault("split.top", 0)
 	v.SetDefault("split.min_ambiguity", 0.0)
+
+	// sync and undo (Neo4j).
+	v.SetDefault("neo4j.uri", "bolt://localhost:7687")
+	v.SetDefault("neo4j.user", "neo4j")
+	v.SetDefault("neo4j.password", "") // FONDUE_NEO4J_PASSWORD only: never a flag, never the config file
+	v.SetDefault("neo4j.password_file", "")
+	v.SetDefault("neo4j.database", "")
+	v.SetDefault("neo4j.connect_timeout", "10s")
+	v.SetDefault("neo4j.max_retry_time", "30s")
+	v.SetDefault("graph.node_labels", []string{})
+	v.SetDefault("graph.relationship_types", []string{})
+	v.SetDefault("graph.node_query", "")
+	v.SetDefault("graph.relationship_query", "")
+	v.SetDefault("graph.id_property", "")
+	v.SetDefault("graph.fetch_size", 10000)
+	v.SetDefault("write.property", connector.DefaultWriteProperty)
+	v.SetDefault("write.score_property", connector.DefaultScoreProperty)
+	v.SetDefault("write.run_property", connector.DefaultRunProperty)
+	v.SetDefault("write.batch_size", connector.DefaultBatchSize)
+	v.SetDefault("write.concurrency", 1)
+	v.SetDefault("split.enabled", false)
+	v.SetDefault("split.marker_label", connector.DefaultMarkerLabel)
+	v.SetDefault("split.skip_properties", []string{})
+	v.SetDefault("lock.name", connector.DefaultLockName)
+	v.SetDefault("lock.ttl", connector.DefaultLockTTL.String())
+	v.SetDefault("run_id", "")
+	v.SetDefault("output", "text")
 }
+
+// defaultSplitter is the splitter sync uses when split.method is empty.
+func defaultSplitter() string { return fondue.DefaultSplitter }
 
 // scoreOptions builds the engine's options from the configuration and checks
 // every value, so that a bad one fails before any work starts.

@@ -26,6 +26,8 @@ type app struct {
 	tty bool
 	// configFile is the file the configuration came from, "" if none.
 	configFile string
+	// cmd is the command being run (set by setup).
+	cmd *cobra.Command
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -64,8 +66,7 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	pf.String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.AddCommand(newScoreCmd(a))
-	root.AddCommand(newEstimateCmd(a))
+	root.AddCommand(newScoreCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
 	benchCmd := newBenchCmd(a)
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
@@ -95,10 +96,45 @@ var flagKeys = map[string]string{
 	"split":         "split.method",
 	"split-top":     "split.top",
 	"max-memory":    "max_memory",
+
+	// sync and undo
+	"uri":                 "neo4j.uri",
+	"user":                "neo4j.user",
+	"password-file":       "neo4j.password_file",
+	"database":            "neo4j.database",
+	"connect-timeout":     "neo4j.connect_timeout",
+	"max-retry-time":      "neo4j.max_retry_time",
+	"node-labels":         "graph.node_labels",
+	"relationship-types":  "graph.relationship_types",
+	"node-query":          "graph.node_query",
+	"relationship-query":  "graph.relationship_query",
+	"id-property":         "graph.id_property",
+	"fetch-size":          "graph.fetch_size",
+	"write-property":      "write.property",
+	"score-property":      "write.score_property",
+	"run-property":        "write.run_property",
+	"batch-size":          "write.batch_size",
+	"write-concurrency":   "write.concurrency",
+	"splitter":            "split.method",
+	"split-min-ambiguity": "split.min_ambiguity",
+	"marker-label":        "split.marker_label",
+	"skip-properties":     "split.skip_properties",
+	"lock-name":           "lock.name",
+	"lock-ttl":            "lock.ttl",
+	"run-id":              "run_id",
+	"output":              "output",
+}
+
+// commandFlagKeys overrides flagKeys for one command, where a flag name
+// means something else: sync's --split switches splitting on (score's
+// --split names the splitter, which is sync's --splitter).
+var commandFlagKeys = map[string]map[string]string{
+	"sync": {"split": "split.enabled"},
 }
 
 // setup loads the configuration: flag > environment (FONDUE_*) > file > default.
 func (a *app) setup(cmd *cobra.Command) error {
+	a.cmd = cmd
 	v := a.v
 	setDefaults(v)
 	v.SetEnvPrefix("FONDUE")
@@ -106,7 +142,11 @@ func (a *app) setup(cmd *cobra.Command) error {
 	v.AutomaticEnv()
 	var bindErr error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if key, ok := flagKeys[f.Name]; ok && bindErr == nil {
+		key, ok := commandFlagKeys[cmd.Name()][f.Name]
+		if !ok {
+			key, ok = flagKeys[f.Name]
+		}
+		if ok && bindErr == nil {
 			bindErr = v.BindPFlag(key, f)
 		}
 	})

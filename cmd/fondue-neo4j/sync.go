@@ -1,0 +1,385 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/spf13/cobra"
+)
+
+func newSyncCmd(a *app) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Score a Neo4j subgraph, write the ambiguity back, optionally split nodes",
+		Long: `sync pulls a subgraph from Neo4j (nodes by label, relationships by type, or two
+Cypher queries), scores every node with the same engine and flags as "score", and
+writes each node's ambiguity (percentile in (0, 1]), raw score and run id back as
+properties, in batches. With --split it then splits the most ambiguous nodes: one
+new node per extra group of neighbours, relationships moved, all undoable with
+"fondue-neo4j undo --run ID". A lock in the database keeps two runs from writing
+at once.
+
+Configuration: --config FILE (default ./fondue.yaml), FONDUE_* environment
+variables, flags; flag > environment > file > default. The password comes from
+FONDUE_NEO4J_PASSWORD or neo4j.password_file, never from a flag.
+
+Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
+4 Neo4j unreachable, 5 nothing to score, 6 another run holds the lock.`,
+		Example: `  FONDUE_NEO4J_PASSWORD=secret fondue-neo4j sync --config config.example.yaml
+  fondue-neo4j sync --uri bolt://localhost:7687 --node-labels Author --relationship-types COAUTHOR --output json
+  fondue-neo4j sync --split --split-top 10 --dry-run`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.sync(cmd.Context(), dryRun)
+		},
+	}
+	f := cmd.Flags()
+	addNeo4jFlags(f)
+	f.StringSlice("node-labels", nil, "score nodes with any of these labels (default: all nodes)")
+	f.StringSlice("relationship-types", nil, "use relationships of these types (default: all)")
+	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
+	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
+	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
+	f.Int("fetch-size", 10000, "records per batch when reading")
+	f.String("write-property", connector.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
+	f.String("score-property", connector.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
+	f.String("run-property", connector.DefaultRunProperty, "node property receiving the run id (empty: not written)")
+	f.Int("batch-size", connector.DefaultBatchSize, "nodes per write transaction")
+	f.Int("write-concurrency", 1, "write transactions at once")
+	f.String("run-id", "", "run id (default: the UTC time and a random suffix); re-running a run id resumes its splits")
+	f.Bool("split", false, "split the most ambiguous nodes (see --split-top, --split-min-ambiguity)")
+	f.String("splitter", "", "splitter: "+strings.Join(fondue.Splitters, " or ")+" (default "+defaultSplitter()+")")
+	f.Int("split-top", 0, "split the K most ambiguous nodes")
+	f.Float64("split-min-ambiguity", 0, "split every node whose ambiguity is at least this (0 < x <= 1)")
+	f.StringSlice("skip-properties", nil, "properties not copied to split nodes (e.g. uniquely constrained ones)")
+	f.BoolVar(&dryRun, "dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
+	addScoreFlags(f)
+	return cmd
+}
+
+// syncSummary is the result of a sync in GDS write mode's vocabulary, plus
+// the run id and the split's counts.
+type syncSummary struct {
+	RunID                 string                `json:"runId"`
+	NodeCount             int                   `json:"nodeCount"`
+	RelationshipCount     int                   `json:"relationshipCount"`
+	NodePropertiesWritten int                   `json:"nodePropertiesWritten"`
+	PreProcessingMillis   int64                 `json:"preProcessingMillis"`
+	ComputeMillis         int64                 `json:"computeMillis"`
+	WriteMillis           int64                 `json:"writeMillis"`
+	SplitMillis           int64                 `json:"splitMillis"`
+	UnscoredNodes         int                   `json:"unscoredNodes"`
+	NodesNotFound         int                   `json:"nodesNotFound"`
+	Configuration         map[string]any        `json:"configuration"`
+	Split                 *connector.SplitStats `json:"split,omitempty"`
+	Resumed               bool                  `json:"resumed,omitempty"`
+	DryRun                bool                  `json:"dryRun,omitempty"`
+	Plan                  *connector.Plan       `json:"plan,omitempty"`
+	Neo4jVersion          string                `json:"neo4jVersion"`
+}
+
+// syncSettings is the validated configuration of a sync.
+type syncSettings struct {
+	conn     connector.Config
+	pull     connector.PullOptions
+	write    connector.WriteOptions
+	engine   fondue.Options
+	split    bool
+	skip     []string
+	lock     connector.LockOptions
+	runID    string
+	json     bool
+	splitter string
+}
+
+func (a *app) syncSettings() (*syncSettings, error) {
+	v := a.v
+	s := &syncSettings{}
+	var err error
+	if s.conn, err = a.neo4jConfig(); err != nil {
+		return nil, err
+	}
+	if s.engine, err = a.scoreOptions(); err != nil {
+		return nil, err
+	}
+	if s.runID, err = a.runID(); err != nil {
+		return nil, err
+	}
+	if s.json, err = a.outputJSON(); err != nil {
+		return nil, err
+	}
+	s.pull = connector.PullOptions{
+		NodeLabels:        a.stringList("graph.node_labels"),
+		RelationshipTypes: a.stringList("graph.relationship_types"),
+		NodeQuery:         strings.TrimSpace(v.GetString("graph.node_query")),
+		RelationshipQuery: strings.TrimSpace(v.GetString("graph.relationship_query")),
+		IDProperty:        v.GetString("graph.id_property"),
+		MarkerLabel:       v.GetString("split.marker_label"),
+	}
+	bs, err := a.positiveInt("write.batch_size")
+	if err != nil {
+		return nil, err
+	}
+	wc, err := a.positiveInt("write.concurrency")
+	if err != nil {
+		return nil, err
+	}
+	s.write = connector.WriteOptions{
+		Property:      v.GetString("write.property"),
+		ScoreProperty: v.GetString("write.score_property"),
+		RunProperty:   v.GetString("write.run_property"),
+		RunID:         s.runID,
+		BatchSize:     bs,
+		Concurrency:   wc,
+	}
+	if s.write.Property == "" {
+		return nil, usageErrorf("write.property must not be empty")
+	}
+	props := []string{s.write.Property, s.write.ScoreProperty, s.write.RunProperty}
+	for k, p := range props {
+		if p != "" && slices.Contains(props[:k], p) {
+			return nil, usageErrorf("write.property, write.score_property and write.run_property must differ (%q twice)", p)
+		}
+	}
+	ttl, err := a.duration("lock.ttl")
+	if err != nil {
+		return nil, err
+	}
+	s.lock = connector.LockOptions{Name: v.GetString("lock.name"), TTL: ttl, RunID: s.runID}
+	s.split = v.GetBool("split.enabled")
+	s.skip = append(a.stringList("split.skip_properties"), props...)
+	if s.split {
+		s.splitter = s.engine.Split.Method
+		if s.splitter == "" {
+			s.splitter = defaultSplitter()
+			s.engine.Split.Method = s.splitter
+		}
+		if s.splitter == fondue.SplitFONDUE && s.engine.Method != fondue.MethodFONDUE {
+			return nil, usageErrorf("splitter %q needs method %q", fondue.SplitFONDUE, fondue.MethodFONDUE)
+		}
+		if s.engine.Split.Top == 0 && s.engine.Split.MinAmbiguity == 0 {
+			return nil, usageErrorf("split.enabled needs split.top or split.min_ambiguity to choose the nodes to split")
+		}
+	} else {
+		s.engine.Split = fondue.SplitOptions{} // score only
+	}
+	return s, nil
+}
+
+// configuration is the summary's "configuration" map (GDS names where GDS
+// has them). It never holds the password.
+func (s *syncSettings) configuration() map[string]any {
+	star := func(xs []string) []string {
+		if len(xs) == 0 && s.pull.NodeQuery == "" {
+			return []string{"*"}
+		}
+		return xs
+	}
+	c := map[string]any{
+		"jobId":              s.runID,
+		"neo4jUri":           s.conn.URI,
+		"user":               s.conn.User,
+		"database":           s.conn.Database,
+		"nodeLabels":         star(s.pull.NodeLabels),
+		"relationshipTypes":  star(s.pull.RelationshipTypes),
+		"idProperty":         s.pull.IDProperty,
+		"writeProperty":      s.write.Property,
+		"scoreProperty":      s.write.ScoreProperty,
+		"runProperty":        s.write.RunProperty,
+		"batchSize":          s.write.BatchSize,
+		"writeConcurrency":   s.write.Concurrency,
+		"concurrency":        s.engine.Workers,
+		"method":             s.engine.Method,
+		"randomSeed":         s.engine.Seed,
+		"embeddingDimension": s.engine.CNE.Dim,
+		"maxIterations":      s.engine.CNE.MaxEpochs,
+		"split":              s.split,
+	}
+	if s.pull.NodeQuery != "" {
+		c["nodeQuery"], c["relationshipQuery"] = s.pull.NodeQuery, s.pull.RelationshipQuery
+	}
+	if s.split {
+		c["splitter"] = s.splitter
+		c["splitTop"] = s.engine.Split.Top
+		c["splitMinAmbiguity"] = s.engine.Split.MinAmbiguity
+		c["markerLabel"] = s.pull.MarkerLabel
+	}
+	return c
+}
+
+func (a *app) sync(ctx context.Context, dryRun bool) error {
+	s, err := a.syncSettings()
+	if err != nil {
+		return err
+	}
+	log := a.log.With("run_id", s.runID)
+	t0 := time.Now()
+	conn, err := connector.Open(ctx, s.conn)
+	if err != nil {
+		return exitCode(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	sum := &syncSummary{RunID: s.runID, Configuration: s.configuration(), Neo4jVersion: conn.Version(), DryRun: dryRun}
+	log.Debug("connected", "phase", "connect", "neo4j", conn.Version(), "dialect", conn.Dialect().String())
+
+	if !dryRun {
+		lock, err := conn.AcquireLock(ctx, s.lock)
+		if err != nil {
+			return exitCode(err)
+		}
+		defer func() {
+			if err := lock.Release(ctx); err != nil {
+				log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
+			}
+		}()
+		ctx = lock.Context()
+		if s.split {
+			// A run id that already stored a split plan resumes it: the
+			// graph is (partly) split, so it is not scored again.
+			plan, err := conn.LoadPlan(ctx, s.runID)
+			if err != nil {
+				return lockedContext(ctx, exitCode(err))
+			}
+			if plan != nil {
+				log.Info("resuming the split plan of this run id", "phase", "split", "nodes", len(plan.Nodes))
+				sum.Resumed = true
+				if err := a.runSplit(ctx, conn, plan, sum); err != nil {
+					return lockedContext(ctx, err)
+				}
+				return a.report(sum, s)
+			}
+		}
+	}
+
+	sg, err := conn.Pull(ctx, s.pull)
+	if err != nil {
+		return lockedContext(ctx, exitCode(err))
+	}
+	g := sg.Graph
+	sum.NodeCount, sum.RelationshipCount = g.NumNodes(), g.NumEdges()
+	sum.PreProcessingMillis = millis(time.Since(t0))
+	log.Info("pulled the subgraph", "phase", "pull", "nodes", g.NumNodes(), "relationships", g.NumEdges(),
+		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
+		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
+
+	// Issue 5: the memory estimate of the scoring (node and relationship
+	// counts are known from here on) goes here, before any heavy work.
+
+	opts := s.engine
+	pr := newProgress(a)
+	opts.Progress = pr.report
+	t1 := time.Now()
+	res, err := fondue.Score(ctx, g, opts)
+	pr.finish()
+	if err != nil {
+		return lockedContext(ctx, err)
+	}
+	sum.ComputeMillis = millis(time.Since(t1))
+	sum.UnscoredNodes = len(res.Unscored())
+	a.logSummary(g, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond)
+
+	var plan *connector.Plan
+	if s.split {
+		plan = connector.NewPlan(sg, res, connector.PlanOptions{RunID: s.runID, Splitter: s.splitter,
+			MarkerLabel: s.pull.MarkerLabel, SkipProperties: s.skip})
+	}
+	if dryRun {
+		if plan != nil {
+			if err := conn.Describe(ctx, plan); err != nil {
+				return exitCode(err)
+			}
+			sum.Plan = plan
+		}
+		return a.printJSON(sum)
+	}
+
+	t2 := time.Now()
+	wpr := newProgress(a)
+	wo := s.write
+	wo.Progress = func(done, total int) { wpr.report(fondue.Progress{Phase: "write", Done: done, Total: total}) }
+	ws, err := conn.WriteScores(ctx, sg, res, wo)
+	wpr.finish()
+	if err != nil {
+		return lockedContext(ctx, exitCode(err))
+	}
+	sum.NodePropertiesWritten = ws.PropertiesWritten
+	sum.NodesNotFound = ws.Missing
+	sum.WriteMillis = millis(time.Since(t2))
+	log.Info("wrote the scores", "phase", "write", "nodes", ws.Nodes, "properties", ws.PropertiesWritten,
+		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds()))
+
+	if plan != nil {
+		stored, err := conn.StorePlan(ctx, plan)
+		if err != nil {
+			return lockedContext(ctx, exitCode(err))
+		}
+		if err := a.runSplit(ctx, conn, stored, sum); err != nil {
+			return lockedContext(ctx, err)
+		}
+	}
+	return a.report(sum, s)
+}
+
+func (a *app) runSplit(ctx context.Context, conn *connector.Conn, plan *connector.Plan, sum *syncSummary) error {
+	t0 := time.Now()
+	pr := newProgress(a)
+	st, err := conn.Split(ctx, plan, time.Now(), func(done, total int) {
+		pr.report(fondue.Progress{Phase: "split", Done: done, Total: total})
+	})
+	pr.finish()
+	sum.SplitMillis = millis(time.Since(t0))
+	sum.Split = &st
+	if err != nil {
+		return exitCode(err)
+	}
+	a.log.Info("split", "run_id", plan.RunID, "phase", "split", "planned", st.Planned, "split", st.Split,
+		"already_done", st.AlreadyDone, "skipped", st.Skipped, "failed", st.Failed,
+		"nodes_created", st.NodesCreated, "relationships_moved", st.RelationshipsMoved)
+	return nil
+}
+
+// report prints the summary: JSON on stdout with --output json, otherwise
+// a few lines on a terminal or one log record. Failed splits make the run
+// fail after the summary.
+func (a *app) report(sum *syncSummary, s *syncSettings) error {
+	switch {
+	case s.json:
+		if err := a.printJSON(sum); err != nil {
+			return err
+		}
+	case a.tty:
+		printf(a.stderr, "run %s: %d nodes, %d relationships; %d properties written (pull %s, compute %s, write %s)\n",
+			sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
+			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
+		if sp := sum.Split; sp != nil {
+			printf(a.stderr, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run %s\n",
+				sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
+		}
+	default:
+		attrs := []any{"run_id", sum.RunID, "nodeCount", sum.NodeCount, "relationshipCount", sum.RelationshipCount,
+			"nodePropertiesWritten", sum.NodePropertiesWritten, "preProcessingMillis", sum.PreProcessingMillis,
+			"computeMillis", sum.ComputeMillis, "writeMillis", sum.WriteMillis}
+		if sp := sum.Split; sp != nil {
+			attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)
+		}
+		a.log.Info("sync done", attrs...)
+	}
+	if sp := sum.Split; sp != nil && sp.Failed > 0 {
+		for _, n := range sp.Nodes {
+			if n.Outcome == connector.OutcomeFailed {
+				return fmt.Errorf("%d of %d splits failed and were rolled back; first: node %v: %s", sp.Failed, sp.Planned, n.Key, n.Reason)
+			}
+		}
+	}
+	return nil
+}
+
+func ms(m int64) string {
+	return (time.Duration(m) * time.Millisecond).Round(time.Millisecond).String()
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/spf13/cobra"
+)
+
+func newUndoCmd(a *app) *cobra.Command {
+	var runID string
+	cmd := &cobra.Command{
+		Use:   "undo --run ID",
+		Short: "Reverse every split of a sync run",
+		Long: `undo reverses every split made by the sync run with the given id: the
+relationships of each new node move back to the node it was split from (same
+type, direction and properties), the new nodes are deleted and the split marks
+removed. Afterwards the graph is the graph from before the split. Everything
+undo needs is in the database; undoing a run twice is harmless. The scores
+written by the run stay (the next sync overwrites them).`,
+		Example: `  fondue-neo4j undo --run 20250101T020000Z-1a2b3c --config fondue.yaml`,
+		Args:    exactArgs(0, "no arguments (the run is --run ID)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runID == "" {
+				return usageErrorf("undo needs --run ID (the runId of the sync to undo)")
+			}
+			if !runIDRE.MatchString(runID) {
+				return usageErrorf("--run %q is not a run id", runID)
+			}
+			return a.undo(cmd.Context(), runID)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&runID, "run", "", "the run id to undo (required)")
+	addNeo4jFlags(f)
+	return cmd
+}
+
+type undoSummary struct {
+	RunID string `json:"runId"`
+	connector.UndoStats
+	UndoMillis int64 `json:"undoMillis"`
+}
+
+func (a *app) undo(ctx context.Context, runID string) error {
+	cfg, err := a.neo4jConfig()
+	if err != nil {
+		return err
+	}
+	asJSON, err := a.outputJSON()
+	if err != nil {
+		return err
+	}
+	ttl, err := a.duration("lock.ttl")
+	if err != nil {
+		return err
+	}
+	conn, err := connector.Open(ctx, cfg)
+	if err != nil {
+		return exitCode(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	lock, err := conn.AcquireLock(ctx, connector.LockOptions{Name: a.v.GetString("lock.name"), TTL: ttl, RunID: "undo " + runID})
+	if err != nil {
+		return exitCode(err)
+	}
+	defer lock.Release(ctx)
+	ctx = lock.Context()
+	t0 := time.Now()
+	pr := newProgress(a)
+	st, err := conn.Undo(ctx, connector.UndoOptions{RunID: runID, MarkerLabel: a.v.GetString("split.marker_label"),
+		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) }})
+	pr.finish()
+	if err != nil {
+		return lockedContext(ctx, exitCode(err))
+	}
+	sum := undoSummary{RunID: runID, UndoStats: st, UndoMillis: millis(time.Since(t0))}
+	switch {
+	case asJSON:
+		if err := a.printJSON(sum); err != nil {
+			return err
+		}
+	case st.Originals == 0:
+		a.log.Warn("nothing to undo: no node split by this run (already undone?)", "run_id", runID)
+	case a.tty:
+		printf(a.stderr, "undo %s: %d nodes restored, %d split nodes deleted, %d relationships moved back\n",
+			runID, st.Restored, st.ClonesDeleted, st.RelationshipsMoved)
+	default:
+		a.log.Info("undo done", "run_id", runID, "restored", st.Restored, "clones_deleted", st.ClonesDeleted,
+			"relationships_moved", st.RelationshipsMoved, "undoMillis", sum.UndoMillis)
+	}
+	if len(st.Failed) > 0 {
+		return fmt.Errorf("%d of %d split nodes could not be restored; first: node %v: %s", len(st.Failed), st.Originals, st.Failed[0].Key, st.Failed[0].Reason)
+	}
+	return nil
+}

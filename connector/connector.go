@@ -1,0 +1,338 @@
+// Package connector connects FONDUE to Neo4j with neo4j-go-driver v5: it
+// pulls the subgraph to score (Pull), writes the scores back in batches
+// (WriteScores), materializes split proposals as new nodes and undoes them
+// (Split, Undo), and holds a lock so that two runs never write at once
+// (AcquireLock). Every statement comes from package cypher, rendered for the
+// server's dialect (Neo4j 3.x, 4.4 or 5.x, found with dbms.components()).
+//
+// Errors that a scheduled job must tell apart wrap one of ErrAuth,
+// ErrUnreachable, ErrEmpty, ErrLocked or ErrInvalid (test with errors.Is);
+// their message is one line meant for the user.
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+)
+
+// Kinds of failure (use errors.Is).
+var (
+	// ErrAuth: the server rejected the credentials.
+	ErrAuth = errors.New("authentication failed")
+	// ErrUnreachable: no Bolt server answered at the URI.
+	ErrUnreachable = errors.New("neo4j unreachable")
+	// ErrEmpty: the selected subgraph has nothing to score (no nodes, no
+	// relationships, or a label or type that does not exist).
+	ErrEmpty = errors.New("empty subgraph")
+	// ErrLocked: another run holds the lock.
+	ErrLocked = errors.New("locked")
+	// ErrInvalid: a configuration value, a custom query or the data does not
+	// fit (bad name, missing column, key property of the wrong type...).
+	ErrInvalid = errors.New("invalid")
+)
+
+// Error is a failure with a one-line message for the user, of one of the
+// kinds above.
+type Error struct {
+	Kind  error
+	Msg   string
+	Cause error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap lets errors.Is find both the kind and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Kind, e.Cause}
+	}
+	return []error{e.Kind}
+}
+
+func errorf(kind, cause error, format string, args ...any) error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+// Config says how to reach Neo4j.
+type Config struct {
+	// URI of the server: bolt:// (one server), neo4j:// (routing), with +s
+	// or +ssc for TLS. Default bolt://localhost:7687.
+	URI string
+	// User and Password; an empty Password connects without authentication.
+	User, Password string
+	// Database to use on Neo4j 4 and later; empty: the server's default.
+	Database string
+	// ConnectTimeout bounds opening a connection and the first handshake
+	// (default 10 s), so that a wrong address fails fast.
+	ConnectTimeout time.Duration
+	// MaxRetryTime bounds the retries of a transaction after a transient
+	// failure such as a dropped connection (default 30 s).
+	MaxRetryTime time.Duration
+	// FetchSize is the number of records per batch when streaming results
+	// (Bolt 4 and later; default 10,000).
+	FetchSize int
+	// Log receives the connector's and the driver's messages (default: none).
+	Log *slog.Logger
+}
+
+// Conn is a connection to one Neo4j server (a driver and its pool). It is
+// safe for concurrent use.
+type Conn struct {
+	cfg     Config
+	driver  neo4j.DriverWithContext
+	dialect cypher.Dialect
+	version string
+	edition string
+	log     *slog.Logger
+}
+
+// Open connects, verifies the credentials and detects the server's dialect.
+// Failures wrap ErrUnreachable, ErrAuth or ErrInvalid, with a message that
+// names the URI and user, never the password.
+func Open(ctx context.Context, cfg Config) (*Conn, error) {
+	if cfg.URI == "" {
+		cfg.URI = "bolt://localhost:7687"
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	if cfg.MaxRetryTime <= 0 {
+		cfg.MaxRetryTime = 30 * time.Second
+	}
+	if cfg.FetchSize <= 0 {
+		cfg.FetchSize = 10000
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	u, err := url.Parse(cfg.URI)
+	if err != nil || u.Host == "" {
+		return nil, errorf(ErrInvalid, err, "neo4j.uri %q is not a URI like bolt://host:7687 or neo4j://host:7687", cfg.URI)
+	}
+	switch u.Scheme {
+	case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
+	default:
+		return nil, errorf(ErrInvalid, nil, "neo4j.uri %q: scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", cfg.URI, u.Scheme)
+	}
+	auth := neo4j.NoAuth()
+	if cfg.Password != "" {
+		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
+	}
+	c := &Conn{cfg: cfg, log: cfg.Log}
+	c.driver, err = neo4j.NewDriverWithContext(cfg.URI, auth, func(dc *config.Config) {
+		dc.SocketConnectTimeout = cfg.ConnectTimeout
+		dc.ConnectionAcquisitionTimeout = 2*cfg.ConnectTimeout + cfg.MaxRetryTime
+		dc.MaxTransactionRetryTime = cfg.MaxRetryTime
+		dc.Log = driverLog{cfg.Log}
+		dc.UserAgent = "fondue-neo4j"
+	})
+	if err != nil {
+		return nil, errorf(ErrInvalid, err, "neo4j.uri %q: %v", cfg.URI, err)
+	}
+	vctx, cancel := context.WithTimeout(ctx, 2*cfg.ConnectTimeout)
+	defer cancel()
+	if err := c.driver.VerifyConnectivity(vctx); err != nil {
+		c.driver.Close(context.WithoutCancel(ctx))
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, c.connectError(err)
+	}
+	if err := c.detect(ctx); err != nil {
+		c.driver.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if c.dialect == cypher.V3 && cfg.Database != "" {
+		c.driver.Close(context.WithoutCancel(ctx))
+		return nil, errorf(ErrInvalid, nil, "neo4j.database %q: Neo4j %s has no databases; leave it empty", cfg.Database, c.version)
+	}
+	if cfg.Database != "" {
+		q, err := c.render("ping", cypher.Vars{})
+		if err == nil {
+			_, err = neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+		}
+		if err != nil {
+			c.driver.Close(context.WithoutCancel(ctx))
+			return nil, c.classify(err, "open database "+strconv.Quote(cfg.Database))
+		}
+	}
+	c.log.Debug("connected to Neo4j", "uri", cfg.URI, "user", cfg.User, "version", c.version, "edition", c.edition, "dialect", c.dialect.String())
+	return c, nil
+}
+
+// connectError classifies a failure to connect.
+func (c *Conn) connectError(err error) error {
+	var nerr *neo4j.Neo4jError
+	where := fmt.Sprintf("Neo4j at %s", c.cfg.URI)
+	if errors.As(err, &nerr) {
+		switch {
+		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security.AuthenticationRateLimit"):
+			return errorf(ErrAuth, err, "%s: too many failed logins for user %q: the server refuses logins for a few seconds (check the password)", where, c.cfg.User)
+		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
+			if c.cfg.Password == "" {
+				return errorf(ErrAuth, err, "%s requires authentication: set FONDUE_NEO4J_PASSWORD or neo4j.password_file", where)
+			}
+			return errorf(ErrAuth, err, "%s: authentication failed for user %q (wrong user or password)", where, c.cfg.User)
+		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
+			return errorf(ErrInvalid, err, "%s: database %q does not exist (neo4j.database)", where, c.cfg.Database)
+		}
+		return errorf(ErrUnreachable, err, "%s: %s", where, oneLine(nerr.Msg))
+	}
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errorf(ErrUnreachable, err, "cannot reach %s: connection refused (is Neo4j running, and is the Bolt port right?)", where)
+	case errors.As(err, &opErr) && opErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return errorf(ErrUnreachable, err, "cannot reach %s: no answer within %s", where, c.cfg.ConnectTimeout)
+	case strings.Contains(err.Error(), "Bolt versions"), strings.Contains(err.Error(), "handshake"):
+		return errorf(ErrUnreachable, err, "%s does not speak a Bolt version this driver supports (3.0 and later): is it a Neo4j Bolt port? (%s)", where, oneLine(err.Error()))
+	}
+	return errorf(ErrUnreachable, err, "cannot reach %s: %s", where, oneLine(err.Error()))
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " ..."
+	}
+	return s
+}
+
+// detect reads the server's version and chooses the dialect.
+func (c *Conn) detect(ctx context.Context) error {
+	q, err := cypher.Render(cypher.V3, "components", cypher.Vars{})
+	if err != nil {
+		return err
+	}
+	// No database: Neo4j 3.x has none, and any database will do.
+	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithReadersRouting())
+	if err != nil {
+		return c.classify(err, "read the server version (dbms.components())")
+	}
+	for _, r := range res.Records {
+		name, _, _ := neo4j.GetRecordValue[string](r, "name")
+		versions, _, _ := neo4j.GetRecordValue[[]any](r, "versions")
+		edition, _, _ := neo4j.GetRecordValue[string](r, "edition")
+		if !strings.Contains(name, "Neo4j Kernel") || len(versions) == 0 {
+			continue
+		}
+		v, _ := versions[0].(string)
+		d, err := cypher.DialectFor(v)
+		if err != nil {
+			return errorf(ErrInvalid, err, "Neo4j at %s: %v", c.cfg.URI, err)
+		}
+		c.dialect, c.version, c.edition = d, v, edition
+		return nil
+	}
+	return errorf(ErrInvalid, nil, "Neo4j at %s: dbms.components() does not list the Neo4j Kernel", c.cfg.URI)
+}
+
+// Dialect is the server's dialect.
+func (c *Conn) Dialect() cypher.Dialect { return c.dialect }
+
+// Version is the server's version, e.g. "5.26.0".
+func (c *Conn) Version() string { return c.version }
+
+// Edition is the server's edition, e.g. "community".
+func (c *Conn) Edition() string { return c.edition }
+
+// Driver is the underlying driver (closed by Close).
+func (c *Conn) Driver() neo4j.DriverWithContext { return c.driver }
+
+// Close closes the driver and its connections.
+func (c *Conn) Close(ctx context.Context) error { return c.driver.Close(ctx) }
+
+// render renders a statement for the server's dialect; a bad name is ErrInvalid.
+func (c *Conn) render(name string, v cypher.Vars) (string, error) {
+	q, err := cypher.Render(c.dialect, name, v)
+	if err != nil {
+		var ne *cypher.NameError
+		if errors.As(err, &ne) {
+			return "", errorf(ErrInvalid, err, "%v", err)
+		}
+		return "", err
+	}
+	return q, nil
+}
+
+func (c *Conn) queryOpts(extra ...neo4j.ExecuteQueryConfigurationOption) []neo4j.ExecuteQueryConfigurationOption {
+	opts := extra
+	if c.cfg.Database != "" {
+		opts = append(opts, neo4j.ExecuteQueryWithDatabase(c.cfg.Database))
+	}
+	return opts
+}
+
+func (c *Conn) session(ctx context.Context, mode neo4j.AccessMode) neo4j.SessionWithContext {
+	return c.driver.NewSession(ctx, neo4j.SessionConfig{
+		AccessMode:   mode,
+		DatabaseName: c.cfg.Database,
+		FetchSize:    c.cfg.FetchSize,
+	})
+}
+
+// classify turns a driver error during work into a connector error: lost
+// connections are ErrUnreachable, anything else keeps its message.
+func (c *Conn) classify(err error, doing string) error {
+	var cerr *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &cerr), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case neo4j.IsConnectivityError(err), neo4j.IsTransactionExecutionLimit(err) && isConnectivityCause(err):
+		return errorf(ErrUnreachable, err, "lost the connection to Neo4j at %s while trying to %s (retried for up to %s): %s",
+			c.cfg.URI, doing, c.cfg.MaxRetryTime, oneLine(err.Error()))
+	}
+	var nerr *neo4j.Neo4jError
+	if errors.As(err, &nerr) {
+		switch {
+		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
+			return errorf(ErrAuth, err, "Neo4j at %s refused to %s: %s", c.cfg.URI, doing, oneLine(nerr.Msg))
+		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
+			return errorf(ErrInvalid, err, "Neo4j at %s: database %q does not exist (neo4j.database)", c.cfg.URI, c.cfg.Database)
+		}
+	}
+	return fmt.Errorf("%s: %s", doing, oneLine(err.Error()))
+}
+
+func isConnectivityCause(err error) bool {
+	var tel *neo4j.TransactionExecutionLimit
+	if errors.As(err, &tel) {
+		for _, e := range tel.Errors {
+			if neo4j.IsConnectivityError(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// driverLog adapts the driver's logger to slog, at debug level except for
+// warnings. The driver never logs credentials through this interface.
+type driverLog struct{ l *slog.Logger }
+
+func (d driverLog) Error(name, id string, err error) {
+	d.l.Debug("neo4j driver", "component", name, "id", id, "error", err.Error())
+}
+func (d driverLog) Warnf(name, id, msg string, args ...any) {
+	d.l.Warn("neo4j driver: "+fmt.Sprintf(msg, args...), "component", name, "id", id)
+}
+func (d driverLog) Infof(name, id, msg string, args ...any) {
+	d.l.Debug("neo4j driver: "+fmt.Sprintf(msg, args...), "component", name, "id", id)
+}
+func (d driverLog) Debugf(name, id, msg string, args ...any) {
+	d.l.Debug("neo4j driver: "+fmt.Sprintf(msg, args...), "component", name, "id", id)
+}

@@ -1,0 +1,186 @@
+package connector
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Defaults of LockOptions.
+const (
+	DefaultLockName = "fondue-neo4j"
+	DefaultLockTTL  = 2 * time.Minute
+)
+
+// LockOptions configure AcquireLock.
+type LockOptions struct {
+	// Name of the lock (default "fondue-neo4j"): runs with the same name
+	// exclude each other.
+	Name string
+	// TTL is how long the lock outlives its last refresh (default 2
+	// minutes). The holder refreshes it every TTL/3, so a live run keeps
+	// it however long it takes, and the lock of a crashed run expires
+	// after at most TTL, when the next run takes it over.
+	TTL time.Duration
+	// RunID is recorded on the lock, for the message another run prints.
+	RunID string
+}
+
+// ErrLockLost is the cause of the context of a Lock that was lost (not
+// refreshed in time, and taken over by another run).
+var ErrLockLost = errors.New("the lock was lost (not refreshed within lock.ttl, or taken over by another run)")
+
+// Lock is a held lock: a (:FondueLock {name}) node with its owner and an
+// expiry time in server epoch milliseconds.
+type Lock struct {
+	c      *Conn
+	o      LockOptions
+	owner  string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+// AcquireLock takes the lock in one write transaction, or fails with
+// ErrLocked saying which run holds it and for how long. A lock whose
+// holder stopped refreshing it (expired) is taken over. The returned
+// lock's Context is ctx, cancelled with ErrLockLost if the lock is lost.
+func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
+	if o.Name == "" {
+		o.Name = DefaultLockName
+	}
+	if o.TTL <= 0 {
+		o.TTL = DefaultLockTTL
+	}
+	if o.TTL < 3*time.Second {
+		return nil, errorf(ErrInvalid, nil, "lock.ttl %s is too short (at least 3s)", o.TTL)
+	}
+	if err := c.EnsureConstraint(ctx, LockLabel, "name"); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	l := &Lock{c: c, o: o, owner: fmt.Sprintf("%s@%s/%d/%s", o.RunID, host, os.Getpid(), hex.EncodeToString(rnd[:])),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	q, err := c.render("lock_acquire", cypher.Vars{Label: LockLabel})
+	if err != nil {
+		return nil, err
+	}
+	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{
+		"name": o.Name, "owner": l.owner, "run": o.RunID, "host": host, "ttl": o.TTL.Milliseconds(),
+	}, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+	if err != nil {
+		return nil, c.classify(err, "take the lock")
+	}
+	if len(res.Records) != 1 {
+		return nil, fmt.Errorf("take the lock: %d rows", len(res.Records))
+	}
+	r := res.Records[0]
+	free, _, _ := neo4j.GetRecordValue[bool](r, "free")
+	if !free {
+		run, _, _ := neo4j.GetRecordValue[string](r, "run")
+		h, _, _ := neo4j.GetRecordValue[string](r, "host")
+		remaining, _, _ := neo4j.GetRecordValue[int64](r, "remaining")
+		return nil, errorf(ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after lock.ttl)",
+			o.Name, run, h, (time.Duration(remaining) * time.Millisecond).Round(time.Second))
+	}
+	c.log.Debug("lock taken", "lock", o.Name, "ttl", o.TTL.String())
+	l.ctx, l.cancel = context.WithCancelCause(ctx)
+	go l.heartbeat()
+	return l, nil
+}
+
+// Context is cancelled if the lock is lost: with cause ErrLockLost when
+// another run took it over, or an ErrUnreachable error (wrapping
+// ErrLockLost) when the server could not be reached to refresh it.
+func (l *Lock) Context() context.Context { return l.ctx }
+
+func (l *Lock) heartbeat() {
+	defer close(l.done)
+	every := l.o.TTL / 3
+	t := time.NewTicker(every)
+	defer t.Stop()
+	last := time.Now()
+	q, _ := l.c.render("lock_refresh", cypher.Vars{Label: LockLabel})
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), every)
+		res, err := neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{
+			"name": l.o.Name, "owner": l.owner, "ttl": l.o.TTL.Milliseconds(),
+		}, neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+		cancel()
+		switch {
+		case err == nil && len(res.Records) == 1:
+			last = time.Now()
+		case err == nil:
+			l.c.log.Error("lost the lock: it expired and another run took it over", "lock", l.o.Name)
+			l.cancel(ErrLockLost)
+			return
+		default:
+			l.c.log.Warn("could not refresh the lock", "lock", l.o.Name, "error", err.Error())
+			if time.Since(last) >= l.o.TTL {
+				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
+				// The cause is the server, not another run.
+				l.cancel(&Error{Kind: ErrUnreachable, Cause: ErrLockLost, Msg: fmt.Sprintf(
+					"lost the connection to Neo4j at %s: the lock could not be refreshed for lock.ttl (%s), so the run stopped (%s)",
+					l.c.cfg.URI, l.o.TTL, oneLine(err.Error()))})
+				return
+			}
+		}
+	}
+}
+
+// Release stops refreshing the lock and deletes it (if it is still ours).
+// It works even when the lock's context was cancelled.
+func (l *Lock) Release(ctx context.Context) error {
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.done
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.c.cfg.ConnectTimeout+l.c.cfg.MaxRetryTime)
+		defer cancel()
+		q, rerr := l.c.render("lock_release", cypher.Vars{Label: LockLabel})
+		if rerr != nil {
+			err = rerr
+			return
+		}
+		_, err = neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{"name": l.o.Name, "owner": l.owner},
+			neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+		l.cancel(nil)
+		if err != nil {
+			err = l.c.classify(err, "release the lock")
+		} else {
+			l.c.log.Debug("lock released", "lock", l.o.Name)
+		}
+	})
+	return err
+}
+
+// EnsureConstraint creates a uniqueness constraint on (label, property) if
+// it does not exist (a schema transaction of its own).
+func (c *Conn) EnsureConstraint(ctx context.Context, label, property string) error {
+	name := "fondue_" + label + "_" + property
+	q, err := c.render("constraint_unique", cypher.Vars{Label: label, Property: property, ConstraintName: name})
+	if err != nil {
+		return err
+	}
+	if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
+		return c.classify(err, fmt.Sprintf("create the uniqueness constraint on :%s(%s)", label, property))
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestLock(t *testing.T) {
+	reset(t)
+	c, _ := open(t)
+	ctx := ctxT(t, 2*time.Minute)
+	l1, err := c.AcquireLock(ctx, LockOptions{RunID: "run-1", TTL: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Held, and kept past its TTL by the heartbeat.
+	time.Sleep(4 * time.Second)
+	_, err = c.AcquireLock(ctx, LockOptions{RunID: "run-2"})
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `another run holds the lock "fondue-neo4j": run "run-1"`) {
+		t.Fatalf("second run: %v", err)
+	}
+	if l1.Context().Err() != nil {
+		t.Fatal("lock lost while refreshed")
+	}
+	// Another name is another lock.
+	l3, err := c.AcquireLock(ctx, LockOptions{Name: "other", RunID: "run-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l3.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(run(t, "MATCH (l:FondueLock) RETURN l", nil)); n != 0 {
+		t.Fatalf("%d lock nodes after release", n)
+	}
+	l2, err := c.AcquireLock(ctx, LockOptions{RunID: "run-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2.Release(ctx)
+}
+
+// The lock of a crashed run (not refreshed any more) expires and is taken
+// over; a live one is not.
+func TestLockStaleTakeover(t *testing.T) {
+	reset(t)
+	c, _ := open(t)
+	ctx := ctxT(t, time.Minute)
+	if err := c.EnsureConstraint(ctx, LockLabel, "name"); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "CREATE (:FondueLock {name: 'fondue-neo4j', owner: 'crashed', run: 'old', host: 'h', expires: timestamp() + 60000})", nil)
+	if _, err := c.AcquireLock(ctx, LockOptions{RunID: "new"}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `run "old" on host "h" (it expires in `) {
+		t.Fatalf("live lock: %v", err)
+	}
+	run(t, "MATCH (l:FondueLock) SET l.expires = timestamp() - 1", nil)
+	l, err := c.AcquireLock(ctx, LockOptions{RunID: "new"})
+	if err != nil {
+		t.Fatalf("stale lock not taken over: %v", err)
+	}
+	defer l.Release(ctx)
+	if r := run(t, "MATCH (l:FondueLock) RETURN l.run, count(*)", nil); len(r) != 1 || r[0].Values[0] != "new" || r[0].Values[1] != int64(1) {
+		t.Fatalf("lock nodes: %v", r)
+	}
+}
+
+// A lock taken over by another run (after it expired) cancels the
+// holder's context.
+func TestLockLost(t *testing.T) {
+	reset(t)
+	c, _ := open(t)
+	ctx := ctxT(t, time.Minute)
+	l, err := c.AcquireLock(ctx, LockOptions{RunID: "run-1", TTL: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, "MATCH (l:FondueLock) SET l.owner = 'thief'", nil)
+	select {
+	case <-l.Context().Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("lost lock not noticed")
+	}
+	if !errors.Is(context.Cause(l.Context()), ErrLockLost) {
+		t.Fatalf("cause %v", context.Cause(l.Context()))
+	}
+	l.Release(ctx) // does not delete the thief's lock
+	if n := len(run(t, "MATCH (l:FondueLock {owner: 'thief'}) RETURN l", nil)); n != 1 {
+		t.Fatal("released someone else's lock")
+	}
+}
+
+// Many runs at once: exactly one gets the lock.
+func TestLockConcurrent(t *testing.T) {
+	reset(t)
+	c, _ := open(t)
+	ctx := ctxT(t, time.Minute)
+	if err := c.Driver().VerifyConnectivity(ctx); err != nil { // driver v5.28.4: warm up before parallel connects
+		t.Fatal(err)
+	}
+	const n = 6
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var won []*Lock
+	var lost int
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := c.AcquireLock(ctx, LockOptions{RunID: "r"})
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won = append(won, l)
+			case errors.Is(err, ErrLocked):
+				lost++
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(won) != 1 || lost != n-1 {
+		t.Fatalf("%d won, %d lost", len(won), lost)
+	}
+	won[0].Release(ctx)
+}

@@ -1,0 +1,515 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Labels of fondue-neo4j's own bookkeeping nodes. A pull of all nodes
+// leaves them out.
+const (
+	LockLabel = "FondueLock" // the lock of a running sync (AcquireLock)
+	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
+)
+
+// PullOptions choose the subgraph to score, like a GDS projection: either
+// node labels and relationship types (native projection), or two Cypher
+// queries (Cypher projection).
+type PullOptions struct {
+	// NodeLabels selects the nodes with any of these labels; empty: every
+	// node (except fondue-neo4j's bookkeeping nodes).
+	NodeLabels []string
+	// RelationshipTypes selects relationships of any of these types between
+	// selected nodes; empty: every type.
+	RelationshipTypes []string
+
+	// NodeQuery and RelationshipQuery replace the labels and types. The
+	// node query returns a column id, the internal id of each node (id(n)
+	// on Neo4j 3.x and 4.x, elementId(n) on 5.x), plus a column key with
+	// the node's key when IDProperty is set. The relationship query returns
+	// columns source and target, internal ids of nodes the node query
+	// returned (pairs with another end are ignored and counted).
+	NodeQuery, RelationshipQuery string
+
+	// IDProperty, when set, is a node property that identifies each node:
+	// integers or strings, unique, present on every selected node (except
+	// clones made by a split, which carry MarkerLabel and get no key; they
+	// are left out). Nodes are then numbered, hence scored, in key order,
+	// exactly like an edge list with these ids. Without it, internal ids
+	// identify nodes (see the README about their stability).
+	IDProperty string
+	// MarkerLabel is the label of split clones (default "FondueSplit").
+	MarkerLabel string
+
+	// Progress, when set, is called now and then with the rows read so far.
+	Progress func(nodes, relationships int)
+}
+
+// Custom reports whether the subgraph is chosen by Cypher queries.
+func (o PullOptions) Custom() bool { return o.NodeQuery != "" || o.RelationshipQuery != "" }
+
+// Subgraph is the pulled graph with the Neo4j identity of each node.
+type Subgraph struct {
+	Graph *fondue.Graph
+	// IDs[i] is the internal id of graph node i: int64 (id()) on Neo4j 3.x
+	// and 4.x, string (elementId()) on 5.x.
+	IDs []any
+	// Keys[i] is the IDProperty value of graph node i (int64 or string);
+	// nil without IDProperty.
+	Keys    []any
+	Options PullOptions
+	Stats   PullStats
+}
+
+// Key returns node i's identity for users: its key, or its internal id.
+func (s *Subgraph) Key(i int) any {
+	if s.Keys != nil {
+		return s.Keys[i]
+	}
+	return s.IDs[i]
+}
+
+// PullStats describe a pull.
+type PullStats struct {
+	NodeRows, RelationshipRows int // rows read
+	// Dangling counts relationship rows with an end outside the node set.
+	Dangling int
+	// SelfLoops and Parallel count self-loops dropped and parallel or
+	// opposite relationships collapsed into one undirected edge.
+	SelfLoops, Parallel int
+	// KeylessClones counts split clones left out because they have no key.
+	KeylessClones int
+	Duration      time.Duration
+}
+
+// Pull reads the subgraph in one read transaction, streaming both results
+// (records arrive in batches of Config.FetchSize; none is kept). The graph
+// is undirected: parallel and opposite relationships are collapsed and
+// self-loops dropped. An empty selection wraps ErrEmpty; a label or type
+// that does not exist, too (naming it); bad names, bad custom queries and
+// bad key properties wrap ErrInvalid.
+func (c *Conn) Pull(ctx context.Context, o PullOptions) (*Subgraph, error) {
+	t0 := time.Now()
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = DefaultMarkerLabel
+	}
+	var nodeQ, relQ string
+	if o.Custom() {
+		switch {
+		case o.NodeQuery == "" || o.RelationshipQuery == "":
+			return nil, errorf(ErrInvalid, nil, "graph.node_query and graph.relationship_query go together: set both or neither")
+		case len(o.NodeLabels) > 0 || len(o.RelationshipTypes) > 0:
+			return nil, errorf(ErrInvalid, nil, "graph.node_query and graph.relationship_query replace graph.node_labels and graph.relationship_types: set one or the other")
+		}
+		nodeQ, relQ = o.NodeQuery, o.RelationshipQuery
+		if o.IDProperty != "" {
+			if err := cypher.CheckName(o.IDProperty); err != nil {
+				return nil, errorf(ErrInvalid, err, "graph.id_property: %v", err)
+			}
+		}
+	} else {
+		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
+			IDProperty: o.IDProperty, ExcludeLabels: []string{LockLabel, RunLabel}, Label: o.MarkerLabel}
+		var err error
+		if nodeQ, err = c.render("pull_nodes", v); err != nil {
+			return nil, err
+		}
+		if relQ, err = c.render("pull_relationships", v); err != nil {
+			return nil, err
+		}
+		if err := c.checkTokens(ctx, o); err != nil {
+			return nil, err
+		}
+	}
+	c.log.Debug("pulling the subgraph", "node_query", nodeQ, "relationship_query", relQ)
+
+	s := c.session(ctx, neo4j.AccessModeRead)
+	defer s.Close(ctx)
+	var p *puller
+	_, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		p = &puller{c: c, o: o, pos: map[any]int32{}} // fresh state on every attempt
+		if err := p.nodes(ctx, tx, nodeQ); err != nil {
+			return nil, err
+		}
+		return nil, p.relationships(ctx, tx, relQ)
+	})
+	if err != nil {
+		return nil, c.classify(err, "pull the subgraph")
+	}
+	sg, err := p.build(o)
+	if err != nil {
+		return nil, err
+	}
+	sg.Stats.Duration = time.Since(t0)
+	return sg, nil
+}
+
+// checkTokens fails, naming them, for labels and types that do not exist.
+func (c *Conn) checkTokens(ctx context.Context, o PullOptions) error {
+	check := func(stmt, col, what, key string, want []string) error {
+		if len(want) == 0 {
+			return nil
+		}
+		q, err := c.render(stmt, cypher.Vars{})
+		if err != nil {
+			return err
+		}
+		res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+		if err != nil {
+			return c.classify(err, "list the "+what+"s")
+		}
+		have := map[string]bool{}
+		var all []string
+		for _, r := range res.Records {
+			v, _, _ := neo4j.GetRecordValue[string](r, col)
+			have[v] = true
+			if v != LockLabel && v != RunLabel {
+				all = append(all, v)
+			}
+		}
+		slices.Sort(all)
+		for _, w := range want {
+			if !have[w] {
+				return errorf(ErrEmpty, nil, "%s %q (%s) does not exist in the database; existing %ss: %s", what, w, key, what, list(all, 20))
+			}
+		}
+		return nil
+	}
+	if err := check("labels", "label", "node label", "graph.node_labels", o.NodeLabels); err != nil {
+		return err
+	}
+	return check("relationship_types", "relationshipType", "relationship type", "graph.relationship_types", o.RelationshipTypes)
+}
+
+func list(xs []string, max int) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	q := make([]string, 0, min(len(xs), max))
+	for _, x := range xs[:min(len(xs), max)] {
+		q = append(q, strconv.Quote(x))
+	}
+	s := strings.Join(q, ", ")
+	if len(xs) > max {
+		s += fmt.Sprintf(" and %d more", len(xs)-max)
+	}
+	return s
+}
+
+// puller accumulates one attempt of a pull.
+type puller struct {
+	c   *Conn
+	o   PullOptions
+	pos map[any]int32 // internal id -> position
+
+	ids     []any
+	intKeys []int64     // key per position when keys are integers
+	strKeys []string    // key per position when keys are strings
+	keyKind string      // "int" or "string", from the first key
+	keySeen map[any]any // key -> internal id, to find duplicates (IDProperty only)
+	firstID any         // the first node, for error messages
+	b       fondue.Builder
+	st      PullStats
+}
+
+const progressEvery = 50000
+
+func (p *puller) nodeName(id any) string {
+	if s, ok := id.(string); ok {
+		id = strconv.Quote(s)
+	}
+	return fmt.Sprintf("%s(n) = %v", p.c.dialect.IDFunction(), id)
+}
+
+func (p *puller) queryName(rel bool) string {
+	if !p.o.Custom() {
+		if rel {
+			return "the relationship query"
+		}
+		return "the node query"
+	}
+	if rel {
+		return "graph.relationship_query"
+	}
+	return "graph.node_query"
+}
+
+// columns returns the positions of the wanted columns, or an error naming
+// the missing ones.
+func (p *puller) columns(res neo4j.ResultWithContext, rel bool, want ...string) ([]int, error) {
+	keys, err := res.Keys()
+	if err != nil {
+		return nil, err
+	}
+	idx := make([]int, len(want))
+	var missing []string
+	for k, w := range want {
+		idx[k] = slices.Index(keys, w)
+		if idx[k] < 0 {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, errorf(ErrInvalid, nil, "%s must return the column(s) %s; it returns %s",
+			p.queryName(rel), strings.Join(missing, ", "), strings.Join(keys, ", "))
+	}
+	return idx, nil
+}
+
+// checkID verifies that a value is an internal id of the dialect.
+func (p *puller) checkID(v any, rel bool, col string, row int) error {
+	switch v.(type) {
+	case int64:
+		if !p.c.dialect.StringIDs() {
+			return nil
+		}
+	case string:
+		if p.c.dialect.StringIDs() {
+			return nil
+		}
+	}
+	want := "an integer node id, as returned by id(n)"
+	if p.c.dialect.StringIDs() {
+		want = "a string node id, as returned by elementId(n)"
+	}
+	return errorf(ErrInvalid, nil, "%s: column %s must hold %s on Neo4j %s; row %d has %s",
+		p.queryName(rel), col, want, p.c.version, row, describe(v))
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case int64:
+		return fmt.Sprintf("the integer %d", x)
+	case float64:
+		return fmt.Sprintf("the float %v", x)
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case []any:
+		return fmt.Sprintf("a list %v", x)
+	}
+	return fmt.Sprintf("a %T %v", v, v)
+}
+
+func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
+	res, err := tx.Run(ctx, q, nil)
+	if err != nil {
+		return p.queryError(err, false)
+	}
+	want := []string{"id"}
+	if p.o.IDProperty != "" {
+		want = append(want, "key")
+	}
+	cols, err := p.columns(res, false, want...)
+	if err != nil {
+		return err
+	}
+	keys, _ := res.Keys()
+	cloneCol := -1
+	if p.o.IDProperty != "" && !p.o.Custom() {
+		cloneCol = slices.Index(keys, "clone")
+	}
+	if p.o.IDProperty != "" {
+		p.keySeen = map[any]any{}
+	}
+	for res.Next(ctx) {
+		vals := res.Record().Values
+		p.st.NodeRows++
+		id := vals[cols[0]]
+		if err := p.checkID(id, false, "id", p.st.NodeRows); err != nil {
+			return err
+		}
+		if _, dup := p.pos[id]; dup {
+			continue
+		}
+		var key any
+		if p.o.IDProperty != "" {
+			key = vals[cols[1]]
+			if key == nil && cloneCol >= 0 && vals[cloneCol] == true {
+				p.st.KeylessClones++
+				continue
+			}
+			if err := p.addKey(id, key); err != nil {
+				return err
+			}
+		} else if err := p.addKey(id, id); err != nil {
+			return err
+		}
+		p.pos[id] = int32(len(p.ids))
+		p.ids = append(p.ids, id)
+		if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
+			p.o.Progress(p.st.NodeRows, 0)
+		}
+	}
+	if err := res.Err(); err != nil {
+		return p.queryError(err, false)
+	}
+	return nil
+}
+
+// addKey checks a node's key and adds it to the builder.
+func (p *puller) addKey(id, key any) error {
+	prop := p.o.IDProperty
+	var kind string
+	switch key.(type) {
+	case int64:
+		kind = "int"
+	case string:
+		kind = "string"
+	case nil:
+		return errorf(ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", p.nodeName(id), prop)
+	default:
+		return errorf(ErrInvalid, nil, "property %q (graph.id_property) of node %s is %s: keys must be integers or strings", prop, p.nodeName(id), describe(key))
+	}
+	if p.keyKind == "" {
+		p.keyKind, p.firstID = kind, id
+	} else if kind != p.keyKind {
+		return errorf(ErrInvalid, nil, "property %q (graph.id_property) holds both %ss (node %s) and %ss (node %s: %s): use one type",
+			prop, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(key))
+	}
+	if p.keySeen != nil {
+		if prev, dup := p.keySeen[key]; dup {
+			return errorf(ErrInvalid, nil, "nodes %s and %s have the same %s = %v (graph.id_property): keys must be unique",
+				p.nodeName(prev), p.nodeName(id), prop, key)
+		}
+		p.keySeen[key] = id
+	}
+	if kind == "int" {
+		k := key.(int64)
+		p.intKeys = append(p.intKeys, k)
+		p.b.AddIntNode(k)
+	} else {
+		k := key.(string)
+		p.strKeys = append(p.strKeys, k)
+		p.b.AddNode(k)
+	}
+	return nil
+}
+
+func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
+	p.keySeen = nil // not needed any more
+	res, err := tx.Run(ctx, q, nil)
+	if err != nil {
+		return p.queryError(err, true)
+	}
+	cols, err := p.columns(res, true, "source", "target")
+	if err != nil {
+		return err
+	}
+	for res.Next(ctx) {
+		vals := res.Record().Values
+		p.st.RelationshipRows++
+		s, t := vals[cols[0]], vals[cols[1]]
+		if err := p.checkID(s, true, "source", p.st.RelationshipRows); err != nil {
+			return err
+		}
+		if err := p.checkID(t, true, "target", p.st.RelationshipRows); err != nil {
+			return err
+		}
+		ps, ok1 := p.pos[s]
+		pt, ok2 := p.pos[t]
+		if !ok1 || !ok2 {
+			p.st.Dangling++
+			continue
+		}
+		if p.intKeys != nil {
+			p.b.AddIntEdge(p.intKeys[ps], p.intKeys[pt])
+		} else {
+			p.b.AddEdge(p.strKeys[ps], p.strKeys[pt])
+		}
+		if p.o.Progress != nil && p.st.RelationshipRows%progressEvery == 0 {
+			p.o.Progress(p.st.NodeRows, p.st.RelationshipRows)
+		}
+	}
+	if err := res.Err(); err != nil {
+		return p.queryError(err, true)
+	}
+	if p.o.Progress != nil {
+		p.o.Progress(p.st.NodeRows, p.st.RelationshipRows)
+	}
+	return nil
+}
+
+// queryError names the custom query that failed; other errors pass through.
+func (p *puller) queryError(err error, rel bool) error {
+	var nerr *neo4j.Neo4jError
+	if p.o.Custom() && errors.As(err, &nerr) && strings.HasPrefix(nerr.Code, "Neo.ClientError.Statement.") {
+		return errorf(ErrInvalid, err, "%s failed: %s", p.queryName(rel), oneLine(nerr.Msg))
+	}
+	return err
+}
+
+func (p *puller) build(o PullOptions) (*Subgraph, error) {
+	n := len(p.ids)
+	what := "no nodes"
+	switch {
+	case o.Custom():
+		what = "graph.node_query returned no nodes"
+	case len(o.NodeLabels) > 0:
+		what = "no nodes with label " + strings.Join(quoteAll(o.NodeLabels), " or ")
+	case n == 0:
+		what = "the database has no nodes"
+	}
+	if n == 0 {
+		if p.st.KeylessClones > 0 {
+			what += fmt.Sprintf(" (only %d split clones without %q)", p.st.KeylessClones, o.IDProperty)
+		}
+		return nil, errorf(ErrEmpty, nil, "the subgraph is empty: %s", what)
+	}
+	g := p.b.Build()
+	p.st.SelfLoops = g.SelfLoops()
+	p.st.Parallel = g.Duplicates()
+	if g.NumEdges() == 0 {
+		types := "any type"
+		if len(o.RelationshipTypes) > 0 {
+			types = "type " + strings.Join(quoteAll(o.RelationshipTypes), " or ")
+		}
+		if o.Custom() {
+			types = "graph.relationship_query"
+		}
+		return nil, errorf(ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %d rows read, %d self-loops, %d with an end outside the nodes): nothing to score",
+			n, types, p.st.RelationshipRows, p.st.SelfLoops, p.st.Dangling)
+	}
+	sg := &Subgraph{Graph: g, IDs: make([]any, n), Options: o, Stats: p.st}
+	if o.IDProperty != "" {
+		sg.Keys = make([]any, n)
+	}
+	for pos, id := range p.ids {
+		var key string
+		var kv any
+		if p.intKeys != nil {
+			key, kv = strconv.FormatInt(p.intKeys[pos], 10), p.intKeys[pos]
+		} else {
+			key, kv = p.strKeys[pos], p.strKeys[pos]
+		}
+		i, ok := g.Index(key)
+		if !ok {
+			return nil, fmt.Errorf("connector: internal error: key %q not in the graph", key)
+		}
+		sg.IDs[i] = id
+		if sg.Keys != nil {
+			sg.Keys[i] = kv
+		}
+	}
+	return sg, nil
+}
+
+func quoteAll(xs []string) []string {
+	q := make([]string, len(xs))
+	for k, x := range xs {
+		q[k] = strconv.Quote(x)
+	}
+	return q
+}

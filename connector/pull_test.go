@@ -1,0 +1,245 @@
+package connector
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+func TestOpenDetectsDialect(t *testing.T) {
+	c, _ := open(t)
+	if c.Dialect() != cypher.V3 || c.Version() != "3.1.1" || c.Edition() != "community" {
+		t.Fatalf("dialect %v version %q edition %q", c.Dialect(), c.Version(), c.Edition())
+	}
+}
+
+// The same graph from a file and from Neo4j (key property = the file's
+// ids) has the same nodes in the same order, hence the same scores.
+func TestPullMatchesEdgeList(t *testing.T) {
+	reset(t)
+	want := loadEdgeList(t, "testdata/polbooks.edges", "Book", "CO_PURCHASED", "id")
+	// Noise that the selection must leave out: another label, another type,
+	// a self-loop, a parallel and an opposite relationship.
+	run(t, "MATCH (a:Book {id: 0}), (b:Book {id: 1}) CREATE (a)-[:CO_PURCHASED]->(b), (b)-[:CO_PURCHASED]->(a), (a)-[:CO_PURCHASED]->(a), (a)-[:OTHER]->(:Shelf {id: -1})", nil)
+	c, _ := open(t)
+	for _, o := range []PullOptions{
+		{NodeLabels: []string{"Book"}, RelationshipTypes: []string{"CO_PURCHASED"}, IDProperty: "id"},
+		{NodeLabels: []string{"Book"}, IDProperty: "id"},
+		{NodeQuery: "MATCH (n:Book) RETURN id(n) AS id, n.id AS key", RelationshipQuery: "MATCH (a:Book)-[:CO_PURCHASED]-(b:Book) RETURN id(a) AS source, id(b) AS target", IDProperty: "id"},
+	} {
+		sg, err := c.Pull(ctxT(t, time.Minute), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := sg.Graph
+		if g.NumNodes() != want.NumNodes() || g.NumEdges() != want.NumEdges() {
+			t.Fatalf("%+v: %d nodes %d edges, want %d %d", o, g.NumNodes(), g.NumEdges(), want.NumNodes(), want.NumEdges())
+		}
+		for i := 0; i < g.NumNodes(); i++ {
+			if g.Key(i) != want.Key(i) || !slicesEqual(g.Neighbors(i), want.Neighbors(i)) {
+				t.Fatalf("node %d: key %s vs %s", i, g.Key(i), want.Key(i))
+			}
+			if k, _ := want.IntKey(i); sg.Keys[i] != k {
+				t.Fatalf("Keys[%d] = %v, want %d", i, sg.Keys[i], k)
+			}
+		}
+		if sg.Stats.SelfLoops != 1 || sg.Stats.Parallel < 2 {
+			t.Errorf("%+v: stats %+v", o, sg.Stats)
+		}
+	}
+	// Without a key, internal ids identify the nodes (Shelf included when
+	// no label is given, bookkeeping nodes never).
+	run(t, "CREATE (:FondueLock {name: 'x'}), (:FondueRun {run_id: 'y'})", nil)
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sg.Graph.NumNodes() != want.NumNodes()+1 || sg.Keys != nil || sg.Graph.NumEdges() != want.NumEdges()+1 {
+		t.Fatalf("all nodes: %d nodes %d edges", sg.Graph.NumNodes(), sg.Graph.NumEdges())
+	}
+	for i, id := range sg.IDs {
+		if k, _ := sg.Graph.IntKey(i); id != k {
+			t.Fatalf("IDs[%d] = %v, key %d", i, id, k)
+		}
+	}
+}
+
+func slicesEqual(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestPullStreamsThroughADroppedConnection(t *testing.T) {
+	reset(t)
+	want := loadEdgeList(t, "testdata/netscience.edges", "Author", "COAUTHOR", "id")
+	c, _ := open(t)
+	dropped := srv.Proxy().Stats().Dropped
+	srv.Proxy().DropAfterBytes(4000) // mid-result: the read is retried
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Author"}, IDProperty: "id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sg.Graph.NumNodes() != want.NumNodes() || sg.Graph.NumEdges() != want.NumEdges() || srv.Proxy().Stats().Dropped <= dropped {
+		t.Fatalf("%d nodes %d edges after a drop (dropped %d)", sg.Graph.NumNodes(), sg.Graph.NumEdges(), srv.Proxy().Stats().Dropped)
+	}
+}
+
+func TestWriteScoresIdempotent(t *testing.T) {
+	reset(t)
+	g := loadEdgeList(t, "testdata/polbooks.edges", "Book", "CO_PURCHASED", "uid")
+	run(t, "CREATE (:Book {uid: 1000})", nil) // isolated: no score
+	run(t, "MATCH (n:Book {uid: 1000}) SET n.ambiguity = 0.5, n.ambiguity_score = 3.0", nil)
+	c, _ := open(t)
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := score(t, sg.Graph, 3)
+	if ref := score(t, g, 3); !floatsEqual(ref.Scores, res.Scores[:len(ref.Scores)]) {
+		t.Fatal("scores differ from the edge list's")
+	}
+	o := WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "run-1", BatchSize: 40, Concurrency: 2}
+	for round := 0; round < 2; round++ {
+		st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Nodes != g.NumNodes()+1 || st.PropertiesWritten != 2*g.NumNodes() || st.Batches != 3 || st.Missing != 0 {
+			t.Fatalf("round %d: %+v", round, st)
+		}
+		checkWritten(t, sg, res, "run-1")
+	}
+	// A node deleted since the pull is missing, not confused with another.
+	run(t, "MATCH (n:Book {uid: 5}) DETACH DELETE n", nil)
+	st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
+	if err != nil || st.Missing != 1 {
+		t.Fatalf("after a delete: %+v %v", st, err)
+	}
+}
+
+func floatsEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkWritten reads the scores back: exactly the result's values; no
+// property on unscored nodes.
+func checkWritten(t testing.TB, sg *Subgraph, res *fondue.Result, runID string) {
+	t.Helper()
+	recs := run(t, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN id(n), n.ambiguity, n.ambiguity_score, n.fondue_run", nil)
+	byID := map[any][]any{}
+	for _, r := range recs {
+		byID[r.Values[0]] = r.Values[1:]
+	}
+	for i, id := range sg.IDs {
+		v, ok := byID[id]
+		if !ok {
+			t.Fatalf("node %v not found", id)
+		}
+		if math.IsNaN(res.Scores[i]) {
+			if v[0] != nil || v[1] != nil {
+				t.Fatalf("unscored node %v has %v", sg.Key(i), v)
+			}
+		} else if v[0] != res.Ambiguity[i] || v[1] != res.Scores[i] {
+			t.Fatalf("node %v: read %v, want %v %v", sg.Key(i), v, res.Ambiguity[i], res.Scores[i])
+		}
+		if v[2] != runID {
+			t.Fatalf("node %v: run %v", sg.Key(i), v[2])
+		}
+	}
+}
+
+func TestPullErrors(t *testing.T) {
+	reset(t)
+	run(t, "CREATE (a:`We``ird})` {uid: 1})-[:`RE``L})`]->(b:`We``ird})` {uid: 2}), (b)-[:`RE``L})`]->(c:`We``ird})` {uid: 3})", nil)
+	run(t, "CREATE (:Float {uid: 1.5}), (:Mixed {uid: 1}), (:Mixed {uid: 'x'}), (:Dup {uid: 7}), (:Dup {uid: 7}), (:Missing {uid: 1}), (:Missing {name: 'no uid'}), (:Lonely {uid: 1})", nil)
+	c, _ := open(t)
+	// A label and a type with a backtick and "})" are escaped and work.
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"RE`L})"}, IDProperty: "uid"})
+	if err != nil || sg.Graph.NumNodes() != 3 || sg.Graph.NumEdges() != 2 {
+		t.Fatalf("weird names: %v", err)
+	}
+	cases := []struct {
+		o    PullOptions
+		kind error
+		msg  string
+	}{
+		{PullOptions{NodeLabels: []string{"Persn"}}, ErrEmpty, `node label "Persn" (graph.node_labels) does not exist`},
+		{PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"KNOWS"}}, ErrEmpty, `relationship type "KNOWS" (graph.relationship_types) does not exist`},
+		{PullOptions{NodeLabels: []string{"bad\x00label"}}, ErrInvalid, "control character"},
+		{PullOptions{NodeLabels: []string{""}}, ErrInvalid, "is empty"},
+		{PullOptions{NodeLabels: []string{"Float"}, IDProperty: "uid"}, ErrInvalid, `property "uid" (graph.id_property) of node id(n) = `},
+		{PullOptions{NodeLabels: []string{"Mixed"}, IDProperty: "uid"}, ErrInvalid, "holds both ints"},
+		{PullOptions{NodeLabels: []string{"Dup"}, IDProperty: "uid"}, ErrInvalid, "have the same uid = 7"},
+		{PullOptions{NodeLabels: []string{"Missing"}, IDProperty: "uid"}, ErrInvalid, `has no property "uid"`},
+		{PullOptions{NodeLabels: []string{"Lonely"}}, ErrEmpty, "no relationships between two of them"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id"}, ErrInvalid, "set both or neither"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "RETURN 1", NodeLabels: []string{"A"}}, ErrInvalid, "replace graph.node_labels"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS node", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "graph.node_query must return the column(s) id; it returns node"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN id(a) AS from, id(b) AS to"}, ErrInvalid, "graph.relationship_query must return the column(s) source, target; it returns from, to"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN n.name AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "column id must hold an integer node id, as returned by id(n) on Neo4j 3.1.1; row 1 has"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN 'a' AS source, id(b) AS target"}, ErrInvalid, `column source must hold an integer node id, as returned by id(n) on Neo4j 3.1.1; row 1 has the string "a"`},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "MATCH (a)-->(b RETURN id(a) AS source"}, ErrInvalid, "graph.relationship_query failed: Invalid input"},
+		{PullOptions{NodeQuery: "MATCH (n:Nope) RETURN id(n) AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrEmpty, "graph.node_query returned no nodes"},
+	}
+	for _, tc := range cases {
+		_, err := c.Pull(ctxT(t, time.Minute), tc.o)
+		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%+v:\n got %v\nwant %v: ...%s...", tc.o, err, tc.kind, tc.msg)
+		}
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	cases := []struct {
+		cfg  Config
+		kind error
+		msg  string
+	}{
+		{Config{URI: "http://localhost:7474"}, ErrInvalid, `scheme "http"`},
+		{Config{URI: "localhost"}, ErrInvalid, "is not a URI"},
+		{Config{URI: srv.BoltURL(), Database: "neo4j"}, ErrInvalid, "has no databases"},
+	}
+	for _, tc := range cases {
+		_, err := Open(ctxT(t, time.Minute), tc.cfg)
+		if !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%+v: %v", tc.cfg, err)
+		}
+	}
+	// A closed port fails at once, not after the retry time.
+	t0 := time.Now()
+	_, err := Open(ctxT(t, time.Minute), Config{URI: "bolt://" + closedPort(t), MaxRetryTime: time.Minute})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "connection refused") || time.Since(t0) > 10*time.Second {
+		t.Errorf("closed port: %v after %s", err, time.Since(t0))
+	}
+	// A server that went away during the work: ErrUnreachable after the
+	// (short) retry time.
+	reset(t)
+	c, _ := open(t, func(c *Config) { c.MaxRetryTime = 2 * time.Second })
+	srv.Proxy().Refuse()
+	defer srv.Proxy().Restore()
+	t0 = time.Now()
+	_, err = c.Pull(ctxT(t, time.Minute), PullOptions{})
+	if !errors.Is(err, ErrUnreachable) || time.Since(t0) > 30*time.Second {
+		t.Errorf("refused: %v after %s", err, time.Since(t0))
+	}
+}

@@ -1,0 +1,358 @@
+package connector
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+)
+
+// splitGraph is a graph of two communities of people, joined by two merged
+// nodes M (uid 100) and N (uid 101) that are linked to each other:
+//
+//   - labels Person, Org (selected), Other (not selected), and a label with
+//     a backtick and "})" on M;
+//   - types KNOWS and WORKS_AT (selected), LIKES (not selected);
+//   - both directions, a parallel pair, a self-loop on M, properties of
+//     every kind on nodes and relationships.
+const splitGraph = `
+CREATE (m:Person:` + "`We``ird})`" + ` {uid: 100, name: 'M', tags: ['a', 'b'], weight: 1.5, flag: true})
+CREATE (n:Person {uid: 101, name: 'N'})
+CREATE (o:Org {uid: 200, name: 'Acme'})
+CREATE (x:Other {uid: 300})
+FOREACH (i IN [1, 2, 3, 4, 5, 11, 12, 13, 14, 15] | CREATE (:Person {uid: i, name: 'p' + toString(i)}))
+WITH m, n, o, x
+MATCH (a:Person), (b:Person) WHERE a.uid < b.uid AND (b.uid <= 5 OR a.uid >= 11) AND b.uid < 100
+CREATE (a)-[:KNOWS {since: a.uid * 100 + b.uid}]->(b)
+WITH DISTINCT m, n, o, x
+MATCH (p1:Person {uid: 1}), (p2:Person {uid: 2}), (p3:Person {uid: 3}), (p4:Person {uid: 4}),
+      (q1:Person {uid: 11}), (q2:Person {uid: 12}), (q3:Person {uid: 13}), (q4:Person {uid: 14}), (q5:Person {uid: 15})
+CREATE (m)-[:KNOWS {since: 2001, w: 0.5, note: 'x'}]->(p1), (p2)-[:KNOWS {since: 2002}]->(m), (m)-[:KNOWS]->(p3),
+       (m)-[:KNOWS {since: 2011, tags: [1, 2]}]->(q1), (q1)-[:KNOWS {since: 2011, back: true}]->(m),
+       (q2)-[:KNOWS]->(m), (m)-[:KNOWS {since: 2013}]->(q3),
+       (m)-[:WORKS_AT {role: 'chair'}]->(o), (m)-[:KNOWS {loop: true}]->(m), (m)-[:KNOWS]->(x), (m)-[:LIKES]->(q1),
+       (m)-[:KNOWS {mn: 1}]->(n), (n)-[:KNOWS {since: 2014}]->(q4), (q5)-[:KNOWS]->(n), (n)-[:KNOWS]->(p4)
+`
+
+// splitPlan pulls splitGraph and plans: M keeps {1, 2, 3, 200}, gives
+// {11, 12, 13, 101} to a clone; N keeps {14, 15}, gives {4, 100}.
+func splitPlan(t *testing.T, c *Conn, runID string) (*Subgraph, *Plan) {
+	t.Helper()
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}, IDProperty: "uid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := func(uids ...int64) []int32 {
+		var out []int32
+		for _, u := range uids {
+			i, ok := sg.Graph.Index(itoa(u))
+			if !ok {
+				t.Fatalf("uid %d not pulled", u)
+			}
+			out = append(out, int32(i))
+		}
+		slices.Sort(out)
+		return out
+	}
+	m, n := idx(100)[0], idx(101)[0]
+	if got, want := sg.Graph.Neighbors(int(m)), idx(1, 2, 3, 11, 12, 13, 101, 200); !slices.Equal(got, want) {
+		t.Fatalf("M's neighbours %v, want %v", got, want)
+	}
+	res := &fondue.Result{Proposals: []fondue.Proposal{
+		{Node: int(m), Groups: [][]int32{idx(1, 2, 3, 200), idx(11, 12, 13, 101)}, Ambiguity: 1, Score: 2},
+		{Node: int(n), Groups: [][]int32{idx(14, 15), idx(4, 100)}, Ambiguity: 0.9, Score: 1},
+		{Node: int(idx(1)[0]), Groups: [][]int32{idx(2, 3, 4, 5, 100)}}, // one group: nothing to split
+	}}
+	p := NewPlan(sg, res, PlanOptions{RunID: runID, Splitter: "test", SkipProperties: []string{"ambiguity"},
+		Now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)})
+	if len(p.Nodes) != 2 {
+		t.Fatalf("plan of %d nodes", len(p.Nodes))
+	}
+	return sg, p
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+var splitTime = time.Date(2025, 1, 2, 3, 4, 6, 0, time.UTC)
+
+func TestSplitUndoRoundTrip(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	run(t, "MATCH (n:Person) SET n.ambiguity = 0.5", nil)
+	before := dump(t)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-a")
+
+	// Dry run: the plan with relationship counts, and nothing written.
+	if err := c.Describe(ctxT(t, time.Minute), p); err != nil {
+		t.Fatal(err)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("the dry run wrote:\n%s", diff(before, d))
+	}
+	m := p.Nodes[0]
+	wantG0 := []RelCount{{"KNOWS", "out", 2}, {"KNOWS", "in", 1}, {"WORKS_AT", "out", 1}}
+	wantG1 := []RelCount{{"KNOWS", "out", 3}, {"KNOWS", "in", 2}}
+	wantStay := []RelCount{{"KNOWS", "out", 2}, {"LIKES", "out", 1}} // self-loop, Other; LIKES
+	if !slices.Equal(m.Groups[0].Relationships, wantG0) || !slices.Equal(m.Groups[1].Relationships, wantG1) || !slices.Equal(m.Staying, wantStay) {
+		t.Fatalf("M's plan: %+v %+v staying %+v", m.Groups[0].Relationships, m.Groups[1].Relationships, m.Staying)
+	}
+	if !slices.Contains(m.Labels, "We`ird})") {
+		t.Fatalf("labels %v", m.Labels)
+	}
+
+	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Split != 2 || st.NodesCreated != 2 || st.RelationshipsMoved != 5+2 || st.Failed+st.Skipped+st.AlreadyDone != 0 {
+		t.Fatalf("split: %+v", st)
+	}
+	after := dump(t)
+	// M's clone: M's labels + marker, M's properties but uid and ambiguity,
+	// provenance; M's relationships to 11, 12, 13 as they were; M-N now
+	// between the two clones.
+	for _, want := range []string{
+		`N clone:run-a/100/1 ["FondueSplit" "Person" "We` + "`" + `ird})"] {"flag":true,"fondue_split_at":"2025-01-02T03:04:06.000Z","fondue_split_from":100,"fondue_split_from_id":`,
+		`R clone:run-a/100/1 -["KNOWS" {"since":2011,"tags":[1,2]}]-> uid:11`,
+		`R uid:11 -["KNOWS" {"back":true,"since":2011}]-> clone:run-a/100/1`,
+		`R uid:12 -["KNOWS" {}]-> clone:run-a/100/1`,
+		`R clone:run-a/100/1 -["KNOWS" {"mn":1}]-> clone:run-a/101/1`,
+		`R clone:run-a/101/1 -["KNOWS" {}]-> uid:4`,
+		`R uid:100 -["KNOWS" {"loop":true}]-> uid:100`,
+		`R uid:100 -["LIKES" {}]-> uid:11`,
+		`R uid:100 -["KNOWS" {}]-> uid:300`,
+		`R uid:100 -["WORKS_AT" {"role":"chair"}]-> uid:200`,
+		`"fondue_split_runs":["run-a"]`,
+	} {
+		if !strings.Contains(after, want) {
+			t.Errorf("after the split, no %s in\n%s", want, after)
+		}
+	}
+	if strings.Contains(after, `"name":"M","tags":["a","b"],"uid":100,"weight":1.5,"fondue_split`) ||
+		strings.Contains(after, `clone:run-a/100/1 ["FondueSplit" "Person" "We`+"`"+`ird})"] {"ambiguity"`) {
+		t.Errorf("clone copied a skipped property")
+	}
+
+	// Re-running the plan changes nothing.
+	st, err = c.Split(ctxT(t, time.Minute), p, splitTime.Add(time.Hour), nil)
+	if err != nil || st.AlreadyDone != 2 || st.Split != 0 || st.NodesCreated != 0 {
+		t.Fatalf("re-run: %+v %v", st, err)
+	}
+	if d := dump(t); d != after {
+		t.Fatalf("re-running the split changed the graph:\n%s", diff(after, d))
+	}
+
+	// Undo restores the graph exactly; a second undo has nothing to do.
+	u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-a"})
+	if err != nil || u.Originals != 2 || u.Restored != 2 || u.ClonesDeleted != 2 || len(u.Failed) != 0 {
+		t.Fatalf("undo: %+v %v", u, err)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s", diff(before, d))
+	}
+	u, err = c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-a"})
+	if err != nil || u.Originals != 0 {
+		t.Fatalf("second undo: %+v %v", u, err)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("second undo changed the graph:\n%s", diff(before, d))
+	}
+}
+
+// A node whose relationships changed since the plan is skipped, untouched.
+func TestSplitSkipsChangedNode(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-b")
+	run(t, "MATCH (:Person {uid: 101})-[r]-(:Person {uid: 14}) DELETE r", nil)
+	before := dump(t)
+	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	if err != nil || st.Split != 1 || st.Skipped != 1 || st.Nodes[1].Outcome != OutcomeChanged || !strings.Contains(st.Nodes[1].Reason, "no longer connected") {
+		t.Fatalf("%+v %v", st, err)
+	}
+	after := dump(t)
+	for _, l := range strings.Split(diff(before, after), "\n") {
+		if strings.Contains(l, "clone:run-b/101") || strings.Contains(l, "N uid:101") {
+			t.Errorf("the changed node was touched: %s", l)
+		}
+	}
+	// The deleted node of a plan is "missing".
+	run(t, "MATCH (n:Person {uid: 101}) DETACH DELETE n", nil)
+	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	if err != nil || st.AlreadyDone != 1 || st.Nodes[1].Outcome != OutcomeMissing {
+		t.Fatalf("%+v %v", st, err)
+	}
+}
+
+func TestPlanStoreLoad(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-c")
+	if got, err := c.LoadPlan(ctxT(t, time.Minute), "run-c"); err != nil || got != nil {
+		t.Fatalf("no plan yet: %v %v", got, err)
+	}
+	stored, err := c.StorePlan(ctxT(t, time.Minute), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *p
+	other.Nodes = other.Nodes[:1]
+	again, err := c.StorePlan(ctxT(t, time.Minute), &other)
+	if err != nil || len(again.Nodes) != 2 {
+		t.Fatalf("the first plan must win: %v %v", again, err)
+	}
+	loaded, err := c.LoadPlan(ctxT(t, time.Minute), "run-c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(p)
+	b, _ := json.Marshal(stored)
+	d, _ := json.Marshal(loaded)
+	if string(a) != string(b) || string(a) != string(d) {
+		t.Fatalf("plan changed through the database:\n%s\n%s\n%s", a, b, d)
+	}
+	if _, ok := loaded.Nodes[0].ID.(int64); !ok {
+		t.Fatalf("ids must stay int64: %T", loaded.Nodes[0].ID)
+	}
+	// Undo of the (unsplit) run deletes the plan.
+	if _, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-c"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := c.LoadPlan(ctxT(t, time.Minute), "run-c"); got != nil {
+		t.Fatal("plan survived the undo")
+	}
+}
+
+// Faults during a split: a connection cut in the middle of a node's
+// transaction is retried by the driver; a server that goes away aborts the
+// split, and running the plan again completes it. Either way the result is
+// the same graph as an uninterrupted split: nothing lost, nothing twice.
+func TestSplitFaults(t *testing.T) {
+	reference := func() string {
+		reset(t)
+		run(t, splitGraph, nil)
+		c, _ := open(t)
+		_, p := splitPlan(t, c, "run-f")
+		if _, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil {
+			t.Fatal(err)
+		}
+		return dump(t)
+	}()
+
+	// 1. Cut the connection at the second clone's CREATE (inside N's
+	// transaction, after M's commit): N's transaction is rolled back and
+	// retried.
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-f")
+	var creates int
+	dropped := srv.Proxy().Stats().Dropped
+	srv.Proxy().DropWhen(func(r neo4jtest.Request) bool {
+		if r.Message == "RUN" && strings.Contains(r.Query, "fondue_split_key = $key") {
+			creates++
+			return creates == 2
+		}
+		return false
+	})
+	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	srv.Proxy().ClearFaults()
+	if err != nil || st.Split != 2 || srv.Proxy().Stats().Dropped != dropped+1 || creates != 3 {
+		t.Fatalf("split through a dropped connection: %+v %v (dropped %d, %d clone statements)", st, err, srv.Proxy().Stats().Dropped-dropped, creates)
+	}
+	if d := dump(t); d != reference {
+		t.Fatalf("after a retried split:\n%s", diff(reference, d))
+	}
+
+	// 2. The server goes away after M's split: the split fails with
+	// ErrUnreachable; once it is back, the same plan completes.
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ = open(t, func(c *Config) { c.MaxRetryTime = 2 * time.Second })
+	_, p = splitPlan(t, c, "run-f")
+	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, func(done, total int) {
+		if done == 1 {
+			srv.Proxy().Refuse()
+		}
+	})
+	if !errors.Is(err, ErrUnreachable) || st.Split != 1 || !strings.Contains(err.Error(), "re-run with the same run id") {
+		t.Fatalf("split with the server gone: %+v %v", st, err)
+	}
+	if err := srv.Proxy().Restore(); err != nil {
+		t.Fatal(err)
+	}
+	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	if err != nil || st.AlreadyDone != 1 || st.Split != 1 {
+		t.Fatalf("resumed split: %+v %v", st, err)
+	}
+	if d := dump(t); d != reference {
+		t.Fatalf("after a resumed split:\n%s", diff(reference, d))
+	}
+}
+
+// Undo refuses, for that node only, a clone that a later run split again.
+func TestUndoNestedRuns(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	before := dump(t)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-1")
+	if _, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Run 2 splits M's clone (node without uid: pull by internal id).
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clone := run(t, "MATCH (m:FondueSplit {fondue_split_key: 'run-1/100/1'}) RETURN id(m)", nil)[0].Values[0].(int64)
+	ci, _ := sg.Graph.Index(itoa(clone))
+	nb := sg.Graph.Neighbors(ci)
+	res := &fondue.Result{Proposals: []fondue.Proposal{{Node: ci, Groups: [][]int32{nb[:2], nb[2:]}}}}
+	p2 := NewPlan(sg, res, PlanOptions{RunID: "run-2"})
+	if st, err := c.Split(ctxT(t, time.Minute), p2, splitTime, nil); err != nil || st.Split != 1 {
+		t.Fatalf("run 2: %+v %v", st, err)
+	}
+	u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-1"})
+	if err != nil || len(u.Failed) != 1 || !strings.Contains(u.Failed[0].Reason, "undo that run first") {
+		t.Fatalf("undo run-1 first: %+v %v", u, err)
+	}
+	for _, r := range []string{"run-2", "run-1"} {
+		if u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: r}); err != nil || len(u.Failed) != 0 {
+			t.Fatalf("undo %s: %+v %v", r, u, err)
+		}
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("after both undos:\n%s", diff(before, d))
+	}
+}
+
+func TestSplitCloneFailsOnConstraint(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	run(t, "CREATE CONSTRAINT ON (p:Person) ASSERT p.name IS UNIQUE", nil)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-u")
+	before := dump(t)
+	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	if err != nil || st.Failed != 2 || !strings.Contains(st.Nodes[0].Reason, "name") {
+		t.Fatalf("%+v %v", st, err)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("a failed split left changes:\n%s", diff(before, d))
+	}
+	// With name among the skipped properties, it works.
+	p.SkipProperties = append(p.SkipProperties, "name")
+	if st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil || st.Split != 2 {
+		t.Fatalf("%+v %v", st, err)
+	}
+}

@@ -1,0 +1,158 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// UndoOptions configure Undo.
+type UndoOptions struct {
+	RunID       string
+	MarkerLabel string // the label of the run's clones (default DefaultMarkerLabel)
+	Progress    func(done, total int)
+}
+
+// UndoStats summarize Undo.
+type UndoStats struct {
+	Originals          int           `json:"originals"`     // split nodes found
+	Restored           int           `json:"restored"`      // restored now
+	ClonesDeleted      int           `json:"clonesDeleted"` // clones deleted
+	RelationshipsMoved int           `json:"relationshipsMoved"`
+	Failed             []NodeOutcome `json:"failed,omitempty"`
+	Duration           time.Duration `json:"-"`
+}
+
+type undoClone struct {
+	id     any
+	splits int
+}
+
+// Undo reverses every split of a run, one write transaction per original
+// node: each clone's relationships move back to the original (same type,
+// direction and properties), the clone is deleted, and the run is removed
+// from the original's fondue_split_runs (the property goes when no run is
+// left). After an undo the graph equals the graph before the split, with
+// one exception by design: relationships that users attached to a clone
+// after the split move to the original too. Everything Undo needs is in the
+// database. Undoing a run twice is harmless (nothing is left to undo). A
+// clone that a later run split again must wait for that run's undo.
+func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
+	t0 := time.Now()
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = DefaultMarkerLabel
+	}
+	var st UndoStats
+	q, err := c.render("undo_clones", cypher.Vars{Label: o.MarkerLabel})
+	if err != nil {
+		return st, err
+	}
+	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": o.RunID},
+		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	if err != nil {
+		return st, c.classify(err, "find the clones of run "+o.RunID)
+	}
+	byOrigin := map[any][]undoClone{}
+	var origins []any
+	for _, r := range res.Records {
+		id, origin := r.Values[0], r.Values[1]
+		splits, _ := r.Values[3].(int64)
+		if _, ok := byOrigin[origin]; !ok {
+			origins = append(origins, origin)
+		}
+		byOrigin[origin] = append(byOrigin[origin], undoClone{id: id, splits: int(splits)})
+	}
+	st.Originals = len(origins)
+	s := c.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.WithoutCancel(ctx))
+	for k, origin := range origins {
+		clones := byOrigin[origin]
+		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+			return c.undoNode(ctx, tx, o, origin, clones)
+		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "undo": o.RunID}))
+		switch {
+		case err == nil:
+			n := out.(NodeOutcome)
+			st.Restored++
+			st.ClonesDeleted += n.Clones
+			st.RelationshipsMoved += n.Moved
+		case ctx.Err() != nil:
+			return st, ctx.Err()
+		case neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err):
+			st.Duration = time.Since(t0)
+			return st, c.classify(err, fmt.Sprintf("restore node %v (%d of %d; run undo again to finish)", origin, k+1, len(origins)))
+		default:
+			st.Failed = append(st.Failed, NodeOutcome{Key: origin, Outcome: OutcomeFailed, Reason: oneLine(err.Error())})
+			c.log.Warn("could not undo the split of a node", "node", fmt.Sprint(origin), "error", oneLine(err.Error()))
+		}
+		if o.Progress != nil {
+			o.Progress(k+1, len(origins))
+		}
+	}
+	if len(st.Failed) == 0 {
+		q, err := c.render("plan_delete", cypher.Vars{Label: RunLabel})
+		if err != nil {
+			return st, err
+		}
+		if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": o.RunID},
+			neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
+			return st, c.classify(err, "delete the split plan of run "+o.RunID)
+		}
+	}
+	st.Duration = time.Since(t0)
+	return st, nil
+}
+
+var errUndo = errors.New("cannot undo")
+
+func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o UndoOptions, origin any, clones []undoClone) (NodeOutcome, error) {
+	out := NodeOutcome{Key: origin}
+	state, err := c.readState(ctx, tx, origin, "", o.RunID)
+	if err != nil {
+		return out, err
+	}
+	if !state.exists {
+		return out, fmt.Errorf("%w: the original node %s(n) = %v no longer exists; its clones are left as they are", errUndo, c.dialect.IDFunction(), origin)
+	}
+	for _, cl := range clones {
+		if cl.splits > 0 {
+			return out, fmt.Errorf("%w: clone %s(n) = %v was split again by a later run: undo that run first", errUndo, c.dialect.IDFunction(), cl.id)
+		}
+	}
+	delQ, err := c.render("undo_delete_clone", cypher.Vars{Label: o.MarkerLabel})
+	if err != nil {
+		return out, err
+	}
+	for _, cl := range clones {
+		rels, err := c.readRels(ctx, tx, cl.id, o.MarkerLabel, o.RunID)
+		if err != nil {
+			return out, err
+		}
+		moved, err := c.moveRels(ctx, tx, cl.id, origin, rels)
+		if err != nil {
+			return out, err
+		}
+		out.Moved += moved
+		res, err := tx.Run(ctx, delQ, map[string]any{"id": cl.id, "run": o.RunID})
+		if err != nil {
+			return out, err
+		}
+		if _, err := res.Consume(ctx); err != nil {
+			return out, err
+		}
+		out.Clones++
+	}
+	q, err := c.render("undo_unmark", cypher.Vars{})
+	if err != nil {
+		return out, err
+	}
+	if _, err := tx.Run(ctx, q, map[string]any{"id": origin, "run": o.RunID}); err != nil {
+		return out, err
+	}
+	out.Outcome = OutcomeSplit
+	return out, nil
+}

@@ -1,0 +1,62 @@
+package connector
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+// Faults during a write: a connection cut at a batch's RUN is retried by
+// the driver; a server that goes away fails the write with ErrUnreachable,
+// and writing again completes it. Nothing is lost or written twice: every
+// node ends with exactly its score.
+func TestWriteFaults(t *testing.T) {
+	reset(t)
+	loadEdgeList(t, "testdata/netscience.edges", "Author", "COAUTHOR", "uid")
+	c, _ := open(t, func(c *Config) { c.MaxRetryTime = 3 * time.Second })
+	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Author"}, IDProperty: "uid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := score(t, sg.Graph, 1)
+	o := WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "w1", BatchSize: 50}
+	nodes := sg.Graph.NumNodes()
+
+	// 1. The third batch's RUN never reaches Neo4j: its transaction is
+	// retried on a new connection.
+	dropped := srv.Proxy().Stats().Dropped
+	srv.Proxy().DropAtRun(3)
+	st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
+	srv.Proxy().ClearFaults()
+	if err != nil || st.Nodes != nodes || st.Batches != 8 || srv.Proxy().Stats().Dropped != dropped+1 {
+		t.Fatalf("write through a dropped connection: %+v %v", st, err)
+	}
+	checkWritten(t, sg, res, "w1")
+
+	// 2. The server goes away after two batches of a new run's write.
+	o.RunID = "w2"
+	res2 := score(t, sg.Graph, 2)
+	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, WriteOptions{Property: o.Property, ScoreProperty: o.ScoreProperty,
+		RunProperty: o.RunProperty, RunID: "w2", BatchSize: 50, Progress: func(done, total int) {
+			if done == 100 {
+				srv.Proxy().Refuse()
+			}
+		}})
+	if !errors.Is(err, ErrUnreachable) || st.Nodes != 100 {
+		t.Fatalf("write with the server gone: %+v %v", st, err)
+	}
+	if err := srv.Proxy().Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(run(t, "MATCH (n:Author {fondue_run: 'w2'}) RETURN n", nil)); n != 100 {
+		t.Fatalf("%d nodes of the interrupted write, want the 2 committed batches", n)
+	}
+	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, o)
+	if err != nil || st.Nodes != nodes {
+		t.Fatalf("re-run: %+v %v", st, err)
+	}
+	checkWritten(t, sg, res2, "w2")
+	if n := run(t, "MATCH (n) RETURN count(n)", nil)[0].Values[0]; n != int64(nodes) {
+		t.Fatalf("%v nodes, want %d", n, nodes)
+	}
+}

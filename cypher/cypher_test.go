@@ -1,0 +1,193 @@
+package cypher
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Names that would break a statement if they were not escaped.
+var weird = []string{
+	"We`ird})",
+	"x`}) DETACH DELETE n //",
+	"Per son",
+	"ünïcødé 🎉",
+	`a\b'"$x`,
+	"``",
+}
+
+// full sets every identifier, with awkward names.
+func full() Vars {
+	return Vars{
+		NodeLabels:        []string{"Person", weird[0]},
+		ExcludeLabels:     []string{"FondueLock", "FondueRun"},
+		RelationshipTypes: []string{"KNOWS", weird[1]},
+		IDProperty:        weird[2],
+		WriteProperty:     "ambiguity",
+		ScoreProperty:     weird[3],
+		RunProperty:       "fondue_run",
+		Label:             weird[0],
+		Property:          weird[4],
+		ConstraintName:    weird[5],
+		Labels:            []string{"Person", weird[0], "FondueSplit"},
+		SkipProperties:    []string{"uid", weird[1]},
+		Type:              weird[1],
+	}
+}
+
+// examples returns, per statement, the variants the connector renders.
+func examples() map[string][]Vars {
+	ex := map[string][]Vars{}
+	for _, n := range Names() {
+		ex[n] = []Vars{full()}
+	}
+	for _, n := range []string{"pull_nodes", "pull_relationships"} {
+		for _, labels := range [][]string{nil, {"Person"}, {"Person", weird[0], "Other"}} {
+			for _, key := range []string{"", "uid"} {
+				for _, types := range [][]string{nil, {"KNOWS"}} {
+					v := full()
+					v.NodeLabels, v.IDProperty, v.RelationshipTypes = labels, key, types
+					ex[n] = append(ex[n], v)
+				}
+			}
+		}
+	}
+	for _, score := range []string{"", "s"} {
+		for _, run := range []string{"", "r"} {
+			for _, key := range []string{"", "uid"} {
+				v := full()
+				v.ScoreProperty, v.RunProperty, v.IDProperty = score, run, key
+				ex["write_scores"] = append(ex["write_scores"], v)
+			}
+		}
+	}
+	v := full()
+	v.SkipProperties, v.Labels = nil, []string{"FondueSplit"}
+	ex["split_clone"] = append(ex["split_clone"], v)
+	v = full()
+	v.IDProperty = ""
+	ex["node_state"] = append(ex["node_state"], v)
+	return ex
+}
+
+func renderAll(t *testing.T, d Dialect) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for name, vs := range examples() {
+		for k, v := range vs {
+			q, err := Render(d, name, v)
+			if err != nil {
+				t.Fatalf("%v %s #%d: %v", d, name, k, err)
+			}
+			out[fmt.Sprintf("%s#%d", name, k)] = q
+		}
+	}
+	return out
+}
+
+func TestEveryStatementRendersInEveryDialect(t *testing.T) {
+	names := Names()
+	if len(names) < 15 {
+		t.Fatalf("only %d statements: %v", len(names), names)
+	}
+	for _, d := range Dialects {
+		for key, q := range renderAll(t, d) {
+			if strings.Contains(q, "{{") || strings.Contains(q, "<no value>") || strings.HasPrefix(q, "//") {
+				t.Errorf("%v %s: unrendered template or comment:\n%s", d, key, q)
+			}
+			// The id function of the dialect, never the other one.
+			if d == V5 && strings.Contains(strings.ReplaceAll(q, "elementId(", ""), "id(") {
+				t.Errorf("%v %s uses id():\n%s", d, key, q)
+			}
+			if d != V5 && strings.Contains(q, "elementId(") {
+				t.Errorf("%v %s uses elementId():\n%s", d, key, q)
+			}
+		}
+	}
+}
+
+func TestDialectStatements(t *testing.T) {
+	v := Vars{Label: "FondueSplit", Property: "fondue_split_key", ConstraintName: "fondue_split_key"}
+	want := map[Dialect]string{
+		V3: "CREATE CONSTRAINT ON (n:`FondueSplit`) ASSERT n.`fondue_split_key` IS UNIQUE",
+		V4: "CREATE CONSTRAINT `fondue_split_key` IF NOT EXISTS FOR (n:`FondueSplit`) REQUIRE n.`fondue_split_key` IS UNIQUE",
+		V5: "CREATE CONSTRAINT `fondue_split_key` IF NOT EXISTS FOR (n:`FondueSplit`) REQUIRE n.`fondue_split_key` IS UNIQUE",
+	}
+	for d, w := range want {
+		q, err := Render(d, "constraint_unique", v)
+		if err != nil || q != w {
+			t.Errorf("%v: %q, %v; want %q", d, q, err, w)
+		}
+	}
+	q, err := Render(V3, "pull_nodes", Vars{NodeLabels: []string{"We`ird})"}, IDProperty: "uid"})
+	if err != nil || q != "MATCH (n:`We``ird})`)\nRETURN id(n) AS id, n.`uid` AS key" {
+		t.Errorf("pull_nodes one label: %q %v", q, err)
+	}
+	q, err = Render(V5, "pull_nodes", Vars{ExcludeLabels: []string{"FondueLock"}})
+	if err != nil || q != "MATCH (n)\nWHERE NOT n:`FondueLock`\nRETURN elementId(n) AS id" {
+		t.Errorf("pull_nodes all: %q %v", q, err)
+	}
+	q, err = Render(V4, "pull_relationships", Vars{NodeLabels: []string{"A", "B"}, RelationshipTypes: []string{"T", "U"}})
+	if err != nil || q != "MATCH (s)-[r:`T`|`U`]->(t)\nWHERE (s:`A` OR s:`B`) AND (t:`A` OR t:`B`)\nRETURN id(s) AS source, id(t) AS target" {
+		t.Errorf("pull_relationships: %q %v", q, err)
+	}
+}
+
+func TestEscapeAndCheckName(t *testing.T) {
+	for in, want := range map[string]string{
+		"Person":   "`Person`",
+		"We`ird})": "`We``ird})`",
+		"``":       "``````",
+		"a b":      "`a b`",
+	} {
+		got, err := Escape(in)
+		if err != nil || got != want {
+			t.Errorf("Escape(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "a\x00b", "new\nline", string([]byte{0xff, 0xfe}), strings.Repeat("x", MaxNameBytes+1)} {
+		if _, err := Escape(bad); err == nil {
+			t.Errorf("Escape(%q) accepted", bad)
+		}
+	}
+	_, err := Render(V3, "pull_nodes", Vars{NodeLabels: []string{"ok", "bad\x00"}})
+	var ne *NameError
+	if !errors.As(err, &ne) || ne.Name != "bad\x00" || !strings.Contains(err.Error(), "control character") {
+		t.Errorf("bad label: %v", err)
+	}
+	if _, err := Render(V3, "write_scores", Vars{}); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("missing write property: %v", err)
+	}
+}
+
+func TestDialectFor(t *testing.T) {
+	for v, want := range map[string]Dialect{"3.1.1": V3, "3.5.35": V3, "4.4.30": V4, "5.26.0": V5, "5.1.0-aura": V5, "2025.01.0": V5, "2026.3.1": V5} {
+		d, err := DialectFor(v)
+		if err != nil || d != want {
+			t.Errorf("DialectFor(%q) = %v, %v; want %v", v, d, err, want)
+		}
+	}
+	for _, v := range []string{"", "x", "2.3.3", "4.3.0", "1.0"} {
+		if _, err := DialectFor(v); err == nil {
+			t.Errorf("DialectFor(%q) accepted", v)
+		}
+	}
+	if V5.IDFunction() != "elementId" || V4.IDFunction() != "id" || !V5.StringIDs() || V3.StringIDs() {
+		t.Error("id function")
+	}
+}
+
+func TestNamesSorted(t *testing.T) {
+	n := Names()
+	if !slices.IsSorted(n) || !slices.Contains(n, "write_scores") || !slices.Contains(n, "constraint_unique") {
+		t.Fatal(n)
+	}
+	if _, err := Render(V5, "nope", Vars{}); err == nil {
+		t.Fatal("unknown statement rendered")
+	}
+	if _, err := Render(Dialect(2), "labels", Vars{}); err == nil {
+		t.Fatal("unknown dialect rendered")
+	}
+}

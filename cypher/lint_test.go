@@ -1,0 +1,74 @@
+package cypher
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cypherlint"
+)
+
+// Every statement the Neo4j 5 dialect can produce passes Neo4j 5's own
+// grammar and semantic check (@neo4j-cypher/language-support), without
+// errors and without deprecations. The 4.4 statements are Cypher 5 too
+// (id() is only deprecated there). The 3.x dialect runs for real on the
+// test server (connector tests). So do the demo graph of docker-compose.yml
+// and the README's example queries. One linter process checks them all.
+func TestCypher5Lint(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	l, err := cypherlint.New(ctx, cypherlint.Options{Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err) // never skipped: CI must have node and npm
+	}
+	queries := map[string]string{}
+	strict := map[string]bool{} // no deprecations allowed
+	for _, d := range []Dialect{V5, V4} {
+		for name, q := range renderAll(t, d) {
+			key := d.String() + " " + name
+			queries[key], strict[key] = q, d == V5
+		}
+	}
+	seed, err := os.ReadFile("../docker/seed.cypher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries["docker/seed.cypher"], strict["docker/seed.cypher"] = string(seed), true
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(readme), "```cypher\n")[1:]
+	if len(blocks) == 0 {
+		t.Fatal("no cypher block in README.md")
+	}
+	for k, part := range blocks {
+		key := fmt.Sprintf("README.md cypher block %d", k+1)
+		queries[key], _, _ = strings.Cut(part, "```")
+		strict[key] = true
+	}
+
+	res, err := l.Lint(ctx, queries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != len(queries) {
+		t.Fatalf("%d results for %d queries", len(res), len(queries))
+	}
+	for name, ds := range res {
+		for _, diag := range ds {
+			switch {
+			case diag.IsError():
+				t.Errorf("%s: %v\n%s", name, diag, queries[name])
+			case strict[name] && diag.Kind == cypherlint.KindDeprecation:
+				t.Errorf("%s: deprecated: %v\n%s", name, diag, queries[name])
+			case strict[name] && !strings.Contains(diag.Message, "cartesian product"):
+				t.Logf("%s: %v", name, diag)
+			}
+		}
+	}
+	t.Logf("%d queries checked", len(queries))
+}

@@ -1,0 +1,3 @@
+// Every relationship type in use.
+CALL db.relationshipTypes() YIELD relationshipType
+RETURN relationshipType

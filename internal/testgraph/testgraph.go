@@ -1,0 +1,149 @@
+// Package testgraph loads graphs into a Neo4j test server and dumps them
+// canonically, for the integration tests of the connector and the CLI.
+package testgraph
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Run executes one statement and returns its records.
+func Run(ctx context.Context, d neo4j.DriverWithContext, q string, params map[string]any) ([]*neo4j.Record, error) {
+	res, err := neo4j.ExecuteQuery(ctx, d, q, params, neo4j.EagerResultTransformer)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", q, err)
+	}
+	return res.Records, nil
+}
+
+// Load creates one (:label {prop: key}) node per node of g (integer keys)
+// and one (a)-[:relType]->(b) relationship per edge, a < b, in batches,
+// on Neo4j 3.x (the index statement is 3.x syntax).
+func Load(ctx context.Context, d neo4j.DriverWithContext, g *fondue.Graph, label, relType, prop string) error {
+	esc := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+	if _, err := Run(ctx, d, fmt.Sprintf("CREATE INDEX ON :%s(%s)", esc(label), esc(prop)), nil); err != nil {
+		return err
+	}
+	const batch = 20000
+	var ids []any
+	for i := 0; i < g.NumNodes(); i++ {
+		k, ok := g.IntKey(i)
+		if !ok {
+			return fmt.Errorf("testgraph: node %s has no integer key", g.Key(i))
+		}
+		ids = append(ids, k)
+	}
+	for lo := 0; lo < len(ids); lo += batch {
+		if _, err := Run(ctx, d, fmt.Sprintf("UNWIND $ids AS id CREATE (:%s {%s: id})", esc(label), esc(prop)),
+			map[string]any{"ids": ids[lo:min(len(ids), lo+batch)]}); err != nil {
+			return err
+		}
+	}
+	var edges []any
+	flush := func() error {
+		if len(edges) == 0 {
+			return nil
+		}
+		_, err := Run(ctx, d, fmt.Sprintf("UNWIND $edges AS e MATCH (a:%[1]s {%[2]s: e[0]}), (b:%[1]s {%[2]s: e[1]}) CREATE (a)-[:%[3]s]->(b)",
+			esc(label), esc(prop), esc(relType)), map[string]any{"edges": edges})
+		edges = edges[:0]
+		return err
+	}
+	for i := 0; i < g.NumNodes(); i++ {
+		for _, j := range g.Neighbors(i) {
+			if int(j) > i {
+				a, _ := g.IntKey(i)
+				b, _ := g.IntKey(int(j))
+				edges = append(edges, []any{a, b})
+				if len(edges) == batch {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return flush()
+}
+
+// Dump returns every node and relationship (fondue-neo4j's lock and run
+// nodes excepted) as sorted lines. Nodes are named by their uid property,
+// or, for split clones, their split key, and a clone's
+// fondue_split_from_id by the name of its original: two dumps of the same
+// graph are equal whatever the internal ids.
+func Dump(ctx context.Context, d neo4j.DriverWithContext) (string, error) {
+	names := map[int64]string{}
+	type node struct {
+		labels []string
+		props  map[string]any
+	}
+	nodes := map[int64]node{}
+	recs, err := Run(ctx, d, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN id(n), labels(n), properties(n)", nil)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		id := r.Values[0].(int64)
+		props := r.Values[2].(map[string]any)
+		name := fmt.Sprintf("id:%d", id)
+		if u, ok := props["uid"]; ok {
+			name = fmt.Sprintf("uid:%v", u)
+		} else if k, ok := props["fondue_split_key"]; ok {
+			name = fmt.Sprintf("clone:%v", k)
+		}
+		names[id] = name
+		var labels []string
+		for _, l := range r.Values[1].([]any) {
+			labels = append(labels, l.(string))
+		}
+		slices.Sort(labels)
+		nodes[id] = node{labels, props}
+	}
+	var lines []string
+	for id, n := range nodes {
+		if from, ok := n.props["fondue_split_from_id"].(int64); ok {
+			n.props["fondue_split_from_id"] = names[from]
+		}
+		lines = append(lines, fmt.Sprintf("N %s %q %s", names[id], n.labels, jsonOf(n.props)))
+	}
+	recs, err = Run(ctx, d, "MATCH (a)-[r]->(b) RETURN id(a), type(r), id(b), properties(r)", nil)
+	if err != nil {
+		return "", err
+	}
+	for _, r := range recs {
+		lines = append(lines, fmt.Sprintf("R %s -[%q %s]-> %s", names[r.Values[0].(int64)], r.Values[1], jsonOf(r.Values[3]), names[r.Values[2].(int64)]))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n"), nil
+}
+
+func jsonOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+// Diff shows the lines only in a ("- ") or only in b ("+ ").
+func Diff(a, b string) string {
+	as, bs := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for _, l := range as {
+		if !slices.Contains(bs, l) {
+			out = append(out, "- "+l)
+		}
+	}
+	for _, l := range bs {
+		if !slices.Contains(as, l) {
+			out = append(out, "+ "+l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
