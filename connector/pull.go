@@ -49,6 +49,10 @@ type PullOptions struct {
 	IDProperty string
 	// MarkerLabel is the label of split clones (default "FondueSplit").
 	MarkerLabel string
+	// EmbeddingProperty, when set, is read with the nodes: a saved
+	// embedding (a list of numbers) to warm-start from (WriteOptions writes
+	// it). Custom node queries may return it as a column "embedding".
+	EmbeddingProperty string
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
@@ -65,9 +69,12 @@ type Subgraph struct {
 	IDs []any
 	// Keys[i] is the IDProperty value of graph node i (int64 or string);
 	// nil without IDProperty.
-	Keys    []any
-	Options PullOptions
-	Stats   PullStats
+	Keys []any
+	// Embeddings[i] is node i's saved vector (PullOptions.EmbeddingProperty),
+	// nil when it has none or it is not a list of numbers.
+	Embeddings [][]float64
+	Options    PullOptions
+	Stats      PullStats
 }
 
 // Key returns node i's identity for users: its key, or its internal id.
@@ -88,7 +95,10 @@ type PullStats struct {
 	SelfLoops, Parallel int
 	// KeylessClones counts split clones left out because they have no key.
 	KeylessClones int
-	Duration      time.Duration
+	// Embeddings counts nodes with a saved embedding; BadEmbeddings those
+	// whose EmbeddingProperty was not a list of numbers (ignored).
+	Embeddings, BadEmbeddings int
+	Duration                  time.Duration
 }
 
 // Pull reads the subgraph in one read transaction, streaming both results
@@ -117,8 +127,14 @@ func (c *Conn) Pull(ctx context.Context, o PullOptions) (*Subgraph, error) {
 			}
 		}
 	} else {
+		if o.EmbeddingProperty != "" {
+			if err := cypher.CheckName(o.EmbeddingProperty); err != nil {
+				return nil, errorf(ErrInvalid, err, "embedding.property: %v", err)
+			}
+		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
-			IDProperty: o.IDProperty, ExcludeLabels: []string{LockLabel, RunLabel}, Label: o.MarkerLabel}
+			IDProperty: o.IDProperty, ExcludeLabels: []string{LockLabel, RunLabel}, Label: o.MarkerLabel,
+			EmbeddingProperty: o.EmbeddingProperty}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
 			return nil, err
@@ -217,6 +233,7 @@ type puller struct {
 	keyKind string      // "int" or "string", from the first key
 	keySeen map[any]any // key -> internal id, to find duplicates (IDProperty only)
 	firstID any         // the first node, for error messages
+	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	b       fondue.Builder
 	st      PullStats
 }
@@ -317,6 +334,10 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		return err
 	}
 	keys, _ := res.Keys()
+	embCol := -1
+	if p.o.EmbeddingProperty != "" {
+		embCol = slices.Index(keys, "embedding")
+	}
 	cloneCol := -1
 	if p.o.IDProperty != "" && !p.o.Custom() {
 		cloneCol = slices.Index(keys, "clone")
@@ -349,6 +370,9 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		}
 		p.pos[id] = int32(len(p.ids))
 		p.ids = append(p.ids, id)
+		if embCol >= 0 {
+			p.vecs = append(p.vecs, p.vector(vals[embCol]))
+		}
 		if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
 			p.o.Progress(p.st.NodeRows, 0)
 		}
@@ -396,6 +420,32 @@ func (p *puller) addKey(id, key any) error {
 		p.b.AddNode(k)
 	}
 	return nil
+}
+
+// vector reads a saved embedding: a list of numbers, else nil (counted).
+func (p *puller) vector(v any) []float64 {
+	if v == nil {
+		return nil
+	}
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		p.st.BadEmbeddings++
+		return nil
+	}
+	out := make([]float64, len(list))
+	for k, x := range list {
+		switch x := x.(type) {
+		case float64:
+			out[k] = x
+		case int64:
+			out[k] = float64(x)
+		default:
+			p.st.BadEmbeddings++
+			return nil
+		}
+	}
+	p.st.Embeddings++
+	return out
 }
 
 func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
@@ -486,6 +536,9 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 	if o.IDProperty != "" {
 		sg.Keys = make([]any, n)
 	}
+	if p.vecs != nil {
+		sg.Embeddings = make([][]float64, n)
+	}
 	for pos, id := range p.ids {
 		var key string
 		var kv any
@@ -501,6 +554,9 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 		sg.IDs[i] = id
 		if sg.Keys != nil {
 			sg.Keys[i] = kv
+		}
+		if sg.Embeddings != nil {
+			sg.Embeddings[i] = p.vecs[pos]
 		}
 	}
 	return sg, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +37,10 @@ type WriteOptions struct {
 	// Concurrency is the number of batches written at once (default 1).
 	// Batches touch disjoint nodes, so they cannot deadlock.
 	Concurrency int
+	// EmbeddingProperty, when set, receives each node's embedding vector
+	// from the result (for the next run's warm start; nodes without a score
+	// get none).
+	EmbeddingProperty string
 	// Progress, when set, is called after each batch with the nodes written
 	// so far and the total (from one goroutine at a time).
 	Progress func(done, total int)
@@ -78,8 +83,12 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 	if len(res.Ambiguity) != n || len(res.Scores) != n {
 		return WriteStats{}, fmt.Errorf("connector: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
+	if o.EmbeddingProperty != "" && res.Embedding == nil {
+		return WriteStats{}, errorf(ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
+	}
 	q, err := c.render("write_scores", cypher.Vars{IDProperty: sg.Options.IDProperty,
-		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, RunProperty: o.RunProperty})
+		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, RunProperty: o.RunProperty,
+		EmbeddingProperty: o.EmbeddingProperty})
 	if err != nil {
 		return WriteStats{}, err
 	}
@@ -116,6 +125,12 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 					}
 					if o.ScoreProperty != "" {
 						row["score"] = nullNaN(res.Scores[i])
+					}
+					if o.EmbeddingProperty != "" {
+						row["embedding"] = nil
+						if !math.IsNaN(res.Scores[i]) {
+							row["embedding"] = slices.Clone(res.Embedding.Row(i))
+						}
 					}
 					rows = append(rows, row)
 				}

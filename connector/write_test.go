@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 // Faults during a write: a connection cut at a batch's RUN is retried by
@@ -58,5 +60,55 @@ func TestWriteFaults(t *testing.T) {
 	checkWritten(t, sg, res2, "w2")
 	if n := run(t, "MATCH (n) RETURN count(n)", nil)[0].Values[0]; n != int64(nodes) {
 		t.Fatalf("%v nodes, want %d", n, nodes)
+	}
+}
+
+// Embeddings written with the scores come back with the next pull, exactly;
+// values that are not lists of numbers are ignored and counted.
+func TestEmbeddingPropertyRoundTrip(t *testing.T) {
+	reset(t)
+	loadEdgeList(t, "testdata/polbooks.edges", "Book", "COPURCHASED", "uid")
+	c, _ := open(t)
+	po := PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid", EmbeddingProperty: "fondue_embedding"}
+	sg, err := c.Pull(ctxT(t, time.Minute), po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sg.Embeddings == nil || sg.Stats.Embeddings != 0 {
+		t.Fatalf("before any write: %d embeddings", sg.Stats.Embeddings)
+	}
+	res := score(t, sg.Graph, 3)
+	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, res, WriteOptions{RunID: "e1", EmbeddingProperty: "fondue_embedding"}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, "MATCH (n:Book {uid: 0}) SET n.fondue_embedding = 'not a vector'", nil)
+	back, err := c.Pull(ctxT(t, time.Minute), po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := sg.Graph.NumNodes()
+	if back.Stats.Embeddings != n-1 || back.Stats.BadEmbeddings != 1 {
+		t.Fatalf("read %d embeddings and %d bad ones, want %d and 1", back.Stats.Embeddings, back.Stats.BadEmbeddings, n-1)
+	}
+	for i := 0; i < n; i++ {
+		got, want := back.Embeddings[i], res.Embedding.Row(i)
+		if back.Key(i) == int64(0) {
+			if got != nil {
+				t.Fatalf("bad embedding read as %v", got)
+			}
+			continue
+		}
+		if len(got) != len(want) {
+			t.Fatalf("node %v: %v, want %v", back.Key(i), got, want)
+		}
+		for k := range got {
+			if got[k] != want[k] {
+				t.Fatalf("node %v: %v, want %v", back.Key(i), got, want)
+			}
+		}
+	}
+	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Method: "degree", Scores: res.Scores, Ambiguity: res.Ambiguity},
+		WriteOptions{EmbeddingProperty: "fondue_embedding"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("embedding write without an embedding: %v", err)
 	}
 }

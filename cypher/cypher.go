@@ -124,6 +124,9 @@ type Vars struct {
 	// WriteProperty, ScoreProperty and RunProperty receive a node's
 	// ambiguity, raw score and run id; the last two may be empty (not written).
 	WriteProperty, ScoreProperty, RunProperty string
+	// EmbeddingProperty holds a node's embedding vector (warm starts); empty:
+	// not read or written.
+	EmbeddingProperty string
 	// Label is the label of a constraint, lock, run or split marker.
 	Label string
 	// Property and ConstraintName describe a constraint.

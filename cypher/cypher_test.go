@@ -28,6 +28,7 @@ func full() Vars {
 		WriteProperty:     "ambiguity",
 		ScoreProperty:     weird[3],
 		RunProperty:       "fondue_run",
+		EmbeddingProperty: weird[4],
 		Label:             weird[0],
 		Property:          weird[4],
 		ConstraintName:    weird[5],
@@ -47,9 +48,11 @@ func examples() map[string][]Vars {
 		for _, labels := range [][]string{nil, {"Person"}, {"Person", weird[0], "Other"}} {
 			for _, key := range []string{"", "uid"} {
 				for _, types := range [][]string{nil, {"KNOWS"}} {
-					v := full()
-					v.NodeLabels, v.IDProperty, v.RelationshipTypes = labels, key, types
-					ex[n] = append(ex[n], v)
+					for _, emb := range []string{"", "fondue_embedding"} {
+						v := full()
+						v.NodeLabels, v.IDProperty, v.RelationshipTypes, v.EmbeddingProperty = labels, key, types, emb
+						ex[n] = append(ex[n], v)
+					}
 				}
 			}
 		}
@@ -57,9 +60,11 @@ func examples() map[string][]Vars {
 	for _, score := range []string{"", "s"} {
 		for _, run := range []string{"", "r"} {
 			for _, key := range []string{"", "uid"} {
-				v := full()
-				v.ScoreProperty, v.RunProperty, v.IDProperty = score, run, key
-				ex["write_scores"] = append(ex["write_scores"], v)
+				for _, emb := range []string{"", "fondue_embedding"} {
+					v := full()
+					v.ScoreProperty, v.RunProperty, v.IDProperty, v.EmbeddingProperty = score, run, key, emb
+					ex["write_scores"] = append(ex["write_scores"], v)
+				}
 			}
 		}
 	}

@@ -24,6 +24,7 @@ type Checkpoint struct {
 	M, V    []float64
 	Step    int
 	History []float64 // recent gradient norms
+	Peak    float64   // the fit's largest gradient norm (exact mode's stopping test)
 }
 
 // Len returns the number of saved nodes.
@@ -39,7 +40,7 @@ func NewCheckpoint(g *Graph, emb *Embedding, o CNEOptions) *Checkpoint {
 		c.Keys[i] = g.Key(i)
 	}
 	if s := emb.state; s != nil {
-		c.M, c.V, c.Step, c.History = s.m, s.v, s.step, s.history
+		c.M, c.V, c.Step, c.History, c.Peak = s.m, s.v, s.step, s.history, s.peak
 	}
 	return c
 }
@@ -69,7 +70,7 @@ func (c *Checkpoint) WarmStart(g *Graph, o CNEOptions) (*Embedding, WarmStats, e
 	var st *adamState
 	if withState {
 		st = &adamState{m: make([]float64, n*d), v: make([]float64, n*d), step: c.Step,
-			history: append([]float64(nil), c.History...)}
+			history: append([]float64(nil), c.History...), peak: c.Peak}
 		emb.state = st
 	}
 	from := make([]int, n) // checkpoint row of each node, -1 if new
@@ -125,7 +126,7 @@ func (c *Checkpoint) WarmStart(g *Graph, o CNEOptions) (*Embedding, WarmStats, e
 }
 
 const checkpointMagic = "FONDUECK"
-const checkpointVersion = 1
+const checkpointVersion = 2
 
 // Write saves the checkpoint in a compact binary format (little-endian).
 func (c *Checkpoint) Write(w io.Writer) error {
@@ -144,6 +145,7 @@ func (c *Checkpoint) Write(w io.Writer) error {
 	}
 	hdr = le.AppendUint32(hdr, hasState)
 	hdr = le.AppendUint64(hdr, uint64(c.Step))
+	hdr = le.AppendUint64(hdr, math.Float64bits(c.Peak))
 	hdr = le.AppendUint32(hdr, uint32(len(c.History)))
 	for _, h := range c.History {
 		hdr = le.AppendUint64(hdr, math.Float64bits(h))
@@ -175,7 +177,7 @@ func (c *Checkpoint) Write(w io.Writer) error {
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	le := binary.LittleEndian
-	fixed := make([]byte, 8+4+4+8+8+8+4+8+4)
+	fixed := make([]byte, 8+4+4+8+8+8+4+8+8+4)
 	if _, err := io.ReadFull(br, fixed); err != nil {
 		return nil, fmt.Errorf("not a fondue checkpoint: %w", err)
 	}
@@ -191,7 +193,8 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	c.Sigma2 = math.Float64frombits(le.Uint64(fixed[32:]))
 	hasState := le.Uint32(fixed[40:]) == 1
 	c.Step = int(le.Uint64(fixed[44:]))
-	nh := le.Uint32(fixed[52:])
+	c.Peak = math.Float64frombits(le.Uint64(fixed[52:]))
+	nh := le.Uint32(fixed[60:])
 	if c.Dim <= 0 || c.Dim > 1024 || n > 1<<34 || nh > 1<<20 {
 		return nil, fmt.Errorf("corrupt checkpoint header (dim %d, %d nodes)", c.Dim, n)
 	}

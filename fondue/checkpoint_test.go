@@ -30,7 +30,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Dim != c.Dim || back.Sigma2 != 3 || back.Step != c.Step || !slices.Equal(back.Keys, c.Keys) ||
+	if back.Dim != c.Dim || back.Sigma2 != 3 || back.Step != c.Step || back.Peak != c.Peak || c.Peak <= 0 || !slices.Equal(back.Keys, c.Keys) ||
 		!slices.Equal(back.X, c.X) || !slices.Equal(back.M, c.M) || !slices.Equal(back.V, c.V) || !slices.Equal(back.History, c.History) {
 		t.Fatal("checkpoint changed in the round trip")
 	}

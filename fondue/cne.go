@@ -117,6 +117,7 @@ type adamState struct {
 	m, v    []float64
 	step    int
 	history []float64
+	peak    float64 // the largest gradient norm of the whole fit
 }
 
 // Len returns the number of rows.
@@ -515,6 +516,7 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 	st := CNEStats{Mode: mode}
 	d := o.Dim
 	emb := &Embedding{Dim: d, X: make([]float64, n*d)}
+	peak := 0.0
 	// A warm start without optimizer state (vectors only) primes Adam's
 	// second moment with the first gradient and skips the bias correction,
 	// as if training had been going on: the first steps are then about
@@ -535,6 +537,7 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 			copy(vel, s.v)
 			step = s.step
 			hist = append(hist, s.history...)
+			peak = s.peak
 		} else {
 			primeAdam = true
 		}
@@ -585,10 +588,6 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 	pool := newNegativePool(g)
 	work := make([]blockWork, workers)
 
-	peak := 0.0
-	for _, h := range hist {
-		peak = max(peak, h)
-	}
 	b1t, b2t := math.Pow(adamBeta1, float64(step)), math.Pow(adamBeta2, float64(step))
 	for epoch := 0; epoch < o.MaxEpochs; epoch++ {
 		err := forChunks(ctx, workers, chunks, func(w, c int) {
@@ -648,7 +647,9 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 			o.Progress(CNEProgress{Epoch: epoch + 1, MaxEpochs: o.MaxEpochs, GradNorm: norm})
 		}
 		peak = max(peak, norm)
-		if mode == ModeExact && norm < o.Tol/10*peak {
+		// A warm start trains at least stopShort+1 epochs before any test,
+		// so that new and changed nodes move before training can stop.
+		if mode == ModeExact && (o.Init == nil || epoch > stopShort) && norm < o.Tol/10*peak {
 			st.Converged = true
 			break
 		}
@@ -669,7 +670,7 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 		}
 	}
 	if o.KeepState {
-		emb.state = &adamState{m: mom, v: vel, step: step, history: hist[max(0, len(hist)-stopLong):]}
+		emb.state = &adamState{m: mom, v: vel, step: step, history: hist[max(0, len(hist)-stopLong):], peak: peak}
 	}
 	st.Duration = time.Since(start)
 	return emb, st, nil

@@ -31,6 +31,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("embedding.tol", 1e-2)
 	v.SetDefault("embedding.exact_max_nodes", 1000)
 	v.SetDefault("embedding.checkpoint", "")
+	v.SetDefault("embedding.property", "")
 	v.SetDefault("split.method", "")
 	v.SetDefault("split.top", 0)
 	v.SetDefault("split.min_ambiguity", 0.0)

@@ -87,10 +87,8 @@ Use "-" as FILE to read standard input.`,
 				}
 			}
 			ckPath := a.v.GetString("embedding.checkpoint")
-			if ckPath != "" {
-				if err := a.loadCheckpoint(ckPath, &opts); err != nil {
-					return err
-				}
+			if err := a.loadCheckpoint(ckPath, &opts); err != nil {
+				return err
 			}
 			pr := newProgress(a)
 			opts.Progress = pr.report
@@ -100,15 +98,8 @@ Use "-" as FILE to read standard input.`,
 			if err != nil {
 				return err
 			}
-			if ckPath != "" && res.Embedding != nil {
-				if err := res.Checkpoint(g, opts).WriteFile(ckPath); err != nil {
-					return fmt.Errorf("saving checkpoint %s: %w", ckPath, err)
-				}
-				a.log.Debug("saved checkpoint", "file", ckPath, "nodes", g.NumNodes())
-			}
-			if res.Warm != nil {
-				a.log.Info("warm start", "file", ckPath, "reused", res.Warm.Reused, "new", res.Warm.New,
-					"dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
+			if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
+				return err
 			}
 			if iso := res.Unscored(); len(iso) > 0 {
 				a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
@@ -179,7 +170,11 @@ func parseHeaderMode(s string) (fondue.HeaderMode, error) {
 
 // loadCheckpoint prepares a warm start from path; a missing file means a
 // cold start (the first scheduled run), anything unreadable is an error.
+// An empty path does nothing.
 func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
+	if path == "" || opts.Method != fondue.MethodFONDUE {
+		return nil
+	}
 	opts.KeepState = true
 	ck, err := fondue.ReadCheckpointFile(path)
 	switch {
@@ -197,6 +192,40 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 	}
 	opts.WarmStart = ck
 	return nil
+}
+
+// saveCheckpoint saves the run's embedding to path for the next warm start
+// (an empty path does nothing) and logs how the warm start went.
+func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, opts fondue.Options) error {
+	if res.Warm != nil {
+		a.log.Info("warm start", "reused", res.Warm.Reused, "new", res.Warm.New,
+			"dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
+	}
+	if path == "" || res.Embedding == nil {
+		return nil
+	}
+	if err := res.Checkpoint(g, opts).WriteFile(path); err != nil {
+		return fmt.Errorf("saving checkpoint %s: %w", path, err)
+	}
+	a.log.Debug("saved checkpoint", "file", path, "nodes", g.NumNodes())
+	return nil
+}
+
+// vectorCheckpoint turns embeddings saved in node properties into a
+// checkpoint (vectors only: a property cannot hold the optimizer state).
+// Vectors of another dimension are ignored; nil when none is usable.
+func vectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *fondue.Checkpoint {
+	ck := &fondue.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
+	for i, v := range vecs {
+		if len(v) == o.Dim {
+			ck.Keys = append(ck.Keys, g.Key(i))
+			ck.X = append(ck.X, v...)
+		}
+	}
+	if ck.Len() == 0 {
+		return nil
+	}
+	return ck
 }
 
 // readGraph reads an edge list; its errors already say file and line.

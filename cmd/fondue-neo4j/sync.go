@@ -46,6 +46,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
 	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
 	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
+	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
 	f.String("write-property", connector.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
 	f.String("score-property", connector.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
@@ -75,6 +76,8 @@ type syncSummary struct {
 	WriteMillis           int64                 `json:"writeMillis"`
 	SplitMillis           int64                 `json:"splitMillis"`
 	UnscoredNodes         int                   `json:"unscoredNodes"`
+	Epochs                int                   `json:"epochs"`                   // CNE epochs run
+	WarmStartNodes        int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
 	NodesNotFound         int                   `json:"nodesNotFound"`
 	Configuration         map[string]any        `json:"configuration"`
 	Split                 *connector.SplitStats `json:"split,omitempty"`
@@ -96,6 +99,9 @@ type syncSettings struct {
 	runID    string
 	json     bool
 	splitter string
+	// checkpoint is a warm-start file (embedding.checkpoint); the warm
+	// start from node properties is pull.EmbeddingProperty.
+	checkpoint string
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -122,6 +128,10 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		IDProperty:        v.GetString("graph.id_property"),
 		MarkerLabel:       v.GetString("split.marker_label"),
 	}
+	s.checkpoint = v.GetString("embedding.checkpoint")
+	if s.engine.Method == fondue.MethodFONDUE {
+		s.pull.EmbeddingProperty = v.GetString("embedding.property")
+	}
 	bs, err := a.positiveInt("write.batch_size")
 	if err != nil {
 		return nil, err
@@ -131,20 +141,21 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		return nil, err
 	}
 	s.write = connector.WriteOptions{
-		Property:      v.GetString("write.property"),
-		ScoreProperty: v.GetString("write.score_property"),
-		RunProperty:   v.GetString("write.run_property"),
-		RunID:         s.runID,
-		BatchSize:     bs,
-		Concurrency:   wc,
+		Property:          v.GetString("write.property"),
+		ScoreProperty:     v.GetString("write.score_property"),
+		RunProperty:       v.GetString("write.run_property"),
+		RunID:             s.runID,
+		BatchSize:         bs,
+		Concurrency:       wc,
+		EmbeddingProperty: s.pull.EmbeddingProperty,
 	}
 	if s.write.Property == "" {
 		return nil, usageErrorf("write.property must not be empty")
 	}
-	props := []string{s.write.Property, s.write.ScoreProperty, s.write.RunProperty}
+	props := []string{s.write.Property, s.write.ScoreProperty, s.write.RunProperty, s.write.EmbeddingProperty}
 	for k, p := range props {
 		if p != "" && slices.Contains(props[:k], p) {
-			return nil, usageErrorf("write.property, write.score_property and write.run_property must differ (%q twice)", p)
+			return nil, usageErrorf("write.property, write.score_property, write.run_property and embedding.property must differ (%q twice)", p)
 		}
 	}
 	ttl, err := a.duration("lock.ttl")
@@ -268,10 +279,26 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
 		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
 
-	// Issue 5: the memory estimate of the scoring (node and relationship
-	// counts are known from here on) goes here, before any heavy work.
+	// The counts are known: refuse a graph that would not fit before the
+	// heavy work starts.
+	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+		Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
+		KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes})
+	if err := a.checkMemory(est); err != nil {
+		return lockedContext(ctx, err)
+	}
 
 	opts := s.engine
+	// Warm start: from the checkpoint file (vectors and optimizer state)
+	// when there is one, else from the vectors saved in node properties.
+	if err := a.loadCheckpoint(s.checkpoint, &opts); err != nil {
+		return lockedContext(ctx, err)
+	}
+	if opts.WarmStart == nil && sg.Embeddings != nil {
+		opts.WarmStart = vectorCheckpoint(g, sg.Embeddings, opts.CNE)
+		log.Debug("saved embeddings read from node properties", "property", s.pull.EmbeddingProperty,
+			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
+	}
 	pr := newProgress(a)
 	opts.Progress = pr.report
 	t1 := time.Now()
@@ -282,7 +309,14 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	}
 	sum.ComputeMillis = millis(time.Since(t1))
 	sum.UnscoredNodes = len(res.Unscored())
+	if res.Warm != nil {
+		sum.WarmStartNodes = res.Warm.Reused
+	}
+	sum.Epochs = res.CNE.Epochs
 	a.logSummary(g, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond)
+	if err := a.saveCheckpoint(s.checkpoint, g, res, opts); err != nil {
+		return lockedContext(ctx, err)
+	}
 
 	var plan *connector.Plan
 	if s.split {
