@@ -30,69 +30,44 @@ func TestEgoComponentsByHand(t *testing.T) {
 	}
 }
 
-func TestNormalizedCutByHand(t *testing.T) {
+// The normalized cut sums each cluster's cut over its volume; the
+// normalized association sums the share of the volume that stays inside.
+func TestNormalizedCutAndAssociationByHand(t *testing.T) {
 	path4 := [][2]int{{0, 1}, {1, 2}, {2, 3}}
 	bridged := append(append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [2]int{2, 3})
 	cases := []struct {
-		name     string
-		n        int
-		edges    [][2]int
-		clusters [][]int32
-		want     float64
+		name            string
+		n               int
+		edges           [][2]int
+		clusters        [][]int32
+		wantCut, wantNA float64
 	}{
-		// Degrees 1,2,2,1. {0,1}: vol 1+2 = 3, cut 1 (edge 1-2); {2,3} the
-		// same: 1/3 + 1/3.
-		{"path split in the middle", 4, path4, [][]int32{{0, 1}, {2, 3}}, 2.0 / 3},
-		// One cluster: no cut.
-		{"path as one cluster", 4, path4, [][]int32{{0, 1, 2, 3}}, 0},
-		// Singletons: every cluster's cut equals its volume: 1+1+1+1.
-		{"path as singletons", 4, path4, [][]int32{{0}, {1}, {2}, {3}}, 4},
+		// Degrees 1,2,2,1. {0,1}: vol 1+2 = 3, cut 1 (edge 1-2), 2 inside;
+		// {2,3} the same.
+		{"path split in the middle", 4, path4, [][]int32{{0, 1}, {2, 3}}, 2.0 / 3, 4.0 / 3},
+		// One cluster: no cut, everything inside.
+		{"path as one cluster", 4, path4, [][]int32{{0, 1, 2, 3}}, 0, 1},
+		// Singletons: every cluster's cut equals its volume.
+		{"path as singletons", 4, path4, [][]int32{{0}, {1}, {2}, {3}}, 4, 0},
 		// Triangles 012 and 345 bridged by 2-3: each side has vol
 		// 2+2+3 = 7 (3 inner edges twice, plus the bridge) and cut 1.
-		{"bridged triangles", 6, bridged, [][]int32{{0, 1, 2}, {3, 4, 5}}, 2.0 / 7},
+		{"bridged triangles", 6, bridged, [][]int32{{0, 1, 2}, {3, 4, 5}}, 2.0 / 7, 12.0 / 7},
 		// Degrees: 0:2 1:2 2:3 3:3 4:2 5:2. {0,1,3}: vol 2+2+3 = 7, cut
 		// edges 0-2, 1-2, 3-2, 3-4, 3-5 = 5. {2,4,5}: vol 3+2+2 = 7, the
-		// same 5 cut edges. 5/7 + 5/7.
-		{"bad split", 6, bridged, [][]int32{{0, 1, 3}, {2, 4, 5}}, 10.0 / 7},
-		// The isolated node 6 has vol 0: 0/0 := 0.
-		{"isolated node", 7, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 0},
-		// Node 2 in no cluster: {0,1} has vol 1+2 = 3 and cut 1 (edge 1-2).
-		{"node left out", 3, [][2]int{{0, 1}, {1, 2}}, [][]int32{{0, 1}}, 1.0 / 3},
+		// same 5 cut edges.
+		{"bad split", 6, bridged, [][]int32{{0, 1, 3}, {2, 4, 5}}, 10.0 / 7, 4.0 / 7},
+		// The isolated node 6 has vol 0: 0/0 := 0 in both.
+		{"isolated node", 7, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 0, 2},
+		// Node 2 in no cluster: {0,1} has vol 1+2 = 3, cut 1 (edge 1-2).
+		{"node left out", 3, [][2]int{{0, 1}, {1, 2}}, [][]int32{{0, 1}}, 1.0 / 3, 2.0 / 3},
 	}
 	for _, c := range cases {
-		got := NormalizedCut(mclTestEgo(c.n, c.edges), c.clusters)
-		if math.Abs(got-c.want) > 1e-15 {
-			t.Errorf("%s: NC = %v, want %v", c.name, got, c.want)
+		e := mclTestEgo(c.n, c.edges)
+		if got := NormalizedCut(e, c.clusters); math.Abs(got-c.wantCut) > 1e-15 {
+			t.Errorf("%s: NC = %v, want %v", c.name, got, c.wantCut)
 		}
-	}
-}
-
-// The association is each cluster's inner share of its volume, summed.
-func TestNormalizedAssociationByHand(t *testing.T) {
-	path4 := [][2]int{{0, 1}, {1, 2}, {2, 3}}
-	bridged := append(append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [2]int{2, 3})
-	cases := []struct {
-		name     string
-		n        int
-		edges    [][2]int
-		clusters [][]int32
-		want     float64
-	}{
-		// {0,1}: vol 3, cut 1, inside 2: 2/3, twice.
-		{"path split in the middle", 4, path4, [][]int32{{0, 1}, {2, 3}}, 4.0 / 3},
-		// One cluster holds everything: 6/6.
-		{"path as one cluster", 4, path4, [][]int32{{0, 1, 2, 3}}, 1},
-		// Singletons keep nothing inside.
-		{"path as singletons", 4, path4, [][]int32{{0}, {1}, {2}, {3}}, 0},
-		// Each triangle: vol 7, cut 1: 6/7, twice.
-		{"bridged triangles", 6, bridged, [][]int32{{0, 1, 2}, {3, 4, 5}}, 12.0 / 7},
-		// Two separate triangles score 1 each; the isolated node 0/0 := 0.
-		{"isolated node", 7, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 2},
-	}
-	for _, c := range cases {
-		got := NormalizedAssociation(mclTestEgo(c.n, c.edges), c.clusters)
-		if math.Abs(got-c.want) > 1e-15 {
-			t.Errorf("%s: association = %v, want %v", c.name, got, c.want)
+		if got := NormalizedAssociation(e, c.clusters); math.Abs(got-c.wantNA) > 1e-15 {
+			t.Errorf("%s: association = %v, want %v", c.name, got, c.wantNA)
 		}
 	}
 }

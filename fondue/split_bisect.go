@@ -13,17 +13,13 @@ import (
 
 // bisectWork is one worker's scratch space for bisect.
 type bisectWork struct {
-	deg   []float64 // weighted degrees (volumes)
-	isq   []float64 // 1/sqrt(deg)
-	v, u  []float64 // power-iteration vectors
-	top   []float64 // top eigenvector of the normalized affinity
-	key   []float64 // sort key of the sweep
-	order []int32
-	inA   []float64 // sum of weights to the nodes already on side A
-	side  []int8
-	eig   mat.EigenSym
-	sym   *mat.SymDense
-	vecs  mat.Dense
+	sweepBuf
+	isq  []float64 // 1/sqrt(deg)
+	v, u []float64 // power-iteration vectors
+	top  []float64 // top eigenvector of the normalized affinity
+	eig  mat.EigenSym
+	sym  *mat.SymDense
+	vecs mat.Dense
 }
 
 // bisectExactMax is the largest graph bisect hands to a dense
@@ -168,8 +164,31 @@ func fiedler(W []float64, m int, w *bisectWork) {
 }
 
 // sweepNcut orders the nodes by w.key and returns the prefix split with the
-// smallest normalized cut of W.
+// smallest normalized cut of the dense affinity W.
 func sweepNcut(W []float64, m int, w *bisectWork) []int8 {
+	return w.sweep(m, func(a int, inA []float64) {
+		for b, x := range W[a*m : (a+1)*m] {
+			if b != a {
+				inA[b] += x
+			}
+		}
+	})
+}
+
+// sweepBuf is the scratch space of a sweep cut.
+type sweepBuf struct {
+	deg   []float64 // weighted degrees (volumes)
+	key   []float64 // sort key of the sweep
+	order []int32
+	inA   []float64 // sum of weights to the nodes already on side A
+	side  []int8
+}
+
+// sweep orders the m nodes by decreasing key (ties by index) and returns
+// the split into a prefix (side +1) and the rest (-1) with the smallest
+// normalized cut. addRow adds node a's affinities to the running sums inA,
+// so that moving a to side A updates the cut in O(row).
+func (w *sweepBuf) sweep(m int, addRow func(a int, inA []float64)) []int8 {
 	w.order = mclResize(w.order, m)
 	for a := range w.order {
 		w.order[a] = int32(a)
@@ -197,14 +216,8 @@ func sweepNcut(W []float64, m int, w *bisectWork) []int8 {
 		// the rest of B become cut.
 		cut += w.deg[a] - 2*w.inA[a]
 		volA += w.deg[a]
-		row := W[a*m : (a+1)*m]
-		for b, x := range row {
-			if b != a {
-				w.inA[b] += x
-			}
-		}
-		nc := ncut(cut, volA, vol-volA)
-		if nc < best-1e-12 {
+		addRow(a, w.inA)
+		if nc := ncut(cut, volA, vol-volA); nc < best-1e-12 {
 			best, bestK = nc, k+1
 		}
 	}

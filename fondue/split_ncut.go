@@ -83,13 +83,11 @@ type ncutWork struct {
 	rev   []int32 // reverse kNN lists (CSR)
 	revO  []int32
 	// spectral
-	deg, isq, v, u, top, key []float64
-	order                    []int32
-	inA                      []float64
-	side                     []int8
-	sym                      *mat.SymDense
-	eig                      mat.EigenSym
-	vecs                     mat.Dense
+	sweepBuf
+	isq, v, u, top []float64
+	sym            *mat.SymDense
+	eig            mat.EigenSym
+	vecs           mat.Dense
 	// hedge
 	label []int32
 	stack []int32
@@ -445,42 +443,11 @@ func (w *ncutWork) bisect(m int) []int8 {
 		}
 	}
 	// Sweep: sides by decreasing key; keep the prefix of least Ncut.
-	w.order = mclResize(w.order, m)
-	for a := range w.order {
-		w.order[a] = int32(a)
-	}
-	slices.SortStableFunc(w.order, func(a, b int32) int {
-		switch {
-		case w.key[a] > w.key[b]:
-			return -1
-		case w.key[a] < w.key[b]:
-			return 1
-		}
-		return 0
-	})
-	w.inA = mclResize(w.inA, m)
-	clear(w.inA)
-	cut, volA := 0.0, 0.0
-	best, bestK := math.Inf(1), 1
-	for k := 0; k < m-1; k++ {
-		a := w.order[k]
-		cut += w.deg[a] - 2*w.inA[a]
-		volA += w.deg[a]
+	return w.sweep(m, func(a int, inA []float64) {
 		for p := w.off[a]; p < w.off[a+1]; p++ {
-			w.inA[w.col[p]] += w.val[p]
+			inA[w.col[p]] += w.val[p]
 		}
-		if nc := ncut(cut, volA, total-volA); nc < best-1e-12 {
-			best, bestK = nc, k+1
-		}
-	}
-	w.side = mclResize(w.side, m)
-	for a := range w.side {
-		w.side[a] = -1
-	}
-	for _, a := range w.order[:bestK] {
-		w.side[a] = 1
-	}
-	return w.side
+	})
 }
 
 // fiedler writes into w.v the eigenvector of the second largest eigenvalue
