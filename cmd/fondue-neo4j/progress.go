@@ -25,7 +25,13 @@ func (p *progress) report(pr fondue.Progress) {
 		p.finish()
 		p.phase, p.start = pr.Phase, time.Now()
 		if p.a.tty && pr.Total > 0 {
-			p.bar = progressbar.NewOptions(pr.Total,
+			total := pr.Total
+			if pr.Phase == fondue.PhaseEmbedding {
+				// Training stops at convergence, usually long before the
+				// epoch limit: count epochs instead of filling a bar.
+				total = -1
+			}
+			p.bar = progressbar.NewOptions(total,
 				progressbar.OptionSetWriter(p.a.stderr),
 				progressbar.OptionSetDescription(fmt.Sprintf("%-10s", pr.Phase)),
 				progressbar.OptionShowCount(),
@@ -38,7 +44,7 @@ func (p *progress) report(pr fondue.Progress) {
 	if p.bar != nil {
 		_ = p.bar.Set(pr.Done)
 	}
-	if pr.Done >= pr.Total {
+	if pr.Done >= pr.Total && pr.Phase != fondue.PhaseEmbedding {
 		p.finish()
 	}
 }
