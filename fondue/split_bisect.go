@@ -107,57 +107,55 @@ func fiedler(W []float64, m int, w *bisectWork) {
 			return
 		}
 	}
-	// Power iteration on (N + I)/2, whose spectrum is in [0, 1], deflating
-	// the known top eigenvector.
-	w.u = mclResize(w.u, m)
-	w.top = mclResize(w.top, m)
-	nt := 0.0
-	for a := 0; a < m; a++ {
-		w.top[a] = math.Sqrt(w.deg[a])
-		nt += w.deg[a]
-	}
-	nt = math.Sqrt(nt)
-	for a := range w.top {
-		w.top[a] /= nt
-	}
-	r := splitmix{s: uint64(m)*0x9e3779b97f4a7c15 + 1}
-	for a := range w.v {
-		w.v[a] = r.float64() - 0.5
-	}
-	deflate := func(x []float64) {
-		p := dot(x, w.top)
-		s := 0.0
-		for a := range x {
-			x[a] -= p * w.top[a]
-			s += x[a] * x[a]
-		}
-		s = math.Sqrt(s)
-		if s > 0 {
-			for a := range x {
-				x[a] /= s
-			}
-		}
-	}
-	deflate(w.v)
-	for it := 0; it < 1000; it++ {
-		for a := 0; a < m; a++ {
+	powerFiedler(m, w.deg, &w.v, &w.u, &w.top, uint64(m)*0x9e3779b97f4a7c15+1, 1000, 1e-18,
+		func(a int, v []float64) float64 {
 			s := 0.0
-			row := W[a*m : (a+1)*m]
-			for b, x := range row {
+			for b, x := range W[a*m : (a+1)*m] {
 				if b != a {
-					s += x * w.isq[b] * w.v[b]
+					s += x * w.isq[b] * v[b]
 				}
 			}
-			w.u[a] = 0.5 * (w.v[a] + s*w.isq[a])
+			return s * w.isq[a]
+		})
+}
+
+// powerFiedler writes into *v the eigenvector of the second largest
+// eigenvalue of N = D^-1/2 W D^-1/2, by power iteration on (N + I)/2, whose
+// spectrum is in [0, 1], with the known top eigenvector D^1/2·1 deflated,
+// from a fixed pseudo-random start. nv(a, v) returns (N v)_a. It stops after
+// maxIter steps or once a step moves v by less than sqrt(tol); u and top
+// are scratch.
+func powerFiedler(m int, deg []float64, v, u, top *[]float64, seed uint64, maxIter int, tol float64, nv func(a int, v []float64) float64) {
+	*u = mclResize(*u, m)
+	*top = mclResize(*top, m)
+	t := *top
+	nt := 0.0
+	for a := 0; a < m; a++ {
+		t[a] = math.Sqrt(deg[a])
+		nt += deg[a]
+	}
+	nt = math.Sqrt(nt)
+	for a := range t {
+		t[a] /= nt
+	}
+	r := splitmix{s: seed}
+	for a := range *v {
+		(*v)[a] = r.float64() - 0.5
+	}
+	deflateUnit(*v, t)
+	for it := 0; it < maxIter; it++ {
+		x, y := *v, *u
+		for a := 0; a < m; a++ {
+			y[a] = 0.5 * (x[a] + nv(a, x))
 		}
-		deflate(w.u)
+		deflateUnit(y, t)
 		diff := 0.0
-		for a := range w.u {
-			d := w.u[a] - w.v[a]
+		for a := range y {
+			d := y[a] - x[a]
 			diff += d * d
 		}
-		w.v, w.u = w.u, w.v
-		if diff < 1e-18 {
+		*v, *u = y, x
+		if diff < tol {
 			break
 		}
 	}

@@ -481,42 +481,15 @@ func (w *ncutWork) fiedler(m int) {
 		}
 	}
 	if !done {
-		w.u = mclResize(w.u, m)
-		w.top = mclResize(w.top, m)
-		nt := 0.0
-		for a := 0; a < m; a++ {
-			w.top[a] = math.Sqrt(w.deg[a])
-			nt += w.deg[a]
-		}
-		nt = math.Sqrt(nt)
-		for a := range w.top {
-			w.top[a] /= nt
-		}
-		r := splitmix{s: 0x6e637574} // "ncut"
-		for a := range w.v {
-			w.v[a] = r.float64() - 0.5
-		}
-		deflateUnit(w.v, w.top)
-		for it := 0; it < 2000; it++ {
-			for a := 0; a < m; a++ {
+		powerFiedler(m, w.deg, &w.v, &w.u, &w.top, 0x6e637574 /* "ncut" */, 2000, 1e-20,
+			func(a int, v []float64) float64 {
 				s := 0.0
 				for p := w.off[a]; p < w.off[a+1]; p++ {
 					b := w.col[p]
-					s += w.val[p] * w.isq[b] * w.v[b]
+					s += w.val[p] * w.isq[b] * v[b]
 				}
-				w.u[a] = 0.5 * (w.v[a] + s*w.isq[a])
-			}
-			deflateUnit(w.u, w.top)
-			diff := 0.0
-			for a := range w.u {
-				d := w.u[a] - w.v[a]
-				diff += d * d
-			}
-			w.v, w.u = w.u, w.v
-			if diff < 1e-20 {
-				break
-			}
-		}
+				return s * w.isq[a]
+			})
 	}
 	for a := 0; a < m; a++ {
 		if math.Abs(w.v[a]) > 1e-9 {
