@@ -198,15 +198,7 @@ func (r *Report) writeAUC(p func(string, ...any)) {
 	methods := []string{"fondue", "nc", "cc", "degree"}
 	p("## Identification: AUC (the paper's table quant)\n\n%s\n\n", r.tieNote())
 	p("Each cell: ours FONDUE / NC / CC / degree, mean over seeds; below it, in parentheses, the paper's.\n\n")
-	p("| dataset |")
-	for _, x := range ratios {
-		p(" %s |", RatioLabel(x))
-	}
-	p("\n|---|")
-	for range ratios {
-		p("---|")
-	}
-	p("\n")
+	ratioHeader(p, ratios)
 	for _, d := range r.reportDatasets(nil) {
 		p("| %s |", d.Paper)
 		for _, x := range ratios {
@@ -308,15 +300,7 @@ func (r *Report) writeNDCG(p func(string, ...any)) {
 	ratios := r.reportRatios()
 	methods := []string{"fondue", "nc", "cc", "degree"}
 	p("## Identification: NDCG\n\nThe journal version's ranking metric (tied scores share their average gain). Each cell: FONDUE / NC / CC / degree, mean over seeds. The paper reports no NDCG.\n\n")
-	p("| dataset |")
-	for _, x := range ratios {
-		p(" %s |", RatioLabel(x))
-	}
-	p("\n|---|")
-	for range ratios {
-		p("---|")
-	}
-	p("\n")
+	ratioHeader(p, ratios)
 	for _, d := range r.reportDatasets(nil) {
 		if !d.Available() || !slices.Contains(r.Results.Config.Datasets, d.Name) {
 			continue
@@ -352,15 +336,7 @@ func (r *Report) writeSplit(p func(string, ...any)) {
 	p("## Splitting: ARI (the paper's table split)\n\n")
 	p("For every planted ambiguous node, the adjusted Rand index of the splitter's partition of its neighbours against their true origin, averaged over the nodes, then over seeds. Neighbours of both merged nodes have no true side: they are left out (the `shared` column counts them). Splitters: %s (the first is the default).\n\n", strings.Join(splitters, ", "))
 	p("Each cell: one line per splitter, ours (the paper's, where it has one).\n\n")
-	p("| dataset |")
-	for _, x := range ratios {
-		p(" %s |", RatioLabel(x))
-	}
-	p("\n|---|")
-	for range ratios {
-		p("---|")
-	}
-	p("\n")
+	ratioHeader(p, ratios)
 	for _, d := range r.reportDatasets(&r.Paper.ARI) {
 		if !d.Available() && len(r.Paper.ARI.Cells[d.Name]) == 0 {
 			continue
@@ -487,15 +463,7 @@ func (r *Report) writeRuntime(p func(string, ...any)) {
 	ratios := r.reportRatios()
 	p("## Runtime (seconds per run; the paper's table runtime)\n\n")
 	p("Each cell: ours FONDUE / NC / CC, mean wall time per seed, then the paper's in parentheses. Our FONDUE time includes the degree prior, the CNE embedding and the scoring; the paper does not say whether its times include the embedding. The paper ran on an i7-7700K (4 cores, 32 GB); ours ran on the machine above, with the machine possibly shared.\n\n")
-	p("| dataset |")
-	for _, x := range ratios {
-		p(" %s |", RatioLabel(x))
-	}
-	p("\n|---|")
-	for range ratios {
-		p("---|")
-	}
-	p("\n")
+	ratioHeader(p, ratios)
 	methods := []string{"fondue", "nc", "cc"}
 	for _, d := range r.reportDatasets(&r.Paper.Runtime) {
 		p("| %s |", d.Paper)
@@ -638,4 +606,18 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "\n  ]\n}\n")
 	return bw.Flush()
+}
+
+// ratioHeader writes the header of a table with one column per ratio, in
+// the paper's layout.
+func ratioHeader(p func(string, ...any), ratios []float64) {
+	p("| dataset |")
+	for _, x := range ratios {
+		p(" %s |", RatioLabel(x))
+	}
+	p("\n|---|")
+	for range ratios {
+		p("---|")
+	}
+	p("\n")
 }
