@@ -3,7 +3,8 @@
 // (WriteScores), materializes split proposals as new nodes and undoes them
 // (Split, Undo), and holds a lock so that two runs never write at once
 // (AcquireLock). Every statement comes from package cypher, rendered for the
-// server's dialect (Neo4j 3.x, 4.4 or 5.x, found with dbms.components()).
+// Cypher 5 of Neo4j 5.26 LTS and the calendar releases (Open checks the
+// server's version with dbms.components()).
 //
 // Errors that a scheduled job must tell apart wrap one of ErrAuth,
 // ErrUnreachable, ErrEmpty, ErrLocked or ErrInvalid (test with errors.Is);
@@ -92,13 +93,12 @@ type Config struct {
 type Conn struct {
 	cfg     Config
 	driver  neo4j.DriverWithContext
-	dialect cypher.Dialect
 	version string
 	edition string
 	log     *slog.Logger
 }
 
-// Open connects, verifies the credentials and detects the server's dialect.
+// Open connects, verifies the credentials and checks the server's version.
 // Failures wrap ErrUnreachable, ErrAuth or ErrInvalid, with a message that
 // names the URI and user, never the password.
 func Open(ctx context.Context, cfg Config) (*Conn, error) {
@@ -154,10 +154,6 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 		c.driver.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
-	if c.dialect == cypher.V3 && cfg.Database != "" {
-		c.driver.Close(context.WithoutCancel(ctx))
-		return nil, errorf(ErrInvalid, nil, "neo4j.database %q: Neo4j %s has no databases; leave it empty", cfg.Database, c.version)
-	}
 	if cfg.Database != "" {
 		q, err := c.render("ping", cypher.Vars{})
 		if err == nil {
@@ -168,7 +164,7 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 			return nil, c.classify(err, "open database "+strconv.Quote(cfg.Database))
 		}
 	}
-	c.log.Debug("connected to Neo4j", "uri", cfg.URI, "user", cfg.User, "version", c.version, "edition", c.edition, "dialect", c.dialect.String())
+	c.log.Debug("connected to Neo4j", "uri", cfg.URI, "user", cfg.User, "version", c.version, "edition", c.edition)
 	return c, nil
 }
 
@@ -210,13 +206,13 @@ func oneLine(s string) string {
 	return s
 }
 
-// detect reads the server's version and chooses the dialect.
+// detect reads the server's version and refuses one that is not supported.
 func (c *Conn) detect(ctx context.Context) error {
-	q, err := cypher.Render(cypher.V3, "components", cypher.Vars{})
+	q, err := cypher.Render("components", cypher.Vars{})
 	if err != nil {
 		return err
 	}
-	// No database: Neo4j 3.x has none, and any database will do.
+	// No database: any will do.
 	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithReadersRouting())
 	if err != nil {
 		return c.classify(err, "read the server version (dbms.components())")
@@ -229,18 +225,14 @@ func (c *Conn) detect(ctx context.Context) error {
 			continue
 		}
 		v, _ := versions[0].(string)
-		d, err := cypher.DialectFor(v)
-		if err != nil {
+		if err := cypher.CheckVersion(v); err != nil {
 			return errorf(ErrInvalid, err, "Neo4j at %s: %v", c.cfg.URI, err)
 		}
-		c.dialect, c.version, c.edition = d, v, edition
+		c.version, c.edition = v, edition
 		return nil
 	}
 	return errorf(ErrInvalid, nil, "Neo4j at %s: dbms.components() does not list the Neo4j Kernel", c.cfg.URI)
 }
-
-// Dialect is the server's dialect.
-func (c *Conn) Dialect() cypher.Dialect { return c.dialect }
 
 // Version is the server's version, e.g. "5.26.0".
 func (c *Conn) Version() string { return c.version }
@@ -254,9 +246,9 @@ func (c *Conn) Driver() neo4j.DriverWithContext { return c.driver }
 // Close closes the driver and its connections.
 func (c *Conn) Close(ctx context.Context) error { return c.driver.Close(ctx) }
 
-// render renders a statement for the server's dialect; a bad name is ErrInvalid.
+// render renders a statement; a bad name is ErrInvalid.
 func (c *Conn) render(name string, v cypher.Vars) (string, error) {
-	q, err := cypher.Render(c.dialect, name, v)
+	q, err := cypher.Render(name, v)
 	if err != nil {
 		var ne *cypher.NameError
 		if errors.As(err, &ne) {

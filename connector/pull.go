@@ -244,7 +244,7 @@ func (p *puller) nodeName(id any) string {
 	if s, ok := id.(string); ok {
 		id = strconv.Quote(s)
 	}
-	return fmt.Sprintf("%s(n) = %v", p.c.dialect.IDFunction(), id)
+	return fmt.Sprintf("elementId(n) = %v", id)
 }
 
 func (p *puller) queryName(rel bool) string {
@@ -282,24 +282,13 @@ func (p *puller) columns(res neo4j.ResultWithContext, rel bool, want ...string) 
 	return idx, nil
 }
 
-// checkID verifies that a value is an internal id of the dialect.
+// checkID verifies that a value is an element id.
 func (p *puller) checkID(v any, rel bool, col string, row int) error {
-	switch v.(type) {
-	case int64:
-		if !p.c.dialect.StringIDs() {
-			return nil
-		}
-	case string:
-		if p.c.dialect.StringIDs() {
-			return nil
-		}
+	if _, ok := v.(string); ok {
+		return nil
 	}
-	want := "an integer node id, as returned by id(n)"
-	if p.c.dialect.StringIDs() {
-		want = "a string node id, as returned by elementId(n)"
-	}
-	return errorf(ErrInvalid, nil, "%s: column %s must hold %s on Neo4j %s; row %d has %s",
-		p.queryName(rel), col, want, p.c.version, row, describe(v))
+	return errorf(ErrInvalid, nil, "%s: column %s must hold a node's element id, as returned by elementId(n); row %d has %s",
+		p.queryName(rel), col, row, describe(v))
 }
 
 func describe(v any) string {

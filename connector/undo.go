@@ -116,11 +116,11 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o Undo
 		return out, err
 	}
 	if !state.exists {
-		return out, fmt.Errorf("%w: the original node %s(n) = %v no longer exists; its clones are left as they are", errUndo, c.dialect.IDFunction(), origin)
+		return out, fmt.Errorf("%w: the original node elementId(n) = %q no longer exists; its clones are left as they are", errUndo, origin)
 	}
 	for _, cl := range clones {
 		if cl.splits > 0 {
-			return out, fmt.Errorf("%w: clone %s(n) = %v was split again by a later run: undo that run first", errUndo, c.dialect.IDFunction(), cl.id)
+			return out, fmt.Errorf("%w: clone elementId(n) = %q was split again by a later run: undo that run first", errUndo, cl.id)
 		}
 	}
 	delQ, err := c.render("undo_delete_clone", cypher.Vars{Label: o.MarkerLabel})

@@ -9,13 +9,12 @@
 // with a backtick, "})" or a space is therefore matched literally, never
 // interpreted as Cypher.
 //
-// Dialects differ in a few places only (the Dialect constants say which);
-// queries/common holds the statements every dialect shares, and
-// queries/v3, v4, v5 the ones that differ.
+// Every statement is Cypher 5, for Neo4j 5.26 LTS and the calendar
+// releases (2025.01 and later); CheckVersion refuses older servers.
 //
 // Template functions available to the .cypher files:
 //
-//	{{id "n"}}                  id(n) on 3.x and 4.x, elementId(n) on 5.x
+//	{{id "n"}}                  elementId(n)
 //	{{name .X}}                 the escaped name `X`
 //	{{label .X}}                :`X`
 //	{{labels .List}}            :`A`:`B` (empty for an empty list)
@@ -45,69 +44,22 @@ import (
 //go:embed queries
 var files embed.FS
 
-// Dialect is the flavour of Cypher a server speaks.
-type Dialect int
-
-const (
-	// V3 is Neo4j 3.x (the test server is 3.1): id(), and
-	// CREATE CONSTRAINT ON (n:L) ASSERT n.p IS UNIQUE (a no-op if it exists).
-	V3 Dialect = 3
-	// V4 is Neo4j 4.x (4.4 supported): id(), and
-	// CREATE CONSTRAINT name IF NOT EXISTS FOR (n:L) REQUIRE n.p IS UNIQUE.
-	V4 Dialect = 4
-	// V5 is Neo4j 5.x and the calendar versions (2025.01 and later):
-	// elementId(), and the 4.4 constraint syntax.
-	V5 Dialect = 5
-)
-
-// Dialects lists every supported dialect.
-var Dialects = []Dialect{V3, V4, V5}
-
-func (d Dialect) String() string {
-	switch d {
-	case V3, V4, V5:
-		return "Neo4j " + strconv.Itoa(int(d)) + ".x"
-	}
-	return "dialect " + strconv.Itoa(int(d))
-}
-
-// IDFunction is the function that returns a node's or relationship's
-// internal id: "id" before Neo4j 5, "elementId" from 5 on.
-func (d Dialect) IDFunction() string {
-	if d >= V5 {
-		return "elementId"
-	}
-	return "id"
-}
-
-// StringIDs reports whether internal ids are strings (elementId) rather
-// than integers (id).
-func (d Dialect) StringIDs() bool { return d >= V5 }
-
 var versionRE = regexp.MustCompile(`^(\d+)\.(\d+)`)
 
-// DialectFor returns the dialect of a Neo4j version string as reported by
-// dbms.components(), e.g. "3.1.1", "4.4.30", "5.26.0" or "2025.01.0".
-func DialectFor(version string) (Dialect, error) {
+// CheckVersion accepts the Neo4j versions fondue-neo4j supports, as
+// reported by dbms.components(): 5.26 (LTS) and later 5.x, and the calendar
+// releases (2025.01 and later).
+func CheckVersion(version string) error {
 	m := versionRE.FindStringSubmatch(strings.TrimSpace(version))
 	if m == nil {
-		return 0, fmt.Errorf("cannot read the Neo4j version %q", version)
+		return fmt.Errorf("cannot read the Neo4j version %q", version)
 	}
 	major, _ := strconv.Atoi(m[1])
 	minor, _ := strconv.Atoi(m[2])
-	switch {
-	case major == 3:
-		return V3, nil
-	case major == 4:
-		if minor < 4 {
-			return V4, fmt.Errorf("Neo4j %s is not supported: use 4.4 or later", version)
-		}
-		return V4, nil
-	case major >= 5:
-		// 5.x, then calendar versions 2025.01 and later.
-		return V5, nil
+	if major > 5 || major == 5 && minor >= 26 {
+		return nil
 	}
-	return 0, fmt.Errorf("Neo4j %s is not supported: use 3.x (tests), 4.4 or 5.x and later", version)
+	return fmt.Errorf("Neo4j %s is not supported: use Neo4j 5.26 or a calendar release (2025.01 or later)", version)
 }
 
 // Vars are the identifiers a statement may need. Each name is validated
@@ -185,13 +137,13 @@ func Escape(name string) (string, error) {
 type set struct {
 	once  sync.Once
 	err   error
-	tmpls map[Dialect]*template.Template // every statement, by dialect
+	tmpl  *template.Template // every statement
 	names []string
 }
 
 var all set
 
-func funcs(d Dialect) template.FuncMap {
+func funcs() template.FuncMap {
 	join := func(prefix, sep string, names []string) (string, error) {
 		parts := make([]string, len(names))
 		for k, n := range names {
@@ -212,7 +164,7 @@ func funcs(d Dialect) template.FuncMap {
 	return template.FuncMap{
 		"id": func(v string) (string, error) {
 			v, err := variable(v)
-			return d.IDFunction() + "(" + v + ")", err
+			return "elementId(" + v + ")", err
 		},
 		"name": Escape,
 		"label": func(n string) (string, error) {
@@ -255,10 +207,10 @@ func funcs(d Dialect) template.FuncMap {
 
 var identRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 
-// load parses every statement once, for every dialect.
+// load parses every statement once.
 func (s *set) load() {
 	s.once.Do(func() {
-		byDir := map[string]map[string]string{} // dir -> name -> text
+		root := template.New("").Option("missingkey=error").Funcs(funcs())
 		s.err = fs.WalkDir(files, "queries", func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return err
@@ -270,45 +222,18 @@ func (s *set) load() {
 			if err != nil {
 				return err
 			}
-			dir := path.Base(path.Dir(p))
-			if byDir[dir] == nil {
-				byDir[dir] = map[string]string{}
+			n := strings.TrimSuffix(path.Base(p), ".cypher")
+			if root.Lookup(n) != nil {
+				return fmt.Errorf("cypher: statement %s defined twice", n)
 			}
-			byDir[dir][strings.TrimSuffix(path.Base(p), ".cypher")] = stripComments(string(data))
+			if _, err := root.New(n).Parse(stripComments(string(data))); err != nil {
+				return fmt.Errorf("cypher: %s: %w", n, err)
+			}
+			s.names = append(s.names, n)
 			return nil
 		})
-		if s.err != nil {
-			return
-		}
-		names := map[string]bool{}
-		for _, m := range byDir {
-			for n := range m {
-				names[n] = true
-			}
-		}
-		for n := range names {
-			s.names = append(s.names, n)
-		}
 		slices.Sort(s.names)
-		s.tmpls = map[Dialect]*template.Template{}
-		for _, d := range Dialects {
-			root := template.New("").Option("missingkey=error").Funcs(funcs(d))
-			for _, n := range s.names {
-				text, ok := byDir["v"+strconv.Itoa(int(d))][n]
-				if !ok {
-					text, ok = byDir["common"][n]
-				}
-				if !ok {
-					s.err = fmt.Errorf("cypher: statement %s has no version for %v", n, d)
-					return
-				}
-				if _, err := root.New(n).Parse(text); err != nil {
-					s.err = fmt.Errorf("cypher: %s: %w", n, err)
-					return
-				}
-			}
-			s.tmpls[d] = root
-		}
+		s.tmpl = root
 	})
 }
 
@@ -328,26 +253,22 @@ func Names() []string {
 	return slices.Clone(all.names)
 }
 
-func lookup(d Dialect, name string) (*template.Template, error) {
+func lookup(name string) (*template.Template, error) {
 	all.load()
 	if all.err != nil {
 		return nil, all.err
 	}
-	root, ok := all.tmpls[d]
-	if !ok {
-		return nil, fmt.Errorf("cypher: unknown dialect %d", int(d))
-	}
-	t := root.Lookup(name)
+	t := all.tmpl.Lookup(name)
 	if t == nil {
 		return nil, fmt.Errorf("cypher: unknown statement %q", name)
 	}
 	return t, nil
 }
 
-// Render returns statement name for dialect d with the identifiers of v.
-// An invalid identifier gives a *NameError.
-func Render(d Dialect, name string, v Vars) (string, error) {
-	t, err := lookup(d, name)
+// Render returns statement name with the identifiers of v. An invalid
+// identifier gives a *NameError.
+func Render(name string, v Vars) (string, error) {
+	t, err := lookup(name)
 	if err != nil {
 		return "", err
 	}

@@ -77,14 +77,14 @@ func examples() map[string][]Vars {
 	return ex
 }
 
-func renderAll(t *testing.T, d Dialect) map[string]string {
+func renderAll(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for name, vs := range examples() {
 		for k, v := range vs {
-			q, err := Render(d, name, v)
+			q, err := Render(name, v)
 			if err != nil {
-				t.Fatalf("%v %s #%d: %v", d, name, k, err)
+				t.Fatalf("%s #%d: %v", name, k, err)
 			}
 			out[fmt.Sprintf("%s#%d", name, k)] = q
 		}
@@ -92,50 +92,38 @@ func renderAll(t *testing.T, d Dialect) map[string]string {
 	return out
 }
 
-func TestEveryStatementRendersInEveryDialect(t *testing.T) {
+func TestEveryStatementRenders(t *testing.T) {
 	names := Names()
 	if len(names) < 15 {
 		t.Fatalf("only %d statements: %v", len(names), names)
 	}
-	for _, d := range Dialects {
-		for key, q := range renderAll(t, d) {
-			if strings.Contains(q, "{{") || strings.Contains(q, "<no value>") || strings.HasPrefix(q, "//") {
-				t.Errorf("%v %s: unrendered template or comment:\n%s", d, key, q)
-			}
-			// The id function of the dialect, never the other one.
-			if d == V5 && strings.Contains(strings.ReplaceAll(q, "elementId(", ""), "id(") {
-				t.Errorf("%v %s uses id():\n%s", d, key, q)
-			}
-			if d != V5 && strings.Contains(q, "elementId(") {
-				t.Errorf("%v %s uses elementId():\n%s", d, key, q)
-			}
+	for key, q := range renderAll(t) {
+		if strings.Contains(q, "{{") || strings.Contains(q, "<no value>") || strings.HasPrefix(q, "//") {
+			t.Errorf("%s: unrendered template or comment:\n%s", key, q)
+		}
+		// Element ids only: id() is deprecated in Neo4j 5.
+		if strings.Contains(strings.ReplaceAll(q, "elementId(", ""), "id(") {
+			t.Errorf("%s uses id():\n%s", key, q)
 		}
 	}
 }
 
-func TestDialectStatements(t *testing.T) {
+func TestStatements(t *testing.T) {
 	v := Vars{Label: "FondueSplit", Property: "fondue_split_key", ConstraintName: "fondue_split_key"}
-	want := map[Dialect]string{
-		V3: "CREATE CONSTRAINT ON (n:`FondueSplit`) ASSERT n.`fondue_split_key` IS UNIQUE",
-		V4: "CREATE CONSTRAINT `fondue_split_key` IF NOT EXISTS FOR (n:`FondueSplit`) REQUIRE n.`fondue_split_key` IS UNIQUE",
-		V5: "CREATE CONSTRAINT `fondue_split_key` IF NOT EXISTS FOR (n:`FondueSplit`) REQUIRE n.`fondue_split_key` IS UNIQUE",
+	q, err := Render("constraint_unique", v)
+	if w := "CREATE CONSTRAINT `fondue_split_key` IF NOT EXISTS FOR (n:`FondueSplit`) REQUIRE n.`fondue_split_key` IS UNIQUE"; err != nil || q != w {
+		t.Errorf("constraint: %q, %v; want %q", q, err, w)
 	}
-	for d, w := range want {
-		q, err := Render(d, "constraint_unique", v)
-		if err != nil || q != w {
-			t.Errorf("%v: %q, %v; want %q", d, q, err, w)
-		}
-	}
-	q, err := Render(V3, "pull_nodes", Vars{NodeLabels: []string{"We`ird})"}, IDProperty: "uid"})
-	if err != nil || q != "MATCH (n:`We``ird})`)\nRETURN id(n) AS id, n.`uid` AS key" {
+	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"We`ird})"}, IDProperty: "uid"})
+	if err != nil || q != "MATCH (n:`We``ird})`)\nRETURN elementId(n) AS id, n.`uid` AS key" {
 		t.Errorf("pull_nodes one label: %q %v", q, err)
 	}
-	q, err = Render(V5, "pull_nodes", Vars{ExcludeLabels: []string{"FondueLock"}})
+	q, err = Render("pull_nodes", Vars{ExcludeLabels: []string{"FondueLock"}})
 	if err != nil || q != "MATCH (n)\nWHERE NOT n:`FondueLock`\nRETURN elementId(n) AS id" {
 		t.Errorf("pull_nodes all: %q %v", q, err)
 	}
-	q, err = Render(V4, "pull_relationships", Vars{NodeLabels: []string{"A", "B"}, RelationshipTypes: []string{"T", "U"}})
-	if err != nil || q != "MATCH (s)-[r:`T`|`U`]->(t)\nWHERE (s:`A` OR s:`B`) AND (t:`A` OR t:`B`)\nRETURN id(s) AS source, id(t) AS target" {
+	q, err = Render("pull_relationships", Vars{NodeLabels: []string{"A", "B"}, RelationshipTypes: []string{"T", "U"}})
+	if err != nil || q != "MATCH (s)-[r:`T`|`U`]->(t)\nWHERE (s:`A` OR s:`B`) AND (t:`A` OR t:`B`)\nRETURN elementId(s) AS source, elementId(t) AS target" {
 		t.Errorf("pull_relationships: %q %v", q, err)
 	}
 }
@@ -157,30 +145,29 @@ func TestEscapeAndCheckName(t *testing.T) {
 			t.Errorf("Escape(%q) accepted", bad)
 		}
 	}
-	_, err := Render(V3, "pull_nodes", Vars{NodeLabels: []string{"ok", "bad\x00"}})
+	_, err := Render("pull_nodes", Vars{NodeLabels: []string{"ok", "bad\x00"}})
 	var ne *NameError
 	if !errors.As(err, &ne) || ne.Name != "bad\x00" || !strings.Contains(err.Error(), "control character") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := Render(V3, "write_scores", Vars{}); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := Render("write_scores", Vars{}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("missing write property: %v", err)
 	}
 }
 
-func TestDialectFor(t *testing.T) {
-	for v, want := range map[string]Dialect{"3.1.1": V3, "3.5.35": V3, "4.4.30": V4, "5.26.0": V5, "5.1.0-aura": V5, "2025.01.0": V5, "2026.3.1": V5} {
-		d, err := DialectFor(v)
-		if err != nil || d != want {
-			t.Errorf("DialectFor(%q) = %v, %v; want %v", v, d, err, want)
+func TestCheckVersion(t *testing.T) {
+	for _, v := range []string{"5.26.0", "5.26.19", "5.27.0-aura", "2025.01.0", "2026.01.4", "2026.3.1"} {
+		if err := CheckVersion(v); err != nil {
+			t.Errorf("CheckVersion(%q): %v", v, err)
 		}
 	}
-	for _, v := range []string{"", "x", "2.3.3", "4.3.0", "1.0"} {
-		if _, err := DialectFor(v); err == nil {
-			t.Errorf("DialectFor(%q) accepted", v)
+	for _, v := range []string{"", "x", "3.1.1", "4.4.30", "5.25.1", "5.1.0", "1.0"} {
+		if err := CheckVersion(v); err == nil {
+			t.Errorf("CheckVersion(%q) accepted", v)
 		}
 	}
-	if V5.IDFunction() != "elementId" || V4.IDFunction() != "id" || !V5.StringIDs() || V3.StringIDs() {
-		t.Error("id function")
+	if err := CheckVersion("4.4.30"); err == nil || !strings.Contains(err.Error(), "use Neo4j 5.26 or a calendar release") {
+		t.Errorf("CheckVersion(4.4.30): %v", err)
 	}
 }
 
@@ -189,10 +176,7 @@ func TestNamesSorted(t *testing.T) {
 	if !slices.IsSorted(n) || !slices.Contains(n, "write_scores") || !slices.Contains(n, "constraint_unique") {
 		t.Fatal(n)
 	}
-	if _, err := Render(V5, "nope", Vars{}); err == nil {
+	if _, err := Render("nope", Vars{}); err == nil {
 		t.Fatal("unknown statement rendered")
-	}
-	if _, err := Render(Dialect(2), "labels", Vars{}); err == nil {
-		t.Fatal("unknown dialect rendered")
 	}
 }

@@ -11,12 +11,11 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cypherlint"
 )
 
-// Every statement the Neo4j 5 dialect can produce passes Neo4j 5's own
-// grammar and semantic check (@neo4j-cypher/language-support), without
-// errors and without deprecations. The 4.4 statements are Cypher 5 too
-// (id() is only deprecated there). The 3.x dialect runs for real on the
-// test server (connector tests). So do the demo graph of docker-compose.yml
-// and the README's example queries. One linter process checks them all.
+// Every statement fondue-neo4j can produce passes Neo4j 5's own grammar and
+// semantic check (@neo4j-cypher/language-support), without errors and
+// without deprecations; they also run for real on the test servers
+// (connector tests). So do the demo graph of docker-compose.yml and the
+// README's example queries. One linter process checks them all.
 func TestCypher5Lint(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -26,11 +25,8 @@ func TestCypher5Lint(t *testing.T) {
 	}
 	queries := map[string]string{}
 	strict := map[string]bool{} // no deprecations allowed
-	for _, d := range []Dialect{V5, V4} {
-		for name, q := range renderAll(t, d) {
-			key := d.String() + " " + name
-			queries[key], strict[key] = q, d == V5
-		}
+	for name, q := range renderAll(t) {
+		queries[name], strict[name] = q, true
 	}
 	seed, err := os.ReadFile("../docker/seed.cypher")
 	if err != nil {

@@ -237,7 +237,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	sum := &syncSummary{RunID: s.runID, Configuration: s.configuration(), Neo4jVersion: conn.Version(), DryRun: dryRun}
-	log.Debug("connected", "phase", "connect", "neo4j", conn.Version(), "dialect", conn.Dialect().String())
+	log.Debug("connected", "phase", "connect", "neo4j", conn.Version())
 
 	if !dryRun {
 		lock, err := conn.AcquireLock(ctx, s.lock)

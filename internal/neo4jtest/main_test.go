@@ -10,7 +10,7 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// srv is the package's shared server (auth off), started by TestMain.
+// srv is the server of the current run (the suite runs once per version).
 var srv *Server
 
 const panicHelperEnv = "NEO4JTEST_PANIC_HELPER"
@@ -38,10 +38,10 @@ func panicHelper() {
 	panic("deliberate panic with a running Neo4j")
 }
 
-// newDriver returns a driver for srv that the test closes at its end.
+// newDriver returns a driver through the proxy that the test closes at its end.
 func newDriver(t *testing.T, s *Server) neo4j.DriverWithContext {
 	t.Helper()
-	d, err := s.NewDriver()
+	d, err := s.NewDriver(func(c *neo4j.Config) { c.MaxTransactionRetryTime = 5 * time.Second })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,18 +55,23 @@ func ctxT(t *testing.T, d time.Duration) context.Context {
 	return ctx
 }
 
-// resetDB empties the shared server and clears proxy faults.
+// resetDB empties the server and clears the proxy's faults.
 func resetDB(t *testing.T) {
 	t.Helper()
-	srv.Proxy().ClearFaults()
+	t.Logf("server: %s", srv.Version())
 	if err := srv.Reset(ctxT(t, time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// count returns the number of nodes matching a Cypher pattern such as (n:X).
-func count(t *testing.T, d neo4j.DriverWithContext, pattern string, params map[string]any) int64 {
+// count returns the number of matches of a Cypher pattern such as (n:X),
+// read directly from the server.
+func count(t *testing.T, pattern string, params map[string]any) int64 {
 	t.Helper()
+	d, err := srv.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
 	res, err := neo4j.ExecuteQuery(ctxT(t, time.Minute), d, "MATCH "+pattern+" RETURN count(*) AS c", params, neo4j.EagerResultTransformer)
 	if err != nil {
 		t.Fatalf("count %s: %v", pattern, err)

@@ -1,8 +1,5 @@
 package neo4jtest
 
-// Provisioning: auth mode, start-up failures, process clean-up, the
-// installation.
-
 import (
 	"bufio"
 	"errors"
@@ -19,21 +16,179 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// processGone reports whether pid has exited (a zombie counts as exited:
-// in a container nobody may reap it).
-func processGone(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return true
+// TestServerVersionAndPlugins checks that the running server is the pinned
+// version, with the pinned GDS and APOC core procedures callable.
+func TestServerVersionAndPlugins(t *testing.T) {
+	resetDB(t)
+	if got := srv.ServerVersion(); got != srv.Version().Neo4j {
+		t.Fatalf("server reports %q, want %q", got, srv.Version().Neo4j)
 	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d := newDriver(t, srv)
+	ctx := ctxT(t, time.Minute)
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	res, err := neo4j.ExecuteQuery(ctx, d,
+		`CALL dbms.components() YIELD name, versions, edition WHERE name = 'Neo4j Kernel'
+		 RETURN versions[0] AS v, edition, gds.version() AS gds, apoc.version() AS apoc`, nil, neo4j.EagerResultTransformer)
 	if err != nil {
+		t.Fatal(err)
+	}
+	r := res.Records[0].AsMap()
+	want := map[string]any{"v": srv.Version().Neo4j, "edition": "community", "gds": srv.Version().GDS, "apoc": srv.Version().APOC}
+	for k, w := range want {
+		if r[k] != w {
+			t.Errorf("%s = %v, want %v", k, r[k], w)
+		}
+	}
+	// A GDS algorithm and an APOC procedure run on real data.
+	if _, err := neo4j.ExecuteQuery(ctx, d, "CREATE (a:P {id: 1})-[:R]->(b:P {id: 2})-[:R]->(c:P {id: 3})-[:R]->(a)", nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatal(err)
+	}
+	res, err = neo4j.ExecuteQuery(ctx, d, `CALL gds.graph.project('g', 'P', {R: {orientation: 'UNDIRECTED'}}) YIELD nodeCount
+		CALL gds.localClusteringCoefficient.stream('g') YIELD nodeId, localClusteringCoefficient AS c
+		RETURN nodeCount, collect(c) AS cs`, nil, neo4j.EagerResultTransformer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nc, _ := res.Records[0].Get("nodeCount"); nc != int64(3) {
+		t.Errorf("projected %v nodes, want 3", nc)
+	}
+	if cs, _ := res.Records[0].Get("cs"); fmt.Sprint(cs) != "[1 1 1]" {
+		t.Errorf("clustering coefficients of a triangle: %v, want [1 1 1]", cs)
+	}
+	res, err = neo4j.ExecuteQuery(ctx, d, "MATCH (n:P) WITH collect(n) AS ns CALL apoc.refactor.rename.label('P', 'Q', ns) YIELD total RETURN total", nil, neo4j.EagerResultTransformer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := count(t, "(n:Q)", nil); got != 3 {
+		t.Errorf("after apoc.refactor.rename.label: %d :Q nodes, want 3", got)
+	}
+}
+
+// TestAuth: authentication is on; a wrong password is refused with the
+// driver's typed error, the right one accepted.
+func TestAuth(t *testing.T) {
+	resetDB(t)
+	ctx := ctxT(t, time.Minute)
+	bad, err := neo4j.NewDriverWithContext(srv.BoltURL(), neo4j.BasicAuth(User, "not-the-password", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close(ctx)
+	err = bad.VerifyConnectivity(ctx)
+	var nerr *neo4j.Neo4jError
+	if !errors.As(err, &nerr) || nerr.Code != "Neo.ClientError.Security.Unauthorized" {
+		t.Fatalf("wrong password: %v, want Neo.ClientError.Security.Unauthorized", err)
+	}
+	none, err := neo4j.NewDriverWithContext(srv.BoltURL(), neo4j.NoAuth())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close(ctx)
+	if err := none.VerifyConnectivity(ctx); err == nil {
+		t.Fatal("no credentials accepted")
+	}
+	if err := newDriver(t, srv).VerifyConnectivity(ctx); err != nil {
+		t.Fatalf("right password: %v", err)
+	}
+}
+
+func TestFindJDKMissing(t *testing.T) {
+	_, err := FindJDK(99)
+	if err == nil || !strings.Contains(err.Error(), "no Java 99 JDK") || !strings.Contains(err.Error(), EnvJavaHome(99)) {
+		t.Fatalf("FindJDK(99): %v", err)
+	}
+	t.Setenv(EnvJavaHome(17), t.TempDir())
+	if _, err := FindJDK(17); err == nil || !strings.Contains(err.Error(), "is not a Java 17 JDK") {
+		t.Fatalf("FindJDK with a bad %s: %v", EnvJavaHome(17), err)
+	}
+}
+
+// TestUnresolvableArtifact: a version Maven cannot resolve is one error
+// that names the artifact, and leaves no installation behind.
+func TestUnresolvableArtifact(t *testing.T) {
+	cache := t.TempDir()
+	v := Version{Neo4j: "5.26.19", GDS: "0.0.0-no-such-version", APOC: srv.Version().APOC, Java: 17}
+	_, err := Install(ctxT(t, 10*time.Minute), cache, v, t.Logf)
+	if err == nil || !strings.Contains(err.Error(), "org.neo4j.gds") || !strings.Contains(err.Error(), "0.0.0-no-such-version") {
+		t.Fatalf("Install of a missing GDS version: %v", err)
+	}
+	entries, _ := os.ReadDir(cache)
+	for _, e := range entries {
+		if toolcache.Installed(filepath.Join(cache, e.Name())) {
+			t.Errorf("a failed install left %s marked installed", e.Name())
+		}
+	}
+}
+
+func TestStartFailureReportsLog(t *testing.T) {
+	ctx := ctxT(t, 3*time.Minute)
+	before := ownDirs(t)
+	s, err := Start(ctx, Options{Version: srv.Version(), Settings: map[string]string{"server.no_such_setting": "1"}})
+	if err == nil {
+		s.Stop()
+		t.Fatal("Start succeeded with an unknown setting")
+	}
+	msg := err.Error()
+	for _, want := range []string{"exited before the server was ready", "server.no_such_setting"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q:\n%s", want, msg)
+		}
+	}
+	assertNoNewDir(t, before)
+}
+
+func TestStartTimeout(t *testing.T) {
+	ctx := ctxT(t, 2*time.Minute)
+	before := ownDirs(t)
+	start := time.Now()
+	s, err := Start(ctx, Options{Version: srv.Version(), StartTimeout: 300 * time.Millisecond})
+	if err == nil {
+		s.Stop()
+		t.Fatal("a server started within 300ms")
+	}
+	if !strings.Contains(err.Error(), "not ready within 300ms") {
+		t.Fatalf("unexpected error: %v", err)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("the timeout took %s", time.Since(start))
+	}
+	assertNoNewDir(t, before)
+}
+
+// ownDirs lists the server directories this process owns.
+func ownDirs(t *testing.T) map[string]bool {
+	t.Helper()
+	cache, _ := CacheDir()
+	entries, _ := os.ReadDir(filepath.Join(cache, "run"))
+	dirs := map[string]bool{}
+	for _, e := range entries {
+		if string(readFile(filepath.Join(cache, "run", e.Name(), "owner.pid"))) == fmt.Sprint(os.Getpid()) {
+			dirs[e.Name()] = true
+		}
+	}
+	return dirs
+}
+
+// assertNoNewDir checks that a failed start left no directory behind.
+func assertNoNewDir(t *testing.T, before map[string]bool) {
+	t.Helper()
+	for d := range ownDirs(t) {
+		if !before[d] {
+			t.Errorf("a failed start left %s behind", d)
+		}
+	}
+}
+
+func processGone(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	if errors.Is(err, syscall.ESRCH) {
 		return true
 	}
-	// Format: pid (comm) state ...
-	if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] == 'Z'
-	}
-	return false
+	// A zombie is gone for our purposes.
+	st, rerr := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	return rerr == nil && strings.Contains(string(st), ") Z ")
 }
 
 func waitGone(t *testing.T, pid int, within time.Duration) {
@@ -41,144 +196,10 @@ func waitGone(t *testing.T, pid int, within time.Duration) {
 	deadline := time.Now().Add(within)
 	for !processGone(pid) {
 		if time.Now().After(deadline) {
-			t.Fatalf("process %d still running %s later", pid, within)
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("JVM pid %d still alive %s after its parent died", pid, within)
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-func TestAuthOn(t *testing.T) {
-	ctx := ctxT(t, 5*time.Minute)
-	const password = "fondue-S3cret"
-	s, err := Start(ctx, Options{Password: password, Logf: t.Logf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Stop()
-	if !s.AuthEnabled() {
-		t.Fatal("AuthEnabled() is false")
-	}
-
-	// Wrong password: a clear, non-retryable auth error, returned at once.
-	wrong, err := neo4j.NewDriverWithContext(s.BoltURL(), neo4j.BasicAuth(User, "not-the-password", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wrong.Close(ctx)
-	start := time.Now()
-	err = wrong.VerifyConnectivity(ctx)
-	var nerr *neo4j.Neo4jError
-	if !errors.As(err, &nerr) || nerr.Code != "Neo.ClientError.Security.Unauthorized" {
-		t.Fatalf("wrong password: %T %v, want Neo.ClientError.Security.Unauthorized", err, err)
-	}
-	if !neo4j.IsNeo4jError(err) || neo4j.IsRetryable(err) || neo4j.IsConnectivityError(err) {
-		t.Errorf("wrong password error classified wrongly: %v", err)
-	}
-	t.Logf("wrong password: %v (%s)", err, time.Since(start).Round(time.Millisecond))
-	_, err = neo4j.ExecuteQuery(ctx, wrong, "RETURN 1", nil, neo4j.EagerResultTransformer)
-	if !errors.As(err, &nerr) || nerr.Code != "Neo.ClientError.Security.Unauthorized" {
-		t.Fatalf("query with a wrong password: %v", err)
-	}
-	if time.Since(start) > 10*time.Second {
-		t.Errorf("the auth failure took %s: it was retried", time.Since(start))
-	}
-
-	// The right password works, and the account is usable (no password
-	// change pending).
-	d := newDriver(t, s)
-	if err := d.VerifyConnectivity(ctx); err != nil {
-		t.Fatalf("right password: %v", err)
-	}
-	res, err := neo4j.ExecuteQuery(ctx, d, "CREATE (n:AuthOn {k: 1}) RETURN n.k AS k", nil, neo4j.EagerResultTransformer)
-	if err != nil {
-		t.Fatalf("query with the right password: %v", err)
-	}
-	if k, _ := res.Records[0].Get("k"); k != int64(1) {
-		t.Fatalf("got %v", k)
-	}
-
-	// No credentials at all are rejected too.
-	none, err := neo4j.NewDriverWithContext(s.BoltURL(), neo4j.NoAuth())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer none.Close(ctx)
-	err = none.VerifyConnectivity(ctx)
-	if !errors.As(err, &nerr) || !strings.HasPrefix(nerr.Code, "Neo.ClientError.Security.") {
-		t.Fatalf("no credentials: %v, want a Neo.ClientError.Security error", err)
-	}
-	t.Logf("no credentials: %v", err)
-
-	// Separate servers have separate data.
-	if c := count(t, newDriver(t, srv), "(n:AuthOn)", nil); c != 0 {
-		t.Fatalf("the shared server sees %d nodes of the auth server", c)
-	}
-
-	// Neo4j 3.1 rate-limits logins: after 3 failures in a row the next
-	// attempt (even with the right password) is refused for 5 seconds.
-	for i := 1; i <= 4; i++ {
-		err := wrong.VerifyConnectivity(ctx)
-		want := "Neo.ClientError.Security.Unauthorized"
-		if i == 4 {
-			want = "Neo.ClientError.Security.AuthenticationRateLimit"
-		}
-		if !errors.As(err, &nerr) || nerr.Code != want {
-			t.Fatalf("wrong password, attempt %d in a row: %v, want %s", i, err, want)
-		}
-	}
-	if err := d.VerifyConnectivity(ctx); err != nil {
-		// The driver reuses its pooled, authenticated connection.
-		t.Fatalf("an already open connection after the rate limit: %v", err)
-	}
-
-	pid, dir := s.PID(), s.Dir()
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	waitGone(t, pid, 5*time.Second)
-	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("Stop left %s behind: %v", dir, err)
-	}
-}
-
-func TestStartFailureReportsLog(t *testing.T) {
-	ctx := ctxT(t, 2*time.Minute)
-	// A heap this small makes the JVM exit during start-up.
-	s, err := Start(ctx, Options{HeapSize: "1k"})
-	if err == nil {
-		s.Stop()
-		t.Fatal("Start succeeded with a 1k heap")
-	}
-	msg := err.Error()
-	for _, want := range []string{"exited during start-up", "console.log", "heap"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("the error lacks %q:\n%s", want, msg)
-		}
-	}
-	t.Logf("start-up failure:\n%s", msg)
-	cache, _ := CacheDir()
-	entries, _ := os.ReadDir(filepath.Join(cache, "run"))
-	for _, e := range entries {
-		owner := string(readFile(filepath.Join(cache, "run", e.Name(), "owner.pid")))
-		if owner == fmt.Sprint(os.Getpid()) && e.Name() != filepath.Base(srv.Dir()) {
-			t.Errorf("the failed start left %s behind", e.Name())
-		}
-	}
-}
-
-func TestStartTimeout(t *testing.T) {
-	ctx := ctxT(t, 2*time.Minute)
-	start := time.Now()
-	s, err := Start(ctx, Options{StartTimeout: 300 * time.Millisecond})
-	if err == nil {
-		s.Stop()
-		t.Fatal("a server started within 300ms")
-	}
-	if !strings.Contains(err.Error(), `no "Started." line within 300ms`) {
-		t.Fatalf("unexpected error: %v", err)
-	}
-	if time.Since(start) > 20*time.Second {
-		t.Errorf("the timeout took %s", time.Since(start))
 	}
 }
 
@@ -215,7 +236,6 @@ func TestNoLeftoverAfterPanic(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("stale directory %s was not removed: %v", dir, err)
 	}
-	// The live shared server's directory is kept.
 	if _, err := os.Stat(srv.Dir()); err != nil {
 		t.Fatalf("the running server's directory was removed: %v", err)
 	}
@@ -226,23 +246,18 @@ func TestInstalled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxT(t, time.Minute)
-	// The installation is complete and found without downloading.
 	start := time.Now()
-	home, err := Install(ctx, cache, t.Logf)
+	home, err := Install(ctxT(t, time.Minute), cache, srv.Version(), t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if time.Since(start) > time.Second {
+	if time.Since(start) > 2*time.Second {
 		t.Errorf("Install of an installed server took %s", time.Since(start))
 	}
-	for _, f := range []string{toolcache.ReadyMarker, "bin/neo4j", "plugins/org/neo4j/bolt/v1/packstream/utf8/SunMiscUTF8Encoder.class"} {
+	for _, f := range []string{toolcache.ReadyMarker, "classes/Neo4jTestServer.class", "pom.xml",
+		"lib/neo4j-" + srv.Version().Neo4j + ".jar", "plugins/apoc-core-" + srv.Version().APOC + ".jar", "plugins/proc-" + srv.Version().GDS + ".jar"} {
 		if _, err := os.Stat(filepath.Join(home, f)); err != nil {
 			t.Error(err)
 		}
-	}
-	conf := string(readFile(filepath.Join(home, "conf", "neo4j.conf")))
-	if !strings.Contains(conf, "dbms.jvm.additional=--add-opens=java.base/java.lang=ALL-UNNAMED") {
-		t.Error("the installed neo4j.conf lacks the Java 17 flags")
 	}
 }

@@ -1,2 +1,0 @@
-// A uniqueness constraint, Neo4j 4.4 syntax.
-CREATE CONSTRAINT {{name .ConstraintName}} IF NOT EXISTS FOR (n{{label .Label}}) REQUIRE n.{{name .Property}} IS UNIQUE
