@@ -27,7 +27,7 @@ func (v Version) String() string {
 // ship it as a download), so the calendar server loads APOC core 5.26 too;
 // the tests use only procedures whose behaviour did not change.
 var (
-	LTS = Version{Neo4j: "5.26.19", GDS: "2.13.9", APOC: "5.26.19", Java: 17}
+	LTS      = Version{Neo4j: "5.26.19", GDS: "2.13.9", APOC: "5.26.19", Java: 17}
 	Calendar = Version{Neo4j: "2026.01.4", GDS: "2.26.0", APOC: "5.26.19", Java: 25}
 )
 
