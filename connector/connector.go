@@ -20,6 +20,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -96,6 +97,9 @@ type Conn struct {
 	version string
 	edition string
 	log     *slog.Logger
+
+	fenceMu sync.Mutex
+	fence   *Lock // the lock every write transaction checks (AcquireLock)
 }
 
 // Open connects, verifies the credentials and checks the server's version.

@@ -97,6 +97,9 @@ func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
 	}
 	c.log.Debug("lock taken", "lock", o.Name, "ttl", o.TTL.String())
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
+	c.fenceMu.Lock()
+	c.fence = l
+	c.fenceMu.Unlock()
 	go l.heartbeat()
 	return l, nil
 }
@@ -152,6 +155,11 @@ func (l *Lock) Release(ctx context.Context) error {
 	l.once.Do(func() {
 		close(l.stop)
 		<-l.done
+		l.c.fenceMu.Lock()
+		if l.c.fence == l {
+			l.c.fence = nil
+		}
+		l.c.fenceMu.Unlock()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.c.cfg.ConnectTimeout+l.c.cfg.MaxRetryTime)
 		defer cancel()
 		q, rerr := l.c.render("lock_release", cypher.Vars{Label: LockLabel})
@@ -181,6 +189,40 @@ func (c *Conn) EnsureConstraint(ctx context.Context, label, property string) err
 	}
 	if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
 		return c.classify(err, fmt.Sprintf("create the uniqueness constraint on :%s(%s)", label, property))
+	}
+	return nil
+}
+
+// checkFence runs first in every write transaction of a connection that
+// holds a lock (fencing): it takes the lock node's write lock, so that no
+// other run can take the lock over while the transaction runs, and fails
+// with ErrLocked (wrapping ErrLockLost) if the lock is no longer ours. A run
+// that lost its lock, for instance because it was paused for longer than
+// lock.ttl, therefore writes nothing more, even before its heartbeat
+// notices. Without a lock it does nothing.
+func (c *Conn) checkFence(ctx context.Context, tx neo4j.ManagedTransaction, doing string) error {
+	c.fenceMu.Lock()
+	l := c.fence
+	c.fenceMu.Unlock()
+	if l == nil {
+		return nil
+	}
+	q, err := c.render("lock_fence", cypher.Vars{Label: LockLabel})
+	if err != nil {
+		return err
+	}
+	res, err := tx.Run(ctx, q, map[string]any{"lock_name": l.o.Name, "lock_owner": l.owner})
+	if err != nil {
+		return err
+	}
+	recs, err := res.Collect(ctx)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		l.cancel(ErrLockLost)
+		return &Error{Kind: ErrLocked, Cause: ErrLockLost, Msg: fmt.Sprintf(
+			"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)}
 	}
 	return nil
 }

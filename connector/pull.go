@@ -33,11 +33,13 @@ type PullOptions struct {
 	RelationshipTypes []string
 
 	// NodeQuery and RelationshipQuery replace the labels and types. The
-	// node query returns a column id, the internal id of each node (id(n)
-	// on Neo4j 3.x and 4.x, elementId(n) on 5.x), plus a column key with
-	// the node's key when IDProperty is set. The relationship query returns
-	// columns source and target, internal ids of nodes the node query
-	// returned (pairs with another end are ignored and counted).
+	// node query returns a column id, the element id of each node
+	// (elementId(n)), plus a column key with the node's key when IDProperty
+	// is set. The relationship query returns columns source and target,
+	// element ids of nodes the node query returned (pairs with another end
+	// are ignored and counted), and optionally relationship, the element id
+	// of the relationship (elementId(r)): a split of a Cypher projection
+	// needs it, so that it moves only the relationships that were pulled.
 	NodeQuery, RelationshipQuery string
 
 	// IDProperty, when set, is a node property that identifies each node:
@@ -64,9 +66,13 @@ func (o PullOptions) Custom() bool { return o.NodeQuery != "" || o.RelationshipQ
 // Subgraph is the pulled graph with the Neo4j identity of each node.
 type Subgraph struct {
 	Graph *fondue.Graph
-	// IDs[i] is the internal id of graph node i: int64 (id()) on Neo4j 3.x
-	// and 4.x, string (elementId()) on 5.x.
+	// IDs[i] is the element id (a string) of graph node i.
 	IDs []any
+	// RelationshipIDs holds, for a Cypher projection whose relationship
+	// query returns the column relationship, the element ids of the
+	// relationships pulled between two nodes (keyed by their element ids,
+	// the smaller first); nil otherwise.
+	RelationshipIDs map[[2]string][]string
 	// Keys[i] is the IDProperty value of graph node i (int64 or string);
 	// nil without IDProperty.
 	Keys []any
@@ -233,6 +239,7 @@ type puller struct {
 	keyKind string      // "int" or "string", from the first key
 	keySeen map[any]any // key -> internal id, to find duplicates (IDProperty only)
 	firstID any         // the first node, for error messages
+	relIDs  map[[2]string][]string
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	b       fondue.Builder
 	st      PullStats
@@ -447,10 +454,30 @@ func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction,
 	if err != nil {
 		return err
 	}
+	relCol := -1
+	if p.o.Custom() {
+		keys, _ := res.Keys()
+		if relCol = slices.Index(keys, "relationship"); relCol >= 0 {
+			p.relIDs = map[[2]string][]string{}
+		}
+	}
 	for res.Next(ctx) {
 		vals := res.Record().Values
 		p.st.RelationshipRows++
 		s, t := vals[cols[0]], vals[cols[1]]
+		if relCol >= 0 {
+			rid, ok := vals[relCol].(string)
+			if !ok {
+				return errorf(ErrInvalid, nil, "%s: column relationship must hold a relationship's element id, as returned by elementId(r); row %d has %s",
+					p.queryName(true), p.st.RelationshipRows, describe(vals[relCol]))
+			}
+			if ss, ok1 := s.(string); ok1 {
+				if ts, ok2 := t.(string); ok2 {
+					pair := [2]string{min(ss, ts), max(ss, ts)}
+					p.relIDs[pair] = append(p.relIDs[pair], rid)
+				}
+			}
+		}
 		if err := p.checkID(s, true, "source", p.st.RelationshipRows); err != nil {
 			return err
 		}
@@ -521,7 +548,7 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 		return nil, errorf(ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %d rows read, %d self-loops, %d with an end outside the nodes): nothing to score",
 			n, types, p.st.RelationshipRows, p.st.SelfLoops, p.st.Dangling)
 	}
-	sg := &Subgraph{Graph: g, IDs: make([]any, n), Options: o, Stats: p.st}
+	sg := &Subgraph{Graph: g, IDs: make([]any, n), Options: o, Stats: p.st, RelationshipIDs: p.relIDs}
 	if o.IDProperty != "" {
 		sg.Keys = make([]any, n)
 	}

@@ -7,14 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 )
 
-func TestOpenDetectsDialect(t *testing.T) {
+func TestOpenReadsVersion(t *testing.T) {
 	c, _ := open(t)
-	if c.Dialect() != cypher.V3 || c.Version() != "3.1.1" || c.Edition() != "community" {
-		t.Fatalf("dialect %v version %q edition %q", c.Dialect(), c.Version(), c.Edition())
+	if c.Version() != srv.ServerVersion() || c.Edition() != "community" {
+		t.Fatalf("version %q edition %q, want %q community", c.Version(), c.Edition(), srv.ServerVersion())
 	}
 }
 
@@ -30,7 +30,7 @@ func TestPullMatchesEdgeList(t *testing.T) {
 	for _, o := range []PullOptions{
 		{NodeLabels: []string{"Book"}, RelationshipTypes: []string{"CO_PURCHASED"}, IDProperty: "id"},
 		{NodeLabels: []string{"Book"}, IDProperty: "id"},
-		{NodeQuery: "MATCH (n:Book) RETURN id(n) AS id, n.id AS key", RelationshipQuery: "MATCH (a:Book)-[:CO_PURCHASED]-(b:Book) RETURN id(a) AS source, id(b) AS target", IDProperty: "id"},
+		{NodeQuery: "MATCH (n:Book) RETURN elementId(n) AS id, n.id AS key", RelationshipQuery: "MATCH (a:Book)-[:CO_PURCHASED]-(b:Book) RETURN elementId(a) AS source, elementId(b) AS target", IDProperty: "id"},
 	} {
 		sg, err := c.Pull(ctxT(t, time.Minute), o)
 		if err != nil {
@@ -63,8 +63,8 @@ func TestPullMatchesEdgeList(t *testing.T) {
 		t.Fatalf("all nodes: %d nodes %d edges", sg.Graph.NumNodes(), sg.Graph.NumEdges())
 	}
 	for i, id := range sg.IDs {
-		if k, _ := sg.Graph.IntKey(i); id != k {
-			t.Fatalf("IDs[%d] = %v, key %d", i, id, k)
+		if s, ok := id.(string); !ok || sg.Graph.Key(i) != s {
+			t.Fatalf("IDs[%d] = %v, key %s", i, id, sg.Graph.Key(i))
 		}
 	}
 }
@@ -145,7 +145,7 @@ func floatsEqual(a, b []float64) bool {
 // property on unscored nodes.
 func checkWritten(t testing.TB, sg *Subgraph, res *fondue.Result, runID string) {
 	t.Helper()
-	recs := run(t, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN id(n), n.ambiguity, n.ambiguity_score, n.fondue_run", nil)
+	recs := run(t, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN elementId(n), n.ambiguity, n.ambiguity_score, n.fondue_run", nil)
 	byID := map[any][]any{}
 	for _, r := range recs {
 		byID[r.Values[0]] = r.Values[1:]
@@ -187,19 +187,19 @@ func TestPullErrors(t *testing.T) {
 		{PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"KNOWS"}}, ErrEmpty, `relationship type "KNOWS" (graph.relationship_types) does not exist`},
 		{PullOptions{NodeLabels: []string{"bad\x00label"}}, ErrInvalid, "control character"},
 		{PullOptions{NodeLabels: []string{""}}, ErrInvalid, "is empty"},
-		{PullOptions{NodeLabels: []string{"Float"}, IDProperty: "uid"}, ErrInvalid, `property "uid" (graph.id_property) of node id(n) = `},
+		{PullOptions{NodeLabels: []string{"Float"}, IDProperty: "uid"}, ErrInvalid, `property "uid" (graph.id_property) of node elementId(n) = `},
 		{PullOptions{NodeLabels: []string{"Mixed"}, IDProperty: "uid"}, ErrInvalid, "holds both ints"},
 		{PullOptions{NodeLabels: []string{"Dup"}, IDProperty: "uid"}, ErrInvalid, "have the same uid = 7"},
 		{PullOptions{NodeLabels: []string{"Missing"}, IDProperty: "uid"}, ErrInvalid, `has no property "uid"`},
 		{PullOptions{NodeLabels: []string{"Lonely"}}, ErrEmpty, "no relationships between two of them"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id"}, ErrInvalid, "set both or neither"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "RETURN 1", NodeLabels: []string{"A"}}, ErrInvalid, "replace graph.node_labels"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS node", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "graph.node_query must return the column(s) id; it returns node"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN id(a) AS from, id(b) AS to"}, ErrInvalid, "graph.relationship_query must return the column(s) source, target; it returns from, to"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN n.name AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "column id must hold an integer node id, as returned by id(n) on Neo4j 3.1.1; row 1 has"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN 'a' AS source, id(b) AS target"}, ErrInvalid, `column source must hold an integer node id, as returned by id(n) on Neo4j 3.1.1; row 1 has the string "a"`},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN id(n) AS id", RelationshipQuery: "MATCH (a)-->(b RETURN id(a) AS source"}, ErrInvalid, "graph.relationship_query failed: Invalid input"},
-		{PullOptions{NodeQuery: "MATCH (n:Nope) RETURN id(n) AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrEmpty, "graph.node_query returned no nodes"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id"}, ErrInvalid, "set both or neither"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "RETURN 1", NodeLabels: []string{"A"}}, ErrInvalid, "replace graph.node_labels"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS node", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "graph.node_query must return the column(s) id; it returns node"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS from, elementId(b) AS to"}, ErrInvalid, "graph.relationship_query must return the column(s) source, target; it returns from, to"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN n.name AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "column id must hold a node's element id, as returned by elementId(n); row 1 has"},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN 1 AS source, elementId(b) AS target"}, ErrInvalid, `column source must hold a node's element id, as returned by elementId(n); row 1 has`},
+		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b RETURN elementId(a) AS source"}, ErrInvalid, "graph.relationship_query failed: Invalid input"},
+		{PullOptions{NodeQuery: "MATCH (n:Nope) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a:Nope)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, ErrEmpty, "graph.node_query returned no nodes"},
 	}
 	for _, tc := range cases {
 		_, err := c.Pull(ctxT(t, time.Minute), tc.o)
@@ -217,7 +217,9 @@ func TestOpenErrors(t *testing.T) {
 	}{
 		{Config{URI: "http://localhost:7474"}, ErrInvalid, `scheme "http"`},
 		{Config{URI: "localhost"}, ErrInvalid, "is not a URI"},
-		{Config{URI: srv.BoltURL(), Database: "neo4j"}, ErrInvalid, "has no databases"},
+		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: srv.Password(), Database: "nope"}, ErrInvalid, `database "nope" does not exist`},
+		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: "wrong-password"}, ErrAuth, "authentication failed for user"},
+		{Config{URI: srv.BoltURL()}, ErrAuth, "requires authentication"},
 	}
 	for _, tc := range cases {
 		_, err := Open(ctxT(t, time.Minute), tc.cfg)

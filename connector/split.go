@@ -48,8 +48,11 @@ type Plan struct {
 	MarkerLabel       string   `json:"markerLabel"`
 	// SkipProperties are not copied to clones (besides the key property
 	// and the provenance properties).
-	SkipProperties []string   `json:"skipProperties,omitempty"`
-	Nodes          []PlanNode `json:"nodes"`
+	SkipProperties []string `json:"skipProperties,omitempty"`
+	// PulledOnly (a Cypher projection): only the relationships listed in
+	// the groups' RelationshipIDs move; every other one stays.
+	PulledOnly bool       `json:"pulledOnly,omitempty"`
+	Nodes      []PlanNode `json:"nodes"`
 }
 
 // PlanNode is the split of one node.
@@ -68,8 +71,11 @@ type PlanNode struct {
 
 // PlanGroup is one group of neighbours.
 type PlanGroup struct {
-	Neighbors   []any `json:"neighbors"`   // keys (or internal ids)
-	NeighborIDs []any `json:"neighborIds"` // internal ids
+	Neighbors   []any `json:"neighbors"`   // keys (or element ids)
+	NeighborIDs []any `json:"neighborIds"` // element ids
+	// RelationshipIDs are the element ids of the pulled relationships
+	// between the node and the group's neighbours (Plan.PulledOnly).
+	RelationshipIDs []string `json:"relationshipIds,omitempty"`
 	// Relationships counts the group's relationships by type and direction
 	// (filled by Describe).
 	Relationships []RelCount `json:"relationships,omitempty"`
@@ -96,7 +102,9 @@ type PlanOptions struct {
 
 // NewPlan turns the split proposals of res (computed on sg.Graph) into a
 // plan. Proposals with fewer than two groups split nothing and are left out.
-func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) *Plan {
+// A Cypher projection can be split only if its relationship query returned
+// the relationships' element ids (column relationship): only those move.
+func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = DefaultMarkerLabel
 	}
@@ -107,6 +115,11 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) *Plan {
 		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []PlanNode{}}
 	if !sg.Options.Custom() {
 		p.RelationshipTypes = slices.Clone(sg.Options.RelationshipTypes)
+	} else {
+		p.PulledOnly = true
+		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {
+			return nil, errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: graph.relationship_query must also return elementId(r) AS relationship")
+		}
 	}
 	for _, s := range o.SkipProperties {
 		if s != "" && !slices.Contains(p.SkipProperties, s) {
@@ -123,12 +136,17 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) *Plan {
 			for k, j := range grp {
 				g.Neighbors[k] = sg.Key(int(j))
 				g.NeighborIDs[k] = sg.IDs[j]
+				if p.PulledOnly {
+					a, _ := pn.ID.(string)
+					b, _ := sg.IDs[j].(string)
+					g.RelationshipIDs = append(g.RelationshipIDs, sg.RelationshipIDs[[2]string{min(a, b), max(a, b)}]...)
+				}
 			}
 			pn.Groups = append(pn.Groups, g)
 		}
 		p.Nodes = append(p.Nodes, pn)
 	}
-	return p
+	return p, nil
 }
 
 func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -256,6 +274,15 @@ func (p *Plan) assign(n PlanNode, rels []rel) assignment {
 			groupOf[id] = g
 		}
 	}
+	var pulled map[any]bool
+	if p.PulledOnly {
+		pulled = map[any]bool{}
+		for _, grp := range n.Groups {
+			for _, rid := range grp.RelationshipIDs {
+				pulled[rid] = true
+			}
+		}
+	}
 	a := assignment{groups: make([][]rel, len(n.Groups))}
 	connected := map[any]bool{}
 	for _, r := range rels {
@@ -265,6 +292,9 @@ func (p *Plan) assign(n PlanNode, rels []rel) assignment {
 		}
 		g, planned := groupOf[other]
 		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.typ)
+		if pulled != nil {
+			eligible = pulled[r.rid]
+		}
 		if other == n.ID || !planned || !eligible {
 			a.staying = append(a.staying, r)
 			continue
@@ -454,6 +484,9 @@ func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(
 	defer s.Close(context.WithoutCancel(ctx))
 	for k, n := range p.Nodes {
 		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+			if err := c.checkFence(ctx, tx, fmt.Sprintf("splitting node %v (%d of %d)", n.Key, k+1, len(p.Nodes))); err != nil {
+				return nil, err
+			}
 			return c.splitNode(ctx, tx, p, n, at)
 		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": p.RunID}))
 		var o NodeOutcome

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 )
 
 // splitGraph is a graph of two communities of people, joined by two merged
@@ -69,9 +68,9 @@ func splitPlan(t *testing.T, c *Conn, runID string) (*Subgraph, *Plan) {
 		{Node: int(n), Groups: [][]int32{idx(14, 15), idx(4, 100)}, Ambiguity: 0.9, Score: 1},
 		{Node: int(idx(1)[0]), Groups: [][]int32{idx(2, 3, 4, 5, 100)}}, // one group: nothing to split
 	}}
-	p := NewPlan(sg, res, PlanOptions{RunID: runID, Splitter: "test", SkipProperties: []string{"ambiguity"},
+	p, err := NewPlan(sg, res, PlanOptions{RunID: runID, Splitter: "test", SkipProperties: []string{"ambiguity"},
 		Now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)})
-	if len(p.Nodes) != 2 {
+	if err != nil || len(p.Nodes) != 2 {
 		t.Fatalf("plan of %d nodes", len(p.Nodes))
 	}
 	return sg, p
@@ -220,8 +219,8 @@ func TestPlanStoreLoad(t *testing.T) {
 	if string(a) != string(b) || string(a) != string(d) {
 		t.Fatalf("plan changed through the database:\n%s\n%s\n%s", a, b, d)
 	}
-	if _, ok := loaded.Nodes[0].ID.(int64); !ok {
-		t.Fatalf("ids must stay int64: %T", loaded.Nodes[0].ID)
+	if _, ok := loaded.Nodes[0].ID.(string); !ok {
+		t.Fatalf("element ids must stay strings: %T", loaded.Nodes[0].ID)
 	}
 	// Undo of the (unsplit) run deletes the plan.
 	if _, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-c"}); err != nil {
@@ -257,14 +256,9 @@ func TestSplitFaults(t *testing.T) {
 	_, p := splitPlan(t, c, "run-f")
 	var creates int
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhen(func(r neo4jtest.Request) bool {
-		if r.Message == "RUN" && strings.Contains(r.Query, "fondue_split_key = $key") {
-			creates++
-			return creates == 2
-		}
-		return false
-	})
+	srv.Proxy().DropWhenSent("fondue_split_key = $key", 2)
 	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	creates = srv.Proxy().SentCount()
 	srv.Proxy().ClearFaults()
 	if err != nil || st.Split != 2 || srv.Proxy().Stats().Dropped != dropped+1 || creates != 3 {
 		t.Fatalf("split through a dropped connection: %+v %v (dropped %d, %d clone statements)", st, err, srv.Proxy().Stats().Dropped-dropped, creates)
@@ -314,11 +308,14 @@ func TestUndoNestedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clone := run(t, "MATCH (m:FondueSplit {fondue_split_key: 'run-1/100/1'}) RETURN id(m)", nil)[0].Values[0].(int64)
-	ci, _ := sg.Graph.Index(itoa(clone))
+	clone := run(t, "MATCH (m:FondueSplit {fondue_split_key: 'run-1/100/1'}) RETURN elementId(m)", nil)[0].Values[0].(string)
+	ci, _ := sg.Graph.Index(clone)
 	nb := sg.Graph.Neighbors(ci)
 	res := &fondue.Result{Proposals: []fondue.Proposal{{Node: ci, Groups: [][]int32{nb[:2], nb[2:]}}}}
-	p2 := NewPlan(sg, res, PlanOptions{RunID: "run-2"})
+	p2, err := NewPlan(sg, res, PlanOptions{RunID: "run-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st, err := c.Split(ctxT(t, time.Minute), p2, splitTime, nil); err != nil || st.Split != 1 {
 		t.Fatalf("run 2: %+v %v", st, err)
 	}
@@ -339,7 +336,7 @@ func TestUndoNestedRuns(t *testing.T) {
 func TestSplitCloneFailsOnConstraint(t *testing.T) {
 	reset(t)
 	run(t, splitGraph, nil)
-	run(t, "CREATE CONSTRAINT ON (p:Person) ASSERT p.name IS UNIQUE", nil)
+	run(t, "CREATE CONSTRAINT person_name FOR (p:Person) REQUIRE p.name IS UNIQUE", nil)
 	c, _ := open(t)
 	_, p := splitPlan(t, c, "run-u")
 	before := dump(t)

@@ -72,6 +72,9 @@ func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
 	for k, origin := range origins {
 		clones := byOrigin[origin]
 		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+			if err := c.checkFence(ctx, tx, fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins))); err != nil {
+				return nil, err
+			}
 			return c.undoNode(ctx, tx, o, origin, clones)
 		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "undo": o.RunID}))
 		switch {
@@ -82,6 +85,9 @@ func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
 			st.RelationshipsMoved += n.Moved
 		case ctx.Err() != nil:
 			return st, ctx.Err()
+		case errors.Is(err, ErrLockLost):
+			st.Duration = time.Since(t0)
+			return st, err
 		case neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err):
 			st.Duration = time.Since(t0)
 			return st, c.classify(err, fmt.Sprintf("restore node %v (%d of %d; run undo again to finish)", origin, k+1, len(origins)))
@@ -117,6 +123,11 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o Undo
 	}
 	if !state.exists {
 		return out, fmt.Errorf("%w: the original node elementId(n) = %q no longer exists; its clones are left as they are", errUndo, origin)
+	}
+	if !state.split {
+		// Element ids are reused after a deletion: the id may now name
+		// another node. Only the node that carries the run's mark is ours.
+		return out, fmt.Errorf("%w: the node elementId(n) = %q has no record of run %s in fondue_split_runs, so it is not the node that was split (deleted, and its id reused?); its clones are left as they are", errUndo, origin, o.RunID)
 	}
 	for _, cl := range clones {
 		if cl.splits > 0 {

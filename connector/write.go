@@ -55,10 +55,12 @@ type WriteStats struct {
 	// properties are removed instead.
 	PropertiesWritten int
 	// Missing counts nodes that were not found any more (deleted since the
-	// pull, or their key changed).
-	Missing  int
-	Batches  int
-	Duration time.Duration
+	// pull, or their key or labels changed); MissingKeys names some of them
+	// (keys, or element ids; at most 100).
+	Missing     int
+	MissingKeys []any
+	Batches     int
+	Duration    time.Duration
 }
 
 // WriteScores writes res (computed on sg.Graph) back to the nodes of sg, in
@@ -86,7 +88,11 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
 		return WriteStats{}, errorf(ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
 	}
-	q, err := c.render("write_scores", cypher.Vars{IDProperty: sg.Options.IDProperty,
+	var labels []string
+	if !sg.Options.Custom() {
+		labels = sg.Options.NodeLabels
+	}
+	q, err := c.render("write_scores", cypher.Vars{IDProperty: sg.Options.IDProperty, NodeLabels: labels,
 		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, RunProperty: o.RunProperty,
 		EmbeddingProperty: o.EmbeddingProperty})
 	if err != nil {
@@ -136,6 +142,9 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 				}
 				params := map[string]any{"rows": rows, "run": o.RunID}
 				out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+					if err := c.checkFence(ctx, tx, fmt.Sprintf("writing batch %d of %d", b+1, nb)); err != nil {
+						return nil, err
+					}
 					r, err := tx.Run(ctx, q, params)
 					if err != nil {
 						return nil, err
@@ -149,7 +158,11 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 						return nil, err
 					}
 					scored, _, err := neo4j.GetRecordValue[int64](rec, "scored")
-					return [2]int{int(written), int(scored)}, err
+					if err != nil {
+						return nil, err
+					}
+					missing, _, err := neo4j.GetRecordValue[[]any](rec, "missing")
+					return batchResult{int(written), int(scored), missing}, err
 				}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": o.RunID}))
 				mu.Lock()
 				if err != nil {
@@ -160,11 +173,16 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 					mu.Unlock()
 					continue
 				}
-				counts := out.([2]int)
+				br := out.(batchResult)
 				st.Batches++
-				st.Nodes += counts[0]
-				st.Missing += (hi - lo) - counts[0]
-				st.PropertiesWritten += counts[1] * props
+				st.Nodes += br.written
+				st.Missing += (hi - lo) - br.written
+				st.PropertiesWritten += br.scored * props
+				for _, k := range br.missing {
+					if len(st.MissingKeys) < 100 {
+						st.MissingKeys = append(st.MissingKeys, k)
+					}
+				}
 				done += hi - lo
 				if o.Progress != nil {
 					o.Progress(done, n)
@@ -189,9 +207,15 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 		return st, err
 	}
 	if st.Missing > 0 {
-		c.log.Warn("nodes not found while writing: deleted since the pull, or their key changed", "missing", st.Missing)
+		c.log.Warn("nodes not found while writing, so not written: deleted since the pull, or their key or labels changed",
+			"missing", st.Missing, "examples", fmt.Sprint(st.MissingKeys[:min(len(st.MissingKeys), 10)]))
 	}
 	return st, nil
+}
+
+type batchResult struct {
+	written, scored int
+	missing         []any
 }
 
 func nullNaN(x float64) any {

@@ -104,8 +104,10 @@ func (e *NameError) Error() string { return fmt.Sprintf("name %q %s", e.Name, e.
 const MaxNameBytes = 16 << 10
 
 // CheckName validates a label, relationship type or property name. Every
-// non-empty UTF-8 string without control characters is accepted (after
-// escaping, backticks, spaces, quotes, braces and parentheses are literal).
+// non-empty UTF-8 string without control characters and without a Unicode
+// escape sequence (a backslash followed by u or U) is accepted; after
+// escaping, backticks, backslashes, spaces, quotes, braces, parentheses and
+// comment markers are literal.
 func CheckName(name string) error {
 	switch {
 	case name == "":
@@ -119,6 +121,11 @@ func CheckName(name string) error {
 		if unicode.IsControl(r) {
 			return &NameError{name, fmt.Sprintf("contains the control character %U", r)}
 		}
+	}
+	if strings.Contains(name, `\u`) || strings.Contains(name, `\U`) {
+		// Inside backticks Neo4j 5 reads \u0060 as a backtick (and any
+		// \uXXXX as that character): the name would not be used literally.
+		return &NameError{name, `contains a Unicode escape (\u or \U), which Neo4j 5 would read as another character: rename it or write the character itself`}
 	}
 	return nil
 }

@@ -79,6 +79,7 @@ type syncSummary struct {
 	Epochs                int                   `json:"epochs"`                   // CNE epochs run
 	WarmStartNodes        int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
 	NodesNotFound         int                   `json:"nodesNotFound"`
+	NodesNotFoundKeys     []any                 `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
 	Configuration         map[string]any        `json:"configuration"`
 	Split                 *connector.SplitStats `json:"split,omitempty"`
 	Resumed               bool                  `json:"resumed,omitempty"`
@@ -320,8 +321,12 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 
 	var plan *connector.Plan
 	if s.split {
-		plan = connector.NewPlan(sg, res, connector.PlanOptions{RunID: s.runID, Splitter: s.splitter,
+		var err error
+		plan, err = connector.NewPlan(sg, res, connector.PlanOptions{RunID: s.runID, Splitter: s.splitter,
 			MarkerLabel: s.pull.MarkerLabel, SkipProperties: s.skip})
+		if err != nil {
+			return exitCode(err)
+		}
 	}
 	if dryRun {
 		if plan != nil {
@@ -343,7 +348,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		return lockedContext(ctx, exitCode(err))
 	}
 	sum.NodePropertiesWritten = ws.PropertiesWritten
-	sum.NodesNotFound = ws.Missing
+	sum.NodesNotFound, sum.NodesNotFoundKeys = ws.Missing, ws.MissingKeys
 	sum.WriteMillis = millis(time.Since(t2))
 	log.Info("wrote the scores", "phase", "write", "nodes", ws.Nodes, "properties", ws.PropertiesWritten,
 		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds()))

@@ -314,15 +314,16 @@ func (p *Proxy) Resume() {
 	p.mu.Unlock()
 }
 
-// Refuse closes the listening socket: new connections are refused (open
-// ones go on) until Restore.
+// Refuse is a server that went away: open connections are cut and new ones
+// refused until Restore.
 func (p *Proxy) Refuse() {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.ln != nil {
 		p.ln.Close()
 		p.ln = nil
 	}
+	p.mu.Unlock()
+	p.DropAll()
 }
 
 // Restore listens again on the same address after Refuse.
