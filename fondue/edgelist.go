@@ -3,10 +3,12 @@ package fondue
 import (
 	"bufio"
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,11 +32,16 @@ const (
 	HeaderFirst
 )
 
+// ErrNoEdges is the cause of the ParseError returned for an edge list with
+// no edge line at all (an empty file, or only comments and a header).
+var ErrNoEdges = errors.New("no edges")
+
 // ParseError reports a malformed edge list, with the place it was found.
 type ParseError struct {
 	File string // file name, or "" for a reader without one
 	Line int    // 1-based; 0 when the problem is the file as a whole
 	Msg  string
+	Err  error // the cause, when there is one to test for (ErrNoEdges)
 }
 
 func (e *ParseError) Error() string {
@@ -48,12 +55,57 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", name, e.Line, e.Msg)
 }
 
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// EdgeListFormat says how the fields of an edge list's lines are separated.
+type EdgeListFormat int
+
+const (
+	// FormatAuto picks the format from the file name, else from the first
+	// data lines (see ReadEdgeList).
+	FormatAuto EdgeListFormat = iota
+	// FormatWhitespace separates fields by runs of spaces, tabs or commas;
+	// ids cannot contain any of them, and there is no quoting.
+	FormatWhitespace
+	// FormatCSV is RFC 4180 CSV: comma-separated, fields optionally quoted
+	// with '"' (a quoted field may hold commas, newlines and doubled quotes).
+	FormatCSV
+	// FormatTSV is FormatCSV with tabs instead of commas.
+	FormatTSV
+)
+
+func (f EdgeListFormat) String() string {
+	switch f {
+	case FormatWhitespace:
+		return "whitespace"
+	case FormatCSV:
+		return "csv"
+	case FormatTSV:
+		return "tsv"
+	}
+	return "auto"
+}
+
+// FormatFromName returns the format a file name implies: ".csv" is CSV,
+// ".tsv" and ".tab" are TSV (case-insensitive, after a final ".gz"-free
+// extension); anything else is FormatAuto.
+func FormatFromName(name string) EdgeListFormat {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".csv":
+		return FormatCSV
+	case ".tsv", ".tab":
+		return FormatTSV
+	}
+	return FormatAuto
+}
+
 // EdgeListStats describes what ReadEdgeList read.
 type EdgeListStats struct {
-	Lines    int  // lines in the file
-	Edges    int  // edge lines, self-loops and duplicates included
-	Header   bool // whether a header line was skipped
-	Weighted bool // whether edges carried a third (weight) column; weights are ignored
+	Lines    int            // lines in the file
+	Edges    int            // edge lines, self-loops and duplicates included
+	Header   bool           // whether a header line was skipped
+	Weighted bool           // whether edges carried a third (weight) column; weights are ignored
+	Format   EdgeListFormat // how the fields were separated
 }
 
 // ReadEdgeListFile reads an edge list from a file; see ReadEdgeList.
@@ -66,86 +118,309 @@ func ReadEdgeListFile(path string, header HeaderMode) (*Graph, EdgeListStats, er
 	return ReadEdgeList(f, path, header)
 }
 
-// ReadEdgeList reads an undirected edge list: one edge "u v" per line, the two
-// node ids separated by whitespace or a comma, optionally followed by a
-// numeric weight (accepted and ignored: the method is unweighted). Lines
-// starting with '#' or '%' are comments, blank lines are skipped. Node ids are
-// integers or arbitrary strings without spaces or commas. name is used in error
-// messages, which have the form "name:line: what is wrong".
-func ReadEdgeList(r io.Reader, name string, header HeaderMode) (*Graph, EdgeListStats, error) {
-	var st EdgeListStats
-	fail := func(line int, format string, args ...any) (*Graph, EdgeListStats, error) {
-		return nil, st, &ParseError{File: name, Line: line, Msg: fmt.Sprintf(format, args...)}
-	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	var b Builder
-	var pending [][]byte // first data line, held until we know whether it is a header
-	pendingLine := 0
-	var fields [3][]byte
+// utf8BOM is the byte-order mark some editors and spreadsheet tools put at
+// the start of UTF-8 files. It is not part of the first node id.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
+// sniffLines is how many data lines ReadEdgeList looks at to pick a format.
+const sniffLines = 100
+
+// ReadEdgeList reads an undirected edge list: one edge "u v" per line,
+// optionally followed by a numeric weight (accepted and ignored: the method
+// is unweighted). Lines whose first non-blank character is '#' or '%' are
+// comments, blank lines are skipped, and a UTF-8 byte-order mark at the
+// start is ignored. Node ids are integers or strings; surrounding spaces are
+// not part of an id.
+//
+// The fields are separated in one of three ways (EdgeListFormat). A name
+// ending in .csv means CSV and .tsv (or .tab) means TSV: RFC 4180, read
+// with encoding/csv, so ids may be quoted and then hold commas, tabs,
+// quotes (doubled) and newlines. Any other name (and standard input) is
+// sniffed from its first 100 data lines: a tab-separated field holding a
+// space or a quote means TSV; else, with no tab at all, a comma means CSV;
+// else fields are separated by runs of spaces, tabs and commas, as in SNAP
+// and KONECT files (no quoting: a quoted field there is an error that says
+// so).
+//
+// name is used in error messages, which have the form "name:line: what is
+// wrong".
+func ReadEdgeList(r io.Reader, name string, header HeaderMode) (*Graph, EdgeListStats, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
+		br.Discard(len(utf8BOM))
+	}
+	format := FormatFromName(name)
+	if format == FormatAuto {
+		var seen []byte
+		var err error
+		format, seen, err = sniffFormat(br)
+		line := bytes.Count(seen, []byte{'\n'}) + 1
+		switch {
+		case errors.Is(err, errLineTooLong):
+			return nil, EdgeListStats{}, &ParseError{File: name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes: not an edge list?", MaxLineBytes)}
+		case err != nil:
+			return nil, EdgeListStats{}, fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+		// Read again what the sniffing consumed.
+		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(seen), br), 64<<10)
+	}
+	el := &edgeListReader{name: name, header: header}
+	el.st.Format = format
+	var err error
+	if format == FormatWhitespace {
+		err = el.readWhitespace(br)
+	} else {
+		err = el.readCSV(br, format)
+	}
+	if err != nil {
+		return nil, el.st, err
+	}
+	if el.pending != nil {
+		if err := el.addEdge(el.pending, el.pendingLine); err != nil {
+			return nil, el.st, err
+		}
+	}
+	if el.st.Edges == 0 {
+		return nil, el.st, &ParseError{File: name, Msg: fmt.Sprintf("no edges found (%d lines read)", el.st.Lines), Err: ErrNoEdges}
+	}
+	return el.b.Build(), el.st, nil
+}
+
+// sniffFormat reads up to sniffLines data lines (and at most MaxLineBytes
+// per line) and picks the format they suggest. It returns the bytes it
+// consumed, to be read again.
+func sniffFormat(br *bufio.Reader) (EdgeListFormat, []byte, error) {
+	var seen []byte
+	tab, tabAndSpace, comma := false, false, false
+	quotes := 0
+	for data := 0; data < sniffLines && len(seen) < 4*MaxLineBytes; {
+		line, err := readRawLine(br)
+		if errors.Is(err, errLineTooLong) {
+			return 0, seen, err
+		}
+		seen = append(seen, line...)
+		if err != nil && err != io.EOF {
+			return 0, seen, err
+		}
+		t := bytes.TrimSpace(line)
+		inQuotes := quotes%2 == 1 // a line inside a quoted field is never a comment
+		quotes += bytes.Count(line, []byte{'"'})
+		if len(t) > 0 && (inQuotes || t[0] != '#' && t[0] != '%') {
+			data++
+			if bytes.IndexByte(t, '\t') >= 0 {
+				tab = true
+				for _, f := range bytes.Split(t, []byte{'\t'}) {
+					if bytes.ContainsAny(bytes.TrimSpace(f), " \"") {
+						tabAndSpace = true
+					}
+				}
+			}
+			if bytes.IndexByte(t, ',') >= 0 {
+				comma = true
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	switch {
+	case tab && tabAndSpace:
+		return FormatTSV, seen, nil
+	case !tab && comma:
+		return FormatCSV, seen, nil
+	}
+	return FormatWhitespace, seen, nil
+}
+
+// edgeListReader holds the state of ReadEdgeList shared by the formats:
+// the graph so far and the header decision.
+type edgeListReader struct {
+	name        string
+	header      HeaderMode
+	st          EdgeListStats
+	b           Builder
+	pending     [][]byte // first data line, held until we know whether it is a header
+	pendingLine int
+}
+
+func (el *edgeListReader) fail(line int, format string, args ...any) error {
+	return &ParseError{File: el.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// record takes one data line's fields (nf of them, the first min(nf, 3) in
+// f) found on line.
+func (el *edgeListReader) record(f [][]byte, nf, line int) error {
+	switch {
+	case nf < 2:
+		hint := ""
+		if el.st.Format == FormatCSV && bytes.ContainsAny(f[0], "\t ") {
+			hint = " (this file is read as CSV: fields are separated by commas)"
+		} else if el.st.Format == FormatTSV && bytes.ContainsAny(f[0], ", ") {
+			hint = " (this file is read as TSV: fields are separated by tabs)"
+		}
+		return el.fail(line, "want 2 node ids (\"u v\"), found 1 field %q%s", f[0], hint)
+	case nf > 3:
+		return el.fail(line, "want \"u v\" or \"u v weight\", found %d fields", nf)
+	}
+	f = f[:nf]
+	for k, x := range f[:2] {
+		if len(x) == 0 {
+			return el.fail(line, "node id %d is empty", k+1)
+		}
+	}
+	if el.pending == nil && el.st.Edges == 0 && !el.st.Header && el.header != HeaderNone {
+		if el.header == HeaderFirst || looksLikeHeader(f) {
+			el.st.Header = true
+			return nil
+		}
+		if allNonNumeric(f[:2]) {
+			// Maybe a header, maybe string ids: decide on the next line.
+			el.pending = make([][]byte, len(f))
+			for k := range f {
+				el.pending[k] = bytes.Clone(f[k])
+			}
+			el.pendingLine = line
+			return nil
+		}
+	}
+	if el.pending != nil {
+		p := el.pending
+		el.pending = nil
+		if !allNonNumeric(f[:2]) && (len(p) == 2 || !isNumber(p[2])) {
+			el.st.Header = true
+		} else if err := el.addEdge(p, el.pendingLine); err != nil {
+			return err
+		}
+	}
+	return el.addEdge(f, line)
+}
+
+func (el *edgeListReader) addEdge(f [][]byte, line int) error {
+	if msg := addEdgeFields(&el.b, f, &el.st); msg != "" {
+		if el.st.Format == FormatWhitespace && len(f) == 3 && !isNumber(f[2]) {
+			msg += " (this file is read as whitespace-separated: ids with spaces need a CSV or TSV file, .csv or .tsv)"
+		}
+		return el.fail(line, "%s", msg)
+	}
+	return nil
+}
+
+// readWhitespace reads lines whose fields are separated by runs of spaces,
+// tabs and commas.
+func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
+	var fields [3][]byte
 	for {
 		line, err := readLine(br)
 		if err == io.EOF && line == nil {
-			break
+			return nil
 		}
-		st.Lines++
+		el.st.Lines++
 		if errors.Is(err, errLineTooLong) {
-			return fail(st.Lines, "line longer than %d bytes: not an edge list?", MaxLineBytes)
+			return el.fail(el.st.Lines, "line longer than %d bytes: not an edge list?", MaxLineBytes)
 		}
 		if err != nil && err != io.EOF {
-			return nil, st, fmt.Errorf("%s:%d: %w", name, st.Lines, err)
+			return fmt.Errorf("%s:%d: %w", el.name, el.st.Lines, err)
 		}
 		if bad, ok := findBinary(line); ok {
-			return fail(st.Lines, "invalid byte %#02x: not a text edge list?", bad)
+			return el.fail(el.st.Lines, "invalid byte %#02x: not a text edge list?", bad)
 		}
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' || line[0] == '%' {
 			continue
 		}
 		nf := splitFields(line, &fields)
-		switch {
-		case nf < 2:
-			return fail(st.Lines, "want 2 node ids (\"u v\"), found 1 field %q", fields[0])
-		case nf > 3:
-			return fail(st.Lines, "want \"u v\" or \"u v weight\", found %d fields", nf)
+		for k, f := range fields[:min(nf, 3)] {
+			f = bytes.TrimSpace(f) // other Unicode spaces
+			fields[k] = f
+			if len(f) > 0 && f[0] == '"' {
+				return el.fail(el.st.Lines, "quoted field %s: this file is read as whitespace-separated (from its first lines); "+
+					"quoted ids need a CSV or TSV file (.csv: commas, .tsv: tabs)", f)
+			}
 		}
+		if err := el.record(fields[:], nf, el.st.Lines); err != nil {
+			return err
+		}
+	}
+}
 
-		if pending == nil && st.Edges == 0 && !st.Header && header != HeaderNone {
-			if header == HeaderFirst || looksLikeHeader(fields[:nf]) {
-				st.Header = true
-				continue
-			}
-			if allNonNumeric(fields[:2]) {
-				// Maybe a header, maybe string ids: decide on the next line.
-				pending = [][]byte{bytes.Clone(fields[0]), bytes.Clone(fields[1])}
-				if nf == 3 {
-					pending = append(pending, bytes.Clone(fields[2]))
-				}
-				pendingLine = st.Lines
-				continue
-			}
+// readCSV reads RFC 4180 records (comma- or tab-separated) with
+// encoding/csv. A filter in front of it drops comment and blank lines
+// between records and checks every physical line as readWhitespace does.
+func (el *edgeListReader) readCSV(br *bufio.Reader, format EdgeListFormat) error {
+	lf := &csvLines{br: br, el: el}
+	cr := csv.NewReader(lf)
+	if format == FormatTSV {
+		cr.Comma = '\t'
+	}
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	var fields [3][]byte
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
 		}
-		if pending != nil {
-			if !allNonNumeric(fields[:2]) && (len(pending) == 2 || !isNumber(pending[2])) {
-				st.Header = true
-			} else if err := addEdgeFields(&b, pending, &st); err != "" {
-				return fail(pendingLine, "%s", err)
+		if err != nil {
+			var pe *ParseError
+			var ce *csv.ParseError
+			switch {
+			case errors.As(err, &pe):
+				return pe
+			case errors.As(err, &ce) && ce.StartLine != ce.Line:
+				return el.fail(ce.StartLine, "the record starting here: line %d, column %d: %v", ce.Line, ce.Column, ce.Err)
+			case errors.As(err, &ce):
+				return el.fail(ce.Line, "column %d: %v", ce.Column, ce.Err)
 			}
-			pending = nil
+			return fmt.Errorf("%s:%d: %w", el.name, lf.lines, err)
 		}
-		if err := addEdgeFields(&b, fields[:nf], &st); err != "" {
-			return fail(st.Lines, "%s", err)
+		line, _ := cr.FieldPos(0)
+		for k := range min(len(rec), 3) {
+			fields[k] = []byte(strings.TrimSpace(rec[k]))
+		}
+		if err := el.record(fields[:], len(rec), line); err != nil {
+			return err
 		}
 	}
-	if pending != nil {
-		if err := addEdgeFields(&b, pending, &st); err != "" {
-			return fail(pendingLine, "%s", err)
+}
+
+// csvLines feeds encoding/csv one physical line at a time. Between records
+// (an even number of quotes so far) it blanks comment lines and lines of
+// only spaces, so that csv skips them and its line numbers stay right; it
+// rejects binary bytes and lines longer than MaxLineBytes.
+type csvLines struct {
+	br     *bufio.Reader
+	el     *edgeListReader
+	buf    []byte // the rest of the current line
+	lines  int
+	quotes int // quote characters so far: odd inside a quoted field
+}
+
+func (c *csvLines) Read(p []byte) (int, error) {
+	for len(c.buf) == 0 {
+		line, err := readRawLine(c.br)
+		if len(line) == 0 && err != nil {
+			return 0, err
 		}
+		c.lines++
+		c.el.st.Lines = c.lines
+		if errors.Is(err, errLineTooLong) {
+			return 0, c.el.fail(c.lines, "line longer than %d bytes: not an edge list?", MaxLineBytes)
+		}
+		if bad, ok := findBinary(line); ok {
+			return 0, c.el.fail(c.lines, "invalid byte %#02x: not a text edge list?", bad)
+		}
+		if c.quotes%2 == 0 {
+			if t := bytes.TrimSpace(line); len(t) == 0 || t[0] == '#' || t[0] == '%' {
+				line = []byte{'\n'}
+			}
+		}
+		c.quotes += bytes.Count(line, []byte{'"'})
+		c.buf = line
 	}
-	if st.Edges == 0 {
-		return fail(0, "no edges found (%d lines read)", st.Lines)
-	}
-	return b.Build(), st, nil
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
 }
 
 func addEdgeFields(b *Builder, f [][]byte, st *EdgeListStats) string {
@@ -202,6 +477,23 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// readRawLine returns the next line with its terminator ("\n" or "\r\n";
+// none at the end of the input). A line longer than MaxLineBytes is
+// consumed and reported with errLineTooLong.
+func readRawLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > MaxLineBytes+2 {
+			return nil, errLineTooLong
+		}
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
+	}
+}
+
 // findBinary returns the first byte that cannot occur in a text edge list:
 // NUL and other control characters, or invalid UTF-8.
 func findBinary(line []byte) (byte, bool) {
@@ -223,6 +515,8 @@ func findBinary(line []byte) (byte, bool) {
 	return 0, false
 }
 
+func isSeparator(c byte) bool { return c == ' ' || c == '\t' || c == ',' || c == '\r' }
+
 // splitFields splits on runs of whitespace and single commas (so "a, b" and
 // "a,b" both give two fields). It stores at most three fields and returns the
 // total count.
@@ -230,14 +524,14 @@ func splitFields(line []byte, out *[3][]byte) int {
 	n := 0
 	i := 0
 	for i < len(line) {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == ',') {
+		for i < len(line) && isSeparator(line[i]) {
 			i++
 		}
 		if i >= len(line) {
 			break
 		}
 		j := i
-		for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != ',' {
+		for j < len(line) && !isSeparator(line[j]) {
 			j++
 		}
 		if n < 3 {

@@ -242,21 +242,34 @@ func TestNewGraphMatchesBuilder(t *testing.T) {
 }
 
 func FuzzReadEdgeList(f *testing.F) {
-	f.Add([]byte("1 2\n2 3\n"))
-	f.Add([]byte("source,target\na,b\n"))
-	f.Add([]byte("1 2 x\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g, _, err := ReadEdgeList(bytes.NewReader(data), "fuzz", HeaderAuto)
+	f.Add([]byte("1 2\n2 3\n"), uint8(0))
+	f.Add([]byte("source,target\na,b\n"), uint8(0))
+	f.Add([]byte("1 2 x\n"), uint8(0))
+	f.Add([]byte("\xef\xbb\xbf\"Alice Smith\",\"Bob\"\n\"a\n#b\",c\n"), uint8(1))
+	f.Add([]byte("Alice Smith\tBob\n% c\n\"x\"\"y\"\t1\n"), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, kind uint8) {
+		name := []string{"fuzz", "fuzz.csv", "fuzz.tsv"}[kind%3]
+		g, st, err := ReadEdgeList(bytes.NewReader(data), name, HeaderAuto)
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
+			if !strings.HasPrefix(err.Error(), name+":") || strings.Contains(err.Error(), "\n") && pe.Line == 0 {
+				t.Fatalf("error %q does not start with %s:", err, name)
+			}
 			return
 		}
+		if st.Format == FormatAuto || st.Edges == 0 {
+			t.Fatalf("stats %+v", st)
+		}
 		for i := 0; i < g.NumNodes(); i++ {
-			if j, ok := g.Index(g.Key(i)); !ok || j != i {
-				t.Fatalf("key %q of node %d maps back to %d, %v", g.Key(i), i, j, ok)
+			k := g.Key(i)
+			if j, ok := g.Index(k); !ok || j != i {
+				t.Fatalf("key %q of node %d maps back to %d, %v", k, i, j, ok)
+			}
+			if k == "" || strings.TrimSpace(k) != k || strings.HasPrefix(k, "\ufeff") {
+				t.Fatalf("node id %q: empty, padded or with a byte-order mark", k)
 			}
 		}
 	})
