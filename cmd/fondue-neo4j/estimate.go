@@ -14,24 +14,49 @@ func newEstimateCmd(a *app) *cobra.Command {
 	var (
 		nodes, edges int64
 		stringKeys   bool
-		output       string
 	)
 	cmd := &cobra.Command{
-		Use:   "estimate --nodes N --edges M",
+		Use:   "estimate [FILE | --nodes N --edges M]",
 		Short: "Predict the peak memory of scoring a graph of a given size",
-		Long: `estimate prints the memory that score and sync would need for a graph with the
-given node and relationship counts, phase by phase, and whether it fits under
-max_memory (default: the memory available to this process). score and sync run
-the same check before they start and refuse to run a graph that would not fit.`,
-		Example: "  fondue-neo4j estimate --nodes 1000000 --edges 10000000",
-		Args:    exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if nodes <= 0 || edges < 0 {
-				return usageErrorf("--nodes must be positive and --edges non-negative")
+		Long: `estimate prints the memory that score and sync would need for a graph, phase
+by phase, and whether it fits under max_memory (default: the memory available
+to this process). The graph is an edge list FILE (read like "score" reads it,
+"-" for standard input), or its counts: --nodes and --edges (and --string-keys
+when the ids are not integers). score and sync run the same check before they
+start and refuse to run a graph that would not fit.
+
+A graph that does not fit exits with code 7 (after printing the estimate),
+like score and sync.`,
+		Example: `  fondue-neo4j estimate --nodes 1000000 --edges 10000000
+  fondue-neo4j estimate testdata/lesmis.edges --output json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("estimate takes one edge-list file, or --nodes and --edges (see '%s --help')", cmd.CommandPath())
 			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
 			opts, err := a.scoreOptions()
 			if err != nil {
 				return err
+			}
+			fromFile := len(args) == 1
+			if fromFile {
+				if fl.Changed("nodes") || fl.Changed("edges") || fl.Changed("string-keys") {
+					return usageErrorf("estimate %s: the file gives the counts; drop --nodes, --edges and --string-keys", args[0])
+				}
+				hm, err := parseHeaderMode(a.v.GetString("header"))
+				if err != nil {
+					return err
+				}
+				g, err := a.readGraph(args[0], hm)
+				if err != nil {
+					return err
+				}
+				nodes, edges, stringKeys = int64(g.NumNodes()), int64(g.NumEdges()), !g.IntKeys()
+			} else if nodes <= 0 || edges < 0 {
+				return usageErrorf("estimate needs an edge-list file, or --nodes (positive) and --edges (non-negative)")
 			}
 			limit, err := a.memoryLimit()
 			if err != nil {
@@ -40,31 +65,22 @@ the same check before they start and refuse to run a graph that would not fit.`,
 			e := fondue.EstimateMemory(nodes, edges, fondue.EstimateOptions{Dim: opts.CNE.Dim, Workers: opts.Workers,
 				StringKeys: stringKeys, KeepState: a.v.GetString("embedding.checkpoint") != "", FromFile: true,
 				ExactMaxNode: opts.CNE.ExactMaxNodes})
-			fits := e.CheckMemory(limit) == nil
-			if output == "json" {
-				return json.NewEncoder(a.stdout).Encode(map[string]any{
+			fitErr := e.CheckMemory(limit)
+			fits := fitErr == nil
+			if a.v.GetString("output") == "json" {
+				err = json.NewEncoder(a.stdout).Encode(map[string]any{
 					"nodeCount": nodes, "relationshipCount": edges, "requiredMemory": fondue.FormatBytes(e.Peak),
 					"bytesPeak": e.Peak, "bytesLive": e.Live, "limitBytes": limit, "fits": fits, "phases": e.Phases,
 				})
+			} else {
+				err = writeEstimateText(a, e, fits, limit)
 			}
-			tw := tabwriter.NewWriter(a.stdout, 2, 8, 3, ' ', 0)
-			for _, ph := range e.Phases {
-				fmt.Fprintf(tw, "%s\t%s\t\n", ph.Phase, fondue.FormatBytes(ph.Bytes))
-				for _, p := range ph.Parts {
-					fmt.Fprintf(tw, "  %s\t%s\t\n", p.Name, fondue.FormatBytes(p.Bytes))
-				}
+			if err != nil {
+				return err
 			}
-			tw.Flush()
-			verdict := "fits"
 			if !fits {
-				verdict = "does NOT fit"
+				return withCode(exitMemory, fmt.Errorf("does not fit: %w", fitErr))
 			}
-			limitText := "no limit known"
-			if limit > 0 {
-				limitText = "limit " + fondue.FormatBytes(limit)
-			}
-			fmt.Fprintf(a.stdout, "\nrequired memory (peak resident, with GC headroom): %s; %s (%s)\n",
-				fondue.FormatBytes(e.Peak), verdict, limitText)
 			return nil
 		},
 	}
@@ -72,9 +88,35 @@ the same check before they start and refuse to run a graph that would not fit.`,
 	f.Int64Var(&nodes, "nodes", 0, "number of nodes")
 	f.Int64Var(&edges, "edges", 0, "number of (undirected) relationships")
 	f.BoolVar(&stringKeys, "string-keys", false, "node ids are strings (e.g. Neo4j element ids) rather than integers")
-	f.StringVar(&output, "output", "text", "text or json")
+	f.String("output", "text", "text or json")
+	addHeaderFlag(f)
 	addScoreFlags(f)
 	return cmd
+}
+
+// writeEstimateText prints the estimate's phases and the verdict.
+func writeEstimateText(a *app, e fondue.MemoryEstimate, fits bool, limit int64) error {
+	tw := tabwriter.NewWriter(a.stdout, 2, 8, 3, ' ', 0)
+	for _, ph := range e.Phases {
+		fmt.Fprintf(tw, "%s\t%s\t\n", ph.Phase, fondue.FormatBytes(ph.Bytes))
+		for _, p := range ph.Parts {
+			fmt.Fprintf(tw, "  %s\t%s\t\n", p.Name, fondue.FormatBytes(p.Bytes))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	verdict := "fits"
+	if !fits {
+		verdict = "does NOT fit"
+	}
+	limitText := "no limit known"
+	if limit > 0 {
+		limitText = "limit " + fondue.FormatBytes(limit)
+	}
+	_, err := fmt.Fprintf(a.stdout, "\nrequired memory (peak resident, with GC headroom): %s; %s (%s)\n",
+		fondue.FormatBytes(e.Peak), verdict, limitText)
+	return err
 }
 
 // memoryLimit returns max_memory in bytes: the configured size, or the memory

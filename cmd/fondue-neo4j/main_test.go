@@ -144,13 +144,13 @@ func TestScoreBadInput(t *testing.T) {
 		{[]string{"score", three}, nil, exitUsage, three + `:2: weight "x" is not a number`},
 		{[]string{"score", filepath.Join(dir, "nope")}, nil, exitUsage, "no such file"},
 		{[]string{"score"}, nil, exitUsage, "needs one edge-list file"},
-		{[]string{"score", lesmis, "--top", "-1"}, nil, exitUsage, "--top -1"},
-		{[]string{"score", lesmis, "--format", "xml"}, nil, exitUsage, "--format"},
-		{[]string{"score", lesmis, "--dim", "0"}, nil, exitUsage, "embedding.dim"},
+		{[]string{"score", lesmis, "--top", "-1"}, nil, exitUsage, "flag --top=-1: want a non-negative integer"},
+		{[]string{"score", lesmis, "--format", "xml"}, nil, exitUsage, "flag --output=xml: want one of text, tsv, json"},
+		{[]string{"score", lesmis, "--dim", "0"}, nil, exitUsage, "flag --dim=0: want a positive integer"},
 		{[]string{"score", lesmis, "--method", "pagerank"}, nil, exitUsage, "method"},
-		{[]string{"score", lesmis, "--split=kmeans"}, nil, exitUsage, "split method"},
+		{[]string{"score", lesmis, "--split=kmeans"}, nil, exitUsage, "flag --split=kmeans: want one of"},
 		{[]string{"score", lesmis, "--split", "mcl"}, nil, exitUsage, "write --split=mcl"},
-		{[]string{"score", lesmis, "--mode", "fast"}, nil, exitUsage, "embedding.mode"},
+		{[]string{"score", lesmis, "--mode", "fast"}, nil, exitUsage, "flag --mode=fast: want one of auto, exact, sampled"},
 		{[]string{"score", lesmis, "--epochs", "ten"}, nil, exitUsage, "invalid argument"},
 		{[]string{"score", lesmis}, map[string]string{"FONDUE_EMBEDDING_SIGMA2": "0.5"}, exitUsage, "sigma2 (0.5) must be larger"},
 		{[]string{"score", lesmis, "--config", filepath.Join(dir, "missing.yaml")}, nil, exitUsage, "not found"},
@@ -276,7 +276,7 @@ func TestEstimateAndMemoryLimit(t *testing.T) {
 		Fits      bool  `json:"fits"`
 		BytesPeak int64 `json:"bytesPeak"`
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &e) != nil || e.Fits || e.BytesPeak < 100e6 {
+	if code != exitMemory || json.Unmarshal([]byte(out), &e) != nil || e.Fits || e.BytesPeak < 100e6 {
 		t.Fatalf("estimate json: exit %d, %q", code, out)
 	}
 	code, out, stderr = runCLI(t, "", "score", lesmis, "--max-memory", "1MB")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -26,6 +27,8 @@ type app struct {
 	tty bool
 	// configFile is the file the configuration came from, "" if none.
 	configFile string
+	// sources says where each setting's value came from (set by setup).
+	sources map[string]config.Source
 	// cmd is the command being run (set by setup).
 	cmd *cobra.Command
 }
@@ -61,7 +64,7 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	})
 	pf := root.PersistentFlags()
 	pf.String("config", "", "config file (default: ./fondue.yaml, then $XDG_CONFIG_HOME/fondue-neo4j/fondue.yaml, /etc/fondue-neo4j/fondue.yaml)")
-	pf.String("log-level", "", "log level: debug, info, warn, error")
+	pf.String("log-level", "info", "log level: debug, info, warn, error")
 	pf.String("log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
 	pf.String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
 	root.SetOut(a.stdout)
@@ -70,6 +73,8 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	benchCmd := newBenchCmd(a)
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
+	root.SetGlobalNormalizationFunc(normalizeFlag)
+	registerCompletions(root)
 	return root
 }
 
@@ -124,6 +129,27 @@ var flagKeys = map[string]string{
 	"lock-ttl":            "lock.ttl",
 	"run-id":              "run_id",
 	"output":              "output",
+	"dry-run":             "dry_run",
+
+	// score
+	"top":    "top",
+	"header": "header",
+}
+
+// flagAliases are other names accepted for flags (help shows the canonical
+// name only): GDS's "concurrency" for --threads, the older --format of
+// score, and undo's older --run.
+var flagAliases = map[string]string{
+	"concurrency": "threads",
+	"format":      "output",
+	"run":         "run-id",
+}
+
+func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	if canonical, ok := flagAliases[name]; ok {
+		name = canonical
+	}
+	return pflag.NormalizedName(name)
 }
 
 // commandFlagKeys overrides flagKeys for one command, where a flag name
@@ -133,56 +159,117 @@ var commandFlagKeys = map[string]map[string]string{
 	"sync": {"split": "split.enabled"},
 }
 
-// setup loads the configuration: flag > environment (FONDUE_*) > file > default.
+// setup loads the configuration: flag > environment (FONDUE_*) > file >
+// default. Every value is checked against its setting (internal/config):
+// an unknown key or variable, or a value of the wrong kind, stops the run
+// with one message naming it and where it came from.
 func (a *app) setup(cmd *cobra.Command) error {
 	a.cmd = cmd
+	if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
+		return nil // completion reads no configuration
+	}
 	v := a.v
 	setDefaults(v)
-	v.SetEnvPrefix("FONDUE")
-	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
-	v.AutomaticEnv()
-	var bindErr error
+	flags := map[string]*pflag.Flag{} // setting -> this command's flag for it
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		key, ok := commandFlagKeys[cmd.Name()][f.Name]
-		if !ok {
-			key, ok = flagKeys[f.Name]
-		}
-		if ok && bindErr == nil {
-			bindErr = v.BindPFlag(key, f)
+		if key, ok := flagKey(cmd.Name(), f.Name); ok {
+			flags[key] = f
 		}
 	})
-	if bindErr != nil {
-		return bindErr
+	path, err := a.configPath(cmd)
+	if err != nil {
+		return err
 	}
-	explicit, _ := cmd.Flags().GetString("config")
-	if explicit == "" {
-		explicit = os.Getenv("FONDUE_CONFIG")
-	}
-	if explicit != "" {
-		v.SetConfigFile(explicit)
-	} else {
-		v.SetConfigName("fondue")
-		v.SetConfigType("yaml")
-		v.AddConfigPath(".")
-		if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
-			v.AddConfigPath(filepath.Join(x, "fondue-neo4j"))
-		} else if h, err := os.UserHomeDir(); err == nil {
-			v.AddConfigPath(filepath.Join(h, ".config", "fondue-neo4j"))
+	fileVals := map[string]config.Value{}
+	if path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return usageErrorf("config file %s: %v", path, errors.Unwrap(err))
 		}
-		v.AddConfigPath("/etc/fondue-neo4j")
-	}
-	if err := v.ReadInConfig(); err != nil {
-		var nf viper.ConfigFileNotFoundError
-		if !errors.As(err, &nf) || explicit != "" {
-			if os.IsNotExist(err) || errors.As(err, &nf) {
-				return usageErrorf("config file %s not found", explicit)
-			}
-			return usageErrorf("config file %s: %v", v.ConfigFileUsed(), err)
+		if fileVals, err = config.ReadFile(path, data); err != nil {
+			return withCode(exitUsage, err)
 		}
-	} else {
-		a.configFile = v.ConfigFileUsed()
+		a.configFile = path
+	}
+	envVals, err := config.ReadEnv(os.Environ())
+	if err != nil {
+		return withCode(exitUsage, err)
+	}
+	a.sources = map[string]config.Source{}
+	for i := range config.Settings {
+		s := &config.Settings[i]
+		raw, src := s.Default, config.Source{Kind: config.FromDefault}
+		if f := flags[s.Key]; f != nil && f.Changed {
+			raw, src = flagValue(f), config.Source{Kind: config.FromFlag, Name: f.Name}
+		} else if ev, ok := envVals[s.Key]; ok {
+			raw, src = ev.Value, ev.Source
+		} else if fv, ok := fileVals[s.Key]; ok {
+			raw, src = fv.Value, fv.Source
+		}
+		val, err := s.Parse(raw)
+		if err != nil {
+			return withCode(exitUsage, &config.Error{Source: src, Key: s.Key, Raw: raw, Msg: err.Error()})
+		}
+		v.Set(s.Key, val)
+		a.sources[s.Key] = src
 	}
 	return a.setupLogger()
+}
+
+// flagKey returns the setting a command's flag sets.
+func flagKey(command, flag string) (string, bool) {
+	key, ok := commandFlagKeys[command][flag]
+	if !ok {
+		key, ok = flagKeys[flag]
+	}
+	return key, ok
+}
+
+// flagValue returns a flag's value for config.Setting.Parse: lists as
+// lists, anything else as the text pflag holds.
+func flagValue(f *pflag.Flag) any {
+	if sv, ok := f.Value.(pflag.SliceValue); ok {
+		return sv.GetSlice()
+	}
+	return f.Value.String()
+}
+
+// configPath returns the config file to read: --config (or FONDUE_CONFIG),
+// else the first fondue.yaml of ., $XDG_CONFIG_HOME/fondue-neo4j (or
+// ~/.config/fondue-neo4j) and /etc/fondue-neo4j; "" when there is none.
+func (a *app) configPath(cmd *cobra.Command) (string, error) {
+	explicit, _ := cmd.Flags().GetString("config")
+	what := "--config"
+	if explicit == "" {
+		explicit, what = os.Getenv("FONDUE_CONFIG"), "FONDUE_CONFIG"
+	}
+	if explicit != "" {
+		st, err := os.Stat(explicit)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return "", usageErrorf("config file %s not found (%s)", explicit, what)
+		case err != nil:
+			return "", usageErrorf("config file %s (%s): %v", explicit, what, errors.Unwrap(err))
+		case st.IsDir():
+			return "", usageErrorf("config file %s (%s) is a directory: give the path of a YAML file such as %s", explicit, what,
+				filepath.Join(explicit, "fondue.yaml"))
+		}
+		return explicit, nil
+	}
+	dirs := []string{"."}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		dirs = append(dirs, filepath.Join(x, "fondue-neo4j"))
+	} else if h, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(h, ".config", "fondue-neo4j"))
+	}
+	dirs = append(dirs, "/etc/fondue-neo4j")
+	for _, d := range dirs {
+		p := filepath.Join(d, "fondue.yaml")
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+	}
+	return "", nil
 }
 
 func (a *app) setupLogger() error {

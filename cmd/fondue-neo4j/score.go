@@ -18,11 +18,6 @@ import (
 )
 
 func newScoreCmd(a *app) *cobra.Command {
-	var (
-		top    int
-		format string
-		header string
-	)
 	cmd := &cobra.Command{
 		Use:   "score FILE",
 		Short: "Score every node of an edge list, most ambiguous first (no server needed)",
@@ -40,7 +35,7 @@ ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
 quotient). Isolated nodes cannot be scored; they are counted on stderr.
 Use "-" as FILE to read standard input.`,
 		Example: `  fondue-neo4j score testdata/lesmis.edges --top 10
-  fondue-neo4j score graph.csv --format json --split --top 20
+  fondue-neo4j score graph.csv --output json --split --top 20
   fondue-neo4j score graph.csv --split=mcl --top 20`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			// --split takes its value after "=": "--split mcl" leaves "mcl"
@@ -52,13 +47,9 @@ Use "-" as FILE to read standard input.`,
 			return exactArgs(1, "one edge-list file")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if top < 0 {
-				return usageErrorf("--top %d: must be 0 (all) or more", top)
-			}
-			if format != "tsv" && format != "json" {
-				return usageErrorf("--format %q: want tsv or json", format)
-			}
-			hm, err := parseHeaderMode(header)
+			top := a.v.GetInt("top")
+			asJSON := a.v.GetString("output") == "json" // else text (tsv)
+			hm, err := parseHeaderMode(a.v.GetString("header"))
 			if err != nil {
 				return err
 			}
@@ -106,7 +97,7 @@ Use "-" as FILE to read standard input.`,
 			}
 			a.logSummary(g, res, loadTime)
 			w := bufio.NewWriter(a.stdout)
-			if format == "json" {
+			if asJSON {
 				err = writeScoresJSON(w, g, res, top)
 			} else {
 				err = writeScoresTSV(w, g, res, top)
@@ -118,9 +109,9 @@ Use "-" as FILE to read standard input.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&top, "top", 0, "print only the K most ambiguous nodes (0: all)")
-	f.StringVar(&format, "format", "tsv", "output format: tsv or json")
-	f.StringVar(&header, "header", "auto", "whether the file's first line is a header: auto, yes or no")
+	f.Int("top", 0, "print only the K most ambiguous nodes (0: all)")
+	f.String("output", "text", "output format: text (tab-separated; also tsv) or json (--format is an older name, deprecated)")
+	addHeaderFlag(f)
 	addScoreFlags(f)
 	f.String("split", "", "also propose a split for each printed node; --split alone uses the default splitter "+
 		fondue.DefaultSplitter+", --split=NAME picks one of "+strings.Join(fondue.Splitters, ", "))
@@ -129,10 +120,15 @@ Use "-" as FILE to read standard input.`,
 	return cmd
 }
 
+// addHeaderFlag adds --header, for the commands that read an edge list.
+func addHeaderFlag(f flagSet) {
+	f.String("header", "auto", "whether the edge list's first line is a header: auto, yes or no")
+}
+
 // addScoreFlags adds the engine's flags, shared by score and sync.
 func addScoreFlags(f flagSet) {
 	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
-	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results")
+	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
 	f.String("method", fondue.MethodFONDUE, "scoring method: "+strings.Join(fondue.Methods, ", "))
 	f.Int("random-splits", 100, "random sign vectors tried per node besides the eigenvector sweep")
 	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")

@@ -13,7 +13,6 @@ import (
 )
 
 func newSyncCmd(a *app) *cobra.Command {
-	var dryRun bool
 	cmd := &cobra.Command{
 		Use:   "sync",
 		Short: "Score a Neo4j subgraph, write the ambiguity back, optionally split nodes",
@@ -22,7 +21,7 @@ Cypher queries), scores every node with the same engine and flags as "score", an
 writes each node's ambiguity (percentile in (0, 1]), raw score and run id back as
 properties, in batches. With --split it then splits the most ambiguous nodes: one
 new node per extra group of neighbours, relationships moved, all undoable with
-"fondue-neo4j undo --run ID". A lock in the database keeps two runs from writing
+"fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
 at once.
 
 Configuration: --config FILE (default ./fondue.yaml), FONDUE_* environment
@@ -36,7 +35,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
   fondue-neo4j sync --split --split-top 10 --dry-run`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.sync(cmd.Context(), dryRun)
+			return a.sync(cmd.Context(), a.v.GetBool("dry_run"))
 		},
 	}
 	f := cmd.Flags()
@@ -59,7 +58,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.Int("split-top", 0, "split the K most ambiguous nodes")
 	f.Float64("split-min-ambiguity", 0, "split every node whose ambiguity is at least this (0 < x <= 1)")
 	f.StringSlice("skip-properties", nil, "properties not copied to split nodes (e.g. uniquely constrained ones)")
-	f.BoolVar(&dryRun, "dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
+	f.Bool("dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
 	addScoreFlags(f)
 	return cmd
 }
@@ -397,7 +396,7 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 			sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
 			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
 		if sp := sum.Split; sp != nil {
-			printf(a.stderr, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run %s\n",
+			printf(a.stderr, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run-id %s\n",
 				sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
 		}
 	default:

@@ -11,9 +11,8 @@ import (
 )
 
 func newUndoCmd(a *app) *cobra.Command {
-	var runID string
 	cmd := &cobra.Command{
-		Use:   "undo --run ID",
+		Use:   "undo --run-id ID",
 		Short: "Reverse every split of a sync run",
 		Long: `undo reverses every split made by the sync run with the given id: the
 relationships of each new node move back to the node it was split from (same
@@ -21,20 +20,21 @@ type, direction and properties), the new nodes are deleted and the split marks
 removed. Afterwards the graph is the graph from before the split. Everything
 undo needs is in the database; undoing a run twice is harmless. The scores
 written by the run stay (the next sync overwrites them).`,
-		Example: `  fondue-neo4j undo --run 20250101T020000Z-1a2b3c --config fondue.yaml`,
-		Args:    exactArgs(0, "no arguments (the run is --run ID)"),
+		Example: `  fondue-neo4j undo --run-id 20250101T020000Z-1a2b3c --config fondue.yaml`,
+		Args:    exactArgs(0, "no arguments (the run is --run-id ID)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			runID := a.v.GetString("run_id")
 			if runID == "" {
-				return usageErrorf("undo needs --run ID (the runId of the sync to undo)")
+				return usageErrorf("undo needs --run-id ID (the runId of the sync to undo)")
 			}
 			if !runIDRE.MatchString(runID) {
-				return usageErrorf("--run %q is not a run id", runID)
+				return usageErrorf("--run-id %q is not a run id", runID)
 			}
 			return a.undo(cmd.Context(), runID)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&runID, "run", "", "the run id to undo (required)")
+	f.String("run-id", "", "the run id to undo (required; --run: the same)")
 	addNeo4jFlags(f)
 	return cmd
 }

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// oneLine fails unless stderr is exactly one line.
+func oneLine(t *testing.T, what, stderr string) {
+	t.Helper()
+	if !strings.HasSuffix(stderr, "\n") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("%s: want exactly one line on stderr, got %q", what, stderr)
+	}
+}
+
+// Bad config and environment values stop the run with exit code 2 and one
+// line naming the key, where it came from and what was expected; they do
+// not fall back to defaults.
+func TestConfigValuesStrict(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		env  map[string]string
+		file string // config file content, "" for none
+		args []string
+		want string
+	}{
+		{map[string]string{"FONDUE_THREADS": "two"}, "", nil, `environment variable FONDUE_THREADS: threads = "two": want a non-negative integer`},
+		{nil, "threads: two\n", nil, `threads = "two": want a non-negative integer`},
+		{nil, "polish: maybe\n", nil, `polish = "maybe": want true or false`},
+		{nil, "random_splits: lots\n", nil, `random_splits = "lots": want a non-negative integer`},
+		{map[string]string{"FONDUE_EMBEDDING_SIGMA2": "abc"}, "", nil, `environment variable FONDUE_EMBEDDING_SIGMA2: embedding.sigma2 = "abc": want a positive number`},
+		{nil, "embedding: 5\n", nil, `embedding = 5: embedding is a section of keys (dim, sigma1,`},
+		{nil, "embedding:\n  dimm: 16\n", nil, `embedding.dimm: unknown key (did you mean embedding.dim?)`},
+		{map[string]string{"FONDUE_EMBEDDING_DIMM": "16"}, "", nil, `environment variable FONDUE_EMBEDDING_DIMM: not a setting of fondue-neo4j (did you mean FONDUE_EMBEDDING_DIM?)`},
+		{map[string]string{"FONDUE_POLISH": "maybe"}, "", nil, `FONDUE_POLISH: polish = "maybe": want true or false`},
+		{nil, "", []string{"--config", dir}, "is a directory: give the path of a YAML file"},
+		{nil, "neo4j:\n  connect_timeout: 10\n", nil, `neo4j.connect_timeout = 10: want a positive duration`},
+		{map[string]string{"FONDUE_TOP": "-3"}, "", nil, `FONDUE_TOP: top = "-3": want a non-negative integer`},
+		{map[string]string{"FONDUE_OUTPUT": "xml"}, "", nil, `FONDUE_OUTPUT: output = "xml": want one of text, tsv, json`},
+		{map[string]string{"FONDUE_CONFIG": filepath.Join(dir, "nope.yaml")}, "", nil, "nope.yaml not found (FONDUE_CONFIG)"},
+	}
+	for _, c := range cases {
+		for k, v := range c.env {
+			t.Setenv(k, v)
+		}
+		args := append([]string{"score", lesmis}, c.args...)
+		if c.file != "" {
+			args = append(args, "--config", file("c.yaml", c.file))
+		}
+		code, out, stderr := runCLI(t, "", args...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v %v %q: exit %d, stderr %q; want exit 2 and %q", c.env, c.args, c.file, code, stderr, c.want)
+		}
+		if c.file != "" && !strings.Contains(stderr, "config file "+filepath.Join(dir, "c.yaml")) {
+			t.Errorf("%q: the message does not name the file: %q", c.file, stderr)
+		}
+		oneLine(t, c.want, stderr)
+		for k := range c.env {
+			os.Unsetenv(k)
+		}
+	}
+}
+
+// Every flag of score, sync and undo has a setting, hence a config key and
+// an environment variable (the README says so), and its default is the
+// setting's default.
+func TestEveryFlagHasASetting(t *testing.T) {
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	for _, name := range []string{"score", "sync", "undo"} {
+		cmd, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+		fs.AddFlagSet(cmd.LocalFlags())
+		fs.AddFlagSet(root.PersistentFlags())
+		fs.VisitAll(func(f *pflag.Flag) {
+			if f.Name == "config" { // FONDUE_CONFIG; a file cannot name itself
+				return
+			}
+			key, ok := flagKey(name, f.Name)
+			if !ok {
+				t.Errorf("%s --%s has no configuration key", name, f.Name)
+				return
+			}
+			s, ok := config.Lookup(key)
+			if !ok {
+				t.Errorf("%s --%s: key %s is not a setting", name, f.Name, key)
+				return
+			}
+			def, err := s.Parse(flagValue(f))
+			if f.NoOptDefVal != "" && f.Value.Type() != "bool" { // score --split: off unless given
+				def, err = s.Parse("")
+			}
+			if err != nil || !reflect.DeepEqual(def, s.Default) {
+				t.Errorf("%s --%s: default %q (%v), setting %s defaults to %#v", name, f.Name, f.DefValue, err, key, s.Default)
+			}
+		})
+	}
+}
+
+// The flags the README named as lacking one have a working environment
+// variable.
+func TestScoreFlagsFromEnvironment(t *testing.T) {
+	t.Setenv("FONDUE_TOP", "2")
+	t.Setenv("FONDUE_OUTPUT", "json")
+	code, out, stderr := runCLI(t, "", "score", lesmis)
+	var rows []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 2 {
+		t.Fatalf("FONDUE_TOP=2 FONDUE_OUTPUT=json: exit %d, %q %s", code, out, stderr)
+	}
+	os.Unsetenv("FONDUE_TOP")
+	os.Unsetenv("FONDUE_OUTPUT")
+	// With a header, the first line "1 2" is skipped: 3 edges, not 4.
+	in := "1 2\n2 3\n3 4\n4 2\n"
+	code, out, _ = runCLI(t, in, "score", "-", "--method", "degree")
+	t.Setenv("FONDUE_HEADER", "yes")
+	code2, out2, _ := runCLI(t, in, "score", "-", "--method", "degree")
+	if code != 0 || code2 != 0 || strings.Count(out, "\n") != 4 || strings.Count(out2, "\n") != 3 {
+		t.Fatalf("FONDUE_HEADER=yes: %q then %q", out, out2)
+	}
+}
+
+// One vocabulary: --output everywhere (score's --format still works),
+// --concurrency for --threads, and undo --run-id like sync --run-id
+// (undo's --run still works).
+func TestFlagAliases(t *testing.T) {
+	code, a, _ := runCLI(t, "", "score", lesmis, "--top", "3", "--output", "json", "--threads", "1")
+	code2, b, _ := runCLI(t, "", "score", lesmis, "--top", "3", "--format", "json", "--concurrency", "1")
+	if code != 0 || code2 != 0 || a != b || !strings.HasPrefix(a, "[") {
+		t.Fatalf("--format/--concurrency differ from --output/--threads: %q vs %q", a, b)
+	}
+	var seen string
+	capture := func(args ...string) string {
+		t.Helper()
+		app := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
+		root := app.rootCmd()
+		undo, _, _ := root.Find([]string{"undo"})
+		undo.RunE = func(cmd *cobra.Command, _ []string) error {
+			seen = app.v.GetString("run_id")
+			return nil
+		}
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		return seen
+	}
+	if capture("undo", "--run-id", "r1") != "r1" || capture("undo", "--run", "r2") != "r2" {
+		t.Fatalf("undo --run-id / --run not read: %q", seen)
+	}
+	t.Setenv("FONDUE_RUN_ID", "r3")
+	if capture("undo") != "r3" {
+		t.Fatalf("FONDUE_RUN_ID not read by undo: %q", seen)
+	}
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	undo, _, _ := root.Find([]string{"undo"})
+	if undo.Flags().Lookup("run-id") == nil || !strings.Contains(undo.UsageString(), "--run-id") || strings.Contains(undo.UsageString(), "--run ") {
+		t.Fatalf("undo's help should show --run-id only:\n%s", undo.UsageString())
+	}
+}
+
+// Shell completion offers the values of --method, --output (--format),
+// --split and sync's --splitter.
+func TestCompletionValues(t *testing.T) {
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "score", "--method", ""}, []string{"fondue", "degree", "cc", "nc"}},
+		{[]string{"__complete", "score", "--output", ""}, []string{"text", "tsv", "json"}},
+		{[]string{"__complete", "score", "--format", ""}, []string{"text", "tsv", "json"}},
+		{[]string{"__complete", "score", "--split="}, []string{"ncut", "mcl", "fondue"}},
+		{[]string{"__complete", "sync", "--splitter", ""}, []string{"ncut", "mcl"}},
+		{[]string{"__complete", "sync", "--output", ""}, []string{"text", "json"}},
+		{[]string{"__complete", "estimate", "--mode", ""}, []string{"auto", "exact", "sampled"}},
+	}
+	for _, c := range cases {
+		code, out, stderr := runCLI(t, "", c.args...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		for _, w := range c.want {
+			if code != 0 || !slices.ContainsFunc(lines, func(l string) bool { return l == w || strings.HasSuffix(l, "="+w) }) {
+				t.Errorf("%v: exit %d, completions %q lack %q (%s)", c.args, code, lines, w, stderr)
+			}
+		}
+	}
+}

@@ -1,0 +1,198 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestReadFileValues(t *testing.T) {
+	data := `
+# a comment
+seed: 18446744073709551615
+Threads: "3"
+polish: yes
+unnormalized: off
+embedding:
+  dim: 16
+  sigma2: 3
+  mode: EXACT
+  checkpoint:
+graph:
+  node_labels: [Author, Paper]
+  relationship_types: "A, B"
+neo4j:
+  connect_timeout: 5s
+split:
+  min_ambiguity: 1
+max_memory: 4GiB
+log:
+`
+	got, err := ReadFile("f.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"seed": uint64(18446744073709551615), "threads": 3, "polish": true, "unnormalized": false,
+		"embedding.dim": 16, "embedding.sigma2": 3.0, "embedding.mode": "exact", "embedding.checkpoint": "",
+		"graph.node_labels": []string{"Author", "Paper"}, "graph.relationship_types": []string{"A", "B"},
+		"neo4j.connect_timeout": "5s", "split.min_ambiguity": 1.0, "max_memory": "4GiB",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d keys, want %d: %v", len(got), len(want), got)
+	}
+	for k, w := range want {
+		v, ok := got[k]
+		if !ok || !reflect.DeepEqual(v.Value, w) || v.Source != (Source{FromFile, "f.yaml"}) {
+			t.Errorf("%s = %#v from %v, want %#v", k, v.Value, v.Source, w)
+		}
+	}
+	if got, err := ReadFile("empty.yaml", nil); err != nil || len(got) != 0 {
+		t.Fatalf("empty file: %v %v", got, err)
+	}
+	if got, err := ReadFile("c.yaml", []byte("# only comments\n")); err != nil || len(got) != 0 {
+		t.Fatalf("comments only: %v %v", got, err)
+	}
+	if got, err := ReadFile("a.yaml", []byte("concurrency: 4\n")); err != nil || got["threads"].Value != 4 {
+		t.Fatalf("alias: %v %v", got, err)
+	}
+}
+
+// Every wrong file is one error naming the file, the key and the value,
+// and saying what was expected.
+func TestReadFileErrors(t *testing.T) {
+	cases := []struct{ data, want string }{
+		{"threads: two\n", `config file f.yaml: threads = "two": want a non-negative integer (0: all cores)`},
+		{"threads: -1\n", `config file f.yaml: threads = -1: want a non-negative integer`},
+		{"threads: 1.5\n", `threads = 1.5: want a non-negative integer`},
+		{"polish: maybe\n", `config file f.yaml: polish = "maybe": want true or false`},
+		{"random_splits: lots\n", `config file f.yaml: random_splits = "lots": want a non-negative integer`},
+		{"embedding: 5\n", `config file f.yaml: embedding = 5: embedding is a section of keys (dim, sigma1, sigma2,`},
+		{"embedding:\n  dimm: 5\n", `config file f.yaml: embedding.dimm: unknown key (did you mean embedding.dim?)`},
+		{"random-splits: 5\n", `random-splits: unknown key (did you mean random_splits?)`},
+		{"nonsense: 1\n", `config file f.yaml: nonsense: unknown key; the keys are listed in config.example.yaml`},
+		{"embedding:\n  sigma2: abc\n", `embedding.sigma2 = "abc": want a positive number`},
+		{"embedding:\n  dim: [8]\n", `embedding.dim = a list: want a positive integer`},
+		{"embedding:\n  dim:\n", `embedding.dim: no value: want a positive integer`},
+		{"neo4j:\n  connect_timeout: 10\n", `neo4j.connect_timeout = 10: want a positive duration such as 30s`},
+		{"neo4j:\n  password: hunter2\n", `config file f.yaml: neo4j.password must not be in the config file`},
+		{"graph:\n  node_labels: [{a: 1}]\n", `graph.node_labels = a list: want a list of names`},
+		{"method: pagerank\n", `method = "pagerank": want one of fondue, degree, cc, nc`},
+		{"max_memory: lots\n", `max_memory = "lots": want a size such as 4GiB`},
+		{"split:\n  min_ambiguity: 2\n", `split.min_ambiguity = 2: want a number between 0 and 1`},
+		{"threads: 2\nconcurrency: 3\n", `they are the same setting`},
+		{"- seed\n", `config file f.yaml: want a YAML mapping of keys (such as 'seed: 1'), found a list`},
+		{"seed\n", `want a YAML mapping of keys`},
+		{"seed: [1,\n", `config file f.yaml: not valid YAML`},
+		{"seed: 1\nseed: 2\n", `not valid YAML: line 2: mapping key "seed" already defined at line 1`},
+		{"seed: 1\n---\nseed: 2\n", `more than one YAML document`},
+		{"1: 2\n", `want a YAML mapping of keys`},
+	}
+	for _, c := range cases {
+		_, err := ReadFile("f.yaml", []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %q", c.data, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error of more than one line: %q", c.data, err)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("the password shows in %q", err)
+		}
+	}
+}
+
+func TestReadEnv(t *testing.T) {
+	got, err := ReadEnv([]string{"HOME=/x", "FONDUE_THREADS=2", "FONDUE_EMBEDDING_SIGMA2=2.5", "FONDUE_CONFIG=x.yaml",
+		"FONDUE_DATASETS=/d", "FONDUE_GRAPH_NODE_LABELS=A,B", "FONDUE_POLISH=true", "FONDUE_SEED=", "FONDUE_TOP=10",
+		"FONDUE_OUTPUT=JSON", "FONDUE_HEADER=no"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"threads": 2, "embedding.sigma2": 2.5, "graph.node_labels": []string{"A", "B"}, "polish": true,
+		"top": 10, "output": "json", "header": "no"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for k, w := range want {
+		if v := got[k]; !reflect.DeepEqual(v.Value, w) || v.Source.Kind != FromEnv || v.Source.Name != EnvName(k) {
+			t.Errorf("%s = %#v from %v, want %#v", k, v.Value, v.Source, w)
+		}
+	}
+	if got, err := ReadEnv([]string{"FONDUE_CONCURRENCY=3"}); err != nil || got["threads"].Value != 3 {
+		t.Fatalf("alias: %v %v", got, err)
+	}
+	cases := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"FONDUE_THREADS=two"}, `environment variable FONDUE_THREADS: threads = "two": want a non-negative integer (0: all cores)`},
+		{[]string{"FONDUE_EMBEDDING_SIGMA2=abc"}, `environment variable FONDUE_EMBEDDING_SIGMA2: embedding.sigma2 = "abc": want a positive number`},
+		{[]string{"FONDUE_POLISH=maybe"}, `FONDUE_POLISH: polish = "maybe": want true or false`},
+		{[]string{"FONDUE_EMBEDDING_DIMM=5"}, `environment variable FONDUE_EMBEDDING_DIMM: not a setting of fondue-neo4j (did you mean FONDUE_EMBEDDING_DIM?)`},
+		{[]string{"FONDUE_WHATEVER=1"}, `FONDUE_WHATEVER: not a setting of fondue-neo4j; unset it`},
+		{[]string{"FONDUE_THREADS=1", "FONDUE_CONCURRENCY=2"}, `FONDUE_CONCURRENCY and FONDUE_THREADS are the same setting (threads)`},
+		{[]string{"FONDUE_NEO4J_CONNECT_TIMEOUT=soon"}, `want a positive duration`},
+	}
+	for _, c := range cases {
+		_, err := ReadEnv(c.env)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.env, err, c.want)
+		}
+	}
+}
+
+// Every default is a valid value of its setting, as it is.
+func TestDefaultsParse(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range Settings {
+		if seen[s.Key] || s.Key != strings.ToLower(s.Key) {
+			t.Errorf("key %q twice or not lower case", s.Key)
+		}
+		seen[s.Key] = true
+		v, err := s.Parse(s.Default)
+		if err != nil || !reflect.DeepEqual(v, s.Default) {
+			t.Errorf("%s: default %#v parses to %#v, %v", s.Key, s.Default, v, err)
+		}
+	}
+	for a, k := range Aliases {
+		if _, ok := Lookup(k); !ok || seen[a] {
+			t.Errorf("alias %s -> %s", a, k)
+		}
+	}
+}
+
+// The config readers never panic, and what they accept is well-formed:
+// known keys, values of their setting's kind that parse again unchanged.
+func FuzzReadConfig(f *testing.F) {
+	f.Add([]byte("seed: 1\nembedding:\n  dim: 8\n"), "FONDUE_THREADS=2")
+	f.Add([]byte("graph:\n  node_labels: [A, B]\nneo4j:\n  connect_timeout: 5s\n"), "FONDUE_POLISH=yes\nFONDUE_GRAPH_NODE_LABELS=A,B")
+	f.Add([]byte("embedding: 5\n"), "FONDUE_EMBEDDING_DIMM=1")
+	f.Add([]byte("a: &x [1, *x]\n"), "FONDUE_MAX_MEMORY=4GiB")
+	f.Fuzz(func(t *testing.T, data []byte, env string) {
+		check := func(vals map[string]Value, err error) {
+			if err != nil {
+				if strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error of more than one line: %q", err)
+				}
+				if _, ok := err.(*Error); !ok {
+					t.Fatalf("error of type %T: %v", err, err)
+				}
+				return
+			}
+			for k, v := range vals {
+				s, ok := Lookup(k)
+				if !ok || s.Key != k {
+					t.Fatalf("unknown key %q accepted", k)
+				}
+				again, err := s.Parse(v.Value)
+				if err != nil || !reflect.DeepEqual(again, v.Value) {
+					t.Fatalf("%s = %#v parses again to %#v, %v", k, v.Value, again, err)
+				}
+			}
+		}
+		check(ReadFile("fuzz.yaml", data))
+		check(ReadEnv(strings.Split(env, "\n")))
+	})
+}

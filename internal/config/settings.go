@@ -1,0 +1,93 @@
+package config
+
+import (
+	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// EnvPrefix starts the environment variable of every setting.
+const EnvPrefix = "FONDUE_"
+
+// OtherEnv are FONDUE_* variables that are not settings but are read
+// elsewhere: ReadEnv leaves them alone.
+var OtherEnv = []string{
+	"FONDUE_CONFIG",        // the config file (--config)
+	"FONDUE_DATASETS",      // bench: the datasets folder (--data-dir)
+	"FONDUE_NEO4J_CACHE",   // tests: the Neo4j test server's cache (internal/toolcache)
+	"FONDUE_NEO4J_TARBALL", // tests: a local Neo4j tarball (internal/neo4jtest)
+}
+
+// Aliases are other names of settings, accepted in files and variables:
+// Neo4j GDS calls the number of threads "concurrency".
+var Aliases = map[string]string{"concurrency": "threads"}
+
+func checkSize(s string) error {
+	switch s {
+	case "", "auto", "none", "0":
+		return nil
+	}
+	_, err := fondue.ParseBytes(s)
+	return err
+}
+
+// Settings are fondue-neo4j's configuration keys, their kinds and defaults
+// (config.example.yaml documents each one).
+var Settings = []Setting{
+	{Key: "log.level", Kind: Enum, Default: "info", Values: []string{"debug", "info", "warn", "warning", "error"}},
+	{Key: "log.format", Kind: Enum, Default: "", Values: []string{"", "text", "json"}},
+	{Key: "max_memory", Kind: Size, Default: "", Check: checkSize},
+	{Key: "seed", Kind: Uint, Default: uint64(1)},
+	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)"},
+	{Key: "method", Kind: Enum, Default: fondue.MethodFONDUE, Values: fondue.Methods},
+	{Key: "random_splits", Kind: NonNegInt, Default: 100},
+	{Key: "unnormalized", Kind: Bool, Default: false},
+	{Key: "polish", Kind: Bool, Default: false},
+	{Key: "embedding.dim", Kind: PosInt, Default: 8},
+	{Key: "embedding.sigma1", Kind: PosFloat, Default: 1.0},
+	{Key: "embedding.sigma2", Kind: PosFloat, Default: 2.0},
+	{Key: "embedding.epochs", Kind: PosInt, Default: 2000},
+	{Key: "embedding.learning_rate", Kind: PosFloat, Default: 0.1},
+	{Key: "embedding.neg_ratio", Kind: PosInt, Default: 5},
+	{Key: "embedding.mode", Kind: Enum, Default: "auto", Values: []string{"auto", "exact", "sampled"}},
+	{Key: "embedding.tol", Kind: PosFloat, Default: 1e-2},
+	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: 1000},
+	{Key: "embedding.checkpoint", Kind: String, Default: ""},
+	{Key: "embedding.checkpoint_force", Kind: Bool, Default: false},
+	{Key: "embedding.property", Kind: String, Default: ""},
+	{Key: "split.method", Kind: Enum, Default: "", Values: append([]string{""}, fondue.Splitters...)},
+	{Key: "split.top", Kind: NonNegInt, Default: 0},
+	{Key: "split.min_ambiguity", Kind: Fraction, Default: 0.0},
+
+	// score's output.
+	{Key: "top", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all nodes)"},
+	{Key: "header", Kind: Enum, Default: "auto", Values: []string{"auto", "yes", "no", "true", "false", "first", "none"}},
+
+	// sync and undo (Neo4j).
+	{Key: "neo4j.uri", Kind: String, Default: "bolt://localhost:7687"},
+	{Key: "neo4j.user", Kind: String, Default: "neo4j"},
+	{Key: "neo4j.password", Kind: String, Default: "",
+		NotInFile: "neo4j.password must not be in the config file: set FONDUE_NEO4J_PASSWORD or neo4j.password_file"},
+	{Key: "neo4j.password_file", Kind: String, Default: ""},
+	{Key: "neo4j.database", Kind: String, Default: ""},
+	{Key: "neo4j.connect_timeout", Kind: Duration, Default: "10s"},
+	{Key: "neo4j.max_retry_time", Kind: Duration, Default: "30s"},
+	{Key: "graph.node_labels", Kind: List, Default: []string{}},
+	{Key: "graph.relationship_types", Kind: List, Default: []string{}},
+	{Key: "graph.node_query", Kind: String, Default: ""},
+	{Key: "graph.relationship_query", Kind: String, Default: ""},
+	{Key: "graph.id_property", Kind: String, Default: ""},
+	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000},
+	{Key: "write.property", Kind: String, Default: connector.DefaultWriteProperty},
+	{Key: "write.score_property", Kind: String, Default: connector.DefaultScoreProperty},
+	{Key: "write.run_property", Kind: String, Default: connector.DefaultRunProperty},
+	{Key: "write.batch_size", Kind: PosInt, Default: connector.DefaultBatchSize},
+	{Key: "write.concurrency", Kind: PosInt, Default: 1},
+	{Key: "split.enabled", Kind: Bool, Default: false},
+	{Key: "split.marker_label", Kind: String, Default: connector.DefaultMarkerLabel},
+	{Key: "split.skip_properties", Kind: List, Default: []string{}},
+	{Key: "lock.name", Kind: String, Default: connector.DefaultLockName},
+	{Key: "lock.ttl", Kind: Duration, Default: connector.DefaultLockTTL.String()},
+	{Key: "run_id", Kind: String, Default: ""},
+	{Key: "output", Kind: Enum, Default: "text", Values: []string{"text", "tsv", "json"}},
+	{Key: "dry_run", Kind: Bool, Default: false},
+}
