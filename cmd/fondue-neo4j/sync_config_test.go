@@ -299,13 +299,13 @@ func TestSyncErrors(t *testing.T) {
 		{syncArgs("sync", "--split"), nil, exitUsage, "split.enabled needs split.top or split.min_ambiguity"},
 		{syncArgs("sync", "--lock-ttl", "5"), nil, exitUsage, "lock.ttl = 5: want a positive duration"},
 		{syncArgs("sync", "--run-id", "a/b"), nil, exitUsage, `run_id "a/b"`},
-		{syncArgs("sync", "--output", "xml"), nil, exitUsage, `output "xml"`},
+		{syncArgs("sync", "--output", "xml"), nil, exitUsage, `output = xml: want one of text`},
 		{syncArgs("sync", "--password-file", filepath.Join(dir, "nope")), nil, exitUsage, "neo4j.password_file: cannot read"},
 		{syncArgs("sync", "--password-file", write("empty", "\n")), nil, exitUsage, "is empty"},
 		{syncArgs("sync", "--config", write("pw.yaml", "neo4j:\n  password: hunter2\n")), nil, exitUsage, "neo4j.password must not be in the config file"},
 		{syncArgs("sync", "--write-property", "x", "--score-property", "x"), nil, exitUsage, "must differ"},
 		{syncArgs("sync", "--uri", "http://x"), nil, exitUsage, `scheme "http"`},
-		{syncArgs("undo"), nil, exitUsage, "undo needs --run ID"},
+		{syncArgs("undo"), nil, exitUsage, "undo needs --run-id ID"},
 		{syncArgs("sync", "extra"), nil, exitUsage, "needs no arguments"},
 	}
 	for _, c := range cases {

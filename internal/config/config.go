@@ -326,11 +326,11 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Source.Kind == FromFlag && e.Raw != nil {
-		raw, _ := scalarText(e.Raw)
+		raw, _ := scalarText(e.Raw) // as typed, unquoted
 		if l, ok := e.Raw.([]string); ok {
 			raw = strings.Join(l, ",")
 		}
-		return fmt.Sprintf("flag --%s=%s: %s", e.Source.Name, raw, e.Msg)
+		return fmt.Sprintf("%s: %s = %s: %s", e.Source, e.Key, raw, e.Msg)
 	}
 	var sb strings.Builder
 	sb.WriteString(e.Source.String())
