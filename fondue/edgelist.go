@@ -137,7 +137,8 @@ const sniffLines = 100
 // with encoding/csv, so ids may be quoted and then hold commas, tabs,
 // quotes (doubled) and newlines. Any other name (and standard input) is
 // sniffed from its first 100 data lines: a tab-separated field holding a
-// space or a quote means TSV; else, with no tab at all, a comma means CSV;
+// space or a quote means TSV; else, with no tab at all, a comma means CSV
+// (tabs and commas inside quotes do not count);
 // else fields are separated by runs of spaces, tabs and commas, as in SNAP
 // and KONECT files (no quoting: a quoted field there is an error that says
 // so).
@@ -192,7 +193,7 @@ func ReadEdgeList(r io.Reader, name string, header HeaderMode) (*Graph, EdgeList
 func sniffFormat(br *bufio.Reader) (EdgeListFormat, []byte, error) {
 	var seen []byte
 	tab, tabAndSpace, comma := false, false, false
-	quotes := 0
+	inQuotes := false // inside a quoted field, across lines
 	for data := 0; data < sniffLines && len(seen) < 4*MaxLineBytes; {
 		line, err := readRawLine(br)
 		if errors.Is(err, errLineTooLong) {
@@ -203,20 +204,27 @@ func sniffFormat(br *bufio.Reader) (EdgeListFormat, []byte, error) {
 			return 0, seen, err
 		}
 		t := bytes.TrimSpace(line)
-		inQuotes := quotes%2 == 1 // a line inside a quoted field is never a comment
-		quotes += bytes.Count(line, []byte{'"'})
-		if len(t) > 0 && (inQuotes || t[0] != '#' && t[0] != '%') {
+		if len(t) > 0 && (inQuotes || t[0] != '#' && t[0] != '%') { // inside a quoted field, never a comment
 			data++
-			if bytes.IndexByte(t, '\t') >= 0 {
+			lineTab := false
+			for _, c := range t {
+				switch {
+				case c == '"':
+					inQuotes = !inQuotes
+				case inQuotes:
+				case c == '\t':
+					lineTab = true
+				case c == ',':
+					comma = true
+				}
+			}
+			if lineTab {
 				tab = true
 				for _, f := range bytes.Split(t, []byte{'\t'}) {
 					if bytes.ContainsAny(bytes.TrimSpace(f), " \"") {
 						tabAndSpace = true
 					}
 				}
-			}
-			if bytes.IndexByte(t, ',') >= 0 {
-				comma = true
 			}
 		}
 		if err == io.EOF {

@@ -56,6 +56,8 @@ func TestReadEdgeListQuoted(t *testing.T) {
 		{"tsv sniffed", "g.txt", "source\ttarget\nAlice Smith\tBob, Jr.\n", FormatTSV, true, [][2]string{{"Alice Smith", "Bob, Jr."}}},
 		{"tabs without spaces stay whitespace", "g.txt", "1\t\t2\n2\t3\n", FormatWhitespace, false, [][2]string{{"1", "2"}, {"2", "3"}}},
 		{"percent comment in csv", "g.csv", "% konect\n1,2\n", FormatCSV, false, [][2]string{{"1", "2"}}},
+		{"tab inside quotes sniffed", "<stdin>", "\"Tab\tName\",\"Bob\"\n", FormatCSV, false, [][2]string{{"Tab\tName", "Bob"}}},
+		{"comma inside quotes sniffed", "g.txt", "\"Smith, J.\"\tBob\n", FormatTSV, false, [][2]string{{"Smith, J.", "Bob"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
