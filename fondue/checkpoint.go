@@ -25,6 +25,9 @@ type Checkpoint struct {
 	Step    int
 	History []float64 // recent gradient norms
 	Peak    float64   // the fit's largest gradient norm (exact mode's stopping test)
+	// File is the file the checkpoint was read from (ReadCheckpointFile),
+	// for messages; it is not saved.
+	File string
 }
 
 // Len returns the number of saved nodes.
@@ -251,6 +254,7 @@ func ReadCheckpointFile(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	c.File = path
 	return c, nil
 }
 

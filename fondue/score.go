@@ -2,6 +2,7 @@ package fondue
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -58,6 +59,11 @@ type Options struct {
 	// WarmStart, when set, starts the embedding from a previous run's
 	// checkpoint instead of noise (see Checkpoint.WarmStart).
 	WarmStart *Checkpoint
+	// WarmStartMinShare refuses a WarmStart whose nodes and the graph's
+	// overlap less than this (shared nodes over the nodes of either: a
+	// checkpoint saved for another graph) with a *WarmStartError; 0
+	// accepts any.
+	WarmStartMinShare float64
 	// KeepState keeps the optimizer state in the result, so that
 	// Result.Checkpoint can save it for the next run's warm start.
 	KeepState bool
@@ -166,6 +172,34 @@ func percentiles(scores []float64) []float64 {
 	return out
 }
 
+// ErrNothingToScore is the cause of Score's error for a graph without edges.
+var ErrNothingToScore = errors.New("nothing to score")
+
+// OptionsError reports options that cannot work on the graph at hand, such
+// as an embedding with as many dimensions as the graph has nodes.
+type OptionsError struct{ Msg string }
+
+func (e *OptionsError) Error() string { return e.Msg }
+
+// WarmStartError reports a warm start from a checkpoint that shares too few
+// nodes with the graph (Options.WarmStartMinShare): it was saved for
+// another graph, or the node ids changed.
+type WarmStartError struct {
+	File     string // the checkpoint's file, if known
+	Shared   int    // nodes in both the graph and the checkpoint
+	Union    int    // nodes in either
+	MinShare float64
+}
+
+func (e *WarmStartError) Error() string {
+	name := "the checkpoint"
+	if e.File != "" {
+		name = "checkpoint " + e.File
+	}
+	return fmt.Sprintf("%s and the graph share %d of their %d nodes (%.0f%%), less than %.0f%%: it was saved for another graph, or the node ids changed",
+		name, e.Shared, e.Union, 100*float64(e.Shared)/float64(max(e.Union, 1)), 100*e.MinShare)
+}
+
 // Score runs a scoring method on g: for FONDUE the degree prior, the CNE
 // embedding and the per-node quotient; optionally split proposals for the
 // chosen nodes. It is the one entry point the CLI and the connector share.
@@ -180,7 +214,15 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("unknown splitter %q (want one of %v)", opts.Split.Method, Splitters)
 	}
 	if g.NumEdges() == 0 {
-		return nil, fmt.Errorf("graph has no edges (%d nodes): nothing to score", g.NumNodes())
+		return nil, fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
+	}
+	// A dimension up to the default (the paper's 8) works on any graph;
+	// beyond it, an embedding with as many dimensions as nodes has room for
+	// any graph, says nothing about this one, and is slow.
+	if d, def := opts.CNE.withDefaults().Dim, (CNEOptions{}).withDefaults().Dim; opts.Method == MethodFONDUE && d > def && d >= g.NumNodes() {
+		return nil, &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
+			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
+			d, g.NumNodes(), g.NumNodes(), def)}
 	}
 	report := func(ph Phase, done, total int) {
 		if opts.Progress != nil {
@@ -246,6 +288,9 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 		init, ws, err := opts.WarmStart.WarmStart(g, cne)
 		if err != nil {
 			return fmt.Errorf("warm start: %w", err)
+		}
+		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
+			return &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
 		}
 		cne.Init = init
 		res.Warm = &ws
