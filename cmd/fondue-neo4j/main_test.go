@@ -140,7 +140,7 @@ func TestScoreBadInput(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"score", empty}, nil, exitUsage, empty + ": no edges"},
+		{[]string{"score", empty}, nil, exitEmpty, empty + ": no edges"},
 		{[]string{"score", three}, nil, exitUsage, three + `:2: weight "x" is not a number`},
 		{[]string{"score", filepath.Join(dir, "nope")}, nil, exitUsage, "no such file"},
 		{[]string{"score"}, nil, exitUsage, "needs one edge-list file"},

@@ -8,14 +8,21 @@ import (
 	"github.com/schollz/progressbar/v3"
 )
 
+// progressLogEvery is how often a long phase logs its progress off a
+// terminal (a variable for tests).
+var progressLogEvery = 30 * time.Second
+
 // progress turns the engine's progress reports into one progress bar per
 // phase on a terminal. Off a terminal it logs each phase's end at debug
-// level, so that scheduled runs keep quiet logs.
+// level, so that scheduled runs keep quiet logs, and a phase that runs long
+// logs where it is every progressLogEvery, so that a slow run is never
+// silent.
 type progress struct {
-	a     *app
-	bar   *progressbar.ProgressBar
-	phase fondue.Phase
-	start time.Time
+	a       *app
+	bar     *progressbar.ProgressBar
+	phase   fondue.Phase
+	start   time.Time
+	lastLog time.Time
 }
 
 func newProgress(a *app) *progress { return &progress{a: a} }
@@ -24,6 +31,7 @@ func (p *progress) report(pr fondue.Progress) {
 	if pr.Phase != p.phase {
 		p.finish()
 		p.phase, p.start = pr.Phase, time.Now()
+		p.lastLog = p.start
 		if p.a.tty && pr.Total > 0 {
 			total := pr.Total
 			if pr.Phase == fondue.PhaseEmbedding {
@@ -43,6 +51,14 @@ func (p *progress) report(pr fondue.Progress) {
 	}
 	if p.bar != nil {
 		_ = p.bar.Set(pr.Done)
+	} else if now := time.Now(); !p.a.tty && now.Sub(p.lastLog) >= progressLogEvery {
+		p.lastLog = now
+		what := "done"
+		if pr.Phase == fondue.PhaseEmbedding {
+			what = "epochs" // of at most Total: training stops when converged
+		}
+		p.a.log.Info("progress", "phase", string(pr.Phase), what, pr.Done, "total", pr.Total,
+			"seconds", round3(now.Sub(p.start).Seconds()))
 	}
 	if pr.Done >= pr.Total && pr.Phase != fondue.PhaseEmbedding {
 		p.finish()

@@ -98,6 +98,7 @@ var flagKeys = map[string]string{
 	"mode":               "embedding.mode",
 	"tol":                "embedding.tol",
 	"checkpoint":         "embedding.checkpoint",
+	"checkpoint-force":   "embedding.checkpoint_force",
 	"embedding-property": "embedding.property",
 	"split":              "split.method",
 	"split-top":          "split.top",
@@ -296,9 +297,9 @@ func (a *app) setupLogger() error {
 	}
 	switch format {
 	case "text":
-		a.log = slog.New(slog.NewTextHandler(a.stderr, opts))
+		a.log = slog.New(quietDriver{slog.NewTextHandler(a.stderr, opts)})
 	case "json":
-		a.log = slog.New(slog.NewJSONHandler(a.stderr, opts))
+		a.log = slog.New(quietDriver{slog.NewJSONHandler(a.stderr, opts)})
 	default:
 		return usageErrorf("log format %q: want text or json", format)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,9 @@ Use "-" as FILE to read standard input.`,
 				return err
 			}
 			loadTime := time.Since(t0)
+			if g.NumEdges() == 0 {
+				return withCode(exitEmpty, fmt.Errorf("edge list %s: nothing to score: its %d edge lines are all self-loops (dropped)", args[0], g.SelfLoops()))
+			}
 			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 				Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
 				KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes})
@@ -142,7 +146,14 @@ func addScoreFlags(f flagSet) {
 	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
 	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
 	f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
+	f.Bool("checkpoint-force", false, "warm-start from --checkpoint even when it shares less than half of its nodes with the graph")
 }
+
+// checkpointMinShare is how much a checkpoint's nodes and the graph's must
+// overlap (shared nodes over the nodes of either) for a warm start without
+// --checkpoint-force: less means it was saved for another graph (or the
+// ids changed).
+const checkpointMinShare = 0.5
 
 type flagSet interface {
 	Uint64(name string, value uint64, usage string) *uint64
@@ -171,6 +182,9 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 	if path == "" || opts.Method != fondue.MethodFONDUE {
 		return nil
 	}
+	if err := checkWritable(path); err != nil {
+		return withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
+	}
 	opts.KeepState = true
 	ck, err := fondue.ReadCheckpointFile(path)
 	switch {
@@ -187,7 +201,35 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 		a.log.Warn("checkpoint was fitted with other sigmas; using it as a starting point anyway", "file", path)
 	}
 	opts.WarmStart = ck
+	if !a.v.GetBool("embedding.checkpoint_force") {
+		opts.WarmStartMinShare = checkpointMinShare
+	}
 	return nil
+}
+
+// checkWritable checks that a file can be written at path (by a temporary
+// file and a rename, as Checkpoint.WriteFile does): its folder exists and
+// takes new files, and path is not a folder.
+func checkWritable(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return errors.New("is a folder; give a file name")
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("folder %s does not exist", dir)
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	f, err := os.CreateTemp(dir, ".fondue-write-test-*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in %s: %w", dir, errors.Unwrap(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
 
 // saveCheckpoint saves the run's embedding to path for the next warm start
@@ -195,7 +237,8 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, opts fondue.Options) error {
 	if res.Warm != nil {
 		a.log.Info("warm start", "reused", res.Warm.Reused, "new", res.Warm.New,
-			"dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
+			"dropped", res.Warm.Dropped, "share", round3(float64(res.Warm.Reused)/float64(max(g.NumNodes()+res.Warm.Dropped, 1))),
+			"epochs", res.CNE.Epochs)
 	}
 	if path == "" || res.Embedding == nil {
 		return nil
@@ -238,6 +281,8 @@ func (a *app) readGraph(path string, hm fondue.HeaderMode) (*fondue.Graph, error
 	}
 	var pe *fondue.ParseError
 	switch {
+	case errors.Is(err, fondue.ErrNoEdges):
+		return nil, withCode(exitEmpty, fmt.Errorf("%w: nothing to score", err))
 	case errors.As(err, &pe):
 		return nil, withCode(exitUsage, err)
 	case errors.Is(err, os.ErrNotExist):
@@ -245,7 +290,7 @@ func (a *app) readGraph(path string, hm fondue.HeaderMode) (*fondue.Graph, error
 	case err != nil:
 		return nil, withCode(exitUsage, fmt.Errorf("edge list %s: %w", path, err))
 	}
-	a.log.Debug("read edge list", "file", path, "lines", st.Lines, "edges", st.Edges, "header", st.Header,
+	a.log.Debug("read edge list", "file", path, "format", st.Format.String(), "lines", st.Lines, "edges", st.Edges, "header", st.Header,
 		"self_loops", g.SelfLoops(), "duplicates", g.Duplicates())
 	if st.Weighted {
 		a.log.Info("edge weights are ignored: FONDUE works on the unweighted graph", "file", path)
@@ -292,16 +337,27 @@ func limit(ranking []int, top int) []int {
 func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) error {
 	props := proposalsByNode(res)
 	for _, i := range limit(res.Ranking(), top) {
-		line := g.Key(i) + "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
+		line := tsvField(g.Key(i)) + "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
 			"\t" + formatFloat(res.Scores[i])
 		if p, ok := props[i]; ok {
-			line += "\t" + formatGroups(g, p.Groups)
+			line += "\t" + tsvField(formatGroups(g, p.Groups))
 		}
 		if _, err := io.WriteString(w, line+"\n"); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// tsvField quotes a field that would break a line of tab-separated output
+// (a tab, a line break, or a leading quote) as RFC 4180 does, doubling its
+// quotes, so that the output stays one line per node and reads back with
+// encoding/csv or "score" itself.
+func tsvField(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r") && !strings.HasPrefix(s, `"`) {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
 // formatGroups writes groups of neighbour keys as "a,b|c,d".

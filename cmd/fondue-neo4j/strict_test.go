@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// oneLine fails unless stderr is exactly one line.
-func oneLine(t *testing.T, what, stderr string) {
+// wantOneLine fails unless stderr is exactly one line.
+func wantOneLine(t *testing.T, what, stderr string) {
 	t.Helper()
 	if !strings.HasSuffix(stderr, "\n") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("%s: want exactly one line on stderr, got %q", what, stderr)
@@ -70,7 +70,7 @@ func TestConfigValuesStrict(t *testing.T) {
 		if c.file != "" && !strings.Contains(stderr, "config file "+filepath.Join(dir, "c.yaml")) {
 			t.Errorf("%q: the message does not name the file: %q", c.file, stderr)
 		}
-		oneLine(t, c.want, stderr)
+		wantOneLine(t, c.want, stderr)
 		for k := range c.env {
 			os.Unsetenv(k)
 		}
