@@ -80,8 +80,8 @@ func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sums {
 		m := s.Median
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f | %.0f | %.4f |\n",
-			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, m.EstimateMB, m.AUC)
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f | %.0f | %s |\n",
+			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, m.EstimateMB, auc(m.AUC, false))
 	}
 	byKey := map[[2]string]Run{}
 	for _, s := range sums {
@@ -100,8 +100,8 @@ func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 			first = false
 		}
 		m := s.Median
-		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d / %d | %+.4f |\n", s.Case, b.WallS/m.WallS, b.CPUS/m.CPUS,
-			b.EmbeddingS/m.EmbeddingS, m.Epochs, b.Epochs, m.AUC-b.AUC)
+		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d / %d | %s |\n", s.Case, b.WallS/m.WallS, b.CPUS/m.CPUS,
+			b.EmbeddingS/m.EmbeddingS, m.Epochs, b.Epochs, auc(m.AUC-b.AUC, true))
 	}
 	first = true
 	for _, r := range runs {
@@ -115,9 +115,35 @@ func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 			fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 			first = false
 		}
-		fmt.Fprintf(w, "| %s | %d | %.4f | %d | %.4f | %+.4f |\n", r.Case, m.Epochs, m.AUC, r.Epochs, r.AUC, m.AUC-r.AUC)
+		fmt.Fprintf(w, "| %s | %d | %s | %d | %s | %s |\n", r.Case, m.Epochs, auc(m.AUC, false), r.Epochs, auc(r.AUC, false), auc(m.AUC-r.AUC, true))
 	}
 	return nil
+}
+
+// auc formats an AUC (or a difference of two, with a sign); NaN, the AUC of
+// a case without planted nodes, is "n/a".
+func auc(x float64, signed bool) string {
+	switch {
+	case math.IsNaN(x):
+		return "n/a"
+	case signed:
+		return fmt.Sprintf("%+.4f", x)
+	}
+	return fmt.Sprintf("%.4f", x)
+}
+
+// MarshalJSON writes an undefined AUC (NaN: no planted node) as null,
+// which JSON can hold.
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run
+	out := struct {
+		plain
+		AUC *float64 `json:"auc"`
+	}{plain: plain(r)}
+	if !math.IsNaN(r.AUC) {
+		out.AUC = &r.AUC
+	}
+	return json.Marshal(out)
 }
 
 // WriteJSON writes every run.
@@ -126,7 +152,28 @@ func WriteJSON(path string, runs []Run, config any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return writeFileAtomic(path, append(b, '\n'))
+}
+
+// writeFileAtomic writes a file through a temporary file and a rename, so
+// that a failed or interrupted write leaves the previous file whole.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // PlotCost draws wall time and peak memory against edges on log-log axes,
@@ -190,7 +237,21 @@ func PlotCost(path string, runs []Run) error {
 			return err
 		}
 	}
-	return p.Save(7*vg.Inch, 5*vg.Inch, path)
+	// Through a temporary file (its extension picks the format) and a
+	// rename, like the other reports.
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+".*"+filepath.Ext(path))
+	if err != nil {
+		return err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	if err := p.Save(7*vg.Inch, 5*vg.Inch, tmp.Name()); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // Report writes results.md, results.json and cost.png into dir.
@@ -202,7 +263,7 @@ func Report(dir string, runs []Run, header string, config any) error {
 	if err := WriteMarkdown(&sb, runs, header); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "results.md"), []byte(sb.String()), 0o644); err != nil {
+	if err := writeFileAtomic(filepath.Join(dir, "results.md"), []byte(sb.String())); err != nil {
 		return err
 	}
 	if err := WriteJSON(filepath.Join(dir, "results.json"), runs, config); err != nil {

@@ -52,6 +52,32 @@ func ParseCase(s string) (Case, error) {
 	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE or file:PATH", s)
 }
 
+// Resolve finds a file case's edge list: the path as given if it exists,
+// else, for a bare file name such as "condmat05.edges", the file of that
+// name in the datasets folder dataDir returns (bench's --data-dir,
+// $FONDUE_DATASETS, ../shared/datasets). Generated cases need nothing.
+func (c *Case) Resolve(dataDir func() (string, error)) error {
+	if c.File == "" {
+		return nil
+	}
+	if _, err := os.Stat(c.File); err == nil {
+		return nil
+	}
+	if filepath.Base(c.File) != c.File {
+		return fmt.Errorf("case file:%s: no such file", c.File)
+	}
+	dir, err := dataDir()
+	if err != nil {
+		return fmt.Errorf("case file:%s: not in the working folder, and %w", c.File, err)
+	}
+	p := filepath.Join(dir, c.File)
+	if _, err := os.Stat(p); err != nil {
+		return fmt.Errorf("case file:%s: neither in the working folder nor in the datasets folder %s", c.File, dir)
+	}
+	c.File = p
+	return nil
+}
+
 func humanCount(n int) string {
 	switch {
 	case n >= 1_000_000 && n%1_000_000 == 0:
@@ -139,6 +165,9 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		p, err := prepare(c, cfg)
 		if err != nil {
 			return runs, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if len(p.ambiguous) == 0 {
+			logf("%s: no planted ambiguous node (ratio %g of its nodes rounds to no pair): AUC is undefined, reported as n/a", c.Name, cfg.Ratio)
 		}
 		bins := [][2]string{{"main", cfg.Binary}}
 		if cfg.Baseline != "" {

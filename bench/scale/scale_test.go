@@ -1,6 +1,8 @@
 package scale
 
 import (
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +73,80 @@ func TestSummarizeAndReport(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// A file case given by bare name is found in the datasets folder when it
+// is not in the working folder.
+func TestCaseResolve(t *testing.T) {
+	data := t.TempDir()
+	if err := os.WriteFile(filepath.Join(data, "tiny.edges"), []byte("1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	calls := 0
+	dataDir := func() (string, error) { calls++; return data, nil }
+	c, err := ParseCase("file:tiny.edges")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Resolve(dataDir); err != nil || c.File != filepath.Join(data, "tiny.edges") || c.Name != "tiny" {
+		t.Fatalf("bare name: %+v %v", c, err)
+	}
+	// A file in the working folder wins, without looking for the datasets.
+	if err := os.WriteFile("tiny.edges", []byte("1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = ParseCase("file:tiny.edges")
+	if err := c.Resolve(dataDir); err != nil || c.File != "tiny.edges" || calls != 1 {
+		t.Fatalf("local file: %+v %v (datasets looked up %d times)", c, err, calls)
+	}
+	c, _ = ParseCase("file:nope.edges")
+	if err := c.Resolve(dataDir); err == nil || !strings.Contains(err.Error(), "neither in the working folder nor in the datasets folder "+data) {
+		t.Fatalf("missing bare name: %v", err)
+	}
+	c, _ = ParseCase("file:sub/nope.edges")
+	if err := c.Resolve(dataDir); err == nil || !strings.Contains(err.Error(), "sub/nope.edges: no such file") {
+		t.Fatalf("missing path: %v", err)
+	}
+	c, _ = ParseCase("file:nope.edges")
+	noData := func() (string, error) { return "", os.ErrNotExist }
+	if err := c.Resolve(noData); err == nil || !strings.Contains(err.Error(), "not in the working folder") {
+		t.Fatalf("no datasets folder: %v", err)
+	}
+}
+
+// A case without planted nodes has no AUC: the reports say n/a and
+// results.json holds null, instead of failing on NaN and losing the file.
+func TestReportWithoutPlantedNodes(t *testing.T) {
+	runs := []Run{
+		{Case: "tiny", Binary: "main", WallS: 1, Edges: 10, Nodes: 8, PeakRSSMB: 20, Epochs: 50, AUC: math.NaN()},
+		{Case: "tiny", Binary: "main", DoubleEpochs: true, WallS: 2, Epochs: 100, AUC: math.NaN()},
+		{Case: "big", Binary: "main", WallS: 3, Edges: 1000, Nodes: 200, PeakRSSMB: 30, Epochs: 60, AUC: 0.8},
+	}
+	dir := t.TempDir()
+	if err := Report(dir, runs, "# test", map[string]any{"ratio": 0.01}); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+	if strings.Contains(string(md), "NaN") || !strings.Contains(string(md), "| 20 | 0 | n/a |") ||
+		!strings.Contains(string(md), "| tiny | 50 | n/a | 100 | n/a | n/a |") {
+		t.Fatalf("results.md:\n%s", md)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Runs []struct {
+			Case string   `json:"case"`
+			AUC  *float64 `json:"auc"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &got); err != nil || len(got.Runs) != 3 || got.Runs[0].AUC != nil || got.Runs[2].AUC == nil || *got.Runs[2].AUC != 0.8 {
+		t.Fatalf("results.json: %v\n%s", err, b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
+		t.Fatalf("temporary files left: %v", entries)
 	}
 }

@@ -88,3 +88,17 @@ func TestParseRatios(t *testing.T) {
 		t.Fatalf("parseRatios: %v %v", got, err)
 	}
 }
+
+// bench scale looks up a bare file name in the datasets folder, and says
+// where it looked when the file is in neither place.
+func TestBenchScaleFileCase(t *testing.T) {
+	data := t.TempDir()
+	code, out, stderr := runCLI(t, "", "bench", "scale", "--cases", "file:condmat05.edges", "--data-dir", data, "--out", t.TempDir())
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "file:condmat05.edges: neither in the working folder nor in the datasets folder "+data) {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "bench", "scale", "--cases", "file:condmat05.edges", "--data-dir", filepath.Join(data, "none"))
+	if code != exitUsage || !strings.Contains(stderr, "datasets directory not found") {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
 	"github.com/spf13/cobra"
 )
@@ -17,6 +18,7 @@ const defaultScaleCases = "sbm:10000:10,sbm:10000:20,sbm:100000:10,sbm:100000:20
 func newBenchScaleCmd(a *app) *cobra.Command {
 	var (
 		cases, cacheDir, baseline, out string
+		dataDir                        string
 		ratio                          float64
 		seed                           uint64
 		repeats, threads               int
@@ -32,7 +34,9 @@ wall time of each phase, the CNE epochs, the peak resident memory and the AUC
 of the planted nodes, as results.md, results.json and a log-log plot of cost
 against edges (cost.png). Generated graphs are cached between runs.
 
-Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way).
+Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way;
+a bare file name that is not in the working folder is looked up in the
+datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
 --baseline BIN runs another fondue-neo4j binary on the same inputs for speed
 ratios; --double-epochs reruns each case with twice the epochs and no early
 stop, to show what early stopping costs.`,
@@ -44,6 +48,9 @@ stop, to show what early stopping costs.`,
 			for _, c := range strings.Split(cases, ",") {
 				sc, err := scale.ParseCase(strings.TrimSpace(c))
 				if err != nil {
+					return usageErrorf("--cases: %v", err)
+				}
+				if err := sc.Resolve(func() (string, error) { return bench.FindDataDir(dataDir) }); err != nil {
 					return usageErrorf("--cases: %v", err)
 				}
 				cfg.Cases = append(cfg.Cases, sc)
@@ -83,5 +90,6 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "out", "bench-scale-out", "output directory")
+	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	return cmd
 }
