@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// The --quick preset: seconds, not hours.
+// The --quick preset: seconds, not minutes.
 var (
 	quickDatasets = []string{"polbooks", "netscience"}
 	quickRatios   = []float64{0.1}
@@ -56,7 +56,7 @@ command again resumes where it stopped (--fresh starts over). The engine options
 the same configuration. Progress goes to stderr.`,
 		Example: `  fondue-neo4j bench --quick
   fondue-neo4j bench --datasets polbooks,grqc --ratios 0.01,0.1 --seeds 5
-  fondue-neo4j bench --out bench-full   # the whole paper table (hours)`,
+  fondue-neo4j bench --out bench-full   # the whole paper table (about 11 minutes on 2 cores)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()

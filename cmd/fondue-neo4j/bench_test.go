@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -100,5 +101,44 @@ func TestBenchScaleFileCase(t *testing.T) {
 	code, _, stderr = runCLI(t, "", "bench", "scale", "--cases", "file:condmat05.edges", "--data-dir", filepath.Join(data, "none"))
 	if code != exitUsage || !strings.Contains(stderr, "datasets directory not found") {
 		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
+
+// bench --help and the README agree on how long the full run takes.
+func TestBenchHelpMatchesReadme(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`bench --out bench-full # the paper's whole evaluation, about (\d+ minutes)`).FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md does not say how long the full bench takes")
+	}
+	code, out, _ := runCLI(t, "", "bench", "--help")
+	if code != 0 || !strings.Contains(out, "the whole paper table (about "+string(m[1])) || strings.Contains(out, "hours") {
+		t.Fatalf("bench --help does not say %q:\n%s", m[1], out)
+	}
+	if !strings.Contains(out, "docs/method.md section 5") {
+		t.Fatal("bench --help does not cite the method's reference")
+	}
+}
+
+// The default output folders of bench and bench scale are ignored by git.
+func TestBenchOutputIgnored(t *testing.T) {
+	ignore, err := os.ReadFile("../../.gitignore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(ignore), "\n")
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	for _, path := range [][]string{{"bench"}, {"bench", "scale"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := cmd.Flags().Lookup("out").DefValue
+		if !slices.Contains(lines, "/"+out+"/") {
+			t.Errorf("%s writes to %s by default, which .gitignore does not list", strings.Join(path, " "), out)
+		}
 	}
 }
