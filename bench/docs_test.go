@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,51 @@ func TestMethodReferencesResolve(t *testing.T) {
 	}
 	if cited < 10 {
 		t.Fatalf("only %d citations found: is the pattern right?", cited)
+	}
+}
+
+// .ci/run runs the README's test command, then fuzzes for a bounded time
+// with fuzz targets that exist (a -fuzz pattern matching none fuzzes
+// nothing and passes).
+func TestCIRun(t *testing.T) {
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(readme), "Run the tests:\n\n```\n")
+	command, _, _ := strings.Cut(after, "\n")
+	lines := strings.Split(string(ci), "\n")
+	if command == "" || !slices.Contains(lines, command) {
+		t.Fatalf(".ci/run does not run the README's test command %q", command)
+	}
+	fuzz := regexp.MustCompile(`^go test -run '\^\$' -fuzz '\^(\w+)\$' -fuzztime (\d+)s (\./[\w/]+)/$`)
+	total := 0
+	for _, l := range lines {
+		if !strings.Contains(l, "-fuzz") {
+			continue
+		}
+		m := fuzz.FindStringSubmatch(l)
+		if m == nil {
+			t.Errorf(".ci/run: fuzz line %q: want go test -run '^$' -fuzz '^Name$' -fuzztime Ns ./pkg/", l)
+			continue
+		}
+		secs, _ := strconv.Atoi(m[2])
+		total += secs
+		found := false
+		files, _ := filepath.Glob(filepath.Join("..", m[3], "*_test.go"))
+		for _, f := range files {
+			b, _ := os.ReadFile(f)
+			found = found || strings.Contains(string(b), "func "+m[1]+"(f *testing.F)")
+		}
+		if !found {
+			t.Errorf(".ci/run fuzzes %s in %s, which has no such fuzz target", m[1], m[3])
+		}
+	}
+	if total == 0 || total > 90 {
+		t.Errorf(".ci/run fuzzes for %d s in all: want some, bounded (at most 90 s)", total)
 	}
 }
