@@ -64,16 +64,9 @@ func readmeExitCodes(t *testing.T) map[int]string {
 // the integration tests of sync_test.go run.
 func TestReadmeExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	file := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	loops := file("loops.txt", "1 1\n2 2\n")
-	empty := file("empty.txt", "")
-	bad := file("bad.txt", "1 2\n2 3 x\n")
+	loops := writeFile(t, dir, "loops.txt", "1 1\n2 2\n")
+	empty := writeFile(t, dir, "empty.txt", "")
+	bad := writeFile(t, dir, "bad.txt", "1 2\n2 3 x\n")
 	closed := closedAddr(t)
 	type c struct {
 		args []string
@@ -88,7 +81,7 @@ func TestReadmeExitCodes(t *testing.T) {
 		exitUsage: {
 			{args: []string{"score", lesmis, "--threads", "two"}, want: "invalid argument"},
 			{args: []string{"score", lesmis}, env: map[string]string{"FONDUE_THREADS": "two"}, want: `FONDUE_THREADS: threads = "two"`},
-			{args: []string{"score", lesmis, "--config", file("c.yaml", "embedding:\n  dimm: 4\n")}, want: "unknown key"},
+			{args: []string{"score", lesmis, "--config", writeFile(t, dir, "c.yaml", "embedding:\n  dimm: 4\n")}, want: "unknown key"},
 			{args: []string{"score", bad}, want: `bad.txt:2: weight "x" is not a number`},
 			{args: []string{"score", lesmis, "--dim", "100"}, want: "embedding dimension 100 is not smaller than the graph's 77 nodes"},
 			{args: []string{"frobnicate"}, want: "unknown command"},

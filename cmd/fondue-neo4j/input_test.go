@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,11 +10,7 @@ import (
 // The two input problems of a new user: a byte-order mark, and ids with
 // spaces quoted in a CSV export.
 func TestScoreReadsWhatUsersHave(t *testing.T) {
-	dir := t.TempDir()
-	bom := filepath.Join(dir, "t.txt")
-	if err := os.WriteFile(bom, []byte("\xef\xbb\xbf1 2\n2 3\n3 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bom := writeFile(t, t.TempDir(), "t.txt", "\xef\xbb\xbf1 2\n2 3\n3 1\n")
 	code, out, stderr := runCLI(t, "", "score", bom, "--method", "degree")
 	var nodes []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {

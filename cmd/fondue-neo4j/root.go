@@ -27,8 +27,6 @@ type app struct {
 	tty bool
 	// configFile is the file the configuration came from, "" if none.
 	configFile string
-	// sources says where each setting's value came from (set by setup).
-	sources map[string]config.Source
 	// cmd is the command being run (set by setup).
 	cmd *cobra.Command
 }
@@ -196,7 +194,6 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if err != nil {
 		return withCode(exitUsage, err)
 	}
-	a.sources = map[string]config.Source{}
 	for i := range config.Settings {
 		s := &config.Settings[i]
 		raw, src := s.Default, config.Source{Kind: config.FromDefault}
@@ -212,7 +209,6 @@ func (a *app) setup(cmd *cobra.Command) error {
 			return withCode(exitUsage, &config.Error{Source: src, Key: s.Key, Raw: raw, Msg: err.Error()})
 		}
 		v.Set(s.Key, val)
-		a.sources[s.Key] = src
 	}
 	return a.setupLogger()
 }

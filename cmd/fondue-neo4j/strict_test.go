@@ -14,6 +14,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// writeFile writes a file of the test and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // wantOneLine fails unless stderr is exactly one line.
 func wantOneLine(t *testing.T, what, stderr string) {
 	t.Helper()
@@ -27,13 +37,6 @@ func wantOneLine(t *testing.T, what, stderr string) {
 // not fall back to defaults.
 func TestConfigValuesStrict(t *testing.T) {
 	dir := t.TempDir()
-	file := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	cases := []struct {
 		env  map[string]string
 		file string // config file content, "" for none
@@ -61,7 +64,7 @@ func TestConfigValuesStrict(t *testing.T) {
 		}
 		args := append([]string{"score", lesmis}, c.args...)
 		if c.file != "" {
-			args = append(args, "--config", file("c.yaml", c.file))
+			args = append(args, "--config", writeFile(t, dir, "c.yaml", c.file))
 		}
 		code, out, stderr := runCLI(t, "", args...)
 		if code != exitUsage || out != "" || !strings.Contains(stderr, c.want) {
@@ -74,6 +77,16 @@ func TestConfigValuesStrict(t *testing.T) {
 		for k := range c.env {
 			os.Unsetenv(k)
 		}
+	}
+}
+
+// A config file is YAML whatever its name (viper wanted an extension).
+func TestConfigFileWithoutExtension(t *testing.T) {
+	cfg := writeFile(t, t.TempDir(), "fondue-config", "top: 2\noutput: json\n")
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--config", cfg)
+	var rows []map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 2 {
+		t.Fatalf("exit %d, %q %s", code, out, stderr)
 	}
 }
 
