@@ -543,8 +543,8 @@ func fileKeys() []string {
 }
 
 // ReadEnv reads the FONDUE_* variables of environ ("NAME=value" entries)
-// strictly: each must name a setting (or be one of OtherEnv, read
-// elsewhere), and its value must parse. Empty values count as unset.
+// strictly: each must name a setting (or be read elsewhere: IsOtherEnv),
+// and its value must parse. Empty values count as unset.
 func ReadEnv(environ []string) (map[string]Value, error) {
 	names := map[string]string{} // variable -> key
 	for _, s := range Settings {
@@ -559,7 +559,7 @@ func ReadEnv(environ []string) (map[string]Value, error) {
 	sort.Strings(sorted)
 	for _, kv := range sorted {
 		name, val, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, EnvPrefix) || slices.Contains(OtherEnv, name) {
+		if !strings.HasPrefix(name, EnvPrefix) || IsOtherEnv(name) {
 			continue
 		}
 		src := Source{Kind: FromEnv, Name: name}

@@ -105,7 +105,7 @@ func TestReadFileErrors(t *testing.T) {
 
 func TestReadEnv(t *testing.T) {
 	got, err := ReadEnv([]string{"HOME=/x", "FONDUE_THREADS=2", "FONDUE_EMBEDDING_SIGMA2=2.5", "FONDUE_CONFIG=x.yaml",
-		"FONDUE_DATASETS=/d", "FONDUE_GRAPH_NODE_LABELS=A,B", "FONDUE_POLISH=true", "FONDUE_SEED=", "FONDUE_TOP=10",
+		"FONDUE_DATASETS=/d", "FONDUE_JAVA25_HOME=/jdk", "FONDUE_NEO4J_VERSIONS=5.26", "FONDUE_GRAPH_NODE_LABELS=A,B", "FONDUE_POLISH=true", "FONDUE_SEED=", "FONDUE_TOP=10",
 		"FONDUE_OUTPUT=JSON", "FONDUE_HEADER=no"})
 	if err != nil {
 		t.Fatal(err)

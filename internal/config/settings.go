@@ -1,6 +1,9 @@
 package config
 
 import (
+	"regexp"
+	"slices"
+
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
@@ -9,12 +12,23 @@ import (
 const EnvPrefix = "FONDUE_"
 
 // OtherEnv are FONDUE_* variables that are not settings but are read
-// elsewhere: ReadEnv leaves them alone.
+// elsewhere: ReadEnv leaves them alone, as it does FONDUE_JAVA<N>_HOME
+// (IsOtherEnv).
 var OtherEnv = []string{
-	"FONDUE_CONFIG",        // the config file (--config)
-	"FONDUE_DATASETS",      // bench: the datasets folder (--data-dir)
-	"FONDUE_NEO4J_CACHE",   // tests: the Neo4j test server's cache (internal/toolcache)
-	"FONDUE_NEO4J_TARBALL", // tests: a local Neo4j tarball (internal/neo4jtest)
+	"FONDUE_CONFIG",         // the config file (--config)
+	"FONDUE_DATASETS",       // bench: the datasets folder (--data-dir)
+	"FONDUE_NEO4J_CACHE",    // tests: the Neo4j test servers' cache (internal/toolcache)
+	"FONDUE_NEO4J_VERSIONS", // tests: the Neo4j versions to test on (internal/neo4jtest)
+	"FONDUE_MAVEN",          // tests: the Maven command (internal/neo4jtest)
+	"FONDUE_NEO4J_TARBALL",  // tests: still in internal/neo4jtest/README.md
+}
+
+var javaHome = regexp.MustCompile(`^FONDUE_JAVA[0-9]+_HOME$`) // tests: a JDK (internal/neo4jtest)
+
+// IsOtherEnv reports whether a FONDUE_* variable is read elsewhere, not a
+// setting.
+func IsOtherEnv(name string) bool {
+	return slices.Contains(OtherEnv, name) || javaHome.MatchString(name)
 }
 
 // Aliases are other names of settings, accepted in files and variables:
