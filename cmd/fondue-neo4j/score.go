@@ -22,9 +22,9 @@ func newScoreCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "score FILE",
 		Short: "Score every node of an edge list, most ambiguous first (no server needed)",
-		Long: `score reads an undirected edge list ("u v" per line, whitespace or comma
-separated, '#' and '%' comments, optional header, optional numeric weight which
-is ignored) and prints one line per node, most ambiguous first:
+		Long: `score reads an undirected edge list ("u v" per line, '#' and '%' comments,
+optional header, optional numeric weight which is ignored) and prints one line
+per node, most ambiguous first:
 
     node <TAB> ambiguity <TAB> degree <TAB> score
 
@@ -34,7 +34,15 @@ max_memory once the file is read; a graph that would not fit is refused.
 ambiguity is the node's percentile among all scored nodes (0..1, 1 = most
 ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
 quotient). Isolated nodes cannot be scored; they are counted on stderr.
-Use "-" as FILE to read standard input.`,
+Use "-" as FILE to read standard input.
+
+Fields: a .csv file is CSV (RFC 4180: commas, quoted ids may hold spaces,
+commas, quotes and line breaks), a .tsv file the same with tabs; other files
+are sniffed from their first lines (CSV, TSV, or fields separated by runs of
+spaces, tabs and commas). A UTF-8 byte-order mark is ignored.
+
+Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input, 5 nothing
+to score (no edges), 7 not enough memory, 130 interrupted.`,
 		Example: `  fondue-neo4j score testdata/lesmis.edges --top 10
   fondue-neo4j score graph.csv --output json --split --top 20
   fondue-neo4j score graph.csv --split=mcl --top 20`,

@@ -29,7 +29,8 @@ variables, flags; flag > environment > file > default. The password comes from
 FONDUE_NEO4J_PASSWORD or neo4j.password_file, never from a flag.
 
 Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
-4 Neo4j unreachable, 5 nothing to score, 6 another run holds the lock.`,
+4 Neo4j unreachable, 5 nothing to score, 6 another run holds the lock,
+7 not enough memory, 130 interrupted.`,
 		Example: `  FONDUE_NEO4J_PASSWORD=secret fondue-neo4j sync --config config.example.yaml
   fondue-neo4j sync --uri bolt://localhost:7687 --node-labels Author --relationship-types COAUTHOR --output json
   fondue-neo4j sync --split --split-top 10 --dry-run`,
