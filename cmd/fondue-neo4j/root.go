@@ -164,8 +164,11 @@ var commandFlagKeys = map[string]map[string]string{
 // with one message naming it and where it came from.
 func (a *app) setup(cmd *cobra.Command) error {
 	a.cmd = cmd
-	if cmd.Name() == cobra.ShellCompRequestCmd || cmd.Name() == cobra.ShellCompNoDescRequestCmd {
-		return nil // completion reads no configuration
+	for c := cmd; c != nil; c = c.Parent() {
+		switch c.Name() {
+		case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+			return nil // help and shell completion read no configuration
+		}
 	}
 	v := a.v
 	setDefaults(v)

@@ -204,6 +204,14 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"__complete", "sync", "--output", ""}, []string{"text", "json"}},
 		{[]string{"__complete", "estimate", "--mode", ""}, []string{"auto", "exact", "sampled"}},
 	}
+	// Help and completion work whatever the configuration.
+	t.Setenv("FONDUE_NOT_A_SETTING", "1")
+	for _, args := range [][]string{{"help", "score"}, {"completion", "bash"}, {"__complete", "score", "--method", ""}} {
+		if code, out, stderr := runCLI(t, "", args...); code != 0 || out == "" {
+			t.Errorf("%v with a bad environment: exit %d, %s", args, code, stderr)
+		}
+	}
+	os.Unsetenv("FONDUE_NOT_A_SETTING")
 	for _, c := range cases {
 		code, out, stderr := runCLI(t, "", c.args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
