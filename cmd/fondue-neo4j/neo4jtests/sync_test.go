@@ -232,7 +232,15 @@ func TestSyncFaultsRerun(t *testing.T) {
 				t.Fatalf("exit %d (want %d), stderr (want %q in the last line):\n%s\nproxy: %+v, armed text sent %d times",
 					code, exitUnreachable, stage.doing, stderr, srv.Proxy().Stats(), srv.Proxy().SentCount())
 			}
-			t.Logf("failed in %s: %s", time.Since(t0).Round(time.Millisecond), lastLine(stderr))
+			// The driver gives up after max_retry_time (3s) and the backoff
+			// that follows (up to 4.8s); the lock's release then waits for
+			// the heartbeat's refresh in flight (up to lock.ttl/3) and
+			// gives up after connect_timeout + max_retry_time (8s).
+			elapsed := time.Since(t0)
+			if bound := 3*time.Second + 4800*time.Millisecond + 20*time.Second/3 + 8*time.Second + 15*time.Second; elapsed > bound {
+				t.Errorf("failed after %s, want at most %s", elapsed.Round(time.Millisecond), bound)
+			}
+			t.Logf("failed in %s: %s", elapsed.Round(time.Millisecond), lastLine(stderr))
 			rerun(t, args, splitAt, reference)
 		})
 	}
