@@ -73,7 +73,7 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.AddCommand(newScoreCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
+	root.AddCommand(newScoreCmd(a), newReviewCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
 	benchCmd := newBenchCmd(a)
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
