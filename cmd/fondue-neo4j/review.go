@@ -134,7 +134,7 @@ func (a *app) edgeListReview(cmd *cobra.Command, path string, hm fondue.HeaderMo
 		return nil, err
 	}
 	a.checkNames(nm, g)
-	doc := &review.Doc{Source: review.SourceEdgeList, Splitter: opts.Split.Method, LinksKnown: true,
+	doc := &review.Doc{Source: review.SourceEdgeList, Plan: review.PlanSettings{Splitter: opts.Split.Method}, LinksKnown: true,
 		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), Title: "fondue-neo4j review: " + path}
 	doc.Nodes = review.FromResult(g, res, nm)
 	return doc, nil
@@ -175,10 +175,10 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 	if err != nil {
 		return nil, usageErrorf("plan %s: %v", path, err)
 	}
-	doc := &review.Doc{Source: review.SourceNeo4j, Splitter: plan.Splitter, LinksKnown: g != nil,
+	doc := &review.Doc{Source: review.SourceNeo4j, LinksKnown: g != nil,
 		GraphNodes: dr.NodeCount, GraphEdges: dr.RelationshipCount, Title: "fondue-neo4j review: run " + plan.RunID,
-		RunID: plan.RunID, CreatedAt: plan.CreatedAt, IDProperty: plan.IDProperty, RelationshipTypes: plan.RelationshipTypes,
-		MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}
+		Plan: review.PlanSettings{RunID: plan.RunID, CreatedAt: plan.CreatedAt, Splitter: plan.Splitter, IDProperty: plan.IDProperty,
+			RelationshipTypes: plan.RelationshipTypes, MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
 	name := func(key, id any) string {
 		if k := review.KeyString(key); nm.Has(k) {
 			return nm.Of(k)

@@ -248,7 +248,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 	n3 := doc.Nodes[2]
 	want := &ApprovedPlan{Format: PlanFormat, Version: PlanVersion, ReviewedAt: got.ReviewedAt, Source: SourceEdgeList,
-		Input: "testdata/lesmis.edges", Splitter: fondue.DefaultSplitter,
+		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: fondue.DefaultSplitter},
 		Nodes: []ApprovedNode{
 			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score,
 				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(KeyString(n1.Key), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},
@@ -304,8 +304,8 @@ func TestReviewPageInBrowser(t *testing.T) {
 func TestReviewPageEdgeCases(t *testing.T) {
 	const evil = `</script><img src=x onerror="window.pwned=1">&amp;`
 	big := int64(9007199254740993) // 2^53 + 1: not a float64
-	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", RunID: "run-1", Splitter: "ncut", IDProperty: "uid",
-		RelationshipTypes: []string{"KNOWS"}, MarkerLabel: "FondueSplit", GeneratedAt: "2025-01-01T00:00:00Z",
+	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", GeneratedAt: "2025-01-01T00:00:00Z",
+		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", RelationshipTypes: []string{"KNOWS"}, MarkerLabel: "FondueSplit"},
 		Nodes: []Node{
 			{Key: big, ID: "4:db:1", Name: evil, Ambiguity: 1, Score: 2,
 				Neighbors: []Neighbor{{Key: "a", ID: "4:db:2", Name: "A"}, {Key: "b", ID: "4:db:3", Name: "B"}, {Key: big + 2, ID: "4:db:4"}},

@@ -184,7 +184,7 @@
       head.appendChild(document.createTextNode("Group " + (g + 1) + (g === 0 ? " \u00b7 stays" : " \u00b7 new node") + " \u00b7 " + grp.length));
       box.appendChild(head);
       var chips = h("div", { "class": "chips" });
-      grp.slice().sort(function (a, b) { return node.nb[a].n.localeCompare(node.nb[b].n); }).forEach(function (i) {
+      grp.slice().sort(function (a, b) { return node.nb[a].n.localeCompare(node.nb[b].n, undefined, { numeric: true }); }).forEach(function (i) {
         var chip = h("button", { type: "button", "class": "chip", "data-nb": String(i), title: "id " + keyText(node.nb[i].kj) }, node.nb[i].n);
         chip.style.borderColor = color(g);
         chips.appendChild(chip);

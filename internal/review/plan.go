@@ -42,7 +42,16 @@ type ApprovedPlan struct {
 	// Source is SourceEdgeList or SourceNeo4j; Input the file reviewed.
 	Source string `json:"source"`
 	Input  string `json:"input,omitempty"`
-	// From the dry run's plan (source neo4j).
+	PlanSettings
+
+	Nodes     []ApprovedNode `json:"nodes"`
+	Rejected  []DecidedNode  `json:"rejected"`
+	Undecided []any          `json:"undecided"` // keys
+}
+
+// PlanSettings are the settings of the plan reviewed: the splitter, and
+// for a dry run's plan (source neo4j) its run and what its split moves.
+type PlanSettings struct {
 	RunID             string   `json:"runId,omitempty"`
 	CreatedAt         string   `json:"createdAt,omitempty"`
 	Splitter          string   `json:"splitter,omitempty"`
@@ -50,10 +59,6 @@ type ApprovedPlan struct {
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
 	MarkerLabel       string   `json:"markerLabel,omitempty"`
 	SkipProperties    []string `json:"skipProperties,omitempty"`
-
-	Nodes     []ApprovedNode `json:"nodes"`
-	Rejected  []DecidedNode  `json:"rejected"`
-	Undecided []any          `json:"undecided"` // keys
 }
 
 // ApprovedNode is one accepted split.

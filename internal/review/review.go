@@ -36,19 +36,14 @@ type Doc struct {
 	Input       string // the file reviewed
 	GeneratedAt string // ISO-8601
 	Tool        string // the version line of fondue-neo4j
-	Splitter    string
+	// Plan holds the splitter, and the settings of a dry run's plan
+	// (SourceNeo4j); the approved plan copies them.
+	Plan PlanSettings
 	// Graph size, when known (0: unknown).
 	GraphNodes, GraphEdges int
 	// LinksKnown is false when the links between neighbours are unknown
 	// (a dry-run plan reviewed without its edge list).
 	LinksKnown bool
-	// From the dry run's plan (SourceNeo4j); copied to the approved plan.
-	RunID             string
-	CreatedAt         string
-	IDProperty        string
-	RelationshipTypes []string
-	MarkerLabel       string
-	SkipProperties    []string
 
 	Nodes []Node
 }
@@ -111,27 +106,17 @@ func Write(w io.Writer, d *Doc) error {
 
 // Page data: short field names keep a page of 20 big nodes small.
 type jsonDoc struct {
-	Title       string     `json:"title"`
-	Source      string     `json:"source"`
-	Input       string     `json:"input,omitempty"`
-	GeneratedAt string     `json:"generatedAt"`
-	Tool        string     `json:"tool,omitempty"`
-	Splitter    string     `json:"splitter,omitempty"`
-	GraphNodes  int        `json:"graphNodes,omitempty"`
-	GraphEdges  int        `json:"graphEdges,omitempty"`
-	LinksKnown  bool       `json:"linksKnown"`
-	Plan        jsonPlan   `json:"plan"`
-	Nodes       []jsonNode `json:"nodes"`
-}
-
-type jsonPlan struct {
-	RunID             string   `json:"runId,omitempty"`
-	CreatedAt         string   `json:"createdAt,omitempty"`
-	Splitter          string   `json:"splitter,omitempty"`
-	IDProperty        string   `json:"idProperty,omitempty"`
-	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
-	MarkerLabel       string   `json:"markerLabel,omitempty"`
-	SkipProperties    []string `json:"skipProperties,omitempty"`
+	Title       string       `json:"title"`
+	Source      string       `json:"source"`
+	Input       string       `json:"input,omitempty"`
+	GeneratedAt string       `json:"generatedAt"`
+	Tool        string       `json:"tool,omitempty"`
+	Splitter    string       `json:"splitter,omitempty"`
+	GraphNodes  int          `json:"graphNodes,omitempty"`
+	GraphEdges  int          `json:"graphEdges,omitempty"`
+	LinksKnown  bool         `json:"linksKnown"`
+	Plan        PlanSettings `json:"plan"`
+	Nodes       []jsonNode   `json:"nodes"`
 }
 
 type jsonNode struct {
@@ -168,10 +153,8 @@ func rawJSON(v any) (string, error) {
 
 func pageData(d *Doc) (*jsonDoc, error) {
 	out := &jsonDoc{Title: d.Title, Source: d.Source, Input: d.Input, GeneratedAt: d.GeneratedAt, Tool: d.Tool,
-		Splitter: d.Splitter, GraphNodes: d.GraphNodes, GraphEdges: d.GraphEdges, LinksKnown: d.LinksKnown,
-		Plan: jsonPlan{RunID: d.RunID, CreatedAt: d.CreatedAt, Splitter: d.Splitter, IDProperty: d.IDProperty,
-			RelationshipTypes: d.RelationshipTypes, MarkerLabel: d.MarkerLabel, SkipProperties: d.SkipProperties},
-		Nodes: []jsonNode{}}
+		Splitter: d.Plan.Splitter, GraphNodes: d.GraphNodes, GraphEdges: d.GraphEdges, LinksKnown: d.LinksKnown,
+		Plan: d.Plan, Nodes: []jsonNode{}}
 	if out.Title == "" {
 		out.Title = "fondue-neo4j review"
 	}

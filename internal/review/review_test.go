@@ -237,7 +237,7 @@ func lesmisDoc(t *testing.T, top int) *Doc {
 		t.Fatal(err)
 	}
 	return &Doc{Title: "fondue-neo4j review: testdata/lesmis.edges", Source: SourceEdgeList, Input: "testdata/lesmis.edges",
-		GeneratedAt: "2025-01-01T00:00:00Z", Tool: "fondue-neo4j (test)", Splitter: fondue.DefaultSplitter,
+		GeneratedAt: "2025-01-01T00:00:00Z", Tool: "fondue-neo4j (test)", Plan: PlanSettings{Splitter: fondue.DefaultSplitter},
 		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), LinksKnown: true, Nodes: FromResult(g, res, nm)}
 }
 
