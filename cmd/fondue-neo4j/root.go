@@ -24,6 +24,8 @@ type app struct {
 	log    *slog.Logger
 	// tty is whether stderr is a terminal: progress bars and text logs then.
 	tty bool
+	// outTTY is whether stdout is a terminal: score prints its column names then.
+	outTTY bool
 	// configFile is the file the configuration came from, "" if none.
 	configFile string
 	// cmd is the command being run (set by setup).
@@ -39,6 +41,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	if f, ok := stderr.(*os.File); ok {
 		a.tty = term.IsTerminal(int(f.Fd()))
 	}
+	if f, ok := stdout.(*os.File); ok {
+		a.outTTY = term.IsTerminal(int(f.Fd()))
+	}
 	return a
 }
 
@@ -50,6 +55,7 @@ func (a *app) rootCmd() *cobra.Command {
 entities) with the FONDUE method on a Conditional Network Embedding, from an
 edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 --split", "undo").`,
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -64,9 +70,10 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	pf.String("log-level", "", "log level: debug, info, warn, error")
 	pf.String("log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
 	pf.String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.AddCommand(newScoreCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
+	root.AddCommand(newScoreCmd(a), newReviewCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
 	benchCmd := newBenchCmd(a)
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
@@ -94,7 +101,7 @@ var flagKeys = map[string]string{
 	"tol":                "embedding.tol",
 	"checkpoint":         "embedding.checkpoint",
 	"embedding-property": "embedding.property",
-	"split":              "split.method",
+	"split":              "split.enabled",
 	"split-top":          "split.top",
 	"max-memory":         "max_memory",
 
@@ -126,13 +133,6 @@ var flagKeys = map[string]string{
 	"output":              "output",
 }
 
-// commandFlagKeys overrides flagKeys for one command, where a flag name
-// means something else: sync's --split switches splitting on (score's
-// --split names the splitter, which is sync's --splitter).
-var commandFlagKeys = map[string]map[string]string{
-	"sync": {"split": "split.enabled"},
-}
-
 // setup loads the configuration: flag > environment (FONDUE_*) > file > default.
 func (a *app) setup(cmd *cobra.Command) error {
 	a.cmd = cmd
@@ -143,11 +143,7 @@ func (a *app) setup(cmd *cobra.Command) error {
 	v.AutomaticEnv()
 	var bindErr error
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		key, ok := commandFlagKeys[cmd.Name()][f.Name]
-		if !ok {
-			key, ok = flagKeys[f.Name]
-		}
-		if ok && bindErr == nil {
+		if key, ok := flagKeys[f.Name]; ok && bindErr == nil {
 			bindErr = v.BindPFlag(key, f)
 		}
 	})
@@ -182,7 +178,10 @@ func (a *app) setup(cmd *cobra.Command) error {
 	} else {
 		a.configFile = v.ConfigFileUsed()
 	}
-	return a.setupLogger()
+	if err := a.setupLogger(); err != nil {
+		return err
+	}
+	return a.splitterFromSplit(cmd)
 }
 
 func (a *app) setupLogger() error {

@@ -2,26 +2,29 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/spf13/cobra"
 )
 
 func newScoreCmd(a *app) *cobra.Command {
 	var (
-		top    int
-		format string
-		header string
+		top         int
+		format      string
+		header      string
+		namesFile   string
+		printHeader bool
 	)
 	cmd := &cobra.Command{
 		Use:   "score FILE",
@@ -32,6 +35,11 @@ is ignored) and prints one line per node, most ambiguous first:
 
     node <TAB> ambiguity <TAB> degree <TAB> score
 
+with the column names on a first line when stdout is a terminal (never when
+piped, unless --print-header). --names FILE adds a name column (and names the
+neighbours of --split's groups); --split adds each node's proposed split, groups
+of neighbours as "a,b|c,d".
+
 The graph's estimated peak memory (see "estimate") is checked against
 max_memory once the file is read; a graph that would not fit is refused.
 
@@ -39,15 +47,12 @@ ambiguity is the node's percentile among all scored nodes (0..1, 1 = most
 ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
 quotient). Isolated nodes cannot be scored; they are counted on stderr.
 Use "-" as FILE to read standard input.`,
-		Example: `  fondue-neo4j score testdata/lesmis.edges --top 10
+		Example: `  fondue-neo4j score testdata/lesmis.edges --names testdata/lesmis.names --split --top 5
   fondue-neo4j score graph.csv --format json --split --top 20
-  fondue-neo4j score graph.csv --split=mcl --top 20`,
+  fondue-neo4j score graph.csv --split --splitter mcl --top 20`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			// --split takes its value after "=": "--split mcl" leaves "mcl"
-			// as a second argument. Say so instead of a generic error.
-			if f := cmd.Flags().Lookup("split"); len(args) == 2 && f.Changed &&
-				f.Value.String() == f.NoOptDefVal && slices.Contains(fondue.Splitters, args[1]) {
-				return usageErrorf("--split %s: write --split=%s (--split alone means the default splitter, %s)", args[1], args[1], fondue.DefaultSplitter)
+			if err := splitValueAsArg(cmd, args); err != nil {
+				return err
 			}
 			return exactArgs(1, "one edge-list file")(cmd, args)
 		},
@@ -66,50 +71,29 @@ Use "-" as FILE to read standard input.`,
 			if err != nil {
 				return err
 			}
-			t0 := time.Now()
-			g, err := a.readGraph(args[0], hm)
+			if !a.v.GetBool("split.enabled") {
+				opts.Split = fondue.SplitOptions{}
+			} else if opts.Split.Method == "" {
+				opts.Split.Method = fondue.DefaultSplitter
+			}
+			nm, err := a.readNames(namesFile)
 			if err != nil {
 				return err
 			}
-			loadTime := time.Since(t0)
-			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
-				Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
-				KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes})
-			if err := a.checkMemory(est); err != nil {
-				return err
-			}
-			if opts.Split.Method != "" {
-				if opts.Split.Top == 0 {
-					opts.Split.Top = top
-				}
-				if opts.Split.Top == 0 {
-					opts.Split.Top = g.NumNodes()
-				}
-			}
-			ckPath := a.v.GetString("embedding.checkpoint")
-			if err := a.loadCheckpoint(ckPath, &opts); err != nil {
-				return err
-			}
-			pr := newProgress(a)
-			opts.Progress = pr.report
-			a.log.Debug("scoring", "file", args[0], "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
-			res, err := fondue.Score(cmd.Context(), g, opts)
-			pr.finish()
+			g, res, err := a.scoreFile(cmd.Context(), args[0], hm, opts, top)
 			if err != nil {
 				return err
 			}
-			if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
-				return err
-			}
-			if iso := res.Unscored(); len(iso) > 0 {
-				a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
-			}
-			a.logSummary(g, res, loadTime)
+			a.checkNames(nm, g)
 			w := bufio.NewWriter(a.stdout)
 			if format == "json" {
-				err = writeScoresJSON(w, g, res, top)
+				err = writeScoresJSON(w, g, res, top, nm)
 			} else {
-				err = writeScoresTSV(w, g, res, top)
+				withHeader := a.outTTY
+				if f := cmd.Flags().Lookup("print-header"); f.Changed {
+					withHeader = printHeader
+				}
+				err = writeScoresTSV(w, g, res, top, nm, withHeader)
 			}
 			if err == nil {
 				err = w.Flush()
@@ -120,13 +104,96 @@ Use "-" as FILE to read standard input.`,
 	f := cmd.Flags()
 	f.IntVar(&top, "top", 0, "print only the K most ambiguous nodes (0: all)")
 	f.StringVar(&format, "format", "tsv", "output format: tsv or json")
-	f.StringVar(&header, "header", "auto", "whether the file's first line is a header: auto, yes or no")
+	f.StringVar(&header, "header", "auto", "whether the input file's first line is a header: auto, yes or no")
+	f.BoolVar(&printHeader, "print-header", false, "print the TSV column names as a first line (default: only when stdout is a terminal)")
+	f.StringVar(&namesFile, "names", "", "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
 	addScoreFlags(f)
-	f.String("split", "", "also propose a split for each printed node; --split alone uses the default splitter "+
-		fondue.DefaultSplitter+", --split=NAME picks one of "+strings.Join(fondue.Splitters, ", "))
-	f.Lookup("split").NoOptDefVal = fondue.DefaultSplitter
-	f.Int("split-top", 0, "propose splits for the K most ambiguous nodes (default: the printed ones)")
+	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
 	return cmd
+}
+
+// scoreFile reads an edge list and scores it as "score" does: the memory
+// check, the warm start, progress and the summary log. top is the number
+// of nodes shown, the default number of split proposals.
+func (a *app) scoreFile(ctx context.Context, path string, hm fondue.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+	t0 := time.Now()
+	g, err := a.readGraph(path, hm)
+	if err != nil {
+		return nil, nil, err
+	}
+	loadTime := time.Since(t0)
+	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
+		KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes})
+	if err := a.checkMemory(est); err != nil {
+		return nil, nil, err
+	}
+	if opts.Split.Method != "" {
+		if opts.Split.Top == 0 {
+			opts.Split.Top = top
+		}
+		if opts.Split.Top == 0 {
+			opts.Split.Top = g.NumNodes()
+		}
+	}
+	ckPath := a.v.GetString("embedding.checkpoint")
+	if err := a.loadCheckpoint(ckPath, &opts); err != nil {
+		return nil, nil, err
+	}
+	pr := newProgress(a)
+	opts.Progress = pr.report
+	a.log.Debug("scoring", "file", path, "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
+	res, err := fondue.Score(ctx, g, opts)
+	pr.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
+		return nil, nil, err
+	}
+	if iso := res.Unscored(); len(iso) > 0 {
+		a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
+	}
+	a.logSummary(g, res, loadTime)
+	return g, res, nil
+}
+
+// readNames reads a names file ("" : none).
+func (a *app) readNames(path string) (names.Names, error) {
+	if path == "" {
+		return nil, nil
+	}
+	nm, err := names.ReadFile(path)
+	var ne *names.Error
+	switch {
+	case errors.As(err, &ne):
+		return nil, withCode(exitUsage, err)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, usageErrorf("names file %s: no such file", path)
+	case err != nil:
+		return nil, withCode(exitUsage, fmt.Errorf("names file %s: %w", path, err))
+	}
+	return nm, nil
+}
+
+// checkNames warns when the names file names none, or only some, of the
+// graph's nodes: ids that do not match are the usual mistake.
+func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
+	if nm == nil {
+		return
+	}
+	missing, first := 0, ""
+	for i := range g.NumNodes() {
+		if !nm.Has(g.Key(i)) {
+			if missing == 0 {
+				first = g.Key(i)
+			}
+			missing++
+		}
+	}
+	if missing > 0 {
+		a.log.Warn("nodes without a name are shown by id", "count", missing, "of", g.NumNodes(), "first", first)
+	}
 }
 
 // addScoreFlags adds the engine's flags, shared by score and sync.
@@ -293,13 +360,33 @@ func limit(ranking []int, top int) []int {
 	return ranking
 }
 
-func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) error {
+// tsvField keeps a name on one TSV field.
+var tsvField = strings.NewReplacer("\t", " ", "\n", " ", "\r", " ")
+
+func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names, header bool) error {
 	props := proposalsByNode(res)
+	if header {
+		cols := "node"
+		if nm != nil {
+			cols += "\tname"
+		}
+		cols += "\tambiguity\tdegree\tscore"
+		if res.Proposals != nil {
+			cols += "\tsplit"
+		}
+		if _, err := io.WriteString(w, cols+"\n"); err != nil {
+			return err
+		}
+	}
 	for _, i := range limit(res.Ranking(), top) {
-		line := g.Key(i) + "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
+		line := g.Key(i)
+		if nm != nil {
+			line += "\t" + tsvField.Replace(nm.Of(g.Key(i)))
+		}
+		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
 			"\t" + formatFloat(res.Scores[i])
 		if p, ok := props[i]; ok {
-			line += "\t" + formatGroups(g, p.Groups)
+			line += "\t" + formatGroups(g, p.Groups, nm)
 		}
 		if _, err := io.WriteString(w, line+"\n"); err != nil {
 			return err
@@ -308,8 +395,8 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) e
 	return nil
 }
 
-// formatGroups writes groups of neighbour keys as "a,b|c,d".
-func formatGroups(g *fondue.Graph, groups [][]int32) string {
+// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d".
+func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
 	for k, grp := range groups {
 		if k > 0 {
@@ -319,7 +406,11 @@ func formatGroups(g *fondue.Graph, groups [][]int32) string {
 			if l > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString(g.Key(int(j)))
+			if nm != nil {
+				sb.WriteString(tsvField.Replace(nm.Of(g.Key(int(j)))))
+			} else {
+				sb.WriteString(g.Key(int(j)))
+			}
 		}
 	}
 	return sb.String()
@@ -331,10 +422,13 @@ func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) 
 // input's ids are integers.
 type nodeJSON struct {
 	Node      any     `json:"node"`
+	Name      string  `json:"name,omitempty"` // with --names
 	Ambiguity float64 `json:"ambiguity"`
 	Degree    int     `json:"degree"`
 	Score     float64 `json:"score"`
 	Split     [][]any `json:"split,omitempty"`
+	// SplitNames are the groups of Split by name (with --names).
+	SplitNames [][]string `json:"splitNames,omitempty"`
 }
 
 func nodeKey(g *fondue.Graph, i int) any {
@@ -344,12 +438,15 @@ func nodeKey(g *fondue.Graph, i int) any {
 	return g.Key(i)
 }
 
-func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) error {
+func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names) error {
 	props := proposalsByNode(res)
 	ranking := limit(res.Ranking(), top)
 	out := make([]nodeJSON, 0, len(ranking))
 	for _, i := range ranking {
 		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i]}
+		if nm != nil {
+			nj.Name = nm.Of(g.Key(i))
+		}
 		if p, ok := props[i]; ok {
 			for _, grp := range p.Groups {
 				keys := make([]any, len(grp))
@@ -357,6 +454,13 @@ func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) 
 					keys[k] = nodeKey(g, int(j))
 				}
 				nj.Split = append(nj.Split, keys)
+				if nm != nil {
+					ns := make([]string, len(grp))
+					for k, j := range grp {
+						ns[k] = nm.Of(g.Key(int(j)))
+					}
+					nj.SplitNames = append(nj.SplitNames, ns)
+				}
 			}
 		}
 		out = append(out, nj)
