@@ -61,7 +61,7 @@ func TestMethodReferencesResolve(t *testing.T) {
 	}
 }
 
-// .ci/run runs the README's test command, then fuzzes for a bounded time
+// .ci/run runs the README's test command first, then fuzzes for a bounded time
 // with fuzz targets that exist (a -fuzz pattern matching none fuzzes
 // nothing and passes).
 func TestCIRun(t *testing.T) {
@@ -78,6 +78,14 @@ func TestCIRun(t *testing.T) {
 	lines := strings.Split(string(ci), "\n")
 	if command == "" || !slices.Contains(lines, command) {
 		t.Fatalf(".ci/run does not run the README's test command %q", command)
+	}
+	for _, l := range lines {
+		if strings.HasPrefix(l, "go test") {
+			if l != command {
+				t.Errorf(".ci/run runs %q before the README's test command %q", l, command)
+			}
+			break
+		}
 	}
 	fuzz := regexp.MustCompile(`^go test -run '\^\$' -fuzz '\^(\w+)\$' -fuzztime (\d+)s (\./[\w/]+)/$`)
 	total := 0

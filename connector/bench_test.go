@@ -9,39 +9,46 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 )
 
 // The speed of pull and write on CondMat05 (36,458 nodes, 171,736
-// relationships) against the test server (Neo4j 3.1 behind the Bolt proxy):
+// relationships) against each test server, beside GDS doing the same on
+// the same server (gds.graph.project of the same subgraph; gds.degree.write
+// writing one property on the same nodes):
 //
-//	FONDUE_DATASETS=/work/shared/datasets go test -run '^$' -bench Condmat05 -benchtime 3x ./connector/
+//	go test -run '^$' -bench Condmat05 -benchtime 3x -count 3 ./connector/
 //
+// (FONDUE_DATASETS names the datasets directory; default ../../shared/datasets.)
 // BenchmarkCondmat05Sync times one whole sync (pull, score with the default
 // engine settings, write) and reports the share of Neo4j I/O.
 
 var (
-	condmatOnce sync.Once
-	condmatErr  string
+	condmatMu     sync.Mutex
+	condmatLoaded = map[*neo4jtest.Server]bool{}
 )
 
-// condmat loads condmat05 once per process (the benchmarks share it and
-// do not reset the database).
+// condmat loads condmat05 once per server (the benchmarks share it and do
+// not reset the database).
 func condmat(b *testing.B) (*Conn, PullOptions) {
 	dir := os.Getenv("FONDUE_DATASETS")
 	if dir == "" {
-		b.Skip("set FONDUE_DATASETS to the datasets directory (with condmat05.edges) to run this benchmark")
+		dir = filepath.Join("..", "..", "shared", "datasets")
 	}
-	condmatOnce.Do(func() {
+	if _, err := os.Stat(filepath.Join(dir, "condmat05.edges")); err != nil {
+		b.Skipf("no condmat05.edges in %s: set FONDUE_DATASETS to the datasets directory to run this benchmark", dir)
+	}
+	condmatMu.Lock()
+	defer condmatMu.Unlock()
+	if !condmatLoaded[srv] {
+		condmatLoaded[srv] = true
 		reset(b)
 		t0 := time.Now()
 		g := loadEdgeList(b, filepath.Join(dir, "condmat05.edges"), "Author", "COAUTHOR", "uid")
 		b.Logf("loaded condmat05 (%d nodes, %d relationships) in %s", g.NumNodes(), g.NumEdges(), time.Since(t0).Round(time.Millisecond))
 		if g.NumNodes() != 36458 || g.NumEdges() != 171736 {
-			condmatErr = "condmat05.edges is not the expected graph"
+			b.Fatal("condmat05.edges is not the expected graph")
 		}
-	})
-	if condmatErr != "" {
-		b.Fatal(condmatErr)
 	}
 	c, _ := open(b, func(c *Config) { c.MaxRetryTime = time.Minute })
 	return c, PullOptions{NodeLabels: []string{"Author"}, RelationshipTypes: []string{"COAUTHOR"}, IDProperty: "uid"}
@@ -126,4 +133,44 @@ func BenchmarkCondmat05Sync(b *testing.B) {
 	b.ReportMetric(write.Seconds()/n, "write-s")
 	b.ReportMetric(100*(pull+write).Seconds()/total, "io-%")
 	b.ReportMetric(100*compute.Seconds()/total, "compute-%")
+}
+
+// BenchmarkCondmat05GDSProject: GDS's projection of the same subgraph into
+// its in-memory catalog (dropped after each run), for comparison with
+// BenchmarkCondmat05Pull. rels/s counts stored relationships read.
+func BenchmarkCondmat05GDSProject(b *testing.B) {
+	condmat(b)
+	gdsProject := func() (nodes, rels int64) {
+		r := run(b, "CALL gds.graph.project('bench', 'Author', {COAUTHOR: {orientation: 'NATURAL'}}) YIELD nodeCount, relationshipCount RETURN nodeCount, relationshipCount", nil)
+		nodes, rels = r[0].Values[0].(int64), r[0].Values[1].(int64)
+		run(b, "CALL gds.graph.drop('bench') YIELD graphName RETURN graphName", nil)
+		return nodes, rels
+	}
+	nodes, rels := gdsProject() // untimed warm-up
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		gdsProject()
+	}
+	s := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(nodes)/s, "nodes/s")
+	b.ReportMetric(float64(rels)/s, "rels/s")
+}
+
+// BenchmarkCondmat05GDSWrite: GDS's write mode writing one property on the
+// same nodes (gds.degree.write on a projected graph; the projection is not
+// timed), for comparison with BenchmarkCondmat05Write.
+func BenchmarkCondmat05GDSWrite(b *testing.B) {
+	condmat(b)
+	run(b, "CALL gds.graph.project('bench-write', 'Author', {COAUTHOR: {orientation: 'UNDIRECTED'}}) YIELD nodeCount RETURN nodeCount", nil)
+	defer run(b, "CALL gds.graph.drop('bench-write') YIELD graphName RETURN graphName", nil)
+	write := func() int64 {
+		r := run(b, "CALL gds.degree.write('bench-write', {writeProperty: 'gds_degree'}) YIELD nodePropertiesWritten RETURN nodePropertiesWritten", nil)
+		return r[0].Values[0].(int64)
+	}
+	written := write() // untimed warm-up
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		write()
+	}
+	b.ReportMetric(float64(written)/(b.Elapsed().Seconds()/float64(b.N)), "nodes/s")
 }

@@ -316,15 +316,17 @@ func isConnectivityCause(err error) bool {
 	return false
 }
 
-// driverLog adapts the driver's logger to slog, at debug level except for
-// warnings. The driver never logs credentials through this interface.
+// driverLog adapts the driver's logger to slog, at debug level: what the
+// driver warns about (a retried transaction, a dropped connection) reaches
+// the user, once, as the connector's own error or warning. The driver never
+// logs credentials through this interface.
 type driverLog struct{ l *slog.Logger }
 
 func (d driverLog) Error(name, id string, err error) {
 	d.l.Debug("neo4j driver", "component", name, "id", id, "error", err.Error())
 }
 func (d driverLog) Warnf(name, id, msg string, args ...any) {
-	d.l.Warn("neo4j driver: "+fmt.Sprintf(msg, args...), "component", name, "id", id)
+	d.l.Debug("neo4j driver: "+fmt.Sprintf(msg, args...), "component", name, "id", id)
 }
 func (d driverLog) Infof(name, id, msg string, args ...any) {
 	d.l.Debug("neo4j driver: "+fmt.Sprintf(msg, args...), "component", name, "id", id)

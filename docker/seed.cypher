@@ -1,7 +1,8 @@
 // Demo graph for docker-compose.yml: the Les Miserables co-occurrence network
 // (77 characters, 254 pairs; Knuth, The Stanford GraphBase, 1993), as
-// (:Character {id})-[:APPEARS_WITH]->(:Character) with the ids of
-// testdata/lesmis.edges. Idempotent: running it again changes nothing.
+// (:Character {id, name})-[:APPEARS_WITH]->(:Character) with the ids of
+// testdata/lesmis.edges and the names of Newman's lesmis.gml. Idempotent:
+// running it again changes nothing.
 CREATE CONSTRAINT character_id IF NOT EXISTS FOR (c:Character) REQUIRE c.id IS UNIQUE;
 UNWIND [
   [0,1], [0,2], [0,3], [0,4], [0,5], [0,6], [0,7], [0,8], [0,9], [0,11], [2,3], [2,11], [3,11],
@@ -31,3 +32,23 @@ UNWIND [
 MERGE (a:Character {id: e[0]})
 MERGE (b:Character {id: e[1]})
 MERGE (a)-[:APPEARS_WITH]->(b);
+UNWIND [
+  [0,'Myriel'], [1,'Napoleon'], [2,'MlleBaptistine'], [3,'MmeMagloire'], [4,'CountessDeLo'],
+  [5,'Geborand'], [6,'Champtercier'], [7,'Cravatte'], [8,'Count'], [9,'OldMan'], [10,'Labarre'],
+  [11,'Valjean'], [12,'Marguerite'], [13,'MmeDeR'], [14,'Isabeau'], [15,'Gervais'],
+  [16,'Tholomyes'], [17,'Listolier'], [18,'Fameuil'], [19,'Blacheville'], [20,'Favourite'],
+  [21,'Dahlia'], [22,'Zephine'], [23,'Fantine'], [24,'MmeThenardier'], [25,'Thenardier'],
+  [26,'Cosette'], [27,'Javert'], [28,'Fauchelevent'], [29,'Bamatabois'], [30,'Perpetue'],
+  [31,'Simplice'], [32,'Scaufflaire'], [33,'Woman1'], [34,'Judge'], [35,'Champmathieu'],
+  [36,'Brevet'], [37,'Chenildieu'], [38,'Cochepaille'], [39,'Pontmercy'], [40,'Boulatruelle'],
+  [41,'Eponine'], [42,'Anzelma'], [43,'Woman2'], [44,'MotherInnocent'], [45,'Gribier'],
+  [46,'Jondrette'], [47,'MmeBurgon'], [48,'Gavroche'], [49,'Gillenormand'], [50,'Magnon'],
+  [51,'MlleGillenormand'], [52,'MmePontmercy'], [53,'MlleVaubois'], [54,'LtGillenormand'],
+  [55,'Marius'], [56,'BaronessT'], [57,'Mabeuf'], [58,'Enjolras'], [59,'Combeferre'],
+  [60,'Prouvaire'], [61,'Feuilly'], [62,'Courfeyrac'], [63,'Bahorel'], [64,'Bossuet'], [65,'Joly'],
+  [66,'Grantaire'], [67,'MotherPlutarch'], [68,'Gueulemer'], [69,'Babet'], [70,'Claquesous'],
+  [71,'Montparnasse'], [72,'Toussaint'], [73,'Child1'], [74,'Child2'], [75,'Brujon'],
+  [76,'MmeHucheloup']
+] AS c
+MATCH (n:Character {id: c[0]})
+SET n.name = c[1];

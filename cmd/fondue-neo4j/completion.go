@@ -14,7 +14,7 @@ func flagValues(command, flag string) []string {
 	switch flag {
 	case "method":
 		return fondue.Methods
-	case "split", "splitter":
+	case "splitter":
 		return fondue.Splitters
 	case "output":
 		if command == "score" {
@@ -25,6 +25,8 @@ func flagValues(command, flag string) []string {
 		return []string{"auto", "exact", "sampled"}
 	case "header":
 		return []string{"auto", "yes", "no"}
+	case "print-header":
+		return []string{"auto", "true", "false"}
 	case "log-level":
 		return []string{"debug", "info", "warn", "error"}
 	case "log-format":

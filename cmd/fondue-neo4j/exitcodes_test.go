@@ -61,7 +61,7 @@ func readmeExitCodes(t *testing.T) map[int]string {
 
 // The README's exit-code table: every documented code is the code of the
 // documented case, run here, except those that need a Neo4j server, which
-// the integration tests of sync_test.go run.
+// the integration tests of neo4jtests/sync_test.go run.
 func TestReadmeExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	loops := writeFile(t, dir, "loops.txt", "1 1\n2 2\n")
@@ -101,8 +101,8 @@ func TestReadmeExitCodes(t *testing.T) {
 		},
 	}
 	needsServer := map[int]string{
-		exitAuth:   "TestSyncAuth (sync_test.go)",
-		exitLocked: "TestSyncLocked (sync_test.go)",
+		exitAuth:   "TestSyncAuth (neo4jtests/sync_test.go)",
+		exitLocked: "TestSyncLocked (neo4jtests/sync_test.go)",
 	}
 	documented := readmeExitCodes(t)
 	want := []int{exitOK, exitError, exitUsage, exitAuth, exitUnreachable, exitEmpty, exitLocked, exitMemory, exitInterrupted}

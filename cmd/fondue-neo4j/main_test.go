@@ -90,7 +90,7 @@ func TestScoreMatchesLibrary(t *testing.T) {
 }
 
 func TestScoreSplitAndMethods(t *testing.T) {
-	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--split=mcl", "--format", "json")
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--split", "--splitter", "mcl", "--output", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -148,8 +148,16 @@ func TestScoreBadInput(t *testing.T) {
 		{[]string{"score", lesmis, "--format", "xml"}, nil, exitUsage, "flag --output: output = xml: want one of text, tsv, json"},
 		{[]string{"score", lesmis, "--dim", "0"}, nil, exitUsage, "flag --dim: embedding.dim = 0: want a positive integer"},
 		{[]string{"score", lesmis, "--method", "pagerank"}, nil, exitUsage, "method"},
-		{[]string{"score", lesmis, "--split=kmeans"}, nil, exitUsage, "flag --split: split.method = kmeans: want one of"},
-		{[]string{"score", lesmis, "--split", "mcl"}, nil, exitUsage, "write --split=mcl"},
+		{[]string{"score", lesmis, "--split=kmeans"}, nil, exitUsage, "--split is a switch; pick the splitter with --splitter NAME"},
+		{[]string{"score", lesmis, "--split", "mcl"}, nil, exitUsage, "--split is a switch; write --split --splitter mcl"},
+		{[]string{"score", lesmis, "--split", "--splitter", "kmeans"}, nil, exitUsage, "flag --splitter: split.method = kmeans: want one of"},
+		{[]string{"score", lesmis, "--split=mcl", "--splitter", "ncut"}, nil, exitUsage, "--split=mcl and --splitter ncut disagree"},
+		{[]string{"score", lesmis, "--split", "--splitter", "fondue", "--method", "degree"}, nil, exitUsage, `split method "fondue" needs method "fondue"`},
+		{[]string{"score", lesmis, "--print-header=maybe"}, nil, exitUsage, "want auto, true or false"},
+		{[]string{"score", lesmis}, map[string]string{"FONDUE_PRINT_HEADER": "sometimes"}, exitUsage, `FONDUE_PRINT_HEADER: print_header = "sometimes": want auto`},
+		{[]string{"score", lesmis, "--names", filepath.Join(dir, "nope.tsv")}, nil, exitUsage, "names file " + filepath.Join(dir, "nope.tsv") + ": no such file"},
+		{[]string{"score", lesmis}, map[string]string{"FONDUE_NAMES": filepath.Join(dir, "nope.tsv")}, exitUsage, "names file " + filepath.Join(dir, "nope.tsv") + ": no such file"},
+		{[]string{"score", lesmis, "--names", write("bad.names", "11 Valjean\n")}, nil, exitUsage, "bad.names:1: \"11 Valjean\": want id<TAB>name"},
 		{[]string{"score", lesmis, "--mode", "fast"}, nil, exitUsage, "flag --mode: embedding.mode = fast: want one of auto, exact, sampled"},
 		{[]string{"score", lesmis, "--epochs", "ten"}, nil, exitUsage, "invalid argument"},
 		{[]string{"score", lesmis}, map[string]string{"FONDUE_EMBEDDING_SIGMA2": "0.5"}, exitUsage, "sigma2 (0.5) must be larger"},

@@ -25,6 +25,8 @@ type app struct {
 	log    *slog.Logger
 	// tty is whether stderr is a terminal: progress bars and text logs then.
 	tty bool
+	// outTTY is whether stdout is a terminal: score prints its column names then.
+	outTTY bool
 	// configFile is the file the configuration came from, "" if none.
 	configFile string
 	// cmd is the command being run (set by setup).
@@ -40,6 +42,9 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	if f, ok := stderr.(*os.File); ok {
 		a.tty = term.IsTerminal(int(f.Fd()))
 	}
+	if f, ok := stdout.(*os.File); ok {
+		a.outTTY = term.IsTerminal(int(f.Fd()))
+	}
 	return a
 }
 
@@ -51,6 +56,7 @@ func (a *app) rootCmd() *cobra.Command {
 entities) with the FONDUE method on a Conditional Network Embedding, from an
 edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 --split", "undo").`,
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -65,9 +71,10 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	pf.String("log-level", "info", "log level: debug, info, warn, error")
 	pf.String("log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
 	pf.String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
-	root.AddCommand(newScoreCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
+	root.AddCommand(newScoreCmd(a), newReviewCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a))
 	benchCmd := newBenchCmd(a)
 	benchCmd.AddCommand(newBenchScaleCmd(a))
 	root.AddCommand(benchCmd)
@@ -98,7 +105,7 @@ var flagKeys = map[string]string{
 	"checkpoint":         "embedding.checkpoint",
 	"checkpoint-force":   "embedding.checkpoint_force",
 	"embedding-property": "embedding.property",
-	"split":              "split.method",
+	"split":              "split.enabled",
 	"split-top":          "split.top",
 	"max-memory":         "max_memory",
 
@@ -130,9 +137,11 @@ var flagKeys = map[string]string{
 	"output":              "output",
 	"dry-run":             "dry_run",
 
-	// score
-	"top":    "top",
-	"header": "header",
+	// score and review
+	"top":          "top",
+	"header":       "header",
+	"print-header": "print_header",
+	"names":        "names",
 }
 
 // flagAliases are other names accepted for flags (help shows the canonical
@@ -152,10 +161,10 @@ func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 }
 
 // commandFlagKeys overrides flagKeys for one command, where a flag name
-// means something else: sync's --split switches splitting on (score's
-// --split names the splitter, which is sync's --splitter).
+// means something else: review's --top (default 20, at least 1) and its
+// page's file are review's own settings.
 var commandFlagKeys = map[string]map[string]string{
-	"sync": {"split": "split.enabled"},
+	"review": {"top": "review.top", "out": "review.out", "plan": "review.plan"},
 }
 
 // setup loads the configuration: flag > environment (FONDUE_*) > file >
@@ -213,7 +222,10 @@ func (a *app) setup(cmd *cobra.Command) error {
 		}
 		v.Set(s.Key, val)
 	}
-	return a.setupLogger()
+	if err := a.setupLogger(); err != nil {
+		return err
+	}
+	return a.splitterFromSplit(cmd)
 }
 
 // flagKey returns the setting a command's flag sets.

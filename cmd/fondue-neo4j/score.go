@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,13 +10,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newScoreCmd(a *app) *cobra.Command {
@@ -27,6 +29,11 @@ optional header, optional numeric weight which is ignored) and prints one line
 per node, most ambiguous first:
 
     node <TAB> ambiguity <TAB> degree <TAB> score
+
+with the column names on a first line when stdout is a terminal (never when
+piped, unless --print-header). --names FILE adds a name column (and names the
+neighbours of --split's groups); --split adds each node's proposed split, groups
+of neighbours as "a,b|c,d" (--splitter NAME picks the splitter).
 
 The graph's estimated peak memory (see "estimate") is checked against
 max_memory once the file is read; a graph that would not fit is refused.
@@ -43,15 +50,12 @@ spaces, tabs and commas). A UTF-8 byte-order mark is ignored.
 
 Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input, 5 nothing
 to score (no edges), 7 not enough memory, 130 interrupted.`,
-		Example: `  fondue-neo4j score testdata/lesmis.edges --top 10
+		Example: `  fondue-neo4j score testdata/lesmis.edges --names testdata/lesmis.names --split --top 5
   fondue-neo4j score graph.csv --output json --split --top 20
-  fondue-neo4j score graph.csv --split=mcl --top 20`,
+  fondue-neo4j score graph.csv --split --splitter mcl --top 20`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			// --split takes its value after "=": "--split mcl" leaves "mcl"
-			// as a second argument. Say so instead of a generic error.
-			if f := cmd.Flags().Lookup("split"); len(args) == 2 && f.Changed &&
-				f.Value.String() == f.NoOptDefVal && slices.Contains(fondue.Splitters, args[1]) {
-				return usageErrorf("--split %s: write --split=%s (--split alone means the default splitter, %s)", args[1], args[1], fondue.DefaultSplitter)
+			if err := splitValueAsArg(cmd, args); err != nil {
+				return err
 			}
 			return exactArgs(1, "one edge-list file")(cmd, args)
 		},
@@ -66,53 +70,29 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			t0 := time.Now()
-			g, err := a.readGraph(args[0], hm)
+			if !a.v.GetBool("split.enabled") {
+				opts.Split = fondue.SplitOptions{}
+			} else if opts.Split.Method == "" {
+				opts.Split.Method = fondue.DefaultSplitter
+			}
+			nm, err := a.readNames(a.v.GetString("names"))
 			if err != nil {
 				return err
 			}
-			loadTime := time.Since(t0)
-			if g.NumEdges() == 0 {
-				return withCode(exitEmpty, fmt.Errorf("edge list %s: nothing to score: its %d edge lines are all self-loops (dropped)", args[0], g.SelfLoops()))
-			}
-			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
-				Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
-				KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes})
-			if err := a.checkMemory(est); err != nil {
-				return err
-			}
-			if opts.Split.Method != "" {
-				if opts.Split.Top == 0 {
-					opts.Split.Top = top
-				}
-				if opts.Split.Top == 0 {
-					opts.Split.Top = g.NumNodes()
-				}
-			}
-			ckPath := a.v.GetString("embedding.checkpoint")
-			if err := a.loadCheckpoint(ckPath, &opts); err != nil {
-				return err
-			}
-			pr := newProgress(a)
-			opts.Progress = pr.report
-			a.log.Debug("scoring", "file", args[0], "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
-			res, err := fondue.Score(cmd.Context(), g, opts)
-			pr.finish()
+			g, res, err := a.scoreFile(cmd.Context(), args[0], hm, opts, top)
 			if err != nil {
 				return err
 			}
-			if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
-				return err
-			}
-			if iso := res.Unscored(); len(iso) > 0 {
-				a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
-			}
-			a.logSummary(g, res, loadTime)
+			a.checkNames(nm, g)
 			w := bufio.NewWriter(a.stdout)
 			if asJSON {
-				err = writeScoresJSON(w, g, res, top)
+				err = writeScoresJSON(w, g, res, top, nm)
 			} else {
-				err = writeScoresTSV(w, g, res, top)
+				withHeader := a.outTTY
+				if ph := a.v.GetString("print_header"); ph != "auto" {
+					withHeader = ph == "true"
+				}
+				err = writeScoresTSV(w, g, res, top, nm, withHeader)
 			}
 			if err == nil {
 				err = w.Flush()
@@ -124,17 +104,134 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 	f.Int("top", 0, "print only the K most ambiguous nodes (0: all)")
 	f.String("output", "text", "output format: text (tab-separated; also tsv) or json (--format is an older name, deprecated)")
 	addHeaderFlag(f)
+	f.Var(&autoBool{v: "auto"}, "print-header", "print the TSV column names as a first line (auto: only when stdout is a terminal)")
+	f.Lookup("print-header").NoOptDefVal = "true"
+	addNamesFlag(f, "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
 	addScoreFlags(f)
-	f.String("split", "", "also propose a split for each printed node; --split alone uses the default splitter "+
-		fondue.DefaultSplitter+", --split=NAME picks one of "+strings.Join(fondue.Splitters, ", "))
-	f.Lookup("split").NoOptDefVal = fondue.DefaultSplitter
-	f.Int("split-top", 0, "propose splits for the K most ambiguous nodes (default: the printed ones)")
+	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
 	return cmd
 }
 
 // addHeaderFlag adds --header, for the commands that read an edge list.
 func addHeaderFlag(f flagSet) {
 	f.String("header", "auto", "whether the edge list's first line is a header: auto, yes or no")
+}
+
+// addNamesFlag adds --names (config names), for score and review.
+func addNamesFlag(f flagSet, usage string) {
+	f.String("names", "", usage)
+}
+
+// autoBool is a switch that is "auto" until given: --print-header alone is
+// true, --print-header=false false (config print_header: auto, true or
+// false).
+type autoBool struct{ v string }
+
+func (b *autoBool) String() string { return b.v }
+func (b *autoBool) Type() string   { return "bool" }
+
+func (b *autoBool) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "auto") {
+		b.v = "auto"
+		return nil
+	}
+	x, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want auto, true or false")
+	}
+	b.v = strconv.FormatBool(x)
+	return nil
+}
+
+var _ pflag.Value = (*autoBool)(nil)
+
+// scoreFile reads an edge list and scores it as "score" does: the memory
+// check, the warm start, progress and the summary log. top is the number
+// of nodes shown, the default number of split proposals. Everything that
+// can be checked before the fit is (a graph without edges, the memory, the
+// checkpoint's folder), so that a run never fits for nothing.
+func (a *app) scoreFile(ctx context.Context, path string, hm fondue.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+	t0 := time.Now()
+	g, err := a.readGraph(path, hm)
+	if err != nil {
+		return nil, nil, err
+	}
+	loadTime := time.Since(t0)
+	if g.NumEdges() == 0 {
+		return nil, nil, withCode(exitEmpty, fmt.Errorf("edge list %s: nothing to score: its %d edge lines are all self-loops (dropped)", path, g.SelfLoops()))
+	}
+	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
+		KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes})
+	if err := a.checkMemory(est); err != nil {
+		return nil, nil, err
+	}
+	if opts.Split.Method != "" {
+		if opts.Split.Top == 0 {
+			opts.Split.Top = top
+		}
+		if opts.Split.Top == 0 {
+			opts.Split.Top = g.NumNodes()
+		}
+	}
+	ckPath := a.v.GetString("embedding.checkpoint")
+	if err := a.loadCheckpoint(ckPath, &opts); err != nil {
+		return nil, nil, err
+	}
+	pr := newProgress(a)
+	opts.Progress = pr.report
+	a.log.Debug("scoring", "file", path, "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
+	res, err := fondue.Score(ctx, g, opts)
+	pr.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
+		return nil, nil, err
+	}
+	if iso := res.Unscored(); len(iso) > 0 {
+		a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
+	}
+	a.logSummary(g, res, loadTime)
+	return g, res, nil
+}
+
+// readNames reads a names file ("" : none).
+func (a *app) readNames(path string) (names.Names, error) {
+	if path == "" {
+		return nil, nil
+	}
+	nm, err := names.ReadFile(path)
+	var ne *names.Error
+	switch {
+	case errors.As(err, &ne):
+		return nil, withCode(exitUsage, err)
+	case errors.Is(err, os.ErrNotExist):
+		return nil, usageErrorf("names file %s: no such file", path)
+	case err != nil:
+		return nil, withCode(exitUsage, fmt.Errorf("names file %s: %w", path, err))
+	}
+	return nm, nil
+}
+
+// checkNames warns when the names file names none, or only some, of the
+// graph's nodes: ids that do not match are the usual mistake.
+func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
+	if nm == nil {
+		return
+	}
+	missing, first := 0, ""
+	for i := range g.NumNodes() {
+		if !nm.Has(g.Key(i)) {
+			if missing == 0 {
+				first = g.Key(i)
+			}
+			missing++
+		}
+	}
+	if missing > 0 {
+		a.log.Warn("nodes without a name are shown by id", "count", missing, "of", g.NumNodes(), "first", first)
+	}
 }
 
 // addScoreFlags adds the engine's flags, shared by score and sync.
@@ -342,13 +439,30 @@ func limit(ranking []int, top int) []int {
 	return ranking
 }
 
-func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) error {
+func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names, header bool) error {
 	props := proposalsByNode(res)
+	if header {
+		cols := "node"
+		if nm != nil {
+			cols += "\tname"
+		}
+		cols += "\tambiguity\tdegree\tscore"
+		if res.Proposals != nil {
+			cols += "\tsplit"
+		}
+		if _, err := io.WriteString(w, cols+"\n"); err != nil {
+			return err
+		}
+	}
 	for _, i := range limit(res.Ranking(), top) {
-		line := tsvField(g.Key(i)) + "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
+		line := tsvField(g.Key(i))
+		if nm != nil {
+			line += "\t" + tsvField(nm.Of(g.Key(i)))
+		}
+		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
 			"\t" + formatFloat(res.Scores[i])
 		if p, ok := props[i]; ok {
-			line += "\t" + tsvField(formatGroups(g, p.Groups))
+			line += "\t" + tsvField(formatGroups(g, p.Groups, nm))
 		}
 		if _, err := io.WriteString(w, line+"\n"); err != nil {
 			return err
@@ -368,8 +482,8 @@ func tsvField(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
 
-// formatGroups writes groups of neighbour keys as "a,b|c,d".
-func formatGroups(g *fondue.Graph, groups [][]int32) string {
+// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d".
+func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
 	for k, grp := range groups {
 		if k > 0 {
@@ -379,7 +493,11 @@ func formatGroups(g *fondue.Graph, groups [][]int32) string {
 			if l > 0 {
 				sb.WriteByte(',')
 			}
-			sb.WriteString(g.Key(int(j)))
+			if nm != nil {
+				sb.WriteString(nm.Of(g.Key(int(j))))
+			} else {
+				sb.WriteString(g.Key(int(j)))
+			}
 		}
 	}
 	return sb.String()
@@ -387,14 +505,17 @@ func formatGroups(g *fondue.Graph, groups [][]int32) string {
 
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
 
-// nodeJSON is one node in --format json; node ids stay numbers when the
+// nodeJSON is one node in --output json; node ids stay numbers when the
 // input's ids are integers.
 type nodeJSON struct {
 	Node      any     `json:"node"`
+	Name      string  `json:"name,omitempty"` // with --names
 	Ambiguity float64 `json:"ambiguity"`
 	Degree    int     `json:"degree"`
 	Score     float64 `json:"score"`
 	Split     [][]any `json:"split,omitempty"`
+	// SplitNames are the groups of Split by name (with --names).
+	SplitNames [][]string `json:"splitNames,omitempty"`
 }
 
 func nodeKey(g *fondue.Graph, i int) any {
@@ -404,12 +525,15 @@ func nodeKey(g *fondue.Graph, i int) any {
 	return g.Key(i)
 }
 
-func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) error {
+func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names) error {
 	props := proposalsByNode(res)
 	ranking := limit(res.Ranking(), top)
 	out := make([]nodeJSON, 0, len(ranking))
 	for _, i := range ranking {
 		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i]}
+		if nm != nil {
+			nj.Name = nm.Of(g.Key(i))
+		}
 		if p, ok := props[i]; ok {
 			for _, grp := range p.Groups {
 				keys := make([]any, len(grp))
@@ -417,6 +541,13 @@ func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int) 
 					keys[k] = nodeKey(g, int(j))
 				}
 				nj.Split = append(nj.Split, keys)
+				if nm != nil {
+					ns := make([]string, len(grp))
+					for k, j := range grp {
+						ns[k] = nm.Of(g.Key(int(j)))
+					}
+					nj.SplitNames = append(nj.SplitNames, ns)
+				}
 			}
 		}
 		out = append(out, nj)

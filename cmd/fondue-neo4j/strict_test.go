@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -90,12 +91,12 @@ func TestConfigFileWithoutExtension(t *testing.T) {
 	}
 }
 
-// Every flag of score, sync and undo has a setting, hence a config key and
-// an environment variable (the README says so), and its default is the
-// setting's default.
+// Every flag of score, review, sync and undo has a setting, hence a config
+// key and an environment variable (the README says so), and its default is
+// the setting's default.
 func TestEveryFlagHasASetting(t *testing.T) {
 	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
-	for _, name := range []string{"score", "sync", "undo"} {
+	for _, name := range []string{"score", "review", "sync", "undo"} {
 		cmd, _, err := root.Find([]string{name})
 		if err != nil {
 			t.Fatal(err)
@@ -118,9 +119,6 @@ func TestEveryFlagHasASetting(t *testing.T) {
 				return
 			}
 			def, err := s.Parse(flagValue(f))
-			if f.NoOptDefVal != "" && f.Value.Type() != "bool" { // score --split: off unless given
-				def, err = s.Parse("")
-			}
 			if err != nil || !reflect.DeepEqual(def, s.Default) {
 				t.Errorf("%s --%s: default %q (%v), setting %s defaults to %#v", name, f.Name, f.DefValue, err, key, s.Default)
 			}
@@ -190,7 +188,7 @@ func TestFlagAliases(t *testing.T) {
 }
 
 // Shell completion offers the values of --method, --output (--format),
-// --split and sync's --splitter.
+// --splitter and the other flags that take one of a few names.
 func TestCompletionValues(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -199,14 +197,17 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"__complete", "score", "--method", ""}, []string{"fondue", "degree", "cc", "nc"}},
 		{[]string{"__complete", "score", "--output", ""}, []string{"text", "tsv", "json"}},
 		{[]string{"__complete", "score", "--format", ""}, []string{"text", "tsv", "json"}},
-		{[]string{"__complete", "score", "--split="}, []string{"ncut", "mcl", "fondue"}},
+		{[]string{"__complete", "score", "--splitter", ""}, []string{"ncut", "mcl", "fondue"}},
+		{[]string{"__complete", "review", "--splitter", ""}, []string{"ncut", "mcl", "fondue"}},
+		{[]string{"__complete", "review", "--header", ""}, []string{"auto", "yes", "no"}},
+		{[]string{"__complete", "score", "--print-header="}, []string{"auto", "true", "false"}},
 		{[]string{"__complete", "sync", "--splitter", ""}, []string{"ncut", "mcl"}},
 		{[]string{"__complete", "sync", "--output", ""}, []string{"text", "json"}},
 		{[]string{"__complete", "estimate", "--mode", ""}, []string{"auto", "exact", "sampled"}},
 	}
 	// Help and completion work whatever the configuration.
 	t.Setenv("FONDUE_NOT_A_SETTING", "1")
-	for _, args := range [][]string{{"help", "score"}, {"completion", "bash"}, {"__complete", "score", "--method", ""}} {
+	for _, args := range [][]string{{"help", "score"}, {"help", "review"}, {"completion", "bash"}, {"__complete", "score", "--method", ""}, {"--version"}} {
 		if code, out, stderr := runCLI(t, "", args...); code != 0 || out == "" {
 			t.Errorf("%v with a bad environment: exit %d, %s", args, code, stderr)
 		}
@@ -219,6 +220,101 @@ func TestCompletionValues(t *testing.T) {
 			if code != 0 || !slices.ContainsFunc(lines, func(l string) bool { return l == w || strings.HasSuffix(l, "="+w) }) {
 				t.Errorf("%v: exit %d, completions %q lack %q (%s)", c.args, code, lines, w, stderr)
 			}
+		}
+	}
+}
+
+// Every FONDUE_* variable the module's code reads (os.Getenv or
+// os.LookupEnv of a literal, or a constant naming one, in any Go file, the
+// test harnesses' included) is a setting or one that the strict environment
+// check leaves alone (config.IsOtherEnv): a developer's
+// FONDUE_NEO4J_VERSIONS or FONDUE_CHROMIUM must not stop the CLI, and the
+// Neo4j tests run the CLI with the harness's variables around.
+func TestHarnessVariablesAreNotUnknown(t *testing.T) {
+	read := regexp.MustCompile(`(?:Getenv|LookupEnv)\("(FONDUE_[A-Z0-9_]+)"\)|(?m)^\s*(?:const\s+)?\w+\s*=\s*"(FONDUE_[A-Z0-9_]+)"`)
+	found := map[string]string{} // variable -> a file reading it
+	javaHome := false
+	err := filepath.WalkDir("../..", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); path != "../.." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range read.FindAllStringSubmatch(string(b), -1) {
+			found[m[1]+m[2]] = path
+		}
+		javaHome = javaHome || strings.Contains(string(b), `"FONDUE_JAVA" + `)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"FONDUE_NEO4J_VERSIONS", "FONDUE_MAVEN", "FONDUE_NEO4J_CACHE", "FONDUE_CHROMIUM", "FONDUE_DATASETS", "FONDUE_CONFIG"} {
+		if found[v] == "" {
+			t.Errorf("%s is read nowhere: is the pattern right?", v)
+		}
+	}
+	if !javaHome {
+		t.Error(`no "FONDUE_JAVA" + N + "_HOME" found: is the pattern right?`)
+	}
+	if !config.IsOtherEnv("FONDUE_JAVA17_HOME") || !config.IsOtherEnv("FONDUE_JAVA25_HOME") {
+		t.Error("FONDUE_JAVA<N>_HOME is not left alone")
+	}
+	for v, file := range found {
+		if _, err := config.ReadEnv([]string{v + "=x"}); err != nil && strings.Contains(err.Error(), "not a setting") {
+			t.Errorf("%s (read in %s) stops the CLI: %v", v, file, err)
+		}
+	}
+	// And the CLI runs with all of them set.
+	for v := range found {
+		if config.IsOtherEnv(v) && v != "FONDUE_CONFIG" {
+			t.Setenv(v, "x")
+		}
+	}
+	t.Setenv("FONDUE_JAVA17_HOME", "/nonexistent")
+	if code, _, stderr := runCLI(t, "", "score", lesmis, "--top", "1", "--method", "degree"); code != 0 {
+		t.Errorf("with the harness's variables set: exit %d, %s", code, stderr)
+	}
+}
+
+// Every --flag the README names is a flag of some command (an older name
+// such as --format included): documented flags are real.
+func TestReadmeFlagsExist(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	root.InitDefaultHelpFlag()
+	root.InitDefaultVersionFlag()
+	var cmds []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		cmds = append(cmds, c)
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	notOurs := map[string]bool{"wait": true} // docker compose up --wait
+	for _, m := range regexp.MustCompile("(?:^|[\\s`(\\[])--([a-z][a-z0-9-]*)").FindAllStringSubmatch(string(data), -1) {
+		name := m[1]
+		if notOurs[name] {
+			continue
+		}
+		if !slices.ContainsFunc(cmds, func(c *cobra.Command) bool { return c.Flags().Lookup(name) != nil }) {
+			t.Errorf("README.md names --%s, which no command has", name)
 		}
 	}
 }

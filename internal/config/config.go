@@ -36,6 +36,7 @@ const (
 	List           // strings: a YAML list, or comma-separated text (stored as []string)
 	Enum           // one of Setting.Values, case-insensitive (stored in lower case)
 	Size           // a size in bytes such as 4GiB, or "", auto, none (stored as its text)
+	AutoBool       // auto, or true/false as for Bool (stored as "auto", "true" or "false")
 )
 
 // Setting is one configuration key.
@@ -85,6 +86,8 @@ func (s *Setting) want() string {
 		return "one of " + strings.Join(vs, ", ")
 	case Size:
 		return `a size such as 4GiB or 512MB, "none" (no limit) or "" (the available memory)`
+	case AutoBool:
+		return "auto, true or false"
 	}
 	return "a string"
 }
@@ -115,20 +118,16 @@ func (s *Setting) Parse(raw any) (any, error) {
 		}
 		return str, nil
 	case Bool:
-		switch x := raw.(type) {
-		case bool:
-			return x, nil
-		case string:
-			switch strings.ToLower(strings.TrimSpace(x)) {
-			case "true", "yes", "on", "1":
-				return true, nil
-			case "false", "no", "off", "0":
-				return false, nil
-			}
-		case int:
-			if x == 0 || x == 1 {
-				return x == 1, nil
-			}
+		if b, ok := toBool(raw); ok {
+			return b, nil
+		}
+		return bad()
+	case AutoBool:
+		if str, ok := raw.(string); ok && strings.EqualFold(strings.TrimSpace(str), "auto") {
+			return "auto", nil
+		}
+		if b, ok := toBool(raw); ok {
+			return strconv.FormatBool(b), nil
 		}
 		return bad()
 	case Uint:
@@ -244,6 +243,26 @@ func scalarText(raw any) (string, bool) {
 		return strconv.FormatBool(x), true
 	}
 	return "", false
+}
+
+// toBool reads true/false, yes/no, on/off, 1/0.
+func toBool(raw any) (bool, bool) {
+	switch x := raw.(type) {
+	case bool:
+		return x, true
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "yes", "on", "1":
+			return true, true
+		case "false", "no", "off", "0":
+			return false, true
+		}
+	case int:
+		if x == 0 || x == 1 {
+			return x == 1, true
+		}
+	}
+	return false, false
 }
 
 func toInt(raw any) (int, bool) {

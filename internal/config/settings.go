@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -20,7 +22,7 @@ var OtherEnv = []string{
 	"FONDUE_NEO4J_CACHE",    // tests: the Neo4j test servers' cache (internal/toolcache)
 	"FONDUE_NEO4J_VERSIONS", // tests: the Neo4j versions to test on (internal/neo4jtest)
 	"FONDUE_MAVEN",          // tests: the Maven command (internal/neo4jtest)
-	"FONDUE_NEO4J_TARBALL",  // tests: still in internal/neo4jtest/README.md
+	"FONDUE_CHROMIUM",       // tests: the browser of the review page's test (internal/browser)
 }
 
 var javaHome = regexp.MustCompile(`^FONDUE_JAVA[0-9]+_HOME$`) // tests: a JDK (internal/neo4jtest)
@@ -75,6 +77,18 @@ var Settings = []Setting{
 	// score's output.
 	{Key: "top", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all nodes)"},
 	{Key: "header", Kind: Enum, Default: "auto", Values: []string{"auto", "yes", "no", "true", "false", "first", "none"}},
+	{Key: "print_header", Kind: AutoBool, Default: "auto", Want: "auto (column names only when stdout is a terminal), true or false"},
+	{Key: "names", Kind: String, Default: ""},
+
+	// review's page.
+	{Key: "review.top", Kind: PosInt, Default: 20},
+	{Key: "review.out", Kind: String, Default: "fondue-review.html", Check: func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("want the HTML file to write (- for standard output)")
+		}
+		return nil
+	}},
+	{Key: "review.plan", Kind: String, Default: ""},
 
 	// sync and undo (Neo4j).
 	{Key: "neo4j.uri", Kind: String, Default: "bolt://localhost:7687"},

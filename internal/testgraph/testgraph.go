@@ -24,10 +24,11 @@ func Run(ctx context.Context, d neo4j.DriverWithContext, q string, params map[st
 
 // Load creates one (:label {prop: key}) node per node of g (integer keys)
 // and one (a)-[:relType]->(b) relationship per edge, a < b, in batches,
-// on Neo4j 3.x (the index statement is 3.x syntax).
+// with an index on :label(prop) (Cypher 5: Neo4j 5.26 and later). Names
+// are backtick-escaped; label and relType may not be empty.
 func Load(ctx context.Context, d neo4j.DriverWithContext, g *fondue.Graph, label, relType, prop string) error {
 	esc := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-	if _, err := Run(ctx, d, fmt.Sprintf("CREATE INDEX ON :%s(%s)", esc(label), esc(prop)), nil); err != nil {
+	if _, err := Run(ctx, d, fmt.Sprintf("CREATE INDEX IF NOT EXISTS FOR (n:%s) ON (n.%s)", esc(label), esc(prop)), nil); err != nil {
 		return err
 	}
 	const batch = 20000
@@ -74,24 +75,25 @@ func Load(ctx context.Context, d neo4j.DriverWithContext, g *fondue.Graph, label
 
 // Dump returns every node and relationship (fondue-neo4j's lock and run
 // nodes excepted) as sorted lines. Nodes are named by their uid property,
-// or, for split clones, their split key, and a clone's
-// fondue_split_from_id by the name of its original: two dumps of the same
-// graph are equal whatever the internal ids.
+// or, for split clones, their split key, else by their element id; a
+// clone's fondue_split_from_id (the original's element id) is replaced by
+// the name of its original: two dumps of the same graph are equal whatever
+// the element ids, as long as every node has a uid or a split key.
 func Dump(ctx context.Context, d neo4j.DriverWithContext) (string, error) {
-	names := map[int64]string{}
+	names := map[string]string{}
 	type node struct {
 		labels []string
 		props  map[string]any
 	}
-	nodes := map[int64]node{}
-	recs, err := Run(ctx, d, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN id(n), labels(n), properties(n)", nil)
+	nodes := map[string]node{}
+	recs, err := Run(ctx, d, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN elementId(n), labels(n), properties(n)", nil)
 	if err != nil {
 		return "", err
 	}
 	for _, r := range recs {
-		id := r.Values[0].(int64)
+		id := r.Values[0].(string)
 		props := r.Values[2].(map[string]any)
-		name := fmt.Sprintf("id:%d", id)
+		name := "eid:" + id
 		if u, ok := props["uid"]; ok {
 			name = fmt.Sprintf("uid:%v", u)
 		} else if k, ok := props["fondue_split_key"]; ok {
@@ -107,17 +109,21 @@ func Dump(ctx context.Context, d neo4j.DriverWithContext) (string, error) {
 	}
 	var lines []string
 	for id, n := range nodes {
-		if from, ok := n.props["fondue_split_from_id"].(int64); ok {
-			n.props["fondue_split_from_id"] = names[from]
+		if from, ok := n.props["fondue_split_from_id"].(string); ok {
+			if name, ok := names[from]; ok {
+				n.props["fondue_split_from_id"] = name
+			} else {
+				n.props["fondue_split_from_id"] = "missing:" + from
+			}
 		}
 		lines = append(lines, fmt.Sprintf("N %s %q %s", names[id], n.labels, jsonOf(n.props)))
 	}
-	recs, err = Run(ctx, d, "MATCH (a)-[r]->(b) RETURN id(a), type(r), id(b), properties(r)", nil)
+	recs, err = Run(ctx, d, "MATCH (a)-[r]->(b) WHERE NOT a:FondueLock AND NOT a:FondueRun AND NOT b:FondueLock AND NOT b:FondueRun RETURN elementId(a), type(r), elementId(b), properties(r)", nil)
 	if err != nil {
 		return "", err
 	}
 	for _, r := range recs {
-		lines = append(lines, fmt.Sprintf("R %s -[%q %s]-> %s", names[r.Values[0].(int64)], r.Values[1], jsonOf(r.Values[3]), names[r.Values[2].(int64)]))
+		lines = append(lines, fmt.Sprintf("R %s -[%q %s]-> %s", names[r.Values[0].(string)], r.Values[1], jsonOf(r.Values[3]), names[r.Values[2].(string)]))
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n"), nil

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
+	"github.com/spf13/cobra"
+)
+
+func newReviewCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "review [EDGELIST]",
+		Short: "Write a review page: the most ambiguous nodes, their proposed splits, accept / reject / edit",
+		Long: `review writes one self-contained HTML file (no server, no network: open it
+from disk, attach it to a ticket) showing the K most ambiguous nodes, each with
+its neighbours drawn around it, coloured by the group the splitter proposes,
+and the links between them. A person accepts, rejects or edits each split
+(click a neighbour to move it to the next group, or drag it onto a group) and
+exports the decisions as an approved plan (JSON), for "sync --split --plan".
+
+From an edge list, review scores the graph like "score" (same flags and
+configuration) and proposes splits with --splitter. From Neo4j, give it the
+output of "sync --split --split-top K --dry-run" with --plan FILE; add the edge
+list (keys as in the plan) to draw the links between neighbours.
+
+--names FILE gives display names: id<TAB>name lines, or JSON
+{"id": "name"} / [{"id": ..., "name": ...}], ids as in the edge list (or the
+plan's keys).
+
+The page's file is checked before scoring, and written whole or not at all.
+
+Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input (an edge list,
+names file or plan that cannot be read, a page whose folder cannot be
+written), 5
+nothing to score (no edges), 7 not enough memory, 130 interrupted.`,
+		Example: `  fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names --top 12 -o lesmis-review.html
+  fondue-neo4j sync --split --split-top 20 --dry-run > dry-run.json
+  fondue-neo4j review --plan dry-run.json --names names.tsv -o review.html`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// With a plan (--plan, or review.plan from the environment or
+			// file, known once the configuration is read) the edge list is
+			// optional: RunE checks that there is one or the other.
+			if len(args) <= 1 {
+				return nil
+			}
+			if f := cmd.Flags().Lookup("plan"); f != nil && f.Value.String() != "" {
+				return usageErrorf("%s --plan takes at most one edge-list file (see '%s --help')", cmd.CommandPath(), cmd.CommandPath())
+			}
+			return exactArgs(1, "an edge-list file (or --plan FILE)")(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			top := a.v.GetInt("review.top")
+			out := a.v.GetString("review.out")
+			planFile := a.v.GetString("review.plan")
+			if planFile == "" && len(args) != 1 {
+				return exactArgs(1, "an edge-list file (or --plan FILE)")(cmd, args)
+			}
+			hm, err := parseHeaderMode(a.v.GetString("header"))
+			if err != nil {
+				return err
+			}
+			if out != "-" {
+				if err := checkWritable(out); err != nil {
+					return withCode(exitUsage, fmt.Errorf("review page %s: %w (checked before scoring)", out, err))
+				}
+			}
+			nm, err := a.readNames(a.v.GetString("names"))
+			if err != nil {
+				return err
+			}
+			var doc *review.Doc
+			if planFile != "" {
+				var g *fondue.Graph
+				if len(args) == 1 {
+					if g, err = a.readGraph(args[0], hm); err != nil {
+						return err
+					}
+				}
+				doc, err = a.planReview(planFile, g, nm, top)
+			} else {
+				doc, err = a.edgeListReview(cmd, args[0], hm, nm, top)
+			}
+			if err != nil {
+				return err
+			}
+			doc.Input = planFile
+			if doc.Input == "" {
+				doc.Input = args[0]
+			}
+			doc.GeneratedAt = time.Now().UTC().Format(time.RFC3339)
+			doc.Tool = versionString()
+			var buf bytes.Buffer
+			if err := review.Write(&buf, doc); err != nil {
+				if planFile != "" { // the plan's nodes or groups do not hold together
+					return usageErrorf("plan %s: %v", planFile, err)
+				}
+				return err
+			}
+			if out == "-" {
+				_, err = a.stdout.Write(buf.Bytes())
+				return err
+			}
+			if err := writeFileWhole(out, buf.Bytes()); err != nil {
+				return fmt.Errorf("review page %s: %w", out, err)
+			}
+			a.log.Info("wrote the review page: open it in a browser", "file", out, "nodes", len(doc.Nodes), "bytes", buf.Len())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Int("top", 20, "review the K most ambiguous nodes (config review.top)")
+	f.StringP("out", "o", "fondue-review.html", "the HTML file to write (- for standard output; config review.out)")
+	addNamesFlag(f, "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}")
+	f.String("plan", "", "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)")
+	addHeaderFlag(f)
+	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(fondue.Splitters, ", ")+" (default "+fondue.DefaultSplitter+")")
+	addScoreFlags(f)
+	return cmd
+}
+
+// writeFileWhole writes data to path through a temporary file in the same
+// folder and a rename: the file is written whole or not at all (an
+// interrupted run leaves the old file, or none).
+func writeFileWhole(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// edgeListReview scores an edge list as "score --split --top K" does and
+// turns the K proposals into a review.
+func (a *app) edgeListReview(cmd *cobra.Command, path string, hm fondue.HeaderMode, nm names.Names, top int) (*review.Doc, error) {
+	opts, err := a.scoreOptions()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Split.Method == "" {
+		opts.Split.Method = fondue.DefaultSplitter
+	}
+	opts.Split.Top, opts.Split.MinAmbiguity, opts.Split.Nodes = top, 0, nil
+	g, res, err := a.scoreFile(cmd.Context(), path, hm, opts, top)
+	if err != nil {
+		return nil, err
+	}
+	a.checkNames(nm, g)
+	doc := &review.Doc{Source: review.SourceEdgeList, Plan: review.PlanSettings{Splitter: opts.Split.Method}, LinksKnown: true,
+		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), Title: "fondue-neo4j review: " + path}
+	doc.Nodes = review.FromResult(g, res, nm)
+	return doc, nil
+}
+
+// dryRunOutput is what "sync --dry-run" prints, as far as review reads it.
+type dryRunOutput struct {
+	Plan              json.RawMessage `json:"plan"`
+	Nodes             json.RawMessage `json:"nodes"` // a bare plan
+	NodeCount         int             `json:"nodeCount"`
+	RelationshipCount int             `json:"relationshipCount"`
+}
+
+// planReview turns the plan printed by "sync --split --dry-run" into a
+// review; g, when given, is the graph whose links are drawn.
+func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) (*review.Doc, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, usageErrorf("plan %s: no such file", path)
+	} else if err != nil {
+		return nil, withCode(exitUsage, fmt.Errorf("plan %s: %w", path, err))
+	}
+	var dr dryRunOutput
+	if err := json.Unmarshal(data, &dr); err != nil {
+		return nil, usageErrorf("plan %s: not the JSON of \"sync --dry-run\": %v", path, err)
+	}
+	raw := dr.Plan
+	if len(raw) == 0 || string(raw) == "null" {
+		if len(dr.Nodes) == 0 {
+			return nil, usageErrorf("plan %s has no split plan: make it with \"sync --split --split-top K --dry-run\"", path)
+		}
+		raw = data
+	}
+	if err := checkPlanShape(raw); err != nil {
+		return nil, usageErrorf("plan %s: %v", path, err)
+	}
+	plan, err := connector.UnmarshalPlan(raw)
+	if err != nil {
+		return nil, usageErrorf("plan %s: %v", path, err)
+	}
+	doc := &review.Doc{Source: review.SourceNeo4j, LinksKnown: g != nil,
+		GraphNodes: dr.NodeCount, GraphEdges: dr.RelationshipCount, Title: "fondue-neo4j review: run " + plan.RunID,
+		Plan: review.PlanSettings{RunID: plan.RunID, CreatedAt: plan.CreatedAt, Splitter: plan.Splitter, IDProperty: plan.IDProperty,
+			RelationshipTypes: plan.RelationshipTypes, MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
+	name := func(key, id any) string {
+		if k := review.KeyString(key); nm.Has(k) {
+			return nm.Of(k)
+		}
+		if i := review.KeyString(id); nm.Has(i) {
+			return nm.Of(i)
+		}
+		return review.KeyString(key)
+	}
+	missingInGraph := 0
+	for k, pn := range plan.Nodes {
+		if k == top {
+			break
+		}
+		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score}
+		var idx []int
+		for _, grp := range pn.Groups {
+			var members []int
+			for j, key := range grp.Neighbors {
+				members = append(members, len(n.Neighbors))
+				n.Neighbors = append(n.Neighbors, review.Neighbor{Key: key, ID: grp.NeighborIDs[j], Name: name(key, grp.NeighborIDs[j])})
+				if g != nil {
+					x, ok := g.Index(review.KeyString(key))
+					if !ok {
+						x = -1
+						missingInGraph++
+					}
+					idx = append(idx, x)
+				}
+			}
+			n.Groups = append(n.Groups, members)
+		}
+		if g != nil {
+			n.Links = review.EgoLinks(g, idx)
+		}
+		doc.Nodes = append(doc.Nodes, n)
+	}
+	if missingInGraph > 0 {
+		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missingInGraph)
+	}
+	return doc, nil
+}
+
+// checkPlanShape checks that every group lists as many internal ids as
+// keys, before the plan reader (which pairs them up) sees it.
+func checkPlanShape(raw []byte) error {
+	var p struct {
+		Nodes []struct {
+			Key    any `json:"key"`
+			Groups []struct {
+				Neighbors   []any `json:"neighbors"`
+				NeighborIDs []any `json:"neighborIds"`
+			} `json:"groups"`
+		} `json:"nodes"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return err
+	}
+	for _, n := range p.Nodes {
+		for g, grp := range n.Groups {
+			if len(grp.NeighborIDs) != len(grp.Neighbors) {
+				return fmt.Errorf("node %v: group %d has %d neighbors and %d neighborIds", n.Key, g, len(grp.Neighbors), len(grp.NeighborIDs))
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// splitFlag is --split, the same switch in every command (config
+// split.enabled): score and review propose splits, sync carries them out.
+// The splitter is --splitter NAME (split.method). The old score spelling
+// --split=NAME still works: it switches splitting on and picks NAME, with a
+// deprecation warning.
+type splitFlag struct {
+	on   bool
+	name string // a splitter given the old way, --split=NAME
+}
+
+func (s *splitFlag) String() string { return strconv.FormatBool(s.on) }
+func (s *splitFlag) Type() string   { return "bool" }
+
+func (s *splitFlag) Set(v string) error {
+	if b, err := strconv.ParseBool(v); err == nil {
+		s.on, s.name = b, ""
+		return nil
+	}
+	if slices.Contains(fondue.Splitters, v) {
+		s.on, s.name = true, v
+		return nil
+	}
+	return fmt.Errorf("--split is a switch; pick the splitter with --splitter NAME (%s)", strings.Join(fondue.Splitters, ", "))
+}
+
+// addSplitFlags adds --split (a switch, whose meaning the command gives in
+// what), --splitter, --split-top and --split-min-ambiguity.
+func addSplitFlags(f *pflag.FlagSet, what, topUsage string) {
+	f.Var(&splitFlag{}, "split", what+" (the splitter is --splitter)")
+	f.Lookup("split").NoOptDefVal = "true"
+	f.String("splitter", "", "splitter: "+strings.Join(fondue.Splitters, ", ")+" (default "+fondue.DefaultSplitter+")")
+	f.Int("split-top", 0, topUsage)
+	f.Float64("split-min-ambiguity", 0, "also every node whose ambiguity is at least this (0 < x <= 1; 0: off)")
+}
+
+// splitterFromSplit turns the deprecated --split=NAME into --split
+// --splitter NAME, once the configuration is loaded.
+func (a *app) splitterFromSplit(cmd *cobra.Command) error {
+	f := cmd.Flags().Lookup("split")
+	if f == nil {
+		return nil
+	}
+	sf, ok := f.Value.(*splitFlag)
+	if !ok || sf.name == "" {
+		return nil
+	}
+	if s := cmd.Flags().Lookup("splitter"); s != nil && s.Changed && s.Value.String() != sf.name {
+		return usageErrorf("--split=%s and --splitter %s disagree: write --split --splitter NAME", sf.name, s.Value.String())
+	}
+	a.log.Warn(fmt.Sprintf("--split=%s is deprecated: write --split --splitter %s", sf.name, sf.name))
+	a.v.Set("split.method", sf.name)
+	return nil
+}
+
+// splitValueAsArg explains "--split mcl" ("mcl" is then a stray argument
+// since --split is a switch).
+func splitValueAsArg(cmd *cobra.Command, args []string) error {
+	f := cmd.Flags().Lookup("split")
+	if f == nil || !f.Changed {
+		return nil
+	}
+	for _, a := range args {
+		if slices.Contains(fondue.Splitters, a) {
+			return usageErrorf("--split %s: --split is a switch; write --split --splitter %s", a, a)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package review
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/browser"
+)
+
+var updateScreenshot = flag.Bool("update-screenshot", false, "write the README's screenshot of the review page (docs/review.png)")
+
+func writePage(t *testing.T, d *Doc) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "review.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type session struct {
+	t    *testing.T
+	ctx  context.Context
+	b    *browser.Browser
+	p    *browser.Page
+	dl   string
+	errs func() []string
+}
+
+func openBrowser(t *testing.T) *session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first run may install Chromium
+	t.Cleanup(cancel)
+	path, err := browser.Ensure(ctx, t.Logf)
+	if err != nil {
+		t.Fatalf("the review page is tested in a real browser: %v", err)
+	}
+	b, err := browser.Start(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	p, err := b.NewPage(ctx, 1400, 2400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl := t.TempDir()
+	if err := b.AllowDownloads(ctx, dl); err != nil {
+		t.Fatal(err)
+	}
+	return &session{t: t, ctx: ctx, b: b, p: p, dl: dl}
+}
+
+func (s *session) open(path string) {
+	s.t.Helper()
+	if err := s.p.Navigate(s.ctx, "file://"+path); err != nil {
+		s.t.Fatal(err)
+	}
+	// Script errors would leave the page half drawn: fail on them.
+	var ready bool
+	if err := s.p.Eval(s.ctx, `!!(window.fondueReview && window.fondueReview.ready)`, &ready); err != nil || !ready {
+		s.t.Fatalf("the page's script did not finish: %v", err)
+	}
+}
+
+func (s *session) eval(expr string, out any) {
+	s.t.Helper()
+	if err := s.p.Eval(s.ctx, expr, out); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) click(sel string) {
+	s.t.Helper()
+	if err := s.p.Click(s.ctx, sel); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+func (s *session) attr(sel, name string) string {
+	s.t.Helper()
+	var v string
+	q, _ := json.Marshal(sel)
+	n, _ := json.Marshal(name)
+	s.eval(fmt.Sprintf(`document.querySelector(%s).getAttribute(%s)`, q, n), &v)
+	return v
+}
+
+// export clicks "Export approved plan" and returns the downloaded file.
+func (s *session) export() []byte {
+	s.t.Helper()
+	data, name, err := s.b.Download(s.ctx, s.dl, func() error { return s.p.Click(s.ctx, "#export") })
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if name != "fondue-approved-plan.json" {
+		s.t.Errorf("download named %q", name)
+	}
+	return data
+}
+
+func keysOf(n Node, idx []int) []any {
+	out := make([]any, len(idx))
+	for k, i := range idx {
+		out[k] = n.Neighbors[i].Key
+	}
+	return out
+}
+
+func namesOf(n Node, idx []int) []string {
+	out := make([]string, len(idx))
+	for k, i := range idx {
+		out[k] = n.Neighbors[i].Name
+	}
+	return out
+}
+
+func approvedGroups(n Node, groups [][]int) []ApprovedGroup {
+	var out []ApprovedGroup
+	for _, g := range groups {
+		g = slices.Sorted(slices.Values(g))
+		out = append(out, ApprovedGroup{Neighbors: keysOf(n, g), Names: namesOf(n, g)})
+	}
+	return out
+}
+
+// The review page in headless Chromium: every node is drawn, a person
+// accepts one split, drags a neighbour to another group and accepts that
+// edited split, rejects a third, moves a neighbour of a fourth by a click
+// without deciding; the exported plan holds exactly these decisions.
+func TestReviewPageInBrowser(t *testing.T) {
+	doc := lesmisDoc(t, 6)
+	if len(doc.Nodes) != 6 || doc.Nodes[0].Name != "Valjean" {
+		t.Fatalf("lesmis review: %d nodes, first %q", len(doc.Nodes), doc.Nodes[0].Name)
+	}
+	for k := 1; k < 4; k++ {
+		if len(doc.Nodes[k].Groups) < 2 {
+			t.Fatalf("node %s: %d groups; the test needs two or more", doc.Nodes[k].Name, len(doc.Nodes[k].Groups))
+		}
+	}
+	s := openBrowser(t)
+	t0 := time.Now().Add(-time.Second)
+	s.open(writePage(t, doc))
+
+	// A drawing per node: the node, each neighbour, each link between neighbours.
+	var drawn []struct {
+		Key, Name             string
+		Circles, Links, Chips int
+		Groups                int
+		Decision              string
+	}
+	s.eval(`Array.from(document.querySelectorAll("section.node")).map(s => ({Key: s.dataset.key,
+		Name: s.querySelector("h2 .name").textContent, Circles: s.querySelectorAll("svg .nb circle").length,
+		Links: s.querySelectorAll("svg path").length, Chips: s.querySelectorAll(".chip").length,
+		Groups: s.querySelectorAll(".group:not(.new)").length, Decision: s.dataset.decision}))`, &drawn)
+	if len(drawn) != len(doc.Nodes) {
+		t.Fatalf("%d nodes drawn, want %d", len(drawn), len(doc.Nodes))
+	}
+	for k, d := range drawn {
+		n := doc.Nodes[k]
+		if d.Key != KeyString(n.Key) || d.Name != n.Name || d.Circles != len(n.Neighbors) || d.Chips != len(n.Neighbors) ||
+			d.Links != len(n.Links) || d.Groups != len(n.Groups) || d.Decision != "undecided" {
+			t.Errorf("node %d drawn as %+v; want key %v, name %s, %d neighbours, %d links, %d groups",
+				k, d, n.Key, n.Name, len(n.Neighbors), len(n.Links), len(n.Groups))
+		}
+	}
+	var hover string
+	s.eval(`document.querySelector('section[data-rank="1"] svg .nb title').textContent`, &hover)
+	if want := doc.Nodes[0].Neighbors[0].Name + " (id " + KeyString(doc.Nodes[0].Neighbors[0].Key) + ")"; hover != want {
+		t.Errorf("hover text %q, want %q", hover, want)
+	}
+
+	// 1: accept as proposed.
+	s.click(`section[data-rank="1"] button[data-action="accept"]`)
+	// 2: drag the first neighbour of its second group onto the first group, then accept.
+	n2 := doc.Nodes[1]
+	moved := n2.Groups[1][0]
+	if err := s.p.Drag(s.ctx, fmt.Sprintf(`section[data-rank="2"] svg .nb[data-nb="%d"]`, moved),
+		`section[data-rank="2"] .group[data-drop="0"]`); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.attr(`section[data-rank="2"]`, "data-edited"); got != "true" {
+		t.Fatalf("after the drag, node 2 edited = %s", got)
+	}
+	var fill string
+	s.eval(fmt.Sprintf(`document.querySelector('section[data-rank="2"] svg .nb[data-nb="%d"] circle').getAttribute("fill")`, moved), &fill)
+	var fill0 string
+	s.eval(fmt.Sprintf(`document.querySelector('section[data-rank="2"] svg .nb[data-nb="%d"] circle').getAttribute("fill")`, n2.Groups[0][0]), &fill0)
+	if fill != fill0 {
+		t.Errorf("the dragged neighbour is coloured %s, its new group %s", fill, fill0)
+	}
+	s.click(`section[data-rank="2"] button[data-action="accept"]`)
+	// 3: reject.
+	s.click(`section[data-rank="3"] button[data-action="reject"]`)
+	// 4: a click moves a neighbour to the next group; no decision.
+	n4 := doc.Nodes[3]
+	s.click(fmt.Sprintf(`section[data-rank="4"] .chip[data-nb="%d"]`, n4.Groups[0][0]))
+	if got := s.attr(`section[data-rank="4"]`, "data-edited"); got != "true" {
+		t.Errorf("after the click, node 4 edited = %s", got)
+	}
+	for rank, want := range map[int]string{1: "accept", 2: "accept", 3: "reject", 4: "undecided", 5: "undecided"} {
+		if got := s.attr(fmt.Sprintf(`section[data-rank="%d"]`, rank), "data-decision"); got != want {
+			t.Errorf("node %d: decision %s, want %s", rank, got, want)
+		}
+	}
+	var counts string
+	s.eval(`document.getElementById("counts").textContent`, &counts)
+	if counts != "2 accepted · 1 rejected · 3 undecided" {
+		t.Errorf("counts %q", counts)
+	}
+
+	data := s.export()
+	got, err := ParsePlan(data)
+	if err != nil {
+		t.Fatalf("exported plan: %v\n%s", err, data)
+	}
+	at, err := time.Parse(time.RFC3339, got.ReviewedAt)
+	if err != nil || at.Before(t0) || at.After(time.Now().Add(time.Second)) {
+		t.Errorf("reviewedAt %q: %v", got.ReviewedAt, err)
+	}
+	// What was clicked, as a plan.
+	n1 := doc.Nodes[0]
+	edited := [][]int{append(slices.Clone(n2.Groups[0]), moved)}
+	for _, g := range n2.Groups[1:] {
+		g = slices.DeleteFunc(slices.Clone(g), func(i int) bool { return i == moved })
+		if len(g) > 0 {
+			edited = append(edited, g)
+		}
+	}
+	var proposed2 [][]any
+	for _, g := range n2.Groups {
+		proposed2 = append(proposed2, keysOf(n2, g))
+	}
+	n3 := doc.Nodes[2]
+	want := &ApprovedPlan{Format: PlanFormat, Version: PlanVersion, ReviewedAt: got.ReviewedAt, Source: SourceEdgeList,
+		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: fondue.DefaultSplitter},
+		Nodes: []ApprovedNode{
+			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score,
+				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(KeyString(n1.Key), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},
+			{Key: n2.Key, Name: n2.Name, Decision: DecisionEdit, Ambiguity: n2.Ambiguity, Score: n2.Score,
+				Degree: len(n2.Neighbors), Fingerprint: Fingerprint(KeyString(n2.Key), neighbourKeys(n2)), Groups: approvedGroups(n2, edited),
+				Proposed: proposed2},
+		},
+		Rejected:  []DecidedNode{{Key: n3.Key, Name: n3.Name, Fingerprint: Fingerprint(KeyString(n3.Key), neighbourKeys(n3))}},
+		Undecided: []any{doc.Nodes[3].Key, doc.Nodes[4].Key, doc.Nodes[5].Key},
+	}
+	wj, _ := json.MarshalIndent(want, "", "  ")
+	gj, _ := json.MarshalIndent(got, "", "  ")
+	if !bytes.Equal(wj, gj) {
+		t.Errorf("exported plan differs from the clicks:\ngot  %s\nwant %s", gj, wj)
+	}
+
+	// The page as the clicks left it: whole, and its first four nodes for the README.
+	shot, err := s.p.Screenshot(s.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1400 || b.Dy() < 1000 {
+		t.Errorf("screenshot %v", b)
+	}
+	if *updateScreenshot {
+		var bottom float64
+		s.eval(`document.querySelector('section[data-rank="4"]').getBoundingClientRect().bottom + window.scrollY + 12`, &bottom)
+		small, err := s.p.Screenshot(s.ctx, &browser.Clip{Width: 1400, Height: bottom, Scale: 0.7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("../../docs/review.png", small, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Reset brings node 2 back to the proposal; accept still holds.
+	s.click(`section[data-rank="2"] button[data-action="reset"]`)
+	got2, err := ParsePlan(s.export())
+	if err != nil || len(got2.Nodes) != 2 || got2.Nodes[1].Decision != DecisionAccept || got2.Nodes[1].Proposed != nil {
+		t.Errorf("after reset: %v %+v", err, got2)
+	}
+
+}
+
+// Names are text, never markup; integer keys past 2^53 survive the page
+// exactly; a dry-run plan's internal ids travel with the keys; a split
+// edited into one group cannot be accepted, and one made from a single
+// group can.
+func TestReviewPageEdgeCases(t *testing.T) {
+	const evil = `</script><img src=x onerror="window.pwned=1">&amp;`
+	big := int64(9007199254740993) // 2^53 + 1: not a float64
+	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", GeneratedAt: "2025-01-01T00:00:00Z",
+		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", RelationshipTypes: []string{"KNOWS"}, MarkerLabel: "FondueSplit"},
+		Nodes: []Node{
+			{Key: big, ID: "4:db:1", Name: evil, Ambiguity: 1, Score: 2,
+				Neighbors: []Neighbor{{Key: "a", ID: "4:db:2", Name: "A"}, {Key: "b", ID: "4:db:3", Name: "B"}, {Key: big + 2, ID: "4:db:4"}},
+				Groups:    [][]int{{0, 1}, {2}}},
+			{Key: "solo", ID: "4:db:9", Name: "Solo", Ambiguity: 0.5, Score: 1,
+				Neighbors: []Neighbor{{Key: "x", ID: "4:db:10"}, {Key: "y", ID: "4:db:11"}},
+				Groups:    [][]int{{0, 1}}},
+		}}
+	s := openBrowser(t)
+	s.open(writePage(t, doc))
+	var check struct {
+		Name   string
+		Imgs   int
+		Pwned  bool
+		Title  string
+		Accept []bool
+	}
+	s.eval(`({Name: document.querySelector('section[data-rank="1"] h2 .name').textContent,
+		Imgs: document.querySelectorAll("img").length, Pwned: !!window.pwned, Title: document.title,
+		Accept: Array.from(document.querySelectorAll('button[data-action="accept"]')).map(b => b.disabled)})`, &check)
+	if check.Name != evil || check.Imgs != 0 || check.Pwned {
+		t.Errorf("a name became markup: %+v", check)
+	}
+	if !slices.Equal(check.Accept, []bool{false, true}) {
+		t.Errorf("accept disabled: %v, want [false true] (node 2 has one group)", check.Accept)
+	}
+	// Node 2: one group; a drag onto "new group" makes a split of it.
+	if err := s.p.Drag(s.ctx, `section[data-rank="2"] .chip[data-nb="1"]`, `section[data-rank="2"] .group[data-drop="new"]`); err != nil {
+		t.Fatal(err)
+	}
+	s.click(`section[data-rank="2"] button[data-action="accept"]`)
+	// Node 1: a click moves "b" to the second group, the last one of group 1
+	// leaves for group 2 too: one group left, the node cannot stay accepted.
+	s.click(`section[data-rank="1"] button[data-action="accept"]`)
+	s.click(`section[data-rank="1"] .chip[data-nb="0"]`)
+	if got := s.attr(`section[data-rank="1"]`, "data-decision"); got != "accept" {
+		t.Fatalf("node 1: %s", got)
+	}
+	s.click(`section[data-rank="1"] .chip[data-nb="1"]`)
+	if got := s.attr(`section[data-rank="1"]`, "data-decision"); got != "undecided" {
+		t.Errorf("node 1 with one group left is %s, want undecided", got)
+	}
+	s.click(`section[data-rank="1"] button[data-action="reset"]`)
+	s.click(`section[data-rank="1"] button[data-action="accept"]`)
+
+	raw := s.export()
+	if !strings.Contains(string(raw), `"key": 9007199254740993`) || !strings.Contains(string(raw), `"neighbors": ["a", "b"]`) {
+		t.Errorf("keys not exact in the exported text:\n%s", raw)
+	}
+	p, err := ParsePlan(raw)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if p.Source != SourceNeo4j || p.RunID != "run-1" || p.IDProperty != "uid" || !slices.Equal(p.RelationshipTypes, []string{"KNOWS"}) ||
+		p.MarkerLabel != "FondueSplit" || len(p.Nodes) != 2 {
+		t.Fatalf("plan header or nodes: %+v", p)
+	}
+	n := p.Nodes[0]
+	if n.Key != big || n.ID != "4:db:1" || n.Name != evil || n.Decision != DecisionAccept ||
+		!slices.Equal(n.Groups[1].Neighbors, []any{big + 2}) || !slices.Equal(n.Groups[0].NeighborIDs, []any{"4:db:2", "4:db:3"}) {
+		t.Errorf("node 1: %+v", n)
+	}
+	if n := p.Nodes[1]; n.Key != "solo" || n.Decision != DecisionEdit || len(n.Groups) != 2 ||
+		!slices.Equal(n.Groups[1].Neighbors, []any{"y"}) || !slices.Equal(n.Groups[1].NeighborIDs, []any{"4:db:11"}) {
+		t.Errorf("node 2: %+v", n)
+	}
+}

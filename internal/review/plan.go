@@ -1,0 +1,254 @@
+package review
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// PlanFormat and PlanVersion identify an approved plan file.
+const (
+	PlanFormat  = "fondue-neo4j-approved-plan"
+	PlanVersion = 1
+)
+
+// Decisions a reviewer can take on a node.
+const (
+	DecisionAccept = "accept" // split as proposed
+	DecisionEdit   = "edit"   // split with groups the reviewer changed
+	DecisionReject = "reject" // do not split
+)
+
+// ApprovedPlan is what the review page exports: the nodes a person
+// accepted (Nodes: exactly the splits to carry out, each with the groups
+// as approved), the ones rejected, and the ones left undecided. Its
+// top-level fields and Nodes have the names and shapes of the split plan
+// that "sync --dry-run" prints (runId, splitter, idProperty, ...; per node
+// id, key, ambiguity, score, groups of neighbors and neighborIds), so the
+// connector's plan reader reads it as a plan of the accepted nodes only.
+//
+// Each node carries a fingerprint of the neighbourhood that was reviewed
+// (Fingerprint of its key and all its neighbours' keys), so that a plan
+// applied later can be refused when the node's neighbours changed.
+type ApprovedPlan struct {
+	Format     string `json:"format"`
+	Version    int    `json:"version"`
+	ReviewedAt string `json:"reviewedAt"`
+	// Source is SourceEdgeList or SourceNeo4j; Input the file reviewed.
+	Source string `json:"source"`
+	Input  string `json:"input,omitempty"`
+	PlanSettings
+
+	Nodes     []ApprovedNode `json:"nodes"`
+	Rejected  []DecidedNode  `json:"rejected"`
+	Undecided []any          `json:"undecided"` // keys
+}
+
+// PlanSettings are the settings of the plan reviewed: the splitter, and
+// for a dry run's plan (source neo4j) its run and what its split moves.
+type PlanSettings struct {
+	RunID             string   `json:"runId,omitempty"`
+	CreatedAt         string   `json:"createdAt,omitempty"`
+	Splitter          string   `json:"splitter,omitempty"`
+	IDProperty        string   `json:"idProperty,omitempty"`
+	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
+	MarkerLabel       string   `json:"markerLabel,omitempty"`
+	SkipProperties    []string `json:"skipProperties,omitempty"`
+}
+
+// ApprovedNode is one accepted split.
+type ApprovedNode struct {
+	Key         any     `json:"key"`          // edge-list id, or the Neo4j key property (or internal id)
+	ID          any     `json:"id,omitempty"` // Neo4j internal id (source neo4j)
+	Name        string  `json:"name,omitempty"`
+	Decision    string  `json:"decision"` // accept or edit
+	Ambiguity   float64 `json:"ambiguity"`
+	Score       float64 `json:"score"`
+	Degree      int     `json:"degree"` // neighbours reviewed: the groups hold each once
+	Fingerprint string  `json:"fingerprint"`
+	// Groups: group 0 stays on the node, each further group moves to a
+	// new node.
+	Groups []ApprovedGroup `json:"groups"`
+	// Proposed are the splitter's groups (neighbour keys), when edited.
+	Proposed [][]any `json:"proposed,omitempty"`
+}
+
+// ApprovedGroup is one group of neighbours.
+type ApprovedGroup struct {
+	Neighbors   []any    `json:"neighbors"`             // keys
+	NeighborIDs []any    `json:"neighborIds,omitempty"` // internal ids (source neo4j)
+	Names       []string `json:"names,omitempty"`       // display names, for people reading the file
+}
+
+// DecidedNode is a rejected node.
+type DecidedNode struct {
+	Key         any    `json:"key"`
+	ID          any    `json:"id,omitempty"`
+	Name        string `json:"name,omitempty"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// Fingerprint identifies a node's neighbourhood: the node's key and the
+// set of its neighbours' keys (in any order), as "sha256:HEX". Keys are
+// compared as text: integers in decimal, strings as they are.
+func Fingerprint(node string, neighbors []string) string {
+	nb := slices.Clone(neighbors)
+	slices.Sort(nb)
+	h := sha256.New()
+	h.Write([]byte("fondue-neo4j/neighbors/v1\n" + node + "\n"))
+	for _, k := range nb {
+		h.Write([]byte(k + "\n"))
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// KeyString is the text form of a key or id that Fingerprint and names use.
+func KeyString(k any) string {
+	switch x := k.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case json.Number:
+		return x.String()
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(k)
+}
+
+// ParsePlan reads an approved plan and checks it (Validate). Integer keys
+// and ids are int64, as in the connector's plans.
+func ParsePlan(data []byte) (*ApprovedPlan, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	d.DisallowUnknownFields()
+	var p ApprovedPlan
+	if err := d.Decode(&p); err != nil {
+		return nil, fmt.Errorf("approved plan: %w", err)
+	}
+	num := func(v any) any {
+		if n, ok := v.(json.Number); ok {
+			if i, err := n.Int64(); err == nil {
+				return i
+			}
+			f, _ := n.Float64()
+			return f
+		}
+		return v
+	}
+	nums := func(vs []any) {
+		for i := range vs {
+			vs[i] = num(vs[i])
+		}
+	}
+	for k := range p.Nodes {
+		n := &p.Nodes[k]
+		n.Key, n.ID = num(n.Key), num(n.ID)
+		for g := range n.Groups {
+			nums(n.Groups[g].Neighbors)
+			nums(n.Groups[g].NeighborIDs)
+		}
+		for _, g := range n.Proposed {
+			nums(g)
+		}
+	}
+	for k := range p.Rejected {
+		p.Rejected[k].Key, p.Rejected[k].ID = num(p.Rejected[k].Key), num(p.Rejected[k].ID)
+	}
+	nums(p.Undecided)
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Validate checks that the plan is one this version can apply: every
+// accepted node has two or more non-empty groups that hold each reviewed
+// neighbour once, and its fingerprint matches them; no node is decided twice.
+func (p *ApprovedPlan) Validate() error {
+	if p.Format != PlanFormat {
+		return fmt.Errorf("approved plan: format %q, want %q", p.Format, PlanFormat)
+	}
+	if p.Version != PlanVersion {
+		return fmt.Errorf("approved plan: version %d, this fondue-neo4j reads version %d", p.Version, PlanVersion)
+	}
+	if p.Source != SourceEdgeList && p.Source != SourceNeo4j {
+		return fmt.Errorf("approved plan: source %q, want %s or %s", p.Source, SourceEdgeList, SourceNeo4j)
+	}
+	seen := map[string]bool{}
+	once := func(k any) error {
+		s := KeyString(k)
+		if s == "" {
+			return fmt.Errorf("approved plan: a node without a key")
+		}
+		if seen[s] {
+			return fmt.Errorf("approved plan: node %s is decided twice", s)
+		}
+		seen[s] = true
+		return nil
+	}
+	for _, n := range p.Nodes {
+		if err := once(n.Key); err != nil {
+			return err
+		}
+		key := KeyString(n.Key)
+		if n.Decision != DecisionAccept && n.Decision != DecisionEdit {
+			return fmt.Errorf("approved plan: node %s: decision %q, want %s or %s", key, n.Decision, DecisionAccept, DecisionEdit)
+		}
+		if len(n.Groups) < 2 {
+			return fmt.Errorf("approved plan: node %s: %d groups; a split needs two or more", key, len(n.Groups))
+		}
+		var all []string
+		in := map[string]bool{}
+		for g, grp := range n.Groups {
+			if len(grp.Neighbors) == 0 {
+				return fmt.Errorf("approved plan: node %s: group %d is empty", key, g)
+			}
+			if grp.NeighborIDs != nil && len(grp.NeighborIDs) != len(grp.Neighbors) {
+				return fmt.Errorf("approved plan: node %s: group %d has %d neighbors and %d neighborIds", key, g, len(grp.Neighbors), len(grp.NeighborIDs))
+			}
+			for _, nb := range grp.Neighbors {
+				s := KeyString(nb)
+				if in[s] {
+					return fmt.Errorf("approved plan: node %s: neighbour %s is in two groups", key, s)
+				}
+				in[s] = true
+				all = append(all, s)
+			}
+		}
+		if len(all) != n.Degree {
+			return fmt.Errorf("approved plan: node %s: the groups hold %d neighbours, the node had %d", key, len(all), n.Degree)
+		}
+		if fp := Fingerprint(key, all); fp != n.Fingerprint {
+			return fmt.Errorf("approved plan: node %s: the groups do not hold the neighbours that were reviewed (fingerprint %s, want %s)", key, short(fp), short(n.Fingerprint))
+		}
+	}
+	for _, n := range p.Rejected {
+		if err := once(n.Key); err != nil {
+			return err
+		}
+	}
+	for _, k := range p.Undecided {
+		if err := once(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func short(fp string) string {
+	if i := strings.IndexByte(fp, ':'); i >= 0 && len(fp) > i+13 {
+		return fp[:i+13]
+	}
+	return fp
+}
