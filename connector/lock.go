@@ -133,6 +133,8 @@ func (l *Lock) heartbeat() {
 		}, neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
 		cancel()
 		switch {
+		case l.hbCtx.Err() != nil:
+			return // Release stopped us mid-refresh
 		case err == nil && len(res.Records) == 1:
 			last = time.Now()
 		case err == nil:
