@@ -47,6 +47,10 @@ type Lock struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	stop   chan struct{}
+	// hbCtx bounds the heartbeat's refreshes; Release cancels it, so that
+	// a refresh stuck on a dead server does not hold up the exit.
+	hbCtx    context.Context
+	hbCancel context.CancelFunc
 	done   chan struct{}
 	once   sync.Once
 }
@@ -97,6 +101,7 @@ func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
 	}
 	c.log.Debug("lock taken", "lock", o.Name, "ttl", o.TTL.String())
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
+	l.hbCtx, l.hbCancel = context.WithCancel(context.WithoutCancel(ctx))
 	c.fenceMu.Lock()
 	c.fence = l
 	c.fenceMu.Unlock()
@@ -122,12 +127,14 @@ func (l *Lock) heartbeat() {
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(l.ctx), every)
+		ctx, cancel := context.WithTimeout(l.hbCtx, every)
 		res, err := neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{
 			"name": l.o.Name, "owner": l.owner, "ttl": l.o.TTL.Milliseconds(),
 		}, neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
 		cancel()
 		switch {
+		case l.hbCtx.Err() != nil:
+			return // Release stopped us mid-refresh
 		case err == nil && len(res.Records) == 1:
 			last = time.Now()
 		case err == nil:
@@ -154,13 +161,21 @@ func (l *Lock) Release(ctx context.Context) error {
 	var err error
 	l.once.Do(func() {
 		close(l.stop)
+		l.hbCancel()
 		<-l.done
 		l.c.fenceMu.Lock()
 		if l.c.fence == l {
 			l.c.fence = nil
 		}
 		l.c.fenceMu.Unlock()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.c.cfg.ConnectTimeout+l.c.cfg.MaxRetryTime)
+		// A run that lost the server tries once, briefly: the lock then
+		// expires by itself after lock.ttl.
+		limit := l.c.cfg.ConnectTimeout + l.c.cfg.MaxRetryTime
+		var cerr *Error
+		if cause := context.Cause(l.ctx); errors.As(cause, &cerr) && errors.Is(cerr, ErrUnreachable) {
+			limit = l.c.cfg.ConnectTimeout
+		}
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer cancel()
 		q, rerr := l.c.render("lock_release", cypher.Vars{Label: LockLabel})
 		if rerr != nil {

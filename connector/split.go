@@ -479,6 +479,10 @@ func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(
 	if err := c.EnsureConstraint(ctx, p.MarkerLabel, PropSplitKey); err != nil {
 		return st, err
 	}
+	unique, err := c.uniqueProperties(ctx)
+	if err != nil {
+		return st, err
+	}
 	at := isoTime(now)
 	s := c.session(ctx, neo4j.AccessModeWrite)
 	defer s.Close(context.WithoutCancel(ctx))
@@ -487,7 +491,7 @@ func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(
 			if err := c.checkFence(ctx, tx, fmt.Sprintf("splitting node %v (%d of %d)", n.Key, k+1, len(p.Nodes))); err != nil {
 				return nil, err
 			}
-			return c.splitNode(ctx, tx, p, n, at)
+			return c.splitNode(ctx, tx, p, n, at, unique)
 		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": p.RunID}))
 		var o NodeOutcome
 		switch {
@@ -531,7 +535,35 @@ func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(
 	return st, nil
 }
 
-func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *Plan, n PlanNode, at string) (NodeOutcome, error) {
+// uniqueProperties maps each label to the node properties that a
+// uniqueness or node key constraint covers for it.
+func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error) {
+	q, err := c.render("unique_properties", cypher.Vars{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	if err != nil {
+		return nil, c.classify(err, "list the uniqueness constraints")
+	}
+	out := map[string][]string{}
+	for _, r := range res.Records {
+		labels, _, _ := neo4j.GetRecordValue[[]any](r, "labels")
+		props, _, _ := neo4j.GetRecordValue[[]any](r, "properties")
+		for _, l := range labels {
+			for _, p := range props {
+				ls, _ := l.(string)
+				ps, _ := p.(string)
+				if !slices.Contains(out[ls], ps) {
+					out[ls] = append(out[ls], ps)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *Plan, n PlanNode, at string, unique map[string][]string) (NodeOutcome, error) {
 	o := NodeOutcome{Key: n.Key}
 	state, err := c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID)
 	if err != nil {
@@ -562,7 +594,18 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *Pl
 	if !slices.Contains(labels, p.MarkerLabel) {
 		labels = append(labels, p.MarkerLabel)
 	}
-	cloneQ, err := c.render("split_clone", cypher.Vars{Labels: labels, SkipProperties: p.skipOnClone()})
+	// A clone cannot carry a copy of a property that must be unique for
+	// one of its labels: it gets none (the original keeps it).
+	skip := p.skipOnClone()
+	for _, l := range labels {
+		for _, prop := range unique[l] {
+			if !slices.Contains(skip, prop) {
+				skip = append(skip, prop)
+				c.log.Debug("not copied to the clone: a uniqueness constraint covers it", "label", l, "property", prop)
+			}
+		}
+	}
+	cloneQ, err := c.render("split_clone", cypher.Vars{Labels: labels, SkipProperties: skip})
 	if err != nil {
 		return o, err
 	}

@@ -142,3 +142,42 @@ func TestStall(t *testing.T) {
 		t.Fatalf("after Resume: %v", err)
 	}
 }
+
+// TestDropWhenSentNeverReachesServer: the triggering statement is not
+// forwarded, so even an auto-commit write is not applied; with
+// RefuseAfterCut the server is gone at once for the driver's reconnect.
+func TestDropWhenSentNeverReachesServer(t *testing.T) {
+	resetDB(t)
+	ctx := ctxT(t, time.Minute)
+	d, err := neo4j.NewDriverWithContext(srv.BoltURL(), srv.AuthToken(), func(c *neo4j.Config) { c.MaxTransactionRetryTime = 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close(ctx)
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.Proxy().DropWhenSent("CREATE (:AutoCommit", 1)
+	srv.Proxy().RefuseAfterCut()
+	s := d.NewSession(ctx, neo4j.SessionConfig{})
+	defer s.Close(ctx)
+	res, err := s.Run(ctx, "CREATE (:AutoCommit {x: 1})", nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err == nil {
+		t.Fatal("the cut statement succeeded")
+	}
+	if c := count(t, "(n:AutoCommit)", nil); c != 0 {
+		t.Fatalf("the cut statement reached the server: %d nodes", c)
+	}
+	if err := d.VerifyConnectivity(ctx); err == nil {
+		t.Fatal("a new connection was accepted after RefuseAfterCut")
+	}
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		t.Fatalf("after ClearFaults: %v", err)
+	}
+}

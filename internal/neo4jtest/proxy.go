@@ -36,6 +36,9 @@ type Proxy struct {
 	sendSeen    int    // occurrences of sendPattern so far
 	sendFired   bool
 	dropAtSend  func(sent []byte) bool
+	// refuseOnCut: when a fault cuts a connection, the proxy also stops
+	// listening and cuts every other connection, atomically (RefuseAfterCut).
+	refuseOnCut bool
 }
 
 // ProxyStats counts the proxy's connections since it started.
@@ -123,7 +126,9 @@ func (p *Proxy) pipe(pc *proxyConn, src, dst net.Conn, toServer bool) {
 			}
 			var drop bool
 			if toServer {
-				drop = p.checkSend(pc, chunk)
+				if drop = p.checkSend(pc, chunk); drop {
+					chunk = nil // the server never sees the triggering bytes
+				}
 			} else {
 				chunk, drop = p.checkReceive(chunk)
 			}
@@ -217,16 +222,43 @@ func (p *Proxy) checkReceive(chunk []byte) ([]byte, bool) {
 	return chunk, true
 }
 
-// drop cuts one connection (a reset to the client) and counts it.
+// drop cuts one connection (a reset to the client) and counts it; with
+// RefuseAfterCut armed, the server then goes away as a whole.
 func (p *Proxy) drop(pc *proxyConn) {
 	p.mu.Lock()
 	if _, live := p.conns[pc]; live {
 		delete(p.conns, pc)
 		p.dropped++
 	}
+	var others []*proxyConn
+	if p.refuseOnCut {
+		p.refuseOnCut = false
+		if p.ln != nil {
+			p.ln.Close()
+			p.ln = nil
+		}
+		for o := range p.conns {
+			others = append(others, o)
+			delete(p.conns, o)
+			p.dropped++
+		}
+	}
 	p.cond.Broadcast()
 	p.mu.Unlock()
 	pc.cut()
+	for _, o := range others {
+		o.cut()
+	}
+}
+
+// RefuseAfterCut makes the next cut by a fault (DropAfterBytes,
+// DropWhenSent, DropWhen) take the server away as a whole, in the same
+// step: the listener closes and every other connection is cut, so that the
+// driver's immediate reconnect is refused (until Restore or ClearFaults).
+func (p *Proxy) RefuseAfterCut() {
+	p.mu.Lock()
+	p.refuseOnCut = true
+	p.mu.Unlock()
 }
 
 func (pc *proxyConn) cut() {
@@ -350,7 +382,7 @@ func (p *Proxy) Restore() error {
 // a Refuse.
 func (p *Proxy) ClearFaults() error {
 	p.mu.Lock()
-	p.dropAfter, p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.dropAtSend = 0, nil, 0, 0, false, nil
+	p.dropAfter, p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.dropAtSend, p.refuseOnCut = 0, nil, 0, 0, false, nil, false
 	p.mu.Unlock()
 	p.Resume()
 	return p.Restore()
