@@ -41,8 +41,8 @@ The page's file is checked before scoring, and written whole or not at all.
 
 Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input (an edge list,
 names file or plan that cannot be read, a page whose folder cannot be
-written), 5
-nothing to score (no edges), 7 not enough memory, 130 interrupted.`,
+written), 5 nothing to score (no edges), 7 not enough memory, 130
+interrupted.`,
 		Example: `  fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names --top 12 -o lesmis-review.html
   fondue-neo4j sync --split --split-top 20 --dry-run > dry-run.json
   fondue-neo4j review --plan dry-run.json --names names.tsv -o review.html`,
