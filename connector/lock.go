@@ -51,8 +51,8 @@ type Lock struct {
 	// a refresh stuck on a dead server does not hold up the exit.
 	hbCtx    context.Context
 	hbCancel context.CancelFunc
-	done   chan struct{}
-	once   sync.Once
+	done     chan struct{}
+	once     sync.Once
 }
 
 // AcquireLock takes the lock in one write transaction, or fails with
