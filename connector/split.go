@@ -165,9 +165,13 @@ func UnmarshalPlan(data []byte) (*Plan, error) {
 	for k := range p.Nodes {
 		n := &p.Nodes[k]
 		n.ID, n.Key = fromJSON(n.ID), fromJSON(n.Key)
-		for _, g := range n.Groups {
-			for i := range g.Neighbors {
-				g.Neighbors[i], g.NeighborIDs[i] = fromJSON(g.Neighbors[i]), fromJSON(g.NeighborIDs[i])
+		for g, grp := range n.Groups {
+			// A group pairs each neighbour's key with its element id.
+			if len(grp.NeighborIDs) != len(grp.Neighbors) {
+				return nil, fmt.Errorf("node %v: group %d has %d neighbors and %d neighborIds", n.Key, g, len(grp.Neighbors), len(grp.NeighborIDs))
+			}
+			for i := range grp.Neighbors {
+				grp.Neighbors[i], grp.NeighborIDs[i] = fromJSON(grp.Neighbors[i]), fromJSON(grp.NeighborIDs[i])
 			}
 		}
 	}

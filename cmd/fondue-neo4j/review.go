@@ -202,9 +202,6 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 		}
 		raw = data
 	}
-	if err := checkPlanShape(raw); err != nil {
-		return nil, usageErrorf("plan %s: %v", path, err)
-	}
 	plan, err := connector.UnmarshalPlan(raw)
 	if err != nil {
 		return nil, usageErrorf("plan %s: %v", path, err)
@@ -254,29 +251,4 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missingInGraph)
 	}
 	return doc, nil
-}
-
-// checkPlanShape checks that every group lists as many internal ids as
-// keys, before the plan reader (which pairs them up) sees it.
-func checkPlanShape(raw []byte) error {
-	var p struct {
-		Nodes []struct {
-			Key    any `json:"key"`
-			Groups []struct {
-				Neighbors   []any `json:"neighbors"`
-				NeighborIDs []any `json:"neighborIds"`
-			} `json:"groups"`
-		} `json:"nodes"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return err
-	}
-	for _, n := range p.Nodes {
-		for g, grp := range n.Groups {
-			if len(grp.NeighborIDs) != len(grp.Neighbors) {
-				return fmt.Errorf("node %v: group %d has %d neighbors and %d neighborIds", n.Key, g, len(grp.Neighbors), len(grp.NeighborIDs))
-			}
-		}
-	}
-	return nil
 }
