@@ -55,6 +55,10 @@ type PullOptions struct {
 	// embedding (a list of numbers) to warm-start from (WriteOptions writes
 	// it). Custom node queries may return it as a column "embedding".
 	EmbeddingProperty string
+	// DisplayProperty, when set, is read with the nodes: a name to show
+	// people (e.g. "name"), carried into split plans (Subgraph.Names).
+	// Custom node queries may return it as a column "display".
+	DisplayProperty string
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
@@ -79,8 +83,11 @@ type Subgraph struct {
 	// Embeddings[i] is node i's saved vector (PullOptions.EmbeddingProperty),
 	// nil when it has none or it is not a list of numbers.
 	Embeddings [][]float64
-	Options    PullOptions
-	Stats      PullStats
+	// Names[i] is node i's PullOptions.DisplayProperty as text ("" when it
+	// has none); nil without DisplayProperty.
+	Names   []string
+	Options PullOptions
+	Stats   PullStats
 }
 
 // Key returns node i's identity for users: its key, or its internal id.
@@ -138,9 +145,14 @@ func (c *Conn) Pull(ctx context.Context, o PullOptions) (*Subgraph, error) {
 				return nil, errorf(ErrInvalid, err, "embedding.property: %v", err)
 			}
 		}
+		if o.DisplayProperty != "" {
+			if err := cypher.CheckName(o.DisplayProperty); err != nil {
+				return nil, errorf(ErrInvalid, err, "graph.display_property: %v", err)
+			}
+		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
 			IDProperty: o.IDProperty, ExcludeLabels: []string{LockLabel, RunLabel}, Label: o.MarkerLabel,
-			EmbeddingProperty: o.EmbeddingProperty}
+			EmbeddingProperty: o.EmbeddingProperty, DisplayProperty: o.DisplayProperty}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
 			return nil, err
@@ -241,6 +253,7 @@ type puller struct {
 	firstID any         // the first node, for error messages
 	relIDs  map[[2]string][]string
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
+	names   []string    // display name per position (DisplayProperty only)
 	b       fondue.Builder
 	st      PullStats
 }
@@ -334,6 +347,10 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 	if p.o.EmbeddingProperty != "" {
 		embCol = slices.Index(keys, "embedding")
 	}
+	displayCol := -1
+	if p.o.DisplayProperty != "" {
+		displayCol = slices.Index(keys, "display")
+	}
 	cloneCol := -1
 	if p.o.IDProperty != "" && !p.o.Custom() {
 		cloneCol = slices.Index(keys, "clone")
@@ -368,6 +385,13 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		p.ids = append(p.ids, id)
 		if embCol >= 0 {
 			p.vecs = append(p.vecs, p.vector(vals[embCol]))
+		}
+		if p.o.DisplayProperty != "" {
+			var name string
+			if displayCol >= 0 {
+				name = DisplayText(vals[displayCol])
+			}
+			p.names = append(p.names, name)
 		}
 		if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
 			p.o.Progress(p.st.NodeRows, 0)
@@ -555,6 +579,9 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 	if p.vecs != nil {
 		sg.Embeddings = make([][]float64, n)
 	}
+	if p.names != nil {
+		sg.Names = make([]string, n)
+	}
 	for pos, id := range p.ids {
 		var key string
 		var kv any
@@ -574,8 +601,23 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 		if sg.Embeddings != nil {
 			sg.Embeddings[i] = p.vecs[pos]
 		}
+		if sg.Names != nil {
+			sg.Names[i] = p.names[pos]
+		}
 	}
 	return sg, nil
+}
+
+// DisplayText is a display property's value as text: strings as they are,
+// other values as Go prints them, "" for null.
+func DisplayText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
 }
 
 func quoteAll(xs []string) []string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,24 +42,56 @@ type Plan struct {
 	RunID     string `json:"runId"`
 	CreatedAt string `json:"createdAt"`
 	Splitter  string `json:"splitter"`
-	// IDProperty and RelationshipTypes are the pull's: only relationships
-	// of these types (all when empty) to planned neighbours move.
+	// IDProperty, NodeLabels and RelationshipTypes are the pull's
+	// selection: only relationships of these types (all when empty) to
+	// planned neighbours move; with ExactNeighbors, the neighbours of a
+	// node are those the pull would find (other ends with one of the
+	// labels, or any but fondue-neo4j's own, and a key).
 	IDProperty        string   `json:"idProperty,omitempty"`
+	NodeLabels        []string `json:"nodeLabels,omitempty"`
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
-	MarkerLabel       string   `json:"markerLabel"`
+	// DisplayProperty is the node property that the plan's names come
+	// from (graph.display_property), "" for none.
+	DisplayProperty string `json:"displayProperty,omitempty"`
+	MarkerLabel     string `json:"markerLabel"`
 	// SkipProperties are not copied to clones (besides the key property
 	// and the provenance properties).
 	SkipProperties []string `json:"skipProperties,omitempty"`
 	// PulledOnly (a Cypher projection): only the relationships listed in
 	// the groups' RelationshipIDs move; every other one stays.
-	PulledOnly bool       `json:"pulledOnly,omitempty"`
-	Nodes      []PlanNode `json:"nodes"`
+	PulledOnly bool `json:"pulledOnly,omitempty"`
+	// ExactNeighbors: a node is split only if its neighbours in the
+	// subgraph are exactly the planned ones, none removed and none added
+	// (without it, added ones stay with the node). An approved plan is
+	// applied so: what a person approved, or nothing.
+	ExactNeighbors bool `json:"exactNeighbors,omitempty"`
+	// Approved points to the approved plan (review) this plan applies.
+	Approved *ApprovedRef `json:"approved,omitempty"`
+	// NeighborLinks: each node lists the links between its neighbours
+	// (PlanNode.Links), for a review page.
+	NeighborLinks bool       `json:"neighborLinks,omitempty"`
+	Nodes         []PlanNode `json:"nodes"`
 }
+
+// ApprovedRef identifies the approved plan that a plan applies: its file,
+// when it was reviewed, and a fingerprint of its content. StorePlan keeps
+// it in the run's (:FondueRun) node (approved_plan, reviewed_at).
+type ApprovedRef struct {
+	File        string `json:"file,omitempty"`
+	ReviewedAt  string `json:"reviewedAt"`
+	Fingerprint string `json:"fingerprint"` // "sha256:" and the hex SHA-256 of the file
+	Source      string `json:"source,omitempty"`
+}
+
+// MaxPlanLinks bounds the links between neighbours that a plan lists per
+// node (PlanNode.LinksOmitted counts the rest).
+const MaxPlanLinks = 4000
 
 // PlanNode is the split of one node.
 type PlanNode struct {
-	ID        any         `json:"id"`  // internal id
-	Key       any         `json:"key"` // key property value, or the internal id
+	ID        any         `json:"id"`             // internal id
+	Key       any         `json:"key"`            // key property value, or the internal id
+	Name      string      `json:"name,omitempty"` // Plan.DisplayProperty's value
 	Labels    []string    `json:"labels,omitempty"`
 	Ambiguity float64     `json:"ambiguity"`
 	Score     float64     `json:"score"`
@@ -67,12 +100,19 @@ type PlanNode struct {
 	// the groups: self-loops, other types, ends outside the subgraph
 	// (filled by Describe).
 	Staying []RelCount `json:"staying,omitempty"`
+	// Links are the links between the node's neighbours (Plan.NeighborLinks),
+	// as pairs of positions in its neighbours numbered through the groups in
+	// order; at most MaxPlanLinks, LinksOmitted more.
+	Links        [][2]int `json:"links,omitempty"`
+	LinksOmitted int      `json:"linksOmitted,omitempty"`
 }
 
 // PlanGroup is one group of neighbours.
 type PlanGroup struct {
 	Neighbors   []any `json:"neighbors"`   // keys (or element ids)
 	NeighborIDs []any `json:"neighborIds"` // element ids
+	// Names are the neighbours' Plan.DisplayProperty values.
+	Names []string `json:"names,omitempty"`
 	// RelationshipIDs are the element ids of the pulled relationships
 	// between the node and the group's neighbours (Plan.PulledOnly).
 	RelationshipIDs []string `json:"relationshipIds,omitempty"`
@@ -112,8 +152,12 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 		o.Now = time.Now()
 	}
 	p := &Plan{RunID: o.RunID, CreatedAt: isoTime(o.Now), Splitter: o.Splitter,
-		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []PlanNode{}}
+		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []PlanNode{}, NeighborLinks: true}
+	if sg.Names != nil {
+		p.DisplayProperty = sg.Options.DisplayProperty
+	}
 	if !sg.Options.Custom() {
+		p.NodeLabels = slices.Clone(sg.Options.NodeLabels)
 		p.RelationshipTypes = slices.Clone(sg.Options.RelationshipTypes)
 	} else {
 		p.PulledOnly = true
@@ -131,11 +175,22 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 			continue
 		}
 		pn := PlanNode{ID: sg.IDs[pr.Node], Key: sg.Key(pr.Node), Ambiguity: pr.Ambiguity, Score: pr.Score}
+		if sg.Names != nil {
+			pn.Name = sg.Names[pr.Node]
+		}
+		pos := map[int32]int{} // neighbour -> position through the groups
 		for _, grp := range pr.Groups {
 			g := PlanGroup{Neighbors: make([]any, len(grp)), NeighborIDs: make([]any, len(grp))}
+			if sg.Names != nil {
+				g.Names = make([]string, len(grp))
+			}
 			for k, j := range grp {
+				pos[j] = len(pos)
 				g.Neighbors[k] = sg.Key(int(j))
 				g.NeighborIDs[k] = sg.IDs[j]
+				if g.Names != nil {
+					g.Names[k] = sg.Names[j]
+				}
 				if p.PulledOnly {
 					a, _ := pn.ID.(string)
 					b, _ := sg.IDs[j].(string)
@@ -144,9 +199,32 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 			}
 			pn.Groups = append(pn.Groups, g)
 		}
+		pn.Links, pn.LinksOmitted = neighborLinks(sg.Graph, pr.Groups, pos)
 		p.Nodes = append(p.Nodes, pn)
 	}
 	return p, nil
+}
+
+// neighborLinks lists the links of g between the neighbours in groups, as
+// pairs of positions (pos), in the order of the groups; at most
+// MaxPlanLinks, and how many more.
+func neighborLinks(g *fondue.Graph, groups [][]int32, pos map[int32]int) (links [][2]int, omitted int) {
+	links = [][2]int{}
+	for _, grp := range groups {
+		for _, j := range grp {
+			a := pos[j]
+			for _, x := range g.Neighbors(int(j)) {
+				if b, ok := pos[x]; ok && b > a {
+					if len(links) == MaxPlanLinks {
+						omitted++
+						continue
+					}
+					links = append(links, [2]int{a, b})
+				}
+			}
+		}
+	}
+	return links, omitted
 }
 
 func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -169,6 +247,9 @@ func UnmarshalPlan(data []byte) (*Plan, error) {
 			// A group pairs each neighbour's key with its element id.
 			if len(grp.NeighborIDs) != len(grp.Neighbors) {
 				return nil, fmt.Errorf("node %v: group %d has %d neighbors and %d neighborIds", n.Key, g, len(grp.Neighbors), len(grp.NeighborIDs))
+			}
+			if grp.Names != nil && len(grp.Names) != len(grp.Neighbors) {
+				return nil, fmt.Errorf("node %v: group %d has %d neighbors and %d names", n.Key, g, len(grp.Neighbors), len(grp.Names))
 			}
 			for i := range grp.Neighbors {
 				grp.Neighbors[i], grp.NeighborIDs[i] = fromJSON(grp.Neighbors[i]), fromJSON(grp.NeighborIDs[i])
@@ -218,16 +299,57 @@ func (c *Conn) StorePlan(ctx context.Context, p *Plan) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": p.RunID, "plan": string(data), "at": p.CreatedAt},
+	params := map[string]any{"run": p.RunID, "plan": string(data), "at": p.CreatedAt, "approved": nil, "reviewedAt": nil}
+	if p.Approved != nil {
+		params["approved"], params["reviewedAt"] = p.Approved.Fingerprint, p.Approved.ReviewedAt
+	}
+	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, params,
 		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
 	if err != nil {
 		return nil, c.classify(err, "store the split plan")
 	}
-	stored, _, err := neo4j.GetRecordValue[string](res.Records[0], "plan")
+	text, _, err := neo4j.GetRecordValue[string](res.Records[0], "plan")
 	if err != nil {
 		return nil, fmt.Errorf("store the split plan: %w", err)
 	}
-	return UnmarshalPlan([]byte(stored))
+	stored, err := UnmarshalPlan([]byte(text))
+	if err != nil {
+		return nil, fmt.Errorf("split plan of run %s is corrupt: %w", p.RunID, err)
+	}
+	if err := p.CheckStored(stored); err != nil {
+		return nil, err
+	}
+	return stored, nil
+}
+
+// CheckStored says whether re-running plan p may resume stored, the plan
+// its run id already stored: a plan that applies an approved plan resumes
+// only the same approved plan (same fingerprint); anything else is refused
+// (ErrInvalid), since resuming would carry out another plan than the one
+// given. A plan of a scheduled sync resumes whatever its run stored.
+func (p *Plan) CheckStored(stored *Plan) error {
+	if p.Approved == nil || stored == nil {
+		return nil
+	}
+	if stored.Approved != nil && stored.Approved.Fingerprint == p.Approved.Fingerprint {
+		return nil
+	}
+	what := fmt.Sprintf("the plan of a sync --split of %s", stored.CreatedAt)
+	if a := stored.Approved; a != nil {
+		what = fmt.Sprintf("approved plan %s reviewed at %s", shortFingerprint(a.Fingerprint), a.ReviewedAt)
+		if a.File != "" {
+			what += " (" + a.File + ")"
+		}
+	}
+	return errorf(ErrInvalid, nil, "run id %s already holds another split plan (%s), not approved plan %s: apply it under a run id of its own (--run-id)",
+		p.RunID, what, shortFingerprint(p.Approved.Fingerprint))
+}
+
+func shortFingerprint(fp string) string {
+	if i := strings.IndexByte(fp, ':'); i >= 0 && len(fp) > i+13 {
+		return fp[:i+13]
+	}
+	return fp
 }
 
 // LoadPlan returns the plan stored by a run, or nil if there is none.
@@ -257,11 +379,14 @@ func (c *Conn) LoadPlan(ctx context.Context, runID string) (*Plan, error) {
 
 // rel is one relationship of a node being split or restored.
 type rel struct {
-	rid      any
-	typ      string
-	outgoing bool
-	other    any // internal id of the other end
-	origin   any // when the other end is a clone of this run: its original
+	rid         any
+	typ         string
+	outgoing    bool
+	other       any // internal id of the other end
+	origin      any // when the other end is a clone of this run: its original
+	otherLabels []string
+	otherKey    any    // the other end's key (Plan.IDProperty), if read
+	otherName   string // the other end's name (Plan.DisplayProperty), if read
 }
 
 // assignment is where each relationship of a node goes.
@@ -374,11 +499,23 @@ func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id an
 	return st, nil
 }
 
-func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, marker, run string) ([]rel, error) {
-	q, err := c.render("node_relationships", cypher.Vars{Label: marker})
+// relVars are the names readRels needs: the marker label and run of
+// clones, and the key and display properties of the other ends (optional).
+type relVars struct {
+	marker, run     string
+	idProp, display string
+}
+
+func (p *Plan) relVars() relVars {
+	return relVars{marker: p.MarkerLabel, run: p.RunID, idProp: p.IDProperty, display: p.DisplayProperty}
+}
+
+func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, rv relVars) ([]rel, error) {
+	q, err := c.render("node_relationships", cypher.Vars{Label: rv.marker, IDProperty: rv.idProp, DisplayProperty: rv.display})
 	if err != nil {
 		return nil, err
 	}
+	run := rv.run
 	res, err := tx.Run(ctx, q, map[string]any{"id": id, "run": run})
 	if err != nil {
 		return nil, err
@@ -393,7 +530,20 @@ func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any
 		seen[v[0]] = true
 		typ, _ := v[1].(string)
 		out, _ := v[2].(bool)
-		rels = append(rels, rel{rid: v[0], typ: typ, outgoing: out, other: v[3], origin: v[4]})
+		r := rel{rid: v[0], typ: typ, outgoing: out, other: v[3], origin: v[4]}
+		labels, _ := v[5].([]any)
+		for _, l := range labels {
+			ls, _ := l.(string)
+			r.otherLabels = append(r.otherLabels, ls)
+		}
+		if rv.idProp != "" {
+			r.otherKey, _ = res.Record().Get("otherKey")
+		}
+		if rv.display != "" {
+			name, _ := res.Record().Get("otherName")
+			r.otherName = DisplayText(name)
+		}
+		rels = append(rels, r)
 	}
 	return rels, res.Err()
 }
@@ -411,7 +561,7 @@ func (c *Conn) Describe(ctx context.Context, p *Plan) error {
 			if err != nil || !st.exists {
 				return nil, err
 			}
-			rels, err := c.readRels(ctx, tx, n.ID, p.MarkerLabel, p.RunID)
+			rels, err := c.readRels(ctx, tx, n.ID, p.relVars())
 			if err != nil {
 				return nil, err
 			}
@@ -442,6 +592,7 @@ const (
 // NodeOutcome is what happened to one planned node.
 type NodeOutcome struct {
 	Key     any    `json:"key"`
+	Name    string `json:"name,omitempty"` // PlanNode.Name
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
 	Clones  int    `json:"clones,omitempty"`
@@ -473,7 +624,10 @@ var errChanged = errors.New("relationships changed during the split")
 // split by the re-run. A node whose planned neighbours are no longer all
 // connected to it is skipped (OutcomeChanged), never half split. Losing the
 // connection for longer than the retry time aborts with ErrUnreachable;
-// other failures of one node are reported in its outcome.
+// other failures of one node are reported in its outcome. With
+// ExactNeighbors a node is split only if its neighbours are exactly the
+// planned ones, checked in its transaction (none added either): the
+// reason names what changed.
 func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(done, total int)) (SplitStats, error) {
 	t0 := time.Now()
 	st := SplitStats{Planned: len(p.Nodes), Nodes: []NodeOutcome{}}
@@ -502,7 +656,7 @@ func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(
 		case err == nil:
 			o = out.(NodeOutcome)
 		case errors.Is(err, errChanged):
-			o = NodeOutcome{Key: n.Key, Outcome: OutcomeChanged, Reason: "its relationships changed during the split"}
+			o = NodeOutcome{Key: n.Key, Name: n.Name, Outcome: OutcomeChanged, Reason: "its relationships changed during the split"}
 		case ctx.Err() != nil:
 			return st, ctx.Err()
 		case neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err):
@@ -513,7 +667,7 @@ func (c *Conn) Split(ctx context.Context, p *Plan, now time.Time, progress func(
 			if errors.As(err, &cerr) {
 				return st, err
 			}
-			o = NodeOutcome{Key: n.Key, Outcome: OutcomeFailed, Reason: oneLine(err.Error())}
+			o = NodeOutcome{Key: n.Key, Name: n.Name, Outcome: OutcomeFailed, Reason: oneLine(err.Error())}
 		}
 		switch o.Outcome {
 		case OutcomeSplit:
@@ -567,32 +721,329 @@ func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error
 	return out, nil
 }
 
-func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *Plan, n PlanNode, at string, unique map[string][]string) (NodeOutcome, error) {
-	o := NodeOutcome{Key: n.Key}
-	state, err := c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID)
+// examine reads a planned node in tx and decides whether it can be split
+// as planned: o.Outcome is "" when it can (a says where each relationship
+// goes), else OutcomeMissing, OutcomeDone or OutcomeChanged, with the
+// reason. It writes nothing: Split runs it first in each node's
+// transaction, Check in a read transaction.
+func (c *Conn) examine(ctx context.Context, tx neo4j.ManagedTransaction, p *Plan, n PlanNode) (o NodeOutcome, state nodeState, a assignment, err error) {
+	o = NodeOutcome{Key: n.Key, Name: n.Name}
+	if n.ID == nil { // a key that no selected node has (ResolveKeys)
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, keyDescription(n.Key))
+		return o, state, a, nil
+	}
+	state, err = c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID)
 	if err != nil {
-		return o, err
+		return o, state, a, err
 	}
 	switch {
 	case !state.exists:
 		o.Outcome, o.Reason = OutcomeMissing, "the node no longer exists"
-		return o, nil
+		return o, state, a, nil
 	case p.IDProperty != "" && !sameValue(state.key, n.Key):
 		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("its %s is now %v", p.IDProperty, state.key)
-		return o, nil
+		return o, state, a, nil
 	case state.split:
 		o.Outcome = OutcomeDone
-		return o, nil
+		return o, state, a, nil
+	case p.ExactNeighbors && !p.selects(state.labels, state.key):
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("it is no longer in the subgraph (its labels are now %s)", strings.Join(quoteAll(state.labels), ", "))
+		return o, state, a, nil
 	}
-	rels, err := c.readRels(ctx, tx, n.ID, p.MarkerLabel, p.RunID)
+	rels, err := c.readRels(ctx, tx, n.ID, p.relVars())
 	if err != nil {
-		return o, err
+		return o, state, a, err
 	}
-	a := p.assign(n, rels)
-	if len(a.missing) > 0 {
+	a = p.assign(n, rels)
+	if p.ExactNeighbors {
+		if added, removed := p.neighbourChange(n, rels); len(added)+len(removed) > 0 {
+			o.Outcome, o.Reason = OutcomeChanged, changeText(added, removed)
+		}
+	} else if len(a.missing) > 0 {
 		o.Outcome = OutcomeChanged
 		o.Reason = fmt.Sprintf("%d planned neighbours are no longer connected to it (e.g. %v)", len(a.missing), a.missing[0])
-		return o, nil
+	}
+	return o, state, a, nil
+}
+
+// selects reports whether the plan's pull selects a node with these labels
+// and key: one of NodeLabels (when given; never fondue-neo4j's own lock
+// and run nodes), and a key when IDProperty is set (split clones without
+// one are left out).
+func (p *Plan) selects(labels []string, key any) bool {
+	if len(p.NodeLabels) > 0 {
+		if !slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(p.NodeLabels, l) }) {
+			return false
+		}
+	} else if slices.Contains(labels, LockLabel) || slices.Contains(labels, RunLabel) {
+		return false
+	}
+	return p.IDProperty == "" || key != nil
+}
+
+// neighbourChange compares node n's neighbours in the subgraph (the other
+// ends of its relationships that the plan's pull selects; a clone of this
+// run counts as its original) with the planned ones: the neighbours added
+// since the plan and the planned ones removed, described for people.
+func (p *Plan) neighbourChange(n PlanNode, rels []rel) (added, removed []string) {
+	planned := map[any]bool{}
+	for _, grp := range n.Groups {
+		for _, id := range grp.NeighborIDs {
+			planned[id] = true
+		}
+	}
+	current := map[any]bool{}
+	type nb struct {
+		key  any
+		desc string
+	}
+	var extra []nb
+	for _, r := range rels {
+		other, key, name, labels := r.other, r.otherKey, r.otherName, r.otherLabels
+		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.typ)
+		switch {
+		case !eligible || other == n.ID:
+			continue
+		case r.origin != nil:
+			other = r.origin // selected: its original was
+		case !p.selects(labels, key):
+			continue
+		}
+		if current[other] {
+			continue
+		}
+		current[other] = true
+		if !planned[other] {
+			if p.IDProperty == "" {
+				key = other
+			}
+			extra = append(extra, nb{key, describeNode(key, name)})
+		}
+	}
+	slices.SortFunc(extra, func(a, b nb) int { return compareKeys(a.key, b.key) })
+	for _, e := range extra {
+		added = append(added, e.desc)
+	}
+	for _, grp := range n.Groups {
+		for k, id := range grp.NeighborIDs {
+			if id == nil || !current[id] {
+				name := ""
+				if grp.Names != nil {
+					name = grp.Names[k]
+				}
+				removed = append(removed, describeNode(grp.Neighbors[k], name))
+			}
+		}
+	}
+	return added, removed
+}
+
+// describeNode is a key with its name: "26 (Cosette)".
+func describeNode(key any, name string) string {
+	k := keyText(key)
+	if name != "" && name != k {
+		return k + " (" + name + ")"
+	}
+	return k
+}
+
+// keyText is a key as text: integers in decimal, strings as they are.
+func keyText(k any) string {
+	switch x := k.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(k)
+}
+
+// keyDescription is a key for messages: strings quoted, so that 11 and
+// "11" differ.
+func keyDescription(k any) string {
+	if s, ok := k.(string); ok {
+		return strconv.Quote(s)
+	}
+	return keyText(k)
+}
+
+// compareKeys orders keys: integers numerically before strings.
+func compareKeys(a, b any) int {
+	ai, aInt := a.(int64)
+	bi, bInt := b.(int64)
+	switch {
+	case aInt && bInt:
+		return cmpInt64(ai, bi)
+	case aInt:
+		return -1
+	case bInt:
+		return 1
+	}
+	return strings.Compare(keyText(a), keyText(b))
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// maxListed bounds the neighbours a change names.
+const maxListed = 10
+
+// changeText says how a node's neighbours changed: "added neighbour 77;
+// removed 26 (Cosette)".
+func changeText(added, removed []string) string {
+	list := func(xs []string) string {
+		s := strings.Join(xs[:min(len(xs), maxListed)], ", ")
+		if len(xs) > maxListed {
+			s += fmt.Sprintf(" and %d more", len(xs)-maxListed)
+		}
+		return s
+	}
+	noun := func(xs []string) string {
+		if len(xs) == 1 {
+			return "neighbour "
+		}
+		return "neighbours "
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+noun(added)+list(added))
+	}
+	if len(removed) > 0 {
+		if len(added) > 0 {
+			parts = append(parts, "removed "+list(removed))
+		} else {
+			parts = append(parts, "removed "+noun(removed)+list(removed))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Check compares every node of the plan with the graph, as Split will in
+// each node's transaction, in one read transaction and writing nothing
+// (the whole-plan check of an approved plan before any split). It returns
+// the nodes that Split would not split as planned (OutcomeChanged or
+// OutcomeMissing, with the reason); nodes this run already split are fine.
+func (c *Conn) Check(ctx context.Context, p *Plan) ([]NodeOutcome, error) {
+	s := c.session(ctx, neo4j.AccessModeRead)
+	defer s.Close(ctx)
+	out, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		bad := []NodeOutcome{}
+		for _, n := range p.Nodes {
+			o, _, _, err := c.examine(ctx, tx, p, n)
+			if err != nil {
+				return nil, err
+			}
+			if o.Outcome == OutcomeChanged || o.Outcome == OutcomeMissing {
+				bad = append(bad, o)
+			}
+		}
+		return bad, nil
+	})
+	if err != nil {
+		return nil, c.classify(err, "check the split plan against the graph")
+	}
+	return out.([]NodeOutcome), nil
+}
+
+// ResolveKeys sets the element ids of the plan's nodes and neighbours from
+// their keys (Plan.IDProperty), among the nodes that the plan's selection
+// selects, and their keys to the graph's values (the 11 of an edge list
+// may be the string "11" in the graph). An approved plan reviewed from an
+// edge list names nodes by key only; one reviewed from a dry run gets the
+// element ids of today's nodes. A key that no selected node has gets a nil
+// id: Check and Split report that node as missing, that neighbour as
+// removed. Two nodes with the same key are an error (ErrInvalid).
+func (c *Conn) ResolveKeys(ctx context.Context, p *Plan) error {
+	if p.IDProperty == "" {
+		return errorf(ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
+	}
+	if p.PulledOnly {
+		return errorf(ErrInvalid, nil, "the nodes of a Cypher projection cannot be found by key")
+	}
+	var keys []any
+	seen := map[any]bool{}
+	add := func(k any) {
+		for _, v := range keyVariants(k) {
+			if !seen[v] {
+				seen[v] = true
+				keys = append(keys, v)
+			}
+		}
+	}
+	for _, n := range p.Nodes {
+		add(n.Key)
+		for _, g := range n.Groups {
+			for _, k := range g.Neighbors {
+				add(k)
+			}
+		}
+	}
+	q, err := c.render("nodes_by_key", cypher.Vars{NodeLabels: p.NodeLabels, IDProperty: p.IDProperty, ExcludeLabels: []string{LockLabel, RunLabel}})
+	if err != nil {
+		return err
+	}
+	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"keys": keys},
+		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	if err != nil {
+		return c.classify(err, "find the plan's nodes by "+p.IDProperty)
+	}
+	type node struct{ key, id any }
+	byText := map[string]node{}
+	for _, r := range res.Records {
+		key, id := r.Values[0], r.Values[1]
+		t := keyText(key)
+		if prev, dup := byText[t]; dup {
+			return errorf(ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
+				keyText(prev.id), keyText(id), p.IDProperty, keyDescription(key))
+		}
+		byText[t] = node{key, id}
+	}
+	resolve := func(k any) (any, any) {
+		if nd, ok := byText[keyText(k)]; ok {
+			return nd.key, nd.id
+		}
+		return k, nil
+	}
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		n.Key, n.ID = resolve(n.Key)
+		for _, g := range n.Groups {
+			for j, k := range g.Neighbors {
+				g.Neighbors[j], g.NeighborIDs[j] = resolve(k)
+			}
+		}
+	}
+	return nil
+}
+
+// keyVariants are the values a key may have in the graph: itself, and the
+// integer as text or the text as an integer.
+func keyVariants(k any) []any {
+	switch x := k.(type) {
+	case int64:
+		return []any{x, strconv.FormatInt(x, 10)}
+	case string:
+		if i, err := strconv.ParseInt(x, 10, 64); err == nil && strconv.FormatInt(i, 10) == x {
+			return []any{x, i}
+		}
+		return []any{x}
+	}
+	return []any{k}
+}
+
+func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *Plan, n PlanNode, at string, unique map[string][]string) (NodeOutcome, error) {
+	o, state, a, err := c.examine(ctx, tx, p, n)
+	if err != nil || o.Outcome != "" {
+		return o, err
 	}
 	labels := slices.Clone(state.labels)
 	if !slices.Contains(labels, p.MarkerLabel) {

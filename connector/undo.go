@@ -139,7 +139,7 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o Undo
 		return out, err
 	}
 	for _, cl := range clones {
-		rels, err := c.readRels(ctx, tx, cl.id, o.MarkerLabel, o.RunID)
+		rels, err := c.readRels(ctx, tx, cl.id, relVars{marker: o.MarkerLabel, run: o.RunID})
 		if err != nil {
 			return out, err
 		}

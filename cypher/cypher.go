@@ -79,6 +79,8 @@ type Vars struct {
 	// EmbeddingProperty holds a node's embedding vector (warm starts); empty:
 	// not read or written.
 	EmbeddingProperty string
+	// DisplayProperty holds a node's name for people; empty: not read.
+	DisplayProperty string
 	// Label is the label of a constraint, lock, run or split marker.
 	Label string
 	// Property and ConstraintName describe a constraint.

@@ -29,6 +29,7 @@ func full() Vars {
 		ScoreProperty:     weird[3],
 		RunProperty:       "fondue_run",
 		EmbeddingProperty: weird[4],
+		DisplayProperty:   weird[3],
 		Label:             weird[0],
 		Property:          weird[4],
 		ConstraintName:    weird[5],
@@ -51,6 +52,10 @@ func examples() map[string][]Vars {
 					for _, emb := range []string{"", "fondue_embedding"} {
 						v := full()
 						v.NodeLabels, v.IDProperty, v.RelationshipTypes, v.EmbeddingProperty = labels, key, types, emb
+						v.DisplayProperty = ""
+						if emb != "" {
+							v.DisplayProperty = "name"
+						}
 						ex[n] = append(ex[n], v)
 					}
 				}
@@ -66,6 +71,18 @@ func examples() map[string][]Vars {
 					ex["write_scores"] = append(ex["write_scores"], v)
 				}
 			}
+		}
+	}
+	for _, labels := range [][]string{nil, {"Person"}, {"Person", weird[0]}} {
+		v := full()
+		v.NodeLabels = labels
+		ex["nodes_by_key"] = append(ex["nodes_by_key"], v)
+	}
+	for _, key := range []string{"", "uid"} {
+		for _, display := range []string{"", "name"} {
+			v := full()
+			v.IDProperty, v.DisplayProperty = key, display
+			ex["node_relationships"] = append(ex["node_relationships"], v)
 		}
 	}
 	v := full()

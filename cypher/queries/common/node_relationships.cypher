@@ -1,6 +1,9 @@
 // Every relationship of a node, once each (a self-loop has other = the
 // node). origin is set when the other end is a clone made by run $run:
-// the internal id of the node it was split from.
+// the internal id of the node it was split from. The other end's labels,
+// key (IDProperty) and name (DisplayProperty) tell whether a pull would
+// select it, and name it.
 MATCH (n)-[r]-(o) WHERE {{id "n"}} = $id
 RETURN {{id "r"}} AS rid, type(r) AS type, startNode(r) = n AS outgoing, {{id "o"}} AS other,
-  CASE WHEN o{{label .Label}} AND o.fondue_split_run = $run THEN o.fondue_split_from_id END AS origin
+  CASE WHEN o{{label .Label}} AND o.fondue_split_run = $run THEN o.fondue_split_from_id END AS origin,
+  labels(o) AS otherLabels{{with .IDProperty}}, o.{{name .}} AS otherKey{{end}}{{with .DisplayProperty}}, o.{{name .}} AS otherName{{end}}

@@ -1,0 +1,250 @@
+package connector
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A dry run's plan carries the pull's selection, the display names of the
+// nodes and neighbours, and the links between each node's neighbours: what
+// a review page needs besides the plan.
+func TestPlanNamesLinksSelection(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	_, p := splitPlan(t, c, "run-n")
+	if !slices.Equal(p.NodeLabels, []string{"Person", "Org"}) || !slices.Equal(p.RelationshipTypes, []string{"KNOWS", "WORKS_AT"}) ||
+		p.DisplayProperty != "name" || !p.NeighborLinks {
+		t.Fatalf("plan header: %+v", p)
+	}
+	m := p.Nodes[0]
+	if m.Name != "M" || !slices.Equal(m.Groups[0].Names, []string{"p1", "p2", "p3", "Acme"}) || !slices.Equal(m.Groups[1].Names, []string{"p11", "p12", "p13", "N"}) {
+		t.Fatalf("names: %q %q %q", m.Name, m.Groups[0].Names, m.Groups[1].Names)
+	}
+	// Neighbours 0-3 are 1, 2, 3, 200; 4-7 are 11, 12, 13, 101.
+	if want := [][2]int{{0, 1}, {0, 2}, {1, 2}, {4, 5}, {4, 6}, {5, 6}}; !slices.Equal(m.Links, want) || m.LinksOmitted != 0 {
+		t.Fatalf("M's links %v, want %v", m.Links, want)
+	}
+	// Through JSON (what review --plan reads).
+	b, _ := p.Marshal()
+	q, err := UnmarshalPlan(b)
+	if err != nil || !slices.Equal(q.Nodes[0].Links, m.Links) || q.Nodes[1].Name != "N" || !slices.Equal(q.NodeLabels, p.NodeLabels) {
+		t.Fatalf("round trip: %v\n%s", err, b)
+	}
+}
+
+// exactPlan is splitPlan as an approved plan is applied: exact neighbours.
+func exactPlan(t *testing.T, c *Conn, runID string) *Plan {
+	t.Helper()
+	_, p := splitPlan(t, c, runID)
+	p.ExactNeighbors = true
+	return p
+}
+
+// The whole-plan check of an exact plan names, per node, the neighbours
+// added and removed since the plan (as the pull selects them: other
+// labels, other types and a second relationship to a planned neighbour are
+// no change); Split then leaves those nodes alone.
+func TestExactPlanCheck(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	p := exactPlan(t, c, "run-x")
+	ctx := ctxT(t, 2*time.Minute)
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+		t.Fatalf("unchanged graph: %+v %v", bad, err)
+	}
+	run(t, `MATCH (m:Person {uid: 100}), (p:Person {uid: 1})
+		CREATE (m)-[:LIKES]->(:Person {uid: 16, name: 'p16'}), (m)-[:KNOWS]->(:Other {uid: 301}), (p)-[:KNOWS {again: true}]->(m)`, nil)
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+		t.Fatalf("no change to the subgraph's neighbours: %+v %v", bad, err)
+	}
+	run(t, "MATCH (m:Person {uid: 100}), (x:Person {uid: 16}) CREATE (x)-[:KNOWS]->(m)", nil)
+	run(t, "MATCH (:Person {uid: 100})-[r]-(:Person {uid: 12}) DELETE r", nil)
+	run(t, "MATCH (:Person {uid: 101})-[r]-(n:Person) WHERE n.uid IN [4, 14] DELETE r", nil)
+	before := dump(t)
+	bad, err := c.Check(ctx, p)
+	want := []NodeOutcome{
+		{Key: int64(100), Name: "M", Outcome: OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
+		{Key: int64(101), Name: "N", Outcome: OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
+	}
+	if err != nil || !slices.Equal(bad, want) {
+		t.Fatalf("check: %+v %v\nwant %+v", bad, err, want)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("the check wrote:\n%s", diff(before, d))
+	}
+	st, err := c.Split(ctx, p, splitTime, nil)
+	if err != nil || st.Split != 0 || st.Skipped != 2 || !slices.Equal(st.Nodes, want) {
+		t.Fatalf("split: %+v %v", st, err)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("a refused split wrote:\n%s", diff(before, d))
+	}
+	// A node that lost its label is no longer in the subgraph.
+	run(t, "MATCH (n:Person {uid: 101}) REMOVE n:Person SET n:Gone", nil)
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 2 || bad[1].Outcome != OutcomeMissing ||
+		bad[1].Reason != `it is no longer in the subgraph (its labels are now "Gone")` {
+		t.Fatalf("relabelled node: %+v %v", bad, err)
+	}
+}
+
+// The graph may change between the whole-plan check and a node's split:
+// each node's transaction checks again, added neighbours included, and
+// splits only what matches.
+func TestExactPlanInTransaction(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	run(t, "CREATE (:Person {uid: 16, name: 'p16'}), (:Person {uid: 17, name: 'p17'})", nil)
+	c, _ := open(t)
+	p := exactPlan(t, c, "run-t")
+	ctx := ctxT(t, 2*time.Minute)
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+		t.Fatalf("check: %+v %v", bad, err)
+	}
+	// After the check, before the split: M gains a neighbour. While M is
+	// split: N gains one.
+	run(t, "MATCH (m:Person {uid: 100}), (x:Person {uid: 16}) CREATE (m)-[:WORKS_AT]->(x)", nil)
+	st, err := c.Split(ctx, p, splitTime, func(done, total int) {
+		if done == 1 {
+			run(t, "MATCH (n:Person {uid: 101}), (x:Person {uid: 17}) CREATE (n)-[:KNOWS]->(x)", nil)
+		}
+	})
+	if err != nil || st.Split != 0 || st.Skipped != 2 || st.Nodes[0].Reason != "added neighbour 16 (p16)" || st.Nodes[1].Reason != "added neighbour 17 (p17)" {
+		t.Fatalf("split: %+v %v", st, err)
+	}
+	if n := run(t, "MATCH (s:FondueSplit) RETURN count(s)", nil)[0].Values[0]; n != int64(0) {
+		t.Fatalf("%v clones after refused splits", n)
+	}
+	// Without the additions the plan applies; the check of a split run
+	// finds its nodes done, not changed, and a re-run changes nothing.
+	run(t, "MATCH (:Person)-[r]->(x:Person) WHERE x.uid IN [16, 17] DELETE r", nil)
+	st, err = c.Split(ctx, p, splitTime, nil)
+	if err != nil || st.Split != 2 {
+		t.Fatalf("split: %+v %v", st, err)
+	}
+	after := dump(t)
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+		t.Fatalf("check after the split: %+v %v", bad, err)
+	}
+	if st, err := c.Split(ctx, p, splitTime, nil); err != nil || st.AlreadyDone != 2 {
+		t.Fatalf("re-run: %+v %v", st, err)
+	}
+	if d := dump(t); d != after {
+		t.Fatalf("re-run changed the graph:\n%s", diff(after, d))
+	}
+}
+
+// An approved plan reviewed from an edge list names nodes by key only:
+// ResolveKeys finds them among the selected nodes (an integer key of the
+// graph matches its text too). Keys no selected node has are reported by
+// the check, as a missing node or a removed neighbour.
+func TestResolveKeys(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	ref := exactPlan(t, c, "run-k")
+	strip := func() *Plan {
+		b, _ := ref.Marshal()
+		p, err := UnmarshalPlan(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p.Nodes {
+			n := &p.Nodes[i]
+			n.ID, n.Key = nil, keyText(n.Key) // "100"
+			for _, g := range n.Groups {
+				for j := range g.Neighbors {
+					g.NeighborIDs[j] = nil
+				}
+			}
+		}
+		return p
+	}
+	ctx := ctxT(t, 2*time.Minute)
+	p := strip()
+	if err := c.ResolveKeys(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := ref.Marshal()
+	b, _ := p.Marshal()
+	if string(a) != string(b) {
+		t.Fatalf("resolved plan differs:\n%s\n%s", a, b)
+	}
+	p = strip()
+	p.Nodes[0].Groups[1].Neighbors[0], p.Nodes[0].Groups[1].Names[0] = int64(999), "" // instead of 11
+	p.Nodes[1].Key = int64(555)
+	if err := c.ResolveKeys(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := c.Check(ctx, p)
+	if err != nil || len(bad) != 2 || bad[0].Reason != "added neighbour 11 (p11); removed 999" || bad[1].Outcome != OutcomeMissing ||
+		bad[1].Reason != "no node of the subgraph has uid = 555" {
+		t.Fatalf("unknown keys: %+v %v", bad, err)
+	}
+	// Other labels are not selected; keys must be unique; a key property is needed.
+	run(t, "CREATE (:Other {uid: 555})", nil)
+	p = strip()
+	p.Nodes[1].Key = int64(555)
+	if err := c.ResolveKeys(ctx, p); err != nil || p.Nodes[1].ID != nil {
+		t.Fatalf("a node of another label was found: %v %v", p.Nodes[1].ID, err)
+	}
+	run(t, "CREATE (:Org {uid: 100})", nil)
+	if err := c.ResolveKeys(ctx, strip()); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "have the same uid = 100 (graph.id_property): keys must be unique") {
+		t.Fatalf("duplicate key: %v", err)
+	}
+	p = strip()
+	p.IDProperty = ""
+	if err := c.ResolveKeys(ctx, p); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("no key property: %v", err)
+	}
+}
+
+// A plan that applies an approved plan is stored with a pointer to it on
+// the run's node; its run id resumes that approved plan only.
+func TestApprovedPlanStore(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	c, _ := open(t)
+	p := exactPlan(t, c, "run-ap")
+	p.Approved = &ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-02T03:04:05.000Z", Fingerprint: "sha256:" + strings.Repeat("ab", 32), Source: "neo4j"}
+	ctx := ctxT(t, time.Minute)
+	stored, err := c.StorePlan(ctx, p)
+	if err != nil || stored.Approved == nil || *stored.Approved != *p.Approved || !stored.ExactNeighbors {
+		t.Fatalf("store: %+v %v", stored, err)
+	}
+	r := run(t, "MATCH (r:FondueRun {run_id: 'run-ap'}) RETURN r.approved_plan, r.reviewed_at", nil)
+	if len(r) != 1 || r[0].Values[0] != p.Approved.Fingerprint || r[0].Values[1] != p.Approved.ReviewedAt {
+		t.Fatalf("run node: %v", r)
+	}
+	// The same approved plan again: resumed.
+	if again, err := c.StorePlan(ctx, p); err != nil || again.Approved.Fingerprint != p.Approved.Fingerprint {
+		t.Fatalf("same approved plan: %v", err)
+	}
+	// Another approved plan, or one under the run id of a scheduled run: refused.
+	other := *p
+	other.Approved = &ApprovedRef{ReviewedAt: "2025-01-03T00:00:00.000Z", Fingerprint: "sha256:" + strings.Repeat("cd", 32)}
+	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, ErrInvalid) ||
+		err.Error() != "run id run-ap already holds another split plan (approved plan sha256:abababababab reviewed at 2025-01-02T03:04:05.000Z (approved.json)), not approved plan sha256:cdcdcdcdcdcd: apply it under a run id of its own (--run-id)" {
+		t.Fatalf("other approved plan: %v", err)
+	}
+	_, sched := splitPlan(t, c, "run-s")
+	if _, err := c.StorePlan(ctx, sched); err != nil {
+		t.Fatal(err)
+	}
+	other.RunID = "run-s"
+	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "(the plan of a sync --split of 2025-01-02T03:04:05.000Z)") {
+		t.Fatalf("approved plan under a scheduled run's id: %v", err)
+	}
+	// A scheduled run's plan resumes whatever its run id stored.
+	sched.RunID = "run-ap"
+	if got, err := c.StorePlan(ctx, sched); err != nil || got.Approved == nil {
+		t.Fatalf("scheduled plan under an approved run id: %v", err)
+	}
+	if r := run(t, "MATCH (r:FondueRun {run_id: 'run-s'}) RETURN r.approved_plan", nil); r[0].Values[0] != nil {
+		t.Fatalf("a scheduled run's node records an approved plan: %v", r[0].Values[0])
+	}
+}
