@@ -206,16 +206,25 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 	if err != nil {
 		return nil, usageErrorf("plan %s: %v", path, err)
 	}
-	doc := &review.Doc{Source: review.SourceNeo4j, LinksKnown: g != nil,
+	// The links between neighbours come from the edge list when one is
+	// given, else from the plan (a dry run lists them).
+	planLinks := g == nil && plan.NeighborLinks
+	doc := &review.Doc{Source: review.SourceNeo4j, LinksKnown: g != nil || planLinks,
 		GraphNodes: dr.NodeCount, GraphEdges: dr.RelationshipCount, Title: "fondue-neo4j review: run " + plan.RunID,
 		Plan: review.PlanSettings{RunID: plan.RunID, CreatedAt: plan.CreatedAt, Splitter: plan.Splitter, IDProperty: plan.IDProperty,
-			RelationshipTypes: plan.RelationshipTypes, MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
-	name := func(key, id any) string {
+			NodeLabels: plan.NodeLabels, RelationshipTypes: plan.RelationshipTypes, DisplayProperty: plan.DisplayProperty,
+			MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
+	// A name from the names file, else the plan's (graph.display_property),
+	// else the key.
+	name := func(key, id any, planName string) string {
 		if k := review.KeyString(key); nm.Has(k) {
 			return nm.Of(k)
 		}
 		if i := review.KeyString(id); nm.Has(i) {
 			return nm.Of(i)
+		}
+		if planName != "" {
+			return planName
 		}
 		return review.KeyString(key)
 	}
@@ -224,13 +233,17 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 		if k == top {
 			break
 		}
-		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score}
+		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID, pn.Name), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score}
 		var idx []int
 		for _, grp := range pn.Groups {
 			var members []int
 			for j, key := range grp.Neighbors {
 				members = append(members, len(n.Neighbors))
-				n.Neighbors = append(n.Neighbors, review.Neighbor{Key: key, ID: grp.NeighborIDs[j], Name: name(key, grp.NeighborIDs[j])})
+				planName := ""
+				if grp.Names != nil {
+					planName = grp.Names[j]
+				}
+				n.Neighbors = append(n.Neighbors, review.Neighbor{Key: key, ID: grp.NeighborIDs[j], Name: name(key, grp.NeighborIDs[j], planName)})
 				if g != nil {
 					x, ok := g.Index(review.KeyString(key))
 					if !ok {
@@ -242,8 +255,11 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 			}
 			n.Groups = append(n.Groups, members)
 		}
-		if g != nil {
+		switch {
+		case g != nil:
 			n.Links = review.EgoLinks(g, idx)
+		case planLinks:
+			n.Links, n.LinksOmitted = pn.Links, pn.LinksOmitted
 		}
 		doc.Nodes = append(doc.Nodes, n)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -272,5 +273,52 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.html")); err == nil {
 		t.Error("a failed review wrote a page")
+	}
+}
+
+// A dry run with graph.display_property carries names and the links
+// between neighbours: review --plan needs neither a names file nor an edge
+// list (either still wins when given).
+func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
+	plan := &connector.Plan{RunID: "r1", Splitter: "ncut", IDProperty: "id", NodeLabels: []string{"Character"},
+		RelationshipTypes: []string{"APPEARS_WITH"}, DisplayProperty: "name", MarkerLabel: "FondueSplit", NeighborLinks: true,
+		Nodes: []connector.PlanNode{{ID: "4:db:11", Key: int64(11), Name: "Valjean from Neo4j", Ambiguity: 1, Score: 36.9,
+			Groups: []connector.PlanGroup{
+				{Neighbors: []any{int64(26), int64(55)}, NeighborIDs: []any{"4:db:26", "4:db:55"}, Names: []string{"Cosette", "Marius"}},
+				{Neighbors: []any{int64(0), int64(2)}, NeighborIDs: []any{"4:db:0", "4:db:2"}, Names: []string{"Myriel", ""}},
+			},
+			Links: [][2]int{{0, 1}, {2, 3}}, LinksOmitted: 5}}}
+	b, _ := json.Marshal(&syncSummary{RunID: "r1", DryRun: true, Plan: plan})
+	dir := t.TempDir()
+	in := writeFile(t, dir, "dry.json", string(b))
+	out := filepath.Join(dir, "page.html")
+	code, _, stderr := runCLI(t, "", "review", "--plan", in, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	page, _ := os.ReadFile(out)
+	d := readReviewPage(t, out)
+	n := d.Nodes[0]
+	var names []string
+	for _, nb := range n.Neighbors {
+		names = append(names, nb.Name)
+	}
+	if !d.LinksKnown || n.Name != "Valjean from Neo4j" || strings.Join(names, ",") != "Cosette,Marius,Myriel,2" ||
+		fmt.Sprint(n.Links) != "[0 1 2 3]" || !strings.Contains(string(page), `"linksOmitted":5`) ||
+		!strings.Contains(string(page), `"nodeLabels":["Character"]`) || !strings.Contains(string(page), `"displayProperty":"name"`) {
+		t.Fatalf("page from the plan: %+v", d)
+	}
+	// The names file and the edge list win.
+	code, _, stderr = runCLI(t, "", "review", "--plan", in, "--names", lesmisNames, "-o", out, lesmis)
+	d = readReviewPage(t, out)
+	if code != 0 || d.Nodes[0].Name != "Valjean" || d.Nodes[0].Neighbors[3].Name != "MlleBaptistine" || len(d.Nodes[0].Links) != 4 {
+		t.Fatalf("names file and edge list: exit %d %+v %s", code, d.Nodes[0], stderr)
+	}
+	// A plan without links (older, or a Cypher projection's) draws none.
+	plan.NeighborLinks, plan.Nodes[0].Links = false, nil
+	b, _ = json.Marshal(plan)
+	code, _, _ = runCLI(t, "", "review", "--plan", writeFile(t, dir, "bare.json", string(b)), "-o", out)
+	if d := readReviewPage(t, out); code != 0 || d.LinksKnown || len(d.Nodes[0].Links) != 0 {
+		t.Fatalf("plan without links: %+v", d)
 	}
 }

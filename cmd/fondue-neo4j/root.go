@@ -121,6 +121,7 @@ var flagKeys = map[string]string{
 	"node-query":          "graph.node_query",
 	"relationship-query":  "graph.relationship_query",
 	"id-property":         "graph.id_property",
+	"display-property":    "graph.display_property",
 	"fetch-size":          "graph.fetch_size",
 	"write-property":      "write.property",
 	"score-property":      "write.score_property",
@@ -162,9 +163,11 @@ func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
 
 // commandFlagKeys overrides flagKeys for one command, where a flag name
 // means something else: review's --top (default 20, at least 1) and its
-// page's file are review's own settings.
+// page's file are review's own settings; sync's --plan is the approved plan
+// to apply (split.plan), review's the dry run's plan to review.
 var commandFlagKeys = map[string]map[string]string{
 	"review": {"top": "review.top", "out": "review.out", "plan": "review.plan"},
+	"sync":   {"plan": "split.plan"},
 }
 
 // setup loads the configuration: flag > environment (FONDUE_*) > file >

@@ -46,6 +46,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
 	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
 	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
+	f.String("display-property", "", "node property naming nodes for people (e.g. name): in the dry run's plan and its messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
 	f.String("write-property", connector.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
@@ -57,6 +58,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	addSplitFlags(f, "split the most ambiguous nodes (see --split-top, --split-min-ambiguity)", "split the K most ambiguous nodes")
 	f.StringSlice("skip-properties", nil, "properties not copied to split nodes (e.g. uniquely constrained ones)")
 	f.Bool("dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
+	f.String("plan", "", "with --split: apply this approved plan (exported by the review page) instead of scoring")
 	addScoreFlags(f)
 	return cmd
 }
@@ -82,7 +84,9 @@ type syncSummary struct {
 	Resumed               bool                  `json:"resumed,omitempty"`
 	DryRun                bool                  `json:"dryRun,omitempty"`
 	Plan                  *connector.Plan       `json:"plan,omitempty"`
-	Neo4jVersion          string                `json:"neo4jVersion"`
+	// ApprovedPlan is the approved plan applied (sync --split --plan).
+	ApprovedPlan *connector.ApprovedRef `json:"approvedPlan,omitempty"`
+	Neo4jVersion string                 `json:"neo4jVersion"`
 }
 
 // syncSettings is the validated configuration of a sync.
@@ -100,6 +104,8 @@ type syncSettings struct {
 	// checkpoint is a warm-start file (embedding.checkpoint); the warm
 	// start from node properties is pull.EmbeddingProperty.
 	checkpoint string
+	// planFile is an approved plan to apply (split.plan).
+	planFile string
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -124,6 +130,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		NodeQuery:         strings.TrimSpace(v.GetString("graph.node_query")),
 		RelationshipQuery: strings.TrimSpace(v.GetString("graph.relationship_query")),
 		IDProperty:        v.GetString("graph.id_property"),
+		DisplayProperty:   v.GetString("graph.display_property"),
 		MarkerLabel:       v.GetString("split.marker_label"),
 	}
 	s.checkpoint = v.GetString("embedding.checkpoint")
@@ -163,6 +170,15 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.lock = connector.LockOptions{Name: v.GetString("lock.name"), TTL: ttl, RunID: s.runID}
 	s.split = v.GetBool("split.enabled")
 	s.skip = append(a.stringList("split.skip_properties"), props...)
+	s.planFile = v.GetString("split.plan")
+	switch {
+	case s.planFile != "" && !s.split:
+		return nil, usageErrorf("split.plan (--plan %s) applies an approved plan: it needs split.enabled (--split)", s.planFile)
+	case s.planFile != "" && s.pull.Custom():
+		return nil, usageErrorf("split.plan: an approved plan is applied to a subgraph of graph.node_labels and graph.relationship_types, not to a Cypher projection (graph.node_query): its nodes' neighbours cannot be checked inside each split")
+	case s.planFile != "":
+		return s, nil // the plan chooses the nodes and their groups
+	}
 	if s.split {
 		s.splitter = s.engine.Split.Method
 		if s.splitter == "" {
@@ -226,6 +242,9 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	s, err := a.syncSettings()
 	if err != nil {
 		return err
+	}
+	if s.planFile != "" {
+		return a.applyApproved(ctx, s, dryRun)
 	}
 	log := a.log.With("run_id", s.runID)
 	t0 := time.Now()
@@ -390,9 +409,13 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 			return err
 		}
 	case a.tty:
-		printf(a.stderr, "run %s: %d nodes, %d relationships; %d properties written (pull %s, compute %s, write %s)\n",
-			sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
-			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
+		if ap := sum.ApprovedPlan; ap != nil {
+			printf(a.stderr, "run %s: approved plan %s (reviewed %s)\n", sum.RunID, ap.File, ap.ReviewedAt)
+		} else {
+			printf(a.stderr, "run %s: %d nodes, %d relationships; %d properties written (pull %s, compute %s, write %s)\n",
+				sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
+				ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
+		}
 		if sp := sum.Split; sp != nil {
 			printf(a.stderr, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run-id %s\n",
 				sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
@@ -404,7 +427,22 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 		if sp := sum.Split; sp != nil {
 			attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)
 		}
+		if ap := sum.ApprovedPlan; ap != nil {
+			attrs = append(attrs, "approvedPlan", ap.File, "approvedFingerprint", ap.Fingerprint)
+		}
 		a.log.Info("sync done", attrs...)
+	}
+	// An approved plan is carried out whole: a node whose neighbours
+	// changed after the whole-plan check was left alone, and the run fails.
+	if sp := sum.Split; sp != nil && sum.ApprovedPlan != nil && sp.Skipped > 0 {
+		var skipped []connector.NodeOutcome
+		for _, n := range sp.Nodes {
+			if n.Outcome == connector.OutcomeChanged || n.Outcome == connector.OutcomeMissing {
+				skipped = append(skipped, n)
+			}
+		}
+		return fmt.Errorf("%d of %d approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id %s): %s",
+			sp.Skipped, sp.Planned, sum.RunID, changes(skipped))
 	}
 	if sp := sum.Split; sp != nil && sp.Failed > 0 {
 		for _, n := range sp.Nodes {

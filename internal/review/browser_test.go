@@ -2,7 +2,6 @@ package review
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/browser"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
 )
 
 var updateScreenshot = flag.Bool("update-screenshot", false, "write the README's screenshot of the review page (docs/review.png)")
@@ -31,87 +31,6 @@ func writePage(t *testing.T, d *Doc) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-type session struct {
-	t    *testing.T
-	ctx  context.Context
-	b    *browser.Browser
-	p    *browser.Page
-	dl   string
-	errs func() []string
-}
-
-func openBrowser(t *testing.T) *session {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first run may install Chromium
-	t.Cleanup(cancel)
-	path, err := browser.Ensure(ctx, t.Logf)
-	if err != nil {
-		t.Fatalf("the review page is tested in a real browser: %v", err)
-	}
-	b, err := browser.Start(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	p, err := b.NewPage(ctx, 1400, 2400)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dl := t.TempDir()
-	if err := b.AllowDownloads(ctx, dl); err != nil {
-		t.Fatal(err)
-	}
-	return &session{t: t, ctx: ctx, b: b, p: p, dl: dl}
-}
-
-func (s *session) open(path string) {
-	s.t.Helper()
-	if err := s.p.Navigate(s.ctx, "file://"+path); err != nil {
-		s.t.Fatal(err)
-	}
-	// Script errors would leave the page half drawn: fail on them.
-	var ready bool
-	if err := s.p.Eval(s.ctx, `!!(window.fondueReview && window.fondueReview.ready)`, &ready); err != nil || !ready {
-		s.t.Fatalf("the page's script did not finish: %v", err)
-	}
-}
-
-func (s *session) eval(expr string, out any) {
-	s.t.Helper()
-	if err := s.p.Eval(s.ctx, expr, out); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
-func (s *session) click(sel string) {
-	s.t.Helper()
-	if err := s.p.Click(s.ctx, sel); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
-func (s *session) attr(sel, name string) string {
-	s.t.Helper()
-	var v string
-	q, _ := json.Marshal(sel)
-	n, _ := json.Marshal(name)
-	s.eval(fmt.Sprintf(`document.querySelector(%s).getAttribute(%s)`, q, n), &v)
-	return v
-}
-
-// export clicks "Export approved plan" and returns the downloaded file.
-func (s *session) export() []byte {
-	s.t.Helper()
-	data, name, err := s.b.Download(s.ctx, s.dl, func() error { return s.p.Click(s.ctx, "#export") })
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	if name != "fondue-approved-plan.json" {
-		s.t.Errorf("download named %q", name)
-	}
-	return data
 }
 
 func keysOf(n Node, idx []int) []any {
@@ -153,21 +72,12 @@ func TestReviewPageInBrowser(t *testing.T) {
 			t.Fatalf("node %s: %d groups; the test needs two or more", doc.Nodes[k].Name, len(doc.Nodes[k].Groups))
 		}
 	}
-	s := openBrowser(t)
+	s := reviewtest.Open(t)
 	t0 := time.Now().Add(-time.Second)
-	s.open(writePage(t, doc))
+	s.Load(writePage(t, doc))
 
 	// A drawing per node: the node, each neighbour, each link between neighbours.
-	var drawn []struct {
-		Key, Name             string
-		Circles, Links, Chips int
-		Groups                int
-		Decision              string
-	}
-	s.eval(`Array.from(document.querySelectorAll("section.node")).map(s => ({Key: s.dataset.key,
-		Name: s.querySelector("h2 .name").textContent, Circles: s.querySelectorAll("svg .nb circle").length,
-		Links: s.querySelectorAll("svg path").length, Chips: s.querySelectorAll(".chip").length,
-		Groups: s.querySelectorAll(".group:not(.new)").length, Decision: s.dataset.decision}))`, &drawn)
+	drawn := s.Drawing()
 	if len(drawn) != len(doc.Nodes) {
 		t.Fatalf("%d nodes drawn, want %d", len(drawn), len(doc.Nodes))
 	}
@@ -180,51 +90,48 @@ func TestReviewPageInBrowser(t *testing.T) {
 		}
 	}
 	var hover string
-	s.eval(`document.querySelector('section[data-rank="1"] svg .nb title').textContent`, &hover)
+	s.Eval(`document.querySelector('section[data-rank="1"] svg .nb title').textContent`, &hover)
 	if want := doc.Nodes[0].Neighbors[0].Name + " (id " + KeyString(doc.Nodes[0].Neighbors[0].Key) + ")"; hover != want {
 		t.Errorf("hover text %q, want %q", hover, want)
 	}
 
 	// 1: accept as proposed.
-	s.click(`section[data-rank="1"] button[data-action="accept"]`)
+	s.Decide(1, "accept")
 	// 2: drag the first neighbour of its second group onto the first group, then accept.
 	n2 := doc.Nodes[1]
 	moved := n2.Groups[1][0]
-	if err := s.p.Drag(s.ctx, fmt.Sprintf(`section[data-rank="2"] svg .nb[data-nb="%d"]`, moved),
-		`section[data-rank="2"] .group[data-drop="0"]`); err != nil {
-		t.Fatal(err)
-	}
-	if got := s.attr(`section[data-rank="2"]`, "data-edited"); got != "true" {
+	s.DragToGroup(2, moved, 0)
+	if got := s.Attr(`section[data-rank="2"]`, "data-edited"); got != "true" {
 		t.Fatalf("after the drag, node 2 edited = %s", got)
 	}
 	var fill string
-	s.eval(fmt.Sprintf(`document.querySelector('section[data-rank="2"] svg .nb[data-nb="%d"] circle').getAttribute("fill")`, moved), &fill)
+	s.Eval(fmt.Sprintf(`document.querySelector('section[data-rank="2"] svg .nb[data-nb="%d"] circle').getAttribute("fill")`, moved), &fill)
 	var fill0 string
-	s.eval(fmt.Sprintf(`document.querySelector('section[data-rank="2"] svg .nb[data-nb="%d"] circle').getAttribute("fill")`, n2.Groups[0][0]), &fill0)
+	s.Eval(fmt.Sprintf(`document.querySelector('section[data-rank="2"] svg .nb[data-nb="%d"] circle').getAttribute("fill")`, n2.Groups[0][0]), &fill0)
 	if fill != fill0 {
 		t.Errorf("the dragged neighbour is coloured %s, its new group %s", fill, fill0)
 	}
-	s.click(`section[data-rank="2"] button[data-action="accept"]`)
+	s.Decide(2, "accept")
 	// 3: reject.
-	s.click(`section[data-rank="3"] button[data-action="reject"]`)
+	s.Decide(3, "reject")
 	// 4: a click moves a neighbour to the next group; no decision.
 	n4 := doc.Nodes[3]
-	s.click(fmt.Sprintf(`section[data-rank="4"] .chip[data-nb="%d"]`, n4.Groups[0][0]))
-	if got := s.attr(`section[data-rank="4"]`, "data-edited"); got != "true" {
+	s.MoveToNextGroup(4, n4.Groups[0][0])
+	if got := s.Attr(`section[data-rank="4"]`, "data-edited"); got != "true" {
 		t.Errorf("after the click, node 4 edited = %s", got)
 	}
 	for rank, want := range map[int]string{1: "accept", 2: "accept", 3: "reject", 4: "undecided", 5: "undecided"} {
-		if got := s.attr(fmt.Sprintf(`section[data-rank="%d"]`, rank), "data-decision"); got != want {
+		if got := s.Decision(rank); got != want {
 			t.Errorf("node %d: decision %s, want %s", rank, got, want)
 		}
 	}
 	var counts string
-	s.eval(`document.getElementById("counts").textContent`, &counts)
+	s.Eval(`document.getElementById("counts").textContent`, &counts)
 	if counts != "2 accepted · 1 rejected · 3 undecided" {
 		t.Errorf("counts %q", counts)
 	}
 
-	data := s.export()
+	data := s.Export()
 	got, err := ParsePlan(data)
 	if err != nil {
 		t.Fatalf("exported plan: %v\n%s", err, data)
@@ -266,7 +173,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 
 	// The page as the clicks left it: whole, and its first four nodes for the README.
-	shot, err := s.p.Screenshot(s.ctx, nil)
+	shot, err := s.Page.Screenshot(s.Ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,8 +186,8 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 	if *updateScreenshot {
 		var bottom float64
-		s.eval(`document.querySelector('section[data-rank="4"]').getBoundingClientRect().bottom + window.scrollY + 12`, &bottom)
-		small, err := s.p.Screenshot(s.ctx, &browser.Clip{Width: 1400, Height: bottom, Scale: 0.7})
+		s.Eval(`document.querySelector('section[data-rank="4"]').getBoundingClientRect().bottom + window.scrollY + 12`, &bottom)
+		small, err := s.Page.Screenshot(s.Ctx, &browser.Clip{Width: 1400, Height: bottom, Scale: 0.7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,8 +196,8 @@ func TestReviewPageInBrowser(t *testing.T) {
 		}
 	}
 	// Reset brings node 2 back to the proposal; accept still holds.
-	s.click(`section[data-rank="2"] button[data-action="reset"]`)
-	got2, err := ParsePlan(s.export())
+	s.Decide(2, "reset")
+	got2, err := ParsePlan(s.Export())
 	if err != nil || len(got2.Nodes) != 2 || got2.Nodes[1].Decision != DecisionAccept || got2.Nodes[1].Proposed != nil {
 		t.Errorf("after reset: %v %+v", err, got2)
 	}
@@ -305,7 +212,8 @@ func TestReviewPageEdgeCases(t *testing.T) {
 	const evil = `</script><img src=x onerror="window.pwned=1">&amp;`
 	big := int64(9007199254740993) // 2^53 + 1: not a float64
 	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", GeneratedAt: "2025-01-01T00:00:00Z",
-		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", RelationshipTypes: []string{"KNOWS"}, MarkerLabel: "FondueSplit"},
+		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS"},
+			DisplayProperty: "name", MarkerLabel: "FondueSplit"},
 		Nodes: []Node{
 			{Key: big, ID: "4:db:1", Name: evil, Ambiguity: 1, Score: 2,
 				Neighbors: []Neighbor{{Key: "a", ID: "4:db:2", Name: "A"}, {Key: "b", ID: "4:db:3", Name: "B"}, {Key: big + 2, ID: "4:db:4"}},
@@ -314,8 +222,8 @@ func TestReviewPageEdgeCases(t *testing.T) {
 				Neighbors: []Neighbor{{Key: "x", ID: "4:db:10"}, {Key: "y", ID: "4:db:11"}},
 				Groups:    [][]int{{0, 1}}},
 		}}
-	s := openBrowser(t)
-	s.open(writePage(t, doc))
+	s := reviewtest.Open(t)
+	s.Load(writePage(t, doc))
 	var check struct {
 		Name   string
 		Imgs   int
@@ -323,7 +231,7 @@ func TestReviewPageEdgeCases(t *testing.T) {
 		Title  string
 		Accept []bool
 	}
-	s.eval(`({Name: document.querySelector('section[data-rank="1"] h2 .name').textContent,
+	s.Eval(`({Name: document.querySelector('section[data-rank="1"] h2 .name').textContent,
 		Imgs: document.querySelectorAll("img").length, Pwned: !!window.pwned, Title: document.title,
 		Accept: Array.from(document.querySelectorAll('button[data-action="accept"]')).map(b => b.disabled)})`, &check)
 	if check.Name != evil || check.Imgs != 0 || check.Pwned {
@@ -333,25 +241,23 @@ func TestReviewPageEdgeCases(t *testing.T) {
 		t.Errorf("accept disabled: %v, want [false true] (node 2 has one group)", check.Accept)
 	}
 	// Node 2: one group; a drag onto "new group" makes a split of it.
-	if err := s.p.Drag(s.ctx, `section[data-rank="2"] .chip[data-nb="1"]`, `section[data-rank="2"] .group[data-drop="new"]`); err != nil {
-		t.Fatal(err)
-	}
-	s.click(`section[data-rank="2"] button[data-action="accept"]`)
+	s.Drag(`section[data-rank="2"] .chip[data-nb="1"]`, `section[data-rank="2"] .group[data-drop="new"]`)
+	s.Decide(2, "accept")
 	// Node 1: a click moves "b" to the second group, the last one of group 1
 	// leaves for group 2 too: one group left, the node cannot stay accepted.
-	s.click(`section[data-rank="1"] button[data-action="accept"]`)
-	s.click(`section[data-rank="1"] .chip[data-nb="0"]`)
-	if got := s.attr(`section[data-rank="1"]`, "data-decision"); got != "accept" {
+	s.Decide(1, "accept")
+	s.MoveToNextGroup(1, 0)
+	if got := s.Decision(1); got != "accept" {
 		t.Fatalf("node 1: %s", got)
 	}
-	s.click(`section[data-rank="1"] .chip[data-nb="1"]`)
-	if got := s.attr(`section[data-rank="1"]`, "data-decision"); got != "undecided" {
+	s.MoveToNextGroup(1, 1)
+	if got := s.Decision(1); got != "undecided" {
 		t.Errorf("node 1 with one group left is %s, want undecided", got)
 	}
-	s.click(`section[data-rank="1"] button[data-action="reset"]`)
-	s.click(`section[data-rank="1"] button[data-action="accept"]`)
+	s.Decide(1, "reset")
+	s.Decide(1, "accept")
 
-	raw := s.export()
+	raw := s.Export()
 	if !strings.Contains(string(raw), `"key": 9007199254740993`) || !strings.Contains(string(raw), `"neighbors": ["a", "b"]`) {
 		t.Errorf("keys not exact in the exported text:\n%s", raw)
 	}
@@ -360,7 +266,7 @@ func TestReviewPageEdgeCases(t *testing.T) {
 		t.Fatalf("%v\n%s", err, raw)
 	}
 	if p.Source != SourceNeo4j || p.RunID != "run-1" || p.IDProperty != "uid" || !slices.Equal(p.RelationshipTypes, []string{"KNOWS"}) ||
-		p.MarkerLabel != "FondueSplit" || len(p.Nodes) != 2 {
+		!slices.Equal(p.NodeLabels, []string{"Person", "Org"}) || p.DisplayProperty != "name" || p.MarkerLabel != "FondueSplit" || len(p.Nodes) != 2 {
 		t.Fatalf("plan header or nodes: %+v", p)
 	}
 	n := p.Nodes[0]

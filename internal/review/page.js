@@ -268,7 +268,7 @@
   function plan() {
     var p = { format: "fondue-neo4j-approved-plan", version: 1, reviewedAt: new Date().toISOString(), source: DATA.source };
     if (DATA.input) p.input = DATA.input;
-    ["runId", "createdAt", "splitter", "idProperty", "relationshipTypes", "markerLabel", "skipProperties"].forEach(function (k) {
+    ["runId", "createdAt", "splitter", "idProperty", "nodeLabels", "relationshipTypes", "displayProperty", "markerLabel", "skipProperties"].forEach(function (k) {
       if (DATA.plan[k] !== undefined && DATA.plan[k] !== "") p[k] = DATA.plan[k];
     });
     p.nodes = []; p.rejected = []; p.undecided = [];

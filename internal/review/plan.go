@@ -56,7 +56,9 @@ type PlanSettings struct {
 	CreatedAt         string   `json:"createdAt,omitempty"`
 	Splitter          string   `json:"splitter,omitempty"`
 	IDProperty        string   `json:"idProperty,omitempty"`
+	NodeLabels        []string `json:"nodeLabels,omitempty"`
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
+	DisplayProperty   string   `json:"displayProperty,omitempty"`
 	MarkerLabel       string   `json:"markerLabel,omitempty"`
 	SkipProperties    []string `json:"skipProperties,omitempty"`
 }

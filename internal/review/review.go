@@ -60,8 +60,11 @@ type Node struct {
 	// Groups is the proposed split: indices into Neighbors; group 0 stays
 	// on the node. Every neighbour is in exactly one group.
 	Groups [][]int
-	// Links are the links between neighbours (indices into Neighbors).
-	Links [][2]int
+	// Links are the links between neighbours (indices into Neighbors);
+	// LinksOmitted more are not listed (a dry run's plan lists at most
+	// connector.MaxPlanLinks).
+	Links        [][2]int
+	LinksOmitted int
 }
 
 // Neighbor is one neighbour of a reviewed node.
@@ -202,8 +205,9 @@ func pageData(d *Doc) (*jsonDoc, error) {
 			jn.Neighbors = append(jn.Neighbors, j)
 		}
 		links := n.Links
+		jn.LinksOmitted = n.LinksOmitted
 		if len(links) > MaxLinks {
-			jn.LinksOmitted = len(links) - MaxLinks
+			jn.LinksOmitted += len(links) - MaxLinks
 			links = links[:MaxLinks]
 		}
 		for _, l := range links {
