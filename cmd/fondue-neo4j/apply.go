@@ -84,11 +84,16 @@ func (a *app) approvedPlan(s *syncSettings, ap *review.ApprovedPlan, fingerprint
 	}
 	p := &connector.Plan{RunID: runID, CreatedAt: time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), Splitter: ap.Splitter,
 		IDProperty: s.pull.IDProperty, NodeLabels: slices.Clone(s.pull.NodeLabels), RelationshipTypes: slices.Clone(s.pull.RelationshipTypes),
-		DisplayProperty: s.pull.DisplayProperty, MarkerLabel: s.pull.MarkerLabel, SkipProperties: s.skip, ExactNeighbors: true,
+		DisplayProperty: s.pull.DisplayProperty, MarkerLabel: s.pull.MarkerLabel, ExactNeighbors: true,
 		Approved: &connector.ApprovedRef{File: file, ReviewedAt: ap.ReviewedAt, Fingerprint: fingerprint, Source: ap.Source},
 		Nodes:    []connector.PlanNode{}}
 	if p.MarkerLabel == "" {
 		p.MarkerLabel = connector.DefaultMarkerLabel
+	}
+	for _, prop := range s.skip { // as NewPlan: the write properties too
+		if prop != "" && !slices.Contains(p.SkipProperties, prop) {
+			p.SkipProperties = append(p.SkipProperties, prop)
+		}
 	}
 	for _, an := range ap.Nodes {
 		n := connector.PlanNode{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score}
