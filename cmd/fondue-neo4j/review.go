@@ -30,8 +30,11 @@ exports the decisions as an approved plan (JSON), for "sync --split --plan".
 
 From an edge list, review scores the graph like "score" (same flags and
 configuration) and proposes splits with --splitter. From Neo4j, give it the
-output of "sync --split --split-top K --dry-run" with --plan FILE; add the edge
-list (keys as in the plan) to draw the links between neighbours.
+output of "sync --split --split-top K --dry-run --output json" with --plan
+FILE: the plan has the links between neighbours, and with
+--display-property name the names; an edge list (keys as in the plan) or
+--names given here win over them. "sync --split --plan" applies the
+exported plan.
 
 --names FILE gives display names: id<TAB>name lines, or JSON
 {"id": "name"} / [{"id": ..., "name": ...}], ids as in the edge list (or the

@@ -24,6 +24,12 @@ new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
 at once.
 
+With --split --plan FILE it applies an approved plan (exported by the page of
+"review --plan", made from "sync --split --dry-run") instead of scoring: only
+the accepted nodes, with the groups as approved, each after checking that its
+neighbours are still the ones reviewed; a plan the graph no longer matches is
+refused before anything is written, naming what changed (exit code 2).
+
 Configuration: --config FILE (default ./fondue.yaml), FONDUE_* environment
 variables, flags; flag > environment > file > default. The password comes from
 FONDUE_NEO4J_PASSWORD or neo4j.password_file, never from a flag.
@@ -33,7 +39,8 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 7 not enough memory, 130 interrupted.`,
 		Example: `  FONDUE_NEO4J_PASSWORD=secret fondue-neo4j sync --config config.example.yaml
   fondue-neo4j sync --uri bolt://localhost:7687 --node-labels Author --relationship-types COAUTHOR --output json
-  fondue-neo4j sync --split --split-top 10 --dry-run`,
+  fondue-neo4j sync --split --split-top 10 --dry-run --display-property name --output json > dry-run.json
+  fondue-neo4j sync --split --plan fondue-approved-plan.json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.sync(cmd.Context(), a.v.GetBool("dry_run"))
