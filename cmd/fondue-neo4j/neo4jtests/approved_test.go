@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -324,4 +325,46 @@ func TestApprovedPlanStale(t *testing.T) {
 	if code != exitUsage || !strings.Contains(lastLine(stderr), "added neighbour 77 (Newcomer)") {
 		t.Fatalf("dry run of a stale plan: exit %d: %s", code, stderr)
 	}
+}
+
+// The server goes away in the middle of an approved plan's split: the run
+// fails with exit code 4; the same command, run again, resumes it (the
+// plan stored under its run id) and the graph is the one an uninterrupted
+// run makes.
+func TestApprovedPlanResume(t *testing.T) {
+	reset(t)
+	loadSeed(t)
+	dry, plan := dryRunDemo(t, 3)
+	s := reviewtest.Open(t)
+	s.Load(reviewPage(t, dry))
+	for rank := 1; rank <= 3; rank++ {
+		s.Decide(rank, "accept")
+	}
+	approved := writeTemp(t, "approved.json", s.Export())
+	before := dump(t)
+	args := append(syncArgs("sync", "--split", "--plan", approved, "--lock-ttl", "20s"), demoSelection...)
+	if code, _, stderr := runCLI(t, "", args...); code != 0 {
+		t.Fatalf("reference: exit %d: %s", code, stderr)
+	}
+	splitAt := regexp.MustCompile(`"fondue_split_at":"[^"]*"`)
+	reference := splitAt.ReplaceAllString(dump(t), `"fondue_split_at":"T"`)
+	// Undo it (the same nodes, so the same dump; the run id is free again).
+	if code, _, stderr := runCLI(t, "", syncArgs("undo", "--run-id", plan.RunID)...); code != 0 {
+		t.Fatalf("undo: exit %d: %s", code, stderr)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s", testgraph.Diff(before, d))
+	}
+
+	// At the first clone of the second node, once the first is split.
+	stop := cutAt("fondue_split_key = $key", len(plan.Nodes[0].Groups))
+	code, _, stderr := runCLI(t, "", args...)
+	stop()
+	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "split node") {
+		t.Fatalf("cut: exit %d (want %d): %s", code, exitUnreachable, stderr)
+	}
+	if n := cypher(t, "MATCH (c:FondueSplit) RETURN count(c)", nil)[0].Values[0]; n == int64(0) {
+		t.Fatal("the cut came before any split: the test resumes nothing")
+	}
+	rerun(t, args, splitAt, reference)
 }
