@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
 // A dry run's plan carries the pull's selection, the display names of the
@@ -246,5 +248,106 @@ func TestApprovedPlanStore(t *testing.T) {
 	}
 	if r := run(t, "MATCH (r:FondueRun {run_id: 'run-s'}) RETURN r.approved_plan", nil); r[0].Values[0] != nil {
 		t.Fatalf("a scheduled run's node records an approved plan: %v", r[0].Values[0])
+	}
+}
+
+// A relationship that another transaction adds to a node while the node's
+// split is under way cannot be committed between the split's reading of
+// the neighbours and its commit: the split takes the node's write lock
+// before reading, so the writer waits for the split (the relationship then
+// joins the original, after the split). Here the split is held mid-way by
+// a third transaction that holds the unique key its clone needs.
+func TestSplitLocksNodeBeforeReading(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	run(t, "CREATE (:Person {uid: 16, name: 'p16'})", nil)
+	c, _ := open(t)
+	p := exactPlan(t, c, "run-w")
+	p.Nodes = p.Nodes[:1] // M
+	ctx := ctxT(t, 2*time.Minute)
+	if err := c.EnsureConstraint(ctx, DefaultMarkerLabel, PropSplitKey); err != nil {
+		t.Fatal(err)
+	}
+	d, err := srv.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := func(q string) (neo4j.ExplicitTransaction, func()) {
+		sess := d.NewSession(ctx, neo4j.SessionConfig{})
+		tx, err := sess.BeginTransaction(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tx.Run(ctx, q, nil)
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx, func() { sess.Close(ctx) }
+	}
+	// The holder: the clone's key, uncommitted.
+	holder, closeHolder := begin("CREATE (:FondueSplit {fondue_split_key: 'run-w/100/1'})")
+	defer closeHolder()
+	type result struct {
+		st  SplitStats
+		err error
+		at  time.Time
+	}
+	split := make(chan result, 1)
+	go func() {
+		st, err := c.Split(ctx, p, splitTime, nil)
+		split <- result{st, err, time.Now()}
+	}()
+	time.Sleep(time.Second) // the split has read M's neighbours and waits for the key
+	// The writer: a new neighbour of M, committed at once if it can be.
+	type written struct {
+		err error
+		at  time.Time
+	}
+	writer := make(chan written, 1)
+	go func() {
+		err := func() error {
+			sess := d.NewSession(ctx, neo4j.SessionConfig{})
+			defer sess.Close(ctx)
+			tx, err := sess.BeginTransaction(ctx)
+			if err != nil {
+				return err
+			}
+			res, err := tx.Run(ctx, "MATCH (m:Person {uid: 100}), (x:Person {uid: 16}) CREATE (x)-[:KNOWS]->(m)", nil)
+			if err == nil {
+				_, err = res.Consume(ctx)
+			}
+			if err == nil {
+				err = tx.Commit(ctx)
+			}
+			return err
+		}()
+		writer <- written{err, time.Now()}
+	}()
+	select {
+	case w := <-writer:
+		t.Fatalf("the writer committed a neighbour of M in the middle of M's split (%v)", w.err)
+	case <-time.After(1500 * time.Millisecond):
+	}
+	if err := holder.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-split
+	w := <-writer
+	if r.err != nil || r.st.Split != 1 {
+		t.Fatalf("split: %+v %v", r.st, r.err)
+	}
+	switch {
+	case w.err == nil && w.at.Before(r.at.Add(-time.Second)):
+		t.Fatalf("the writer committed at %s, the split returned at %s", w.at, r.at)
+	case w.err != nil && !neo4j.IsRetryable(w.err):
+		t.Fatalf("writer: %v", w.err)
+	case w.err == nil:
+		// After the split, the new neighbour is the original's.
+		if n := run(t, "MATCH (:Person {uid: 16})-[:KNOWS]->(m:Person {uid: 100}) RETURN count(*)", nil)[0].Values[0]; n != int64(1) {
+			t.Fatalf("the writer's relationship: %v", n)
+		}
 	}
 }

@@ -1041,6 +1041,19 @@ func keyVariants(k any) []any {
 }
 
 func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *Plan, n PlanNode, at string, unique map[string][]string) (NodeOutcome, error) {
+	if n.ID != nil {
+		lockQ, err := c.render("node_lock", cypher.Vars{})
+		if err != nil {
+			return NodeOutcome{}, err
+		}
+		res, err := tx.Run(ctx, lockQ, map[string]any{"id": n.ID})
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		if err != nil {
+			return NodeOutcome{}, err
+		}
+	}
 	o, state, a, err := c.examine(ctx, tx, p, n)
 	if err != nil || o.Outcome != "" {
 		return o, err
