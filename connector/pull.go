@@ -474,7 +474,14 @@ func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction,
 	if err != nil {
 		return p.queryError(err, true)
 	}
-	cols, err := p.columns(res, true, "source", "target")
+	// The built-in query returns one row per start node, with a list of
+	// targets; custom queries one row per relationship.
+	perNode := !p.o.Custom()
+	want := "target"
+	if perNode {
+		want = "targets"
+	}
+	cols, err := p.columns(res, true, "source", want)
 	if err != nil {
 		return err
 	}
@@ -487,6 +494,17 @@ func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction,
 	}
 	for res.Next(ctx) {
 		vals := res.Record().Values
+		if perNode {
+			s := vals[cols[0]]
+			targets, _ := vals[cols[1]].([]any)
+			for _, t := range targets {
+				p.st.RelationshipRows++
+				if err := p.edge(s, t); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		p.st.RelationshipRows++
 		s, t := vals[cols[0]], vals[cols[1]]
 		if relCol >= 0 {
@@ -502,31 +520,39 @@ func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction,
 				}
 			}
 		}
-		if err := p.checkID(s, true, "source", p.st.RelationshipRows); err != nil {
+		if err := p.edge(s, t); err != nil {
 			return err
-		}
-		if err := p.checkID(t, true, "target", p.st.RelationshipRows); err != nil {
-			return err
-		}
-		ps, ok1 := p.pos[s]
-		pt, ok2 := p.pos[t]
-		if !ok1 || !ok2 {
-			p.st.Dangling++
-			continue
-		}
-		if p.intKeys != nil {
-			p.b.AddIntEdge(p.intKeys[ps], p.intKeys[pt])
-		} else {
-			p.b.AddEdge(p.strKeys[ps], p.strKeys[pt])
-		}
-		if p.o.Progress != nil && p.st.RelationshipRows%progressEvery == 0 {
-			p.o.Progress(p.st.NodeRows, p.st.RelationshipRows)
 		}
 	}
 	if err := res.Err(); err != nil {
 		return p.queryError(err, true)
 	}
 	if p.o.Progress != nil {
+		p.o.Progress(p.st.NodeRows, p.st.RelationshipRows)
+	}
+	return nil
+}
+
+// edge adds the relationship between element ids s and t (one row read).
+func (p *puller) edge(s, t any) error {
+	if err := p.checkID(s, true, "source", p.st.RelationshipRows); err != nil {
+		return err
+	}
+	if err := p.checkID(t, true, "target", p.st.RelationshipRows); err != nil {
+		return err
+	}
+	ps, ok1 := p.pos[s]
+	pt, ok2 := p.pos[t]
+	if !ok1 || !ok2 {
+		p.st.Dangling++
+		return nil
+	}
+	if p.intKeys != nil {
+		p.b.AddIntEdge(p.intKeys[ps], p.intKeys[pt])
+	} else {
+		p.b.AddEdge(p.strKeys[ps], p.strKeys[pt])
+	}
+	if p.o.Progress != nil && p.st.RelationshipRows%progressEvery == 0 {
 		p.o.Progress(p.st.NodeRows, p.st.RelationshipRows)
 	}
 	return nil

@@ -98,6 +98,10 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 	if err != nil {
 		return WriteStats{}, err
 	}
+	missingQ, err := c.render("write_missing", cypher.Vars{IDProperty: sg.Options.IDProperty, NodeLabels: labels})
+	if err != nil {
+		return WriteStats{}, err
+	}
 	c.log.Debug("writing scores", "statement", q, "nodes", n, "batch_size", o.BatchSize, "concurrency", o.Concurrency)
 
 	nb := (n + o.BatchSize - 1) / o.BatchSize
@@ -158,11 +162,23 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 						return nil, err
 					}
 					scored, _, err := neo4j.GetRecordValue[int64](rec, "scored")
+					if err != nil || int(written) == len(rows) {
+						return batchResult{int(written), int(scored), nil}, err
+					}
+					// Some nodes were not found: name them (rare).
+					r, err = tx.Run(ctx, missingQ, params)
 					if err != nil {
 						return nil, err
 					}
-					missing, _, err := neo4j.GetRecordValue[[]any](rec, "missing")
-					return batchResult{int(written), int(scored), missing}, err
+					recs, err := r.Collect(ctx)
+					if err != nil {
+						return nil, err
+					}
+					var missing []any
+					for _, m := range recs {
+						missing = append(missing, m.Values[0])
+					}
+					return batchResult{int(written), int(scored), missing}, nil
 				}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": o.RunID}))
 				mu.Lock()
 				if err != nil {

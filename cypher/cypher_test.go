@@ -140,7 +140,7 @@ func TestStatements(t *testing.T) {
 		t.Errorf("pull_nodes all: %q %v", q, err)
 	}
 	q, err = Render("pull_relationships", Vars{NodeLabels: []string{"A", "B"}, RelationshipTypes: []string{"T", "U"}})
-	if err != nil || q != "MATCH (s)-[r:`T`|`U`]->(t)\nWHERE (s:`A` OR s:`B`) AND (t:`A` OR t:`B`)\nRETURN elementId(s) AS source, elementId(t) AS target" {
+	if err != nil || q != "MATCH (s)\nWHERE (s:`A` OR s:`B`)\nWITH s, [(s)-[:`T`|`U`]->(t) WHERE (t:`A` OR t:`B`) | elementId(t)] AS targets\nWHERE size(targets) > 0\nRETURN elementId(s) AS source, targets" {
 		t.Errorf("pull_relationships: %q %v", q, err)
 	}
 }
