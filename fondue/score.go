@@ -14,10 +14,11 @@ const (
 	MethodDegree = "degree" // the node's degree
 	MethodCC     = "cc"     // connected components of the ego network without the node
 	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see NormalizedAssociation)
+	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
 )
 
 // Methods lists the scoring methods Score accepts.
-var Methods = []string{MethodFONDUE, MethodDegree, MethodCC, MethodNC}
+var Methods = []string{MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
 
 // Phase names a stage of Score, for progress reports and timings.
 type Phase string
