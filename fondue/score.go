@@ -17,8 +17,8 @@ const (
 	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
 )
 
-// Methods lists the scoring methods Score accepts.
-var Methods = []string{MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
+// Methods lists the scoring methods Score accepts, the default first.
+var Methods = []string{MethodCombined, MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
 
 // Phase names a stage of Score, for progress reports and timings.
 type Phase string
@@ -36,10 +36,10 @@ type Progress struct {
 	Done, Total int
 }
 
-// Options configures Score. The zero value runs FONDUE with the paper's
-// settings and no split proposals.
+// Options configures Score. The zero value runs the default method
+// (DefaultMethod) with the paper's CNE settings and no split proposals.
 type Options struct {
-	Method  string // one of Methods; default MethodFONDUE
+	Method  string // one of Methods; default DefaultMethod
 	Seed    uint64 // seeds the embedding and the random sign vectors
 	Workers int    // goroutines (default: all cores); results do not depend on it
 	CNE     CNEOptions
@@ -85,7 +85,8 @@ type Timings struct {
 type Result struct {
 	Method string
 	// Scores holds each node's raw score under Method (for FONDUE the best
-	// Rayleigh quotient); NaN for isolated nodes, which cannot be scored.
+	// Rayleigh quotient, for MethodCombined the mean of two percentiles);
+	// NaN for isolated nodes, which cannot be scored.
 	Scores []float64
 	// Ambiguity is each scored node's percentile in (0, 1]: the fraction of
 	// scored nodes whose score is lower or equal (NaN for isolated nodes).
@@ -167,12 +168,13 @@ func percentiles(scores []float64) []float64 {
 	return out
 }
 
-// Score runs a scoring method on g: for FONDUE the degree prior, the CNE
-// embedding and the per-node quotient; optionally split proposals for the
+// Score runs a scoring method on g: for FONDUE and the combined method the
+// degree prior, the CNE embedding and the per-node quotient (and for the
+// combined method the disconnection of each split); optionally split proposals for the
 // chosen nodes. It is the one entry point the CLI and the connector share.
 func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if opts.Method == "" {
-		opts.Method = MethodFONDUE
+		opts.Method = DefaultMethod
 	}
 	if !slices.Contains(Methods, opts.Method) {
 		return nil, fmt.Errorf("unknown method %q (want one of %v)", opts.Method, Methods)
@@ -189,7 +191,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		}
 	}
 	res := &Result{Method: opts.Method}
-	if opts.Method == MethodFONDUE {
+	if MethodUsesEmbedding(opts.Method) {
 		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
 			return nil, err
 		}
@@ -270,8 +272,14 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
-	res.Scores, err = FondueScores(ctx, g, emb, randomSplits(opts.RandomSplits), !opts.Unnormalized, opts.Polish, opts.Seed, opts.Workers)
-	if err != nil {
+	T, norm := randomSplits(opts.RandomSplits), !opts.Unnormalized
+	if opts.Method == MethodCombined {
+		var fs, disc []float64
+		if fs, disc, err = SplitDisconnection(ctx, g, emb, T, norm, opts.Polish, opts.Seed, opts.Workers); err != nil {
+			return err
+		}
+		res.Scores = CombineRanks(fs, disc)
+	} else if res.Scores, err = FondueScores(ctx, g, emb, T, norm, opts.Polish, opts.Seed, opts.Workers); err != nil {
 		return err
 	}
 	res.Timings.Scoring = time.Since(t2)
