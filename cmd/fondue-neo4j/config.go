@@ -17,7 +17,7 @@ func setDefaults(v *viper.Viper) {
 	v.SetDefault("max_memory", "")
 	v.SetDefault("seed", 1)
 	v.SetDefault("threads", 0)
-	v.SetDefault("method", fondue.MethodFONDUE)
+	v.SetDefault("method", fondue.DefaultMethod)
 	v.SetDefault("random_splits", 100)
 	v.SetDefault("unnormalized", false)
 	v.SetDefault("polish", false)
@@ -120,8 +120,8 @@ func (a *app) scoreOptions() (fondue.Options, error) {
 	if o.Split.Method != "" && !slices.Contains(fondue.Splitters, o.Split.Method) {
 		return o, usageErrorf("split method %q: want one of %v", o.Split.Method, fondue.Splitters)
 	}
-	if fondue.SplitterNeedsEmbedding(o.Split.Method) && o.Method != fondue.MethodFONDUE {
-		return o, usageErrorf("split method %q needs method %q, not %q", o.Split.Method, fondue.MethodFONDUE, o.Method)
+	if fondue.SplitterNeedsEmbedding(o.Split.Method) && !fondue.MethodUsesEmbedding(o.Method) {
+		return o, usageErrorf("split method %q needs method %q or %q, not %q", o.Split.Method, fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
 	}
 	o.Split.Top = int(get("split.top", nonNegInt, "a non-negative integer"))
 	o.Split.MinAmbiguity = get("split.min_ambiguity", func(x float64) bool { return x >= 0 && x <= 1 }, "between 0 and 1")
