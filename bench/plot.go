@@ -337,7 +337,8 @@ func (unitTicks) Ticks(lo, hi float64) []plot.Tick {
 
 // aucDatasetPlot draws auc-<dataset>.png: for every ratio run on the
 // dataset, each method's mean AUC over the seeds as a marker with a bar of
-// one standard error either side, and the paper's FONDUE as a black square.
+// one standard error either side, and the paper's FONDUE as a square
+// outline at our FONDUE's position.
 // It returns "" when the dataset has no identification results.
 func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, error) {
 	var cells []*CellSummary
@@ -404,9 +405,10 @@ func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, err
 		p.Legend.Add(label, sc)
 	}
 	var paper plotter.XYs
+	at := float64(max(0, slices.Index(methods, "fondue")))
 	for i, c := range cells {
 		if pv, ok := r.Paper.AUC.Get(name, c.Ratio, "fondue"); ok {
-			paper = append(paper, plotter.XY{X: float64(i) + spread*(1-(n-1)/2), Y: pv})
+			paper = append(paper, plotter.XY{X: float64(i) + spread*(at-(n-1)/2), Y: pv})
 			lo = math.Min(lo, pv)
 		}
 	}
@@ -415,8 +417,8 @@ func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, err
 		if err != nil {
 			return "", err
 		}
-		sc.GlyphStyle.Shape = draw.BoxGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(3.5)
+		sc.GlyphStyle.Shape = draw.SquareGlyph{} // an outline around our FONDUE's marker
+		sc.GlyphStyle.Radius = vg.Points(5.5)
 		sc.GlyphStyle.Color = color.Black
 		p.Add(sc)
 		p.Legend.Add("paper FONDUE", sc)
