@@ -170,8 +170,9 @@ func percentiles(scores []float64) []float64 {
 
 // Score runs a scoring method on g: for FONDUE and the combined method the
 // degree prior, the CNE embedding and the per-node quotient (and for the
-// combined method the disconnection of each split); optionally split proposals for the
-// chosen nodes. It is the one entry point the CLI and the connector share.
+// combined method the disconnection of each split); optionally split
+// proposals for the chosen nodes. It is the one entry point the CLI and the
+// connector share.
 func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if opts.Method == "" {
 		opts.Method = DefaultMethod
