@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -187,6 +188,9 @@ func TestWritersSkippedCell(t *testing.T) {
 		"| PPI | n/a<br>(.775/.516/.623/.729) |",
 		"average ranks for ties",
 		"| polbooks | 10% | 1 | 10 |", // split detail: 1 seed, 10 nodes
+		"Each cell: ours combined / FONDUE / NC / CC / degree / LCC",
+		"### Targets: the default method (`combined`)",
+		"Over the 1 cells: ours − paper FONDUE",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("markdown lacks %q", want)
@@ -357,5 +361,38 @@ func TestFindDataDir(t *testing.T) {
 	_, err := FindDataDir("")
 	if err == nil || !strings.Contains(err.Error(), DataDirEnv+" (not set)") || !strings.Contains(err.Error(), "shared/datasets") {
 		t.Fatalf("nothing found: %v", err)
+	}
+}
+
+// The default target table: SE from the seeds, the best of the four
+// baselines, and the verdicts, on a hand-made cell.
+func TestDefaultTargetsTable(t *testing.T) {
+	stat := func(mean, sd float64) Stat { return Stat{Mean: mean, SD: sd, N: 4} }
+	ms := func(mean, sd float64) *MethodSummary { return &MethodSummary{AUC: stat(mean, sd)} }
+	res := &Results{
+		Config: ConfigRecord{Datasets: []string{"netscience", "polbooks"}, Ratios: []float64{0.1},
+			Methods: []string{"combined", "fondue", "degree", "cc", "nc", "lcc"}},
+		Cells: []CellSummary{
+			// paper .897; SE .02/2 = .01; best baseline lcc .875: +0.015, met.
+			{Dataset: "netscience", Ratio: 0.1, Ambiguous: 37, IdentSeeds: 4, Methods: map[string]*MethodSummary{
+				"combined": ms(0.89, 0.02), "fondue": ms(0.9, 0), "degree": ms(0.8, 0), "cc": ms(0.85, 0), "nc": ms(0.86, 0), "lcc": ms(0.875, 0)}},
+			// paper .868; .85 is more than one SE (.005) below: miss (paper).
+			{Dataset: "polbooks", Ratio: 0.1, Ambiguous: 10, IdentSeeds: 4, Methods: map[string]*MethodSummary{
+				"combined": ms(0.85, 0.01), "fondue": ms(0.9, 0), "degree": ms(0.8, 0), "cc": ms(0.6, 0), "nc": ms(0.7, 0), "lcc": ms(0.75, 0)}},
+		},
+	}
+	rep := &Report{Results: res, Paper: MustPaper()}
+	var b strings.Builder
+	rep.writeDefaultTargets(func(f string, a ...any) { fmt.Fprintf(&b, f, a...) })
+	text := b.String()
+	for _, want := range []string{
+		"| netscience | 10% | 4 | .890 ± .010 | .897 | -0.007 | LCC .875 | +0.015 | met |",
+		"| polbooks | 10% | 4 | .850 ± .005 | .868 | -0.018 | degree .800 | +0.050 | **miss** (paper) |",
+		"cells within one SE of the paper or above: 1 of 2",
+		"cells at least 0.01 above it: 2 of 2",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("table lacks %q:\n%s", want, text)
+		}
 	}
 }

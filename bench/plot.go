@@ -17,7 +17,9 @@ import (
 // methodColors gives every method and splitter a fixed colour across plots
 // (mostly the Okabe–Ito palette, readable for colour-blind people).
 var methodColors = map[string]color.RGBA{
+	"combined":  {0x00, 0x00, 0x00, 0xff}, // black: the default method
 	"fondue":    {0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	"lcc":       {0xCC, 0x79, 0xA7, 0xff}, // purple
 	"nc":        {0x00, 0x72, 0xB2, 0xff}, // blue
 	"cc":        {0x00, 0x9E, 0x73, 0xff}, // green
 	"degree":    {0x99, 0x99, 0x99, 0xff}, // grey
@@ -59,13 +61,24 @@ func newPlot(title, x, y string) *plot.Plot {
 }
 
 // WritePlots draws the pictures into dir and returns their file names:
-// roc-<dataset>.png (per dataset, at the largest ratio it ran, every
-// method's ROC averaged vertically over the seeds), auc-bars.png (AUC per
-// method and dataset at that ratio, with the paper's FONDUE as a marker) and
-// ari-cells.png (ARI per splitter and cell, as markers).
+// auc-<dataset>.png (per dataset, every method's mean AUC at every ratio
+// run, with standard-error bars and the paper's FONDUE), roc-<dataset>.png
+// (per dataset, at the largest ratio it ran, every method's ROC averaged
+// vertically over the seeds), auc-bars.png (AUC per method and dataset at
+// that ratio, with the paper's FONDUE as a marker) and ari-cells.png (ARI
+// per splitter and cell, as markers).
 func (r *Report) WritePlots(dir string) ([]string, error) {
 	var files []string
-	methods := []string{"fondue", "nc", "cc", "degree"}
+	methods := r.reportMethods()
+	for _, name := range r.Results.Config.Datasets {
+		f, err := r.aucDatasetPlot(dir, name, methods)
+		if err != nil {
+			return files, err
+		}
+		if f != "" {
+			files = append(files, f)
+		}
+	}
 	// Per dataset: the largest ratio with identification results.
 	type pick struct {
 		d string
@@ -114,7 +127,7 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			}
 			l.Color = colorOf(m, k)
 			l.Width = vg.Points(2)
-			if m == "fondue" {
+			if m == methods[0] {
 				l.Width = vg.Points(2.8)
 			}
 			p.Add(l)
@@ -175,7 +188,7 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			}
 			b.Color = colorOf(m, k)
 			b.LineStyle.Width = 0
-			b.Offset = w * vg.Length(float64(shown)-1.5)
+			b.Offset = w * vg.Length(float64(shown)-float64(len(methods)-1)/2)
 			shown++
 			p.Add(b)
 			p.Legend.Add(m, b)
@@ -320,4 +333,111 @@ func (unitTicks) Ticks(lo, hi float64) []plot.Tick {
 		t = append(t, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
 	}
 	return t
+}
+
+// aucDatasetPlot draws auc-<dataset>.png: for every ratio run on the
+// dataset, each method's mean AUC over the seeds as a marker with a bar of
+// one standard error either side, and the paper's FONDUE as a square
+// outline at our FONDUE's position.
+// It returns "" when the dataset has no identification results.
+func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, error) {
+	var cells []*CellSummary
+	for k := range r.Results.Cells {
+		c := &r.Results.Cells[k]
+		if c.Dataset == name && !c.Skipped && len(c.Methods) > 0 {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) == 0 {
+		return "", nil
+	}
+	d, _ := r.Paper.Dataset(name)
+	seeds := 0
+	for _, c := range cells {
+		for _, ms := range c.Methods {
+			seeds = max(seeds, ms.AUC.N)
+		}
+	}
+	p := newPlot(fmt.Sprintf("%s: AUC per method (mean of %d seeds ± 1 SE)", d.Paper, seeds), "contraction ratio", "AUC")
+	n := float64(len(methods))
+	spread := math.Min(0.1, 0.8/(n+1))
+	lo := 1.0
+	for k, m := range methods {
+		var pts plotter.XYs
+		var errs plotter.YErrors
+		for i, c := range cells {
+			ms, ok := c.Methods[m]
+			if !ok {
+				continue
+			}
+			se := 0.0
+			if ms.AUC.N > 1 {
+				se = ms.AUC.SD / math.Sqrt(float64(ms.AUC.N))
+			}
+			pts = append(pts, plotter.XY{X: float64(i) + spread*(float64(k)-(n-1)/2), Y: ms.AUC.Mean})
+			errs = append(errs, struct{ Low, High float64 }{se, se})
+			lo = math.Min(lo, ms.AUC.Mean-se)
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return "", err
+		}
+		sc.GlyphStyle.Color = colorOf(m, k)
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(3.5)
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYs
+			plotter.YErrors
+		}{pts, errs})
+		if err != nil {
+			return "", err
+		}
+		eb.LineStyle.Color = colorOf(m, k)
+		eb.LineStyle.Width = vg.Points(1.2)
+		p.Add(eb, sc)
+		label := m
+		if k == 0 {
+			label += " (default)"
+		}
+		p.Legend.Add(label, sc)
+	}
+	var paper plotter.XYs
+	at := float64(max(0, slices.Index(methods, "fondue")))
+	for i, c := range cells {
+		if pv, ok := r.Paper.AUC.Get(name, c.Ratio, "fondue"); ok {
+			paper = append(paper, plotter.XY{X: float64(i) + spread*(at-(n-1)/2), Y: pv})
+			lo = math.Min(lo, pv)
+		}
+	}
+	if len(paper) > 0 {
+		sc, err := plotter.NewScatter(paper)
+		if err != nil {
+			return "", err
+		}
+		sc.GlyphStyle.Shape = draw.SquareGlyph{} // an outline around our FONDUE's marker
+		sc.GlyphStyle.Radius = vg.Points(5.5)
+		sc.GlyphStyle.Color = color.Black
+		p.Add(sc)
+		p.Legend.Add("paper FONDUE", sc)
+	}
+	var names []string
+	for _, c := range cells {
+		names = append(names, fmt.Sprintf("r = %s (q = %d)", RatioLabel(c.Ratio), c.Ambiguous))
+	}
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(cells))-0.4+0.9 // room for the legend on the right
+	p.Y.Min = math.Max(0, math.Floor(lo*20)/20-0.05)
+	p.Y.Max = 1
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Add(plotter.NewGrid())
+	file := "auc-" + name + ".png"
+	width := vg.Length(math.Max(5, 1.8*float64(len(cells))+2.5)) * vg.Inch
+	if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, file)); err != nil {
+		return "", err
+	}
+	return file, nil
 }

@@ -431,7 +431,7 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 	labels := c.Ambiguous
 	// The splitters get the embedding of the contracted graph (some need
 	// it, the default uses it when it is there, as after a FONDUE score).
-	needEmb := split || (ident && slices.Contains(cfg.Methods, fondue.MethodFONDUE))
+	needEmb := split || (ident && slices.ContainsFunc(cfg.Methods, fondue.MethodUsesEmbedding))
 	base := cfg.Engine
 	base.Seed = sr.EngineSeed
 	base.Split = fondue.SplitOptions{}
@@ -451,7 +451,13 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 		sr.Methods = map[string]*MethodResult{}
 		for _, m := range cfg.Methods {
 			res := fres
-			if m != fondue.MethodFONDUE {
+			if m == fondue.MethodCombined {
+				// The same embedding as FONDUE's: its prior and embedding
+				// times, and its own scoring time.
+				if res, err = combinedFrom(ctx, c.Graph, fres, base); err != nil {
+					return nil, err
+				}
+			} else if m != fondue.MethodFONDUE {
 				o := base
 				o.Method = m
 				if res, err = fondue.Score(ctx, c.Graph, o); err != nil {
@@ -477,6 +483,22 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 		}
 	}
 	return sr, nil
+}
+
+// combinedFrom scores the combined method on the embedding of a FONDUE
+// result, as fondue.Score with MethodCombined would on the same embedding.
+func combinedFrom(ctx context.Context, g *fondue.Graph, fres *fondue.Result, o fondue.Options) (*fondue.Result, error) {
+	t0 := time.Now()
+	rs := NewEngineRecord(o).RandomSplits
+	fs, disc, err := fondue.SplitDisconnection(ctx, g, fres.Embedding, rs, !o.Unnormalized, o.Polish, o.Seed, o.Workers)
+	if err != nil {
+		return nil, err
+	}
+	res := *fres
+	res.Method = fondue.MethodCombined
+	res.Scores = fondue.CombineRanks(fs, disc)
+	res.Timings.Scoring = time.Since(t0)
+	return &res, nil
 }
 
 func methodResult(res *fondue.Result, labels []bool, ties fondue.TieMode) *MethodResult {

@@ -10,7 +10,7 @@ import (
 )
 
 // BaselineMethods lists the methods BaselineScores accepts.
-var BaselineMethods = []string{"degree", "cc", "nc"}
+var BaselineMethods = []string{"degree", "cc", "nc", "lcc"}
 
 // EgoComponents returns the number of connected components of the ego net:
 // the CC baseline of [P §3.2], where a node whose neighbours fall into
@@ -18,6 +18,43 @@ var BaselineMethods = []string{"degree", "cc", "nc"}
 // means more ambiguous; an empty ego net has 0 components.
 func EgoComponents(e *EgoNet) int {
 	return baselineComponents(e, nil)
+}
+
+// EgoClustering returns the local clustering coefficient of the ego net's
+// centre: the fraction of pairs of its neighbours that are linked,
+// 2·T/(k·(k−1)) for k neighbours with T links among them (the triangles
+// through the centre). A node with fewer than two neighbours has no pair and
+// gets 0, the convention of Neo4j GDS (gds.localClusteringCoefficient).
+func EgoClustering(e *EgoNet) float64 {
+	k := e.NumNodes()
+	if k < 2 {
+		return 0
+	}
+	return float64(2*e.NumEdges()) / (float64(k) * float64(k-1))
+}
+
+// LocalClustering returns every node's local clustering coefficient (see
+// EgoClustering: 0 for nodes of degree below 2), computed in parallel on
+// workers goroutines (≤ 0: all cores); the result does not depend on the
+// number of workers. It is the raw coefficient behind the "lcc" baseline,
+// comparable with gds.localClusteringCoefficient on the same graph.
+func LocalClustering(ctx context.Context, g *Graph, workers int) ([]float64, error) {
+	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
+		return EgoClustering(g.Ego(i, &w.ego))
+	})
+}
+
+// lccScore is the "lcc" baseline's score of a node: the fraction of its
+// neighbour pairs that are not linked, 1 − LCC, and 0 for a node with fewer
+// than two neighbours (no pair at all, so no unlinked pair: the least
+// ambiguous score, tied with a node whose neighbours form a clique). Two
+// entities merged into one node bring two neighbourhoods that are hardly
+// linked to each other, so most pairs across them are unlinked.
+func lccScore(e *EgoNet) float64 {
+	if e.NumNodes() < 2 {
+		return 0
+	}
+	return 1 - EgoClustering(e)
 }
 
 // baselineComponents counts components with union-find; parent is a
@@ -147,10 +184,12 @@ type baselineWorker struct {
 const baselineChunk = 64
 
 // BaselineScores computes a baseline ambiguity score for every node of g:
-// "degree" (the degree in g), "cc" (EgoComponents of the ego net) or "nc"
+// "degree" (the degree in g), "cc" (EgoComponents of the ego net), "nc"
 // (NormalizedAssociation of the ego net's MCL clustering with default
-// MCLOptions; see there why the association and not the cut).
-// Higher means more ambiguous for all three [P §3.2]. Isolated nodes get NaN:
+// MCLOptions; see there why the association and not the cut) or "lcc" (the
+// fraction of neighbour pairs that are unlinked, 1 − EgoClustering, and 0
+// below two neighbours; not in the paper). Higher means more ambiguous for
+// all four; the first three are the paper's [P §3.2]. Isolated nodes get NaN:
 // they have no ego net, and AUC and NDCG skip NaN scores.
 //
 // Nodes are spread over workers goroutines (≤ 0 means runtime.GOMAXPROCS);
@@ -177,9 +216,22 @@ func BaselineScores(ctx context.Context, g *Graph, method string, workers int) (
 			_, nassoc := baselineNC(e, cl, w.label)
 			return nassoc
 		}
+	case "lcc":
+		score = func(w *baselineWorker, i int) float64 { return lccScore(g.Ego(i, &w.ego)) }
 	default:
 		return nil, fmt.Errorf("fondue: unknown baseline method %q (valid: %q)", method, BaselineMethods)
 	}
+	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
+		if g.Degree(i) == 0 {
+			return math.NaN()
+		}
+		return score(w, i)
+	})
+}
+
+// baselineParallel evaluates score for every node on workers goroutines,
+// in chunks of baselineChunk nodes, checking ctx before every chunk.
+func baselineParallel(ctx context.Context, g *Graph, workers int, score func(w *baselineWorker, i int) float64) ([]float64, error) {
 	n := g.NumNodes()
 	out := make([]float64, n)
 	if workers <= 0 {
@@ -205,10 +257,6 @@ func BaselineScores(ctx context.Context, g *Graph, method string, workers int) (
 					return
 				}
 				for i := c * baselineChunk; i < min(n, (c+1)*baselineChunk); i++ {
-					if g.Degree(i) == 0 {
-						out[i] = math.NaN()
-						continue
-					}
 					out[i] = score(w, i)
 				}
 			}

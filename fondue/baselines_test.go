@@ -96,13 +96,16 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 		// keeps all its volume inside, association 1 + 1. Node 1's ego net
 		// is a triangle: one cluster, association 1.
 		"nc": {2, 1},
+		// Node 0: 15 neighbour pairs, 6 linked (the two triangles): 9/15
+		// unlinked. Node 1: 3 pairs (0-2, 0-3, 2-3), all linked.
+		"lcc": {9.0 / 15, 0},
 	}
 	for _, m := range BaselineMethods {
 		s, err := BaselineScores(context.Background(), g, m, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s[0] != want[m].node0 || s[1] != want[m].node1 || !math.IsNaN(s[7]) {
+		if math.Abs(s[0]-want[m].node0) > 1e-15 || s[1] != want[m].node1 || !math.IsNaN(s[7]) {
 			t.Errorf("%s: scores %v, want node0 %v node1 %v node7 NaN", m, s, want[m].node0, want[m].node1)
 		}
 	}
@@ -156,6 +159,72 @@ func baselineBruteComponents(g *Graph, i int) int {
 	return comps
 }
 
+// baselineBrutePairs returns the number of unordered pairs of i's
+// neighbours and how many of them are linked, by testing every pair.
+func baselineBrutePairs(g *Graph, i int) (pairs, linked int) {
+	nb := g.Neighbors(i)
+	for a := range nb {
+		for b := a + 1; b < len(nb); b++ {
+			pairs++
+			if g.HasEdge(int(nb[a]), int(nb[b])) {
+				linked++
+			}
+		}
+	}
+	return pairs, linked
+}
+
+// The local clustering coefficient by hand: 2T/(k(k−1)), 0 below degree 2.
+func TestLocalClusteringByHand(t *testing.T) {
+	// 0: centre of a 4-star whose leaves 1-2 and 3-4 are linked: k=4, T=2,
+	// 2·2/(4·3) = 1/3. 1: neighbours 0 and 2, linked: 1 (2 and 3 alike).
+	// 5: a leaf of 4:
+	// degree 1, 0. 4: neighbours 0, 3, 5; only 0-3 linked: 2·1/(3·2) = 1/3.
+	// 6: isolated, 0. 7-8-9: a path; 8 has neighbours 7 and 9, unlinked: 0.
+	g := NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {3, 4}, {4, 5}, {7, 8}, {8, 9}})
+	want := []float64{1.0 / 3, 1, 1, 1, 1.0 / 3, 0, 0, 0, 0, 0}
+	for _, w := range []int{1, 3} {
+		got, err := LocalClustering(context.Background(), g, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if math.Abs(got[i]-want[i]) > 1e-15 {
+				t.Errorf("%d workers: LCC(%d) = %v, want %v", w, i, got[i], want[i])
+			}
+		}
+	}
+	// The baseline score: 1 − LCC from degree 2 up, 0 below, NaN isolated.
+	s, err := BaselineScores(context.Background(), g, "lcc", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantS := []float64{2.0 / 3, 0, 0, 0, 2.0 / 3, 0, math.NaN(), 0, 1, 0}
+	for i := range wantS {
+		if !(math.Abs(s[i]-wantS[i]) < 1e-15 || math.IsNaN(s[i]) && math.IsNaN(wantS[i])) {
+			t.Errorf("lcc score(%d) = %v, want %v", i, s[i], wantS[i])
+		}
+	}
+}
+
+// LocalClustering against brute force over all neighbour pairs, on a real graph.
+func TestLocalClusteringBruteForce(t *testing.T) {
+	g := egoReadTestdata(t, "polbooks")
+	got, err := LocalClustering(context.Background(), g, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		want := 0.0
+		if k, linked := baselineBrutePairs(g, i); k > 0 {
+			want = float64(linked) / float64(k)
+		}
+		if math.Abs(got[i]-want) > 1e-15 {
+			t.Fatalf("LCC(%d) = %v, want %v", i, got[i], want)
+		}
+	}
+}
+
 func TestBaselineScoresNetscience(t *testing.T) {
 	g := egoReadTestdata(t, "netscience")
 	ctx := context.Background()
@@ -185,6 +254,11 @@ func TestBaselineScoresNetscience(t *testing.T) {
 			case "nc":
 				e := g.Ego(i, nil)
 				want = NormalizedAssociation(e, MCL(e, MCLOptions{}))
+			case "lcc":
+				want = 0
+				if k, linked := baselineBrutePairs(g, i); k > 0 {
+					want = 1 - float64(linked)/float64(k)
+				}
 			}
 			if s != want {
 				t.Fatalf("%s node %d: %v, want %v", m, i, s, want)

@@ -15,10 +15,11 @@ const (
 	MethodDegree = "degree" // the node's degree
 	MethodCC     = "cc"     // connected components of the ego network without the node
 	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see NormalizedAssociation)
+	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
 )
 
-// Methods lists the scoring methods Score accepts.
-var Methods = []string{MethodFONDUE, MethodDegree, MethodCC, MethodNC}
+// Methods lists the scoring methods Score accepts, the default first.
+var Methods = []string{MethodCombined, MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
 
 // Phase names a stage of Score, for progress reports and timings.
 type Phase string
@@ -36,10 +37,10 @@ type Progress struct {
 	Done, Total int
 }
 
-// Options configures Score. The zero value runs FONDUE with the paper's
-// settings and no split proposals.
+// Options configures Score. The zero value runs the default method
+// (DefaultMethod) with the paper's CNE settings and no split proposals.
 type Options struct {
-	Method  string // one of Methods; default MethodFONDUE
+	Method  string // one of Methods; default DefaultMethod
 	Seed    uint64 // seeds the embedding and the random sign vectors
 	Workers int    // goroutines (default: all cores); results do not depend on it
 	CNE     CNEOptions
@@ -90,7 +91,8 @@ type Timings struct {
 type Result struct {
 	Method string
 	// Scores holds each node's raw score under Method (for FONDUE the best
-	// Rayleigh quotient); NaN for isolated nodes, which cannot be scored.
+	// Rayleigh quotient, for MethodCombined the mean of two percentiles);
+	// NaN for isolated nodes, which cannot be scored.
 	Scores []float64
 	// Ambiguity is each scored node's percentile in (0, 1]: the fraction of
 	// scored nodes whose score is lower or equal (NaN for isolated nodes).
@@ -200,12 +202,14 @@ func (e *WarmStartError) Error() string {
 		name, e.Shared, e.Union, 100*float64(e.Shared)/float64(max(e.Union, 1)), 100*e.MinShare)
 }
 
-// Score runs a scoring method on g: for FONDUE the degree prior, the CNE
-// embedding and the per-node quotient; optionally split proposals for the
-// chosen nodes. It is the one entry point the CLI and the connector share.
+// Score runs a scoring method on g: for FONDUE and the combined method the
+// degree prior, the CNE embedding and the per-node quotient (and for the
+// combined method the disconnection of each split); optionally split
+// proposals for the chosen nodes. It is the one entry point the CLI and the
+// connector share.
 func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if opts.Method == "" {
-		opts.Method = MethodFONDUE
+		opts.Method = DefaultMethod
 	}
 	if !slices.Contains(Methods, opts.Method) {
 		return nil, fmt.Errorf("unknown method %q (want one of %v)", opts.Method, Methods)
@@ -219,7 +223,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	// A dimension up to the default (the paper's 8) works on any graph;
 	// beyond it, an embedding with as many dimensions as nodes has room for
 	// any graph, says nothing about this one, and is slow.
-	if d, def := opts.CNE.withDefaults().Dim, (CNEOptions{}).withDefaults().Dim; opts.Method == MethodFONDUE && d > def && d >= g.NumNodes() {
+	if d, def := opts.CNE.withDefaults().Dim, (CNEOptions{}).withDefaults().Dim; MethodUsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
 		return nil, &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
 			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
 			d, g.NumNodes(), g.NumNodes(), def)}
@@ -230,7 +234,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		}
 	}
 	res := &Result{Method: opts.Method}
-	if opts.Method == MethodFONDUE {
+	if MethodUsesEmbedding(opts.Method) {
 		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
 			return nil, err
 		}
@@ -314,8 +318,14 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
-	res.Scores, err = FondueScores(ctx, g, emb, randomSplits(opts.RandomSplits), !opts.Unnormalized, opts.Polish, opts.Seed, opts.Workers)
-	if err != nil {
+	T, norm := randomSplits(opts.RandomSplits), !opts.Unnormalized
+	if opts.Method == MethodCombined {
+		var fs, disc []float64
+		if fs, disc, err = SplitDisconnection(ctx, g, emb, T, norm, opts.Polish, opts.Seed, opts.Workers); err != nil {
+			return err
+		}
+		res.Scores = CombineRanks(fs, disc)
+	} else if res.Scores, err = FondueScores(ctx, g, emb, T, norm, opts.Polish, opts.Seed, opts.Workers); err != nil {
 		return err
 	}
 	res.Timings.Scoring = time.Since(t2)

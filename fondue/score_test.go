@@ -9,7 +9,11 @@ import (
 
 // The paper's evaluation on two small real graphs: contract r = 10% of the
 // nodes into pairs (fixed seeds), score, and compare AUCs. FONDUE must reach
-// the issue's floors (paper: .868 and .897) and beat the degree baseline.
+// the issue's floors (paper: .868 and .897) and beat the degree baseline;
+// the combined method must reach the same floors and beat the best of the
+// four baselines by 0.01 (issue 12's per-cell target). It need not beat
+// FONDUE here: on polbooks, where nearly all pairs are within two hops, it
+// does not (README, "Which method to pick").
 func TestQualityContractedGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quality check runs CNE 20 times")
@@ -18,26 +22,43 @@ func TestQualityContractedGraphs(t *testing.T) {
 	for _, name := range []string{"polbooks", "netscience"} {
 		g := readTestGraph(t, name)
 		const seeds = 10
-		var fondueAUC, degreeAUC float64
+		var fondueAUC, combinedAUC float64
+		base := map[string]float64{}
 		for seed := uint64(0); seed < seeds; seed++ {
 			c, err := Contract(g, 0.1, seed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Score(context.Background(), c.Graph, Options{Seed: seed})
+			res, err := Score(context.Background(), c.Graph, Options{Method: MethodFONDUE, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			deg, err := Score(context.Background(), c.Graph, Options{Method: MethodDegree})
+			fs, disc, err := SplitDisconnection(context.Background(), c.Graph, res.Embedding, 100, true, false, seed, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
+			combinedAUC += AUC(CombineRanks(fs, disc), c.Ambiguous, TiesAverage) / seeds
 			fondueAUC += AUC(res.Scores, c.Ambiguous, TiesAverage) / seeds
-			degreeAUC += AUC(deg.Scores, c.Ambiguous, TiesAverage) / seeds
+			for _, m := range BaselineMethods {
+				b, err := BaselineScores(context.Background(), c.Graph, m, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				base[m] += AUC(b, c.Ambiguous, TiesAverage) / seeds
+			}
 		}
-		t.Logf("%s r=0.1, %d seeds: FONDUE AUC %.3f, degree AUC %.3f", name, seeds, fondueAUC, degreeAUC)
-		if fondueAUC < floors[name] || fondueAUC <= degreeAUC {
-			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, fondueAUC, floors[name], degreeAUC)
+		best, bestName := 0.0, ""
+		for m, a := range base {
+			if a > best {
+				best, bestName = a, m
+			}
+		}
+		t.Logf("%s r=0.1, %d seeds: FONDUE AUC %.3f, combined %.3f, baselines %v", name, seeds, fondueAUC, combinedAUC, base)
+		if fondueAUC < floors[name] || fondueAUC <= base["degree"] {
+			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, fondueAUC, floors[name], base["degree"])
+		}
+		if combinedAUC < floors[name] || combinedAUC < best+0.01 {
+			t.Errorf("%s: combined AUC %.3f (floor %.2f), best baseline %s %.3f", name, combinedAUC, floors[name], bestName, best)
 		}
 	}
 }

@@ -82,7 +82,7 @@ func ProposeSplits(ctx context.Context, g *Graph, emb *Embedding, nodes []int, c
 	}
 	spec := splitterSpecs[cfg.Method]
 	if spec.needsEmbedding && emb == nil {
-		return nil, fmt.Errorf("splitter %q needs an embedding: score with method %q", cfg.Method, MethodFONDUE)
+		return nil, fmt.Errorf("splitter %q needs an embedding: score with method %q or %q", cfg.Method, MethodCombined, MethodFONDUE)
 	}
 	if emb != nil && emb.Len() != g.NumNodes() {
 		return nil, fmt.Errorf("embedding has %d rows for %d nodes", emb.Len(), g.NumNodes())

@@ -56,7 +56,7 @@ command again resumes where it stopped (--fresh starts over). The engine options
 the same configuration. Progress goes to stderr.`,
 		Example: `  fondue-neo4j bench --quick
   fondue-neo4j bench --datasets polbooks,grqc --ratios 0.01,0.1 --seeds 5
-  fondue-neo4j bench --out bench-full   # the whole paper table (about 11 minutes on 2 cores)`,
+  fondue-neo4j bench --out bench-full   # the whole paper table (about 12 minutes on 2 cores)`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()

@@ -22,7 +22,7 @@ func TestBenchQuick(t *testing.T) {
 	if stdout != "" {
 		t.Errorf("stdout not empty: %q", stdout)
 	}
-	for _, want := range []string{"bench: 6 seeds to run", "polbooks r=10% seed 3 done", "netscience r=10% (3 seeds): mean AUC fondue", "wrote " + filepath.Join(out, "RESULTS.md")} {
+	for _, want := range []string{"bench: 6 seeds to run", "polbooks r=10% seed 3 done", "netscience r=10% (3 seeds): mean AUC combined", "wrote " + filepath.Join(out, "RESULTS.md")} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

@@ -50,8 +50,8 @@ func (a *app) scoreOptions() (fondue.Options, error) {
 		return o, usageErrorf("embedding: %v", err)
 	}
 	o.Split.Method = v.GetString("split.method")
-	if fondue.SplitterNeedsEmbedding(o.Split.Method) && o.Method != fondue.MethodFONDUE {
-		return o, usageErrorf("split method %q needs method %q, not %q", o.Split.Method, fondue.MethodFONDUE, o.Method)
+	if fondue.SplitterNeedsEmbedding(o.Split.Method) && !fondue.MethodUsesEmbedding(o.Method) {
+		return o, usageErrorf("split method %q needs method %q or %q, not %q", o.Split.Method, fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
 	}
 	o.Split.Top = v.GetInt("split.top")
 	o.Split.MinAmbiguity = v.GetFloat64("split.min_ambiguity")

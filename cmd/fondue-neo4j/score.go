@@ -238,7 +238,7 @@ func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
 func addScoreFlags(f flagSet) {
 	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
 	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
-	f.String("method", fondue.MethodFONDUE, "scoring method: "+strings.Join(fondue.Methods, ", "))
+	f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
 	f.Int("random-splits", 100, "random sign vectors tried per node besides the eigenvector sweep")
 	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")
 	f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
@@ -284,7 +284,7 @@ func parseHeaderMode(s string) (fondue.HeaderMode, error) {
 // cold start (the first scheduled run), anything unreadable is an error.
 // An empty path does nothing.
 func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
-	if path == "" || opts.Method != fondue.MethodFONDUE {
+	if path == "" || !fondue.MethodUsesEmbedding(opts.Method) {
 		return nil
 	}
 	if err := checkWritable(path); err != nil {

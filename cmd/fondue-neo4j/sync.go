@@ -141,7 +141,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		MarkerLabel:       v.GetString("split.marker_label"),
 	}
 	s.checkpoint = v.GetString("embedding.checkpoint")
-	if s.engine.Method == fondue.MethodFONDUE {
+	if fondue.MethodUsesEmbedding(s.engine.Method) {
 		s.pull.EmbeddingProperty = v.GetString("embedding.property")
 	}
 	bs, err := a.positiveInt("write.batch_size")
@@ -192,7 +192,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 			s.splitter = defaultSplitter()
 			s.engine.Split.Method = s.splitter
 		}
-		if s.splitter == fondue.SplitFONDUE && s.engine.Method != fondue.MethodFONDUE {
+		if s.splitter == fondue.SplitFONDUE && !fondue.MethodUsesEmbedding(s.engine.Method) {
 			return nil, usageErrorf("splitter %q needs method %q", fondue.SplitFONDUE, fondue.MethodFONDUE)
 		}
 		if s.engine.Split.Top == 0 && s.engine.Split.MinAmbiguity == 0 {

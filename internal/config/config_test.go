@@ -77,7 +77,7 @@ func TestReadFileErrors(t *testing.T) {
 		{"neo4j:\n  connect_timeout: 10\n", `neo4j.connect_timeout = 10: want a positive duration such as 30s`},
 		{"neo4j:\n  password: hunter2\n", `config file f.yaml: neo4j.password must not be in the config file`},
 		{"graph:\n  node_labels: [{a: 1}]\n", `graph.node_labels = a list: want a list of names`},
-		{"method: pagerank\n", `method = "pagerank": want one of fondue, degree, cc, nc`},
+		{"method: pagerank\n", `method = "pagerank": want one of combined, fondue, degree, cc, nc, lcc`},
 		{"max_memory: lots\n", `max_memory = "lots": want a size such as 4GiB`},
 		{"split:\n  min_ambiguity: 2\n", `split.min_ambiguity = 2: want a number between 0 and 1`},
 		{"threads: 2\nconcurrency: 3\n", `they are the same setting`},

@@ -54,7 +54,7 @@ var Settings = []Setting{
 	{Key: "max_memory", Kind: Size, Default: "", Check: checkSize},
 	{Key: "seed", Kind: Uint, Default: uint64(1)},
 	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)"},
-	{Key: "method", Kind: Enum, Default: fondue.MethodFONDUE, Values: fondue.Methods},
+	{Key: "method", Kind: Enum, Default: fondue.DefaultMethod, Values: fondue.Methods},
 	{Key: "random_splits", Kind: NonNegInt, Default: 100},
 	{Key: "unnormalized", Kind: Bool, Default: false},
 	{Key: "polish", Kind: Bool, Default: false},

@@ -1,0 +1,226 @@
+package fondue
+
+import (
+	"context"
+	"math"
+	"slices"
+)
+
+// MethodCombined is the default ranking method. It asks two independent
+// questions about the same split of a node's neighbours, the one behind its
+// FONDUE score (the best sign vector b of the Rayleigh quotient):
+//
+//  1. Embedding evidence: how much would the CNE objective gain by splitting
+//     the node this way? That is the FONDUE score itself.
+//  2. Graph evidence: are the two sides of that split strangers? The share of
+//     pairs (j, k) across the split that are neither linked nor have a common
+//     neighbour other than the node (SplitDisconnection). Two entities merged
+//     into one node bring two neighbourhoods that nothing but the node ties
+//     together; the neighbours of one real entity are usually linked, or
+//     share someone else, whatever the embedding made of them.
+//
+// The embedding sees the split only through the node's position, so the two
+// questions use different information. Their answers live on different
+// scales, so the score is the mean of the two percentiles (average ranks
+// among the scored nodes): parameter-free, and a node must look split in
+// both to rank high. Nodes with fewer than two neighbours have no pair
+// across any split and get disconnection 0.
+const MethodCombined = "combined"
+
+// DefaultMethod is the method used when none is named.
+const DefaultMethod = MethodCombined
+
+// MethodUsesEmbedding reports whether a method fits the CNE embedding (and
+// so can be followed by splitters that need it, and checkpointed).
+func MethodUsesEmbedding(m string) bool { return m == MethodFONDUE || m == MethodCombined }
+
+// disconnectionBudget bounds the pair tests of one node: when the split has
+// more cross pairs than this, that many are drawn at random (with
+// replacement, from the node's own stream) and the share is estimated from
+// them (standard error below 0.5/sqrt(budget) = 0.003).
+const disconnectionBudget = 1 << 15
+
+// streamCross is the random stream of the sampled cross pairs.
+const streamCross uint64 = 0x63726f7373 // "cross"
+
+// crossWork is one worker's scratch space for SplitDisconnection.
+type crossWork struct {
+	fondueWork
+	stamp []uint32 // by original node index: == epoch when marked
+	epoch uint32
+	b     []int8
+	plus  []int32
+	minus []int32
+}
+
+// SplitDisconnection computes, for every node, its FONDUE score (exactly
+// as FondueScores with the same arguments) and the disconnection of the
+// split behind it: the share of neighbour pairs across the split (one on
+// each side of the best sign vector) that are neither linked nor have a
+// common neighbour other than the node itself. A split with an empty side,
+// or a node with fewer than two neighbours, has disconnection 0; isolated
+// nodes get NaN in both. Up to disconnectionBudget cross pairs are all
+// tested; beyond, that many are sampled from a stream seeded by seed and
+// the node, so the result depends on the seed but never on workers.
+func SplitDisconnection(ctx context.Context, g *Graph, emb *Embedding, randomSplits int, normalize, polish bool, seed uint64, workers int) (scores, disconnection []float64, err error) {
+	n := g.NumNodes()
+	scores = make([]float64, n)
+	disconnection = make([]float64, n)
+	bounds := rowChunks(n, 1<<14, func(i int) float64 { return float64(g.Degree(i)*(randomSplits+4) + 8) })
+	chunks := len(bounds) - 1
+	workers = min(workerCount(workers), chunks)
+	work := make([]*crossWork, workers)
+	for w := range work {
+		work[w] = &crossWork{fondueWork: *newFondueWork(emb.Dim)}
+	}
+	err = forChunks(ctx, workers, chunks, func(w, c int) {
+		cw := work[w]
+		for i := bounds[c]; i < bounds[c+1]; i++ {
+			m := g.Degree(i)
+			if m == 0 {
+				scores[i], disconnection[i] = math.NaN(), math.NaN()
+				continue
+			}
+			cw.b = mclResize(cw.b, m)
+			r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
+			scores[i] = fondueNode(g, emb, i, randomSplits, normalize, polish, &r, &cw.fondueWork, cw.b)
+			disconnection[i] = cw.disconnection(g, i, seed)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return scores, disconnection, nil
+}
+
+// disconnection returns the share of cross pairs of node i's split cw.b
+// that are neither linked nor share a neighbour other than i.
+func (cw *crossWork) disconnection(g *Graph, i int, seed uint64) float64 {
+	nb := g.Neighbors(i)
+	cw.plus, cw.minus = cw.plus[:0], cw.minus[:0]
+	for k, j := range nb {
+		if cw.b[k] > 0 {
+			cw.plus = append(cw.plus, j)
+		} else {
+			cw.minus = append(cw.minus, j)
+		}
+	}
+	a, b := cw.plus, cw.minus
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	pairs := len(a) * len(b)
+	if pairs == 0 {
+		return 0
+	}
+	if len(cw.stamp) < g.NumNodes() {
+		cw.stamp = make([]uint32, g.NumNodes())
+		cw.epoch = 0
+	}
+	unlinked := 0
+	if pairs <= disconnectionBudget {
+		for _, j := range a {
+			cw.mark(g, i, j)
+			for _, k := range b {
+				if !cw.touches(g, i, k) {
+					unlinked++
+				}
+			}
+		}
+		return float64(unlinked) / float64(pairs)
+	}
+	r := splitmix{s: streamSeed(seed, streamCross, uint64(i), 0)}
+	for t := 0; t < disconnectionBudget; t++ {
+		j := a[r.intn(uint32(len(a)))]
+		k := b[r.intn(uint32(len(b)))]
+		cw.mark(g, i, j)
+		if !cw.touches(g, i, k) {
+			unlinked++
+		}
+	}
+	return float64(unlinked) / disconnectionBudget
+}
+
+// mark stamps j and its neighbours other than i with a fresh epoch.
+func (cw *crossWork) mark(g *Graph, i int, j int32) {
+	cw.epoch++
+	if cw.epoch == 0 {
+		clear(cw.stamp)
+		cw.epoch = 1
+	}
+	cw.stamp[j] = cw.epoch
+	for _, x := range g.Neighbors(int(j)) {
+		if int(x) != i {
+			cw.stamp[x] = cw.epoch
+		}
+	}
+}
+
+// touches reports whether k is linked to the marked node or shares a
+// neighbour other than i with it.
+func (cw *crossWork) touches(g *Graph, i int, k int32) bool {
+	if cw.stamp[k] == cw.epoch {
+		return true
+	}
+	for _, x := range g.Neighbors(int(k)) {
+		if int(x) != i && cw.stamp[x] == cw.epoch {
+			return true
+		}
+	}
+	return false
+}
+
+// CombineRanks returns, for each entry, the mean of its percentiles in a
+// and in b, where an entry's percentile in a list is its average rank among
+// the list's non-NaN entries divided by their number (ties share their
+// mean rank). An entry NaN in either list is NaN.
+func CombineRanks(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	ok := make([]bool, len(a))
+	for k := range a {
+		ok[k] = !math.IsNaN(a[k]) && !math.IsNaN(b[k])
+	}
+	pa, pb := averageRanks(a, ok), averageRanks(b, ok)
+	for k := range out {
+		if ok[k] {
+			out[k] = (pa[k] + pb[k]) / 2
+		} else {
+			out[k] = math.NaN()
+		}
+	}
+	return out
+}
+
+// averageRanks returns rank/count for the entries with ok set: ranks
+// 1..count in ascending order of x, ties sharing their mean rank.
+func averageRanks(x []float64, ok []bool) []float64 {
+	idx := make([]int, 0, len(x))
+	for k := range x {
+		if ok[k] {
+			idx = append(idx, k)
+		}
+	}
+	slices.SortStableFunc(idx, func(p, q int) int {
+		switch {
+		case x[p] < x[q]:
+			return -1
+		case x[p] > x[q]:
+			return 1
+		}
+		return 0
+	})
+	out := make([]float64, len(x))
+	cnt := float64(len(idx))
+	for s := 0; s < len(idx); {
+		e := s
+		for e < len(idx) && x[idx[e]] == x[idx[s]] {
+			e++
+		}
+		mid := float64(s+1+e) / 2 // mean of ranks s+1..e
+		for _, k := range idx[s:e] {
+			out[k] = mid / cnt
+		}
+		s = e
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package fondue
+
+import (
+	"context"
+	"math"
+	"testing"
+)
+
+// combinedRandomEmbedding returns an N(0,1) embedding of n nodes.
+func combinedRandomEmbedding(n, d int, seed uint64) *Embedding {
+	r := splitmix{s: seed}
+	x := make([]float64, n*d)
+	for k := range x {
+		x[k] = r.norm()
+	}
+	return &Embedding{Dim: d, X: x}
+}
+
+// combinedBrute returns the disconnection of node i's split b by testing
+// every cross pair for a link or a common neighbour other than i.
+func combinedBrute(g *Graph, i int, b []int8) float64 {
+	nb := g.Neighbors(i)
+	pairs, unlinked := 0, 0
+	for p := range nb {
+		for q := range nb {
+			if b[p] <= 0 || b[q] > 0 {
+				continue
+			}
+			pairs++
+			j, k := int(nb[p]), int(nb[q])
+			linked := g.HasEdge(j, k)
+			for _, x := range g.Neighbors(j) {
+				if int(x) != i && g.HasEdge(int(x), k) {
+					linked = true
+				}
+			}
+			if !linked {
+				unlinked++
+			}
+		}
+	}
+	if pairs == 0 {
+		return 0
+	}
+	return float64(unlinked) / float64(pairs)
+}
+
+// Node 0 is two triangles {1,2,3} and {4,5,6} merged, placed apart in the
+// embedding so that FONDUE's split separates them. Alone, nothing ties the
+// sides: disconnection 1. With the edge 3-4, of the 9 cross pairs 3-4 is
+// linked, and 3-5, 3-6 (via 4) and 1-4, 2-4 (via 3) share a neighbour:
+// 4 of 9 are strangers.
+func TestSplitDisconnectionByHand(t *testing.T) {
+	edges := append(mclClique(1, 2, 3), mclClique(4, 5, 6)...)
+	for k := 1; k <= 6; k++ {
+		edges = append(edges, [2]int{0, k})
+	}
+	x := []float64{0, 0, -2, 0.1, -2, -0.1, -2.1, 0, 2, 0.1, 2, -0.1, 2.1, 0}
+	emb := &Embedding{Dim: 2, X: x}
+	for _, c := range []struct {
+		name  string
+		extra [][2]int
+		want  float64
+	}{{"separate", nil, 1}, {"bridged", [][2]int{{3, 4}}, 4.0 / 9}} {
+		g := NewGraph(7, append(append([][2]int(nil), edges...), c.extra...))
+		s, disc, err := SplitDisconnection(context.Background(), g, emb, 10, true, false, 1, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(disc[0]-c.want) > 1e-15 {
+			t.Errorf("%s: disconnection %v, want %v (split %v)", c.name, disc[0], c.want, FondueSplit(g, emb, 0, 10, true, false, 1))
+		}
+		if s[0] <= s[1] {
+			t.Errorf("%s: FONDUE score of the merged node %v not above a triangle node's %v", c.name, s[0], s[1])
+		}
+	}
+}
+
+// The scores equal FondueScores bit for bit, and the disconnection equals
+// the brute force over the split FondueSplit returns, on a real graph with
+// a random embedding; the result does not depend on the number of workers.
+func TestSplitDisconnectionBruteForce(t *testing.T) {
+	g := readTestGraph(t, "polbooks")
+	emb := combinedRandomEmbedding(g.NumNodes(), 4, 3)
+	want, err := FondueScores(context.Background(), g, emb, 20, true, false, 7, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref []float64
+	for _, w := range []int{1, 3} {
+		s, disc, err := SplitDisconnection(context.Background(), g, emb, 20, true, false, 7, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range s {
+			if math.Float64bits(s[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("node %d: score %v, FondueScores %v", i, s[i], want[i])
+			}
+			b := FondueSplit(g, emb, i, 20, true, false, 7)
+			if bf := combinedBrute(g, i, b); math.Abs(disc[i]-bf) > 1e-12 {
+				t.Fatalf("node %d: disconnection %v, brute force %v", i, disc[i], bf)
+			}
+		}
+		if ref != nil {
+			for i := range disc {
+				if disc[i] != ref[i] {
+					t.Fatalf("node %d: %v with %d workers, %v with 1", i, disc[i], w, ref[i])
+				}
+			}
+		}
+		ref = disc
+	}
+}
+
+// Above the budget the share is estimated from sampled cross pairs: close
+// to the exact value and the same with any number of workers.
+func TestSplitDisconnectionSampled(t *testing.T) {
+	// Hub 0 with 600 neighbours on two sides of 300 (embedded at ±1): side
+	// A is a path 1-2-...-300, side B has no edges; a third of B's nodes
+	// are linked to one node of A each. 90,000 cross pairs > budget.
+	const h = 300
+	var edges [][2]int
+	x := make([]float64, (2*h+1)*2)
+	for k := 1; k <= 2*h; k++ {
+		edges = append(edges, [2]int{0, k})
+		if k <= h {
+			x[2*k] = 1
+			if k > 1 {
+				edges = append(edges, [2]int{k - 1, k})
+			}
+		} else {
+			x[2*k] = -1
+			if k%3 == 0 {
+				edges = append(edges, [2]int{k, k - h})
+			}
+		}
+	}
+	g := NewGraph(2*h+1, edges)
+	emb := &Embedding{Dim: 2, X: x}
+	b := FondueSplit(g, emb, 0, 0, true, false, 1)
+	exact := combinedBrute(g, 0, b)
+	var ref float64
+	for _, w := range []int{1, 2} {
+		_, disc, err := SplitDisconnection(context.Background(), g, emb, 0, true, false, 1, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(disc[0]-exact) > 0.02 {
+			t.Fatalf("sampled disconnection %v, exact %v", disc[0], exact)
+		}
+		if w > 1 && disc[0] != ref {
+			t.Fatalf("%v with %d workers, %v with 1", disc[0], w, ref)
+		}
+		ref = disc[0]
+	}
+	if exact < 0.9 || exact == 1 {
+		t.Fatalf("test graph: exact disconnection %v, want a value just below 1", exact)
+	}
+}
+
+func TestCombineRanksByHand(t *testing.T) {
+	a := []float64{3, 1, 2, math.NaN(), 2}
+	b := []float64{0, 5, 5, 1, 9}
+	// Scored: entries 0, 1, 2, 4 (3 is NaN in a). Ranks in a: 1 → 1,
+	// 2 and 2 → 2.5 each, 3 → 4. In b over the same entries: 0 → 1,
+	// 5 and 5 → 2.5, 9 → 4. Percentiles divide by 4.
+	want := []float64{(4.0/4 + 1.0/4) / 2, (1.0/4 + 2.5/4) / 2, (2.5/4 + 2.5/4) / 2, math.NaN(), (2.5/4 + 4.0/4) / 2}
+	got := CombineRanks(a, b)
+	for k := range want {
+		if !(math.Abs(got[k]-want[k]) < 1e-15 || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
+			t.Errorf("entry %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+}
+
+// Score with the combined method fits the same embedding as FONDUE and
+// ranks by CombineRanks of SplitDisconnection on it; FONDUE's own scores
+// stay those of FondueScores.
+func TestScoreCombinedMatchesParts(t *testing.T) {
+	g := readTestGraph(t, "lesmis")
+	ctx := context.Background()
+	f, err := Score(ctx, g, Options{Method: MethodFONDUE, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Score(ctx, g, Options{Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Method != MethodCombined || c.Embedding == nil || c.Prior == nil {
+		t.Fatalf("default method %q, embedding %v", c.Method, c.Embedding != nil)
+	}
+	fs, disc, err := SplitDisconnection(ctx, g, f.Embedding, 100, true, false, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := CombineRanks(fs, disc)
+	for i := range want {
+		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
+			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])
+		}
+	}
+}
