@@ -210,7 +210,7 @@ func TestSyncFaultsRerun(t *testing.T) {
 		// Mid-result: the relationships' stream is cut once the client asks
 		// for its fifth batch of fetch records.
 		{"pull", func() func() {
-			relQuery := []byte("AS source, elementId(t) AS target")
+			relQuery := []byte("AS source, targets")
 			return afterCut(func() {
 				srv.Proxy().DropWhen(func(sent []byte) bool {
 					i := bytes.LastIndex(sent, relQuery)
