@@ -207,8 +207,9 @@ func TestSyncFaultsRerun(t *testing.T) {
 		// doing is what the error says the run was doing.
 		doing string
 	}{
-		// Mid-result: the relationships' stream is cut once the client asks
-		// for its fifth batch of fetch records.
+		// Mid-result: the relationships' stream (one record per start node,
+		// with its targets) is cut once the client asks for its fifth batch
+		// of fetch records.
 		{"pull", func() func() {
 			relQuery := []byte("AS source, targets")
 			return afterCut(func() {
