@@ -72,7 +72,12 @@ func BenchmarkCondmat05Pull(b *testing.B) {
 	b.ReportMetric(float64(sg.Stats.RelationshipRows)/s, "rels/s")
 }
 
-func benchWrite(b *testing.B, concurrency int) {
+func benchWrite(b *testing.B, concurrency int) { benchWriteProps(b, concurrency, true) }
+
+// benchWriteProps times WriteScores; all: the three default properties
+// (ambiguity, ambiguity_score, fondue_run), else ambiguity alone (the same
+// work as GDS's write mode writing one property).
+func benchWriteProps(b *testing.B, concurrency int, all bool) {
 	c, o := condmat(b)
 	ctx := context.Background()
 	sg, err := c.Pull(ctx, o)
@@ -86,6 +91,9 @@ func benchWrite(b *testing.B, concurrency int) {
 	}
 	wo := WriteOptions{Property: DefaultWriteProperty, ScoreProperty: DefaultScoreProperty, RunProperty: DefaultRunProperty,
 		RunID: "bench", BatchSize: DefaultBatchSize, Concurrency: concurrency}
+	if !all {
+		wo.ScoreProperty, wo.RunProperty = "", ""
+	}
 	// One untimed write warms up the server (JIT, plan cache, page cache),
 	// so that the order of the benchmarks does not matter.
 	if _, err := c.WriteScores(ctx, sg, res, wo); err != nil {
@@ -102,6 +110,10 @@ func benchWrite(b *testing.B, concurrency int) {
 
 func BenchmarkCondmat05Write(b *testing.B)             { benchWrite(b, 1) }
 func BenchmarkCondmat05WriteConcurrency2(b *testing.B) { benchWrite(b, 2) }
+func BenchmarkCondmat05WriteOneProperty(b *testing.B)  { benchWriteProps(b, 1, false) }
+func BenchmarkCondmat05WriteOnePropertyConcurrency4(b *testing.B) {
+	benchWriteProps(b, 4, false) // GDS's write mode writes with 4 threads
+}
 
 func BenchmarkCondmat05Sync(b *testing.B) {
 	c, o := condmat(b)
