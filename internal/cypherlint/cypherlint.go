@@ -2,10 +2,10 @@
 // semantic analysis, using the npm package @neo4j-cypher/language-support
 // (the parser behind Neo4j's tools), run by Node.js.
 //
-// The tests run on Neo4j 3.1 (see internal/neo4jtest), which cannot execute
-// the Cypher 5 dialect. This package lets CI check every query the Cypher 5
-// dialect produces: syntax and semantic errors must fail the build;
-// warnings (deprecations and the like) are reported.
+// The statements also run on the Neo4j 5 test servers (internal/neo4jtest);
+// this check adds what running them does not show: every variant a template
+// can render is checked, and deprecations (which a server only reports as
+// notifications) fail the build like syntax and semantic errors.
 //
 // The npm package is installed once per machine into the cache directory
 // shared with neo4jtest ($FONDUE_NEO4J_CACHE, default
