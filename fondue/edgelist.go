@@ -275,6 +275,11 @@ func (el *edgeListReader) record(f [][]byte, nf, line int) error {
 		if len(x) == 0 {
 			return el.fail(line, "node id %d is empty", k+1)
 		}
+		if bytes.HasPrefix(x, utf8BOM) {
+			// Only the file's first bytes may be a byte-order mark; one
+			// inside the data is a file glued together from several.
+			return el.fail(line, "node id %d starts with a byte-order mark (U+FEFF): was the file concatenated from several files?", k+1)
+		}
 	}
 	if el.pending == nil && el.st.Edges == 0 && !el.st.Header && el.header != HeaderNone {
 		if el.header == HeaderFirst || looksLikeHeader(f) {
