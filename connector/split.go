@@ -2,6 +2,7 @@ package connector
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -875,23 +876,13 @@ func compareKeys(a, b any) int {
 	bi, bInt := b.(int64)
 	switch {
 	case aInt && bInt:
-		return cmpInt64(ai, bi)
+		return cmp.Compare(ai, bi)
 	case aInt:
 		return -1
 	case bInt:
 		return 1
 	}
 	return strings.Compare(keyText(a), keyText(b))
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // maxListed bounds the neighbours a change names.

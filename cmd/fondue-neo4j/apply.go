@@ -150,16 +150,12 @@ func (a *app) applyApproved(ctx context.Context, s *syncSettings, dryRun bool) e
 	}
 	if !dryRun {
 		s.lock.RunID = plan.RunID
-		lock, err := conn.AcquireLock(ctx, s.lock)
+		lockCtx, release, err := holdLock(ctx, conn, s.lock, log)
 		if err != nil {
 			return exitCode(err)
 		}
-		defer func() {
-			if err := lock.Release(ctx); err != nil {
-				log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
-			}
-		}()
-		ctx = lock.Context()
+		defer release()
+		ctx = lockCtx
 	}
 	// A run id that already stored this approved plan resumes it; one that
 	// stored another plan is refused.

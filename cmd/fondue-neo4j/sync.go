@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -264,16 +265,12 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	log.Debug("connected", "phase", "connect", "neo4j", conn.Version())
 
 	if !dryRun {
-		lock, err := conn.AcquireLock(ctx, s.lock)
+		lockCtx, release, err := holdLock(ctx, conn, s.lock, log)
 		if err != nil {
 			return exitCode(err)
 		}
-		defer func() {
-			if err := lock.Release(ctx); err != nil {
-				log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
-			}
-		}()
-		ctx = lock.Context()
+		defer release()
+		ctx = lockCtx
 		if s.split {
 			// A run id that already stored a split plan resumes it: the
 			// graph is (partly) split, so it is not scored again.
@@ -463,4 +460,20 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 
 func ms(m int64) string {
 	return (time.Duration(m) * time.Millisecond).Round(time.Millisecond).String()
+}
+
+// holdLock takes the run's lock. The returned context is cancelled if the
+// lock is lost; release (to defer) gives the lock back, and only warns if
+// it cannot: the lock then expires after lock.ttl.
+func holdLock(ctx context.Context, conn *connector.Conn, o connector.LockOptions, log *slog.Logger) (context.Context, func(), error) {
+	lock, err := conn.AcquireLock(ctx, o)
+	if err != nil {
+		return ctx, nil, err
+	}
+	release := func() {
+		if err := lock.Release(ctx); err != nil {
+			log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
+		}
+	}
+	return lock.Context(), release, nil
 }

@@ -6,6 +6,7 @@
 package review
 
 import (
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -369,23 +370,13 @@ func compareKeys(a, b any) int {
 	bi, bInt := b.(int64)
 	switch {
 	case aInt && bInt:
-		return cmpInt(ai, bi)
+		return cmp.Compare(ai, bi)
 	case aInt:
 		return -1
 	case bInt:
 		return 1
 	}
 	return strings.Compare(KeyString(a), KeyString(b))
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
