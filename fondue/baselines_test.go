@@ -281,7 +281,7 @@ func BenchmarkBaselineScoresShared(b *testing.B) {
 		b.Skip("FONDUE_DATASETS not set")
 	}
 	for _, name := range []string{"fb-sc", "condmat05"} {
-		g, _, err := ReadEdgeListFile(filepath.Join(dir, name+".edges"), HeaderAuto)
+		g, err := readEdgesFile(filepath.Join(dir, name+".edges"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 
 func readTestGraph(t testing.TB, name string) *Graph {
 	t.Helper()
-	g, _, err := ReadEdgeListFile("testdata/"+name+".edges", HeaderAuto)
+	g, err := readEdgesFile("testdata/" + name + ".edges")
 	if err != nil {
 		t.Fatal(err)
 	}

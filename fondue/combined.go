@@ -14,7 +14,7 @@ import (
 //     the node this way? That is the FONDUE score itself.
 //  2. Graph evidence: are the two sides of that split strangers? The share of
 //     pairs (j, k) across the split that are neither linked nor have a common
-//     neighbour other than the node (SplitDisconnection). Two entities merged
+//     neighbour other than the node (splitDisconnection). Two entities merged
 //     into one node bring two neighbourhoods that nothing but the node ties
 //     together; the neighbours of one real entity are usually linked, or
 //     share someone else, whatever the embedding made of them.
@@ -43,7 +43,7 @@ const disconnectionBudget = 1 << 15
 // streamCross is the random stream of the sampled cross pairs.
 const streamCross uint64 = 0x63726f7373 // "cross"
 
-// crossWork is one worker's scratch space for SplitDisconnection.
+// crossWork is one worker's scratch space for splitDisconnection.
 type crossWork struct {
 	fondueWork
 	stamp []uint32 // by original node index: == epoch when marked
@@ -53,16 +53,17 @@ type crossWork struct {
 	minus []int32
 }
 
-// SplitDisconnection computes, for every node, its FONDUE score (exactly
-// as FondueScores with the same arguments) and the disconnection of the
+// splitDisconnection computes, for every node, its FONDUE score (exactly
+// as fondueScores with the same parameters) and the disconnection of the
 // split behind it: the share of neighbour pairs across the split (one on
 // each side of the best sign vector) that are neither linked nor have a
 // common neighbour other than the node itself. A split with an empty side,
 // or a node with fewer than two neighbours, has disconnection 0; isolated
 // nodes get NaN in both. Up to disconnectionBudget cross pairs are all
-// tested; beyond, that many are sampled from a stream seeded by seed and
-// the node, so the result depends on the seed but never on workers.
-func SplitDisconnection(ctx context.Context, g *Graph, emb *Embedding, randomSplits int, normalize, polish bool, seed uint64, workers int) (scores, disconnection []float64, err error) {
+// tested; beyond, that many are sampled from a stream seeded by p.Seed and
+// the node, so the result depends on the seed but never on p.Workers.
+func splitDisconnection(ctx context.Context, g *Graph, emb *Embedding, p signParams) (scores, disconnection []float64, err error) {
+	randomSplits, normalize, polish, seed, workers := p.T, p.Normalize, p.Polish, p.Seed, p.Workers
 	n := g.NumNodes()
 	scores = make([]float64, n)
 	disconnection = make([]float64, n)
@@ -170,11 +171,11 @@ func (cw *crossWork) touches(g *Graph, i int, k int32) bool {
 	return false
 }
 
-// CombineRanks returns, for each entry, the mean of its percentiles in a
+// combineRanks returns, for each entry, the mean of its percentiles in a
 // and in b, where an entry's percentile in a list is its average rank among
 // the list's non-NaN entries divided by their number (ties share their
 // mean rank). An entry NaN in either list is NaN.
-func CombineRanks(a, b []float64) []float64 {
+func combineRanks(a, b []float64) []float64 {
 	out := make([]float64, len(a))
 	ok := make([]bool, len(a))
 	for k := range a {

@@ -63,12 +63,12 @@ func TestSplitDisconnectionByHand(t *testing.T) {
 		want  float64
 	}{{"separate", nil, 1}, {"bridged", [][2]int{{3, 4}}, 4.0 / 9}} {
 		g := NewGraph(7, append(append([][2]int(nil), edges...), c.extra...))
-		s, disc, err := SplitDisconnection(context.Background(), g, emb, 10, true, false, 1, 1)
+		s, disc, err := splitDisconnection(context.Background(), g, emb, signParams{T: 10, Normalize: true, Polish: false, Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(disc[0]-c.want) > 1e-15 {
-			t.Errorf("%s: disconnection %v, want %v (split %v)", c.name, disc[0], c.want, FondueSplit(g, emb, 0, 10, true, false, 1))
+			t.Errorf("%s: disconnection %v, want %v (split %v)", c.name, disc[0], c.want, fondueSplit(g, emb, 0, signParams{T: 10, Normalize: true, Polish: false, Seed: 1}))
 		}
 		if s[0] <= s[1] {
 			t.Errorf("%s: FONDUE score of the merged node %v not above a triangle node's %v", c.name, s[0], s[1])
@@ -82,13 +82,13 @@ func TestSplitDisconnectionByHand(t *testing.T) {
 func TestSplitDisconnectionBruteForce(t *testing.T) {
 	g := readTestGraph(t, "polbooks")
 	emb := combinedRandomEmbedding(g.NumNodes(), 4, 3)
-	want, err := FondueScores(context.Background(), g, emb, 20, true, false, 7, 1)
+	want, err := fondueScores(context.Background(), g, emb, signParams{T: 20, Normalize: true, Polish: false, Seed: 7, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ref []float64
 	for _, w := range []int{1, 3} {
-		s, disc, err := SplitDisconnection(context.Background(), g, emb, 20, true, false, 7, w)
+		s, disc, err := splitDisconnection(context.Background(), g, emb, signParams{T: 20, Normalize: true, Polish: false, Seed: 7, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestSplitDisconnectionBruteForce(t *testing.T) {
 			if math.Float64bits(s[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("node %d: score %v, FondueScores %v", i, s[i], want[i])
 			}
-			b := FondueSplit(g, emb, i, 20, true, false, 7)
+			b := fondueSplit(g, emb, i, signParams{T: 20, Normalize: true, Polish: false, Seed: 7})
 			if bf := combinedBrute(g, i, b); math.Abs(disc[i]-bf) > 1e-12 {
 				t.Fatalf("node %d: disconnection %v, brute force %v", i, disc[i], bf)
 			}
@@ -137,11 +137,11 @@ func TestSplitDisconnectionSampled(t *testing.T) {
 	}
 	g := NewGraph(2*h+1, edges)
 	emb := &Embedding{Dim: 2, X: x}
-	b := FondueSplit(g, emb, 0, 0, true, false, 1)
+	b := fondueSplit(g, emb, 0, signParams{T: 0, Normalize: true, Polish: false, Seed: 1})
 	exact := combinedBrute(g, 0, b)
 	var ref float64
 	for _, w := range []int{1, 2} {
-		_, disc, err := SplitDisconnection(context.Background(), g, emb, 0, true, false, 1, w)
+		_, disc, err := splitDisconnection(context.Background(), g, emb, signParams{T: 0, Normalize: true, Polish: false, Seed: 1, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +165,7 @@ func TestCombineRanksByHand(t *testing.T) {
 	// 2 and 2 → 2.5 each, 3 → 4. In b over the same entries: 0 → 1,
 	// 5 and 5 → 2.5, 9 → 4. Percentiles divide by 4.
 	want := []float64{(4.0/4 + 1.0/4) / 2, (1.0/4 + 2.5/4) / 2, (2.5/4 + 2.5/4) / 2, math.NaN(), (2.5/4 + 4.0/4) / 2}
-	got := CombineRanks(a, b)
+	got := combineRanks(a, b)
 	for k := range want {
 		if !(math.Abs(got[k]-want[k]) < 1e-15 || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
 			t.Errorf("entry %d: %v, want %v", k, got[k], want[k])
@@ -190,11 +190,11 @@ func TestScoreCombinedMatchesParts(t *testing.T) {
 	if c.Method != MethodCombined || c.Embedding == nil || c.Prior == nil {
 		t.Fatalf("default method %q, embedding %v", c.Method, c.Embedding != nil)
 	}
-	fs, disc, err := SplitDisconnection(ctx, g, f.Embedding, 100, true, false, 4, 1)
+	fs, disc, err := splitDisconnection(ctx, g, f.Embedding, signParams{T: 100, Normalize: true, Polish: false, Seed: 4, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := CombineRanks(fs, disc)
+	want := combineRanks(fs, disc)
 	for i := range want {
 		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
 			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])

@@ -3,24 +3,9 @@ package fondue
 import (
 	"strings"
 	"testing"
-)
 
-func TestParseFormatBytes(t *testing.T) {
-	cases := map[string]int64{"4GiB": 4 << 30, "4GB": 4e9, "512MiB": 512 << 20, "1.5G": 3 << 29, "1000": 1000, " 2 kib ": 2048, "7B": 7}
-	for s, want := range cases {
-		if got, err := ParseBytes(s); err != nil || got != want {
-			t.Errorf("ParseBytes(%q) = %d, %v; want %d", s, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "lots", "-1GB", "GB"} {
-		if _, err := ParseBytes(bad); err == nil {
-			t.Errorf("ParseBytes(%q) accepted", bad)
-		}
-	}
-	if FormatBytes(1536<<20) != "1.5 GiB" || FormatBytes(100) != "100 B" || FormatBytes(2048) != "2.0 KiB" {
-		t.Fatalf("FormatBytes: %s %s %s", FormatBytes(1536<<20), FormatBytes(100), FormatBytes(2048))
-	}
-}
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+)
 
 func TestEstimateMemory(t *testing.T) {
 	small := EstimateMemory(1000, 5000, EstimateOptions{Workers: 2})
@@ -50,7 +35,7 @@ func TestEstimateMemory(t *testing.T) {
 	}
 	// The 1M-node, 10M-edge target fits in 4 GB with room to spare.
 	if big.Peak > 2<<30 {
-		t.Fatalf("1M nodes / 10M edges estimated at %s", FormatBytes(big.Peak))
+		t.Fatalf("1M nodes / 10M edges estimated at %s", sysmem.FormatBytes(big.Peak))
 	}
 	if err := big.CheckMemory(big.Peak - 1); err == nil || !strings.Contains(err.Error(), "exceeds the limit") {
 		t.Fatalf("CheckMemory: %v", err)

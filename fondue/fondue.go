@@ -213,9 +213,27 @@ func rayleigh(g *Graph, emb *Embedding, i int, b []int8, normalize bool) float64
 	return s
 }
 
-// FondueScores computes every node's FONDUE ambiguity from an embedding, in
-// parallel; the result does not depend on workers. Isolated nodes get NaN.
-func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits int, normalize, polish bool, seed uint64, workers int) ([]float64, error) {
+// signParams are the settings of the search for a node's best sign
+// vector: T random sign vectors besides the eigenvector sweep, whether the
+// quotient is divided by the degree, whether the best vector is polished,
+// the seed of the random vectors, and the goroutines (0: all cores).
+type signParams struct {
+	T         int
+	Normalize bool
+	Polish    bool
+	Seed      uint64
+	Workers   int
+}
+
+// signParamsOf returns the sign-vector settings of Score's options.
+func signParamsOf(o *Options) signParams {
+	return signParams{T: randomSplits(o.RandomSplits), Normalize: !o.Unnormalized, Polish: o.Polish, Seed: o.Seed, Workers: o.Workers}
+}
+
+// fondueScores computes every node's FONDUE ambiguity from an embedding, in
+// parallel; the result does not depend on p.Workers. Isolated nodes get NaN.
+func fondueScores(ctx context.Context, g *Graph, emb *Embedding, p signParams) ([]float64, error) {
+	randomSplits, normalize, polish, seed, workers := p.T, p.Normalize, p.Polish, p.Seed, p.Workers
 	n := g.NumNodes()
 	scores := make([]float64, n)
 	bounds := rowChunks(n, 1<<14, func(i int) float64 { return float64(g.Degree(i)*(randomSplits+4) + 8) })
@@ -237,15 +255,15 @@ func FondueScores(ctx context.Context, g *Graph, emb *Embedding, randomSplits in
 	return scores, nil
 }
 
-// FondueSplit returns the sign vector behind node i's FONDUE score (one entry
+// fondueSplit returns the sign vector behind node i's FONDUE score (one entry
 // per neighbour, in the order of g.Neighbors(i)), drawn from the same random
-// stream as FondueScores so that it is the split that produced the score.
-func FondueSplit(g *Graph, emb *Embedding, i, randomSplits int, normalize, polish bool, seed uint64) []int8 {
+// stream as fondueScores so that it is the split that produced the score.
+func fondueSplit(g *Graph, emb *Embedding, i int, p signParams) []int8 {
 	b := make([]int8, g.Degree(i))
 	if len(b) == 0 {
 		return b
 	}
-	r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
-	fondueNode(g, emb, i, randomSplits, normalize, polish, &r, newFondueWork(emb.Dim), b)
+	r := splitmix{s: streamSeed(p.Seed, streamSigns, uint64(i), 0)}
+	fondueNode(g, emb, i, p.T, p.Normalize, p.Polish, &r, newFondueWork(emb.Dim), b)
 	return b
 }

@@ -134,7 +134,7 @@ func TestFondueHeuristicVersusBruteForce(t *testing.T) {
 func TestFondueSpecialDegrees(t *testing.T) {
 	g := NewGraph(4, [][2]int{{0, 1}, {1, 2}})
 	emb := randomEmbedding(4, 3, 9)
-	s, err := FondueScores(context.Background(), g, emb, 10, true, false, 1, 1)
+	s, err := fondueScores(context.Background(), g, emb, signParams{T: 10, Normalize: true, Polish: false, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,15 +150,15 @@ func TestFondueSpecialDegrees(t *testing.T) {
 func TestFondueScoresDeterministic(t *testing.T) {
 	g := readTestGraph(t, "netscience")
 	emb := randomEmbedding(g.NumNodes(), 8, 1)
-	a, _ := FondueScores(context.Background(), g, emb, 50, true, false, 7, 1)
-	b, _ := FondueScores(context.Background(), g, emb, 50, true, false, 7, 4)
+	a, _ := fondueScores(context.Background(), g, emb, signParams{T: 50, Normalize: true, Polish: false, Seed: 7, Workers: 1})
+	b, _ := fondueScores(context.Background(), g, emb, signParams{T: 50, Normalize: true, Polish: false, Seed: 7, Workers: 4})
 	for i := range a {
 		if a[i] != b[i] && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
 			t.Fatalf("node %d: %v vs %v", i, a[i], b[i])
 		}
 	}
 	for i := 0; i < g.NumNodes(); i += 17 {
-		sv := FondueSplit(g, emb, i, 50, true, false, 7)
+		sv := fondueSplit(g, emb, i, signParams{T: 50, Normalize: true, Polish: false, Seed: 7})
 		if got := rayleigh(g, emb, i, sv, true); math.Abs(got-a[i]) > 1e-9*a[i] {
 			t.Fatalf("node %d: split gives %g, score %g", i, got, a[i])
 		}

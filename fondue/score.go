@@ -46,7 +46,8 @@ type Options struct {
 	CNE     CNEOptions
 	Prior   PriorOptions
 	// RandomSplits is T, the number of random sign vectors tried per node
-	// besides the eigenvector sweep (default 100; negative: none).
+	// besides the eigenvector sweep (0: DefaultRandomSplits; NoRandomSplits,
+	// or any negative value: none).
 	RandomSplits int
 	// Unnormalized scores ||sum_j b_j (x_i - x_j)||^2 without dividing by
 	// b'b = degree. The paper divides, and dividing ranks better on
@@ -72,14 +73,24 @@ type Options struct {
 	Progress func(Progress)
 }
 
-// SplitOptions chooses the nodes to propose splits for and the splitter.
-// A node is chosen if it is among the Top best, or scores at least
-// MinAmbiguity, or is listed in Nodes.
+// Defaults and "none" for Options.RandomSplits.
+const (
+	DefaultRandomSplits = 100
+	NoRandomSplits      = -1
+)
+
+// SplitOptions configures split proposals: in Score, which nodes get one
+// (a node is chosen if it is among the Top best, or scores at least
+// MinAmbiguity, or is listed in Nodes) and by which splitter; in
+// ProposeSplits, the splitter. The zero value asks Score for no proposals.
 type SplitOptions struct {
-	Method       string  // a splitter from Splitters; empty: no proposals
+	// Splitter proposes the groups. Score makes no proposals when it is
+	// nil; ProposeSplits then uses the default, Splitters()[0].
+	Splitter     Splitter
 	Top          int     // the Top best-ranked nodes
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
 	Nodes        []int   // explicit node indices
+	MCL          MCLOptions
 }
 
 // Timings records the wall time of each phase.
@@ -177,8 +188,10 @@ func percentiles(scores []float64) []float64 {
 // ErrNothingToScore is the cause of Score's error for a graph without edges.
 var ErrNothingToScore = errors.New("nothing to score")
 
-// OptionsError reports options that cannot work on the graph at hand, such
-// as an embedding with as many dimensions as the graph has nodes.
+// OptionsError reports options that cannot work (an unknown method, a
+// splitter that needs an embedding after a baseline) or cannot work on the
+// graph at hand (an embedding with as many dimensions as the graph has
+// nodes). Test for it with errors.As.
 type OptionsError struct{ Msg string }
 
 func (e *OptionsError) Error() string { return e.Msg }
@@ -212,10 +225,10 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		opts.Method = DefaultMethod
 	}
 	if !slices.Contains(Methods, opts.Method) {
-		return nil, fmt.Errorf("unknown method %q (want one of %v)", opts.Method, Methods)
+		return nil, &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, Methods)}
 	}
-	if opts.Split.Method != "" && !slices.Contains(Splitters, opts.Split.Method) {
-		return nil, fmt.Errorf("unknown splitter %q (want one of %v)", opts.Split.Method, Splitters)
+	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !MethodUsesEmbedding(opts.Method) {
+		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), MethodCombined, MethodFONDUE, opts.Method)}
 	}
 	if g.NumEdges() == 0 {
 		return nil, fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
@@ -251,20 +264,13 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	}
 	res.Ambiguity = percentiles(res.Scores)
 
-	if opts.Split.Method != "" {
+	if opts.Split.Splitter != nil {
 		t0 := time.Now()
 		nodes := splitCandidates(res, opts.Split)
 		report(PhaseSplitting, 0, len(nodes))
-		sp := SplitConfig{Method: opts.Split.Method, Seed: opts.Seed, RandomSplits: opts.RandomSplits,
-			Unnormalized: opts.Unnormalized, Polish: opts.Polish, Workers: opts.Workers, Prior: res.Prior,
-			Sigma1: opts.CNE.Sigma1, Sigma2: opts.CNE.Sigma2}
-		props, err := ProposeSplits(ctx, g, res.Embedding, nodes, sp)
+		props, err := ProposeSplits(ctx, g, res, nodes, opts)
 		if err != nil {
 			return nil, err
-		}
-		for k := range props {
-			props[k].Score = res.Scores[props[k].Node]
-			props[k].Ambiguity = res.Ambiguity[props[k].Node]
 		}
 		res.Proposals = props
 		res.Timings.Splitting = time.Since(t0)
@@ -318,14 +324,7 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
-	T, norm := randomSplits(opts.RandomSplits), !opts.Unnormalized
-	if opts.Method == MethodCombined {
-		var fs, disc []float64
-		if fs, disc, err = SplitDisconnection(ctx, g, emb, T, norm, opts.Polish, opts.Seed, opts.Workers); err != nil {
-			return err
-		}
-		res.Scores = CombineRanks(fs, disc)
-	} else if res.Scores, err = FondueScores(ctx, g, emb, T, norm, opts.Polish, opts.Seed, opts.Workers); err != nil {
+	if res.Scores, err = ScoreEmbedding(ctx, g, emb, opts); err != nil {
 		return err
 	}
 	res.Timings.Scoring = time.Since(t2)
@@ -333,10 +332,34 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	return nil
 }
 
+// ScoreEmbedding scores every node of g from a CNE embedding of it, as
+// Score does after fitting one: with FONDUE's quotient (opts.Method
+// MethodFONDUE) or the combined method (MethodCombined, the default), using
+// opts.RandomSplits, Unnormalized, Polish, Seed and Workers. Isolated nodes
+// get NaN. It lets a caller score one embedding both ways.
+func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options) ([]float64, error) {
+	if emb == nil || emb.Len() != g.NumNodes() {
+		return nil, &OptionsError{Msg: fmt.Sprintf("ScoreEmbedding needs an embedding of the graph's %d nodes", g.NumNodes())}
+	}
+	p := signParamsOf(&opts)
+	switch opts.Method {
+	case MethodFONDUE:
+		return fondueScores(ctx, g, emb, p)
+	case "", MethodCombined:
+		fs, disc, err := splitDisconnection(ctx, g, emb, p)
+		if err != nil {
+			return nil, err
+		}
+		return combineRanks(fs, disc), nil
+	}
+	return nil, &OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
+}
+
+// randomSplits resolves Options.RandomSplits to a count.
 func randomSplits(t int) int {
 	switch {
 	case t == 0:
-		return 100
+		return DefaultRandomSplits
 	case t < 0:
 		return 0
 	}

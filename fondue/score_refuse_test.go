@@ -16,7 +16,7 @@ func TestScoreRefuses(t *testing.T) {
 	if _, err := Score(ctx, loops, Options{}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("no edges: err = %v, want ErrNothingToScore", err)
 	}
-	g, _, err := ReadEdgeListFile("testdata/karate.edges", HeaderAuto)
+	g, err := readEdgesFile("testdata/karate.edges")
 	if err != nil {
 		t.Fatal(err)
 	}

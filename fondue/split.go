@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// Splitters that ProposeSplits accepts.
+// Names of the splitters of Splitters.
 const (
 	// SplitMCL clusters the ego network (the node removed) with Markov
 	// clustering: one new node per cluster. The paper's recommended splitter.
@@ -15,34 +15,80 @@ const (
 	SplitFONDUE = "fondue"
 )
 
-// Splitters lists the splitters ProposeSplits accepts, the default first.
-var Splitters = []string{SplitMCL, SplitFONDUE}
+// A Splitter proposes how to split a node: groups of its neighbours, each
+// to become the neighbourhood of one node. Splitters returns this package's;
+// package fondue/research has more, for the splitting benchmark.
+type Splitter interface {
+	// Name is the splitter's name on the command line and in configuration.
+	Name() string
+	// NeedsEmbedding reports whether the splitter reads Result.Embedding,
+	// and so cannot follow a baseline method.
+	NeedsEmbedding() bool
+	// NewWorker returns the function one goroutine of ProposeSplits calls
+	// for its nodes, one at a time; it may keep scratch space between calls.
+	NewWorker() SplitFunc
+}
 
-// splitterSpec describes how a splitter works: what it needs, and its
-// function, which returns the groups of neighbours (original indices) of
-// node i. Splitters live in split_*.go files and register here.
-type splitterSpec struct {
+// SplitFunc returns groups of the neighbours of node (node indices; any
+// order, empty groups allowed: ProposeSplits drops them and sorts the rest).
+// res is the score behind the proposal (its Embedding and Prior may be nil)
+// and opts the options it was scored with; neither is nil.
+type SplitFunc func(g *Graph, res *Result, node int, opts *Options) [][]int32
+
+// Splitters returns the splitters of this package, the default
+// (DefaultSplitter) first: ncut, mcl and fondue.
+func Splitters() []Splitter {
+	return []Splitter{
+		builtinSplitter{name: SplitNCut, split: splitNCut},
+		builtinSplitter{name: SplitMCL, split: splitMCL},
+		builtinSplitter{name: SplitFONDUE, needsEmbedding: true, split: splitFONDUE},
+	}
+}
+
+// FindSplitter returns the splitter called name among splitters, or nil.
+func FindSplitter(splitters []Splitter, name string) Splitter {
+	for _, s := range splitters {
+		if s.Name() == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// builtinSplitter is a splitter of this package: a function over the
+// shared per-goroutine scratch space.
+type builtinSplitter struct {
+	name           string
 	needsEmbedding bool
-	needsPrior     bool // uses SplitConfig.Prior when set (optional)
-	split          func(g *Graph, emb *Embedding, i int, cfg *SplitConfig, w *splitWorker) [][]int32
+	split          func(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32
 }
 
-var splitterSpecs = map[string]splitterSpec{
-	SplitMCL:    {split: splitMCL},
-	SplitFONDUE: {needsEmbedding: true, split: splitFONDUE},
+func (s builtinSplitter) Name() string         { return s.name }
+func (s builtinSplitter) NeedsEmbedding() bool { return s.needsEmbedding }
+
+func (s builtinSplitter) NewWorker() SplitFunc {
+	w := new(splitWorker)
+	return func(g *Graph, res *Result, node int, opts *Options) [][]int32 {
+		cfg := splitConfig{MCL: opts.Split.MCL, Seed: opts.Seed, RandomSplits: opts.RandomSplits,
+			Unnormalized: opts.Unnormalized, Polish: opts.Polish}
+		return s.split(g, res.Embedding, node, &cfg, w)
+	}
 }
 
-// SplitterNeedsEmbedding reports whether a splitter needs the CNE embedding
-// (and so a FONDUE score): such splitters cannot follow a baseline method.
-func SplitterNeedsEmbedding(name string) bool { return splitterSpecs[name].needsEmbedding }
+// splitConfig is what the built-in splitters read of Options.
+type splitConfig struct {
+	MCL          MCLOptions
+	Seed         uint64 // the FONDUE splitter reproduces the score's sign vector
+	RandomSplits int
+	Unnormalized bool
+	Polish       bool
+}
 
-// splitWorker is one goroutine's scratch space for ProposeSplits.
+// splitWorker is one goroutine's scratch space for the built-in splitters.
 type splitWorker struct {
 	ego  EgoNet
 	mcl  MCLWorkspace
 	bw   bisectWork
-	aff  []float64 // dense affinity among the neighbours
-	pos  []float64 // neighbour positions, for k-means
 	ncut ncutWork
 }
 
@@ -56,39 +102,30 @@ type Proposal struct {
 	Ambiguity float64   // the node's ambiguity percentile, when known
 }
 
-// SplitConfig configures ProposeSplits.
-type SplitConfig struct {
-	Method       string // one of Splitters
-	Seed         uint64 // as given to Score: the FONDUE splitter reproduces the score's sign vector
-	RandomSplits int    // as given to Score
-	Unnormalized bool   // as given to Score
-	Polish       bool   // as given to Score
-	Workers      int
-	MCL          MCLOptions
-	// Prior is the degree prior behind emb (Result.Prior), and Sigma1 and
-	// Sigma2 the CNE spreads it was fitted with (0: the defaults 1 and 2).
-	// Splitters that use CNE posteriors read them; Score sets them. Without
-	// a prior, posteriors use a flat prior (distances only).
-	Prior          *Prior
-	Sigma1, Sigma2 float64
-}
-
-// ProposeSplits proposes a split for each of the given nodes. Splitters that
-// use the embedding need emb; MCL does not. Nodes without neighbours are
-// skipped. The result follows the order of nodes and does not depend on Workers.
-func ProposeSplits(ctx context.Context, g *Graph, emb *Embedding, nodes []int, cfg SplitConfig) ([]Proposal, error) {
-	if !slices.Contains(Splitters, cfg.Method) {
-		return nil, fmt.Errorf("unknown splitter %q (want one of %v)", cfg.Method, Splitters)
+// ProposeSplits proposes a split of each of the given nodes with
+// opts.Split.Splitter (nil: the default, DefaultSplitter). res is the score
+// of g the proposals follow, and opts the options it was scored with: the
+// splitters that use the embedding read res.Embedding (and res.Prior, when
+// set); the others accept a nil res. The proposals carry the nodes' scores
+// and ambiguities from res. Nodes without neighbours get no groups. The
+// result follows the order of nodes and does not depend on opts.Workers.
+func ProposeSplits(ctx context.Context, g *Graph, res *Result, nodes []int, opts Options) ([]Proposal, error) {
+	sp := opts.Split.Splitter
+	if sp == nil {
+		sp = Splitters()[0]
 	}
-	spec := splitterSpecs[cfg.Method]
-	if spec.needsEmbedding && emb == nil {
-		return nil, fmt.Errorf("splitter %q needs an embedding: score with method %q or %q", cfg.Method, MethodCombined, MethodFONDUE)
+	if res == nil {
+		res = &Result{}
+	}
+	emb := res.Embedding
+	if sp.NeedsEmbedding() && emb == nil {
+		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), MethodCombined, MethodFONDUE)}
 	}
 	if emb != nil && emb.Len() != g.NumNodes() {
 		return nil, fmt.Errorf("embedding has %d rows for %d nodes", emb.Len(), g.NumNodes())
 	}
-	if cfg.Prior != nil && len(cfg.Prior.Lambda) != g.NumNodes() {
-		return nil, fmt.Errorf("prior has %d nodes, graph %d", len(cfg.Prior.Lambda), g.NumNodes())
+	if res.Prior != nil && len(res.Prior.Lambda) != g.NumNodes() {
+		return nil, fmt.Errorf("prior has %d nodes, graph %d", len(res.Prior.Lambda), g.NumNodes())
 	}
 	for _, i := range nodes {
 		if i < 0 || i >= g.NumNodes() {
@@ -96,15 +133,24 @@ func ProposeSplits(ctx context.Context, g *Graph, emb *Embedding, nodes []int, c
 		}
 	}
 	out := make([]Proposal, len(nodes))
-	workers := min(workerCount(cfg.Workers), max(1, len(nodes)))
-	ws := make([]splitWorker, workers)
+	workers := min(workerCount(opts.Workers), max(1, len(nodes)))
+	split := make([]SplitFunc, workers)
+	for w := range split {
+		split[w] = sp.NewWorker()
+	}
 	err := forChunks(ctx, workers, len(nodes), func(w, k int) {
 		i := nodes[k]
 		out[k] = Proposal{Node: i}
+		if i < len(res.Scores) {
+			out[k].Score = res.Scores[i]
+		}
+		if i < len(res.Ambiguity) {
+			out[k].Ambiguity = res.Ambiguity[i]
+		}
 		if g.Degree(i) == 0 {
 			return
 		}
-		out[k].Groups = normalizeGroups(spec.split(g, emb, i, &cfg, &ws[w]))
+		out[k].Groups = normalizeGroups(split[w](g, res, i, &opts))
 	})
 	if err != nil {
 		return nil, err
@@ -113,8 +159,8 @@ func ProposeSplits(ctx context.Context, g *Graph, emb *Embedding, nodes []int, c
 }
 
 // splitFONDUE splits by the sign vector behind the FONDUE score.
-func splitFONDUE(g *Graph, emb *Embedding, i int, cfg *SplitConfig, _ *splitWorker) [][]int32 {
-	b := FondueSplit(g, emb, i, randomSplits(cfg.RandomSplits), !cfg.Unnormalized, cfg.Polish, cfg.Seed)
+func splitFONDUE(g *Graph, emb *Embedding, i int, cfg *splitConfig, _ *splitWorker) [][]int32 {
+	b := fondueSplit(g, emb, i, signParams{T: randomSplits(cfg.RandomSplits), Normalize: !cfg.Unnormalized, Polish: cfg.Polish, Seed: cfg.Seed})
 	return signGroups(g.Neighbors(i), b)
 }
 
@@ -132,7 +178,7 @@ func signGroups(nb []int32, b []int8) [][]int32 {
 }
 
 // splitMCL clusters the ego net with MCL: one group per cluster.
-func splitMCL(g *Graph, _ *Embedding, i int, cfg *SplitConfig, w *splitWorker) [][]int32 {
+func splitMCL(g *Graph, _ *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32 {
 	e := g.Ego(i, &w.ego)
 	return mclGroups(e, w.mcl.Cluster(e, cfg.MCL))
 }
@@ -168,4 +214,13 @@ func normalizeGroups(groups [][]int32) [][]int32 {
 		return int(a[0] - b[0])
 	})
 	return out
+}
+
+func sqDist2(a, b []float64) float64 {
+	s := 0.0
+	for k := range a {
+		t := a[k] - b[k]
+		s += t * t
+	}
+	return s
 }

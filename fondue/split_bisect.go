@@ -11,6 +11,19 @@ import (
 // machinery shared by the splitters that always return two groups (a merged
 // node is two entities, so its neighbours form two groups).
 
+// Bisector splits small weighted graphs in two by normalized cut, as the
+// ncut splitter does when it merges MCL's clusters into two sides; it is
+// exported for splitters built on top of this package (fondue/research).
+// The zero value is ready to use; a Bisector keeps scratch space between
+// calls and must not be used by two goroutines at once.
+type Bisector struct{ w bisectWork }
+
+// Bisect splits the nodes 0..m-1 of the weighted graph W (dense, m×m,
+// symmetric, non-negative; the diagonal is ignored; m at least 2) into two
+// non-empty sides, +1 and −1, of small normalized cut
+// cut/vol(A) + cut/vol(B). The result is overwritten by the next call.
+func (b *Bisector) Bisect(W []float64, m int) []int8 { return bisect(W, m, &b.w) }
+
 // bisectWork is one worker's scratch space for bisect.
 type bisectWork struct {
 	sweepBuf

@@ -93,12 +93,7 @@ type ncutWork struct {
 	stack []int32
 }
 
-func init() {
-	Splitters = append([]string{SplitNCut}, Splitters...)
-	splitterSpecs[SplitNCut] = splitterSpec{split: splitNCut}
-}
-
-func splitNCut(g *Graph, emb *Embedding, i int, cfg *SplitConfig, w *splitWorker) [][]int32 {
+func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32 {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
 	if m < 2 {

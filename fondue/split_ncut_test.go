@@ -46,45 +46,20 @@ func rangeGroup(lo, hi int) []int32 {
 
 func propose(t *testing.T, g *Graph, emb *Embedding, method string, node int) [][]int32 {
 	t.Helper()
-	cfg := SplitConfig{Method: method, Seed: 1, Workers: 2}
+	opts := Options{Seed: 1, Workers: 2, Split: SplitOptions{Splitter: FindSplitter(Splitters(), method)}}
+	res := &Result{Embedding: emb}
 	if emb != nil {
 		p, err := FitPrior(context.Background(), g, PriorOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Prior = p
+		res.Prior = p
 	}
-	props, err := ProposeSplits(context.Background(), g, emb, []int{node}, cfg)
+	props, err := ProposeSplits(context.Background(), g, res, []int{node}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return props[0].Groups
-}
-
-// Two merged cliques must come apart, with every splitter, with and without
-// the embedding for the splitters that do not need it.
-func TestSplittersSeparateMergedCliques(t *testing.T) {
-	for _, sizes := range [][2]int{{5, 5}, {8, 3}, {12, 2}} {
-		g, emb := twoCliques(sizes[0], sizes[1])
-		want := [][]int32{rangeGroup(1, sizes[0]), rangeGroup(sizes[0]+1, sizes[0]+sizes[1])}
-		for _, sp := range Splitters {
-			if (sp == SplitFONDUE || sp == SplitPosterior) && sizes[1] == 2 {
-				// Known weaknesses of two research candidates: the Rayleigh
-				// quotient, and normalized cut on posteriors alone, prefer
-				// other splits of very unequal cliques.
-				continue
-			}
-			got := propose(t, g, emb, sp, 0)
-			if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-				t.Errorf("%s, cliques %v: groups %v, want %v", sp, sizes, got, want)
-			}
-			if !SplitterNeedsEmbedding(sp) {
-				if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-					t.Errorf("%s without embedding, cliques %v: groups %v, want %v", sp, sizes, got, want)
-				}
-			}
-		}
-	}
 }
 
 // The power-iteration path (more than ncutExactMax neighbours) finds the
@@ -138,72 +113,23 @@ func TestNCutPairBudget(t *testing.T) {
 	}
 }
 
-// Splitters are deterministic and do not depend on the number of workers.
-func TestSplittersDeterministicAcrossWorkers(t *testing.T) {
-	g := readTestGraph(t, "polbooks")
-	c, err := Contract(g, 0.1, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Score(context.Background(), c.Graph, Options{Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var nodes []int
-	for i := range c.Graph.NumNodes() {
-		nodes = append(nodes, i)
-	}
-	for _, sp := range Splitters {
-		var first []Proposal
-		for _, workers := range []int{1, 3, 1} {
-			props, err := ProposeSplits(context.Background(), c.Graph, res.Embedding, nodes,
-				SplitConfig{Method: sp, Seed: 3, Workers: workers, Prior: res.Prior})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if first == nil {
-				first = props
-				for k, p := range props {
-					if !isPartition(p.Groups, c.Graph.Neighbors(nodes[k])) {
-						t.Fatalf("%s: node %d: groups %v are not a partition of its neighbours", sp, nodes[k], p.Groups)
-					}
-				}
-				continue
-			}
-			for k := range props {
-				if !slices.EqualFunc(props[k].Groups, first[k].Groups, slices.Equal[[]int32]) {
-					t.Fatalf("%s: node %d: %d workers gave %v, 1 gave %v", sp, nodes[k], workers, props[k].Groups, first[k].Groups)
-				}
-			}
-		}
-	}
-}
-
-func isPartition(groups [][]int32, nb []int32) bool {
-	var all []int32
-	for _, g := range groups {
-		if len(g) == 0 {
-			return false
-		}
-		all = append(all, g...)
-	}
-	slices.Sort(all)
-	return slices.Equal(all, nb)
-}
-
 func TestDefaultSplitterFirst(t *testing.T) {
-	if Splitters[0] != DefaultSplitter {
-		t.Fatalf("Splitters[0] = %q, want the default %q", Splitters[0], DefaultSplitter)
+	sp := Splitters()
+	if sp[0].Name() != DefaultSplitter {
+		t.Fatalf("Splitters()[0] is %q, want the default %q", sp[0].Name(), DefaultSplitter)
 	}
 	seen := map[string]bool{}
-	for _, s := range Splitters {
-		if seen[s] {
-			t.Fatalf("splitter %q listed twice", s)
+	for _, s := range sp {
+		if seen[s.Name()] {
+			t.Fatalf("splitter %q listed twice", s.Name())
 		}
-		seen[s] = true
-		if splitterSpecs[s].split == nil {
-			t.Fatalf("splitter %q has no implementation", s)
+		seen[s.Name()] = true
+		if FindSplitter(sp, s.Name()) != s {
+			t.Fatalf("FindSplitter(%q) does not find it", s.Name())
 		}
+	}
+	if FindSplitter(sp, "spectral") != nil {
+		t.Fatal("a research splitter is among fondue's")
 	}
 }
 

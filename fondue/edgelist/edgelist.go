@@ -1,4 +1,4 @@
-package fondue
+package edgelist
 
 import (
 	"bufio"
@@ -12,9 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
-// MaxLineBytes is the longest line ReadEdgeList accepts. Longer lines are far
+// MaxLineBytes is the longest line Read accepts. Longer lines are far
 // beyond any edge and almost always mean the file is not an edge list.
 const MaxLineBytes = 1 << 20
 
@@ -57,13 +59,13 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// EdgeListFormat says how the fields of an edge list's lines are separated.
-type EdgeListFormat int
+// Format says how the fields of an edge list's lines are separated.
+type Format int
 
 const (
 	// FormatAuto picks the format from the file name, else from the first
-	// data lines (see ReadEdgeList).
-	FormatAuto EdgeListFormat = iota
+	// data lines (see Read).
+	FormatAuto Format = iota
 	// FormatWhitespace separates fields by runs of spaces, tabs or commas;
 	// ids cannot contain any of them, and there is no quoting.
 	FormatWhitespace
@@ -74,7 +76,7 @@ const (
 	FormatTSV
 )
 
-func (f EdgeListFormat) String() string {
+func (f Format) String() string {
 	switch f {
 	case FormatWhitespace:
 		return "whitespace"
@@ -89,7 +91,7 @@ func (f EdgeListFormat) String() string {
 // FormatFromName returns the format a file name implies: ".csv" is CSV,
 // ".tsv" and ".tab" are TSV (case-insensitive, after a final ".gz"-free
 // extension); anything else is FormatAuto.
-func FormatFromName(name string) EdgeListFormat {
+func FormatFromName(name string) Format {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".csv":
 		return FormatCSV
@@ -99,40 +101,40 @@ func FormatFromName(name string) EdgeListFormat {
 	return FormatAuto
 }
 
-// EdgeListStats describes what ReadEdgeList read.
-type EdgeListStats struct {
-	Lines    int            // lines in the file
-	Edges    int            // edge lines, self-loops and duplicates included
-	Header   bool           // whether a header line was skipped
-	Weighted bool           // whether edges carried a third (weight) column; weights are ignored
-	Format   EdgeListFormat // how the fields were separated
+// Stats describes what Read read.
+type Stats struct {
+	Lines    int    // lines in the file
+	Edges    int    // edge lines, self-loops and duplicates included
+	Header   bool   // whether a header line was skipped
+	Weighted bool   // whether edges carried a third (weight) column; weights are ignored
+	Format   Format // how the fields were separated
 }
 
-// ReadEdgeListFile reads an edge list from a file; see ReadEdgeList.
-func ReadEdgeListFile(path string, header HeaderMode) (*Graph, EdgeListStats, error) {
+// ReadFile reads an edge list from a file; see Read.
+func ReadFile(path string, header HeaderMode) (*fondue.Graph, Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, EdgeListStats{}, err
+		return nil, Stats{}, err
 	}
 	defer f.Close()
-	return ReadEdgeList(f, path, header)
+	return Read(f, path, header)
 }
 
 // utf8BOM is the byte-order mark some editors and spreadsheet tools put at
 // the start of UTF-8 files. It is not part of the first node id.
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
 
-// sniffLines is how many data lines ReadEdgeList looks at to pick a format.
+// sniffLines is how many data lines Read looks at to pick a format.
 const sniffLines = 100
 
-// ReadEdgeList reads an undirected edge list: one edge "u v" per line,
+// Read reads an undirected edge list: one edge "u v" per line,
 // optionally followed by a numeric weight (accepted and ignored: the method
 // is unweighted). Lines whose first non-blank character is '#' or '%' are
 // comments, blank lines are skipped, and a UTF-8 byte-order mark at the
 // start is ignored. Node ids are integers or strings; surrounding spaces are
 // not part of an id.
 //
-// The fields are separated in one of three ways (EdgeListFormat). A name
+// The fields are separated in one of three ways (Format). A name
 // ending in .csv means CSV and .tsv (or .tab) means TSV: RFC 4180, read
 // with encoding/csv, so ids may be quoted and then hold commas, tabs,
 // quotes (doubled) and newlines. Any other name (and standard input) is
@@ -145,7 +147,7 @@ const sniffLines = 100
 //
 // name is used in error messages, which have the form "name:line: what is
 // wrong".
-func ReadEdgeList(r io.Reader, name string, header HeaderMode) (*Graph, EdgeListStats, error) {
+func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
@@ -158,9 +160,9 @@ func ReadEdgeList(r io.Reader, name string, header HeaderMode) (*Graph, EdgeList
 		line := bytes.Count(seen, []byte{'\n'}) + 1
 		switch {
 		case errors.Is(err, errLineTooLong):
-			return nil, EdgeListStats{}, &ParseError{File: name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes: not an edge list?", MaxLineBytes)}
+			return nil, Stats{}, &ParseError{File: name, Line: line, Msg: fmt.Sprintf("line longer than %d bytes: not an edge list?", MaxLineBytes)}
 		case err != nil:
-			return nil, EdgeListStats{}, fmt.Errorf("%s:%d: %w", name, line, err)
+			return nil, Stats{}, fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		// Read again what the sniffing consumed.
 		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(seen), br), 64<<10)
@@ -190,7 +192,7 @@ func ReadEdgeList(r io.Reader, name string, header HeaderMode) (*Graph, EdgeList
 // sniffFormat reads up to sniffLines data lines (and at most MaxLineBytes
 // per line) and picks the format they suggest. It returns the bytes it
 // consumed, to be read again.
-func sniffFormat(br *bufio.Reader) (EdgeListFormat, []byte, error) {
+func sniffFormat(br *bufio.Reader) (Format, []byte, error) {
 	var seen []byte
 	tab, tabAndSpace, comma := false, false, false
 	inQuotes := false // inside a quoted field, across lines
@@ -240,13 +242,13 @@ func sniffFormat(br *bufio.Reader) (EdgeListFormat, []byte, error) {
 	return FormatWhitespace, seen, nil
 }
 
-// edgeListReader holds the state of ReadEdgeList shared by the formats:
+// edgeListReader holds the state of Read shared by the formats:
 // the graph so far and the header decision.
 type edgeListReader struct {
 	name        string
 	header      HeaderMode
-	st          EdgeListStats
-	b           Builder
+	st          Stats
+	b           fondue.Builder
 	pending     [][]byte // first data line, held until we know whether it is a header
 	pendingLine int
 }
@@ -359,7 +361,7 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 // readCSV reads RFC 4180 records (comma- or tab-separated) with
 // encoding/csv. A filter in front of it drops comment and blank lines
 // between records and checks every physical line as readWhitespace does.
-func (el *edgeListReader) readCSV(br *bufio.Reader, format EdgeListFormat) error {
+func (el *edgeListReader) readCSV(br *bufio.Reader, format Format) error {
 	lf := &csvLines{br: br, el: el}
 	cr := csv.NewReader(lf)
 	if format == FormatTSV {
@@ -436,7 +438,7 @@ func (c *csvLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func addEdgeFields(b *Builder, f [][]byte, st *EdgeListStats) string {
+func addEdgeFields(b *fondue.Builder, f [][]byte, st *Stats) string {
 	if len(f) == 3 {
 		if !isNumber(f[2]) {
 			return fmt.Sprintf("weight %q is not a number", f[2])
@@ -583,4 +585,14 @@ func allNonNumeric(f [][]byte) bool {
 func isNumber(b []byte) bool {
 	_, err := strconv.ParseFloat(string(b), 64)
 	return err == nil
+}
+
+// parseIntKey parses s as an integer key only if it is written canonically,
+// as fondue.Builder does, so that "007" and "7" stay two different nodes.
+func parseIntKey(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || strconv.FormatInt(v, 10) != s {
+		return 0, false
+	}
+	return v, true
 }

@@ -1,4 +1,4 @@
-package fondue
+package eval
 
 import (
 	"cmp"

@@ -1,9 +1,11 @@
-package fondue
+package generate
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 // SBMOptions describes a synthetic graph for benchmarks: a degree-corrected
@@ -27,10 +29,15 @@ type SBMOptions struct {
 	// (default 1000) nodes.
 	SizeExponent               float64
 	MinCommunity, MaxCommunity int
-	// Mixing is the fraction of edges between communities (default 0.2).
+	// Mixing is the fraction of edges between communities (default 0.2;
+	// NoMixing: none).
 	Mixing float64
 	Seed   uint64
 }
+
+// NoMixing, as SBMOptions.Mixing, puts every edge inside a community (the
+// zero value means the default mixing).
+const NoMixing = -1
 
 func (o SBMOptions) withDefaults() SBMOptions {
 	if o.DegreeExponent == 0 {
@@ -48,28 +55,31 @@ func (o SBMOptions) withDefaults() SBMOptions {
 	if o.MaxCommunity == 0 {
 		o.MaxCommunity = 1000
 	}
-	if o.Mixing == 0 {
+	switch {
+	case o.Mixing == 0:
 		o.Mixing = 0.2
+	case o.Mixing == NoMixing:
+		o.Mixing = 0
 	}
 	return o
 }
 
-// GenerateSBM draws a graph from o. Node keys are 0..Nodes-1; the same
+// SBM draws a graph from o. Node keys are 0..Nodes-1; the same
 // options and seed give the same graph. It takes O(Nodes + edges) time.
-func GenerateSBM(o SBMOptions) (*Graph, error) {
+func SBM(o SBMOptions) (*fondue.Graph, error) {
 	o = o.withDefaults()
 	n := o.Nodes
 	switch {
 	case n < 2:
-		return nil, fmt.Errorf("fondue: synthetic graph needs at least 2 nodes, got %d", n)
+		return nil, fmt.Errorf("generate: synthetic graph needs at least 2 nodes, got %d", n)
 	case o.AvgDegree <= 0 || o.AvgDegree >= float64(n-1):
-		return nil, fmt.Errorf("fondue: average degree %g out of range (0, %d)", o.AvgDegree, n-1)
+		return nil, fmt.Errorf("generate: average degree %g out of range (0, %d)", o.AvgDegree, n-1)
 	case o.Mixing < 0 || o.Mixing > 1:
-		return nil, fmt.Errorf("fondue: mixing %g out of [0, 1]", o.Mixing)
+		return nil, fmt.Errorf("generate: mixing %g out of [0, 1]", o.Mixing)
 	case o.MinCommunity < 2 || o.MaxCommunity < o.MinCommunity:
-		return nil, fmt.Errorf("fondue: community sizes [%d, %d] invalid", o.MinCommunity, o.MaxCommunity)
+		return nil, fmt.Errorf("generate: community sizes [%d, %d] invalid", o.MinCommunity, o.MaxCommunity)
 	case o.DegreeRange < 1 || o.DegreeExponent <= 1 || o.SizeExponent <= 1:
-		return nil, fmt.Errorf("fondue: degree range %g and exponents %g, %g must exceed 1", o.DegreeRange, o.DegreeExponent, o.SizeExponent)
+		return nil, fmt.Errorf("generate: degree range %g and exponents %g, %g must exceed 1", o.DegreeRange, o.DegreeExponent, o.SizeExponent)
 	}
 	r := rand.New(rand.NewPCG(o.Seed, 0x5b3d))
 
@@ -130,11 +140,11 @@ func GenerateSBM(o SBMOptions) (*Graph, error) {
 		}
 	}
 	draw(m)
-	g := NewGraph(n, edges)
+	g := fondue.NewGraph(n, edges)
 	for round := 0; round < 20 && g.NumEdges() < m; round++ {
 		yield := float64(g.NumEdges()) / float64(len(edges))
 		draw(int(float64(m-g.NumEdges())/max(yield, 0.05)) + 1)
-		g = NewGraph(n, edges)
+		g = fondue.NewGraph(n, edges)
 	}
 	return g, nil
 }

@@ -1,4 +1,4 @@
-package fondue
+package edgelist
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ func TestReadEdgeListBOM(t *testing.T) {
 			if strings.HasSuffix(name, ".csv") && !strings.Contains(in, ",") {
 				continue
 			}
-			g, _, err := ReadEdgeList(strings.NewReader(in), name, HeaderAuto)
+			g, _, err := Read(strings.NewReader(in), name, HeaderAuto)
 			if err != nil {
 				t.Fatalf("%s %q: %v", name, in, err)
 			}
@@ -35,7 +35,7 @@ func TestReadEdgeListBOM(t *testing.T) {
 func TestReadEdgeListQuoted(t *testing.T) {
 	cases := []struct {
 		name, file, in string
-		format         EdgeListFormat
+		format         Format
 		header         bool
 		edges          [][2]string
 	}{
@@ -61,7 +61,7 @@ func TestReadEdgeListQuoted(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g, st, err := ReadEdgeList(strings.NewReader(c.in), c.file, HeaderAuto)
+			g, st, err := Read(strings.NewReader(c.in), c.file, HeaderAuto)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,7 +98,7 @@ func TestReadEdgeListCSVErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := ReadEdgeList(strings.NewReader(c.in), c.file, HeaderAuto)
+			_, _, err := Read(strings.NewReader(c.in), c.file, HeaderAuto)
 			var pe *ParseError
 			if !errors.As(err, &pe) {
 				t.Fatalf("err = %v, want a *ParseError", err)
@@ -108,14 +108,14 @@ func TestReadEdgeListCSVErrors(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := ReadEdgeList(strings.NewReader("# nothing\n"), "g.txt", HeaderAuto)
+	_, _, err := Read(strings.NewReader("# nothing\n"), "g.txt", HeaderAuto)
 	if !errors.Is(err, ErrNoEdges) {
 		t.Fatalf("no edges: err = %v, want ErrNoEdges", err)
 	}
 }
 
 func TestEdgeListFormatFromName(t *testing.T) {
-	for name, want := range map[string]EdgeListFormat{"a.csv": FormatCSV, "A.CSV": FormatCSV, "a.tsv": FormatTSV, "x/a.tab": FormatTSV,
+	for name, want := range map[string]Format{"a.csv": FormatCSV, "A.CSV": FormatCSV, "a.tsv": FormatTSV, "x/a.tab": FormatTSV,
 		"a.edges": FormatAuto, "a.txt": FormatAuto, "<stdin>": FormatAuto, "csv": FormatAuto} {
 		if got := FormatFromName(name); got != want {
 			t.Errorf("FormatFromName(%q) = %v, want %v", name, got, want)
@@ -171,7 +171,7 @@ func genCSV(seed uint64, comma rune, tabs bool) []byte {
 	return buf.Bytes()
 }
 
-// checkAgainstCSV reads data with ReadEdgeList and with encoding/csv (ids
+// checkAgainstCSV reads data with Read and with encoding/csv (ids
 // trimmed, '#' comments), and fails unless both give the same graph.
 func checkAgainstCSV(t *testing.T, data []byte, name string, comma rune) {
 	t.Helper()
@@ -196,7 +196,7 @@ func checkAgainstCSV(t *testing.T, data []byte, name string, comma rune) {
 			want[[2]string{u, v}] = true
 		}
 	}
-	g, _, err := ReadEdgeList(bytes.NewReader(data), name, HeaderNone)
+	g, _, err := Read(bytes.NewReader(data), name, HeaderNone)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, data)
 	}

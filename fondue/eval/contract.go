@@ -1,10 +1,12 @@
-package fondue
+package eval
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 // Contraction is a graph with planted ambiguous nodes, made by merging random
@@ -14,12 +16,12 @@ import (
 // (splitting).
 type Contraction struct {
 	// Graph is the contracted graph. Its keys are the original keys of the
-	// kept nodes, and its SelfLoops and Duplicates are those of the original
-	// graph (the input's cleaning); the edges the contraction itself dropped
-	// are counted in DroppedLoops and MergedEdges.
-	Graph *Graph
+	// kept nodes. The edges the contraction dropped are counted in
+	// DroppedLoops and MergedEdges (which is also Graph.Duplicates()); the
+	// original graph's own cleaning stays on Original.
+	Graph *fondue.Graph
 	// Original is the graph that was contracted.
-	Original *Graph
+	Original *fondue.Graph
 	// Ambiguous marks the contracted nodes that are merged pairs.
 	Ambiguous []bool
 	// Pairs lists the merged pairs as (kept, removed) original indices.
@@ -57,14 +59,14 @@ const (
 // tolerance of 1e-9, so that a product like 0.29·100 = 28.999999999999996
 // counts as 29. q = 0 is allowed: the result has Graph == g, no pairs and no
 // ambiguous node (callers report such cells as "-", like the paper).
-func Contract(g *Graph, ratio float64, seed uint64) (*Contraction, error) {
+func Contract(g *fondue.Graph, ratio float64, seed uint64) (*Contraction, error) {
 	n := g.NumNodes()
 	if math.IsNaN(ratio) || math.IsInf(ratio, 0) || ratio < 0 {
-		return nil, fmt.Errorf("fondue: contraction ratio %v is not a non-negative number", ratio)
+		return nil, fmt.Errorf("eval: contraction ratio %v is not a non-negative number", ratio)
 	}
 	q := int(math.Floor(ratio * float64(n) * (1 + 1e-9)))
 	if 2*q > n {
-		return nil, fmt.Errorf("fondue: contraction ratio %v needs 2·%d nodes, the graph has %d", ratio, q, n)
+		return nil, fmt.Errorf("eval: contraction ratio %v needs 2·%d nodes, the graph has %d", ratio, q, n)
 	}
 	if q == 0 {
 		c := &Contraction{
@@ -109,11 +111,11 @@ func Contract(g *Graph, ratio float64, seed uint64) (*Contraction, error) {
 //
 // A pair can leave an isolated node only if the graph had one; the paper's
 // graphs are connected, and merging never disconnects anything.
-func ContractPairs(g *Graph, pairs [][2]int) (*Contraction, error) {
+func ContractPairs(g *fondue.Graph, pairs [][2]int) (*Contraction, error) {
 	n := g.NumNodes()
 	q := len(pairs)
 	if 2*q > n {
-		return nil, fmt.Errorf("fondue: %d pairs need %d distinct nodes, the graph has %d", q, 2*q, n)
+		return nil, fmt.Errorf("eval: %d pairs need %d distinct nodes, the graph has %d", q, 2*q, n)
 	}
 	const unset = -1
 	partner := make([]int32, n) // removed node -> kept node
@@ -124,14 +126,14 @@ func ContractPairs(g *Graph, pairs [][2]int) (*Contraction, error) {
 	for _, p := range pairs {
 		for _, v := range p {
 			if v < 0 || v >= n {
-				return nil, fmt.Errorf("fondue: pair %v: node out of range [0,%d)", p, n)
+				return nil, fmt.Errorf("eval: pair %v: node out of range [0,%d)", p, n)
 			}
 			if role[v] != 0 {
-				return nil, fmt.Errorf("fondue: node %d appears in two pairs", v)
+				return nil, fmt.Errorf("eval: node %d appears in two pairs", v)
 			}
 		}
 		if p[0] == p[1] {
-			return nil, fmt.Errorf("fondue: pair %v merges a node with itself", p)
+			return nil, fmt.Errorf("eval: pair %v merges a node with itself", p)
 		}
 		role[p[0]], role[p[1]] = 1, 2
 		partner[p[1]] = int32(p[0])
@@ -162,8 +164,7 @@ func ContractPairs(g *Graph, pairs [][2]int) (*Contraction, error) {
 		c.Ambiguous[ni] = true
 		c.pairOf[ni] = int32(k)
 	}
-	src := make([]int32, 0, g.NumEdges())
-	dst := make([]int32, 0, g.NumEdges())
+	edges := make([][2]int, 0, g.NumEdges())
 	for u := 0; u < n; u++ {
 		for _, v := range g.Neighbors(u) {
 			if int(v) <= u {
@@ -174,14 +175,12 @@ func ContractPairs(g *Graph, pairs [][2]int) (*Contraction, error) {
 				c.DroppedLoops++
 				continue
 			}
-			src = append(src, a)
-			dst = append(dst, b)
+			edges = append(edges, [2]int{int(a), int(b)})
 		}
 	}
-	h := buildCSR(n-q, src, dst)
-	c.MergedEdges = h.duplicates
+	h := fondue.NewGraph(n-q, edges)
+	c.MergedEdges = h.Duplicates()
 	h = h.WithKeys(keys)
-	h.selfLoops, h.duplicates = g.selfLoops, g.duplicates
 	c.Graph = h
 	return c, nil
 }
@@ -222,7 +221,7 @@ func (c *Contraction) TruthSplit(i int) (neighbors []int32, side []int8) {
 			}
 			k, ok := slices.BinarySearch(neighbors, c.NewIndex[x])
 			if !ok {
-				panic("fondue: contraction truth out of sync")
+				panic("eval: contraction truth out of sync")
 			}
 			flags[k] |= bit
 		}
@@ -238,7 +237,7 @@ func (c *Contraction) TruthSplit(i int) (neighbors []int32, side []int8) {
 		case 3:
 			side[k] = TruthShared
 		default:
-			panic("fondue: contraction truth out of sync")
+			panic("eval: contraction truth out of sync")
 		}
 	}
 	return neighbors, side

@@ -1,16 +1,19 @@
-package fondue
+package eval
 
 import (
 	"math"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 )
 
 // contractBrute recomputes a contraction from its pairs alone: the contracted
 // edge set (as original-index pairs of representatives), the number of pair
 // edges and the number of edges lost as duplicates.
-func contractBrute(g *Graph, pairs [][2]int) (edges map[[2]int]bool, loops, dups int) {
+func contractBrute(g *fondue.Graph, pairs [][2]int) (edges map[[2]int]bool, loops, dups int) {
 	rep := make([]int, g.NumNodes())
 	for i := range rep {
 		rep[i] = i
@@ -39,7 +42,7 @@ func contractBrute(g *Graph, pairs [][2]int) (edges map[[2]int]bool, loops, dups
 	return edges, loops, dups
 }
 
-func contractCheck(t *testing.T, g *Graph, c *Contraction) {
+func contractCheck(t *testing.T, g *fondue.Graph, c *Contraction) {
 	t.Helper()
 	n, q := g.NumNodes(), len(c.Pairs)
 	h := c.Graph
@@ -92,7 +95,7 @@ func contractCheck(t *testing.T, g *Graph, c *Contraction) {
 
 func TestContractDatasets(t *testing.T) {
 	for _, name := range []string{"karate", "lesmis", "polbooks", "netscience"} {
-		g := egoReadTestdata(t, name)
+		g := readTestGraph(t, name)
 		for _, ratio := range []float64{0.01, 0.1, 0.3} {
 			for seed := uint64(0); seed < 3; seed++ {
 				c, err := Contract(g, ratio, seed)
@@ -118,14 +121,14 @@ func TestContractSharedNeighboursAndBothMerged(t *testing.T) {
 	g, c := contractHandCase(t)
 	contractCheck(t, g, c)
 	// 11 edges − the pair edge 0-4 − duplicates 4-3 (of 0-3) and 4-8 (of 0-7).
-	if c.Graph.NumEdges() != 8 || c.DroppedLoops != 1 || c.MergedEdges != 2 {
+	if c.Graph.NumEdges() != 8 || c.DroppedLoops != 1 || c.MergedEdges != 2 || c.Graph.Duplicates() != 2 {
 		t.Fatalf("%d edges, %d loops, %d merged; want 8, 1, 2", c.Graph.NumEdges(), c.DroppedLoops, c.MergedEdges)
 	}
 }
 
 func TestContractAdjacentPairDropsLoop(t *testing.T) {
 	// Path 0-1-2-3; merging 2 into 1 gives the path 0-1-3 (indices 0,1,2).
-	g := NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	g := fondue.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	c, err := ContractPairs(g, [][2]int{{1, 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +137,7 @@ func TestContractAdjacentPairDropsLoop(t *testing.T) {
 	if h.NumNodes() != 3 || h.NumEdges() != 2 || h.HasEdge(1, 1) || !h.HasEdge(0, 1) || !h.HasEdge(1, 2) || h.HasEdge(0, 2) {
 		t.Fatalf("contracted path: %d nodes %d edges", h.NumNodes(), h.NumEdges())
 	}
-	if c.DroppedLoops != 1 || c.MergedEdges != 0 || h.SelfLoops() != g.SelfLoops() {
+	if c.DroppedLoops != 1 || c.MergedEdges != 0 || h.SelfLoops() != 0 || h.Duplicates() != 0 {
 		t.Fatalf("loops %d merged %d", c.DroppedLoops, c.MergedEdges)
 	}
 	if !slices.Equal(c.Ambiguous, []bool{false, true, false}) || !slices.Equal(c.NewIndex, []int32{0, 1, 1, 2}) {
@@ -146,7 +149,7 @@ func TestContractAdjacentPairDropsLoop(t *testing.T) {
 }
 
 func TestContractRatioZeroIsIdentity(t *testing.T) {
-	g := egoReadTestdata(t, "karate")
+	g := readTestGraph(t, "karate")
 	for _, r := range []float64{0, 0.001, 0.029} { // ⌊r·34⌋ = 0
 		c, err := Contract(g, r, 1)
 		if err != nil {
@@ -164,7 +167,7 @@ func TestContractRatioZeroIsIdentity(t *testing.T) {
 }
 
 func TestContractDeterministicBySeed(t *testing.T) {
-	g := egoReadTestdata(t, "polbooks")
+	g := readTestGraph(t, "polbooks")
 	a, _ := Contract(g, 0.1, 42)
 	b, _ := Contract(g, 0.1, 42)
 	other, _ := Contract(g, 0.1, 43)
@@ -184,7 +187,7 @@ func TestContractDeterministicBySeed(t *testing.T) {
 func TestContractSamplingIsUniform(t *testing.T) {
 	// n = 10, q = 2: each node is kept with probability 2/10 and removed with
 	// probability 2/10. 4000 seeds: standard error about 0.0063.
-	g := NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
+	g := fondue.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
 	const trials = 4000
 	var kept, removed [10]int
 	for s := uint64(0); s < trials; s++ {
@@ -207,7 +210,7 @@ func TestContractSamplingIsUniform(t *testing.T) {
 }
 
 func TestContractErrors(t *testing.T) {
-	g := NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	g := fondue.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
 	for _, r := range []float64{0.6, 1, -0.1, math.NaN(), math.Inf(1)} {
 		if _, err := Contract(g, r, 1); err == nil {
 			t.Errorf("ratio %v: no error", r)
@@ -226,9 +229,9 @@ func TestContractErrors(t *testing.T) {
 // contractHandCase: nodes 0..9, pairs (0,4) and (7,8), edges
 // 0-1 0-2 0-3 0-4 4-3 4-5 4-6 0-7 4-8 9-8 1-2. Kept nodes 0,1,2,3,5,6,7,9
 // become 0..7; 4 maps to 0 and 8 to 6.
-func contractHandCase(t *testing.T) (*Graph, *Contraction) {
+func contractHandCase(t *testing.T) (*fondue.Graph, *Contraction) {
 	t.Helper()
-	g := NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
+	g := fondue.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
 	c, err := ContractPairs(g, [][2]int{{0, 4}, {7, 8}})
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +269,7 @@ func TestTruthSplitByHand(t *testing.T) {
 }
 
 func TestTruthSplitMatchesOriginals(t *testing.T) {
-	g := egoReadTestdata(t, "netscience")
+	g := readTestGraph(t, "netscience")
 	c, err := Contract(g, 0.1, 7)
 	if err != nil {
 		t.Fatal(err)
@@ -291,4 +294,14 @@ func TestTruthSplitMatchesOriginals(t *testing.T) {
 		}
 	}
 	t.Logf("%d shared neighbours over %d ambiguous nodes", shared, c.NumAmbiguous())
+}
+
+// readTestGraph reads fondue/testdata/NAME.edges.
+func readTestGraph(t testing.TB, name string) *fondue.Graph {
+	t.Helper()
+	g, _, err := edgelist.ReadFile("../testdata/"+name+".edges", edgelist.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

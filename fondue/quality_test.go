@@ -1,0 +1,129 @@
+package fondue_test
+
+// Tests of fondue against the evaluation of package eval (contraction,
+// AUC), which imports fondue and so cannot be used from fondue's own tests.
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+)
+
+// The paper's evaluation on two small real graphs: contract r = 10% of the
+// nodes into pairs (fixed seeds), score, and compare AUCs. FONDUE must reach
+// the issue's floors (paper: .868 and .897) and beat the degree baseline;
+// the combined method must reach the same floors and beat the best of the
+// four baselines by 0.01 (issue 12's per-cell target). It need not beat
+// FONDUE here: on polbooks, where nearly all pairs are within two hops, it
+// does not (README, "Which method to pick").
+func TestQualityContractedGraphs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("quality check runs CNE 20 times")
+	}
+	floors := map[string]float64{"polbooks": 0.84, "netscience": 0.87}
+	for _, name := range []string{"polbooks", "netscience"} {
+		g := readTestGraph(t, name)
+		const seeds = 10
+		var fondueAUC, combinedAUC float64
+		base := map[string]float64{}
+		for seed := uint64(0); seed < seeds; seed++ {
+			c, err := eval.Contract(g, 0.1, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: fondue.MethodFONDUE, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			combined, err := fondue.ScoreEmbedding(context.Background(), c.Graph, res.Embedding, fondue.Options{Method: fondue.MethodCombined, Seed: seed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			combinedAUC += eval.AUC(combined, c.Ambiguous, eval.TiesAverage) / seeds
+			fondueAUC += eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage) / seeds
+			for _, m := range fondue.BaselineMethods {
+				b, err := fondue.BaselineScores(context.Background(), c.Graph, m, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				base[m] += eval.AUC(b, c.Ambiguous, eval.TiesAverage) / seeds
+			}
+		}
+		best, bestName := 0.0, ""
+		for m, a := range base {
+			if a > best {
+				best, bestName = a, m
+			}
+		}
+		t.Logf("%s r=0.1, %d seeds: FONDUE AUC %.3f, combined %.3f, baselines %v", name, seeds, fondueAUC, combinedAUC, base)
+		if fondueAUC < floors[name] || fondueAUC <= base["degree"] {
+			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, fondueAUC, floors[name], base["degree"])
+		}
+		if combinedAUC < floors[name] || combinedAUC < best+0.01 {
+			t.Errorf("%s: combined AUC %.3f (floor %.2f), best baseline %s %.3f", name, combinedAUC, floors[name], bestName, best)
+		}
+	}
+}
+
+// A re-run on a graph with 1% of its edges changed, warm-started from the
+// previous run's checkpoint, converges in far fewer epochs than a cold run,
+// with the same ranking quality.
+func TestWarmStartConvergesFaster(t *testing.T) {
+	g := readTestGraph(t, "netscience")
+	ct, err := eval.Contract(g, 0.1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	sampled := fondue.CNEOptions{Mode: fondue.ModeSampled}
+	first, err := fondue.Score(ctx, ct.Graph, fondue.Options{Seed: 1, CNE: sampled, KeepState: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := first.Checkpoint(ct.Graph, fondue.Options{CNE: sampled})
+	var buf bytes.Buffer
+	if err := ck.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	ck, err = fondue.ReadCheckpoint(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := fondue.ChangeEdges(ct.Graph, 0.01, 4)
+	cold, err := fondue.Score(ctx, changed, fondue.Options{Seed: 2, CNE: sampled})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := fondue.Score(ctx, changed, fondue.Options{Seed: 2, CNE: sampled, WarmStart: ck})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coldAUC := eval.AUC(cold.Scores, ct.Ambiguous, eval.TiesAverage)
+	warmAUC := eval.AUC(warm.Scores, ct.Ambiguous, eval.TiesAverage)
+	t.Logf("cold %d epochs AUC %.4f; warm %d epochs AUC %.4f (%+v)", cold.CNE.Epochs, coldAUC, warm.CNE.Epochs, warmAUC, *warm.Warm)
+	if warm.Warm.Reused != changed.NumNodes() {
+		t.Fatalf("warm start reused %d of %d nodes", warm.Warm.Reused, changed.NumNodes())
+	}
+	// The benchmark target is 5x on condmat05 (measured about 10x); this
+	// small graph needs fewer cold epochs, so assert 4x.
+	if warm.CNE.Epochs*4 > cold.CNE.Epochs {
+		t.Errorf("warm start took %d epochs, cold %d: want at least 4x fewer", warm.CNE.Epochs, cold.CNE.Epochs)
+	}
+	if warmAUC < coldAUC-0.02 {
+		t.Errorf("warm AUC %.4f, cold %.4f", warmAUC, coldAUC)
+	}
+}
+
+// readTestGraph reads testdata/NAME.edges.
+func readTestGraph(t testing.TB, name string) *fondue.Graph {
+	t.Helper()
+	g, _, err := edgelist.ReadFile("testdata/"+name+".edges", edgelist.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
