@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 )
 
 // DataDirEnv names the environment variable that points at the datasets.
@@ -58,7 +59,7 @@ func LoadDataset(dir string, d PaperDataset) (*fondue.Graph, error) {
 		return nil, fmt.Errorf("dataset %s is not available: %s", d.Name, d.Unavailable)
 	}
 	path := filepath.Join(dir, d.File)
-	g, _, err := fondue.ReadEdgeListFile(path, fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("dataset %s: %s not found", d.Name, path)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
 // Config describes one benchmark run.
@@ -31,11 +32,11 @@ type Config struct {
 	Seeds, SplitSeeds int
 	// Methods are the identification methods (default fondue.Methods).
 	Methods []string
-	// Splitters are the splitters evaluated (default fondue.Splitters).
+	// Splitters are the splitters evaluated (default SplitterNames()).
 	Splitters []string
 	// Ties is the AUC tie convention of the tables; both conventions are
 	// always recorded in the JSON.
-	Ties fondue.TieMode
+	Ties eval.TieMode
 	// Engine configures the engine as the score command does. Engine.Seed is
 	// the base seed: seed k of a cell embeds with Engine.Seed + k − 1.
 	// Method, Split and Progress are ignored.
@@ -251,14 +252,14 @@ func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 		}
 	}
 	if cfg.Splitters == nil {
-		cfg.Splitters = slices.Clone(fondue.Splitters)
+		cfg.Splitters = SplitterNames()
 	}
 	for _, s := range cfg.Splitters {
-		if !slices.Contains(fondue.Splitters, s) {
-			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, fondue.Splitters)
+		if fondue.FindSplitter(Splitters(), s) == nil {
+			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, SplitterNames())
 		}
 	}
-	if cfg.Ties != fondue.TiesAverage && cfg.Ties != fondue.TiesAsLoss {
+	if cfg.Ties != eval.TiesAverage && cfg.Ties != eval.TiesAsLoss {
 		return cfg, fmt.Errorf("invalid tie mode %v", cfg.Ties)
 	}
 	if err := cfg.Engine.CNE.Validate(); err != nil {
@@ -272,7 +273,7 @@ func (cfg Config) record() ConfigRecord {
 		Datasets: cfg.Datasets, Ratios: cfg.Ratios, Seeds: cfg.Seeds, SplitSeeds: cfg.SplitSeeds,
 		Methods: cfg.Methods, Splitters: cfg.Splitters, Ties: cfg.Ties.String(), Workers: cfg.Engine.Workers,
 		Engine: NewEngineRecord(cfg.Engine), DataDir: cfg.DataDir,
-		SeedRule: "seed k (1-based) of a cell contracts with fondue.Contract(graph, ratio, k) and embeds with engine seed base_seed + k - 1; identification uses seeds 1..seeds, splitting seeds 1..split_seeds, on the same contraction and embedding",
+		SeedRule: "seed k (1-based) of a cell contracts with eval.Contract(graph, ratio, k) and embeds with engine seed base_seed + k - 1; identification uses seeds 1..seeds, splitting seeds 1..split_seeds, on the same contraction and embedding",
 	}
 }
 
@@ -368,7 +369,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 				if sr, ok := old[seedKey{name, RatioKey(r), k}]; ok && sr.Fingerprint == fp {
 					for _, m := range sr.Methods {
 						m.AUC = m.AUCAverage
-						if cfg.Ties == fondue.TiesAsLoss {
+						if cfg.Ties == eval.TiesAsLoss {
 							m.AUC = m.AUCLoss
 						}
 					}
@@ -418,7 +419,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 // splitters (split) on the result.
 func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r float64, k int, ident, split bool) (*SeedResult, error) {
 	t0 := time.Now()
-	c, err := fondue.Contract(g, r, uint64(k))
+	c, err := eval.Contract(g, r, uint64(k))
 	if err != nil {
 		return nil, err
 	}
@@ -470,14 +471,9 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 	if split {
 		sr.Splitters = map[string]*SplitResult{}
 		for _, s := range cfg.Splitters {
-			sc := fondue.SplitConfig{Method: s, Seed: base.Seed, RandomSplits: base.RandomSplits,
-				Unnormalized: base.Unnormalized, Polish: base.Polish, Workers: base.Workers,
-				Sigma1: base.CNE.Sigma1, Sigma2: base.CNE.Sigma2}
-			var emb *fondue.Embedding
-			if fres != nil {
-				emb, sc.Prior = fres.Embedding, fres.Prior
-			}
-			if sr.Splitters[s], err = EvaluateSplits(ctx, c, emb, sc); err != nil {
+			o := base
+			o.Split = fondue.SplitOptions{Splitter: fondue.FindSplitter(Splitters(), s)}
+			if sr.Splitters[s], err = EvaluateSplits(ctx, c, fres, o); err != nil {
 				return nil, err
 			}
 		}
@@ -489,25 +485,25 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 // result, as fondue.Score with MethodCombined would on the same embedding.
 func combinedFrom(ctx context.Context, g *fondue.Graph, fres *fondue.Result, o fondue.Options) (*fondue.Result, error) {
 	t0 := time.Now()
-	rs := NewEngineRecord(o).RandomSplits
-	fs, disc, err := fondue.SplitDisconnection(ctx, g, fres.Embedding, rs, !o.Unnormalized, o.Polish, o.Seed, o.Workers)
+	o.Method = fondue.MethodCombined
+	scores, err := fondue.ScoreEmbedding(ctx, g, fres.Embedding, o)
 	if err != nil {
 		return nil, err
 	}
 	res := *fres
 	res.Method = fondue.MethodCombined
-	res.Scores = fondue.CombineRanks(fs, disc)
+	res.Scores = scores
 	res.Timings.Scoring = time.Since(t0)
 	return &res, nil
 }
 
-func methodResult(res *fondue.Result, labels []bool, ties fondue.TieMode) *MethodResult {
+func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) *MethodResult {
 	t := res.Timings
 	mr := &MethodResult{
-		AUCAverage: fondue.AUC(res.Scores, labels, fondue.TiesAverage),
-		AUCLoss:    fondue.AUC(res.Scores, labels, fondue.TiesAsLoss),
-		NDCG:       fondue.NDCG(res.Scores, labels),
-		ROC:        rocGrid(fondue.ROC(res.Scores, labels)),
+		AUCAverage: eval.AUC(res.Scores, labels, eval.TiesAverage),
+		AUCLoss:    eval.AUC(res.Scores, labels, eval.TiesAsLoss),
+		NDCG:       eval.NDCG(res.Scores, labels),
+		ROC:        rocGrid(eval.ROC(res.Scores, labels)),
 		Seconds: Phases{Prior: t.Prior.Seconds(), Embedding: t.Embedding.Seconds(), Scoring: t.Scoring.Seconds(),
 			Total: (t.Prior + t.Embedding + t.Scoring).Seconds()},
 	}
@@ -515,14 +511,14 @@ func methodResult(res *fondue.Result, labels []bool, ties fondue.TieMode) *Metho
 		mr.ROC[k] = round6(v)
 	}
 	mr.AUC = mr.AUCAverage
-	if ties == fondue.TiesAsLoss {
+	if ties == eval.TiesAsLoss {
 		mr.AUC = mr.AUCLoss
 	}
 	return mr
 }
 
 // rocGrid samples a ROC curve (points in order of increasing FPR, as
-// fondue.ROC returns them) at ROCPoints evenly spaced false-positive rates,
+// eval.ROC returns them) at ROCPoints evenly spaced false-positive rates,
 // interpolating linearly; at a vertical step it takes the highest TPR
 // reached at that FPR.
 func rocGrid(fpr, tpr []float64) []float64 {

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
 // SplitResult is one splitter's score on one contracted graph
@@ -30,14 +32,31 @@ type SplitResult struct {
 	Seconds    float64 `json:"seconds"`
 }
 
-// EvaluateSplits runs the splitter cfg.Method on every ambiguous node of the
-// contraction and scores it against the truth (Contraction.TruthSplit).
-// Neighbours shared by both merged originals have no true side: they are
-// left out of the ARI and counted in Shared. A node whose neighbours are all
-// shared is skipped and counted. ARI follows sklearn's adjusted_rand_score
-// (fondue.ARI). emb (and cfg.Prior) are needed by the splitters that use
-// the embedding.
-func EvaluateSplits(ctx context.Context, c *fondue.Contraction, emb *fondue.Embedding, cfg fondue.SplitConfig) (*SplitResult, error) {
+// Splitters returns the splitters the bench can evaluate: fondue's
+// (fondue.Splitters, the default first) and the research candidates
+// (research.Splitters).
+func Splitters() []fondue.Splitter {
+	return append(fondue.Splitters(), research.Splitters()...)
+}
+
+// SplitterNames returns the names of Splitters.
+func SplitterNames() []string {
+	var names []string
+	for _, s := range Splitters() {
+		names = append(names, s.Name())
+	}
+	return names
+}
+
+// EvaluateSplits runs the splitter opts.Split.Splitter on every ambiguous
+// node of the contraction and scores it against the truth
+// (Contraction.TruthSplit). Neighbours shared by both merged originals have
+// no true side: they are left out of the ARI and counted in Shared. A node
+// whose neighbours are all shared is skipped and counted. ARI follows
+// sklearn's adjusted_rand_score (eval.ARI). scored, the FONDUE score of
+// c.Graph with opts (its embedding and prior), is needed by the splitters
+// that use the embedding; the others accept nil.
+func EvaluateSplits(ctx context.Context, c *eval.Contraction, scored *fondue.Result, opts fondue.Options) (*SplitResult, error) {
 	var nodes []int
 	for i, amb := range c.Ambiguous {
 		if amb {
@@ -45,7 +64,7 @@ func EvaluateSplits(ctx context.Context, c *fondue.Contraction, emb *fondue.Embe
 		}
 	}
 	t0 := time.Now()
-	props, err := fondue.ProposeSplits(ctx, c.Graph, emb, nodes, cfg)
+	props, err := fondue.ProposeSplits(ctx, c.Graph, scored, nodes, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +79,7 @@ func EvaluateSplits(ctx context.Context, c *fondue.Contraction, emb *fondue.Embe
 		}
 		res.Neighbors += len(truth)
 		res.Nodes = append(res.Nodes, i)
-		res.ARI = append(res.ARI, round6(fondue.ARI(truth, pred)))
+		res.ARI = append(res.ARI, round6(eval.ARI(truth, pred)))
 		groups += len(props[k].Groups)
 	}
 	if len(res.ARI) > 0 {
@@ -77,7 +96,7 @@ func EvaluateSplits(ctx context.Context, c *fondue.Contraction, emb *fondue.Embe
 // splitLabels returns, for the neighbours of ambiguous node i that are not
 // shared, the true side (0 kept, 1 removed) and the index of the group the
 // splitter put them in, plus the number of shared neighbours left out.
-func splitLabels(c *fondue.Contraction, i int, groups [][]int32) (truth, pred []int, shared int) {
+func splitLabels(c *eval.Contraction, i int, groups [][]int32) (truth, pred []int, shared int) {
 	nb, side := c.TruthSplit(i)
 	group := make(map[int32]int, len(nb))
 	for gi, grp := range groups {
@@ -86,7 +105,7 @@ func splitLabels(c *fondue.Contraction, i int, groups [][]int32) (truth, pred []
 		}
 	}
 	for k, j := range nb {
-		if side[k] == fondue.TruthShared {
+		if side[k] == eval.TruthShared {
 			shared++
 			continue
 		}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
 // Stat summarises one number over seeds.
@@ -123,7 +123,7 @@ func summarize(cfg Config, skipped map[[2]string]bool, seeds []*SeedResult) []Ce
 
 // summarizeCell aggregates a cell's seeds; AUC follows ties (the journal's
 // seeds may have been run under the other convention: both are stored).
-func summarizeCell(c *CellSummary, seeds []*SeedResult, ties fondue.TieMode) {
+func summarizeCell(c *CellSummary, seeds []*SeedResult, ties eval.TieMode) {
 	var epochs []float64
 	methods := map[string][]*MethodResult{}
 	splits := map[string][]*SplitResult{}
@@ -159,7 +159,7 @@ func summarizeCell(c *CellSummary, seeds []*SeedResult, ties fondue.TieMode) {
 		}
 		ms := &MethodSummary{
 			AUC: get(func(r *MethodResult) float64 {
-				if ties == fondue.TiesAsLoss {
+				if ties == eval.TiesAsLoss {
 					return r.AUCLoss
 				}
 				return r.AUCAverage

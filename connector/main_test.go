@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -93,7 +94,7 @@ func run(t testing.TB, q string, params map[string]any) []*neo4j.Record {
 // relationships of type relType, and returns the graph read from the file.
 func loadEdgeList(t testing.TB, path, label, relType, prop string) *fondue.Graph {
 	t.Helper()
-	g, _, err := fondue.ReadEdgeListFile(path, fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,12 +38,14 @@ type SplitFunc func(g *Graph, res *Result, node int, opts *Options) [][]int32
 // Splitters returns the splitters of this package, the default
 // (DefaultSplitter) first: ncut, mcl and fondue.
 func Splitters() []Splitter {
-	return []Splitter{
-		builtinSplitter{name: SplitNCut, split: splitNCut},
-		builtinSplitter{name: SplitMCL, split: splitMCL},
-		builtinSplitter{name: SplitFONDUE, needsEmbedding: true, split: splitFONDUE},
-	}
+	return []Splitter{ncutSplitter, mclSplitter, fondueSplitter}
 }
+
+var (
+	ncutSplitter   = &builtinSplitter{name: SplitNCut, split: splitNCut}
+	mclSplitter    = &builtinSplitter{name: SplitMCL, split: splitMCL}
+	fondueSplitter = &builtinSplitter{name: SplitFONDUE, needsEmbedding: true, split: splitFONDUE}
+)
 
 // FindSplitter returns the splitter called name among splitters, or nil.
 func FindSplitter(splitters []Splitter, name string) Splitter {
@@ -63,10 +65,10 @@ type builtinSplitter struct {
 	split          func(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32
 }
 
-func (s builtinSplitter) Name() string         { return s.name }
-func (s builtinSplitter) NeedsEmbedding() bool { return s.needsEmbedding }
+func (s *builtinSplitter) Name() string         { return s.name }
+func (s *builtinSplitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
-func (s builtinSplitter) NewWorker() SplitFunc {
+func (s *builtinSplitter) NewWorker() SplitFunc {
 	w := new(splitWorker)
 	return func(g *Graph, res *Result, node int, opts *Options) [][]int32 {
 		cfg := splitConfig{MCL: opts.Split.MCL, Seed: opts.Seed, RandomSplits: opts.RandomSplits,

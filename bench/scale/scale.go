@@ -21,6 +21,9 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 )
 
 // Case is one graph to benchmark: a generated SBM graph, or an edge-list file.
@@ -206,14 +209,14 @@ func prepare(c Case, cfg Config) (*prepared, error) {
 	if _, err := os.Stat(p.labels); err != nil {
 		var g *fondue.Graph
 		if c.File != "" {
-			g, _, err = fondue.ReadEdgeListFile(c.File, fondue.HeaderAuto)
+			g, _, err = edgelist.ReadFile(c.File, edgelist.HeaderAuto)
 		} else {
-			g, err = fondue.GenerateSBM(fondue.SBMOptions{Nodes: c.Nodes, AvgDegree: c.AvgDegree, Seed: cfg.Seed})
+			g, err = generate.SBM(generate.SBMOptions{Nodes: c.Nodes, AvgDegree: c.AvgDegree, Seed: cfg.Seed})
 		}
 		if err != nil {
 			return nil, err
 		}
-		ct, err := fondue.Contract(g, cfg.Ratio, cfg.Seed)
+		ct, err := eval.Contract(g, cfg.Ratio, cfg.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -319,7 +322,7 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 		labels = append(labels, p.ambiguous[k])
 		vals = append(vals, v)
 	}
-	r.AUC = fondue.AUC(vals, labels, fondue.TiesAverage)
+	r.AUC = eval.AUC(vals, labels, eval.TiesAverage)
 	if r.Nodes == 0 {
 		r.Nodes = len(scores)
 	}

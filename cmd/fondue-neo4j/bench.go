@@ -13,6 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -97,15 +98,15 @@ the same configuration. Progress goes to stderr.`,
 				cfg.Splitters = splitters
 			}
 			for _, s := range cfg.Splitters {
-				if !slices.Contains(fondue.Splitters, s) {
-					return usageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(fondue.Splitters, ","))
+				if !slices.Contains(bench.SplitterNames(), s) {
+					return usageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(bench.SplitterNames(), ","))
 				}
 			}
 			switch ties {
 			case "average":
-				cfg.Ties = fondue.TiesAverage
+				cfg.Ties = eval.TiesAverage
 			case "loss":
-				cfg.Ties = fondue.TiesAsLoss
+				cfg.Ties = eval.TiesAsLoss
 			default:
 				return usageErrorf("--ties %q: want average or loss", ties)
 			}
@@ -163,7 +164,7 @@ the same configuration. Progress goes to stderr.`,
 	f.IntVar(&seeds, "seeds", 10, "contraction seeds per cell for identification (the paper: 10)")
 	f.IntVar(&splitSeeds, "split-seeds", 3, "contraction seeds per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
 	f.StringSliceVar(&methods, "methods", nil, "identification methods (default: "+strings.Join(fondue.Methods, ",")+")")
-	f.StringSliceVar(&splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(fondue.Splitters, ",")+"; the first is the default splitter)")
+	f.StringSliceVar(&splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+"; the first is the default splitter)")
 	f.StringVar(&out, "out", "bench-out", "output directory")
 	f.BoolVar(&quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
 	f.BoolVar(&fresh, "fresh", false, "ignore the results of an earlier run in --out instead of resuming it")
@@ -339,7 +340,7 @@ func seedLine(s *bench.SeedResult) string {
 		}
 	}
 	var sp []string
-	for _, name := range fondue.Splitters {
+	for _, name := range bench.SplitterNames() {
 		if r, ok := s.Splitters[name]; ok {
 			sp = append(sp, fmt.Sprintf("%s %.3f", name, r.MeanARI))
 		}
@@ -379,7 +380,7 @@ func (p *benchProgress) flushCell() {
 		}
 	}
 	var sp []string
-	for _, m := range fondue.Splitters {
+	for _, m := range bench.SplitterNames() {
 		if k := "ari " + m; n[k] > 0 {
 			sp = append(sp, fmt.Sprintf("%s %.3f", m, sum[k]/float64(n[k])))
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,7 +16,7 @@ func flagValues(command, flag string) []string {
 	case "method":
 		return fondue.Methods
 	case "splitter":
-		return fondue.Splitters
+		return splitterNames()
 	case "output":
 		if command == "score" {
 			return []string{"text", "tsv", "json"}
@@ -36,7 +37,7 @@ func flagValues(command, flag string) []string {
 	case "methods":
 		return fondue.Methods
 	case "splitters":
-		return fondue.Splitters
+		return bench.SplitterNames()
 	}
 	return nil
 }

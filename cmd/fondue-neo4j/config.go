@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/viper"
 )
@@ -17,7 +20,39 @@ func setDefaults(v *viper.Viper) {
 }
 
 // defaultSplitter is the splitter sync uses when split.method is empty.
-func defaultSplitter() string { return fondue.DefaultSplitter }
+func defaultSplitter() fondue.Splitter { return fondue.Splitters()[0] }
+
+// splitterNames lists the splitters of score, review and sync, the default
+// first.
+func splitterNames() []string {
+	var names []string
+	for _, s := range fondue.Splitters() {
+		names = append(names, s.Name())
+	}
+	return names
+}
+
+// isSplitterName reports whether name is a splitter of fondue or of
+// fondue/research (which splitterNamed refuses with an explanation).
+func isSplitterName(name string) bool {
+	return slices.Contains(splitterNames(), name) || research.IsSplitter(name)
+}
+
+// splitterNamed returns fondue's splitter called name, nil for "". A
+// research splitter is refused: it is evaluated by the bench only.
+func splitterNamed(name string) (fondue.Splitter, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if s := fondue.FindSplitter(fondue.Splitters(), name); s != nil {
+		return s, nil
+	}
+	if research.IsSplitter(name) {
+		return nil, usageErrorf("splitter %q is a research splitter, available in the bench command (bench --splitters %s); this command offers %s",
+			name, name, strings.Join(splitterNames(), ", "))
+	}
+	return nil, usageErrorf("unknown splitter %q (want one of %s)", name, strings.Join(splitterNames(), ", "))
+}
 
 // scoreOptions builds the engine's options from the configuration. setup
 // has checked each value on its own; this checks how they go together, so
@@ -49,10 +84,14 @@ func (a *app) scoreOptions() (fondue.Options, error) {
 	if err := o.CNE.Validate(); err != nil {
 		return o, usageErrorf("embedding: %v", err)
 	}
-	o.Split.Method = v.GetString("split.method")
-	if fondue.SplitterNeedsEmbedding(o.Split.Method) && !fondue.MethodUsesEmbedding(o.Method) {
-		return o, usageErrorf("split method %q needs method %q or %q, not %q", o.Split.Method, fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
+	sp, err := splitterNamed(v.GetString("split.method"))
+	if err != nil {
+		return o, err
 	}
+	if sp != nil && sp.NeedsEmbedding() && !fondue.MethodUsesEmbedding(o.Method) {
+		return o, usageErrorf("split method %q needs method %q or %q, not %q", sp.Name(), fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
+	}
+	o.Split.Splitter = sp
 	o.Split.Top = v.GetInt("split.top")
 	o.Split.MinAmbiguity = v.GetFloat64("split.min_ambiguity")
 	return o, nil

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 )
 
@@ -69,7 +70,7 @@ like score and sync.`,
 			fits := fitErr == nil
 			if a.v.GetString("output") == "json" {
 				err = json.NewEncoder(a.stdout).Encode(map[string]any{
-					"nodeCount": nodes, "relationshipCount": edges, "requiredMemory": fondue.FormatBytes(e.Peak),
+					"nodeCount": nodes, "relationshipCount": edges, "requiredMemory": sysmem.FormatBytes(e.Peak),
 					"bytesPeak": e.Peak, "bytesLive": e.Live, "limitBytes": limit, "fits": fits, "phases": e.Phases,
 				})
 			} else {
@@ -98,9 +99,9 @@ like score and sync.`,
 func writeEstimateText(a *app, e fondue.MemoryEstimate, fits bool, limit int64) error {
 	tw := tabwriter.NewWriter(a.stdout, 2, 8, 3, ' ', 0)
 	for _, ph := range e.Phases {
-		fmt.Fprintf(tw, "%s\t%s\t\n", ph.Phase, fondue.FormatBytes(ph.Bytes))
+		fmt.Fprintf(tw, "%s\t%s\t\n", ph.Phase, sysmem.FormatBytes(ph.Bytes))
 		for _, p := range ph.Parts {
-			fmt.Fprintf(tw, "  %s\t%s\t\n", p.Name, fondue.FormatBytes(p.Bytes))
+			fmt.Fprintf(tw, "  %s\t%s\t\n", p.Name, sysmem.FormatBytes(p.Bytes))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -112,10 +113,10 @@ func writeEstimateText(a *app, e fondue.MemoryEstimate, fits bool, limit int64) 
 	}
 	limitText := "no limit known"
 	if limit > 0 {
-		limitText = "limit " + fondue.FormatBytes(limit)
+		limitText = "limit " + sysmem.FormatBytes(limit)
 	}
 	_, err := fmt.Fprintf(a.stdout, "\nrequired memory (peak resident, with GC headroom): %s; %s (%s)\n",
-		fondue.FormatBytes(e.Peak), verdict, limitText)
+		sysmem.FormatBytes(e.Peak), verdict, limitText)
 	return err
 }
 
@@ -130,10 +131,10 @@ func (a *app) memoryLimit() (int64, error) {
 	case "none", "0":
 		return 0, nil
 	case "", "auto":
-		limit = fondue.AvailableMemory()
+		limit = sysmem.AvailableMemory()
 	default:
 		var err error
-		if limit, err = fondue.ParseBytes(s); err != nil {
+		if limit, err = sysmem.ParseBytes(s); err != nil {
 			return 0, usageErrorf("max_memory: %v", err)
 		}
 	}
@@ -149,7 +150,7 @@ func (a *app) checkMemory(e fondue.MemoryEstimate) error {
 	if err != nil {
 		return err
 	}
-	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", fondue.FormatBytes(e.Peak), "limit", fondue.FormatBytes(limit))
+	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
 	if err := e.CheckMemory(limit); err != nil {
 		return withCode(exitMemory, fmt.Errorf("%w; lower embedding.dim, raise max_memory, or use a larger machine", err))
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/spf13/cobra"
 )
 
@@ -57,7 +58,7 @@ func TestScoreTSV(t *testing.T) {
 
 // The CLI prints exactly what the library computes, for the same seed.
 func TestScoreMatchesLibrary(t *testing.T) {
-	g, _, err := fondue.ReadEdgeListFile(lesmis, fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile(lesmis, edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,12 +311,12 @@ func TestScoreSplitDefault(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 3 {
 		t.Fatalf("output %v: %s", err, out)
 	}
-	g, _, err := fondue.ReadEdgeListFile(lesmis, fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile(lesmis, edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 4,
-		Split: fondue.SplitOptions{Method: fondue.DefaultSplitter, Top: 3}})
+		Split: fondue.SplitOptions{Splitter: fondue.Splitters()[0], Top: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/spf13/cobra"
@@ -126,7 +127,7 @@ interrupted.`,
 	addNamesFlag(f, "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}")
 	f.String("plan", "", "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)")
 	addHeaderFlag(f)
-	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(fondue.Splitters, ", ")+" (default "+fondue.DefaultSplitter+")")
+	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
 	addScoreFlags(f)
 	return cmd
 }
@@ -157,13 +158,13 @@ func writeFileWhole(path string, data []byte) error {
 
 // edgeListReview scores an edge list as "score --split --top K" does and
 // turns the K proposals into a review.
-func (a *app) edgeListReview(cmd *cobra.Command, path string, hm fondue.HeaderMode, nm names.Names, top int) (*review.Doc, error) {
+func (a *app) edgeListReview(cmd *cobra.Command, path string, hm edgelist.HeaderMode, nm names.Names, top int) (*review.Doc, error) {
 	opts, err := a.scoreOptions()
 	if err != nil {
 		return nil, err
 	}
-	if opts.Split.Method == "" {
-		opts.Split.Method = fondue.DefaultSplitter
+	if opts.Split.Splitter == nil {
+		opts.Split.Splitter = defaultSplitter()
 	}
 	opts.Split.Top, opts.Split.MinAmbiguity, opts.Split.Nodes = top, 0, nil
 	g, res, err := a.scoreFile(cmd.Context(), path, hm, opts, top)
@@ -171,7 +172,7 @@ func (a *app) edgeListReview(cmd *cobra.Command, path string, hm fondue.HeaderMo
 		return nil, err
 	}
 	a.checkNames(nm, g)
-	doc := &review.Doc{Source: review.SourceEdgeList, Plan: review.PlanSettings{Splitter: opts.Split.Method}, LinksKnown: true,
+	doc := &review.Doc{Source: review.SourceEdgeList, Plan: review.PlanSettings{Splitter: opts.Split.Splitter.Name()}, LinksKnown: true,
 		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), Title: "fondue-neo4j review: " + path}
 	doc.Nodes = review.FromResult(g, res, nm)
 	return doc, nil

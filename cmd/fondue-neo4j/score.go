@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -72,8 +73,8 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 			}
 			if !a.v.GetBool("split.enabled") {
 				opts.Split = fondue.SplitOptions{}
-			} else if opts.Split.Method == "" {
-				opts.Split.Method = fondue.DefaultSplitter
+			} else if opts.Split.Splitter == nil {
+				opts.Split.Splitter = defaultSplitter()
 			}
 			nm, err := a.readNames(a.v.GetString("names"))
 			if err != nil {
@@ -150,7 +151,7 @@ var _ pflag.Value = (*autoBool)(nil)
 // of nodes shown, the default number of split proposals. Everything that
 // can be checked before the fit is (a graph without edges, the memory, the
 // checkpoint's folder), so that a run never fits for nothing.
-func (a *app) scoreFile(ctx context.Context, path string, hm fondue.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
 	t0 := time.Now()
 	g, err := a.readGraph(path, hm)
 	if err != nil {
@@ -166,7 +167,7 @@ func (a *app) scoreFile(ctx context.Context, path string, hm fondue.HeaderMode, 
 	if err := a.checkMemory(est); err != nil {
 		return nil, nil, err
 	}
-	if opts.Split.Method != "" {
+	if opts.Split.Splitter != nil {
 		if opts.Split.Top == 0 {
 			opts.Split.Top = top
 		}
@@ -268,14 +269,14 @@ type flagSet interface {
 	Float64(name string, value float64, usage string) *float64
 }
 
-func parseHeaderMode(s string) (fondue.HeaderMode, error) {
+func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 	switch strings.ToLower(s) {
 	case "auto":
-		return fondue.HeaderAuto, nil
+		return edgelist.HeaderAuto, nil
 	case "yes", "true", "first":
-		return fondue.HeaderFirst, nil
+		return edgelist.HeaderFirst, nil
 	case "no", "false", "none":
-		return fondue.HeaderNone, nil
+		return edgelist.HeaderNone, nil
 	}
 	return 0, usageErrorf("--header %q: want auto, yes or no", s)
 }
@@ -373,20 +374,20 @@ func vectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *f
 }
 
 // readGraph reads an edge list; its errors already say file and line.
-func (a *app) readGraph(path string, hm fondue.HeaderMode) (*fondue.Graph, error) {
+func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, error) {
 	var (
 		g   *fondue.Graph
-		st  fondue.EdgeListStats
+		st  edgelist.Stats
 		err error
 	)
 	if path == "-" {
-		g, st, err = fondue.ReadEdgeList(a.stdin, "<stdin>", hm)
+		g, st, err = edgelist.Read(a.stdin, "<stdin>", hm)
 	} else {
-		g, st, err = fondue.ReadEdgeListFile(path, hm)
+		g, st, err = edgelist.ReadFile(path, hm)
 	}
-	var pe *fondue.ParseError
+	var pe *edgelist.ParseError
 	switch {
-	case errors.Is(err, fondue.ErrNoEdges):
+	case errors.Is(err, edgelist.ErrNoEdges):
 		return nil, withCode(exitEmpty, fmt.Errorf("%w: nothing to score", err))
 	case errors.As(err, &pe):
 		return nil, withCode(exitUsage, err)

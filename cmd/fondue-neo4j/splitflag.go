@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -29,11 +28,11 @@ func (s *splitFlag) Set(v string) error {
 		s.on, s.name = b, ""
 		return nil
 	}
-	if slices.Contains(fondue.Splitters, v) {
+	if isSplitterName(v) {
 		s.on, s.name = true, v
 		return nil
 	}
-	return fmt.Errorf("--split is a switch; pick the splitter with --splitter NAME (%s)", strings.Join(fondue.Splitters, ", "))
+	return fmt.Errorf("--split is a switch; pick the splitter with --splitter NAME (%s)", strings.Join(splitterNames(), ", "))
 }
 
 // addSplitFlags adds --split (a switch, whose meaning the command gives in
@@ -41,7 +40,7 @@ func (s *splitFlag) Set(v string) error {
 func addSplitFlags(f *pflag.FlagSet, what, topUsage string) {
 	f.Var(&splitFlag{}, "split", what+" (the splitter is --splitter)")
 	f.Lookup("split").NoOptDefVal = "true"
-	f.String("splitter", "", "splitter: "+strings.Join(fondue.Splitters, ", ")+" (default "+fondue.DefaultSplitter+")")
+	f.String("splitter", "", "splitter: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
 	f.Int("split-top", 0, topUsage)
 	f.Float64("split-min-ambiguity", 0, "also every node whose ambiguity is at least this (0 < x <= 1; 0: off)")
 }
@@ -73,7 +72,7 @@ func splitValueAsArg(cmd *cobra.Command, args []string) error {
 		return nil
 	}
 	for _, a := range args {
-		if slices.Contains(fondue.Splitters, a) {
+		if isSplitterName(a) {
 			return usageErrorf("--split %s: --split is a switch; write --split --splitter %s", a, a)
 		}
 	}

@@ -188,11 +188,10 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		return s, nil // the plan chooses the nodes and their groups
 	}
 	if s.split {
-		s.splitter = s.engine.Split.Method
-		if s.splitter == "" {
-			s.splitter = defaultSplitter()
-			s.engine.Split.Method = s.splitter
+		if s.engine.Split.Splitter == nil {
+			s.engine.Split.Splitter = defaultSplitter()
 		}
+		s.splitter = s.engine.Split.Splitter.Name()
 		if s.splitter == fondue.SplitFONDUE && !fondue.MethodUsesEmbedding(s.engine.Method) {
 			return nil, usageErrorf("splitter %q needs method %q", fondue.SplitFONDUE, fondue.MethodFONDUE)
 		}

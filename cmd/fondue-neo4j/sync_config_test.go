@@ -40,7 +40,7 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	}
 	s := capture()
 	if s.conn.URI != "bolt://file:7687" || s.conn.Database != "filedb" || strings.Join(s.pull.NodeLabels, "|") != "A|B C" ||
-		s.write.BatchSize != 7 || !s.split || s.engine.Split.Top != 3 || s.engine.Split.Method != defaultSplitter() ||
+		s.write.BatchSize != 7 || !s.split || s.engine.Split.Top != 3 || s.engine.Split.Splitter != defaultSplitter() ||
 		s.lock.TTL != 5*time.Minute || s.write.Property != "ambiguity" || s.conn.Password != "" {
 		t.Fatalf("file: %+v", s)
 	}
@@ -67,7 +67,7 @@ func TestSyncConfigPrecedence(t *testing.T) {
 		t.Fatalf("password_file: %q", s.conn.Password)
 	}
 	s = capture("--uri", "bolt://flag:7687", "--node-labels", "F", "--batch-size", "9", "--split=false", "--splitter", "fondue")
-	if s.conn.URI != "bolt://flag:7687" || strings.Join(s.pull.NodeLabels, "|") != "F" || s.write.BatchSize != 9 || s.split || s.engine.Split.Method != "" {
+	if s.conn.URI != "bolt://flag:7687" || strings.Join(s.pull.NodeLabels, "|") != "F" || s.write.BatchSize != 9 || s.split || s.engine.Split.Splitter != nil {
 		t.Fatalf("flags: %+v", s)
 	}
 	if c := s.configuration(); c["writeProperty"] != "ambiguity" || c["nodeLabels"].([]string)[0] != "F" {

@@ -32,14 +32,16 @@ const (
 // mcl2 and 2means. They plug into fondue.ProposeSplits like fondue's own
 // (fondue.Splitters); the bench evaluates both sets.
 func Splitters() []fondue.Splitter {
-	return []fondue.Splitter{
-		splitter{name: Spectral, split: splitSpectral},
-		splitter{name: Posterior, needsEmbedding: true, split: splitPosterior},
-		splitter{name: Hybrid, needsEmbedding: true, split: splitHybrid},
-		splitter{name: MCL2, needsEmbedding: true, split: splitMCL2},
-		splitter{name: KMeans, needsEmbedding: true, split: splitKMeans},
-	}
+	return []fondue.Splitter{spectral, posterior, hybrid, mcl2, kMeans}
 }
+
+var (
+	spectral  = &splitter{name: Spectral, split: splitSpectral}
+	posterior = &splitter{name: Posterior, needsEmbedding: true, split: splitPosterior}
+	hybrid    = &splitter{name: Hybrid, needsEmbedding: true, split: splitHybrid}
+	mcl2      = &splitter{name: MCL2, needsEmbedding: true, split: splitMCL2}
+	kMeans    = &splitter{name: KMeans, needsEmbedding: true, split: splitKMeans}
+)
 
 // IsSplitter reports whether name is one of Splitters.
 func IsSplitter(name string) bool {
@@ -54,10 +56,10 @@ type splitter struct {
 	split          func(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32
 }
 
-func (s splitter) Name() string         { return s.name }
-func (s splitter) NeedsEmbedding() bool { return s.needsEmbedding }
+func (s *splitter) Name() string         { return s.name }
+func (s *splitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
-func (s splitter) NewWorker() fondue.SplitFunc {
+func (s *splitter) NewWorker() fondue.SplitFunc {
 	w := new(worker)
 	return func(g *fondue.Graph, res *fondue.Result, node int, opts *fondue.Options) [][]int32 {
 		return s.split(g, res, node, opts, w)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 )
 
 // EnvPrefix starts the environment variable of every setting.
@@ -42,7 +44,7 @@ func checkSize(s string) error {
 	case "", "auto", "none", "0":
 		return nil
 	}
-	_, err := fondue.ParseBytes(s)
+	_, err := sysmem.ParseBytes(s)
 	return err
 }
 
@@ -70,7 +72,7 @@ var Settings = []Setting{
 	{Key: "embedding.checkpoint", Kind: String, Default: ""},
 	{Key: "embedding.checkpoint_force", Kind: Bool, Default: false},
 	{Key: "embedding.property", Kind: String, Default: ""},
-	{Key: "split.method", Kind: Enum, Default: "", Values: append([]string{""}, fondue.Splitters...)},
+	{Key: "split.method", Kind: Enum, Default: "", Values: splitterNames()},
 	{Key: "split.top", Kind: NonNegInt, Default: 0},
 	{Key: "split.min_ambiguity", Kind: Fraction, Default: 0.0},
 
@@ -120,4 +122,15 @@ var Settings = []Setting{
 	{Key: "run_id", Kind: String, Default: ""},
 	{Key: "output", Kind: Enum, Default: "text", Values: []string{"text", "tsv", "json"}},
 	{Key: "dry_run", Kind: Bool, Default: false},
+}
+
+// splitterNames lists the values of split.method: none (""), fondue's
+// splitters, and the research splitters, which the CLI's commands refuse
+// with a message that points to the bench.
+func splitterNames() []string {
+	names := []string{""}
+	for _, s := range append(fondue.Splitters(), research.Splitters()...) {
+		names = append(names, s.Name())
+	}
+	return names
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 )
 
 func TestParseText(t *testing.T) {
@@ -82,7 +82,7 @@ func TestLesmisNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := fondue.ReadEdgeListFile("../../testdata/lesmis.edges", fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile("../../testdata/lesmis.edges", edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
 
@@ -223,7 +224,7 @@ func TestParsePlan(t *testing.T) {
 // as "fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names" does.
 func lesmisDoc(t *testing.T, top int) *Doc {
 	t.Helper()
-	g, _, err := fondue.ReadEdgeListFile("../../testdata/lesmis.edges", fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile("../../testdata/lesmis.edges", edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +233,7 @@ func lesmisDoc(t *testing.T, top int) *Doc {
 		t.Fatal(err)
 	}
 	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 1,
-		Split: fondue.SplitOptions{Method: fondue.DefaultSplitter, Top: top}})
+		Split: fondue.SplitOptions{Splitter: fondue.Splitters()[0], Top: top}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -45,7 +45,7 @@ func TestDiff(t *testing.T) {
 // the graph's edges; a clone names its original; a second load of the
 // same graph (other element ids) dumps the same.
 func TestLoadDump(t *testing.T) {
-	g, _, err := fondue.ReadEdgeListFile("../../connector/testdata/polbooks.edges", fondue.HeaderAuto)
+	g, _, err := edgelist.ReadFile("../../connector/testdata/polbooks.edges", edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
