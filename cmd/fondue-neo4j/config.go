@@ -63,10 +63,7 @@ func (a *app) scoreOptions() (fondue.Options, error) {
 	o.Seed = v.GetUint64("seed")
 	o.Workers = v.GetInt("threads")
 	o.Method = v.GetString("method")
-	o.RandomSplits = v.GetInt("random_splits")
-	if o.RandomSplits == 0 {
-		o.RandomSplits = -1
-	}
+	o.RandomSplits = v.GetInt("random_splits") // as in fondue.Options: 0 the default, negative none
 	o.Unnormalized = v.GetBool("unnormalized")
 	o.Polish = v.GetBool("polish")
 	o.CNE.Dim = v.GetInt("embedding.dim")

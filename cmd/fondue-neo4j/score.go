@@ -240,7 +240,7 @@ func addScoreFlags(f flagSet) {
 	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
 	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
 	f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
-	f.Int("random-splits", 100, "random sign vectors tried per node besides the eigenvector sweep")
+	f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (0: the default; -1: none)")
 	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")
 	f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
 	f.Int("dim", 8, "embedding dimension")

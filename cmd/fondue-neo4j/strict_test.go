@@ -47,7 +47,7 @@ func TestConfigValuesStrict(t *testing.T) {
 		{map[string]string{"FONDUE_THREADS": "two"}, "", nil, `environment variable FONDUE_THREADS: threads = "two": want a non-negative integer`},
 		{nil, "threads: two\n", nil, `threads = "two": want a non-negative integer`},
 		{nil, "polish: maybe\n", nil, `polish = "maybe": want true or false`},
-		{nil, "random_splits: lots\n", nil, `random_splits = "lots": want a non-negative integer`},
+		{nil, "random_splits: lots\n", nil, `random_splits = "lots": want an integer (0: the default, 100; -1: none)`},
 		{map[string]string{"FONDUE_EMBEDDING_SIGMA2": "abc"}, "", nil, `environment variable FONDUE_EMBEDDING_SIGMA2: embedding.sigma2 = "abc": want a positive number`},
 		{nil, "embedding: 5\n", nil, `embedding = 5: embedding is a section of keys (dim, sigma1,`},
 		{nil, "embedding:\n  dimm: 16\n", nil, `embedding.dimm: unknown key (did you mean embedding.dim?)`},

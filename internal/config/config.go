@@ -37,6 +37,7 @@ const (
 	Enum           // one of Setting.Values, case-insensitive (stored in lower case)
 	Size           // a size in bytes such as 4GiB, or "", auto, none (stored as its text)
 	AutoBool       // auto, or true/false as for Bool (stored as "auto", "true" or "false")
+	Int            // any integer (stored as int)
 )
 
 // Setting is one configuration key.
@@ -67,6 +68,8 @@ func (s *Setting) want() string {
 		return "a non-negative integer"
 	case PosInt:
 		return "a positive integer"
+	case Int:
+		return "an integer"
 	case PosFloat:
 		return "a positive number"
 	case Fraction:
@@ -148,9 +151,9 @@ func (s *Setting) Parse(raw any) (any, error) {
 			}
 		}
 		return bad()
-	case NonNegInt, PosInt:
+	case NonNegInt, PosInt, Int:
 		n, ok := toInt(raw)
-		if !ok || n < 0 || s.Kind == PosInt && n < 1 {
+		if !ok || s.Kind == NonNegInt && n < 0 || s.Kind == PosInt && n < 1 {
 			return bad()
 		}
 		return n, nil
