@@ -74,7 +74,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	root := newRootCmd(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := checkCommand(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -107,8 +110,6 @@ func exitCodeOf(ctx context.Context, err error) int {
 		return exitUsage
 	case errors.Is(err, fondue.ErrNothingToScore):
 		return exitEmpty
-	case isUsageError(err):
-		return exitUsage
 	}
 	return exitError
 }

@@ -320,10 +320,42 @@ func (a *app) setupLogger() error {
 	return nil
 }
 
-func isUsageError(err error) bool {
-	msg := err.Error()
-	return strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.Contains(msg, "arg(s)")
+// checkCommand returns the usage error of an unknown command in args.
+// Cobra makes that error itself, in Command.Find, for a command that has
+// subcommands and no Args check; asking Find first, as Execute will, makes
+// it a usage error without reading its text. It also gives every Args
+// check, cobra's own among them (the completion command's), the usage exit
+// code (usageArgs). Unknown flags are usage errors through the root's
+// SetFlagErrorFunc. Shell completion requests are left to cobra.
+func checkCommand(root *cobra.Command, args []string) error {
+	if len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) {
+		return nil
+	}
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd(args...)
+	usageArgs(root)
+	if _, _, err := root.Find(args); err != nil {
+		return withCode(exitUsage, fmt.Errorf("%w (see '%s --help')", err, root.CommandPath()))
+	}
+	return nil
+}
+
+// usageArgs makes the errors of c's Args check, and of its subcommands',
+// usage errors.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			var ee *exitErr
+			if err != nil && !errors.As(err, &ee) {
+				err = withCode(exitUsage, err)
+			}
+			return err
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // exactArgs is cobra.ExactArgs with the usage exit code.
