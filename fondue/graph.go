@@ -1,9 +1,3 @@
-// Package fondue finds ambiguous nodes in a graph: nodes that stand for two
-// or more real-world entities. It fits a Conditional Network Embedding (CNE)
-// with a MaxEnt degree prior, scores every node with the FONDUE Rayleigh
-// quotient, proposes splits, and evaluates all of it against the contraction
-// benchmark of the FONDUE paper. It has no database dependencies: the
-// connector and the CLI both call Score.
 package fondue
 
 import (

@@ -72,7 +72,7 @@ var Settings = []Setting{
 	{Key: "embedding.checkpoint", Kind: String, Default: ""},
 	{Key: "embedding.checkpoint_force", Kind: Bool, Default: false},
 	{Key: "embedding.property", Kind: String, Default: ""},
-	{Key: "split.method", Kind: Enum, Default: "", Values: splitterNames()},
+	{Key: "split.method", Kind: Enum, Default: "", Values: splitterNames(), Want: splitterWant()},
 	{Key: "split.top", Kind: NonNegInt, Default: 0},
 	{Key: "split.min_ambiguity", Kind: Fraction, Default: 0.0},
 
@@ -122,6 +122,15 @@ var Settings = []Setting{
 	{Key: "run_id", Kind: String, Default: ""},
 	{Key: "output", Kind: Enum, Default: "text", Values: []string{"text", "tsv", "json"}},
 	{Key: "dry_run", Kind: Bool, Default: false},
+}
+
+// splitterWant describes the values of split.method that commands accept.
+func splitterWant() string {
+	var names []string
+	for _, s := range fondue.Splitters() {
+		names = append(names, s.Name())
+	}
+	return `one of ` + strings.Join(names, ", ") + ` ("": the default, ` + fondue.DefaultSplitter + `)`
 }
 
 // splitterNames lists the values of split.method: none (""), fondue's

@@ -1,0 +1,32 @@
+// Package fondue finds ambiguous nodes in a graph: nodes that stand for two
+// or more real-world entities. It fits a Conditional Network Embedding (CNE)
+// with a MaxEnt degree prior, scores every node by how well its neighbours
+// split in two (the FONDUE Rayleigh quotient, combined by default with how
+// disconnected the two sides are), and proposes how to split the most
+// ambiguous nodes. It has no database or file dependencies.
+//
+// Score is the one call that scores a graph:
+//
+//	var b fondue.Builder
+//	b.AddEdge("alice", "bob") // ... every edge, by node key
+//	g := b.Build()
+//	res, err := fondue.Score(ctx, g, fondue.Options{Seed: 1})
+//	if err != nil { ... } // errors.Is(err, fondue.ErrNothingToScore), errors.As(err, &optsErr)
+//	top := res.Ranking()[:10] // most ambiguous first; res.Ambiguity[i] is a percentile
+//	props, err := fondue.ProposeSplits(ctx, g, res, top, fondue.Options{Seed: 1})
+//	for _, p := range props {
+//		fmt.Println(g.Key(p.Node), p.Ambiguity, len(p.Groups)) // Groups: neighbours, one group per new node
+//	}
+//
+// Options follow one convention: the zero value of every field is the
+// default, and a field that can be switched off has an explicit value for
+// "none" (NoRandomSplits; a nil SplitOptions.Splitter asks Score for no
+// proposals). Score can also make the proposals itself (Options.Split).
+//
+// Besides FONDUE, Score runs the paper's baselines (Methods). Splitters
+// lists the splitters; package fondue/research has research candidates that
+// plug into ProposeSplits the same way. Related packages: fondue/edgelist
+// reads edge-list files into a Graph, fondue/eval plants ambiguous nodes
+// (contraction) and measures rankings and splits (AUC, ARI), and
+// fondue/generate draws synthetic benchmark graphs.
+package fondue
