@@ -9,23 +9,23 @@ import (
 	"sync/atomic"
 )
 
-// BaselineMethods lists the methods BaselineScores accepts.
+// BaselineMethods lists the methods baselineScores accepts.
 var BaselineMethods = []string{"degree", "cc", "nc", "lcc"}
 
-// EgoComponents returns the number of connected components of the ego net:
+// egoComponents returns the number of connected components of the ego net:
 // the CC baseline of [P §3.2], where a node whose neighbours fall into
 // several unconnected groups looks like several entities merged. Higher
 // means more ambiguous; an empty ego net has 0 components.
-func EgoComponents(e *EgoNet) int {
+func egoComponents(e *EgoNet) int {
 	return baselineComponents(e, nil)
 }
 
-// EgoClustering returns the local clustering coefficient of the ego net's
+// egoClustering returns the local clustering coefficient of the ego net's
 // centre: the fraction of pairs of its neighbours that are linked,
 // 2·T/(k·(k−1)) for k neighbours with T links among them (the triangles
 // through the centre). A node with fewer than two neighbours has no pair and
 // gets 0, the convention of Neo4j GDS (gds.localClusteringCoefficient).
-func EgoClustering(e *EgoNet) float64 {
+func egoClustering(e *EgoNet) float64 {
 	k := e.NumNodes()
 	if k < 2 {
 		return 0
@@ -34,13 +34,13 @@ func EgoClustering(e *EgoNet) float64 {
 }
 
 // LocalClustering returns every node's local clustering coefficient (see
-// EgoClustering: 0 for nodes of degree below 2), computed in parallel on
+// egoClustering: 0 for nodes of degree below 2), computed in parallel on
 // workers goroutines (≤ 0: all cores); the result does not depend on the
 // number of workers. It is the raw coefficient behind the "lcc" baseline,
 // comparable with gds.localClusteringCoefficient on the same graph.
 func LocalClustering(ctx context.Context, g *Graph, workers int) ([]float64, error) {
 	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
-		return EgoClustering(g.Ego(i, &w.ego))
+		return egoClustering(g.Ego(i, &w.ego))
 	})
 }
 
@@ -54,7 +54,7 @@ func lccScore(e *EgoNet) float64 {
 	if e.NumNodes() < 2 {
 		return 0
 	}
-	return 1 - EgoClustering(e)
+	return 1 - egoClustering(e)
 }
 
 // baselineComponents counts components with union-find; parent is a
@@ -92,7 +92,7 @@ func baselineComponents(e *EgoNet, parent []int32) int {
 	return comps
 }
 
-// NormalizedCut returns the normalized cut of the ego net under the given
+// normalizedCut returns the normalized cut of the ego net under the given
 // clustering, NC = Σ_c cut(C_c)/vol(C_c), the NC baseline of [P §3.2] (after
 // Saha et al. 2015). cut(C) is the number of ego-net edges with exactly one
 // end in C and vol(C) = Σ_{u∈C} deg_ego(u) = 2·(edges inside C) + cut(C); a
@@ -110,14 +110,14 @@ func baselineComponents(e *EgoNet, parent []int32) int {
 //
 // clusters should partition the local indices 0..e.NumNodes()-1. A node in no
 // cluster is treated as outside every cluster (edges to it are cut edges and
-// it adds no term); NormalizedCut panics if a node is in two clusters or out
+// it adds no term); normalizedCut panics if a node is in two clusters or out
 // of range.
-func NormalizedCut(e *EgoNet, clusters [][]int32) float64 {
+func normalizedCut(e *EgoNet, clusters [][]int32) float64 {
 	ncut, _ := baselineNC(e, clusters, nil)
 	return ncut
 }
 
-// NormalizedAssociation returns Σ_c assoc(C_c)/vol(C_c), where assoc(C) =
+// normalizedAssociation returns Σ_c assoc(C_c)/vol(C_c), where assoc(C) =
 // vol(C) - cut(C) counts the ego-net edges inside C (twice), so each term is
 // the share of a cluster's volume that stays inside it (0/0 := 0). It is the
 // NC baseline's score: it grows with the number of clusters that are
@@ -129,7 +129,7 @@ func NormalizedCut(e *EgoNet, clusters [][]int32) float64 {
 // vs .716 with the paper's tie convention) where the cut gives about .56.
 // For clusters that all have edges it equals the number of clusters minus
 // the normalized cut.
-func NormalizedAssociation(e *EgoNet, clusters [][]int32) float64 {
+func normalizedAssociation(e *EgoNet, clusters [][]int32) float64 {
 	_, nassoc := baselineNC(e, clusters, nil)
 	return nassoc
 }
@@ -144,10 +144,10 @@ func baselineNC(e *EgoNet, clusters [][]int32, label []int32) (ncut, nassoc floa
 	for c, cl := range clusters {
 		for _, u := range cl {
 			if u < 0 || int(u) >= n {
-				panic(fmt.Sprintf("fondue.NormalizedCut: node %d out of range [0,%d)", u, n))
+				panic(fmt.Sprintf("fondue.normalizedCut: node %d out of range [0,%d)", u, n))
 			}
 			if label[u] >= 0 {
-				panic(fmt.Sprintf("fondue.NormalizedCut: node %d in clusters %d and %d", u, label[u], c))
+				panic(fmt.Sprintf("fondue.normalizedCut: node %d in clusters %d and %d", u, label[u], c))
 			}
 			label[u] = int32(c)
 		}
@@ -179,15 +179,15 @@ type baselineWorker struct {
 }
 
 // baselineChunk is the number of nodes a worker takes at a time in
-// BaselineScores; the context is checked before every chunk. Small chunks
+// baselineScores; the context is checked before every chunk. Small chunks
 // keep the load balanced when a few hubs dominate the cost.
 const baselineChunk = 64
 
-// BaselineScores computes a baseline ambiguity score for every node of g:
-// "degree" (the degree in g), "cc" (EgoComponents of the ego net), "nc"
-// (NormalizedAssociation of the ego net's MCL clustering with default
+// baselineScores computes a baseline ambiguity score for every node of g:
+// "degree" (the degree in g), "cc" (egoComponents of the ego net), "nc"
+// (normalizedAssociation of the ego net's MCL clustering with default
 // MCLOptions; see there why the association and not the cut) or "lcc" (the
-// fraction of neighbour pairs that are unlinked, 1 − EgoClustering, and 0
+// fraction of neighbour pairs that are unlinked, 1 − egoClustering, and 0
 // below two neighbours; not in the paper). Higher means more ambiguous for
 // all four; the first three are the paper's [P §3.2]. Isolated nodes get NaN:
 // they have no ego net, and AUC and NDCG skip NaN scores.
@@ -197,7 +197,7 @@ const baselineChunk = 64
 // number of workers. Cancelling ctx stops the work within one chunk of
 // nodes per worker (one chunk is a few dozen nodes; one hub's MCL is not
 // interrupted) and returns ctx's error.
-func BaselineScores(ctx context.Context, g *Graph, method string, workers int) ([]float64, error) {
+func baselineScores(ctx context.Context, g *Graph, method string, workers int) ([]float64, error) {
 	var score func(w *baselineWorker, i int) float64
 	switch method {
 	case "degree":

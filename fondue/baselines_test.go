@@ -24,7 +24,7 @@ func TestEgoComponentsByHand(t *testing.T) {
 		{"interleaved components", 6, [][2]int{{0, 4}, {4, 2}, {1, 5}, {3, 3}}, 3},
 	}
 	for _, c := range cases {
-		if got := EgoComponents(mclTestEgo(c.n, c.edges)); got != c.want {
+		if got := egoComponents(mclTestEgo(c.n, c.edges)); got != c.want {
 			t.Errorf("%s: %d components, want %d", c.name, got, c.want)
 		}
 	}
@@ -63,10 +63,10 @@ func TestNormalizedCutAndAssociationByHand(t *testing.T) {
 	}
 	for _, c := range cases {
 		e := mclTestEgo(c.n, c.edges)
-		if got := NormalizedCut(e, c.clusters); math.Abs(got-c.wantCut) > 1e-15 {
+		if got := normalizedCut(e, c.clusters); math.Abs(got-c.wantCut) > 1e-15 {
 			t.Errorf("%s: NC = %v, want %v", c.name, got, c.wantCut)
 		}
-		if got := NormalizedAssociation(e, c.clusters); math.Abs(got-c.wantNA) > 1e-15 {
+		if got := normalizedAssociation(e, c.clusters); math.Abs(got-c.wantNA) > 1e-15 {
 			t.Errorf("%s: association = %v, want %v", c.name, got, c.wantNA)
 		}
 	}
@@ -78,7 +78,7 @@ func TestNormalizedCutRejectsOverlap(t *testing.T) {
 			t.Fatal("no panic for a node in two clusters")
 		}
 	}()
-	NormalizedCut(mclTestEgo(3, nil), [][]int32{{0, 1}, {1, 2}})
+	normalizedCut(mclTestEgo(3, nil), [][]int32{{0, 1}, {1, 2}})
 }
 
 func TestBaselineScoresHandBuilt(t *testing.T) {
@@ -101,7 +101,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 		"lcc": {9.0 / 15, 0},
 	}
 	for _, m := range BaselineMethods {
-		s, err := BaselineScores(context.Background(), g, m, 2)
+		s, err := baselineScores(context.Background(), g, m, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 }
 
 func TestBaselineScoresUnknownMethod(t *testing.T) {
-	_, err := BaselineScores(context.Background(), NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1)
+	_, err := baselineScores(context.Background(), NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1)
 	if err == nil || !strings.Contains(err.Error(), "pagerank") || !strings.Contains(err.Error(), `"nc"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -122,7 +122,7 @@ func TestBaselineScoresCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	g := egoReadTestdata(t, "netscience")
-	s, err := BaselineScores(ctx, g, "nc", 2)
+	s, err := baselineScores(ctx, g, "nc", 2)
 	if !errors.Is(err, context.Canceled) || s != nil {
 		t.Fatalf("scores %v err %v, want nil and context.Canceled", s != nil, err)
 	}
@@ -195,7 +195,7 @@ func TestLocalClusteringByHand(t *testing.T) {
 		}
 	}
 	// The baseline score: 1 − LCC from degree 2 up, 0 below, NaN isolated.
-	s, err := BaselineScores(context.Background(), g, "lcc", 1)
+	s, err := baselineScores(context.Background(), g, "lcc", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,11 +229,11 @@ func TestBaselineScoresNetscience(t *testing.T) {
 	g := egoReadTestdata(t, "netscience")
 	ctx := context.Background()
 	for _, m := range BaselineMethods {
-		one, err := BaselineScores(ctx, g, m, 1)
+		one, err := baselineScores(ctx, g, m, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		four, err := BaselineScores(ctx, g, m, 4)
+		four, err := baselineScores(ctx, g, m, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestBaselineScoresNetscience(t *testing.T) {
 				want = float64(baselineBruteComponents(g, i))
 			case "nc":
 				e := g.Ego(i, nil)
-				want = NormalizedAssociation(e, MCL(e, MCLOptions{}))
+				want = normalizedAssociation(e, clusterMCL(e, MCLOptions{}))
 			case "lcc":
 				want = 0
 				if k, linked := baselineBrutePairs(g, i); k > 0 {
@@ -270,7 +270,7 @@ func TestBaselineScoresNetscience(t *testing.T) {
 	}
 }
 
-// BenchmarkBaselineScoresShared times BaselineScores on the larger shared
+// BenchmarkBaselineScoresShared times baselineScores on the larger shared
 // datasets, which are not copied into testdata: set FONDUE_DATASETS to the
 // directory holding condmat05.edges and fb-sc.edges, e.g.
 //
@@ -288,7 +288,7 @@ func BenchmarkBaselineScoresShared(b *testing.B) {
 		for _, m := range BaselineMethods {
 			b.Run(name+"/"+m, func(b *testing.B) {
 				for b.Loop() {
-					if _, err := BaselineScores(context.Background(), g, m, 0); err != nil {
+					if _, err := baselineScores(context.Background(), g, m, 0); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -117,13 +117,13 @@ func (w *MCLWorkspace) Iterations() (n int, converged bool) { return w.iteration
 
 var mclPool = sync.Pool{New: func() any { return new(MCLWorkspace) }}
 
-// MCL clusters the ego net e with Markov clustering and returns a partition
+// clusterMCL clusters the ego net e with Markov clustering and returns a partition
 // of its local indices 0..e.NumNodes()-1: each cluster sorted, clusters
 // ordered by their smallest member. It allocates its result; use an
 // MCLWorkspace to cluster many ego nets. See MCLWorkspace.Cluster for the
 // exact semantics. It panics on invalid options (Expansion 1 or negative,
 // Inflation ≤ 1, negative MaxIter).
-func MCL(e *EgoNet, opts MCLOptions) [][]int32 {
+func clusterMCL(e *EgoNet, opts MCLOptions) [][]int32 {
 	w := mclPool.Get().(*MCLWorkspace)
 	cl := w.Cluster(e, opts)
 	flat := slices.Clone(w.flat)

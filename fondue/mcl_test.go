@@ -51,7 +51,7 @@ func TestMCLKnownAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		e := mclTestEgo(c.n, c.edges)
-		got := MCL(e, MCLOptions{})
+		got := clusterMCL(e, MCLOptions{})
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: MCL = %v, want %v", c.name, got, c.want)
 		}
@@ -137,7 +137,7 @@ func TestMCLMatchesDenseReference(t *testing.T) {
 		if len(got) > 1 && len(got) < n {
 			nontrivial++
 		}
-		if again := MCL(e, o); !reflect.DeepEqual(again, got) {
+		if again := clusterMCL(e, o); !reflect.DeepEqual(again, got) {
 			t.Fatalf("trial %d: MCL and a reused workspace differ", trial)
 		}
 	}
@@ -154,7 +154,7 @@ func TestMCLInvalidOptionsPanic(t *testing.T) {
 					t.Errorf("options %+v: no panic", o)
 				}
 			}()
-			MCL(mclTestEgo(3, nil), o)
+			clusterMCL(mclTestEgo(3, nil), o)
 		}()
 	}
 }

@@ -46,11 +46,11 @@ func TestQualityContractedGraphs(t *testing.T) {
 			combinedAUC += eval.AUC(combined, c.Ambiguous, eval.TiesAverage) / seeds
 			fondueAUC += eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage) / seeds
 			for _, m := range fondue.BaselineMethods {
-				b, err := fondue.BaselineScores(context.Background(), c.Graph, m, 0)
+				b, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: m})
 				if err != nil {
 					t.Fatal(err)
 				}
-				base[m] += eval.AUC(b, c.Ambiguous, eval.TiesAverage) / seeds
+				base[m] += eval.AUC(b.Scores, c.Ambiguous, eval.TiesAverage) / seeds
 			}
 		}
 		best, bestName := 0.0, ""

@@ -14,7 +14,7 @@ const (
 	MethodFONDUE = "fondue" // best Rayleigh quotient of a CNE embedding
 	MethodDegree = "degree" // the node's degree
 	MethodCC     = "cc"     // connected components of the ego network without the node
-	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see NormalizedAssociation)
+	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see normalizedAssociation)
 	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
 )
 
@@ -254,7 +254,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	} else {
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
-		s, err := BaselineScores(ctx, g, opts.Method, opts.Workers)
+		s, err := baselineScores(ctx, g, opts.Method, opts.Workers)
 		if err != nil {
 			return nil, err
 		}
