@@ -1,6 +1,9 @@
 package sysmem
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestParseFormatBytes(t *testing.T) {
 	cases := map[string]int64{"4GiB": 4 << 30, "4GB": 4e9, "512MiB": 512 << 20, "1.5G": 3 << 29, "1000": 1000, " 2 kib ": 2048, "7B": 7}
@@ -16,5 +19,16 @@ func TestParseFormatBytes(t *testing.T) {
 	}
 	if FormatBytes(1536<<20) != "1.5 GiB" || FormatBytes(100) != "100 B" || FormatBytes(2048) != "2.0 KiB" {
 		t.Fatalf("FormatBytes: %s %s %s", FormatBytes(1536<<20), FormatBytes(100), FormatBytes(2048))
+	}
+}
+
+// On Linux the probe finds a cgroup limit or MemAvailable: some memory,
+// less than 1 PiB.
+func TestAvailableMemory(t *testing.T) {
+	if _, err := os.Stat("/proc/meminfo"); err != nil {
+		t.Skip("no /proc/meminfo")
+	}
+	if m := AvailableMemory(); m <= 0 || m >= 1<<50 {
+		t.Fatalf("AvailableMemory() = %d", m)
 	}
 }

@@ -1,0 +1,31 @@
+package research
+
+import (
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// The research splitters have the documented names, none of them one of
+// fondue's, so that the bench can offer both sets side by side.
+func TestSplitterNames(t *testing.T) {
+	want := []string{Spectral, Posterior, Hybrid, MCL2, KMeans}
+	got := Splitters()
+	if len(got) != len(want) {
+		t.Fatalf("%d splitters, want %d", len(got), len(want))
+	}
+	for k, s := range got {
+		if s.Name() != want[k] || !IsSplitter(want[k]) {
+			t.Errorf("splitter %d is %q, want %q", k, s.Name(), want[k])
+		}
+		if fondue.FindSplitter(fondue.Splitters(), s.Name()) != nil {
+			t.Errorf("%q is also one of fondue's splitters", s.Name())
+		}
+		if s.NeedsEmbedding() != (s.Name() != Spectral) {
+			t.Errorf("%q: NeedsEmbedding %v", s.Name(), s.NeedsEmbedding())
+		}
+	}
+	if IsSplitter(fondue.SplitNCut) {
+		t.Error("IsSplitter(ncut)")
+	}
+}
