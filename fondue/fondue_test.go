@@ -138,7 +138,7 @@ func TestFondueSpecialDegrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := sqDist(emb.X, 3, 0, 1); math.Abs(s[0]-want) > 1e-12 {
+	if want := sqDist(emb.Row(0), emb.Row(1)); math.Abs(s[0]-want) > 1e-12 {
 		t.Fatalf("degree-1 score %g, want %g", s[0], want)
 	}
 	if !math.IsNaN(s[3]) {

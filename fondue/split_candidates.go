@@ -177,7 +177,7 @@ func splitKMeans(g *Graph, emb *Embedding, i int, _ *SplitConfig, w *splitWorker
 	far := func(from []float64) int {
 		best, bk := -1.0, 0
 		for k, j := range nb {
-			if s := sqDist2(emb.Row(int(j)), from); s > best {
+			if s := sqDist(emb.Row(int(j)), from); s > best {
 				best, bk = s, k
 			}
 		}
@@ -193,7 +193,7 @@ func splitKMeans(g *Graph, emb *Embedding, i int, _ *SplitConfig, w *splitWorker
 		for k, j := range nb {
 			x := emb.Row(int(j))
 			s := int8(-1)
-			if sqDist2(x, cA) <= sqDist2(x, cB) {
+			if sqDist(x, cA) <= sqDist(x, cB) {
 				s = 1
 			}
 			if s != side[k] {
@@ -229,13 +229,4 @@ func splitKMeans(g *Graph, emb *Embedding, i int, _ *SplitConfig, w *splitWorker
 		}
 	}
 	return signGroups(nb, side)
-}
-
-func sqDist2(a, b []float64) float64 {
-	s := 0.0
-	for k := range a {
-		t := a[k] - b[k]
-		s += t * t
-	}
-	return s
 }

@@ -314,7 +314,7 @@ func (w *ncutWork) kNN(emb *Embedding, e *EgoNet) {
 	for a := 0; a < m; a++ {
 		xa := emb.Row(int(e.Nodes[a]))
 		for b := 0; b < m; b++ {
-			w.dist[b] = sqDist2(xa, emb.Row(int(e.Nodes[b])))
+			w.dist[b] = sqDist(xa, emb.Row(int(e.Nodes[b])))
 		}
 		w.dist[a] = math.Inf(1)
 		// k smallest by repeated selection (k is tiny).
