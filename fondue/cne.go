@@ -424,7 +424,7 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 		f.hist = append(f.hist, norm)
 		st.Epochs = epoch + 1
 		if cneEpochHook != nil {
-			cneEpochHook(epoch+1, f.emb.X, f.order)
+			cneEpochHook(f, epoch+1)
 		}
 		st.GradNorm = norm
 		if o.Progress != nil {
@@ -482,6 +482,7 @@ type cneFit struct {
 	workers int
 	pool    negativePool
 	work    []blockWork // per worker
+	ranBy   []int32     // the worker of each chunk in the last epoch; only under cneEpochHook
 }
 
 // newCNEFit sets up the starting point: o.Init (a warm start, with its
@@ -541,6 +542,9 @@ func (f *cneFit) prepare() {
 	f.sq = make([]float64, chunks)
 	f.pool = newNegativePool(f.g)
 	f.work = make([]blockWork, f.workers)
+	if cneEpochHook != nil {
+		f.ranBy = make([]int32, chunks)
+	}
 	f.b1t, f.b2t = math.Pow(adamBeta1, float64(f.step)), math.Pow(adamBeta2, float64(f.step))
 }
 
@@ -568,6 +572,9 @@ func cneChunks(g *Graph, mode Mode, negRatio int) []int {
 func (f *cneFit) gradient(ctx context.Context, epoch int) (float64, error) {
 	d, X := f.o.Dim, f.emb.X
 	err := forChunks(ctx, f.workers, len(f.sq), func(w, c int) {
+		if f.ranBy != nil {
+			f.ranBy[c] = int32(w)
+		}
 		if f.mode == ModeSampled {
 			r := splitmix{s: streamSeed(f.o.Seed, streamNegatives, uint64(epoch), uint64(c))}
 			f.sq[c] = f.m.gradSampledBlock(X, f.grad, f.bounds[c], f.bounds[c+1], f.o.NegRatio, f.pool, &r, &f.work[w])
@@ -678,9 +685,9 @@ func permuteRows(a []float64, d int, order []int32, inverse bool) []float64 {
 	return out
 }
 
-// cneEpochHook, when set by a test, sees the embedding after every epoch
-// (rows in the order given, nil for the identity).
-var cneEpochHook func(epoch int, X []float64, order []int32)
+// cneEpochHook, when set by a test, sees the fit after every epoch (1-based).
+// While it is set, fits also record which worker computed each chunk.
+var cneEpochHook func(f *cneFit, epoch int)
 
 func mean(xs []float64) float64 {
 	s := 0.0

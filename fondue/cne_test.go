@@ -3,6 +3,7 @@ package fondue
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -201,19 +202,83 @@ func TestCNEFitImprovesObjective(t *testing.T) {
 	}
 }
 
-// Same seed, 1 and 4 workers: bit-identical embeddings, in both modes.
+// communityGraph returns a random graph on n nodes: communities of 60
+// whose members link to about 4 others of their community and 1 node
+// anywhere, plus node 0 as a hub adjacent to hubDeg random nodes and the
+// last two nodes isolated.
+func communityGraph(n, hubDeg int, seed uint64) *Graph {
+	r := splitmix{s: seed}
+	var e [][2]int
+	live := n - 2
+	for i := 0; i < live; i++ {
+		lo := i / 60 * 60
+		size := min(60, live-lo)
+		for k := 0; k < 2; k++ {
+			e = append(e, [2]int{i, lo + int(r.intn(uint32(size)))})
+		}
+		if r.intn(2) == 0 {
+			e = append(e, [2]int{i, int(r.intn(uint32(live)))})
+		}
+	}
+	for k := 0; k < hubDeg; k++ {
+		e = append(e, [2]int{0, 1 + int(r.intn(uint32(live-1)))})
+	}
+	return NewGraph(n, e)
+}
+
+// Same seed, 1, 2, 4 and 7 workers: bit-identical embeddings, in both
+// modes. The graphs are large enough for several chunks, so the workers
+// really share the rows, and sampled mode takes the renumbering path
+// (its threshold lowered), the pool of non-isolated nodes and the dense
+// row that uses every non-neighbour. The test checks that it took them.
 func TestCNEDeterministicAcrossWorkers(t *testing.T) {
-	g := readTestGraph(t, "netscience")
-	p := fitTestPrior(t, g)
-	for _, mode := range []Mode{ModeExact, ModeSampled} {
+	old := reorderMinBytes
+	reorderMinBytes = 0
+	t.Cleanup(func() { reorderMinBytes = old; cneEpochHook = nil })
+	for _, tc := range []struct {
+		mode Mode
+		n    int
+	}{{ModeExact, 800}, {ModeSampled, 4000}} {
+		g := communityGraph(tc.n, tc.n/4, 9)
+		p := fitTestPrior(t, g)
+		o := CNEOptions{Mode: tc.mode, Seed: 42, MaxEpochs: 40}.withDefaults()
+		chunks := len(cneChunks(g, tc.mode, o.NegRatio)) - 1
+		if chunks < 7 {
+			t.Fatalf("%v: %d chunks; the test needs at least 7 for 7 workers", tc.mode, chunks)
+		}
+		if hub := g.Degree(0); tc.mode == ModeSampled && o.NegRatio*hub < g.NumNodes()-3-hub {
+			t.Fatalf("hub degree %d does not take the dense-row path", hub)
+		}
 		var ref *Embedding
-		for _, w := range []int{1, 4, 3} {
-			emb, st, err := FitCNE(context.Background(), g, p, CNEOptions{Mode: mode, Seed: 42, Workers: w, MaxEpochs: 60})
+		for _, w := range []int{1, 2, 4, 7} {
+			used := map[int32]bool{}
+			renumbered := false
+			cneEpochHook = func(f *cneFit, epoch int) {
+				if f.workers != w || len(f.ranBy) != chunks {
+					t.Fatalf("%v: %d workers over %d chunks, want %d over %d", tc.mode, f.workers, len(f.ranBy), w, chunks)
+				}
+				for _, r := range f.ranBy {
+					used[r] = true
+				}
+				if f.order != nil && !slices.IsSorted(f.order) {
+					renumbered = true
+				}
+			}
+			o.Workers = w
+			emb, st, err := FitCNE(context.Background(), g, p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%v, %d nodes, %d chunks, %d workers: %d epochs, %d workers computed chunks, renumbered %v",
+				tc.mode, tc.n, chunks, w, st.Epochs, len(used), renumbered)
 			if st.Epochs < 20 {
-				t.Fatalf("%v: only %d epochs", mode, st.Epochs)
+				t.Fatalf("%v: only %d epochs", tc.mode, st.Epochs)
+			}
+			if w > 1 && len(used) < 2 {
+				t.Errorf("%v: %d workers asked, only %d computed chunks", tc.mode, w, len(used))
+			}
+			if renumbered != (tc.mode == ModeSampled) {
+				t.Fatalf("%v: renumbered %v", tc.mode, renumbered)
 			}
 			if ref == nil {
 				ref = emb
@@ -221,7 +286,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 			}
 			for k := range emb.X {
 				if emb.X[k] != ref.X[k] {
-					t.Fatalf("%v: workers=%d differs from workers=1 at %d: %v vs %v", mode, w, k, emb.X[k], ref.X[k])
+					t.Fatalf("%v: workers=%d differs from workers=1 at %d: %v vs %v", tc.mode, w, k, emb.X[k], ref.X[k])
 				}
 			}
 		}
