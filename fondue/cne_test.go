@@ -35,12 +35,18 @@ func randomEmbedding(n, d int, seed uint64) *Embedding {
 }
 
 // The analytic gradient of -O must match central finite differences of the
-// exact objective, coordinate by coordinate.
+// exact objective, coordinate by coordinate, at d = 3 and at the default
+// d = 8 (whose sampled-mode kernels TestKernel8MatchesGenericAndExact checks
+// against this gradient).
 func TestCNEGradientFiniteDifferences(t *testing.T) {
 	g := readTestGraph(t, "karate")
 	p := fitTestPrior(t, g)
-	for _, s2 := range []float64{2, 8} {
-		o := CNEOptions{Dim: 3, Sigma2: s2}.withDefaults()
+	for _, c := range []struct {
+		dim int
+		s2  float64
+	}{{3, 2}, {3, 8}, {8, 2}} {
+		dim, s2 := c.dim, c.s2
+		o := CNEOptions{Dim: dim, Sigma2: s2}.withDefaults()
 		m := newCNEModel(g, p, o)
 		emb := randomEmbedding(g.NumNodes(), o.Dim, 7)
 		X := emb.X
@@ -61,11 +67,11 @@ func TestCNEGradientFiniteDifferences(t *testing.T) {
 				rel := math.Abs(fd-grad[c]) / math.Max(1e-3, math.Abs(fd))
 				worst = max(worst, rel)
 				if rel > 1e-6 {
-					t.Errorf("sigma2=%g node %d coord %d: analytic %.10g, finite difference %.10g", s2, i, c, grad[c], fd)
+					t.Errorf("d=%d sigma2=%g node %d coord %d: analytic %.10g, finite difference %.10g", dim, s2, i, c, grad[c], fd)
 				}
 			}
 		}
-		t.Logf("sigma2=%g: worst relative gradient error %.2g", s2, worst)
+		t.Logf("d=%d sigma2=%g: worst relative gradient error %.2g", dim, s2, worst)
 	}
 }
 
@@ -73,17 +79,8 @@ func TestCNEGradientFiniteDifferences(t *testing.T) {
 // over many independent draws it converges to it, for every row of a block
 // (the rows share their candidate negatives) and with isolated nodes present.
 func TestCNESampledGradientUnbiased(t *testing.T) {
-	g0 := readTestGraph(t, "lesmis")
-	// Add two isolated nodes: they must never be drawn as negatives.
-	var e [][2]int
-	for i := 0; i < g0.NumNodes(); i++ {
-		for _, j := range g0.Neighbors(i) {
-			if int(j) > i {
-				e = append(e, [2]int{i, int(j)})
-			}
-		}
-	}
-	g := NewGraph(g0.NumNodes()+2, e)
+	// Two isolated nodes: they must never be drawn as negatives.
+	g := lesmisWithIsolated(t)
 	p := fitTestPrior(t, g)
 	o := CNEOptions{Dim: 4}.withDefaults()
 	m := newCNEModel(g, p, o)
