@@ -203,15 +203,10 @@ func newCNEModel(g *Graph, p *Prior, o CNEOptions) *cneModel {
 		logRatio: math.Log(o.Sigma1 / o.Sigma2)}
 }
 
-// z returns the posterior log-odds of a non-edge for the pair (i, j) at squared distance d2.
-func (m *cneModel) z(i, j int, d2 float64) float64 {
-	return m.logRatio - m.lam[i] - m.lam[j] + m.halfGamma*d2
-}
-
 // posterior returns P(a_ij = 1 | X) under the model, with math.Exp (tests
 // compare against it).
 func (m *cneModel) posterior(X []float64, i, j int) float64 {
-	return 1 / (1 + math.Exp(m.z(i, j, sqDist(m.row(X, i), m.row(X, j)))))
+	return 1 / (1 + math.Exp(m.pairZ(m.row(X, i), m.row(X, j), m.logRatio-m.lam[i], m.lam[j])))
 }
 
 // objective returns the exact log-likelihood
@@ -229,7 +224,7 @@ func (m *cneModel) objective(X []float64) float64 {
 			if m.g.Degree(j) == 0 {
 				continue
 			}
-			z := m.z(i, j, sqDist(m.row(X, i), m.row(X, j)))
+			z := m.pairZ(m.row(X, i), m.row(X, j), m.logRatio-m.lam[i], m.lam[j])
 			if m.g.HasEdge(i, j) {
 				o -= softplus(z)
 			} else {

@@ -2,20 +2,21 @@ package fondue
 
 // The pair kernel: every CNE path (the exact gradient, the sampled
 // gradient's links and negatives, the dense rows of sampled mode, the
-// objective) evaluates the same three steps for a row i and a partner j:
+// objective) evaluates the same steps for a row i and a partner j:
 //
-//	d2 = ||x_i - x_j||^2                         sqDist
-//	P  = posterior(base - l_j + gamma/2 d2)      pairPosterior, base = log(s1/s2) - l_i
+//	z   = base - l_j + gamma/2 ||x_i - x_j||^2   pairZ (with sqDist), base = log(s1/s2) - l_i
+//	P   = posterior(z)                           P_ij, the link posterior
 //	acc += c(P) (x_i - x_j)                      addScaledDiff
 //
-// with c = gamma (a_ij - P) for a gradient term (addPairGrad). The loops
-// over a row's partners are below: all nodes (gradExactRow), the neighbours
+// with c = gamma (a_ij - P) for a term of the loss gradient. The loops over
+// a row's partners are below: all nodes (gradExactRow), the neighbours
 // (addLinkGrads), a block's sampled negatives (sumNegatives) and every
 // non-neighbour (addNonNeighborGrads). For the default d = 8, addLinkGrads
 // and sumNegatives use the kernels of kernel8.go, which keep the sums in
 // registers and add the squared distance as a tree; the exact path keeps
 // the sequential sum, so its results do not depend on the dimension's
-// specialisation.
+// specialisation. The steps are small enough for the compiler to inline
+// into the loops, which therefore make no call per pair.
 
 import "math"
 
@@ -38,18 +39,11 @@ func addScaledDiff(acc []float64, c float64, a, b []float64) {
 	}
 }
 
-// pairPosterior returns the posterior P_ij of a link between the row whose
-// base log-odds is base (log(s1/s2) - l_i) and a partner with prior
-// multiplier lamj, at vectors xi and xj.
-func (m *cneModel) pairPosterior(xi, xj []float64, base, lamj float64) float64 {
-	return posterior(base - lamj + m.halfGamma*sqDist(xi, xj))
-}
-
-// addPairGrad adds one pair's term of the loss gradient -dO/dx_i,
-// gamma (a - P_ij) (x_i - x_j), to g; a is 1 for a link, 0 otherwise.
-func (m *cneModel) addPairGrad(g, xi, xj []float64, base, lamj, a float64) {
-	P := m.pairPosterior(xi, xj, base, lamj)
-	addScaledDiff(g, m.gamma*(a-P), xi, xj)
+// pairZ returns the log-odds z_ij of a non-link between the row with base
+// log-odds base (log(s1/s2) - l_i) and the partner with prior multiplier
+// lamj, at vectors xi and xj: P_ij = posterior(z_ij).
+func (m *cneModel) pairZ(xi, xj []float64, base, lamj float64) float64 {
+	return base - lamj + m.halfGamma*sqDist(xi, xj)
 }
 
 // row returns node j's vector in X.
@@ -83,7 +77,9 @@ func (m *cneModel) gradExactRow(X []float64, i int, g []float64) {
 		if j == i || math.IsInf(m.lam[j], -1) {
 			continue
 		}
-		m.addPairGrad(g, xi, m.row(X, j), base, m.lam[j], a)
+		xj := m.row(X, j)
+		P := posterior(m.pairZ(xi, xj, base, m.lam[j]))
+		addScaledDiff(g, m.gamma*(a-P), xi, xj)
 	}
 }
 
@@ -99,7 +95,9 @@ func (m *cneModel) addLinkGrads(X, xi []float64, nb []int32, base float64, g []f
 
 func (m *cneModel) addLinkGradsGeneric(X, xi []float64, nb []int32, base float64, g []float64) {
 	for _, j := range nb {
-		m.addPairGrad(g, xi, m.row(X, int(j)), base, m.lam[j], 1)
+		xj := m.row(X, int(j))
+		P := posterior(m.pairZ(xi, xj, base, m.lam[j]))
+		addScaledDiff(g, m.gamma*(1-P), xi, xj)
 	}
 }
 
@@ -125,7 +123,8 @@ func (m *cneModel) sumNegativesGeneric(xi []float64, skip bitset, base float64, 
 		}
 		accepted++
 		xj := m.row(negX, t)
-		addScaledDiff(out, m.pairPosterior(xi, xj, base, negL[t]), xi, xj)
+		P := posterior(m.pairZ(xi, xj, base, negL[t]))
+		addScaledDiff(out, P, xi, xj)
 	}
 	return accepted
 }
@@ -146,6 +145,8 @@ func (m *cneModel) addNonNeighborGrads(X []float64, i int, gi []float64, pool ne
 		if j == i || (p < len(nb) && int(nb[p]) == j) {
 			continue
 		}
-		m.addPairGrad(gi, xi, m.row(X, j), base, m.lam[j], 0)
+		xj := m.row(X, j)
+		P := posterior(m.pairZ(xi, xj, base, m.lam[j]))
+		addScaledDiff(gi, m.gamma*(0-P), xi, xj)
 	}
 }

@@ -144,7 +144,7 @@ func TestKernel8MatchesGenericAndExact(t *testing.T) {
 	t.Logf("worst relative differences: %v; %d sampled negatives skipped", worst, skippedNegatives)
 }
 
-// sqDist, addScaledDiff and pairPosterior against their definitions.
+// sqDist, addScaledDiff and pairZ against their definitions.
 func TestPairKernelDefinitions(t *testing.T) {
 	g := readTestGraph(t, "karate")
 	p := fitTestPrior(t, g)
@@ -168,8 +168,8 @@ func TestPairKernelDefinitions(t *testing.T) {
 			n1 := prior * math.Exp(-dist*dist/(2*s1*s1)) / s1
 			n2 := (1 - prior) * math.Exp(-dist*dist/(2*s2*s2)) / s2
 			want := n1 / (n1 + n2)
-			got := m.pairPosterior(xi, xj, m.logRatio-m.lam[i], m.lam[j])
-			if math.Abs(got-want) > 1e-6*want {
+			got := 1 / (1 + math.Exp(m.pairZ(xi, xj, m.logRatio-m.lam[i], m.lam[j])))
+			if math.Abs(got-want) > 1e-12*want {
 				t.Fatalf("P(%d, %d) = %v, want %v", i, j, got, want)
 			}
 			acc := []float64{1, 2, 3, 4, 5}
