@@ -147,6 +147,8 @@ func (m *cneModel) addNonNeighborGrads(X []float64, i int, gi []float64, pool ne
 		}
 		xj := m.row(X, j)
 		P := posterior(m.pairZ(xi, xj, base, m.lam[j]))
+		// gamma (0 - P): the gradient term of a non-link, which rounds
+		// exactly like subtracting gamma P (x_i - x_j).
 		addScaledDiff(gi, m.gamma*(0-P), xi, xj)
 	}
 }
