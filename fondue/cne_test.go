@@ -3,6 +3,7 @@ package fondue
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -34,12 +35,18 @@ func randomEmbedding(n, d int, seed uint64) *Embedding {
 }
 
 // The analytic gradient of -O must match central finite differences of the
-// exact objective, coordinate by coordinate.
+// exact objective, coordinate by coordinate, at d = 3 and at the default
+// d = 8 (whose sampled-mode kernels TestKernel8MatchesGenericAndExact checks
+// against this gradient).
 func TestCNEGradientFiniteDifferences(t *testing.T) {
 	g := readTestGraph(t, "karate")
 	p := fitTestPrior(t, g)
-	for _, s2 := range []float64{2, 8} {
-		o := CNEOptions{Dim: 3, Sigma2: s2}.withDefaults()
+	for _, c := range []struct {
+		dim int
+		s2  float64
+	}{{3, 2}, {3, 8}, {8, 2}} {
+		dim, s2 := c.dim, c.s2
+		o := CNEOptions{Dim: dim, Sigma2: s2}.withDefaults()
 		m := newCNEModel(g, p, o)
 		emb := randomEmbedding(g.NumNodes(), o.Dim, 7)
 		X := emb.X
@@ -60,11 +67,11 @@ func TestCNEGradientFiniteDifferences(t *testing.T) {
 				rel := math.Abs(fd-grad[c]) / math.Max(1e-3, math.Abs(fd))
 				worst = max(worst, rel)
 				if rel > 1e-6 {
-					t.Errorf("sigma2=%g node %d coord %d: analytic %.10g, finite difference %.10g", s2, i, c, grad[c], fd)
+					t.Errorf("d=%d sigma2=%g node %d coord %d: analytic %.10g, finite difference %.10g", dim, s2, i, c, grad[c], fd)
 				}
 			}
 		}
-		t.Logf("sigma2=%g: worst relative gradient error %.2g", s2, worst)
+		t.Logf("d=%d sigma2=%g: worst relative gradient error %.2g", dim, s2, worst)
 	}
 }
 
@@ -72,17 +79,8 @@ func TestCNEGradientFiniteDifferences(t *testing.T) {
 // over many independent draws it converges to it, for every row of a block
 // (the rows share their candidate negatives) and with isolated nodes present.
 func TestCNESampledGradientUnbiased(t *testing.T) {
-	g0 := readTestGraph(t, "lesmis")
-	// Add two isolated nodes: they must never be drawn as negatives.
-	var e [][2]int
-	for i := 0; i < g0.NumNodes(); i++ {
-		for _, j := range g0.Neighbors(i) {
-			if int(j) > i {
-				e = append(e, [2]int{i, int(j)})
-			}
-		}
-	}
-	g := NewGraph(g0.NumNodes()+2, e)
+	// Two isolated nodes: they must never be drawn as negatives.
+	g := lesmisWithIsolated(t)
 	p := fitTestPrior(t, g)
 	o := CNEOptions{Dim: 4}.withDefaults()
 	m := newCNEModel(g, p, o)
@@ -195,25 +193,90 @@ func TestCNEFitImprovesObjective(t *testing.T) {
 		}
 		auc := wins / float64(len(pe)*len(pn))
 		t.Logf("%v: reconstruction AUC %.4f", mode, auc)
+		// Measured: exact 0.9561, sampled 0.9548.
 		if auc < 0.95 {
 			t.Errorf("%v: reconstruction AUC %.4f, want >= 0.95", mode, auc)
 		}
 	}
 }
 
-// Same seed, 1 and 4 workers: bit-identical embeddings, in both modes.
+// communityGraph returns a random graph on n nodes: communities of 60
+// whose members link to about 4 others of their community and 1 node
+// anywhere, plus node 0 as a hub adjacent to hubDeg random nodes and the
+// last two nodes isolated.
+func communityGraph(n, hubDeg int, seed uint64) *Graph {
+	r := splitmix{s: seed}
+	var e [][2]int
+	live := n - 2
+	for i := 0; i < live; i++ {
+		lo := i / 60 * 60
+		size := min(60, live-lo)
+		for k := 0; k < 2; k++ {
+			e = append(e, [2]int{i, lo + int(r.intn(uint32(size)))})
+		}
+		if r.intn(2) == 0 {
+			e = append(e, [2]int{i, int(r.intn(uint32(live)))})
+		}
+	}
+	for k := 0; k < hubDeg; k++ {
+		e = append(e, [2]int{0, 1 + int(r.intn(uint32(live-1)))})
+	}
+	return NewGraph(n, e)
+}
+
+// Same seed, 1, 2, 4 and 7 workers: bit-identical embeddings, in both
+// modes. The graphs are large enough for several chunks, so the workers
+// really share the rows, and sampled mode takes the renumbering path
+// (its threshold lowered), the pool of non-isolated nodes and the dense
+// row that uses every non-neighbour. The test checks that it took them.
 func TestCNEDeterministicAcrossWorkers(t *testing.T) {
-	g := readTestGraph(t, "netscience")
-	p := fitTestPrior(t, g)
-	for _, mode := range []Mode{ModeExact, ModeSampled} {
+	old := reorderMinBytes
+	reorderMinBytes = 0
+	t.Cleanup(func() { reorderMinBytes = old; cneEpochHook = nil })
+	for _, tc := range []struct {
+		mode Mode
+		n    int
+	}{{ModeExact, 800}, {ModeSampled, 4000}} {
+		g := communityGraph(tc.n, tc.n/4, 9)
+		p := fitTestPrior(t, g)
+		o := CNEOptions{Mode: tc.mode, Seed: 42, MaxEpochs: 40}.withDefaults()
+		chunks := len(cneChunks(g, tc.mode, o.NegRatio)) - 1
+		if chunks < 7 {
+			t.Fatalf("%v: %d chunks; the test needs at least 7 for 7 workers", tc.mode, chunks)
+		}
+		if hub := g.Degree(0); tc.mode == ModeSampled && o.NegRatio*hub < g.NumNodes()-3-hub {
+			t.Fatalf("hub degree %d does not take the dense-row path", hub)
+		}
 		var ref *Embedding
-		for _, w := range []int{1, 4, 3} {
-			emb, st, err := FitCNE(context.Background(), g, p, CNEOptions{Mode: mode, Seed: 42, Workers: w, MaxEpochs: 60})
+		for _, w := range []int{1, 2, 4, 7} {
+			used := map[int32]bool{}
+			renumbered := false
+			cneEpochHook = func(f *cneFit, epoch int) {
+				if f.workers != w || len(f.ranBy) != chunks {
+					t.Fatalf("%v: %d workers over %d chunks, want %d over %d", tc.mode, f.workers, len(f.ranBy), w, chunks)
+				}
+				for _, r := range f.ranBy {
+					used[r] = true
+				}
+				if f.order != nil && !slices.IsSorted(f.order) {
+					renumbered = true
+				}
+			}
+			o.Workers = w
+			emb, st, err := FitCNE(context.Background(), g, p, o)
 			if err != nil {
 				t.Fatal(err)
 			}
+			t.Logf("%v, %d nodes, %d chunks, %d workers: %d epochs, %d workers computed chunks, renumbered %v",
+				tc.mode, tc.n, chunks, w, st.Epochs, len(used), renumbered)
 			if st.Epochs < 20 {
-				t.Fatalf("%v: only %d epochs", mode, st.Epochs)
+				t.Fatalf("%v: only %d epochs", tc.mode, st.Epochs)
+			}
+			if w > 1 && len(used) < 2 {
+				t.Errorf("%v: %d workers asked, only %d computed chunks", tc.mode, w, len(used))
+			}
+			if renumbered != (tc.mode == ModeSampled) {
+				t.Fatalf("%v: renumbered %v", tc.mode, renumbered)
 			}
 			if ref == nil {
 				ref = emb
@@ -221,7 +284,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 			}
 			for k := range emb.X {
 				if emb.X[k] != ref.X[k] {
-					t.Fatalf("%v: workers=%d differs from workers=1 at %d: %v vs %v", mode, w, k, emb.X[k], ref.X[k])
+					t.Fatalf("%v: workers=%d differs from workers=1 at %d: %v vs %v", tc.mode, w, k, emb.X[k], ref.X[k])
 				}
 			}
 		}

@@ -50,7 +50,26 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize, polish bool, r *s
 	if m == 0 {
 		return math.NaN()
 	}
-	d := w.d
+	w.differences(emb, i, nb)
+	best := w.eigenSweep(m)
+	best = w.randomSigns(m, T, r, best)
+	if polish && m > 1 {
+		best = w.polish(m, best)
+	}
+	if b != nil {
+		copy(b, w.signsB[:m])
+	}
+	scale := 1.0
+	if normalize {
+		scale = 1 / float64(m)
+	}
+	return best * scale
+}
+
+// differences fills w.y with the rows y_j = x_i - x_j over the neighbours
+// nb of i, w.total with their sum and w.scat with their scatter matrix.
+func (w *fondueWork) differences(emb *Embedding, i int, nb []int32) {
+	m, d := len(nb), w.d
 	if cap(w.y) < m*d {
 		w.y = make([]float64, m*d)
 		w.proj = make([]float64, m)
@@ -58,7 +77,7 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize, polish bool, r *s
 		w.signs = make([]int8, m)
 		w.signsB = make([]int8, m)
 	}
-	y, proj, order := w.y[:m*d], w.proj[:m], w.order[:m]
+	y := w.y[:m*d]
 	xi := emb.Row(i)
 	clear(w.scat)
 	clear(w.total)
@@ -80,14 +99,15 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize, polish bool, r *s
 			w.scat[q*d+p] = w.scat[p*d+q]
 		}
 	}
-	scale := 1.0
-	if normalize {
-		scale = 1 / float64(m)
-	}
+}
 
-	// (b) Eigenvector sweep: order neighbours by their projection on the top
-	// eigenvector of the scatter matrix (equivalently, of the m x m Gram
-	// matrix) and try every prefix on the +1 side.
+// eigenSweep is step (b): order the m neighbours by their projection on
+// the top eigenvector of the scatter matrix (equivalently, of the m x m
+// Gram matrix) and try every prefix on the +1 side. It leaves the best
+// prefix's sign vector in w.signsB and returns its ||sum_j b_j y_j||^2.
+func (w *fondueWork) eigenSweep(m int) float64 {
+	d := w.d
+	y, proj, order := w.y[:m*d], w.proj[:m], w.order[:m]
 	topEigenvector(w.scat, d, w.vecs, w.u)
 	for k := range proj {
 		proj[k] = dot(y[k*d:(k+1)*d], w.u)
@@ -123,9 +143,14 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize, polish bool, r *s
 	for _, o := range order[:bestK] {
 		bestB[o] = 1
 	}
+	return best
+}
 
-	// (a) Random sign vectors.
-	signs := w.signs[:m]
+// randomSigns is step (a): T random sign vectors from r; one that beats
+// best replaces w.signsB. It returns the new best.
+func (w *fondueWork) randomSigns(m, T int, r *splitmix, best float64) float64 {
+	d := w.d
+	y, signs, bestB := w.y[:m*d], w.signs[:m], w.signsB[:m]
 	for t := 0; t < T; t++ {
 		clear(w.acc)
 		var bits uint64
@@ -153,38 +178,38 @@ func fondueNode(g *Graph, emb *Embedding, i, T int, normalize, polish bool, r *s
 			copy(bestB, signs)
 		}
 	}
+	return best
+}
 
-	// (c) Polish: flipping b_k changes s = sum_j b_j y_j into s - 2 b_k y_k,
-	// and ||s||^2 by 4 (||y_k||^2 - b_k y_k.s). Take improving flips until
-	// none is left: a local optimum that is never worse than its start.
-	if polish && m > 1 {
-		clear(w.acc)
+// polish is step (c): flipping b_k changes s = sum_j b_j y_j into
+// s - 2 b_k y_k, and ||s||^2 by 4 (||y_k||^2 - b_k y_k.s). It takes
+// improving flips of w.signsB until none is left, a local optimum that is
+// never worse than its start, and returns the new best.
+func (w *fondueWork) polish(m int, best float64) float64 {
+	d := w.d
+	y, bestB := w.y[:m*d], w.signsB[:m]
+	clear(w.acc)
+	for k := 0; k < m; k++ {
+		yk := y[k*d : (k+1)*d]
+		for c := range w.acc {
+			w.acc[c] += float64(bestB[k]) * yk[c]
+		}
+	}
+	for improved := true; improved; {
+		improved = false
 		for k := 0; k < m; k++ {
 			yk := y[k*d : (k+1)*d]
-			for c := range w.acc {
-				w.acc[c] += float64(bestB[k]) * yk[c]
-			}
-		}
-		for improved := true; improved; {
-			improved = false
-			for k := 0; k < m; k++ {
-				yk := y[k*d : (k+1)*d]
-				gain := dot(yk, yk) - float64(bestB[k])*dot(yk, w.acc)
-				if gain > 1e-12*best {
-					for c := range w.acc {
-						w.acc[c] -= 2 * float64(bestB[k]) * yk[c]
-					}
-					bestB[k] = -bestB[k]
-					improved = true
+			gain := dot(yk, yk) - float64(bestB[k])*dot(yk, w.acc)
+			if gain > 1e-12*best {
+				for c := range w.acc {
+					w.acc[c] -= 2 * float64(bestB[k]) * yk[c]
 				}
+				bestB[k] = -bestB[k]
+				improved = true
 			}
 		}
-		best = max(best, dot(w.acc, w.acc))
 	}
-	if b != nil {
-		copy(b, bestB)
-	}
-	return best * scale
+	return max(best, dot(w.acc, w.acc))
 }
 
 func dot(a, b []float64) float64 {

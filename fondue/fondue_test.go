@@ -76,6 +76,13 @@ func bruteForceBest(g *Graph, emb *Embedding, i int) float64 {
 // by CNE. The heuristic can never beat the optimum; it should find it for
 // nearly every node and come close everywhere.
 func TestFondueHeuristicVersusBruteForce(t *testing.T) {
+	// Floors within 0.02 of the measured values: netscience finds the
+	// optimum on 361 of 364 nodes (0.9918), worst ratio 0.8192; polbooks on
+	// 84 of 85 (0.9882), worst ratio 0.9770.
+	floors := map[string]struct{ optimal, worst float64 }{
+		"netscience": {0.975, 0.80},
+		"polbooks":   {0.97, 0.96},
+	}
 	for _, name := range []string{"netscience", "polbooks"} {
 		g := readTestGraph(t, name)
 		p := fitTestPrior(t, g)
@@ -123,8 +130,9 @@ func TestFondueHeuristicVersusBruteForce(t *testing.T) {
 		frac := float64(optimal) / float64(nodes)
 		t.Logf("%s: %d nodes of degree <= 12; eigen+random finds the optimum on %.1f%% (eigen alone %.1f%%), worst ratio %.4f; with polish %.1f%%, worst %.4f",
 			name, nodes, 100*frac, 100*float64(optimalEigen)/float64(nodes), worst, 100*float64(optimalPolished)/float64(nodes), worstPolished)
-		if frac < 0.95 || worst < 0.8 || worstPolished < worst {
-			t.Errorf("%s: optimum found on %.1f%% of nodes, worst ratio %.4f", name, 100*frac, worst)
+		if f := floors[name]; frac < f.optimal || worst < f.worst || worstPolished < worst {
+			t.Errorf("%s: optimum found on %.2f%% of nodes, worst ratio %.4f (floors %.1f%%, %.2f), with polish %.4f",
+				name, 100*frac, worst, 100*f.optimal, f.worst, worstPolished)
 		}
 	}
 }
@@ -138,7 +146,7 @@ func TestFondueSpecialDegrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := sqDist(emb.X, 3, 0, 1); math.Abs(s[0]-want) > 1e-12 {
+	if want := sqDist(emb.Row(0), emb.Row(1)); math.Abs(s[0]-want) > 1e-12 {
 		t.Fatalf("degree-1 score %g, want %g", s[0], want)
 	}
 	if !math.IsNaN(s[3]) {

@@ -1,8 +1,10 @@
 package fondue
 
-// The d = 8 kernels: the default dimension, written out so that the
-// accumulators stay in registers. They compute exactly what the generic
-// loops in gradSampledBlock compute.
+// The d = 8 kernels of the pair kernel (pair.go): the default dimension,
+// written out so that the accumulators stay in registers. They compute what
+// addLinkGradsGeneric and sumNegativesGeneric compute, up to rounding: the
+// squared distance is summed as a tree, and positives8 multiplies by gamma
+// once after the sum.
 
 // negatives8 returns sum_t P_t (x_i - x_t) over the first k candidates of a
 // block, skipping those marked in skip (node i and its neighbours), and how

@@ -15,8 +15,8 @@ import (
 
 // The paper's evaluation on two small real graphs: contract r = 10% of the
 // nodes into pairs (fixed seeds), score, and compare AUCs. FONDUE must reach
-// the issue's floors (paper: .868 and .897) and beat the degree baseline;
-// the combined method must reach the same floors and beat the best of the
+// floors within 0.02 of the measured AUC (paper: .868 and .897) and beat the
+// degree baseline; the combined method must reach its floors and beat the best of the
 // four baselines by 0.01 (issue 12's per-cell target). It need not beat
 // FONDUE here: on polbooks, where nearly all pairs are within two hops, it
 // does not (README, "Which method to pick").
@@ -24,7 +24,11 @@ func TestQualityContractedGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quality check runs CNE 20 times")
 	}
-	floors := map[string]float64{"polbooks": 0.84, "netscience": 0.87}
+	// Measured (10-seed means, fixed seeds, deterministic): polbooks FONDUE
+	// 0.9080, combined 0.8945; netscience FONDUE 0.9204, combined 0.9262.
+	// The floors are 0.02 below (or closer).
+	floors := map[string]float64{"polbooks": 0.890, "netscience": 0.901}
+	combinedFloors := map[string]float64{"polbooks": 0.875, "netscience": 0.907}
 	for _, name := range []string{"polbooks", "netscience"} {
 		g := readTestGraph(t, name)
 		const seeds = 10
@@ -61,10 +65,10 @@ func TestQualityContractedGraphs(t *testing.T) {
 		}
 		t.Logf("%s r=0.1, %d seeds: FONDUE AUC %.3f, combined %.3f, baselines %v", name, seeds, fondueAUC, combinedAUC, base)
 		if fondueAUC < floors[name] || fondueAUC <= base["degree"] {
-			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, fondueAUC, floors[name], base["degree"])
+			t.Errorf("%s: FONDUE AUC %.4f (floor %.3f), degree %.4f", name, fondueAUC, floors[name], base["degree"])
 		}
-		if combinedAUC < floors[name] || combinedAUC < best+0.01 {
-			t.Errorf("%s: combined AUC %.3f (floor %.2f), best baseline %s %.3f", name, combinedAUC, floors[name], bestName, best)
+		if combinedAUC < combinedFloors[name] || combinedAUC < best+0.01 {
+			t.Errorf("%s: combined AUC %.4f (floor %.3f), best baseline %s %.4f", name, combinedAUC, combinedFloors[name], bestName, best)
 		}
 	}
 }

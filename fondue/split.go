@@ -218,11 +218,3 @@ func normalizeGroups(groups [][]int32) [][]int32 {
 	return out
 }
 
-func sqDist2(a, b []float64) float64 {
-	s := 0.0
-	for k := range a {
-		t := a[k] - b[k]
-		s += t * t
-	}
-	return s
-}

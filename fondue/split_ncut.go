@@ -170,16 +170,41 @@ func (w *ncutWork) mclMerge(e *EgoNet, clusters [][]int32, bw *bisectWork) []int
 // affinity builds the sparse affinity among the neighbours of e.Center.
 func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
 	m := e.NumNodes()
-	n := g.NumNodes()
+	useCN := w.twoHopLists(g, e)
+	if emb != nil {
+		w.kNN(emb, e)
+	}
+	w.acc = mclResize(w.acc, m)
+	if len(w.stamp) < m {
+		w.stamp = make([]uint32, egoGrowCap(m))
+		w.epoch = 0
+	}
+	w.off = mclResize(w.off, m+1)
+	w.col, w.val, w.strong = w.col[:0], w.val[:0], w.strong[:0]
+	w.off[0] = 0
+	w.flag = mclResize(w.flag, m)
+	for a := range e.Nodes {
+		w.affinityRow(g, e, a, useCN, emb != nil)
+	}
+	for _, x := range w.touchedW {
+		w.head[x] = -1
+	}
+}
+
+// twoHopLists builds, for every w' other than the centre i adjacent to a
+// neighbour, the list of neighbours it is adjacent to (w.head, w.next,
+// w.member; the w' in w.touchedW). It reports whether the common-neighbour
+// pass fits ncutPairBudget: it costs sum_w |T_w|^2 for T_w the neighbours
+// adjacent to w, and a hub of a dense graph can make that (and the matrix)
+// huge; then only links and the kernel are used.
+func (w *ncutWork) twoHopLists(g *Graph, e *EgoNet) bool {
 	i := int32(e.Center)
-	if len(w.head) < n {
+	if n := g.NumNodes(); len(w.head) < n {
 		w.head = make([]int32, n)
 		for k := range w.head {
 			w.head[k] = -1
 		}
 	}
-	// Two-hop lists: for every w' ≠ i adjacent to a neighbour, the
-	// neighbours it is adjacent to.
 	w.next, w.member, w.touchedW = w.next[:0], w.member[:0], w.touchedW[:0]
 	for a, j := range e.Nodes {
 		for _, x := range g.Neighbors(int(j)) {
@@ -194,9 +219,6 @@ func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
 			w.head[x] = int32(len(w.member) - 1)
 		}
 	}
-	// The common-neighbour pass costs sum_w |T_w|² for T_w the neighbours
-	// adjacent to w; a hub of a dense graph can make that (and the matrix)
-	// huge, and then only links and the kernel are used.
 	cost := 0
 	for _, x := range w.touchedW {
 		c := 0
@@ -205,85 +227,76 @@ func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
 		}
 		cost += c * c
 	}
-	useCN := cost <= ncutPairBudget
-	if emb != nil {
-		w.kNN(emb, e)
+	return cost <= ncutPairBudget
+}
+
+// affinityRow appends row a of the affinity (local index a, node
+// e.Nodes[a]) to the CSR arrays: the structural part (links, then common
+// neighbours other than the centre when useCN) and, with an embedding, the
+// kernel part, symmetric: b in kNN(a) or a in kNN(b), counted once.
+func (w *ncutWork) affinityRow(g *Graph, e *EgoNet, a int, useCN, kernel bool) {
+	w.epoch++
+	if w.epoch == 0 {
+		clear(w.stamp)
+		w.epoch = 1
 	}
-	w.acc = mclResize(w.acc, m)
-	if len(w.stamp) < m {
-		w.stamp = make([]uint32, egoGrowCap(m))
-		w.epoch = 0
+	ep := w.epoch
+	w.touched = w.touched[:0]
+	for _, b := range e.Neighbors(a) {
+		w.addEntry(b, 1)
 	}
-	w.off = mclResize(w.off, m+1)
-	w.col, w.val, w.strong = w.col[:0], w.val[:0], w.strong[:0]
-	w.off[0] = 0
-	w.flag = mclResize(w.flag, m)
-	for a, j := range e.Nodes {
-		w.epoch++
-		if w.epoch == 0 {
-			clear(w.stamp)
-			w.epoch = 1
+	i, j := int32(e.Center), e.Nodes[a]
+	dj := float64(g.Degree(int(j)))
+	for _, x := range g.Neighbors(int(j)) {
+		if x == i || !useCN {
+			continue
 		}
-		ep := w.epoch
-		t := w.touched[:0]
-		add := func(b int32, x float64) {
-			if w.stamp[b] != ep {
-				w.stamp[b] = ep
-				w.acc[b] = 0
-				t = append(t, b)
+		for p := w.head[x]; p >= 0; p = w.next[p] {
+			if b := w.member[p]; int(b) != a {
+				w.addEntry(b, 1/math.Sqrt(dj*float64(g.Degree(int(e.Nodes[b])))))
 			}
-			w.acc[b] += x
 		}
-		// Structural part: links, then common neighbours other than i.
-		for _, b := range e.Neighbors(a) {
-			add(b, 1)
-		}
-		dj := float64(g.Degree(int(j)))
-		for _, x := range g.Neighbors(int(j)) {
-			if x == i || !useCN {
-				continue
-			}
-			for p := w.head[x]; p >= 0; p = w.next[p] {
-				if b := w.member[p]; int(b) != a {
-					add(b, 1/math.Sqrt(dj*float64(g.Degree(int(e.Nodes[b])))))
+	}
+	for _, b := range w.touched {
+		w.flag[b] = true
+	}
+	if kernel {
+		own := w.knn[a*ncutKNN : (a+1)*ncutKNN]
+		for k, b := range own {
+			if b >= 0 {
+				if w.stamp[b] != ep {
+					w.flag[b] = false
 				}
+				w.addEntry(b, w.knnW[a*ncutKNN+k])
 			}
 		}
-		for _, b := range t {
-			w.flag[b] = true
-		}
-		// Kernel part, symmetric: b in kNN(a) or a in kNN(b), counted once.
-		if emb != nil {
-			own := w.knn[a*ncutKNN : (a+1)*ncutKNN]
-			for k, b := range own {
-				if b >= 0 {
-					if w.stamp[b] != ep {
-						w.flag[b] = false
-					}
-					add(b, w.knnW[a*ncutKNN+k])
+		for p := w.revO[a]; p < w.revO[a+1]; p++ {
+			if b := w.rev[p]; !slices.Contains(own, b) {
+				if w.stamp[b] != ep {
+					w.flag[b] = false
 				}
-			}
-			for p := w.revO[a]; p < w.revO[a+1]; p++ {
-				if b := w.rev[p]; !slices.Contains(own, b) {
-					if w.stamp[b] != ep {
-						w.flag[b] = false
-					}
-					add(b, w.kernelOf(int(b), int32(a)))
-				}
+				w.addEntry(b, w.kernelOf(int(b), int32(a)))
 			}
 		}
-		slices.Sort(t)
-		for _, b := range t {
-			w.col = append(w.col, b)
-			w.val = append(w.val, w.acc[b])
-			w.strong = append(w.strong, w.flag[b])
-		}
-		w.touched = t
-		w.off[a+1] = int32(len(w.col))
 	}
-	for _, x := range w.touchedW {
-		w.head[x] = -1
+	slices.Sort(w.touched)
+	for _, b := range w.touched {
+		w.col = append(w.col, b)
+		w.val = append(w.val, w.acc[b])
+		w.strong = append(w.strong, w.flag[b])
 	}
+	w.off[a+1] = int32(len(w.col))
+}
+
+// addEntry adds x to the current row's entry for b (local index), opening
+// the entry if this row has not touched b yet.
+func (w *ncutWork) addEntry(b int32, x float64) {
+	if w.stamp[b] != w.epoch {
+		w.stamp[b] = w.epoch
+		w.acc[b] = 0
+		w.touched = append(w.touched, b)
+	}
+	w.acc[b] += x
 }
 
 // kernelOf returns the kernel weight of b's kNN entry for a (which exists).
@@ -309,7 +322,7 @@ func (w *ncutWork) kNN(emb *Embedding, e *EgoNet) {
 	for a := 0; a < m; a++ {
 		xa := emb.Row(int(e.Nodes[a]))
 		for b := 0; b < m; b++ {
-			w.dist[b] = sqDist2(xa, emb.Row(int(e.Nodes[b])))
+			w.dist[b] = sqDist(xa, emb.Row(int(e.Nodes[b])))
 		}
 		w.dist[a] = math.Inf(1)
 		// k smallest by repeated selection (k is tiny).
