@@ -217,4 +217,3 @@ func normalizeGroups(groups [][]int32) [][]int32 {
 	})
 	return out
 }
-
