@@ -846,3 +846,58 @@ func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, d
 	}
 	return nclones, moved, nil
 }
+
+// DeleteNode deletes a node and its relationships.
+func (s *Store) DeleteNode(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.nodes, id)
+	for k, r := range s.rels {
+		if r.From == id || r.To == id {
+			delete(s.rels, k)
+		}
+	}
+}
+
+// Dump returns the graph as sorted lines, one per node ("N name labels
+// props") and relationship ("R from -[type props]-> to"). Nodes are named
+// by keyProp's value, or, for split clones, their split key, else by id;
+// a clone's fondue_split_from_id is left out (an id): two dumps of the
+// same graph are equal.
+func (s *Store) Dump(keyProp string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := func(n *Node) string {
+		if v, ok := n.Props[keyProp]; ok {
+			return keyProp + ":" + fmt.Sprint(v)
+		}
+		if v, ok := n.Props[syncjob.PropSplitKey]; ok {
+			return "split:" + fmt.Sprint(v)
+		}
+		return n.ID
+	}
+	props := func(p map[string]any) string {
+		keys := make([]string, 0, len(p))
+		for k := range p {
+			if k != syncjob.PropSplitFromID {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%v", k, p[k])
+		}
+		return b.String()
+	}
+	var lines []string
+	for _, n := range s.nodes {
+		labels := slices.Sorted(slices.Values(n.Labels))
+		lines = append(lines, fmt.Sprintf("N %s %v%s", name(n), labels, props(n.Props)))
+	}
+	for _, r := range s.rels {
+		lines = append(lines, fmt.Sprintf("R %s -[%s%s]-> %s", name(s.nodes[r.From]), r.Type, props(r.Props), name(s.nodes[r.To])))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
