@@ -344,8 +344,12 @@ func lockError(ctx context.Context, err error) error {
 
 // VectorCheckpoint turns embeddings saved in node properties into a
 // checkpoint (vectors only: a property cannot hold the optimizer state).
-// Vectors of another dimension are ignored; nil when none is usable.
+// Vectors of another dimension than o.Dim (fondue's default 8 when 0) are
+// ignored; nil when none is usable.
 func VectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *fondue.Checkpoint {
+	if o.Dim <= 0 {
+		o.Dim = defaultDim
+	}
 	ck := &fondue.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
 	for i, v := range vecs {
 		if len(v) == o.Dim {
@@ -358,5 +362,8 @@ func VectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *f
 	}
 	return ck
 }
+
+// defaultDim is fondue.CNEOptions.Dim's default.
+const defaultDim = 8
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
