@@ -248,6 +248,36 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 		return nil, err
 	}
 	var st syncjob.PullStats
+	sel := s.selectNodes(o, &st)
+	if len(sel) == 0 {
+		what := "the database has no nodes"
+		if len(o.NodeLabels) > 0 {
+			what = "no nodes with label " + strings.Join(quoteAll(o.NodeLabels), " or ")
+		}
+		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph is empty: %s", what)
+	}
+	keys, err := nodeKeys(sel, o.IDProperty)
+	if err != nil {
+		return nil, err
+	}
+	var b fondue.Builder
+	for _, n := range sel {
+		b.AddNode(keys[n.ID].text)
+	}
+	s.addEdges(&b, keys, o, &st)
+	g := b.Build()
+	st.SelfLoops, st.Parallel = g.SelfLoops(), g.Duplicates()
+	if g.NumEdges() == 0 {
+		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them: nothing to score", len(sel))
+	}
+	sg := subgraph(g, sel, keys, o, &st)
+	st.Duration = time.Since(t0)
+	sg.Stats = st
+	return sg, nil
+}
+
+// selectNodes returns the nodes o selects, by id. s.mu is held.
+func (s *Store) selectNodes(o syncjob.PullOptions, st *syncjob.PullStats) []*Node {
 	var sel []*Node
 	for _, n := range s.nodes {
 		if len(o.NodeLabels) > 0 && !hasAnyLabel(n.Labels, o.NodeLabels) {
@@ -261,51 +291,60 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 		sel = append(sel, n)
 	}
 	slices.SortFunc(sel, func(a, b *Node) int { return compareIDs(a.ID, b.ID) })
-	if len(sel) == 0 {
-		what := "the database has no nodes"
-		if len(o.NodeLabels) > 0 {
-			what = "no nodes with label " + strings.Join(quoteAll(o.NodeLabels), " or ")
-		}
-		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph is empty: %s", what)
-	}
-	keyOf := map[string]string{} // node id -> graph key
-	keys := map[string]any{}
-	var b fondue.Builder
-	intKeys := true
-	for k, n := range sel {
+	return sel
+}
+
+// nodeKey is a node's key, and its text (the graph's key).
+type nodeKey struct {
+	value any
+	text  string
+}
+
+// nodeKeys checks the nodes' keys (the ids without idProp): integers or
+// strings, one type, unique.
+func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
+	keys := map[string]nodeKey{}
+	seen := map[string]bool{}
+	kind := ""
+	for _, n := range sel {
 		var key any = n.ID
-		if o.IDProperty != "" {
-			key = n.Props[o.IDProperty]
+		if idProp != "" {
+			key = n.Props[idProp]
 		}
-		switch x := key.(type) {
+		k := ""
+		switch key.(type) {
 		case int64:
-			if k > 0 && !intKeys {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both strings and integers: use one type", o.IDProperty)
-			}
-			keyOf[n.ID] = strconv.FormatInt(x, 10)
+			k = "integer"
 		case string:
-			if k > 0 && intKeys {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both integers and strings: use one type", o.IDProperty)
-			}
-			intKeys = false
-			keyOf[n.ID] = x
+			k = "string"
 		case nil:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, o.IDProperty)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
 		default:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is a %T: keys must be integers or strings", o.IDProperty, n.ID, key)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is a %T: keys must be integers or strings", idProp, n.ID, key)
 		}
-		if _, dup := keys[keyOf[n.ID]]; dup {
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (graph.id_property): keys must be unique", o.IDProperty, key)
+		if kind != "" && k != kind {
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)
 		}
-		keys[keyOf[n.ID]] = key
-		b.AddNode(keyOf[n.ID])
+		kind = k
+		text := syncjob.KeyText(key)
+		if seen[text] {
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (graph.id_property): keys must be unique", idProp, key)
+		}
+		seen[text] = true
+		keys[n.ID] = nodeKey{key, text}
 	}
+	return keys, nil
+}
+
+// addEdges adds the selected relationships between selected nodes. s.mu
+// is held.
+func (s *Store) addEdges(b *fondue.Builder, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) {
 	for _, r := range s.sortedRels() {
 		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
 			continue
 		}
-		a, ok1 := keyOf[r.From]
-		c, ok2 := keyOf[r.To]
+		a, ok1 := keys[r.From]
+		c, ok2 := keys[r.To]
 		if !ok1 && !ok2 {
 			continue
 		}
@@ -314,13 +353,12 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 			st.Dangling++
 			continue
 		}
-		b.AddEdge(a, c)
+		b.AddEdge(a.text, c.text)
 	}
-	g := b.Build()
-	st.SelfLoops, st.Parallel = g.SelfLoops(), g.Duplicates()
-	if g.NumEdges() == 0 {
-		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them: nothing to score", len(sel))
-	}
+}
+
+// subgraph pairs graph g with the nodes' ids, keys, embeddings and names.
+func subgraph(g *fondue.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
 	n := g.NumNodes()
 	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o}
 	if o.IDProperty != "" {
@@ -333,21 +371,19 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 		sg.Names = make([]string, n)
 	}
 	for _, nd := range sel {
-		i, _ := g.Index(keyOf[nd.ID])
+		i, _ := g.Index(keys[nd.ID].text)
 		sg.IDs[i] = nd.ID
 		if sg.Keys != nil {
-			sg.Keys[i] = keys[keyOf[nd.ID]]
+			sg.Keys[i] = keys[nd.ID].value
 		}
 		if sg.Embeddings != nil {
-			sg.Embeddings[i] = vector(nd.Props[o.EmbeddingProperty], &st)
+			sg.Embeddings[i] = vector(nd.Props[o.EmbeddingProperty], st)
 		}
 		if sg.Names != nil {
 			sg.Names[i] = syncjob.DisplayText(nd.Props[o.DisplayProperty])
 		}
 	}
-	st.Duration = time.Since(t0)
-	sg.Stats = st
-	return sg, nil
+	return sg
 }
 
 func (s *Store) sortedRels() []*Rel {
