@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"os"
 	"path/filepath"
 	"sync"
@@ -30,7 +31,7 @@ var (
 
 // condmat loads condmat05 once per server (the benchmarks share it and do
 // not reset the database).
-func condmat(b *testing.B) (*Conn, PullOptions) {
+func condmat(b *testing.B) (*Conn, syncjob.PullOptions) {
 	dir := os.Getenv("FONDUE_DATASETS")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "shared", "datasets")
@@ -51,7 +52,7 @@ func condmat(b *testing.B) (*Conn, PullOptions) {
 		}
 	}
 	c, _ := open(b, func(c *Config) { c.MaxRetryTime = time.Minute })
-	return c, PullOptions{NodeLabels: []string{"Author"}, RelationshipTypes: []string{"COAUTHOR"}, IDProperty: "uid"}
+	return c, syncjob.PullOptions{NodeLabels: []string{"Author"}, RelationshipTypes: []string{"COAUTHOR"}, IDProperty: "uid"}
 }
 
 func BenchmarkCondmat05Pull(b *testing.B) {
@@ -89,8 +90,8 @@ func benchWriteProps(b *testing.B, concurrency int, all bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	wo := WriteOptions{Property: DefaultWriteProperty, ScoreProperty: DefaultScoreProperty, RunProperty: DefaultRunProperty,
-		RunID: "bench", BatchSize: DefaultBatchSize, Concurrency: concurrency}
+	wo := syncjob.WriteOptions{Property: syncjob.DefaultWriteProperty, ScoreProperty: syncjob.DefaultScoreProperty, RunProperty: syncjob.DefaultRunProperty,
+		RunID: "bench", BatchSize: syncjob.DefaultBatchSize, Concurrency: concurrency}
 	if !all {
 		wo.ScoreProperty, wo.RunProperty = "", ""
 	}
@@ -132,7 +133,7 @@ func BenchmarkCondmat05Sync(b *testing.B) {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		if _, err := c.WriteScores(ctx, sg, res, WriteOptions{RunID: "bench", ScoreProperty: DefaultScoreProperty, RunProperty: DefaultRunProperty}); err != nil {
+		if _, err := c.WriteScores(ctx, sg, res, syncjob.WriteOptions{RunID: "bench", ScoreProperty: syncjob.DefaultScoreProperty, RunProperty: syncjob.DefaultRunProperty}); err != nil {
 			b.Fatal(err)
 		}
 		t3 := time.Now()

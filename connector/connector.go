@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"log/slog"
 	"net"
 	"net/url"
@@ -29,43 +30,9 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 )
 
-// Kinds of failure (use errors.Is).
-var (
-	// ErrAuth: the server rejected the credentials.
-	ErrAuth = errors.New("authentication failed")
-	// ErrUnreachable: no Bolt server answered at the URI.
-	ErrUnreachable = errors.New("neo4j unreachable")
-	// ErrEmpty: the selected subgraph has nothing to score (no nodes, no
-	// relationships, or a label or type that does not exist).
-	ErrEmpty = errors.New("empty subgraph")
-	// ErrLocked: another run holds the lock.
-	ErrLocked = errors.New("locked")
-	// ErrInvalid: a configuration value, a custom query or the data does not
-	// fit (bad name, missing column, key property of the wrong type...).
-	ErrInvalid = errors.New("invalid")
-)
-
-// Error is a failure with a one-line message for the user, of one of the
-// kinds above.
-type Error struct {
-	Kind  error
-	Msg   string
-	Cause error
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap lets errors.Is find both the kind and the cause.
-func (e *Error) Unwrap() []error {
-	if e.Cause != nil {
-		return []error{e.Kind, e.Cause}
-	}
-	return []error{e.Kind}
-}
-
-func errorf(kind, cause error, format string, args ...any) error {
-	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Cause: cause}
-}
+// errorf returns a *syncjob.Error: the connector's errors are of the kinds
+// syncjob defines (ErrAuth, ErrUnreachable, ErrEmpty, ErrLocked, ErrInvalid).
+var errorf = syncjob.Errorf
 
 // Config says how to reach Neo4j.
 type Config struct {
@@ -123,12 +90,12 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	u, err := url.Parse(cfg.URI)
 	if err != nil || u.Host == "" {
-		return nil, errorf(ErrInvalid, err, "neo4j.uri %q is not a URI like bolt://host:7687 or neo4j://host:7687", cfg.URI)
+		return nil, errorf(syncjob.ErrInvalid, err, "neo4j.uri %q is not a URI like bolt://host:7687 or neo4j://host:7687", cfg.URI)
 	}
 	switch u.Scheme {
 	case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
 	default:
-		return nil, errorf(ErrInvalid, nil, "neo4j.uri %q: scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", cfg.URI, u.Scheme)
+		return nil, errorf(syncjob.ErrInvalid, nil, "neo4j.uri %q: scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", cfg.URI, u.Scheme)
 	}
 	auth := neo4j.NoAuth()
 	if cfg.Password != "" {
@@ -143,7 +110,7 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 		dc.UserAgent = "fondue-neo4j"
 	})
 	if err != nil {
-		return nil, errorf(ErrInvalid, err, "neo4j.uri %q: %v", cfg.URI, err)
+		return nil, errorf(syncjob.ErrInvalid, err, "neo4j.uri %q: %v", cfg.URI, err)
 	}
 	vctx, cancel := context.WithTimeout(ctx, 2*cfg.ConnectTimeout)
 	defer cancel()
@@ -179,27 +146,27 @@ func (c *Conn) connectError(err error) error {
 	if errors.As(err, &nerr) {
 		switch {
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security.AuthenticationRateLimit"):
-			return errorf(ErrAuth, err, "%s: too many failed logins for user %q: the server refuses logins for a few seconds (check the password)", where, c.cfg.User)
+			return errorf(syncjob.ErrAuth, err, "%s: too many failed logins for user %q: the server refuses logins for a few seconds (check the password)", where, c.cfg.User)
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
 			if c.cfg.Password == "" {
-				return errorf(ErrAuth, err, "%s requires authentication: set FONDUE_NEO4J_PASSWORD or neo4j.password_file", where)
+				return errorf(syncjob.ErrAuth, err, "%s requires authentication: set FONDUE_NEO4J_PASSWORD or neo4j.password_file", where)
 			}
-			return errorf(ErrAuth, err, "%s: authentication failed for user %q (wrong user or password)", where, c.cfg.User)
+			return errorf(syncjob.ErrAuth, err, "%s: authentication failed for user %q (wrong user or password)", where, c.cfg.User)
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
-			return errorf(ErrInvalid, err, "%s: database %q does not exist (neo4j.database)", where, c.cfg.Database)
+			return errorf(syncjob.ErrInvalid, err, "%s: database %q does not exist (neo4j.database)", where, c.cfg.Database)
 		}
-		return errorf(ErrUnreachable, err, "%s: %s", where, oneLine(nerr.Msg))
+		return errorf(syncjob.ErrUnreachable, err, "%s: %s", where, oneLine(nerr.Msg))
 	}
 	var opErr *net.OpError
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return errorf(ErrUnreachable, err, "cannot reach %s: connection refused (is Neo4j running, and is the Bolt port right?)", where)
+		return errorf(syncjob.ErrUnreachable, err, "cannot reach %s: connection refused (is Neo4j running, and is the Bolt port right?)", where)
 	case errors.As(err, &opErr) && opErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
-		return errorf(ErrUnreachable, err, "cannot reach %s: no answer within %s", where, c.cfg.ConnectTimeout)
+		return errorf(syncjob.ErrUnreachable, err, "cannot reach %s: no answer within %s", where, c.cfg.ConnectTimeout)
 	case strings.Contains(err.Error(), "Bolt versions"), strings.Contains(err.Error(), "handshake"):
-		return errorf(ErrUnreachable, err, "%s does not speak a Bolt version this driver supports (3.0 and later): is it a Neo4j Bolt port? (%s)", where, oneLine(err.Error()))
+		return errorf(syncjob.ErrUnreachable, err, "%s does not speak a Bolt version this driver supports (3.0 and later): is it a Neo4j Bolt port? (%s)", where, oneLine(err.Error()))
 	}
-	return errorf(ErrUnreachable, err, "cannot reach %s: %s", where, oneLine(err.Error()))
+	return errorf(syncjob.ErrUnreachable, err, "cannot reach %s: %s", where, oneLine(err.Error()))
 }
 
 func oneLine(s string) string {
@@ -230,12 +197,12 @@ func (c *Conn) detect(ctx context.Context) error {
 		}
 		v, _ := versions[0].(string)
 		if err := cypher.CheckVersion(v); err != nil {
-			return errorf(ErrInvalid, err, "Neo4j at %s: %v", c.cfg.URI, err)
+			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: %v", c.cfg.URI, err)
 		}
 		c.version, c.edition = v, edition
 		return nil
 	}
-	return errorf(ErrInvalid, nil, "Neo4j at %s: dbms.components() does not list the Neo4j Kernel", c.cfg.URI)
+	return errorf(syncjob.ErrInvalid, nil, "Neo4j at %s: dbms.components() does not list the Neo4j Kernel", c.cfg.URI)
 }
 
 // Version is the server's version, e.g. "5.26.0".
@@ -256,7 +223,7 @@ func (c *Conn) render(name string, v cypher.Vars) (string, error) {
 	if err != nil {
 		var ne *cypher.NameError
 		if errors.As(err, &ne) {
-			return "", errorf(ErrInvalid, err, "%v", err)
+			return "", errorf(syncjob.ErrInvalid, err, "%v", err)
 		}
 		return "", err
 	}
@@ -282,23 +249,23 @@ func (c *Conn) session(ctx context.Context, mode neo4j.AccessMode) neo4j.Session
 // classify turns a driver error during work into a connector error: lost
 // connections are ErrUnreachable, anything else keeps its message.
 func (c *Conn) classify(err error, doing string) error {
-	var cerr *Error
+	var cerr *syncjob.Error
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &cerr), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case neo4j.IsConnectivityError(err), neo4j.IsTransactionExecutionLimit(err) && isConnectivityCause(err):
-		return errorf(ErrUnreachable, err, "lost the connection to Neo4j at %s while trying to %s (retried for up to %s): %s",
+		return errorf(syncjob.ErrUnreachable, err, "lost the connection to Neo4j at %s while trying to %s (retried for up to %s): %s",
 			c.cfg.URI, doing, c.cfg.MaxRetryTime, oneLine(err.Error()))
 	}
 	var nerr *neo4j.Neo4jError
 	if errors.As(err, &nerr) {
 		switch {
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
-			return errorf(ErrAuth, err, "Neo4j at %s refused to %s: %s", c.cfg.URI, doing, oneLine(nerr.Msg))
+			return errorf(syncjob.ErrAuth, err, "Neo4j at %s refused to %s: %s", c.cfg.URI, doing, oneLine(nerr.Msg))
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
-			return errorf(ErrInvalid, err, "Neo4j at %s: database %q does not exist (neo4j.database)", c.cfg.URI, c.cfg.Database)
+			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: database %q does not exist (neo4j.database)", c.cfg.URI, c.cfg.Database)
 		}
 	}
 	return fmt.Errorf("%s: %s", doing, oneLine(err.Error()))

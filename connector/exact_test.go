@@ -2,6 +2,7 @@ package connector
 
 import (
 	"errors"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strings"
 	"testing"
@@ -32,14 +33,14 @@ func TestPlanNamesLinksSelection(t *testing.T) {
 	}
 	// Through JSON (what review --plan reads).
 	b, _ := p.Marshal()
-	q, err := UnmarshalPlan(b)
+	q, err := syncjob.UnmarshalPlan(b)
 	if err != nil || !slices.Equal(q.Nodes[0].Links, m.Links) || q.Nodes[1].Name != "N" || !slices.Equal(q.NodeLabels, p.NodeLabels) {
 		t.Fatalf("round trip: %v\n%s", err, b)
 	}
 }
 
 // exactPlan is splitPlan as an approved plan is applied: exact neighbours.
-func exactPlan(t *testing.T, c *Conn, runID string) *Plan {
+func exactPlan(t *testing.T, c *Conn, runID string) *syncjob.Plan {
 	t.Helper()
 	_, p := splitPlan(t, c, runID)
 	p.ExactNeighbors = true
@@ -69,9 +70,9 @@ func TestExactPlanCheck(t *testing.T) {
 	run(t, "MATCH (:Person {uid: 101})-[r]-(n:Person) WHERE n.uid IN [4, 14] DELETE r", nil)
 	before := dump(t)
 	bad, err := c.Check(ctx, p)
-	want := []NodeOutcome{
-		{Key: int64(100), Name: "M", Outcome: OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
-		{Key: int64(101), Name: "N", Outcome: OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
+	want := []syncjob.NodeOutcome{
+		{Key: int64(100), Name: "M", Outcome: syncjob.OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
+		{Key: int64(101), Name: "N", Outcome: syncjob.OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
 	}
 	if err != nil || !slices.Equal(bad, want) {
 		t.Fatalf("check: %+v %v\nwant %+v", bad, err, want)
@@ -88,7 +89,7 @@ func TestExactPlanCheck(t *testing.T) {
 	}
 	// A node that lost its label is no longer in the subgraph.
 	run(t, "MATCH (n:Person {uid: 101}) REMOVE n:Person SET n:Gone", nil)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 2 || bad[1].Outcome != OutcomeMissing ||
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 2 || bad[1].Outcome != syncjob.OutcomeMissing ||
 		bad[1].Reason != `it is no longer in the subgraph (its labels are now "Gone")` {
 		t.Fatalf("relabelled node: %+v %v", bad, err)
 	}
@@ -149,15 +150,15 @@ func TestResolveKeys(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ := open(t)
 	ref := exactPlan(t, c, "run-k")
-	strip := func() *Plan {
+	strip := func() *syncjob.Plan {
 		b, _ := ref.Marshal()
-		p, err := UnmarshalPlan(b)
+		p, err := syncjob.UnmarshalPlan(b)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i := range p.Nodes {
 			n := &p.Nodes[i]
-			n.ID, n.Key = nil, keyText(n.Key) // "100"
+			n.ID, n.Key = nil, syncjob.KeyText(n.Key) // "100"
 			for _, g := range n.Groups {
 				for j := range g.Neighbors {
 					g.NeighborIDs[j] = nil
@@ -183,7 +184,7 @@ func TestResolveKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad, err := c.Check(ctx, p)
-	if err != nil || len(bad) != 2 || bad[0].Reason != "added neighbour 11 (p11); removed 999" || bad[1].Outcome != OutcomeMissing ||
+	if err != nil || len(bad) != 2 || bad[0].Reason != "added neighbour 11 (p11); removed 999" || bad[1].Outcome != syncjob.OutcomeMissing ||
 		bad[1].Reason != "no node of the subgraph has uid = 555" {
 		t.Fatalf("unknown keys: %+v %v", bad, err)
 	}
@@ -195,12 +196,12 @@ func TestResolveKeys(t *testing.T) {
 		t.Fatalf("a node of another label was found: %v %v", p.Nodes[1].ID, err)
 	}
 	run(t, "CREATE (:Org {uid: 100})", nil)
-	if err := c.ResolveKeys(ctx, strip()); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "have the same uid = 100 (graph.id_property): keys must be unique") {
+	if err := c.ResolveKeys(ctx, strip()); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "have the same uid = 100 (graph.id_property): keys must be unique") {
 		t.Fatalf("duplicate key: %v", err)
 	}
 	p = strip()
 	p.IDProperty = ""
-	if err := c.ResolveKeys(ctx, p); !errors.Is(err, ErrInvalid) {
+	if err := c.ResolveKeys(ctx, p); !errors.Is(err, syncjob.ErrInvalid) {
 		t.Fatalf("no key property: %v", err)
 	}
 }
@@ -212,7 +213,7 @@ func TestApprovedPlanStore(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ := open(t)
 	p := exactPlan(t, c, "run-ap")
-	p.Approved = &ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-02T03:04:05.000Z", Fingerprint: "sha256:" + strings.Repeat("ab", 32), Source: "neo4j"}
+	p.Approved = &syncjob.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-02T03:04:05.000Z", Fingerprint: "sha256:" + strings.Repeat("ab", 32), Source: "neo4j"}
 	ctx := ctxT(t, time.Minute)
 	stored, err := c.StorePlan(ctx, p)
 	if err != nil || stored.Approved == nil || *stored.Approved != *p.Approved || !stored.ExactNeighbors {
@@ -228,8 +229,8 @@ func TestApprovedPlanStore(t *testing.T) {
 	}
 	// Another approved plan, or one under the run id of a scheduled run: refused.
 	other := *p
-	other.Approved = &ApprovedRef{ReviewedAt: "2025-01-03T00:00:00.000Z", Fingerprint: "sha256:" + strings.Repeat("cd", 32)}
-	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, ErrInvalid) ||
+	other.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-03T00:00:00.000Z", Fingerprint: "sha256:" + strings.Repeat("cd", 32)}
+	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, syncjob.ErrInvalid) ||
 		err.Error() != "run id run-ap already holds another split plan (approved plan sha256:abababababab reviewed at 2025-01-02T03:04:05.000Z (approved.json)), not approved plan sha256:cdcdcdcdcdcd: apply it under a run id of its own (--run-id)" {
 		t.Fatalf("other approved plan: %v", err)
 	}
@@ -238,7 +239,7 @@ func TestApprovedPlanStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.RunID = "run-s"
-	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "(the plan of a sync --split of 2025-01-02T03:04:05.000Z)") {
+	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "(the plan of a sync --split of 2025-01-02T03:04:05.000Z)") {
 		t.Fatalf("approved plan under a scheduled run's id: %v", err)
 	}
 	// A scheduled run's plan resumes whatever its run id stored.
@@ -265,7 +266,7 @@ func TestSplitLocksNodeBeforeReading(t *testing.T) {
 	p := exactPlan(t, c, "run-w")
 	p.Nodes = p.Nodes[:1] // M
 	ctx := ctxT(t, 2*time.Minute)
-	if err := c.EnsureConstraint(ctx, DefaultMarkerLabel, PropSplitKey); err != nil {
+	if err := c.EnsureConstraint(ctx, syncjob.DefaultMarkerLabel, syncjob.PropSplitKey); err != nil {
 		t.Fatal(err)
 	}
 	d, err := srv.Driver()
@@ -291,7 +292,7 @@ func TestSplitLocksNodeBeforeReading(t *testing.T) {
 	holder, closeHolder := begin("CREATE (:FondueSplit {fondue_split_key: 'run-w/100/1'})")
 	defer closeHolder()
 	type result struct {
-		st  SplitStats
+		st  syncjob.SplitStats
 		err error
 		at  time.Time
 	}

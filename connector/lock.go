@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"os"
 	"sync"
 	"time"
@@ -14,35 +15,11 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// Defaults of LockOptions.
-const (
-	DefaultLockName = "fondue-neo4j"
-	DefaultLockTTL  = 2 * time.Minute
-)
-
-// LockOptions configure AcquireLock.
-type LockOptions struct {
-	// Name of the lock (default "fondue-neo4j"): runs with the same name
-	// exclude each other.
-	Name string
-	// TTL is how long the lock outlives its last refresh (default 2
-	// minutes). The holder refreshes it every TTL/3, so a live run keeps
-	// it however long it takes, and the lock of a crashed run expires
-	// after at most TTL, when the next run takes it over.
-	TTL time.Duration
-	// RunID is recorded on the lock, for the message another run prints.
-	RunID string
-}
-
-// ErrLockLost is the cause of the context of a Lock that was lost (not
-// refreshed in time, and taken over by another run).
-var ErrLockLost = errors.New("the lock was lost (not refreshed within lock.ttl, or taken over by another run)")
-
 // Lock is a held lock: a (:FondueLock {name}) node with its owner and an
 // expiry time in server epoch milliseconds.
 type Lock struct {
 	c      *Conn
-	o      LockOptions
+	o      syncjob.LockOptions
 	owner  string
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -59,17 +36,17 @@ type Lock struct {
 // ErrLocked saying which run holds it and for how long. A lock whose
 // holder stopped refreshing it (expired) is taken over. The returned
 // lock's Context is ctx, cancelled with ErrLockLost if the lock is lost.
-func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
+func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, error) {
 	if o.Name == "" {
-		o.Name = DefaultLockName
+		o.Name = syncjob.DefaultLockName
 	}
 	if o.TTL <= 0 {
-		o.TTL = DefaultLockTTL
+		o.TTL = syncjob.DefaultLockTTL
 	}
 	if o.TTL < 3*time.Second {
-		return nil, errorf(ErrInvalid, nil, "lock.ttl %s is too short (at least 3s)", o.TTL)
+		return nil, errorf(syncjob.ErrInvalid, nil, "lock.ttl %s is too short (at least 3s)", o.TTL)
 	}
-	if err := c.EnsureConstraint(ctx, LockLabel, "name"); err != nil {
+	if err := c.EnsureConstraint(ctx, syncjob.LockLabel, "name"); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()
@@ -77,7 +54,7 @@ func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
 	rand.Read(rnd[:])
 	l := &Lock{c: c, o: o, owner: fmt.Sprintf("%s@%s/%d/%s", o.RunID, host, os.Getpid(), hex.EncodeToString(rnd[:])),
 		stop: make(chan struct{}), done: make(chan struct{})}
-	q, err := c.render("lock_acquire", cypher.Vars{Label: LockLabel})
+	q, err := c.render("lock_acquire", cypher.Vars{Label: syncjob.LockLabel})
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +73,7 @@ func (c *Conn) AcquireLock(ctx context.Context, o LockOptions) (*Lock, error) {
 		run, _, _ := neo4j.GetRecordValue[string](r, "run")
 		h, _, _ := neo4j.GetRecordValue[string](r, "host")
 		remaining, _, _ := neo4j.GetRecordValue[int64](r, "remaining")
-		return nil, errorf(ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after lock.ttl)",
+		return nil, errorf(syncjob.ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after lock.ttl)",
 			o.Name, run, h, (time.Duration(remaining) * time.Millisecond).Round(time.Second))
 	}
 	c.log.Debug("lock taken", "lock", o.Name, "ttl", o.TTL.String())
@@ -120,7 +97,7 @@ func (l *Lock) heartbeat() {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	last := time.Now()
-	q, _ := l.c.render("lock_refresh", cypher.Vars{Label: LockLabel})
+	q, _ := l.c.render("lock_refresh", cypher.Vars{Label: syncjob.LockLabel})
 	for {
 		select {
 		case <-l.stop:
@@ -139,14 +116,14 @@ func (l *Lock) heartbeat() {
 			last = time.Now()
 		case err == nil:
 			l.c.log.Error("lost the lock: it expired and another run took it over", "lock", l.o.Name)
-			l.cancel(ErrLockLost)
+			l.cancel(syncjob.ErrLockLost)
 			return
 		default:
 			l.c.log.Warn("could not refresh the lock", "lock", l.o.Name, "error", err.Error())
 			if time.Since(last) >= l.o.TTL {
 				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
 				// The cause is the server, not another run.
-				l.cancel(&Error{Kind: ErrUnreachable, Cause: ErrLockLost, Msg: fmt.Sprintf(
+				l.cancel(&syncjob.Error{Kind: syncjob.ErrUnreachable, Cause: syncjob.ErrLockLost, Msg: fmt.Sprintf(
 					"lost the connection to Neo4j at %s: the lock could not be refreshed for lock.ttl (%s), so the run stopped (%s)",
 					l.c.cfg.URI, l.o.TTL, oneLine(err.Error()))})
 				return
@@ -171,13 +148,13 @@ func (l *Lock) Release(ctx context.Context) error {
 		// A run that lost the server tries once, briefly: the lock then
 		// expires by itself after lock.ttl.
 		limit := l.c.cfg.ConnectTimeout + l.c.cfg.MaxRetryTime
-		var cerr *Error
-		if cause := context.Cause(l.ctx); errors.As(cause, &cerr) && errors.Is(cerr, ErrUnreachable) {
+		var cerr *syncjob.Error
+		if cause := context.Cause(l.ctx); errors.As(cause, &cerr) && errors.Is(cerr, syncjob.ErrUnreachable) {
 			limit = l.c.cfg.ConnectTimeout
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), limit)
 		defer cancel()
-		q, rerr := l.c.render("lock_release", cypher.Vars{Label: LockLabel})
+		q, rerr := l.c.render("lock_release", cypher.Vars{Label: syncjob.LockLabel})
 		if rerr != nil {
 			err = rerr
 			return
@@ -222,7 +199,7 @@ func (c *Conn) checkFence(ctx context.Context, tx neo4j.ManagedTransaction, doin
 	if l == nil {
 		return nil
 	}
-	q, err := c.render("lock_fence", cypher.Vars{Label: LockLabel})
+	q, err := c.render("lock_fence", cypher.Vars{Label: syncjob.LockLabel})
 	if err != nil {
 		return err
 	}
@@ -235,9 +212,21 @@ func (c *Conn) checkFence(ctx context.Context, tx neo4j.ManagedTransaction, doin
 		return err
 	}
 	if len(recs) == 0 {
-		l.cancel(ErrLockLost)
-		return &Error{Kind: ErrLocked, Cause: ErrLockLost, Msg: fmt.Sprintf(
+		l.cancel(syncjob.ErrLockLost)
+		return &syncjob.Error{Kind: syncjob.ErrLocked, Cause: syncjob.ErrLockLost, Msg: fmt.Sprintf(
 			"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)}
 	}
 	return nil
 }
+
+// Lock is AcquireLock as syncjob.Locker wants it.
+func (c *Conn) Lock(ctx context.Context, o syncjob.LockOptions) (syncjob.Lock, error) {
+	l, err := c.AcquireLock(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Conn is the Neo4j store of the sync job.
+var _ syncjob.Store = (*Conn)(nil)

@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"errors"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"strings"
 	"sync"
 	"testing"
@@ -13,21 +14,21 @@ func TestLock(t *testing.T) {
 	reset(t)
 	c, _ := open(t)
 	ctx := ctxT(t, 2*time.Minute)
-	l1, err := c.AcquireLock(ctx, LockOptions{RunID: "run-1", TTL: 3 * time.Second})
+	l1, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "run-1", TTL: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Held, and kept past its TTL by the heartbeat.
 	time.Sleep(4 * time.Second)
-	_, err = c.AcquireLock(ctx, LockOptions{RunID: "run-2"})
-	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `another run holds the lock "fondue-neo4j": run "run-1"`) {
+	_, err = c.AcquireLock(ctx, syncjob.LockOptions{RunID: "run-2"})
+	if !errors.Is(err, syncjob.ErrLocked) || !strings.Contains(err.Error(), `another run holds the lock "fondue-neo4j": run "run-1"`) {
 		t.Fatalf("second run: %v", err)
 	}
 	if l1.Context().Err() != nil {
 		t.Fatal("lock lost while refreshed")
 	}
 	// Another name is another lock.
-	l3, err := c.AcquireLock(ctx, LockOptions{Name: "other", RunID: "run-3"})
+	l3, err := c.AcquireLock(ctx, syncjob.LockOptions{Name: "other", RunID: "run-3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestLock(t *testing.T) {
 	if n := len(run(t, "MATCH (l:FondueLock) RETURN l", nil)); n != 0 {
 		t.Fatalf("%d lock nodes after release", n)
 	}
-	l2, err := c.AcquireLock(ctx, LockOptions{RunID: "run-2"})
+	l2, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "run-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +54,15 @@ func TestLockStaleTakeover(t *testing.T) {
 	reset(t)
 	c, _ := open(t)
 	ctx := ctxT(t, time.Minute)
-	if err := c.EnsureConstraint(ctx, LockLabel, "name"); err != nil {
+	if err := c.EnsureConstraint(ctx, syncjob.LockLabel, "name"); err != nil {
 		t.Fatal(err)
 	}
 	run(t, "CREATE (:FondueLock {name: 'fondue-neo4j', owner: 'crashed', run: 'old', host: 'h', expires: timestamp() + 60000})", nil)
-	if _, err := c.AcquireLock(ctx, LockOptions{RunID: "new"}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `run "old" on host "h" (it expires in `) {
+	if _, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "new"}); !errors.Is(err, syncjob.ErrLocked) || !strings.Contains(err.Error(), `run "old" on host "h" (it expires in `) {
 		t.Fatalf("live lock: %v", err)
 	}
 	run(t, "MATCH (l:FondueLock) SET l.expires = timestamp() - 1", nil)
-	l, err := c.AcquireLock(ctx, LockOptions{RunID: "new"})
+	l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "new"})
 	if err != nil {
 		t.Fatalf("stale lock not taken over: %v", err)
 	}
@@ -77,7 +78,7 @@ func TestLockLost(t *testing.T) {
 	reset(t)
 	c, _ := open(t)
 	ctx := ctxT(t, time.Minute)
-	l, err := c.AcquireLock(ctx, LockOptions{RunID: "run-1", TTL: 3 * time.Second})
+	l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "run-1", TTL: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestLockLost(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("lost lock not noticed")
 	}
-	if !errors.Is(context.Cause(l.Context()), ErrLockLost) {
+	if !errors.Is(context.Cause(l.Context()), syncjob.ErrLockLost) {
 		t.Fatalf("cause %v", context.Cause(l.Context()))
 	}
 	l.Release(ctx) // does not delete the thief's lock
@@ -113,13 +114,13 @@ func TestLockConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, err := c.AcquireLock(ctx, LockOptions{RunID: "r"})
+			l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "r"})
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				won = append(won, l)
-			case errors.Is(err, ErrLocked):
+			case errors.Is(err, syncjob.ErrLocked):
 				lost++
 			default:
 				t.Error(err)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strings"
 	"testing"
@@ -54,16 +55,16 @@ func TestHostileNames(t *testing.T) {
 			// The decoy must survive everything.
 			run(t, "CREATE (:Decoy {keep: 1})-[:DECOY]->(:Decoy {keep: 2})", nil)
 			if hn.refused != "" {
-				_, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{hn.name}})
-				if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
+				_, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{hn.name}})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("label %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
 				if hn.name == "" {
 					return // an empty write property means the default one
 				}
-				sg := &Subgraph{Graph: mustGraph(t), IDs: []any{"x", "y", "z"}}
-				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3)}, WriteOptions{Property: hn.name})
-				if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
+				sg := &syncjob.Subgraph{Graph: mustGraph(t), IDs: []any{"x", "y", "z"}}
+				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3)}, syncjob.WriteOptions{Property: hn.name})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
 				if got := len(run(t, "MATCH (n) RETURN n", nil)); got != 2 {
@@ -76,7 +77,7 @@ func TestHostileNames(t *testing.T) {
 			if err := EnsureNameRoundTrip(t, c, hn.name); err != nil {
 				t.Fatal(err)
 			}
-			sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{hn.name}, RelationshipTypes: []string{hn.name}, IDProperty: hn.name})
+			sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{hn.name}, RelationshipTypes: []string{hn.name}, IDProperty: hn.name})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestHostileNames(t *testing.T) {
 				t.Fatalf("pulled %d nodes %d edges, want 4 and 4", sg.Graph.NumNodes(), sg.Graph.NumEdges())
 			}
 			res := score(t, sg.Graph, 1)
-			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", RunProperty: "", RunID: "h"})
+			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", RunProperty: "", RunID: "h"})
 			if err != nil || ws.Nodes != 4 || ws.Missing != 0 {
 				t.Fatalf("write: %+v %v", ws, err)
 			}
@@ -170,7 +171,7 @@ func TestUndoRefusesReusedID(t *testing.T) {
 	}
 	run(t, "MATCH (m:FondueSplit {fondue_split_run: 'run-r', fondue_split_from: 100}), (imp:Person {uid: 5}) SET m.fondue_split_from_id = elementId(imp)", nil)
 	before := dump(t)
-	u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-r"})
+	u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-r"})
 	if err != nil || u.Restored != 1 || len(u.Failed) != 1 || !strings.Contains(u.Failed[0].Reason, "not the node that was split") {
 		t.Fatalf("undo: %+v %v", u, err)
 	}
@@ -199,7 +200,7 @@ func TestSplitCypherProjectionMovesOnlyPulled(t *testing.T) {
 	// the query does not pull.
 	run(t, "MATCH (m:Person {uid: 100}), (a:Person {uid: 11}), (b:Person {uid: 1}) CREATE (m)-[:HIDDEN]->(a), (b)-[:HIDDEN]->(m)", nil)
 	c, _ := open(t)
-	o := PullOptions{
+	o := syncjob.PullOptions{
 		NodeQuery:         "MATCH (n) WHERE (n:Person OR n:Org) AND NOT n:FondueSplit RETURN elementId(n) AS id, n.uid AS key",
 		RelationshipQuery: "MATCH (a)-[r:KNOWS|WORKS_AT]->(b) WHERE (a:Person OR a:Org) AND (b:Person OR b:Org) RETURN elementId(a) AS source, elementId(b) AS target, elementId(r) AS relationship",
 		IDProperty:        "uid",
@@ -219,7 +220,7 @@ func TestSplitCypherProjectionMovesOnlyPulled(t *testing.T) {
 	}
 	m := int(idx(100)[0])
 	res := &fondue.Result{Proposals: []fondue.Proposal{{Node: m, Groups: [][]int32{idx(1, 2, 3, 200), idx(11, 12, 13, 101)}}}}
-	p, err := NewPlan(sg, res, PlanOptions{RunID: "run-c"})
+	p, err := syncjob.NewPlan(sg, res, syncjob.PlanOptions{RunID: "run-c"})
 	if err != nil || !p.PulledOnly || len(p.Nodes[0].Groups[1].RelationshipIDs) != 5 {
 		t.Fatalf("plan: %+v %v", p, err)
 	}
@@ -240,7 +241,7 @@ func TestSplitCypherProjectionMovesOnlyPulled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewPlan(sg2, res, PlanOptions{RunID: "run-d"}); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "elementId(r) AS relationship") {
+	if _, err := syncjob.NewPlan(sg2, res, syncjob.PlanOptions{RunID: "run-d"}); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "elementId(r) AS relationship") {
 		t.Fatalf("plan without relationship ids: %v", err)
 	}
 }
@@ -253,36 +254,36 @@ func TestFencing(t *testing.T) {
 	loadEdgeList(t, "testdata/polbooks.edges", "Book", "CO_PURCHASED", "uid")
 	c, _ := open(t)
 	ctx := ctxT(t, 2*time.Minute)
-	sg, err := c.Pull(ctx, PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
+	sg, err := c.Pull(ctx, syncjob.PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := score(t, sg.Graph, 1)
-	l, err := c.AcquireLock(ctx, LockOptions{RunID: "slow", TTL: 10 * time.Minute})
+	l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "slow", TTL: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Release(ctx)
 	// Another run takes the lock over while this one is busy: two batches
 	// are written, then the lock changes hands.
-	st, err := c.WriteScores(ctx, sg, res, WriteOptions{RunID: "slow", BatchSize: 20, Progress: func(done, total int) {
+	st, err := c.WriteScores(ctx, sg, res, syncjob.WriteOptions{RunID: "slow", BatchSize: 20, Progress: func(done, total int) {
 		if done == 40 {
 			run(t, "MATCH (l:FondueLock {name: 'fondue-neo4j'}) SET l.owner = 'thief', l.run = 'fast', l.expires = timestamp() + 600000", nil)
 		}
 	}})
-	if !errors.Is(err, ErrLockLost) || !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "stopped before writing batch 3") {
+	if !errors.Is(err, syncjob.ErrLockLost) || !errors.Is(err, syncjob.ErrLocked) || !strings.Contains(err.Error(), "stopped before writing batch 3") {
 		t.Fatalf("write after the lock was taken: %+v %v", st, err)
 	}
 	if n := run(t, "MATCH (b:Book) WHERE b.ambiguity IS NOT NULL RETURN count(b)", nil)[0].Values[0]; n != int64(40) {
 		t.Fatalf("%v nodes written, want the 40 written before the lock was lost", n)
 	}
-	if !errors.Is(context.Cause(l.Context()), ErrLockLost) {
+	if !errors.Is(context.Cause(l.Context()), syncjob.ErrLockLost) {
 		t.Errorf("the lock's context: %v", context.Cause(l.Context()))
 	}
 	// The same for a split and an undo: nothing is written.
-	p := &Plan{RunID: "slow", MarkerLabel: DefaultMarkerLabel, Nodes: []PlanNode{{ID: sg.IDs[0], Key: sg.Key(0),
-		Groups: []PlanGroup{{Neighbors: []any{}, NeighborIDs: []any{}}, {Neighbors: []any{}, NeighborIDs: []any{}}}}}}
-	if _, err := c.Split(ctx, p, splitTime, nil); !errors.Is(err, ErrLockLost) {
+	p := &syncjob.Plan{RunID: "slow", MarkerLabel: syncjob.DefaultMarkerLabel, Nodes: []syncjob.PlanNode{{ID: sg.IDs[0], Key: sg.Key(0),
+		Groups: []syncjob.PlanGroup{{Neighbors: []any{}, NeighborIDs: []any{}}, {Neighbors: []any{}, NeighborIDs: []any{}}}}}}
+	if _, err := c.Split(ctx, p, splitTime, nil); !errors.Is(err, syncjob.ErrLockLost) {
 		t.Fatalf("split after the lock was lost: %v", err)
 	}
 	if n := run(t, "MATCH (s:FondueSplit) RETURN count(s)", nil)[0].Values[0]; n != int64(0) {
@@ -297,7 +298,7 @@ func TestWriteReportsChangedNodes(t *testing.T) {
 	loadEdgeList(t, "testdata/polbooks.edges", "Book", "CO_PURCHASED", "uid")
 	c, logs := open(t)
 	ctx := ctxT(t, 2*time.Minute)
-	sg, err := c.Pull(ctx, PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
+	sg, err := c.Pull(ctx, syncjob.PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,7 +307,7 @@ func TestWriteReportsChangedNodes(t *testing.T) {
 	run(t, "MATCH (b:Book {uid: 3}) DETACH DELETE b", nil)
 	run(t, "MATCH (b:Book {uid: 7}) SET b.uid = 7007", nil)
 	run(t, "MATCH (b:Book {uid: 9}) REMOVE b:Book SET b:Archived", nil)
-	st, err := c.WriteScores(ctx, sg, res, WriteOptions{RunID: "w", BatchSize: 25})
+	st, err := c.WriteScores(ctx, sg, res, syncjob.WriteOptions{RunID: "w", BatchSize: 25})
 	if err != nil {
 		t.Fatal(err)
 	}

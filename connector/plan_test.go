@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"strings"
 	"testing"
 )
@@ -16,12 +17,12 @@ func TestUnmarshalPlanErrors(t *testing.T) {
 		{`{"nodes": [{"groups": 5}]}`, "cannot unmarshal number"},
 		{`[`, "unexpected EOF"},
 	} {
-		p, err := UnmarshalPlan([]byte(c.in))
+		p, err := syncjob.UnmarshalPlan([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.msg) || p != nil {
 			t.Errorf("%s: %v, want an error with %q", c.in, err, c.msg)
 		}
 	}
-	p, err := UnmarshalPlan([]byte(`{"runId": "r", "nodes": [{"id": "4:x:1", "key": 9007199254740993, "groups": [{"neighbors": [2, "b"], "neighborIds": ["4:x:2", "4:x:3"]}]}]}`))
+	p, err := syncjob.UnmarshalPlan([]byte(`{"runId": "r", "nodes": [{"id": "4:x:1", "key": 9007199254740993, "groups": [{"neighbors": [2, "b"], "neighborIds": ["4:x:2", "4:x:3"]}]}]}`))
 	if err != nil || p.Nodes[0].Key != int64(9007199254740993) || p.Nodes[0].Groups[0].Neighbors[0] != int64(2) || p.Nodes[0].Groups[0].NeighborIDs[1] != "4:x:3" {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -40,7 +41,7 @@ func FuzzUnmarshalPlan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := UnmarshalPlan(data)
+		p, err := syncjob.UnmarshalPlan(data)
 		if err != nil {
 			return
 		}
@@ -55,7 +56,7 @@ func FuzzUnmarshalPlan(f *testing.F) {
 		if err != nil {
 			return // e.g. a float key that JSON cannot hold is kept as read
 		}
-		if _, err := UnmarshalPlan(b); err != nil {
+		if _, err := syncjob.UnmarshalPlan(b); err != nil {
 			t.Fatalf("a plan read back fails: %v\n%s", err, b)
 		}
 	})

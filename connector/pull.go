@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,144 +15,44 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// Labels of fondue-neo4j's own bookkeeping nodes. A pull of all nodes
-// leaves them out.
-const (
-	LockLabel = "FondueLock" // the lock of a running sync (AcquireLock)
-	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
-)
-
-// PullOptions choose the subgraph to score, like a GDS projection: either
-// node labels and relationship types (native projection), or two Cypher
-// queries (Cypher projection).
-type PullOptions struct {
-	// NodeLabels selects the nodes with any of these labels; empty: every
-	// node (except fondue-neo4j's bookkeeping nodes).
-	NodeLabels []string
-	// RelationshipTypes selects relationships of any of these types between
-	// selected nodes; empty: every type.
-	RelationshipTypes []string
-
-	// NodeQuery and RelationshipQuery replace the labels and types. The
-	// node query returns a column id, the element id of each node
-	// (elementId(n)), plus a column key with the node's key when IDProperty
-	// is set. The relationship query returns columns source and target,
-	// element ids of nodes the node query returned (pairs with another end
-	// are ignored and counted), and optionally relationship, the element id
-	// of the relationship (elementId(r)): a split of a Cypher projection
-	// needs it, so that it moves only the relationships that were pulled.
-	NodeQuery, RelationshipQuery string
-
-	// IDProperty, when set, is a node property that identifies each node:
-	// integers or strings, unique, present on every selected node (except
-	// clones made by a split, which carry MarkerLabel and get no key; they
-	// are left out). Nodes are then numbered, hence scored, in key order,
-	// exactly like an edge list with these ids. Without it, internal ids
-	// identify nodes (see the README about their stability).
-	IDProperty string
-	// MarkerLabel is the label of split clones (default "FondueSplit").
-	MarkerLabel string
-	// EmbeddingProperty, when set, is read with the nodes: a saved
-	// embedding (a list of numbers) to warm-start from (WriteOptions writes
-	// it). Custom node queries may return it as a column "embedding".
-	EmbeddingProperty string
-	// DisplayProperty, when set, is read with the nodes: a name to show
-	// people (e.g. "name"), carried into split plans (Subgraph.Names).
-	// Custom node queries may return it as a column "display".
-	DisplayProperty string
-
-	// Progress, when set, is called now and then with the rows read so far.
-	Progress func(nodes, relationships int)
-}
-
-// Custom reports whether the subgraph is chosen by Cypher queries.
-func (o PullOptions) Custom() bool { return o.NodeQuery != "" || o.RelationshipQuery != "" }
-
-// Subgraph is the pulled graph with the Neo4j identity of each node.
-type Subgraph struct {
-	Graph *fondue.Graph
-	// IDs[i] is the element id (a string) of graph node i.
-	IDs []any
-	// RelationshipIDs holds, for a Cypher projection whose relationship
-	// query returns the column relationship, the element ids of the
-	// relationships pulled between two nodes (keyed by their element ids,
-	// the smaller first); nil otherwise.
-	RelationshipIDs map[[2]string][]string
-	// Keys[i] is the IDProperty value of graph node i (int64 or string);
-	// nil without IDProperty.
-	Keys []any
-	// Embeddings[i] is node i's saved vector (PullOptions.EmbeddingProperty),
-	// nil when it has none or it is not a list of numbers.
-	Embeddings [][]float64
-	// Names[i] is node i's PullOptions.DisplayProperty as text ("" when it
-	// has none); nil without DisplayProperty.
-	Names   []string
-	Options PullOptions
-	Stats   PullStats
-}
-
-// Key returns node i's identity for users: its key, or its internal id.
-func (s *Subgraph) Key(i int) any {
-	if s.Keys != nil {
-		return s.Keys[i]
-	}
-	return s.IDs[i]
-}
-
-// PullStats describe a pull.
-type PullStats struct {
-	NodeRows, RelationshipRows int // rows read
-	// Dangling counts relationship rows with an end outside the node set.
-	Dangling int
-	// SelfLoops and Parallel count self-loops dropped and parallel or
-	// opposite relationships collapsed into one undirected edge.
-	SelfLoops, Parallel int
-	// KeylessClones counts split clones left out because they have no key.
-	KeylessClones int
-	// Embeddings counts nodes with a saved embedding; BadEmbeddings those
-	// whose EmbeddingProperty was not a list of numbers (ignored).
-	Embeddings, BadEmbeddings int
-	Duration                  time.Duration
-}
-
 // Pull reads the subgraph in one read transaction, streaming both results
 // (records arrive in batches of Config.FetchSize; none is kept). The graph
 // is undirected: parallel and opposite relationships are collapsed and
 // self-loops dropped. An empty selection wraps ErrEmpty; a label or type
 // that does not exist, too (naming it); bad names, bad custom queries and
 // bad key properties wrap ErrInvalid.
-func (c *Conn) Pull(ctx context.Context, o PullOptions) (*Subgraph, error) {
+func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	t0 := time.Now()
 	if o.MarkerLabel == "" {
-		o.MarkerLabel = DefaultMarkerLabel
+		o.MarkerLabel = syncjob.DefaultMarkerLabel
 	}
 	var nodeQ, relQ string
 	if o.Custom() {
 		switch {
 		case o.NodeQuery == "" || o.RelationshipQuery == "":
-			return nil, errorf(ErrInvalid, nil, "graph.node_query and graph.relationship_query go together: set both or neither")
+			return nil, errorf(syncjob.ErrInvalid, nil, "graph.node_query and graph.relationship_query go together: set both or neither")
 		case len(o.NodeLabels) > 0 || len(o.RelationshipTypes) > 0:
-			return nil, errorf(ErrInvalid, nil, "graph.node_query and graph.relationship_query replace graph.node_labels and graph.relationship_types: set one or the other")
+			return nil, errorf(syncjob.ErrInvalid, nil, "graph.node_query and graph.relationship_query replace graph.node_labels and graph.relationship_types: set one or the other")
 		}
 		nodeQ, relQ = o.NodeQuery, o.RelationshipQuery
 		if o.IDProperty != "" {
 			if err := cypher.CheckName(o.IDProperty); err != nil {
-				return nil, errorf(ErrInvalid, err, "graph.id_property: %v", err)
+				return nil, errorf(syncjob.ErrInvalid, err, "graph.id_property: %v", err)
 			}
 		}
 	} else {
 		if o.EmbeddingProperty != "" {
 			if err := cypher.CheckName(o.EmbeddingProperty); err != nil {
-				return nil, errorf(ErrInvalid, err, "embedding.property: %v", err)
+				return nil, errorf(syncjob.ErrInvalid, err, "embedding.property: %v", err)
 			}
 		}
 		if o.DisplayProperty != "" {
 			if err := cypher.CheckName(o.DisplayProperty); err != nil {
-				return nil, errorf(ErrInvalid, err, "graph.display_property: %v", err)
+				return nil, errorf(syncjob.ErrInvalid, err, "graph.display_property: %v", err)
 			}
 		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
-			IDProperty: o.IDProperty, ExcludeLabels: []string{LockLabel, RunLabel}, Label: o.MarkerLabel,
+			IDProperty: o.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}, Label: o.MarkerLabel,
 			EmbeddingProperty: o.EmbeddingProperty, DisplayProperty: o.DisplayProperty}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
@@ -188,7 +89,7 @@ func (c *Conn) Pull(ctx context.Context, o PullOptions) (*Subgraph, error) {
 }
 
 // checkTokens fails, naming them, for labels and types that do not exist.
-func (c *Conn) checkTokens(ctx context.Context, o PullOptions) error {
+func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 	check := func(stmt, col, what, key string, want []string) error {
 		if len(want) == 0 {
 			return nil
@@ -206,14 +107,14 @@ func (c *Conn) checkTokens(ctx context.Context, o PullOptions) error {
 		for _, r := range res.Records {
 			v, _, _ := neo4j.GetRecordValue[string](r, col)
 			have[v] = true
-			if v != LockLabel && v != RunLabel {
+			if v != syncjob.LockLabel && v != syncjob.RunLabel {
 				all = append(all, v)
 			}
 		}
 		slices.Sort(all)
 		for _, w := range want {
 			if !have[w] {
-				return errorf(ErrEmpty, nil, "%s %q (%s) does not exist in the database; existing %ss: %s", what, w, key, what, list(all, 20))
+				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database; existing %ss: %s", what, w, key, what, list(all, 20))
 			}
 		}
 		return nil
@@ -242,7 +143,7 @@ func list(xs []string, max int) string {
 // puller accumulates one attempt of a pull.
 type puller struct {
 	c   *Conn
-	o   PullOptions
+	o   syncjob.PullOptions
 	pos map[any]int32 // internal id -> position
 
 	ids     []any
@@ -255,7 +156,7 @@ type puller struct {
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	names   []string    // display name per position (DisplayProperty only)
 	b       fondue.Builder
-	st      PullStats
+	st      syncjob.PullStats
 }
 
 const progressEvery = 50000
@@ -296,7 +197,7 @@ func (p *puller) columns(res neo4j.ResultWithContext, rel bool, want ...string) 
 		}
 	}
 	if len(missing) > 0 {
-		return nil, errorf(ErrInvalid, nil, "%s must return the column(s) %s; it returns %s",
+		return nil, errorf(syncjob.ErrInvalid, nil, "%s must return the column(s) %s; it returns %s",
 			p.queryName(rel), strings.Join(missing, ", "), strings.Join(keys, ", "))
 	}
 	return idx, nil
@@ -307,7 +208,7 @@ func (p *puller) checkID(v any, rel bool, col string, row int) error {
 	if _, ok := v.(string); ok {
 		return nil
 	}
-	return errorf(ErrInvalid, nil, "%s: column %s must hold a node's element id, as returned by elementId(n); row %d has %s",
+	return errorf(syncjob.ErrInvalid, nil, "%s: column %s must hold a node's element id, as returned by elementId(n); row %d has %s",
 		p.queryName(rel), col, row, describe(v))
 }
 
@@ -389,7 +290,7 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		if p.o.DisplayProperty != "" {
 			var name string
 			if displayCol >= 0 {
-				name = DisplayText(vals[displayCol])
+				name = syncjob.DisplayText(vals[displayCol])
 			}
 			p.names = append(p.names, name)
 		}
@@ -413,19 +314,19 @@ func (p *puller) addKey(id, key any) error {
 	case string:
 		kind = "string"
 	case nil:
-		return errorf(ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", p.nodeName(id), prop)
+		return errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", p.nodeName(id), prop)
 	default:
-		return errorf(ErrInvalid, nil, "property %q (graph.id_property) of node %s is %s: keys must be integers or strings", prop, p.nodeName(id), describe(key))
+		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is %s: keys must be integers or strings", prop, p.nodeName(id), describe(key))
 	}
 	if p.keyKind == "" {
 		p.keyKind, p.firstID = kind, id
 	} else if kind != p.keyKind {
-		return errorf(ErrInvalid, nil, "property %q (graph.id_property) holds both %ss (node %s) and %ss (node %s: %s): use one type",
+		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss (node %s) and %ss (node %s: %s): use one type",
 			prop, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(key))
 	}
 	if p.keySeen != nil {
 		if prev, dup := p.keySeen[key]; dup {
-			return errorf(ErrInvalid, nil, "nodes %s and %s have the same %s = %v (graph.id_property): keys must be unique",
+			return errorf(syncjob.ErrInvalid, nil, "nodes %s and %s have the same %s = %v (graph.id_property): keys must be unique",
 				p.nodeName(prev), p.nodeName(id), prop, key)
 		}
 		p.keySeen[key] = id
@@ -510,7 +411,7 @@ func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction,
 		if relCol >= 0 {
 			rid, ok := vals[relCol].(string)
 			if !ok {
-				return errorf(ErrInvalid, nil, "%s: column relationship must hold a relationship's element id, as returned by elementId(r); row %d has %s",
+				return errorf(syncjob.ErrInvalid, nil, "%s: column relationship must hold a relationship's element id, as returned by elementId(r); row %d has %s",
 					p.queryName(true), p.st.RelationshipRows, describe(vals[relCol]))
 			}
 			if ss, ok1 := s.(string); ok1 {
@@ -562,12 +463,12 @@ func (p *puller) edge(s, t any) error {
 func (p *puller) queryError(err error, rel bool) error {
 	var nerr *neo4j.Neo4jError
 	if p.o.Custom() && errors.As(err, &nerr) && strings.HasPrefix(nerr.Code, "Neo.ClientError.Statement.") {
-		return errorf(ErrInvalid, err, "%s failed: %s", p.queryName(rel), oneLine(nerr.Msg))
+		return errorf(syncjob.ErrInvalid, err, "%s failed: %s", p.queryName(rel), oneLine(nerr.Msg))
 	}
 	return err
 }
 
-func (p *puller) build(o PullOptions) (*Subgraph, error) {
+func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	n := len(p.ids)
 	what := "no nodes"
 	switch {
@@ -582,7 +483,7 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 		if p.st.KeylessClones > 0 {
 			what += fmt.Sprintf(" (only %d split clones without %q)", p.st.KeylessClones, o.IDProperty)
 		}
-		return nil, errorf(ErrEmpty, nil, "the subgraph is empty: %s", what)
+		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph is empty: %s", what)
 	}
 	g := p.b.Build()
 	p.st.SelfLoops = g.SelfLoops()
@@ -595,10 +496,10 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 		if o.Custom() {
 			types = "graph.relationship_query"
 		}
-		return nil, errorf(ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %d rows read, %d self-loops, %d with an end outside the nodes): nothing to score",
+		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %d rows read, %d self-loops, %d with an end outside the nodes): nothing to score",
 			n, types, p.st.RelationshipRows, p.st.SelfLoops, p.st.Dangling)
 	}
-	sg := &Subgraph{Graph: g, IDs: make([]any, n), Options: o, Stats: p.st, RelationshipIDs: p.relIDs}
+	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o, Stats: p.st, RelationshipIDs: p.relIDs}
 	if o.IDProperty != "" {
 		sg.Keys = make([]any, n)
 	}
@@ -632,18 +533,6 @@ func (p *puller) build(o PullOptions) (*Subgraph, error) {
 		}
 	}
 	return sg, nil
-}
-
-// DisplayText is a display property's value as text: strings as they are,
-// other values as Go prints them, "" for null.
-func DisplayText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	}
-	return fmt.Sprint(v)
 }
 
 func quoteAll(xs []string) []string {

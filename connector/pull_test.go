@@ -2,6 +2,7 @@ package connector
 
 import (
 	"errors"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"math"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestPullMatchesEdgeList(t *testing.T) {
 	// a self-loop, a parallel and an opposite relationship.
 	run(t, "MATCH (a:Book {id: 0}), (b:Book {id: 1}) CREATE (a)-[:CO_PURCHASED]->(b), (b)-[:CO_PURCHASED]->(a), (a)-[:CO_PURCHASED]->(a), (a)-[:OTHER]->(:Shelf {id: -1})", nil)
 	c, _ := open(t)
-	for _, o := range []PullOptions{
+	for _, o := range []syncjob.PullOptions{
 		{NodeLabels: []string{"Book"}, RelationshipTypes: []string{"CO_PURCHASED"}, IDProperty: "id"},
 		{NodeLabels: []string{"Book"}, IDProperty: "id"},
 		{NodeQuery: "MATCH (n:Book) RETURN elementId(n) AS id, n.id AS key", RelationshipQuery: "MATCH (a:Book)-[:CO_PURCHASED]-(b:Book) RETURN elementId(a) AS source, elementId(b) AS target", IDProperty: "id"},
@@ -55,7 +56,7 @@ func TestPullMatchesEdgeList(t *testing.T) {
 	// Without a key, internal ids identify the nodes (Shelf included when
 	// no label is given, bookkeeping nodes never).
 	run(t, "CREATE (:FondueLock {name: 'x'}), (:FondueRun {run_id: 'y'})", nil)
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestPullStreamsThroughADroppedConnection(t *testing.T) {
 	c, _ := open(t)
 	dropped := srv.Proxy().Stats().Dropped
 	srv.Proxy().DropAfterBytes(4000) // mid-result: the read is retried
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Author"}, IDProperty: "id"})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Author"}, IDProperty: "id"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestWriteScoresIdempotent(t *testing.T) {
 	run(t, "CREATE (:Book {uid: 1000})", nil) // isolated: no score
 	run(t, "MATCH (n:Book {uid: 1000}) SET n.ambiguity = 0.5, n.ambiguity_score = 3.0", nil)
 	c, _ := open(t)
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestWriteScoresIdempotent(t *testing.T) {
 	if ref := score(t, g, 3); !floatsEqual(ref.Scores, res.Scores[:len(ref.Scores)]) {
 		t.Fatal("scores differ from the edge list's")
 	}
-	o := WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "run-1", BatchSize: 40, Concurrency: 2}
+	o := syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "run-1", BatchSize: 40, Concurrency: 2}
 	for round := 0; round < 2; round++ {
 		st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
 		if err != nil {
@@ -143,7 +144,7 @@ func floatsEqual(a, b []float64) bool {
 
 // checkWritten reads the scores back: exactly the result's values; no
 // property on unscored nodes.
-func checkWritten(t testing.TB, sg *Subgraph, res *fondue.Result, runID string) {
+func checkWritten(t testing.TB, sg *syncjob.Subgraph, res *fondue.Result, runID string) {
 	t.Helper()
 	recs := run(t, "MATCH (n) WHERE NOT n:FondueLock AND NOT n:FondueRun RETURN elementId(n), n.ambiguity, n.ambiguity_score, n.fondue_run", nil)
 	byID := map[any][]any{}
@@ -174,32 +175,32 @@ func TestPullErrors(t *testing.T) {
 	run(t, "CREATE (:Float {uid: 1.5}), (:Mixed {uid: 1}), (:Mixed {uid: 'x'}), (:Dup {uid: 7}), (:Dup {uid: 7}), (:Missing {uid: 1}), (:Missing {name: 'no uid'}), (:Lonely {uid: 1})", nil)
 	c, _ := open(t)
 	// A label and a type with a backtick and "})" are escaped and work.
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"RE`L})"}, IDProperty: "uid"})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"RE`L})"}, IDProperty: "uid"})
 	if err != nil || sg.Graph.NumNodes() != 3 || sg.Graph.NumEdges() != 2 {
 		t.Fatalf("weird names: %v", err)
 	}
 	cases := []struct {
-		o    PullOptions
+		o    syncjob.PullOptions
 		kind error
 		msg  string
 	}{
-		{PullOptions{NodeLabels: []string{"Persn"}}, ErrEmpty, `node label "Persn" (graph.node_labels) does not exist`},
-		{PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"KNOWS"}}, ErrEmpty, `relationship type "KNOWS" (graph.relationship_types) does not exist`},
-		{PullOptions{NodeLabels: []string{"bad\x00label"}}, ErrInvalid, "control character"},
-		{PullOptions{NodeLabels: []string{""}}, ErrInvalid, "is empty"},
-		{PullOptions{NodeLabels: []string{"Float"}, IDProperty: "uid"}, ErrInvalid, `property "uid" (graph.id_property) of node elementId(n) = `},
-		{PullOptions{NodeLabels: []string{"Mixed"}, IDProperty: "uid"}, ErrInvalid, "holds both ints"},
-		{PullOptions{NodeLabels: []string{"Dup"}, IDProperty: "uid"}, ErrInvalid, "have the same uid = 7"},
-		{PullOptions{NodeLabels: []string{"Missing"}, IDProperty: "uid"}, ErrInvalid, `has no property "uid"`},
-		{PullOptions{NodeLabels: []string{"Lonely"}}, ErrEmpty, "no relationships between two of them"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id"}, ErrInvalid, "set both or neither"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "RETURN 1", NodeLabels: []string{"A"}}, ErrInvalid, "replace graph.node_labels"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS node", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "graph.node_query must return the column(s) id; it returns node"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS from, elementId(b) AS to"}, ErrInvalid, "graph.relationship_query must return the column(s) source, target; it returns from, to"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN n.name AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, ErrInvalid, "column id must hold a node's element id, as returned by elementId(n); row 1 has"},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN 1 AS source, elementId(b) AS target"}, ErrInvalid, `column source must hold a node's element id, as returned by elementId(n); row 1 has`},
-		{PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b RETURN elementId(a) AS source"}, ErrInvalid, "graph.relationship_query failed: Invalid input"},
-		{PullOptions{NodeQuery: "MATCH (n:Nope) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a:Nope)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, ErrEmpty, "graph.node_query returned no nodes"},
+		{syncjob.PullOptions{NodeLabels: []string{"Persn"}}, syncjob.ErrEmpty, `node label "Persn" (graph.node_labels) does not exist`},
+		{syncjob.PullOptions{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"KNOWS"}}, syncjob.ErrEmpty, `relationship type "KNOWS" (graph.relationship_types) does not exist`},
+		{syncjob.PullOptions{NodeLabels: []string{"bad\x00label"}}, syncjob.ErrInvalid, "control character"},
+		{syncjob.PullOptions{NodeLabels: []string{""}}, syncjob.ErrInvalid, "is empty"},
+		{syncjob.PullOptions{NodeLabels: []string{"Float"}, IDProperty: "uid"}, syncjob.ErrInvalid, `property "uid" (graph.id_property) of node elementId(n) = `},
+		{syncjob.PullOptions{NodeLabels: []string{"Mixed"}, IDProperty: "uid"}, syncjob.ErrInvalid, "holds both ints"},
+		{syncjob.PullOptions{NodeLabels: []string{"Dup"}, IDProperty: "uid"}, syncjob.ErrInvalid, "have the same uid = 7"},
+		{syncjob.PullOptions{NodeLabels: []string{"Missing"}, IDProperty: "uid"}, syncjob.ErrInvalid, `has no property "uid"`},
+		{syncjob.PullOptions{NodeLabels: []string{"Lonely"}}, syncjob.ErrEmpty, "no relationships between two of them"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id"}, syncjob.ErrInvalid, "set both or neither"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "RETURN 1", NodeLabels: []string{"A"}}, syncjob.ErrInvalid, "replace graph.node_labels"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS node", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, syncjob.ErrInvalid, "graph.node_query must return the column(s) id; it returns node"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS from, elementId(b) AS to"}, syncjob.ErrInvalid, "graph.relationship_query must return the column(s) source, target; it returns from, to"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN n.name AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, syncjob.ErrInvalid, "column id must hold a node's element id, as returned by elementId(n); row 1 has"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN 1 AS source, elementId(b) AS target"}, syncjob.ErrInvalid, `column source must hold a node's element id, as returned by elementId(n); row 1 has`},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b RETURN elementId(a) AS source"}, syncjob.ErrInvalid, "graph.relationship_query failed: Invalid input"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n:Nope) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a:Nope)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, syncjob.ErrEmpty, "graph.node_query returned no nodes"},
 	}
 	for _, tc := range cases {
 		_, err := c.Pull(ctxT(t, time.Minute), tc.o)
@@ -215,11 +216,11 @@ func TestOpenErrors(t *testing.T) {
 		kind error
 		msg  string
 	}{
-		{Config{URI: "http://localhost:7474"}, ErrInvalid, `scheme "http"`},
-		{Config{URI: "localhost"}, ErrInvalid, "is not a URI"},
-		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: srv.Password(), Database: "nope"}, ErrInvalid, `database "nope" does not exist`},
-		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: "wrong-password"}, ErrAuth, "authentication failed for user"},
-		{Config{URI: srv.BoltURL()}, ErrAuth, "requires authentication"},
+		{Config{URI: "http://localhost:7474"}, syncjob.ErrInvalid, `scheme "http"`},
+		{Config{URI: "localhost"}, syncjob.ErrInvalid, "is not a URI"},
+		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: srv.Password(), Database: "nope"}, syncjob.ErrInvalid, `database "nope" does not exist`},
+		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: "wrong-password"}, syncjob.ErrAuth, "authentication failed for user"},
+		{Config{URI: srv.BoltURL()}, syncjob.ErrAuth, "requires authentication"},
 	}
 	for _, tc := range cases {
 		_, err := Open(ctxT(t, time.Minute), tc.cfg)
@@ -230,7 +231,7 @@ func TestOpenErrors(t *testing.T) {
 	// A closed port fails at once, not after the retry time.
 	t0 := time.Now()
 	_, err := Open(ctxT(t, time.Minute), Config{URI: "bolt://" + closedPort(t), MaxRetryTime: time.Minute})
-	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "connection refused") || time.Since(t0) > 10*time.Second {
+	if !errors.Is(err, syncjob.ErrUnreachable) || !strings.Contains(err.Error(), "connection refused") || time.Since(t0) > 10*time.Second {
 		t.Errorf("closed port: %v after %s", err, time.Since(t0))
 	}
 	// A server that went away during the work: ErrUnreachable after the
@@ -240,8 +241,8 @@ func TestOpenErrors(t *testing.T) {
 	srv.Proxy().Refuse()
 	defer srv.Proxy().Restore()
 	t0 = time.Now()
-	_, err = c.Pull(ctxT(t, time.Minute), PullOptions{})
-	if !errors.Is(err, ErrUnreachable) || time.Since(t0) > 30*time.Second {
+	_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{})
+	if !errors.Is(err, syncjob.ErrUnreachable) || time.Since(t0) > 30*time.Second {
 		t.Errorf("refused: %v after %s", err, time.Since(t0))
 	}
 }

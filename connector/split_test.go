@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,9 +43,9 @@ CREATE (m)-[:KNOWS {since: 2001, w: 0.5, note: 'x'}]->(p1), (p2)-[:KNOWS {since:
 
 // splitPlan pulls splitGraph and plans: M keeps {1, 2, 3, 200}, gives
 // {11, 12, 13, 101} to a clone; N keeps {14, 15}, gives {4, 100}.
-func splitPlan(t *testing.T, c *Conn, runID string) (*Subgraph, *Plan) {
+func splitPlan(t *testing.T, c *Conn, runID string) (*syncjob.Subgraph, *syncjob.Plan) {
 	t.Helper()
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}, IDProperty: "uid", DisplayProperty: "name"})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}, IDProperty: "uid", DisplayProperty: "name"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func splitPlan(t *testing.T, c *Conn, runID string) (*Subgraph, *Plan) {
 		{Node: int(n), Groups: [][]int32{idx(14, 15), idx(4, 100)}, Ambiguity: 0.9, Score: 1},
 		{Node: int(idx(1)[0]), Groups: [][]int32{idx(2, 3, 4, 5, 100)}}, // one group: nothing to split
 	}}
-	p, err := NewPlan(sg, res, PlanOptions{RunID: runID, Splitter: "test", SkipProperties: []string{"ambiguity"},
+	p, err := syncjob.NewPlan(sg, res, syncjob.PlanOptions{RunID: runID, Splitter: "test", SkipProperties: []string{"ambiguity"},
 		Now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)})
 	if err != nil || len(p.Nodes) != 2 {
 		t.Fatalf("plan of %d nodes", len(p.Nodes))
@@ -97,9 +98,9 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 		t.Fatalf("the dry run wrote:\n%s", diff(before, d))
 	}
 	m := p.Nodes[0]
-	wantG0 := []RelCount{{"KNOWS", "out", 2}, {"KNOWS", "in", 1}, {"WORKS_AT", "out", 1}}
-	wantG1 := []RelCount{{"KNOWS", "out", 3}, {"KNOWS", "in", 2}}
-	wantStay := []RelCount{{"KNOWS", "out", 2}, {"LIKES", "out", 1}} // self-loop, Other; LIKES
+	wantG0 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 2}, {Type: "KNOWS", Direction: "in", Count: 1}, {Type: "WORKS_AT", Direction: "out", Count: 1}}
+	wantG1 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 2}}
+	wantStay := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 2}, {Type: "LIKES", Direction: "out", Count: 1}} // self-loop, Other; LIKES
 	if !slices.Equal(m.Groups[0].Relationships, wantG0) || !slices.Equal(m.Groups[1].Relationships, wantG1) || !slices.Equal(m.Staying, wantStay) {
 		t.Fatalf("M's plan: %+v %+v staying %+v", m.Groups[0].Relationships, m.Groups[1].Relationships, m.Staying)
 	}
@@ -150,14 +151,14 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 	}
 
 	// Undo restores the graph exactly; a second undo has nothing to do.
-	u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-a"})
+	u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-a"})
 	if err != nil || u.Originals != 2 || u.Restored != 2 || u.ClonesDeleted != 2 || len(u.Failed) != 0 {
 		t.Fatalf("undo: %+v %v", u, err)
 	}
 	if d := dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s", diff(before, d))
 	}
-	u, err = c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-a"})
+	u, err = c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-a"})
 	if err != nil || u.Originals != 0 {
 		t.Fatalf("second undo: %+v %v", u, err)
 	}
@@ -175,7 +176,7 @@ func TestSplitSkipsChangedNode(t *testing.T) {
 	run(t, "MATCH (:Person {uid: 101})-[r]-(:Person {uid: 14}) DELETE r", nil)
 	before := dump(t)
 	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
-	if err != nil || st.Split != 1 || st.Skipped != 1 || st.Nodes[1].Outcome != OutcomeChanged || !strings.Contains(st.Nodes[1].Reason, "no longer connected") {
+	if err != nil || st.Split != 1 || st.Skipped != 1 || st.Nodes[1].Outcome != syncjob.OutcomeChanged || !strings.Contains(st.Nodes[1].Reason, "no longer connected") {
 		t.Fatalf("%+v %v", st, err)
 	}
 	after := dump(t)
@@ -187,7 +188,7 @@ func TestSplitSkipsChangedNode(t *testing.T) {
 	// The deleted node of a plan is "missing".
 	run(t, "MATCH (n:Person {uid: 101}) DETACH DELETE n", nil)
 	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
-	if err != nil || st.AlreadyDone != 1 || st.Nodes[1].Outcome != OutcomeMissing {
+	if err != nil || st.AlreadyDone != 1 || st.Nodes[1].Outcome != syncjob.OutcomeMissing {
 		t.Fatalf("%+v %v", st, err)
 	}
 }
@@ -224,7 +225,7 @@ func TestPlanStoreLoad(t *testing.T) {
 		t.Fatalf("element ids must stay strings: %T", loaded.Nodes[0].ID)
 	}
 	// Undo of the (unsplit) run deletes the plan.
-	if _, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-c"}); err != nil {
+	if _, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-c"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.LoadPlan(ctxT(t, time.Minute), "run-c"); got != nil {
@@ -279,7 +280,7 @@ func TestSplitFaults(t *testing.T) {
 			srv.Proxy().Refuse()
 		}
 	})
-	if !errors.Is(err, ErrUnreachable) || st.Split != 1 || !strings.Contains(err.Error(), "re-run with the same run id") {
+	if !errors.Is(err, syncjob.ErrUnreachable) || st.Split != 1 || !strings.Contains(err.Error(), "re-run with the same run id") {
 		t.Fatalf("split with the server gone: %+v %v", st, err)
 	}
 	if err := srv.Proxy().Restore(); err != nil {
@@ -305,7 +306,7 @@ func TestUndoNestedRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Run 2 splits M's clone (node without uid: pull by internal id).
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,19 +314,19 @@ func TestUndoNestedRuns(t *testing.T) {
 	ci, _ := sg.Graph.Index(clone)
 	nb := sg.Graph.Neighbors(ci)
 	res := &fondue.Result{Proposals: []fondue.Proposal{{Node: ci, Groups: [][]int32{nb[:2], nb[2:]}}}}
-	p2, err := NewPlan(sg, res, PlanOptions{RunID: "run-2"})
+	p2, err := syncjob.NewPlan(sg, res, syncjob.PlanOptions{RunID: "run-2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st, err := c.Split(ctxT(t, time.Minute), p2, splitTime, nil); err != nil || st.Split != 1 {
 		t.Fatalf("run 2: %+v %v", st, err)
 	}
-	u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: "run-1"})
+	u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-1"})
 	if err != nil || len(u.Failed) != 1 || !strings.Contains(u.Failed[0].Reason, "undo that run first") {
 		t.Fatalf("undo run-1 first: %+v %v", u, err)
 	}
 	for _, r := range []string{"run-2", "run-1"} {
-		if u, err := c.Undo(ctxT(t, time.Minute), UndoOptions{RunID: r}); err != nil || len(u.Failed) != 0 {
+		if u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: r}); err != nil || len(u.Failed) != 0 {
 			t.Fatalf("undo %s: %+v %v", r, u, err)
 		}
 	}

@@ -4,28 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
-
-// UndoOptions configure Undo.
-type UndoOptions struct {
-	RunID       string
-	MarkerLabel string // the label of the run's clones (default DefaultMarkerLabel)
-	Progress    func(done, total int)
-}
-
-// UndoStats summarize Undo.
-type UndoStats struct {
-	Originals          int           `json:"originals"`     // split nodes found
-	Restored           int           `json:"restored"`      // restored now
-	ClonesDeleted      int           `json:"clonesDeleted"` // clones deleted
-	RelationshipsMoved int           `json:"relationshipsMoved"`
-	Failed             []NodeOutcome `json:"failed,omitempty"`
-	Duration           time.Duration `json:"-"`
-}
 
 type undoClone struct {
 	id     any
@@ -41,12 +25,12 @@ type undoClone struct {
 // after the split move to the original too. Everything Undo needs is in the
 // database. Undoing a run twice is harmless (nothing is left to undo). A
 // clone that a later run split again must wait for that run's undo.
-func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
+func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoStats, error) {
 	t0 := time.Now()
 	if o.MarkerLabel == "" {
-		o.MarkerLabel = DefaultMarkerLabel
+		o.MarkerLabel = syncjob.DefaultMarkerLabel
 	}
-	var st UndoStats
+	var st syncjob.UndoStats
 	q, err := c.render("undo_clones", cypher.Vars{Label: o.MarkerLabel})
 	if err != nil {
 		return st, err
@@ -79,20 +63,20 @@ func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
 		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "undo": o.RunID}))
 		switch {
 		case err == nil:
-			n := out.(NodeOutcome)
+			n := out.(syncjob.NodeOutcome)
 			st.Restored++
 			st.ClonesDeleted += n.Clones
 			st.RelationshipsMoved += n.Moved
 		case ctx.Err() != nil:
 			return st, ctx.Err()
-		case errors.Is(err, ErrLockLost):
+		case errors.Is(err, syncjob.ErrLockLost):
 			st.Duration = time.Since(t0)
 			return st, err
 		case neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err):
 			st.Duration = time.Since(t0)
 			return st, c.classify(err, fmt.Sprintf("restore node %v (%d of %d; run undo again to finish)", origin, k+1, len(origins)))
 		default:
-			st.Failed = append(st.Failed, NodeOutcome{Key: origin, Outcome: OutcomeFailed, Reason: oneLine(err.Error())})
+			st.Failed = append(st.Failed, syncjob.NodeOutcome{Key: origin, Outcome: syncjob.OutcomeFailed, Reason: oneLine(err.Error())})
 			c.log.Warn("could not undo the split of a node", "node", fmt.Sprint(origin), "error", oneLine(err.Error()))
 		}
 		if o.Progress != nil {
@@ -100,7 +84,7 @@ func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
 		}
 	}
 	if len(st.Failed) == 0 {
-		q, err := c.render("plan_delete", cypher.Vars{Label: RunLabel})
+		q, err := c.render("plan_delete", cypher.Vars{Label: syncjob.RunLabel})
 		if err != nil {
 			return st, err
 		}
@@ -115,16 +99,16 @@ func (c *Conn) Undo(ctx context.Context, o UndoOptions) (UndoStats, error) {
 
 var errUndo = errors.New("cannot undo")
 
-func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o UndoOptions, origin any, clones []undoClone) (NodeOutcome, error) {
-	out := NodeOutcome{Key: origin}
+func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone) (syncjob.NodeOutcome, error) {
+	out := syncjob.NodeOutcome{Key: origin}
 	state, err := c.readState(ctx, tx, origin, "", o.RunID)
 	if err != nil {
 		return out, err
 	}
-	if !state.exists {
+	if !state.Exists {
 		return out, fmt.Errorf("%w: the original node elementId(n) = %q no longer exists; its clones are left as they are", errUndo, origin)
 	}
-	if !state.split {
+	if !state.Split {
 		// Element ids are reused after a deletion: the id may now name
 		// another node. Only the node that carries the run's mark is ours.
 		return out, fmt.Errorf("%w: the node elementId(n) = %q has no record of run %s in fondue_split_runs, so it is not the node that was split (deleted, and its id reused?); its clones are left as they are", errUndo, origin, o.RunID)
@@ -164,6 +148,6 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o Undo
 	if _, err := tx.Run(ctx, q, map[string]any{"id": origin, "run": o.RunID}); err != nil {
 		return out, err
 	}
-	out.Outcome = OutcomeSplit
+	out.Outcome = syncjob.OutcomeSplit
 	return out, nil
 }

@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"math"
 	"slices"
 	"sync"
@@ -13,56 +14,6 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// Defaults of WriteOptions.
-const (
-	DefaultWriteProperty = "ambiguity"
-	DefaultScoreProperty = "ambiguity_score"
-	DefaultRunProperty   = "fondue_run"
-	DefaultBatchSize     = 10000
-)
-
-// WriteOptions configure WriteScores.
-type WriteOptions struct {
-	// Property receives each node's ambiguity, its percentile in (0, 1]
-	// (fondue.Result.Ambiguity): "ambiguity > 0.99" is the top 1%.
-	Property string
-	// ScoreProperty receives the raw score (fondue.Result.Scores); empty:
-	// not written.
-	ScoreProperty string
-	// RunProperty receives RunID; empty: not written.
-	RunProperty string
-	RunID       string
-	// BatchSize is the number of nodes per transaction (default 10,000).
-	BatchSize int
-	// Concurrency is the number of batches written at once (default 1).
-	// Batches touch disjoint nodes, so they cannot deadlock.
-	Concurrency int
-	// EmbeddingProperty, when set, receives each node's embedding vector
-	// from the result (for the next run's warm start; nodes without a score
-	// get none).
-	EmbeddingProperty string
-	// Progress, when set, is called after each batch with the nodes written
-	// so far and the total (from one goroutine at a time).
-	Progress func(done, total int)
-}
-
-// WriteStats describe a write, in GDS terms.
-type WriteStats struct {
-	// Nodes is the number of nodes found and written.
-	Nodes int
-	// PropertiesWritten counts the score properties set (ambiguity and raw
-	// score; not the run id). Isolated nodes have no score: their score
-	// properties are removed instead.
-	PropertiesWritten int
-	// Missing counts nodes that were not found any more (deleted since the
-	// pull, or their key or labels changed); MissingKeys names some of them
-	// (keys, or element ids; at most 100).
-	Missing     int
-	MissingKeys []any
-	Batches     int
-	Duration    time.Duration
-}
-
 // WriteScores writes res (computed on sg.Graph) back to the nodes of sg, in
 // batches of UNWIND $rows, each its own transaction, retried on transient
 // failures. Writes are idempotent: writing the same result again gives the
@@ -70,24 +21,67 @@ type WriteStats struct {
 // Nodes are matched by internal id and, with a key property, re-checked by
 // key, so a node deleted since the pull is counted in Missing, never
 // confused with another.
-func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result, o WriteOptions) (WriteStats, error) {
+func (c *Conn) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) (syncjob.WriteStats, error) {
 	t0 := time.Now()
+	o = writeDefaults(o)
+	n := sg.Graph.NumNodes()
+	if len(res.Ambiguity) != n || len(res.Scores) != n {
+		return syncjob.WriteStats{}, fmt.Errorf("connector: result for %d nodes, subgraph has %d", len(res.Scores), n)
+	}
+	if o.EmbeddingProperty != "" && res.Embedding == nil {
+		return syncjob.WriteStats{}, errorf(syncjob.ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
+	}
+	w, err := c.newScoreWriter(sg, res, o)
+	if err != nil {
+		return syncjob.WriteStats{}, err
+	}
+	c.log.Debug("writing scores", "statement", w.q, "nodes", n, "batch_size", o.BatchSize, "concurrency", o.Concurrency)
+	st, err := w.run(ctx)
+	st.Duration = time.Since(t0)
+	if err != nil {
+		return st, err
+	}
+	if st.Missing > 0 {
+		c.log.Warn("nodes not found while writing, so not written: deleted since the pull, or their key or labels changed",
+			"missing", st.Missing, "examples", fmt.Sprint(st.MissingKeys[:min(len(st.MissingKeys), 10)]))
+	}
+	return st, nil
+}
+
+func writeDefaults(o syncjob.WriteOptions) syncjob.WriteOptions {
 	if o.Property == "" {
-		o.Property = DefaultWriteProperty
+		o.Property = syncjob.DefaultWriteProperty
 	}
 	if o.BatchSize <= 0 {
-		o.BatchSize = DefaultBatchSize
+		o.BatchSize = syncjob.DefaultBatchSize
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = 1
 	}
-	n := sg.Graph.NumNodes()
-	if len(res.Ambiguity) != n || len(res.Scores) != n {
-		return WriteStats{}, fmt.Errorf("connector: result for %d nodes, subgraph has %d", len(res.Scores), n)
-	}
-	if o.EmbeddingProperty != "" && res.Embedding == nil {
-		return WriteStats{}, errorf(ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
-	}
+	return o
+}
+
+// scoreWriter is one WriteScores: its statements, and the batches'
+// results gathered so far.
+type scoreWriter struct {
+	c        *Conn
+	sg       *syncjob.Subgraph
+	res      *fondue.Result
+	o        syncjob.WriteOptions
+	q        string // writes a batch's rows
+	missingQ string // names the rows of a batch whose node was not found
+	n, nb    int    // nodes, batches
+	props    int    // score properties per scored node
+
+	mu    sync.Mutex
+	st    syncjob.WriteStats
+	done  int
+	first error
+}
+
+// newScoreWriter renders the write statements: nodes are matched by
+// element id and, with a key property, re-checked by key and labels.
+func (c *Conn) newScoreWriter(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) (*scoreWriter, error) {
 	var labels []string
 	if !sg.Options.Custom() {
 		labels = sg.Options.NodeLabels
@@ -96,118 +90,41 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, RunProperty: o.RunProperty,
 		EmbeddingProperty: o.EmbeddingProperty})
 	if err != nil {
-		return WriteStats{}, err
+		return nil, err
 	}
 	missingQ, err := c.render("write_missing", cypher.Vars{IDProperty: sg.Options.IDProperty, NodeLabels: labels})
 	if err != nil {
-		return WriteStats{}, err
+		return nil, err
 	}
-	c.log.Debug("writing scores", "statement", q, "nodes", n, "batch_size", o.BatchSize, "concurrency", o.Concurrency)
-
-	nb := (n + o.BatchSize - 1) / o.BatchSize
-	props := 1
+	n := sg.Graph.NumNodes()
+	w := &scoreWriter{c: c, sg: sg, res: res, o: o, q: q, missingQ: missingQ, n: n,
+		nb: (n + o.BatchSize - 1) / o.BatchSize, props: 1}
 	if o.ScoreProperty != "" {
-		props = 2
+		w.props = 2
 	}
-	var (
-		mu    sync.Mutex
-		st    WriteStats
-		done  int
-		first error
-	)
+	return w, nil
+}
+
+// run writes the batches with o.Concurrency workers; the first failure
+// cancels the others.
+func (w *scoreWriter) run(ctx context.Context) (syncjob.WriteStats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(o.Concurrency, nb); w++ {
+	for range min(w.o.Concurrency, w.nb) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := c.session(ctx, neo4j.AccessModeWrite)
+			s := w.c.session(ctx, neo4j.AccessModeWrite)
 			defer s.Close(context.WithoutCancel(ctx))
 			for b := range batches {
-				lo, hi := b*o.BatchSize, min(n, (b+1)*o.BatchSize)
-				rows := make([]map[string]any, 0, hi-lo)
-				for i := lo; i < hi; i++ {
-					row := map[string]any{"id": sg.IDs[i], "ambiguity": nullNaN(res.Ambiguity[i])}
-					if sg.Keys != nil {
-						row["key"] = sg.Keys[i]
-					}
-					if o.ScoreProperty != "" {
-						row["score"] = nullNaN(res.Scores[i])
-					}
-					if o.EmbeddingProperty != "" {
-						row["embedding"] = nil
-						if !math.IsNaN(res.Scores[i]) {
-							row["embedding"] = slices.Clone(res.Embedding.Row(i))
-						}
-					}
-					rows = append(rows, row)
-				}
-				params := map[string]any{"rows": rows, "run": o.RunID}
-				out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
-					if err := c.checkFence(ctx, tx, fmt.Sprintf("writing batch %d of %d", b+1, nb)); err != nil {
-						return nil, err
-					}
-					r, err := tx.Run(ctx, q, params)
-					if err != nil {
-						return nil, err
-					}
-					rec, err := r.Single(ctx)
-					if err != nil {
-						return nil, err
-					}
-					written, _, err := neo4j.GetRecordValue[int64](rec, "written")
-					if err != nil {
-						return nil, err
-					}
-					scored, _, err := neo4j.GetRecordValue[int64](rec, "scored")
-					if err != nil || int(written) == len(rows) {
-						return batchResult{int(written), int(scored), nil}, err
-					}
-					// Some nodes were not found: name them (rare).
-					r, err = tx.Run(ctx, missingQ, params)
-					if err != nil {
-						return nil, err
-					}
-					recs, err := r.Collect(ctx)
-					if err != nil {
-						return nil, err
-					}
-					var missing []any
-					for _, m := range recs {
-						missing = append(missing, m.Values[0])
-					}
-					return batchResult{int(written), int(scored), missing}, nil
-				}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": o.RunID}))
-				mu.Lock()
-				if err != nil {
-					if first == nil {
-						first = c.classify(err, fmt.Sprintf("write batch %d of %d (nodes %d to %d)", b+1, nb, lo, hi-1))
-						cancel()
-					}
-					mu.Unlock()
-					continue
-				}
-				br := out.(batchResult)
-				st.Batches++
-				st.Nodes += br.written
-				st.Missing += (hi - lo) - br.written
-				st.PropertiesWritten += br.scored * props
-				for _, k := range br.missing {
-					if len(st.MissingKeys) < 100 {
-						st.MissingKeys = append(st.MissingKeys, k)
-					}
-				}
-				done += hi - lo
-				if o.Progress != nil {
-					o.Progress(done, n)
-				}
-				mu.Unlock()
+				br, err := w.writeBatch(ctx, s, b)
+				w.record(b, br, err, cancel)
 			}
 		}()
 	}
-	for b := 0; b < nb && ctx.Err() == nil; b++ {
+	for b := 0; b < w.nb && ctx.Err() == nil; b++ {
 		select {
 		case batches <- b:
 		case <-ctx.Done():
@@ -215,18 +132,120 @@ func (c *Conn) WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result
 	}
 	close(batches)
 	wg.Wait()
-	st.Duration = time.Since(t0)
-	if first != nil {
-		return st, first
+	if w.first != nil {
+		return w.st, w.first
 	}
-	if err := ctx.Err(); err != nil {
-		return st, err
+	return w.st, ctx.Err()
+}
+
+// bounds are the nodes [lo, hi) of batch b.
+func (w *scoreWriter) bounds(b int) (lo, hi int) {
+	return b * w.o.BatchSize, min(w.n, (b+1)*w.o.BatchSize)
+}
+
+// rows are the parameters of batch b: per node its element id, key,
+// ambiguity, raw score and embedding (null where the node has no score).
+func (w *scoreWriter) rows(b int) []map[string]any {
+	lo, hi := w.bounds(b)
+	sg, res, o := w.sg, w.res, w.o
+	rows := make([]map[string]any, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		row := map[string]any{"id": sg.IDs[i], "ambiguity": nullNaN(res.Ambiguity[i])}
+		if sg.Keys != nil {
+			row["key"] = sg.Keys[i]
+		}
+		if o.ScoreProperty != "" {
+			row["score"] = nullNaN(res.Scores[i])
+		}
+		if o.EmbeddingProperty != "" {
+			row["embedding"] = nil
+			if !math.IsNaN(res.Scores[i]) {
+				row["embedding"] = slices.Clone(res.Embedding.Row(i))
+			}
+		}
+		rows = append(rows, row)
 	}
-	if st.Missing > 0 {
-		c.log.Warn("nodes not found while writing, so not written: deleted since the pull, or their key or labels changed",
-			"missing", st.Missing, "examples", fmt.Sprint(st.MissingKeys[:min(len(st.MissingKeys), 10)]))
+	return rows
+}
+
+// writeBatch writes batch b in one transaction (retried by the driver),
+// after the lock's fence, and names the nodes it did not find.
+func (w *scoreWriter) writeBatch(ctx context.Context, s neo4j.SessionWithContext, b int) (batchResult, error) {
+	rows := w.rows(b)
+	params := map[string]any{"rows": rows, "run": w.o.RunID}
+	out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		if err := w.c.checkFence(ctx, tx, fmt.Sprintf("writing batch %d of %d", b+1, w.nb)); err != nil {
+			return nil, err
+		}
+		r, err := tx.Run(ctx, w.q, params)
+		if err != nil {
+			return nil, err
+		}
+		rec, err := r.Single(ctx)
+		if err != nil {
+			return nil, err
+		}
+		written, _, err := neo4j.GetRecordValue[int64](rec, "written")
+		if err != nil {
+			return nil, err
+		}
+		scored, _, err := neo4j.GetRecordValue[int64](rec, "scored")
+		if err != nil || int(written) == len(rows) {
+			return batchResult{int(written), int(scored), nil}, err
+		}
+		// Some nodes were not found: name them (rare).
+		missing, err := w.missing(ctx, tx, params)
+		return batchResult{int(written), int(scored), missing}, err
+	}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": w.o.RunID}))
+	if err != nil {
+		return batchResult{}, err
 	}
-	return st, nil
+	return out.(batchResult), nil
+}
+
+// missing names the rows of a batch whose node was not found.
+func (w *scoreWriter) missing(ctx context.Context, tx neo4j.ManagedTransaction, params map[string]any) ([]any, error) {
+	r, err := tx.Run(ctx, w.missingQ, params)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := r.Collect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var missing []any
+	for _, m := range recs {
+		missing = append(missing, m.Values[0])
+	}
+	return missing, nil
+}
+
+// record adds batch b's result to the stats and reports progress; the
+// first failure is kept and cancels the write.
+func (w *scoreWriter) record(b int, br batchResult, err error, cancel context.CancelFunc) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	lo, hi := w.bounds(b)
+	if err != nil {
+		if w.first == nil {
+			w.first = w.c.classify(err, fmt.Sprintf("write batch %d of %d (nodes %d to %d)", b+1, w.nb, lo, hi-1))
+			cancel()
+		}
+		return
+	}
+	w.st.Batches++
+	w.st.Nodes += br.written
+	w.st.Missing += (hi - lo) - br.written
+	w.st.PropertiesWritten += br.scored * w.props
+	for _, k := range br.missing {
+		if len(w.st.MissingKeys) < 100 {
+			w.st.MissingKeys = append(w.st.MissingKeys, k)
+		}
+	}
+	w.done += hi - lo
+	if w.o.Progress != nil {
+		w.o.Progress(w.done, w.n)
+	}
 }
 
 type batchResult struct {

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"errors"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"testing"
 	"time"
 
@@ -16,12 +17,12 @@ func TestWriteFaults(t *testing.T) {
 	reset(t)
 	loadEdgeList(t, "testdata/netscience.edges", "Author", "COAUTHOR", "uid")
 	c, _ := open(t, func(c *Config) { c.MaxRetryTime = 3 * time.Second })
-	sg, err := c.Pull(ctxT(t, time.Minute), PullOptions{NodeLabels: []string{"Author"}, IDProperty: "uid"})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Author"}, IDProperty: "uid"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	res := score(t, sg.Graph, 1)
-	o := WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "w1", BatchSize: 50}
+	o := syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "w1", BatchSize: 50}
 	nodes := sg.Graph.NumNodes()
 
 	// 1. The third batch's RUN never reaches Neo4j: its transaction is
@@ -38,13 +39,13 @@ func TestWriteFaults(t *testing.T) {
 	// 2. The server goes away after two batches of a new run's write.
 	o.RunID = "w2"
 	res2 := score(t, sg.Graph, 2)
-	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, WriteOptions{Property: o.Property, ScoreProperty: o.ScoreProperty,
+	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, syncjob.WriteOptions{Property: o.Property, ScoreProperty: o.ScoreProperty,
 		RunProperty: o.RunProperty, RunID: "w2", BatchSize: 50, Progress: func(done, total int) {
 			if done == 100 {
 				srv.Proxy().Refuse()
 			}
 		}})
-	if !errors.Is(err, ErrUnreachable) || st.Nodes != 100 {
+	if !errors.Is(err, syncjob.ErrUnreachable) || st.Nodes != 100 {
 		t.Fatalf("write with the server gone: %+v %v", st, err)
 	}
 	if err := srv.Proxy().Restore(); err != nil {
@@ -69,7 +70,7 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 	reset(t)
 	loadEdgeList(t, "testdata/polbooks.edges", "Book", "COPURCHASED", "uid")
 	c, _ := open(t)
-	po := PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid", EmbeddingProperty: "fondue_embedding"}
+	po := syncjob.PullOptions{NodeLabels: []string{"Book"}, IDProperty: "uid", EmbeddingProperty: "fondue_embedding"}
 	sg, err := c.Pull(ctxT(t, time.Minute), po)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +79,7 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 		t.Fatalf("before any write: %d embeddings", sg.Stats.Embeddings)
 	}
 	res := score(t, sg.Graph, 3)
-	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, res, WriteOptions{RunID: "e1", EmbeddingProperty: "fondue_embedding"}); err != nil {
+	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{RunID: "e1", EmbeddingProperty: "fondue_embedding"}); err != nil {
 		t.Fatal(err)
 	}
 	run(t, "MATCH (n:Book {uid: 0}) SET n.fondue_embedding = 'not a vector'", nil)
@@ -108,7 +109,7 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 		}
 	}
 	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Method: "degree", Scores: res.Scores, Ambiguity: res.Ambiguity},
-		WriteOptions{EmbeddingProperty: "fondue_embedding"}); !errors.Is(err, ErrInvalid) {
+		syncjob.WriteOptions{EmbeddingProperty: "fondue_embedding"}); !errors.Is(err, syncjob.ErrInvalid) {
 		t.Fatalf("embedding write without an embedding: %v", err)
 	}
 }

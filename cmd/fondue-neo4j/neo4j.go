@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/pflag"
 )
 
@@ -27,10 +24,10 @@ func addNeo4jFlags(f *pflag.FlagSet) {
 	f.String("database", "", "database (Neo4j 4 and later; default: the server's default database)")
 	f.String("connect-timeout", "10s", "give up connecting after this long")
 	f.String("max-retry-time", "30s", "retry a transaction after a transient failure (e.g. a dropped connection) for up to this long")
-	f.String("lock-name", connector.DefaultLockName, "name of the lock in the database: runs with the same name never write at once")
-	f.String("lock-ttl", connector.DefaultLockTTL.String(), "the lock of a crashed run expires after this long")
+	f.String("lock-name", syncjob.DefaultLockName, "name of the lock in the database: runs with the same name never write at once")
+	f.String("lock-ttl", syncjob.DefaultLockTTL.String(), "the lock of a crashed run expires after this long")
 	f.String("output", "text", "text (a summary on stderr) or json (the summary on stdout)")
-	f.String("marker-label", connector.DefaultMarkerLabel, "label of the nodes a split creates")
+	f.String("marker-label", syncjob.DefaultMarkerLabel, "label of the nodes a split creates")
 }
 
 // neo4jConfig builds the connection settings and checks them.
@@ -126,17 +123,13 @@ func (a *app) stringList(key string) []string {
 	return out
 }
 
-var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$`)
-
 // runID returns run_id, or a new one: the UTC time and a random suffix.
 func (a *app) runID() (string, error) {
 	id := a.v.GetString("run_id")
 	if id == "" {
-		var b [3]byte
-		rand.Read(b[:])
-		return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]), nil
+		return syncjob.NewRunID(), nil
 	}
-	if !runIDRE.MatchString(id) {
+	if !syncjob.ValidRunID(id) {
 		return "", usageErrorf("run_id %q: use up to 128 letters, digits and . _ : + -", id)
 	}
 	return id, nil
@@ -153,36 +146,22 @@ func (a *app) outputJSON() (bool, error) {
 	}
 }
 
-// exitCode gives connector errors their exit code.
+// exitCode gives the sync job's errors their exit code.
 func exitCode(err error) error {
 	var ee *exitErr
 	switch {
 	case err == nil || errors.As(err, &ee):
 		return err
-	case errors.Is(err, connector.ErrAuth):
+	case syncjob.IsAuth(err):
 		return withCode(exitAuth, err)
-	case errors.Is(err, connector.ErrUnreachable):
+	case syncjob.IsUnreachable(err):
 		return withCode(exitUnreachable, err)
-	case errors.Is(err, connector.ErrEmpty):
+	case syncjob.IsEmpty(err):
 		return withCode(exitEmpty, err)
-	case errors.Is(err, connector.ErrLocked), errors.Is(err, connector.ErrLockLost):
+	case syncjob.IsLocked(err):
 		return withCode(exitLocked, err)
-	case errors.Is(err, connector.ErrInvalid):
+	case syncjob.IsInvalid(err), syncjob.IsStalePlan(err):
 		return withCode(exitUsage, err)
-	}
-	return err
-}
-
-// lockedContext maps the cancellation of a lost lock to its error.
-func lockedContext(ctx context.Context, err error) error {
-	if err == nil || ctx.Err() == nil {
-		return err
-	}
-	switch cause := context.Cause(ctx); {
-	case errors.Is(cause, connector.ErrUnreachable):
-		return withCode(exitUnreachable, cause)
-	case errors.Is(cause, connector.ErrLockLost):
-		return withCode(exitLocked, fmt.Errorf("stopped: %w; another run may be writing (raise lock.ttl if the database is slow to answer)", connector.ErrLockLost))
 	}
 	return err
 }

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
 
@@ -206,7 +206,7 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 		}
 		raw = data
 	}
-	plan, err := connector.UnmarshalPlan(raw)
+	plan, err := syncjob.UnmarshalPlan(raw)
 	if err != nil {
 		return nil, usageErrorf("plan %s: %v", path, err)
 	}

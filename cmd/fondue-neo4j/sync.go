@@ -2,14 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
+	"errors"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
 
@@ -57,10 +57,10 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.String("display-property", "", "node property naming nodes for people (e.g. name): in the dry run's plan and its messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
-	f.String("write-property", connector.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
-	f.String("score-property", connector.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
-	f.String("run-property", connector.DefaultRunProperty, "node property receiving the run id (empty: not written)")
-	f.Int("batch-size", connector.DefaultBatchSize, "nodes per write transaction")
+	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
+	f.String("score-property", syncjob.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
+	f.String("run-property", syncjob.DefaultRunProperty, "node property receiving the run id (empty: not written)")
+	f.Int("batch-size", syncjob.DefaultBatchSize, "nodes per write transaction")
 	f.Int("write-concurrency", 1, "write transactions at once")
 	f.String("run-id", "", "run id (default: the UTC time and a random suffix); re-running a run id resumes its splits")
 	addSplitFlags(f, "split the most ambiguous nodes (see --split-top, --split-min-ambiguity)", "split the K most ambiguous nodes")
@@ -71,41 +71,18 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	return cmd
 }
 
-// syncSummary is the result of a sync in GDS write mode's vocabulary, plus
-// the run id and the split's counts.
-type syncSummary struct {
-	RunID                 string                `json:"runId"`
-	NodeCount             int                   `json:"nodeCount"`
-	RelationshipCount     int                   `json:"relationshipCount"`
-	NodePropertiesWritten int                   `json:"nodePropertiesWritten"`
-	PreProcessingMillis   int64                 `json:"preProcessingMillis"`
-	ComputeMillis         int64                 `json:"computeMillis"`
-	WriteMillis           int64                 `json:"writeMillis"`
-	SplitMillis           int64                 `json:"splitMillis"`
-	UnscoredNodes         int                   `json:"unscoredNodes"`
-	Epochs                int                   `json:"epochs"`                   // CNE epochs run
-	WarmStartNodes        int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
-	NodesNotFound         int                   `json:"nodesNotFound"`
-	NodesNotFoundKeys     []any                 `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
-	Configuration         map[string]any        `json:"configuration"`
-	Split                 *connector.SplitStats `json:"split,omitempty"`
-	Resumed               bool                  `json:"resumed,omitempty"`
-	DryRun                bool                  `json:"dryRun,omitempty"`
-	Plan                  *connector.Plan       `json:"plan,omitempty"`
-	// ApprovedPlan is the approved plan applied (sync --split --plan).
-	ApprovedPlan *connector.ApprovedRef `json:"approvedPlan,omitempty"`
-	Neo4jVersion string                 `json:"neo4jVersion"`
-}
+// syncSummary is the summary sync prints (--output json).
+type syncSummary = syncjob.Summary
 
 // syncSettings is the validated configuration of a sync.
 type syncSettings struct {
 	conn     connector.Config
-	pull     connector.PullOptions
-	write    connector.WriteOptions
+	pull     syncjob.PullOptions
+	write    syncjob.WriteOptions
 	engine   fondue.Options
 	split    bool
 	skip     []string
-	lock     connector.LockOptions
+	lock     syncjob.LockOptions
 	runID    string
 	json     bool
 	splitter string
@@ -132,7 +109,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	if s.json, err = a.outputJSON(); err != nil {
 		return nil, err
 	}
-	s.pull = connector.PullOptions{
+	s.pull = syncjob.PullOptions{
 		NodeLabels:        a.stringList("graph.node_labels"),
 		RelationshipTypes: a.stringList("graph.relationship_types"),
 		NodeQuery:         strings.TrimSpace(v.GetString("graph.node_query")),
@@ -153,7 +130,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.write = connector.WriteOptions{
+	s.write = syncjob.WriteOptions{
 		Property:          v.GetString("write.property"),
 		ScoreProperty:     v.GetString("write.score_property"),
 		RunProperty:       v.GetString("write.run_property"),
@@ -175,7 +152,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.lock = connector.LockOptions{Name: v.GetString("lock.name"), TTL: ttl, RunID: s.runID}
+	s.lock = syncjob.LockOptions{Name: v.GetString("lock.name"), TTL: ttl, RunID: s.runID}
 	s.split = v.GetBool("split.enabled")
 	s.skip = append(a.stringList("split.skip_properties"), props...)
 	s.planFile = v.GetString("split.plan")
@@ -253,164 +230,62 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	if s.planFile != "" {
 		return a.applyApproved(ctx, s, dryRun)
 	}
-	log := a.log.With("run_id", s.runID)
-	t0 := time.Now()
 	conn, err := connector.Open(ctx, s.conn)
 	if err != nil {
 		return exitCode(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	sum := &syncSummary{RunID: s.runID, Configuration: s.configuration(), Neo4jVersion: conn.Version(), DryRun: dryRun}
-	log.Debug("connected", "phase", "connect", "neo4j", conn.Version())
-
-	if !dryRun {
-		lockCtx, release, err := holdLock(ctx, conn, s.lock, log)
-		if err != nil {
-			return exitCode(err)
-		}
-		defer release()
-		ctx = lockCtx
-		if s.split {
-			// A run id that already stored a split plan resumes it: the
-			// graph is (partly) split, so it is not scored again.
-			plan, err := conn.LoadPlan(ctx, s.runID)
-			if err != nil {
-				return lockedContext(ctx, exitCode(err))
-			}
-			if plan != nil {
-				log.Info("resuming the split plan of this run id", "phase", "split", "nodes", len(plan.Nodes))
-				sum.Resumed = true
-				if err := a.runSplit(ctx, conn, plan, sum); err != nil {
-					return lockedContext(ctx, err)
-				}
-				return a.report(sum, s)
-			}
-		}
-	}
-
-	sg, err := conn.Pull(ctx, s.pull)
-	if err != nil {
-		return lockedContext(ctx, exitCode(err))
-	}
-	g := sg.Graph
-	sum.NodeCount, sum.RelationshipCount = g.NumNodes(), g.NumEdges()
-	sum.PreProcessingMillis = millis(time.Since(t0))
-	log.Info("pulled the subgraph", "phase", "pull", "nodes", g.NumNodes(), "relationships", g.NumEdges(),
-		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
-		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
-
-	// The counts are known: refuse a graph that would not fit before the
-	// heavy work starts.
-	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
-		Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
-		KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes})
-	if err := a.checkMemory(est); err != nil {
-		return lockedContext(ctx, err)
-	}
-
-	opts := s.engine
-	// Warm start: from the checkpoint file (vectors and optimizer state)
-	// when there is one, else from the vectors saved in node properties.
-	if err := a.loadCheckpoint(s.checkpoint, &opts); err != nil {
-		return lockedContext(ctx, err)
-	}
-	if opts.WarmStart == nil && sg.Embeddings != nil {
-		opts.WarmStart = vectorCheckpoint(g, sg.Embeddings, opts.CNE)
-		log.Debug("saved embeddings read from node properties", "property", s.pull.EmbeddingProperty,
-			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
-	}
+	a.log.Debug("connected", "run_id", s.runID, "phase", "connect", "neo4j", conn.Version())
 	pr := newProgress(a)
-	opts.Progress = pr.report
-	t1 := time.Now()
-	res, err := fondue.Score(ctx, g, opts)
-	pr.finish()
-	if err != nil {
-		return lockedContext(ctx, err)
-	}
-	sum.ComputeMillis = millis(time.Since(t1))
-	sum.UnscoredNodes = len(res.Unscored())
-	if res.Warm != nil {
-		sum.WarmStartNodes = res.Warm.Reused
-	}
-	sum.Epochs = res.CNE.Epochs
-	a.logSummary(g, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond)
-	if err := a.saveCheckpoint(s.checkpoint, g, res, opts); err != nil {
-		return lockedContext(ctx, err)
-	}
-
-	var plan *connector.Plan
-	if s.split {
-		var err error
-		plan, err = connector.NewPlan(sg, res, connector.PlanOptions{RunID: s.runID, Splitter: s.splitter,
-			MarkerLabel: s.pull.MarkerLabel, SkipProperties: s.skip})
-		if err != nil {
-			return exitCode(err)
-		}
-	}
-	if dryRun {
-		if plan != nil {
-			if err := conn.Describe(ctx, plan); err != nil {
-				return exitCode(err)
+	defer pr.finish()
+	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
+		RunID: s.runID, Pull: s.pull, Write: s.write, Lock: s.lock, Score: s.engine,
+		Split: s.split, SkipProperties: s.skip, DryRun: dryRun,
+		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
+			// The counts are known: refuse a graph that would not fit
+			// before the heavy work starts.
+			g := sg.Graph
+			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
+				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes})
+			if err := a.checkMemory(est); err != nil {
+				return err
 			}
-			sum.Plan = plan
-		}
-		return a.printJSON(sum)
-	}
-
-	t2 := time.Now()
-	wpr := newProgress(a)
-	wo := s.write
-	wo.Progress = func(done, total int) { wpr.report(fondue.Progress{Phase: "write", Done: done, Total: total}) }
-	ws, err := conn.WriteScores(ctx, sg, res, wo)
-	wpr.finish()
-	if err != nil {
-		return lockedContext(ctx, exitCode(err))
-	}
-	sum.NodePropertiesWritten = ws.PropertiesWritten
-	sum.NodesNotFound, sum.NodesNotFoundKeys = ws.Missing, ws.MissingKeys
-	sum.WriteMillis = millis(time.Since(t2))
-	log.Info("wrote the scores", "phase", "write", "nodes", ws.Nodes, "properties", ws.PropertiesWritten,
-		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds()))
-
-	if plan != nil {
-		stored, err := conn.StorePlan(ctx, plan)
-		if err != nil {
-			return lockedContext(ctx, exitCode(err))
-		}
-		if err := a.runSplit(ctx, conn, stored, sum); err != nil {
-			return lockedContext(ctx, err)
-		}
-	}
-	return a.report(sum, s)
-}
-
-func (a *app) runSplit(ctx context.Context, conn *connector.Conn, plan *connector.Plan, sum *syncSummary) error {
-	t0 := time.Now()
-	pr := newProgress(a)
-	st, err := conn.Split(ctx, plan, time.Now(), func(done, total int) {
-		pr.report(fondue.Progress{Phase: "split", Done: done, Total: total})
+			// Warm start from the checkpoint file (vectors and optimizer
+			// state); without one, syncjob uses the vectors saved in node
+			// properties.
+			return a.loadCheckpoint(s.checkpoint, opts)
+		},
+		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
+			pr.finish()
+			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond)
+			return a.saveCheckpoint(s.checkpoint, sg.Graph, res, opts)
+		},
+		Progress: pr.report,
+		Log:      a.log,
 	})
 	pr.finish()
-	sum.SplitMillis = millis(time.Since(t0))
-	sum.Split = &st
-	if err != nil {
-		return exitCode(err)
+	if sum != nil {
+		sum.Configuration, sum.Neo4jVersion = s.configuration(), conn.Version()
 	}
-	a.log.Info("split", "run_id", plan.RunID, "phase", "split", "planned", st.Planned, "split", st.Split,
-		"already_done", st.AlreadyDone, "skipped", st.Skipped, "failed", st.Failed,
-		"nodes_created", st.NodesCreated, "relationships_moved", st.RelationshipsMoved)
-	return nil
+	switch {
+	case err != nil && !errors.Is(err, syncjob.ErrIncomplete):
+		return exitCode(err)
+	case dryRun:
+		return a.printJSON(sum)
+	}
+	if rerr := a.report(sum, s); rerr != nil {
+		return rerr
+	}
+	return err
 }
 
 // report prints the summary: JSON on stdout with --output json, otherwise
-// a few lines on a terminal or one log record. Failed splits make the run
-// fail after the summary.
+// a few lines on a terminal or one log record.
 func (a *app) report(sum *syncSummary, s *syncSettings) error {
 	switch {
 	case s.json:
-		if err := a.printJSON(sum); err != nil {
-			return err
-		}
+		return a.printJSON(sum)
 	case a.tty:
 		if ap := sum.ApprovedPlan; ap != nil {
 			printf(a.stderr, "run %s: approved plan %s (reviewed %s)\n", sum.RunID, ap.File, ap.ReviewedAt)
@@ -435,44 +310,9 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 		}
 		a.log.Info("sync done", attrs...)
 	}
-	// An approved plan is carried out whole: a node whose neighbours
-	// changed after the whole-plan check was left alone, and the run fails.
-	if sp := sum.Split; sp != nil && sum.ApprovedPlan != nil && sp.Skipped > 0 {
-		var skipped []connector.NodeOutcome
-		for _, n := range sp.Nodes {
-			if n.Outcome == connector.OutcomeChanged || n.Outcome == connector.OutcomeMissing {
-				skipped = append(skipped, n)
-			}
-		}
-		return fmt.Errorf("%d of %d approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id %s): %s",
-			sp.Skipped, sp.Planned, sum.RunID, changes(skipped))
-	}
-	if sp := sum.Split; sp != nil && sp.Failed > 0 {
-		for _, n := range sp.Nodes {
-			if n.Outcome == connector.OutcomeFailed {
-				return fmt.Errorf("%d of %d splits failed and were rolled back; first: node %v: %s", sp.Failed, sp.Planned, n.Key, n.Reason)
-			}
-		}
-	}
 	return nil
 }
 
 func ms(m int64) string {
 	return (time.Duration(m) * time.Millisecond).Round(time.Millisecond).String()
-}
-
-// holdLock takes the run's lock. The returned context is cancelled if the
-// lock is lost; release (to defer) gives the lock back, and only warns if
-// it cannot: the lock then expires after lock.ttl.
-func holdLock(ctx context.Context, conn *connector.Conn, o connector.LockOptions, log *slog.Logger) (context.Context, func(), error) {
-	lock, err := conn.AcquireLock(ctx, o)
-	if err != nil {
-		return ctx, nil, err
-	}
-	release := func() {
-		if err := lock.Release(ctx); err != nil {
-			log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
-		}
-	}
-	return lock.Context(), release, nil
 }

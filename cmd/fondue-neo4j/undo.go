@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +28,7 @@ written by the run stay (the next sync overwrites them).`,
 			if runID == "" {
 				return usageErrorf("undo needs --run-id ID (the runId of the sync to undo)")
 			}
-			if !runIDRE.MatchString(runID) {
+			if !syncjob.ValidRunID(runID) {
 				return usageErrorf("--run-id %q is not a run id", runID)
 			}
 			return a.undo(cmd.Context(), runID)
@@ -41,7 +42,7 @@ written by the run stay (the next sync overwrites them).`,
 
 type undoSummary struct {
 	RunID string `json:"runId"`
-	connector.UndoStats
+	syncjob.UndoStats
 	UndoMillis int64 `json:"undoMillis"`
 }
 
@@ -63,19 +64,14 @@ func (a *app) undo(ctx context.Context, runID string) error {
 		return exitCode(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	lock, err := conn.AcquireLock(ctx, connector.LockOptions{Name: a.v.GetString("lock.name"), TTL: ttl, RunID: "undo " + runID})
-	if err != nil {
-		return exitCode(err)
-	}
-	defer lock.Release(ctx)
-	ctx = lock.Context()
 	t0 := time.Now()
 	pr := newProgress(a)
-	st, err := conn.Undo(ctx, connector.UndoOptions{RunID: runID, MarkerLabel: a.v.GetString("split.marker_label"),
-		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) }})
+	st, err := syncjob.Undo(ctx, conn, syncjob.UndoOptions{RunID: runID, MarkerLabel: a.v.GetString("split.marker_label"),
+		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) }},
+		syncjob.LockOptions{Name: a.v.GetString("lock.name"), TTL: ttl}, a.log)
 	pr.finish()
-	if err != nil {
-		return lockedContext(ctx, exitCode(err))
+	if err != nil && !errors.Is(err, syncjob.ErrIncomplete) {
+		return exitCode(err)
 	}
 	sum := undoSummary{RunID: runID, UndoStats: st, UndoMillis: millis(time.Since(t0))}
 	switch {
@@ -92,8 +88,5 @@ func (a *app) undo(ctx context.Context, runID string) error {
 		a.log.Info("undo done", "run_id", runID, "restored", st.Restored, "clones_deleted", st.ClonesDeleted,
 			"relationships_moved", st.RelationshipsMoved, "undoMillis", sum.UndoMillis)
 	}
-	if len(st.Failed) > 0 {
-		return fmt.Errorf("%d of %d split nodes could not be restored; first: node %v: %s", len(st.Failed), st.Originals, st.Failed[0].Key, st.Failed[0].Reason)
-	}
-	return nil
+	return err
 }

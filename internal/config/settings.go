@@ -6,10 +6,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 // EnvPrefix starts the environment variable of every setting.
@@ -108,17 +108,17 @@ var Settings = []Setting{
 	{Key: "graph.id_property", Kind: String, Default: ""},
 	{Key: "graph.display_property", Kind: String, Default: ""},
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000},
-	{Key: "write.property", Kind: String, Default: connector.DefaultWriteProperty},
-	{Key: "write.score_property", Kind: String, Default: connector.DefaultScoreProperty},
-	{Key: "write.run_property", Kind: String, Default: connector.DefaultRunProperty},
-	{Key: "write.batch_size", Kind: PosInt, Default: connector.DefaultBatchSize},
+	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty},
+	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty},
+	{Key: "write.run_property", Kind: String, Default: syncjob.DefaultRunProperty},
+	{Key: "write.batch_size", Kind: PosInt, Default: syncjob.DefaultBatchSize},
 	{Key: "write.concurrency", Kind: PosInt, Default: 1},
 	{Key: "split.enabled", Kind: Bool, Default: false},
-	{Key: "split.marker_label", Kind: String, Default: connector.DefaultMarkerLabel},
+	{Key: "split.marker_label", Kind: String, Default: syncjob.DefaultMarkerLabel},
 	{Key: "split.skip_properties", Kind: List, Default: []string{}},
 	{Key: "split.plan", Kind: String, Default: ""},
-	{Key: "lock.name", Kind: String, Default: connector.DefaultLockName},
-	{Key: "lock.ttl", Kind: Duration, Default: connector.DefaultLockTTL.String()},
+	{Key: "lock.name", Kind: String, Default: syncjob.DefaultLockName},
+	{Key: "lock.ttl", Kind: Duration, Default: syncjob.DefaultLockTTL.String()},
 	{Key: "run_id", Kind: String, Default: ""},
 	{Key: "output", Kind: Enum, Default: "text", Values: []string{"text", "tsv", "json"}},
 	{Key: "dry_run", Kind: Bool, Default: false},

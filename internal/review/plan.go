@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 // PlanFormat and PlanVersion identify an approved plan file.
@@ -109,24 +111,9 @@ func Fingerprint(node string, neighbors []string) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// KeyString is the text form of a key or id that Fingerprint and names use.
-func KeyString(k any) string {
-	switch x := k.(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case json.Number:
-		return x.String()
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(k)
-}
+// KeyString is the text form of a key or id that Fingerprint and names
+// use: syncjob.KeyText.
+func KeyString(k any) string { return syncjob.KeyText(k) }
 
 // ParsePlan reads an approved plan and checks it (Validate). Integer keys
 // and ids are int64, as in the connector's plans.
@@ -253,4 +240,92 @@ func short(fp string) string {
 		return fp[:i+13]
 	}
 	return fp
+}
+
+// Plan turns the approved plan into the split plan that syncjob.Apply
+// carries out: only the accepted nodes, with their groups as approved,
+// under sel, the selection of this run, which must be the selection of the
+// dry run that was reviewed (else ErrInvalid, naming the difference). A
+// plan reviewed from an edge list is found by key: sel needs IDProperty.
+//
+// The run id is runID when given; else the dry run's (so that re-running
+// the same approved plan resumes it), else one derived from the
+// fingerprint. skip are the properties not copied to clones (the write
+// properties among them).
+func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOptions, skip []string, now time.Time) (*syncjob.Plan, error) {
+	switch ap.Source {
+	case SourceNeo4j:
+		for _, c := range []struct {
+			key        string
+			plan, this []string
+		}{
+			{"graph.node_labels", ap.NodeLabels, sel.NodeLabels},
+			{"graph.relationship_types", ap.RelationshipTypes, sel.RelationshipTypes},
+		} {
+			if !sameSet(c.plan, c.this) {
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "approved plan %s was reviewed from a dry run with %s = %s; this run has %s: apply it with the dry run's selection",
+					file, c.key, showList(c.plan), showList(c.this))
+			}
+		}
+		if ap.IDProperty != sel.IDProperty {
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "approved plan %s was reviewed from a dry run with graph.id_property = %q; this run has %q: apply it with the dry run's selection",
+				file, ap.IDProperty, sel.IDProperty)
+		}
+	case SourceEdgeList:
+		if sel.IDProperty == "" {
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "approved plan %s was reviewed from an edge list (%s): its nodes are found by their ids in a key property: set graph.id_property (--id-property)",
+				file, ap.Input)
+		}
+	}
+	if runID == "" {
+		runID = ap.RunID
+		if !syncjob.ValidRunID(runID) {
+			runID = "approved-" + strings.TrimPrefix(fingerprint, "sha256:")[:12]
+		}
+	}
+	p := &syncjob.Plan{RunID: runID, CreatedAt: syncjob.ISOTime(now), Splitter: ap.Splitter,
+		IDProperty: sel.IDProperty, NodeLabels: slices.Clone(sel.NodeLabels), RelationshipTypes: slices.Clone(sel.RelationshipTypes),
+		DisplayProperty: sel.DisplayProperty, MarkerLabel: sel.MarkerLabel, ExactNeighbors: true,
+		Approved: &syncjob.ApprovedRef{File: file, ReviewedAt: ap.ReviewedAt, Fingerprint: fingerprint, Source: ap.Source},
+		Nodes:    []syncjob.PlanNode{}}
+	if p.MarkerLabel == "" {
+		p.MarkerLabel = syncjob.DefaultMarkerLabel
+	}
+	for _, prop := range skip {
+		if prop != "" && !slices.Contains(p.SkipProperties, prop) {
+			p.SkipProperties = append(p.SkipProperties, prop)
+		}
+	}
+	for _, an := range ap.Nodes {
+		n := syncjob.PlanNode{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score}
+		if sel.IDProperty == "" && n.ID == nil {
+			n.ID = n.Key // without a key property, keys are element ids
+		}
+		for _, g := range an.Groups {
+			pg := syncjob.PlanGroup{Neighbors: slices.Clone(g.Neighbors), NeighborIDs: make([]any, len(g.Neighbors))}
+			if len(g.NeighborIDs) == len(g.Neighbors) {
+				copy(pg.NeighborIDs, g.NeighborIDs)
+			} else if sel.IDProperty == "" {
+				copy(pg.NeighborIDs, g.Neighbors)
+			}
+			if len(g.Names) == len(g.Neighbors) {
+				pg.Names = slices.Clone(g.Names)
+			}
+			n.Groups = append(n.Groups, pg)
+		}
+		p.Nodes = append(p.Nodes, n)
+	}
+	return p, nil
+}
+
+// sameSet reports whether two lists hold the same names (in any order).
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+func showList(xs []string) string {
+	if len(xs) == 0 {
+		return "[] (all)"
+	}
+	return "[" + strings.Join(xs, ", ") + "]"
 }

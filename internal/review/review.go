@@ -6,10 +6,10 @@
 package review
 
 import (
-	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"html"
 	"io"
 	"math"
@@ -316,7 +316,7 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		return out
 	}
 	byKey := slices.Clone(g)
-	slices.SortFunc(byKey, func(a, b int) int { return compareKeys(nbs[a].Key, nbs[b].Key) })
+	slices.SortFunc(byKey, func(a, b int) int { return syncjob.CompareKeys(nbs[a].Key, nbs[b].Key) })
 	seen := map[int]bool{}
 	var comps [][]int
 	for _, s := range byKey {
@@ -340,7 +340,7 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		}
 		start := comp[0]
 		for _, x := range comp {
-			if lx, ls := len(inner(x)), len(inner(start)); lx < ls || (lx == ls && compareKeys(nbs[x].Key, nbs[start].Key) < 0) {
+			if lx, ls := len(inner(x)), len(inner(start)); lx < ls || (lx == ls && syncjob.CompareKeys(nbs[x].Key, nbs[start].Key) < 0) {
 				start = x
 			}
 		}
@@ -362,21 +362,6 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		out = append(out, c...)
 	}
 	return out
-}
-
-// compareKeys orders keys: integers numerically before strings.
-func compareKeys(a, b any) int {
-	ai, aInt := a.(int64)
-	bi, bInt := b.(int64)
-	switch {
-	case aInt && bInt:
-		return cmp.Compare(ai, bi)
-	case aInt:
-		return -1
-	case bInt:
-		return 1
-	}
-	return strings.Compare(KeyString(a), KeyString(b))
 }
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }

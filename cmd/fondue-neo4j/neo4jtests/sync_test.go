@@ -16,31 +16,31 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 // syncSummary is sync's --output json summary (the fields the tests read).
 type syncSummary struct {
-	RunID                 string                `json:"runId"`
-	NodeCount             int                   `json:"nodeCount"`
-	RelationshipCount     int                   `json:"relationshipCount"`
-	NodePropertiesWritten int                   `json:"nodePropertiesWritten"`
-	ComputeMillis         int64                 `json:"computeMillis"`
-	Epochs                int                   `json:"epochs"`
-	WarmStartNodes        int                   `json:"warmStartNodes"`
-	Configuration         map[string]any        `json:"configuration"`
-	Split                 *connector.SplitStats `json:"split"`
-	Resumed               bool                  `json:"resumed"`
-	DryRun                bool                  `json:"dryRun"`
-	Plan                  *connector.Plan       `json:"plan"`
-	Neo4jVersion          string                `json:"neo4jVersion"`
+	RunID                 string              `json:"runId"`
+	NodeCount             int                 `json:"nodeCount"`
+	RelationshipCount     int                 `json:"relationshipCount"`
+	NodePropertiesWritten int                 `json:"nodePropertiesWritten"`
+	ComputeMillis         int64               `json:"computeMillis"`
+	Epochs                int                 `json:"epochs"`
+	WarmStartNodes        int                 `json:"warmStartNodes"`
+	Configuration         map[string]any      `json:"configuration"`
+	Split                 *syncjob.SplitStats `json:"split"`
+	Resumed               bool                `json:"resumed"`
+	DryRun                bool                `json:"dryRun"`
+	Plan                  *syncjob.Plan       `json:"plan"`
+	Neo4jVersion          string              `json:"neo4jVersion"`
 }
 
 // undoSummary is undo's --output json summary.
 type undoSummary struct {
 	RunID string `json:"runId"`
-	connector.UndoStats
+	syncjob.UndoStats
 }
 
 // scoreRow is a line of score --output json.

@@ -1,0 +1,93 @@
+package syncjob
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// ApplyOptions configure Apply. The zero value takes the default lock.
+type ApplyOptions struct {
+	// Lock names the lock (its RunID is the plan's).
+	Lock LockOptions
+	// DryRun checks the plan against the graph and writes nothing; the
+	// summary holds the plan.
+	DryRun bool
+	// Progress, when set, receives the split's progress ("split").
+	Progress func(fondue.Progress)
+	// Log receives what the run does (default: nothing).
+	Log *slog.Logger
+}
+
+// Apply carries out an approved plan (see Plan.Approved and
+// review.ApprovedPlan.Plan): no pull, no scoring; the plan's nodes are
+// split with their approved groups, under the lock, one transaction per
+// node, after a whole-plan check that every node's neighbours are still
+// the ones reviewed (each node's transaction checks again). A plan that
+// no longer matches is refused before anything is written, with a
+// *StalePlanError naming what changed. Re-running the same approved plan
+// under its run id resumes it; the run id of another plan is refused
+// (IsInvalid). Nodes that changed after the check are left alone and give
+// an *IncompleteError, with the summary.
+func Apply(ctx context.Context, st Store, plan *Plan, o ApplyOptions) (*Summary, error) {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	log := o.Log.With("run_id", plan.RunID)
+	sum := &Summary{RunID: plan.RunID, DryRun: o.DryRun, ApprovedPlan: plan.Approved}
+	if len(plan.Nodes) == 0 {
+		sum.Split = &SplitStats{Nodes: []NodeOutcome{}}
+		return sum, nil
+	}
+	if !o.DryRun {
+		o.Lock.RunID = plan.RunID
+		lockCtx, release, err := hold(ctx, st, o.Lock, log)
+		if err != nil {
+			return sum, err
+		}
+		defer release()
+		ctx = lockCtx
+	}
+	// A run id that already stored this approved plan resumes it; one that
+	// stored another plan is refused.
+	stored, err := st.LoadPlan(ctx, plan.RunID)
+	if err != nil {
+		return sum, lockError(ctx, err)
+	}
+	if stored != nil {
+		if err := plan.CheckStored(stored); err != nil {
+			return sum, err
+		}
+		log.Info("resuming this approved plan's split", "phase", "split", "nodes", len(stored.Nodes))
+		plan, sum.Resumed = stored, true
+	} else if plan.IDProperty != "" {
+		if err := st.ResolveKeys(ctx, plan); err != nil {
+			return sum, lockError(ctx, err)
+		}
+	}
+	changed, err := st.Check(ctx, plan)
+	if err != nil {
+		return sum, lockError(ctx, err)
+	}
+	if len(changed) > 0 {
+		file := ""
+		if plan.Approved != nil {
+			file = plan.Approved.File
+		}
+		return sum, &StalePlanError{File: file, RunID: plan.RunID, Planned: len(plan.Nodes), Changed: changed, Resumed: sum.Resumed}
+	}
+	if o.DryRun {
+		sum.Plan = plan
+		return sum, nil
+	}
+	if !sum.Resumed {
+		if plan, err = st.StorePlan(ctx, plan); err != nil {
+			return sum, lockError(ctx, err)
+		}
+	}
+	if err := runSplit(ctx, st, plan, sum, Options{Progress: o.Progress}, log); err != nil {
+		return sum, lockError(ctx, err)
+	}
+	return sum, incomplete(sum)
+}

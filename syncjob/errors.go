@@ -1,0 +1,134 @@
+package syncjob
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kinds of failure (test with errors.Is, or the Is... helpers). A Store
+// wraps them in its errors; Sync, Apply and Undo pass them on.
+var (
+	// ErrAuth: the store rejected the credentials.
+	ErrAuth = errors.New("authentication failed")
+	// ErrUnreachable: the store could not be reached, or the connection was
+	// lost for longer than the retries allow.
+	ErrUnreachable = errors.New("neo4j unreachable")
+	// ErrEmpty: the selected subgraph has nothing to score (no nodes, no
+	// relationships, or a label or type that does not exist).
+	ErrEmpty = errors.New("empty subgraph")
+	// ErrLocked: another run holds the lock, or this run lost it.
+	ErrLocked = errors.New("locked")
+	// ErrLockLost is the cause of the context of a Lock that was lost (not
+	// refreshed in time, and taken over by another run).
+	ErrLockLost = errors.New("the lock was lost (not refreshed within lock.ttl, or taken over by another run)")
+	// ErrInvalid: a configuration value, a custom query, a plan or the data
+	// does not fit (bad name, missing column, key property of the wrong
+	// type...).
+	ErrInvalid = errors.New("invalid")
+	// ErrStalePlan: an approved plan no longer matches the graph; nothing
+	// was split (a *StalePlanError says what changed).
+	ErrStalePlan = errors.New("the approved plan no longer matches the graph")
+	// ErrIncomplete: the run finished but some planned splits were not
+	// made (an *IncompleteError says which); the others were.
+	ErrIncomplete = errors.New("some splits were not made")
+)
+
+// IsAuth reports whether err is an authentication failure.
+func IsAuth(err error) bool { return errors.Is(err, ErrAuth) }
+
+// IsUnreachable reports whether err is a failure to reach the store.
+func IsUnreachable(err error) bool { return errors.Is(err, ErrUnreachable) }
+
+// IsEmpty reports whether err says that there is nothing to score.
+func IsEmpty(err error) bool { return errors.Is(err, ErrEmpty) }
+
+// IsLocked reports whether err says that another run holds the lock or
+// that this run lost it.
+func IsLocked(err error) bool { return errors.Is(err, ErrLocked) || errors.Is(err, ErrLockLost) }
+
+// IsInvalid reports whether err is a configuration, query or data error.
+func IsInvalid(err error) bool { return errors.Is(err, ErrInvalid) }
+
+// IsStalePlan reports whether err refuses an approved plan that no longer
+// matches the graph.
+func IsStalePlan(err error) bool { return errors.Is(err, ErrStalePlan) }
+
+// Error is a failure with a one-line message for the user, of one of the
+// kinds above (Kind), with its cause.
+type Error struct {
+	Kind  error
+	Msg   string
+	Cause error
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap lets errors.Is find both the kind and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Cause != nil {
+		return []error{e.Kind, e.Cause}
+	}
+	return []error{e.Kind}
+}
+
+// Errorf returns an *Error of the given kind and cause (either may be
+// nil), with a formatted message.
+func Errorf(kind, cause error, format string, args ...any) error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Cause: cause}
+}
+
+// StalePlanError refuses an approved plan: some of its nodes changed since
+// the review. Nothing was split by this run.
+type StalePlanError struct {
+	File    string        // the approved plan's file
+	RunID   string        // the run id the plan was applied under
+	Planned int           // nodes in the plan
+	Changed []NodeOutcome // the nodes that changed, with the reason
+	// Resumed: an earlier run of the same run id split some nodes, which
+	// stay split.
+	Resumed bool
+}
+
+func (e *StalePlanError) Error() string {
+	if e.Resumed {
+		return fmt.Sprintf("approved plan %s no longer matches the graph (%d of its %d nodes changed); nothing more was split (nodes split by the earlier run of run id %s stay split: fondue-neo4j undo --run-id %s): %s",
+			e.File, len(e.Changed), e.Planned, e.RunID, e.RunID, Changes(e.Changed))
+	}
+	return fmt.Sprintf("approved plan %s no longer matches the graph (%d of its %d nodes changed since the review); nothing was split: %s",
+		e.File, len(e.Changed), e.Planned, Changes(e.Changed))
+}
+
+// Is makes errors.Is(err, ErrStalePlan) true.
+func (e *StalePlanError) Is(target error) bool { return target == ErrStalePlan }
+
+// IncompleteError says that planned splits were not made: for an approved
+// plan, nodes that changed after the whole-plan check (Skipped); else
+// nodes whose transaction failed and was rolled back (Failed).
+type IncompleteError struct {
+	RunID    string
+	Approved bool
+	Stats    *SplitStats
+}
+
+func (e *IncompleteError) Error() string {
+	sp := e.Stats
+	if e.Approved {
+		var skipped []NodeOutcome
+		for _, n := range sp.Nodes {
+			if n.Outcome == OutcomeChanged || n.Outcome == OutcomeMissing {
+				skipped = append(skipped, n)
+			}
+		}
+		return fmt.Sprintf("%d of %d approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id %s): %s",
+			sp.Skipped, sp.Planned, e.RunID, Changes(skipped))
+	}
+	for _, n := range sp.Nodes {
+		if n.Outcome == OutcomeFailed {
+			return fmt.Sprintf("%d of %d splits failed and were rolled back; first: node %v: %s", sp.Failed, sp.Planned, n.Key, n.Reason)
+		}
+	}
+	return fmt.Sprintf("%d of %d splits failed and were rolled back", sp.Failed, sp.Planned)
+}
+
+// Is makes errors.Is(err, ErrIncomplete) true.
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }

@@ -1,0 +1,135 @@
+package syncjob
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Examine decides whether planned node n can be split as planned, given
+// its state and, when needed, its relationships (rels is called at most
+// once): o.Outcome is "" when it can (a says where each relationship
+// goes), else OutcomeMissing, OutcomeDone or OutcomeChanged, with the
+// reason. Stores run it in each node's split transaction and in Check, so
+// that every store decides alike.
+//
+// A node is missing when it has no id (a key no node has, see
+// ResolveKeys), no longer exists, its key changed, or (ExactNeighbors) it
+// is no longer selected; done when this run split it already; changed
+// when planned neighbours are no longer connected to it, or
+// (ExactNeighbors) its neighbours are not exactly the planned ones.
+func (p *Plan) Examine(n PlanNode, state NodeState, rels func() ([]Rel, error)) (o NodeOutcome, a Assignment, err error) {
+	o = NodeOutcome{Key: n.Key, Name: n.Name}
+	switch {
+	case n.ID == nil:
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, KeyDescription(n.Key))
+		return o, a, nil
+	case !state.Exists:
+		o.Outcome, o.Reason = OutcomeMissing, "the node no longer exists"
+		return o, a, nil
+	case p.IDProperty != "" && !SameValue(state.Key, n.Key):
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("its %s is now %v", p.IDProperty, state.Key)
+		return o, a, nil
+	case state.Split:
+		o.Outcome = OutcomeDone
+		return o, a, nil
+	case p.ExactNeighbors && !p.Selects(state.Labels, state.Key):
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("it is no longer in the subgraph (its labels are now %s)", strings.Join(quoteAll(state.Labels), ", "))
+		return o, a, nil
+	}
+	rs, err := rels()
+	if err != nil {
+		return o, a, err
+	}
+	a = p.Assign(n, rs)
+	if p.ExactNeighbors {
+		if added, removed := p.neighbourChange(n, rs); len(added)+len(removed) > 0 {
+			o.Outcome, o.Reason = OutcomeChanged, ChangeText(added, removed)
+		}
+	} else if len(a.Missing) > 0 {
+		o.Outcome = OutcomeChanged
+		o.Reason = fmt.Sprintf("%d planned neighbours are no longer connected to it (e.g. %v)", len(a.Missing), a.Missing[0])
+	}
+	return o, a, nil
+}
+
+// Selects reports whether the plan's pull selects a node with these labels
+// and key: one of NodeLabels (when given; never fondue-neo4j's own lock
+// and run nodes), and a key when IDProperty is set (split clones without
+// one are left out).
+func (p *Plan) Selects(labels []string, key any) bool {
+	if len(p.NodeLabels) > 0 {
+		if !slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(p.NodeLabels, l) }) {
+			return false
+		}
+	} else if slices.Contains(labels, LockLabel) || slices.Contains(labels, RunLabel) {
+		return false
+	}
+	return p.IDProperty == "" || key != nil
+}
+
+// neighbourChange compares node n's neighbours in the subgraph (the other
+// ends of its relationships that the plan's pull selects; a clone of this
+// run counts as its original) with the planned ones: the neighbours added
+// since the plan and the planned ones removed, described for people.
+func (p *Plan) neighbourChange(n PlanNode, rels []Rel) (added, removed []string) {
+	planned := map[any]bool{}
+	for _, grp := range n.Groups {
+		for _, id := range grp.NeighborIDs {
+			planned[id] = true
+		}
+	}
+	current := map[any]bool{}
+	type nb struct {
+		key  any
+		desc string
+	}
+	var extra []nb
+	for _, r := range rels {
+		other, key, name, labels := r.Other, r.OtherKey, r.OtherName, r.OtherLabels
+		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.Type)
+		switch {
+		case !eligible || other == n.ID:
+			continue
+		case r.Origin != nil:
+			other = r.Origin // selected: its original was
+		case !p.Selects(labels, key):
+			continue
+		}
+		if current[other] {
+			continue
+		}
+		current[other] = true
+		if !planned[other] {
+			if p.IDProperty == "" {
+				key = other
+			}
+			extra = append(extra, nb{key, DescribeNode(key, name)})
+		}
+	}
+	slices.SortFunc(extra, func(a, b nb) int { return CompareKeys(a.key, b.key) })
+	for _, e := range extra {
+		added = append(added, e.desc)
+	}
+	for _, grp := range n.Groups {
+		for k, id := range grp.NeighborIDs {
+			if id == nil || !current[id] {
+				name := ""
+				if grp.Names != nil {
+					name = grp.Names[k]
+				}
+				removed = append(removed, DescribeNode(grp.Neighbors[k], name))
+			}
+		}
+	}
+	return added, removed
+}
+
+func quoteAll(xs []string) []string {
+	q := make([]string, len(xs))
+	for k, x := range xs {
+		q[k] = strconv.Quote(x)
+	}
+	return q
+}

@@ -1,0 +1,158 @@
+package syncjob
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// KeyText is a node key (or element id) as text: integers in decimal,
+// strings as they are, "" for nil. Approved plans' fingerprints and all
+// messages use it.
+func KeyText(k any) string {
+	switch x := k.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case int:
+		return strconv.Itoa(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case json.Number:
+		return x.String()
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(k)
+}
+
+// CompareKeys orders keys: integers numerically before strings, strings
+// by their text.
+func CompareKeys(a, b any) int {
+	ai, aInt := a.(int64)
+	bi, bInt := b.(int64)
+	switch {
+	case aInt && bInt:
+		return cmp.Compare(ai, bi)
+	case aInt:
+		return -1
+	case bInt:
+		return 1
+	}
+	return strings.Compare(KeyText(a), KeyText(b))
+}
+
+// KeyDescription is a key for messages: strings quoted, so that 11 and
+// "11" differ.
+func KeyDescription(k any) string {
+	if s, ok := k.(string); ok {
+		return strconv.Quote(s)
+	}
+	return KeyText(k)
+}
+
+// DescribeNode is a key with its name: "26 (Cosette)".
+func DescribeNode(key any, name string) string {
+	k := KeyText(key)
+	if name != "" && name != k {
+		return k + " (" + name + ")"
+	}
+	return k
+}
+
+// DisplayText is a display property's value as text: strings as they are,
+// other values as Go prints them, "" for null.
+func DisplayText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+// SameValue reports whether two property values are equal, an integer and
+// a float of the same value included.
+func SameValue(a, b any) bool {
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return x == y
+		case float64:
+			return float64(x) == y
+		}
+	case float64:
+		if y, ok := b.(int64); ok {
+			return x == float64(y)
+		}
+	}
+	return a == b
+}
+
+// KeyVariants are the values a key may have in a graph: itself, and the
+// integer as text or the text as an integer.
+func KeyVariants(k any) []any {
+	switch x := k.(type) {
+	case int64:
+		return []any{x, strconv.FormatInt(x, 10)}
+	case string:
+		if i, err := strconv.ParseInt(x, 10, 64); err == nil && strconv.FormatInt(i, 10) == x {
+			return []any{x, i}
+		}
+		return []any{x}
+	}
+	return []any{k}
+}
+
+// Changes lists changed nodes for one line: "node 11 (Valjean): added
+// neighbour 77; removed 26 (Cosette); node 48 ...", the first five.
+func Changes(nodes []NodeOutcome) string {
+	const most = 5
+	var parts []string
+	for _, n := range nodes[:min(len(nodes), most)] {
+		parts = append(parts, "node "+DescribeNode(n.Key, n.Name)+": "+n.Reason)
+	}
+	s := strings.Join(parts, "; ")
+	if len(nodes) > most {
+		s += fmt.Sprintf("; and %d more nodes", len(nodes)-most)
+	}
+	return s
+}
+
+// maxListed bounds the neighbours a change names.
+const maxListed = 10
+
+// ChangeText says how a node's neighbours changed: "added neighbour 77;
+// removed 26 (Cosette)".
+func ChangeText(added, removed []string) string {
+	list := func(xs []string) string {
+		s := strings.Join(xs[:min(len(xs), maxListed)], ", ")
+		if len(xs) > maxListed {
+			s += fmt.Sprintf(" and %d more", len(xs)-maxListed)
+		}
+		return s
+	}
+	noun := func(xs []string) string {
+		if len(xs) == 1 {
+			return "neighbour "
+		}
+		return "neighbours "
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+noun(added)+list(added))
+	}
+	if len(removed) > 0 {
+		if len(added) > 0 {
+			parts = append(parts, "removed "+list(removed))
+		} else {
+			parts = append(parts, "removed "+noun(removed)+list(removed))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

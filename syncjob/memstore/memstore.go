@@ -1,0 +1,939 @@
+package memstore
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+)
+
+// Node is a node: its id (like an element id), labels and properties.
+type Node struct {
+	ID     string
+	Labels []string
+	Props  map[string]any
+}
+
+// Rel is a relationship from From to To.
+type Rel struct {
+	ID       string
+	Type     string
+	From, To string
+	Props    map[string]any
+}
+
+// Store is an in-memory graph. The zero value is not usable: call New.
+type Store struct {
+	mu     sync.Mutex
+	nodes  map[string]*Node
+	rels   map[string]*Rel
+	nextID int
+	locks  map[string]*lock // by name: the holder
+	plans  map[string][]byte
+	fence  *lock // the lock this store's writes check (the last one taken)
+	// Writes counts the write operations that changed the graph (scores,
+	// splits, undos, plans), for tests that check a dry run writes
+	// nothing.
+	writes int
+}
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}}
+}
+
+var _ syncjob.Store = (*Store)(nil)
+
+func (s *Store) newID(prefix string) string {
+	s.nextID++
+	return prefix + strconv.Itoa(s.nextID)
+}
+
+// AddNode adds a node and returns its id.
+func (s *Store) AddNode(labels []string, props map[string]any) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := &Node{ID: s.newID("n:"), Labels: slices.Clone(labels), Props: cloneProps(props)}
+	s.nodes[n.ID] = n
+	return n.ID
+}
+
+// AddRel adds a relationship from node from to node to and returns its id.
+func (s *Store) AddRel(from, to, typ string, props map[string]any) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := &Rel{ID: s.newID("r:"), Type: typ, From: from, To: to, Props: cloneProps(props)}
+	s.rels[r.ID] = r
+	return r.ID
+}
+
+// DeleteRel deletes a relationship.
+func (s *Store) DeleteRel(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rels, id)
+}
+
+// SetProp sets (or, with nil, removes) a node property.
+func (s *Store) SetProp(id, prop string, v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := s.nodes[id]; n != nil {
+		setProp(n.Props, prop, v)
+	}
+}
+
+// Nodes returns a copy of every node, by id.
+func (s *Store) Nodes() []Node {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Node
+	for _, n := range s.nodes {
+		out = append(out, Node{ID: n.ID, Labels: slices.Clone(n.Labels), Props: cloneProps(n.Props)})
+	}
+	slices.SortFunc(out, func(a, b Node) int { return compareIDs(a.ID, b.ID) })
+	return out
+}
+
+// Rels returns a copy of every relationship, by id.
+func (s *Store) Rels() []Rel {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Rel
+	for _, r := range s.rels {
+		out = append(out, Rel{ID: r.ID, Type: r.Type, From: r.From, To: r.To, Props: cloneProps(r.Props)})
+	}
+	slices.SortFunc(out, func(a, b Rel) int { return compareIDs(a.ID, b.ID) })
+	return out
+}
+
+// Writes returns the number of write operations that changed the store.
+func (s *Store) Writes() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writes
+}
+
+func compareIDs(a, b string) int {
+	ai, _ := strconv.Atoi(a[strings.IndexByte(a, ':')+1:])
+	bi, _ := strconv.Atoi(b[strings.IndexByte(b, ':')+1:])
+	return ai - bi
+}
+
+func cloneProps(p map[string]any) map[string]any {
+	out := make(map[string]any, len(p))
+	for k, v := range p {
+		if l, ok := v.([]any); ok {
+			v = slices.Clone(l)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func setProp(p map[string]any, k string, v any) {
+	if v == nil {
+		delete(p, k)
+		return
+	}
+	p[k] = v
+}
+
+func hasAnyLabel(labels, want []string) bool {
+	return slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(want, l) })
+}
+
+// ---- lock
+
+type lock struct {
+	s      *Store
+	o      syncjob.LockOptions
+	owner  string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	once   sync.Once
+}
+
+func (l *lock) Context() context.Context { return l.ctx }
+
+func (l *lock) Release(ctx context.Context) error {
+	l.once.Do(func() {
+		l.s.mu.Lock()
+		if l.s.locks[l.o.Name] == l {
+			delete(l.s.locks, l.o.Name)
+		}
+		if l.s.fence == l {
+			l.s.fence = nil
+		}
+		l.s.mu.Unlock()
+		l.cancel(nil)
+	})
+	return nil
+}
+
+// Lock takes the lock named o.Name, or fails with ErrLocked naming the
+// run that holds it. Locks of this store never expire; Steal takes one
+// over, as an expired lock is in Neo4j.
+func (s *Store) Lock(ctx context.Context, o syncjob.LockOptions) (syncjob.Lock, error) {
+	if o.Name == "" {
+		o.Name = syncjob.DefaultLockName
+	}
+	if o.TTL <= 0 {
+		o.TTL = syncjob.DefaultLockTTL
+	}
+	if o.TTL < 3*time.Second {
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "lock.ttl %s is too short (at least 3s)", o.TTL)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h := s.locks[o.Name]; h != nil {
+		return nil, syncjob.Errorf(syncjob.ErrLocked, nil, "another run holds the lock %q: run %q on host %q", o.Name, h.o.RunID, "memstore")
+	}
+	l := &lock{s: s, o: o, owner: s.newID("lock:")}
+	l.ctx, l.cancel = context.WithCancelCause(ctx)
+	s.locks[o.Name], s.fence = l, l
+	return l, nil
+}
+
+// Steal takes the lock named name over for another run (as a run whose
+// lock expired loses it): the holder's context is cancelled with
+// ErrLockLost, and its further writes fail.
+func (s *Store) Steal(name string) {
+	s.mu.Lock()
+	h := s.locks[name]
+	s.locks[name] = &lock{s: s, o: syncjob.LockOptions{Name: name, RunID: "thief"}, owner: "thief"}
+	s.mu.Unlock()
+	if h != nil {
+		h.cancel(syncjob.ErrLockLost)
+	}
+}
+
+// checkFence fails, as a fenced write transaction does, when this store's
+// lock is no longer held. s.mu is held.
+func (s *Store) checkFence(doing string) error {
+	l := s.fence
+	if l == nil || s.locks[l.o.Name] == l {
+		return nil
+	}
+	l.cancel(syncjob.ErrLockLost)
+	return &syncjob.Error{Kind: syncjob.ErrLocked, Cause: syncjob.ErrLockLost, Msg: fmt.Sprintf(
+		"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)}
+}
+
+// ---- pull
+
+// Pull selects the nodes with any of o.NodeLabels (all when empty) and
+// the relationships of o.RelationshipTypes between them, as the Neo4j
+// store does: keys from o.IDProperty (integers or strings), split clones
+// without a key left out, nodes numbered in key order.
+func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgraph, error) {
+	t0 := time.Now()
+	if o.Custom() {
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "memstore: Cypher projections (graph.node_query) are not supported")
+	}
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = syncjob.DefaultMarkerLabel
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var st syncjob.PullStats
+	sel := s.selectNodes(o, &st)
+	if len(sel) == 0 {
+		what := "the database has no nodes"
+		if len(o.NodeLabels) > 0 {
+			what = "no nodes with label " + strings.Join(quoteAll(o.NodeLabels), " or ")
+		}
+		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph is empty: %s", what)
+	}
+	keys, err := nodeKeys(sel, o.IDProperty)
+	if err != nil {
+		return nil, err
+	}
+	var b fondue.Builder
+	for _, n := range sel {
+		b.AddNode(keys[n.ID].text)
+	}
+	s.addEdges(&b, keys, o, &st)
+	g := b.Build()
+	st.SelfLoops, st.Parallel = g.SelfLoops(), g.Duplicates()
+	if g.NumEdges() == 0 {
+		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them: nothing to score", len(sel))
+	}
+	sg := subgraph(g, sel, keys, o, &st)
+	st.Duration = time.Since(t0)
+	sg.Stats = st
+	return sg, nil
+}
+
+// selectNodes returns the nodes o selects, by id. s.mu is held.
+func (s *Store) selectNodes(o syncjob.PullOptions, st *syncjob.PullStats) []*Node {
+	var sel []*Node
+	for _, n := range s.nodes {
+		if len(o.NodeLabels) > 0 && !hasAnyLabel(n.Labels, o.NodeLabels) {
+			continue
+		}
+		st.NodeRows++
+		if o.IDProperty != "" && n.Props[o.IDProperty] == nil && slices.Contains(n.Labels, o.MarkerLabel) {
+			st.KeylessClones++
+			continue
+		}
+		sel = append(sel, n)
+	}
+	slices.SortFunc(sel, func(a, b *Node) int { return compareIDs(a.ID, b.ID) })
+	return sel
+}
+
+// nodeKey is a node's key, and its text (the graph's key).
+type nodeKey struct {
+	value any
+	text  string
+}
+
+// nodeKeys checks the nodes' keys (the ids without idProp): integers or
+// strings, one type, unique.
+func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
+	keys := map[string]nodeKey{}
+	seen := map[string]bool{}
+	kind := ""
+	for _, n := range sel {
+		var key any = n.ID
+		if idProp != "" {
+			key = n.Props[idProp]
+		}
+		k := ""
+		switch key.(type) {
+		case int64:
+			k = "integer"
+		case string:
+			k = "string"
+		case nil:
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
+		default:
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is a %T: keys must be integers or strings", idProp, n.ID, key)
+		}
+		if kind != "" && k != kind {
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)
+		}
+		kind = k
+		text := syncjob.KeyText(key)
+		if seen[text] {
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (graph.id_property): keys must be unique", idProp, key)
+		}
+		seen[text] = true
+		keys[n.ID] = nodeKey{key, text}
+	}
+	return keys, nil
+}
+
+// addEdges adds the selected relationships between selected nodes. s.mu
+// is held.
+func (s *Store) addEdges(b *fondue.Builder, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) {
+	for _, r := range s.sortedRels() {
+		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
+			continue
+		}
+		a, ok1 := keys[r.From]
+		c, ok2 := keys[r.To]
+		if !ok1 && !ok2 {
+			continue
+		}
+		st.RelationshipRows++
+		if !ok1 || !ok2 {
+			st.Dangling++
+			continue
+		}
+		b.AddEdge(a.text, c.text)
+	}
+}
+
+// subgraph pairs graph g with the nodes' ids, keys, embeddings and names.
+func subgraph(g *fondue.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
+	n := g.NumNodes()
+	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o}
+	if o.IDProperty != "" {
+		sg.Keys = make([]any, n)
+	}
+	if o.EmbeddingProperty != "" {
+		sg.Embeddings = make([][]float64, n)
+	}
+	if o.DisplayProperty != "" {
+		sg.Names = make([]string, n)
+	}
+	for _, nd := range sel {
+		i, _ := g.Index(keys[nd.ID].text)
+		sg.IDs[i] = nd.ID
+		if sg.Keys != nil {
+			sg.Keys[i] = keys[nd.ID].value
+		}
+		if sg.Embeddings != nil {
+			sg.Embeddings[i] = vector(nd.Props[o.EmbeddingProperty], st)
+		}
+		if sg.Names != nil {
+			sg.Names[i] = syncjob.DisplayText(nd.Props[o.DisplayProperty])
+		}
+	}
+	return sg
+}
+
+func (s *Store) sortedRels() []*Rel {
+	out := make([]*Rel, 0, len(s.rels))
+	for _, r := range s.rels {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *Rel) int { return compareIDs(a.ID, b.ID) })
+	return out
+}
+
+func vector(v any, st *syncjob.PullStats) []float64 {
+	if v == nil {
+		return nil
+	}
+	var out []float64
+	switch x := v.(type) {
+	case []float64:
+		out = slices.Clone(x)
+	case []any:
+		for _, e := range x {
+			f, ok := e.(float64)
+			if i, isInt := e.(int64); isInt {
+				f, ok = float64(i), true
+			}
+			if !ok {
+				st.BadEmbeddings++
+				return nil
+			}
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		st.BadEmbeddings++
+		return nil
+	}
+	st.Embeddings++
+	return out
+}
+
+func quoteAll(xs []string) []string {
+	q := make([]string, len(xs))
+	for k, x := range xs {
+		q[k] = strconv.Quote(x)
+	}
+	return q
+}
+
+// ---- write
+
+// WriteScores writes the scores in batches of o.BatchSize, each checking
+// the lock first; a node gone since the pull (or whose key or labels
+// changed) is counted missing.
+func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) (syncjob.WriteStats, error) {
+	t0 := time.Now()
+	if o.Property == "" {
+		o.Property = syncjob.DefaultWriteProperty
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = syncjob.DefaultBatchSize
+	}
+	n := sg.Graph.NumNodes()
+	var st syncjob.WriteStats
+	if len(res.Ambiguity) != n || len(res.Scores) != n {
+		return st, fmt.Errorf("memstore: result for %d nodes, subgraph has %d", len(res.Scores), n)
+	}
+	if o.EmbeddingProperty != "" && res.Embedding == nil {
+		return st, syncjob.Errorf(syncjob.ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
+	}
+	props := 1
+	if o.ScoreProperty != "" {
+		props = 2
+	}
+	nb := (n + o.BatchSize - 1) / o.BatchSize
+	for b := range nb {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		lo, hi := b*o.BatchSize, min(n, (b+1)*o.BatchSize)
+		if err := s.writeBatch(sg, res, o, lo, hi, props, &st, fmt.Sprintf("writing batch %d of %d", b+1, nb)); err != nil {
+			return st, err
+		}
+		if o.Progress != nil {
+			o.Progress(hi, n)
+		}
+	}
+	st.Duration = time.Since(t0)
+	return st, nil
+}
+
+func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions, lo, hi, props int, st *syncjob.WriteStats, doing string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence(doing); err != nil {
+		return err
+	}
+	s.writes++
+	st.Batches++
+	for i := lo; i < hi; i++ {
+		id, _ := sg.IDs[i].(string)
+		nd := s.nodes[id]
+		if nd == nil || (sg.Keys != nil && !syncjob.SameValue(nd.Props[sg.Options.IDProperty], sg.Keys[i])) ||
+			(len(sg.Options.NodeLabels) > 0 && !hasAnyLabel(nd.Labels, sg.Options.NodeLabels)) {
+			st.Missing++
+			if len(st.MissingKeys) < 100 {
+				st.MissingKeys = append(st.MissingKeys, sg.Key(i))
+			}
+			continue
+		}
+		st.Nodes++
+		scored := !math.IsNaN(res.Ambiguity[i])
+		if scored {
+			st.PropertiesWritten += props
+		}
+		setProp(nd.Props, o.Property, nullNaN(res.Ambiguity[i]))
+		if o.ScoreProperty != "" {
+			setProp(nd.Props, o.ScoreProperty, nullNaN(res.Scores[i]))
+		}
+		if o.RunProperty != "" {
+			setProp(nd.Props, o.RunProperty, o.RunID)
+		}
+		if o.EmbeddingProperty != "" {
+			var v any
+			if !math.IsNaN(res.Scores[i]) {
+				row := res.Embedding.Row(i)
+				l := make([]any, len(row))
+				for k, x := range row {
+					l[k] = x
+				}
+				v = l
+			}
+			setProp(nd.Props, o.EmbeddingProperty, v)
+		}
+	}
+	return nil
+}
+
+func nullNaN(x float64) any {
+	if math.IsNaN(x) {
+		return nil
+	}
+	return x
+}
+
+// ---- plans
+
+// StorePlan stores the plan unless its run stored one already, and
+// returns the stored one.
+func (s *Store) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, error) {
+	data, err := p.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if err := s.checkFence("storing the split plan"); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	if _, ok := s.plans[p.RunID]; !ok {
+		s.plans[p.RunID] = data
+		s.writes++
+	}
+	data = s.plans[p.RunID]
+	s.mu.Unlock()
+	stored, err := syncjob.UnmarshalPlan(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.CheckStored(stored); err != nil {
+		return nil, err
+	}
+	return stored, nil
+}
+
+// LoadPlan returns the plan stored by a run, or nil.
+func (s *Store) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error) {
+	s.mu.Lock()
+	data, ok := s.plans[runID]
+	s.mu.Unlock()
+	if !ok {
+		return nil, nil
+	}
+	return syncjob.UnmarshalPlan(data)
+}
+
+// ---- split
+
+// state is node id as a split sees it. s.mu is held.
+func (s *Store) state(id any, idProp, run string) syncjob.NodeState {
+	sid, _ := id.(string)
+	n := s.nodes[sid]
+	if n == nil {
+		return syncjob.NodeState{}
+	}
+	st := syncjob.NodeState{Exists: true, Labels: slices.Clone(n.Labels)}
+	if idProp != "" {
+		st.Key = n.Props[idProp]
+	}
+	runs, _ := n.Props[syncjob.PropSplitRuns].([]any)
+	st.Split = slices.Contains(runs, any(run))
+	return st
+}
+
+// relsOf lists the relationships of node id, as node_relationships does.
+// s.mu is held.
+func (s *Store) relsOf(id any, p *syncjob.Plan) []syncjob.Rel {
+	sid, _ := id.(string)
+	var out []syncjob.Rel
+	for _, r := range s.sortedRels() {
+		if r.From != sid && r.To != sid {
+			continue
+		}
+		other := r.To
+		if r.From != sid {
+			other = r.From
+		}
+		o := s.nodes[other]
+		rel := syncjob.Rel{ID: r.ID, Type: r.Type, Outgoing: r.From == sid, Other: other, OtherLabels: slices.Clone(o.Labels)}
+		if slices.Contains(o.Labels, p.MarkerLabel) && o.Props[syncjob.PropSplitRun] == p.RunID {
+			rel.Origin = o.Props[syncjob.PropSplitFromID]
+		}
+		if p.IDProperty != "" {
+			rel.OtherKey = o.Props[p.IDProperty]
+		}
+		if p.DisplayProperty != "" {
+			rel.OtherName = syncjob.DisplayText(o.Props[p.DisplayProperty])
+		}
+		out = append(out, rel)
+	}
+	return out
+}
+
+func (s *Store) examine(p *syncjob.Plan, n syncjob.PlanNode) (syncjob.NodeOutcome, syncjob.NodeState, syncjob.Assignment) {
+	var st syncjob.NodeState
+	if n.ID != nil {
+		st = s.state(n.ID, p.IDProperty, p.RunID)
+	}
+	o, a, _ := p.Examine(n, st, func() ([]syncjob.Rel, error) { return s.relsOf(n.ID, p), nil })
+	return o, st, a
+}
+
+// Describe fills in the labels and relationship counts of every planned
+// node.
+func (s *Store) Describe(ctx context.Context, p *syncjob.Plan) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range p.Nodes {
+		n := &p.Nodes[k]
+		st := s.state(n.ID, p.IDProperty, p.RunID)
+		if !st.Exists {
+			continue
+		}
+		a := p.Assign(*n, s.relsOf(n.ID, p))
+		n.Labels = st.Labels
+		for g := range n.Groups {
+			n.Groups[g].Relationships = syncjob.CountRels(a.Groups[g])
+		}
+		n.Staying = syncjob.CountRels(a.Staying)
+	}
+	return nil
+}
+
+// Check returns the planned nodes that Split would not split as planned.
+func (s *Store) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	bad := []syncjob.NodeOutcome{}
+	for _, n := range p.Nodes {
+		if o, _, _ := s.examine(p, n); o.Outcome == syncjob.OutcomeChanged || o.Outcome == syncjob.OutcomeMissing {
+			bad = append(bad, o)
+		}
+	}
+	return bad, nil
+}
+
+// ResolveKeys sets the ids of the plan's nodes and neighbours from their
+// keys, among the nodes the plan selects.
+func (s *Store) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
+	if p.IDProperty == "" {
+		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	type node struct{ key, id any }
+	byText := map[string]node{}
+	for _, n := range s.nodes {
+		key := n.Props[p.IDProperty]
+		if key == nil || !p.Selects(n.Labels, key) {
+			continue
+		}
+		t := syncjob.KeyText(key)
+		if prev, dup := byText[t]; dup {
+			return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
+				prev.id, n.ID, p.IDProperty, syncjob.KeyDescription(key))
+		}
+		byText[t] = node{key, n.ID}
+	}
+	resolve := func(k any) (any, any) {
+		if nd, ok := byText[syncjob.KeyText(k)]; ok {
+			return nd.key, nd.id
+		}
+		return k, nil
+	}
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		n.Key, n.ID = resolve(n.Key)
+		for _, g := range n.Groups {
+			for j, k := range g.Neighbors {
+				g.Neighbors[j], g.NeighborIDs[j] = resolve(k)
+			}
+		}
+	}
+	return nil
+}
+
+// Split carries out a plan, one node at a time, each all or nothing.
+func (s *Store) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progress func(done, total int)) (syncjob.SplitStats, error) {
+	t0 := time.Now()
+	st := syncjob.SplitStats{Planned: len(p.Nodes), Nodes: []syncjob.NodeOutcome{}}
+	at := syncjob.ISOTime(now)
+	for k, n := range p.Nodes {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		o, err := s.splitNode(p, n, at, fmt.Sprintf("splitting node %v (%d of %d)", n.Key, k+1, len(p.Nodes)))
+		if err != nil {
+			return st, err
+		}
+		switch o.Outcome {
+		case syncjob.OutcomeSplit:
+			st.Split++
+		case syncjob.OutcomeDone:
+			st.AlreadyDone++
+		case syncjob.OutcomeChanged, syncjob.OutcomeMissing:
+			st.Skipped++
+		case syncjob.OutcomeFailed:
+			st.Failed++
+		}
+		st.NodesCreated += o.Clones
+		st.RelationshipsMoved += o.Moved
+		st.Nodes = append(st.Nodes, o)
+		if progress != nil {
+			progress(k+1, len(p.Nodes))
+		}
+	}
+	st.Duration = time.Since(t0)
+	return st, nil
+}
+
+func (s *Store) splitNode(p *syncjob.Plan, n syncjob.PlanNode, at, doing string) (syncjob.NodeOutcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence(doing); err != nil {
+		return syncjob.NodeOutcome{}, err
+	}
+	o, state, a := s.examine(p, n)
+	if o.Outcome != "" {
+		return o, nil
+	}
+	s.writes++
+	orig := s.nodes[n.ID.(string)]
+	labels := slices.Clone(state.Labels)
+	if !slices.Contains(labels, p.MarkerLabel) {
+		labels = append(labels, p.MarkerLabel)
+	}
+	skip := p.SkipOnClone()
+	for g := 1; g < len(n.Groups); g++ {
+		props := cloneProps(orig.Props)
+		for _, k := range skip {
+			delete(props, k)
+		}
+		props[syncjob.PropSplitKey] = fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g)
+		props[syncjob.PropSplitRun] = p.RunID
+		props[syncjob.PropSplitFrom] = n.Key
+		props[syncjob.PropSplitFromID] = orig.ID
+		props[syncjob.PropSplitGroup] = int64(g)
+		props[syncjob.PropSplitAt] = at
+		clone := &Node{ID: s.newID("n:"), Labels: slices.Clone(labels), Props: props}
+		s.nodes[clone.ID] = clone
+		o.Clones++
+		o.Moved += s.move(orig.ID, clone.ID, a.Groups[g])
+	}
+	runs, _ := orig.Props[syncjob.PropSplitRuns].([]any)
+	orig.Props[syncjob.PropSplitRuns] = append(slices.Clone(runs), p.RunID)
+	o.Outcome = syncjob.OutcomeSplit
+	return o, nil
+}
+
+// move moves relationships of node from to node to. s.mu is held.
+func (s *Store) move(from, to string, rels []syncjob.Rel) int {
+	for _, r := range rels {
+		rel := s.rels[r.ID.(string)]
+		if rel.From == from {
+			rel.From = to
+		}
+		if rel.To == from {
+			rel.To = to
+		}
+	}
+	return len(rels)
+}
+
+// ---- undo
+
+// Undo reverses every split of run o.RunID, one original at a time.
+func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoStats, error) {
+	t0 := time.Now()
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = syncjob.DefaultMarkerLabel
+	}
+	s.mu.Lock()
+	byOrigin := map[string][]*Node{}
+	var origins []string
+	for _, n := range s.nodes {
+		if slices.Contains(n.Labels, o.MarkerLabel) && n.Props[syncjob.PropSplitRun] == o.RunID {
+			from, _ := n.Props[syncjob.PropSplitFromID].(string)
+			if _, ok := byOrigin[from]; !ok {
+				origins = append(origins, from)
+			}
+			byOrigin[from] = append(byOrigin[from], n)
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(origins, func(a, b int) bool { return compareIDs(origins[a], origins[b]) < 0 })
+	st := syncjob.UndoStats{Originals: len(origins)}
+	for k, origin := range origins {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		clones, moved, err := s.undoNode(o, origin, byOrigin[origin], fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins)))
+		switch {
+		case syncjob.IsLocked(err):
+			st.Duration = time.Since(t0)
+			return st, err
+		case err != nil:
+			st.Failed = append(st.Failed, syncjob.NodeOutcome{Key: origin, Outcome: syncjob.OutcomeFailed, Reason: err.Error()})
+		default:
+			st.Restored++
+			st.ClonesDeleted += clones
+			st.RelationshipsMoved += moved
+		}
+		if o.Progress != nil {
+			o.Progress(k+1, len(origins))
+		}
+	}
+	if len(st.Failed) == 0 {
+		s.mu.Lock()
+		delete(s.plans, o.RunID)
+		s.mu.Unlock()
+	}
+	st.Duration = time.Since(t0)
+	return st, nil
+}
+
+func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, doing string) (nclones, moved int, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence(doing); err != nil {
+		return 0, 0, err
+	}
+	orig := s.nodes[origin]
+	if orig == nil {
+		return 0, 0, fmt.Errorf("cannot undo: the original node elementId(n) = %q no longer exists; its clones are left as they are", origin)
+	}
+	runs, _ := orig.Props[syncjob.PropSplitRuns].([]any)
+	if !slices.Contains(runs, any(o.RunID)) {
+		return 0, 0, fmt.Errorf("cannot undo: the node elementId(n) = %q has no record of run %s in fondue_split_runs, so it is not the node that was split; its clones are left as they are", origin, o.RunID)
+	}
+	for _, cl := range clones {
+		if r, _ := cl.Props[syncjob.PropSplitRuns].([]any); len(r) > 0 {
+			return 0, 0, fmt.Errorf("cannot undo: clone elementId(n) = %q was split again by a later run: undo that run first", cl.ID)
+		}
+	}
+	s.writes++
+	for _, cl := range clones {
+		for _, r := range s.rels {
+			if r.From != cl.ID && r.To != cl.ID {
+				continue
+			}
+			if r.From == cl.ID {
+				r.From = origin
+			}
+			if r.To == cl.ID {
+				r.To = origin
+			}
+			moved++
+		}
+		delete(s.nodes, cl.ID)
+		nclones++
+	}
+	rest := slices.DeleteFunc(slices.Clone(runs), func(x any) bool { return x == any(o.RunID) })
+	if len(rest) == 0 {
+		delete(orig.Props, syncjob.PropSplitRuns)
+	} else {
+		orig.Props[syncjob.PropSplitRuns] = rest
+	}
+	return nclones, moved, nil
+}
+
+// DeleteNode deletes a node and its relationships.
+func (s *Store) DeleteNode(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.nodes, id)
+	for k, r := range s.rels {
+		if r.From == id || r.To == id {
+			delete(s.rels, k)
+		}
+	}
+}
+
+// Dump returns the graph as sorted lines, one per node ("N name labels
+// props") and relationship ("R from -[type props]-> to"). Nodes are named
+// by keyProp's value, or, for split clones, their split key, else by id;
+// a clone's fondue_split_from_id is left out (an id): two dumps of the
+// same graph are equal.
+func (s *Store) Dump(keyProp string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := func(n *Node) string {
+		if v, ok := n.Props[keyProp]; ok {
+			return keyProp + ":" + fmt.Sprint(v)
+		}
+		if v, ok := n.Props[syncjob.PropSplitKey]; ok {
+			return "split:" + fmt.Sprint(v)
+		}
+		return n.ID
+	}
+	props := func(p map[string]any) string {
+		keys := make([]string, 0, len(p))
+		for k := range p {
+			if k != syncjob.PropSplitFromID {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%v", k, p[k])
+		}
+		return b.String()
+	}
+	var lines []string
+	for _, n := range s.nodes {
+		labels := slices.Sorted(slices.Values(n.Labels))
+		lines = append(lines, fmt.Sprintf("N %s %v%s", name(n), labels, props(n.Props)))
+	}
+	for _, r := range s.rels {
+		lines = append(lines, fmt.Sprintf("R %s -[%s%s]-> %s", name(s.nodes[r.From]), r.Type, props(r.Props), name(s.nodes[r.To])))
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,443 @@
+package syncjob
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// Provenance properties. A clone carries all but PropSplitRuns; the
+// original carries PropSplitRuns, the runs that split it. Undo needs
+// nothing else: no local state.
+const (
+	PropSplitKey    = "fondue_split_key"     // run/key/group: unique (constraint), makes clones idempotent
+	PropSplitRun    = "fondue_split_run"     // the run that made the clone
+	PropSplitFrom   = "fondue_split_from"    // the original's key (or internal id)
+	PropSplitFromID = "fondue_split_from_id" // the original's internal id
+	PropSplitGroup  = "fondue_split_group"   // the group of neighbours the clone took (1, 2, ...)
+	PropSplitAt     = "fondue_split_at"      // when (ISO-8601, UTC)
+	PropSplitRuns   = "fondue_split_runs"    // on the original: list of runs that split it
+)
+
+// Provenance lists the provenance properties.
+var Provenance = []string{PropSplitKey, PropSplitRun, PropSplitFrom, PropSplitFromID, PropSplitGroup, PropSplitAt, PropSplitRuns}
+
+// Plan is what a split run will do: for each chosen node, its groups of
+// neighbours (group 0 stays on the node, each further group moves to a new
+// node). It is stored in the database before the first split (StorePlan),
+// so that re-running the run id resumes exactly this plan.
+type Plan struct {
+	RunID     string `json:"runId"`
+	CreatedAt string `json:"createdAt"`
+	Splitter  string `json:"splitter"`
+	// IDProperty, NodeLabels and RelationshipTypes are the pull's
+	// selection: only relationships of these types (all when empty) to
+	// planned neighbours move; with ExactNeighbors, the neighbours of a
+	// node are those the pull would find (other ends with one of the
+	// labels, or any but fondue-neo4j's own, and a key).
+	IDProperty        string   `json:"idProperty,omitempty"`
+	NodeLabels        []string `json:"nodeLabels,omitempty"`
+	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
+	// DisplayProperty is the node property that the plan's names come
+	// from (graph.display_property), "" for none.
+	DisplayProperty string `json:"displayProperty,omitempty"`
+	MarkerLabel     string `json:"markerLabel"`
+	// SkipProperties are not copied to clones (besides the key property
+	// and the provenance properties).
+	SkipProperties []string `json:"skipProperties,omitempty"`
+	// PulledOnly (a Cypher projection): only the relationships listed in
+	// the groups' RelationshipIDs move; every other one stays.
+	PulledOnly bool `json:"pulledOnly,omitempty"`
+	// ExactNeighbors: a node is split only if its neighbours in the
+	// subgraph are exactly the planned ones, none removed and none added
+	// (without it, added ones stay with the node). An approved plan is
+	// applied so: what a person approved, or nothing.
+	ExactNeighbors bool `json:"exactNeighbors,omitempty"`
+	// Approved points to the approved plan (review) this plan applies.
+	Approved *ApprovedRef `json:"approved,omitempty"`
+	// NeighborLinks: each node lists the links between its neighbours
+	// (PlanNode.Links), for a review page.
+	NeighborLinks bool       `json:"neighborLinks,omitempty"`
+	Nodes         []PlanNode `json:"nodes"`
+}
+
+// ApprovedRef identifies the approved plan that a plan applies: its file,
+// when it was reviewed, and a fingerprint of its content. StorePlan keeps
+// it in the run's (:FondueRun) node (approved_plan, reviewed_at).
+type ApprovedRef struct {
+	File        string `json:"file,omitempty"`
+	ReviewedAt  string `json:"reviewedAt"`
+	Fingerprint string `json:"fingerprint"` // "sha256:" and the hex SHA-256 of the file
+	Source      string `json:"source,omitempty"`
+}
+
+// MaxPlanLinks bounds the links between neighbours that a plan lists per
+// node (PlanNode.LinksOmitted counts the rest).
+const MaxPlanLinks = 4000
+
+// PlanNode is the split of one node.
+type PlanNode struct {
+	ID        any         `json:"id"`             // internal id
+	Key       any         `json:"key"`            // key property value, or the internal id
+	Name      string      `json:"name,omitempty"` // Plan.DisplayProperty's value
+	Labels    []string    `json:"labels,omitempty"`
+	Ambiguity float64     `json:"ambiguity"`
+	Score     float64     `json:"score"`
+	Groups    []PlanGroup `json:"groups"`
+	// Staying counts the relationships that stay with the node whatever
+	// the groups: self-loops, other types, ends outside the subgraph
+	// (filled by Describe).
+	Staying []RelCount `json:"staying,omitempty"`
+	// Links are the links between the node's neighbours (Plan.NeighborLinks),
+	// as pairs of positions in its neighbours numbered through the groups in
+	// order; at most MaxPlanLinks, LinksOmitted more.
+	Links        [][2]int `json:"links,omitempty"`
+	LinksOmitted int      `json:"linksOmitted,omitempty"`
+}
+
+// PlanGroup is one group of neighbours.
+type PlanGroup struct {
+	Neighbors   []any `json:"neighbors"`   // keys (or element ids)
+	NeighborIDs []any `json:"neighborIds"` // element ids
+	// Names are the neighbours' Plan.DisplayProperty values.
+	Names []string `json:"names,omitempty"`
+	// RelationshipIDs are the element ids of the pulled relationships
+	// between the node and the group's neighbours (Plan.PulledOnly).
+	RelationshipIDs []string `json:"relationshipIds,omitempty"`
+	// Relationships counts the group's relationships by type and direction
+	// (filled by Describe).
+	Relationships []RelCount `json:"relationships,omitempty"`
+}
+
+// RelCount is a number of relationships of one type and direction (seen
+// from the node being split).
+type RelCount struct {
+	Type      string `json:"type"`
+	Direction string `json:"direction"` // "out" or "in"
+	Count     int    `json:"count"`
+}
+
+// PlanOptions configure NewPlan.
+type PlanOptions struct {
+	RunID       string
+	Splitter    string
+	MarkerLabel string // default DefaultMarkerLabel
+	// SkipProperties are not copied to clones; the write properties should
+	// be among them (a clone's score is unknown until the next run).
+	SkipProperties []string
+	Now            time.Time
+}
+
+// NewPlan turns the split proposals of res (computed on sg.Graph) into a
+// plan. Proposals with fewer than two groups split nothing and are left out.
+// A Cypher projection can be split only if its relationship query returned
+// the relationships' element ids (column relationship): only those move.
+func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = DefaultMarkerLabel
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	p := &Plan{RunID: o.RunID, CreatedAt: ISOTime(o.Now), Splitter: o.Splitter,
+		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []PlanNode{}, NeighborLinks: true}
+	if sg.Names != nil {
+		p.DisplayProperty = sg.Options.DisplayProperty
+	}
+	if !sg.Options.Custom() {
+		p.NodeLabels = slices.Clone(sg.Options.NodeLabels)
+		p.RelationshipTypes = slices.Clone(sg.Options.RelationshipTypes)
+	} else {
+		p.PulledOnly = true
+		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {
+			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: graph.relationship_query must also return elementId(r) AS relationship")
+		}
+	}
+	for _, s := range o.SkipProperties {
+		if s != "" && !slices.Contains(p.SkipProperties, s) {
+			p.SkipProperties = append(p.SkipProperties, s)
+		}
+	}
+	for _, pr := range res.Proposals {
+		if len(pr.Groups) < 2 {
+			continue
+		}
+		pn := PlanNode{ID: sg.IDs[pr.Node], Key: sg.Key(pr.Node), Ambiguity: pr.Ambiguity, Score: pr.Score}
+		if sg.Names != nil {
+			pn.Name = sg.Names[pr.Node]
+		}
+		pos := map[int32]int{} // neighbour -> position through the groups
+		for _, grp := range pr.Groups {
+			g := PlanGroup{Neighbors: make([]any, len(grp)), NeighborIDs: make([]any, len(grp))}
+			if sg.Names != nil {
+				g.Names = make([]string, len(grp))
+			}
+			for k, j := range grp {
+				pos[j] = len(pos)
+				g.Neighbors[k] = sg.Key(int(j))
+				g.NeighborIDs[k] = sg.IDs[j]
+				if g.Names != nil {
+					g.Names[k] = sg.Names[j]
+				}
+				if p.PulledOnly {
+					a, _ := pn.ID.(string)
+					b, _ := sg.IDs[j].(string)
+					g.RelationshipIDs = append(g.RelationshipIDs, sg.RelationshipIDs[[2]string{min(a, b), max(a, b)}]...)
+				}
+			}
+			pn.Groups = append(pn.Groups, g)
+		}
+		pn.Links, pn.LinksOmitted = neighborLinks(sg.Graph, pr.Groups, pos)
+		p.Nodes = append(p.Nodes, pn)
+	}
+	return p, nil
+}
+
+// neighborLinks lists the links of g between the neighbours in groups, as
+// pairs of positions (pos), in the order of the groups; at most
+// MaxPlanLinks, and how many more.
+func neighborLinks(g *fondue.Graph, groups [][]int32, pos map[int32]int) (links [][2]int, omitted int) {
+	links = [][2]int{}
+	for _, grp := range groups {
+		for _, j := range grp {
+			a := pos[j]
+			for _, x := range g.Neighbors(int(j)) {
+				if b, ok := pos[x]; ok && b > a {
+					if len(links) == MaxPlanLinks {
+						omitted++
+						continue
+					}
+					links = append(links, [2]int{a, b})
+				}
+			}
+		}
+	}
+	return links, omitted
+}
+
+// ISOTime is t in UTC as ISO-8601 with milliseconds, as plans and split
+// provenance record times.
+func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// Marshal encodes the plan as JSON.
+func (p *Plan) Marshal() ([]byte, error) { return json.Marshal(p) }
+
+// UnmarshalPlan decodes a plan, keeping integer ids and keys as int64.
+func UnmarshalPlan(data []byte) (*Plan, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var p Plan
+	if err := d.Decode(&p); err != nil {
+		return nil, err
+	}
+	for k := range p.Nodes {
+		n := &p.Nodes[k]
+		n.ID, n.Key = fromJSON(n.ID), fromJSON(n.Key)
+		for g, grp := range n.Groups {
+			// A group pairs each neighbour's key with its element id.
+			if len(grp.NeighborIDs) != len(grp.Neighbors) {
+				return nil, fmt.Errorf("node %v: group %d has %d neighbors and %d neighborIds", n.Key, g, len(grp.Neighbors), len(grp.NeighborIDs))
+			}
+			if grp.Names != nil && len(grp.Names) != len(grp.Neighbors) {
+				return nil, fmt.Errorf("node %v: group %d has %d neighbors and %d names", n.Key, g, len(grp.Neighbors), len(grp.Names))
+			}
+			for i := range grp.Neighbors {
+				grp.Neighbors[i], grp.NeighborIDs[i] = fromJSON(grp.Neighbors[i]), fromJSON(grp.NeighborIDs[i])
+			}
+		}
+	}
+	return &p, nil
+}
+
+func fromJSON(v any) any {
+	if n, ok := v.(json.Number); ok {
+		if i, err := n.Int64(); err == nil {
+			return i
+		}
+		f, _ := n.Float64()
+		return f
+	}
+	return v
+}
+
+// SkipOnClone lists the properties a clone does not copy: SkipProperties,
+// the key property and the provenance properties.
+func (p *Plan) SkipOnClone() []string {
+	skip := slices.Clone(p.SkipProperties)
+	if p.IDProperty != "" {
+		skip = append(skip, p.IDProperty)
+	}
+	for _, s := range Provenance {
+		if !slices.Contains(skip, s) {
+			skip = append(skip, s)
+		}
+	}
+	return skip
+}
+
+// CheckStored says whether re-running plan p may resume stored, the plan
+// its run id already stored: a plan that applies an approved plan resumes
+// only the same approved plan (same fingerprint); anything else is refused
+// (ErrInvalid), since resuming would carry out another plan than the one
+// given. A plan of a scheduled sync resumes whatever its run stored.
+func (p *Plan) CheckStored(stored *Plan) error {
+	if p.Approved == nil || stored == nil {
+		return nil
+	}
+	if stored.Approved != nil && stored.Approved.Fingerprint == p.Approved.Fingerprint {
+		return nil
+	}
+	what := fmt.Sprintf("the plan of a sync --split of %s", stored.CreatedAt)
+	if a := stored.Approved; a != nil {
+		what = fmt.Sprintf("approved plan %s reviewed at %s", shortFingerprint(a.Fingerprint), a.ReviewedAt)
+		if a.File != "" {
+			what += " (" + a.File + ")"
+		}
+	}
+	return Errorf(ErrInvalid, nil, "run id %s already holds another split plan (%s), not approved plan %s: apply it under a run id of its own (--run-id)",
+		p.RunID, what, shortFingerprint(p.Approved.Fingerprint))
+}
+
+func shortFingerprint(fp string) string {
+	if i := strings.IndexByte(fp, ':'); i >= 0 && len(fp) > i+13 {
+		return fp[:i+13]
+	}
+	return fp
+}
+
+// Rel is one relationship of a node being split, as a Store reads it.
+type Rel struct {
+	ID          any // the relationship's id
+	Type        string
+	Outgoing    bool
+	Other       any // id of the other end
+	Origin      any // when the other end is a clone of this run: its original's id
+	OtherLabels []string
+	OtherKey    any    // the other end's key (Plan.IDProperty), if read
+	OtherName   string // the other end's name (Plan.DisplayProperty), if read
+}
+
+// Assignment is where each relationship of a node goes.
+type Assignment struct {
+	Groups  [][]Rel // by group; group 0 stays
+	Staying []Rel   // self-loops, other types, ends outside the plan
+	Missing []any   // planned neighbours (keys) no longer connected
+}
+
+// Assign says where each relationship of planned node n goes: to the
+// group of its other end (a clone of this run stands for its original)
+// if the relationship is eligible (of the plan's types, or pulled), else
+// it stays.
+func (p *Plan) Assign(n PlanNode, rels []Rel) Assignment {
+	groupOf := map[any]int{}
+	for g, grp := range n.Groups {
+		for _, id := range grp.NeighborIDs {
+			groupOf[id] = g
+		}
+	}
+	var pulled map[any]bool
+	if p.PulledOnly {
+		pulled = map[any]bool{}
+		for _, grp := range n.Groups {
+			for _, rid := range grp.RelationshipIDs {
+				pulled[rid] = true
+			}
+		}
+	}
+	a := Assignment{Groups: make([][]Rel, len(n.Groups))}
+	connected := map[any]bool{}
+	for _, r := range rels {
+		other := r.Other
+		if r.Origin != nil {
+			other = r.Origin // a clone of this run stands for its original
+		}
+		g, planned := groupOf[other]
+		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.Type)
+		if pulled != nil {
+			eligible = pulled[r.ID]
+		}
+		if other == n.ID || !planned || !eligible {
+			a.Staying = append(a.Staying, r)
+			continue
+		}
+		a.Groups[g] = append(a.Groups[g], r)
+		connected[other] = true
+	}
+	for _, grp := range n.Groups {
+		for k, id := range grp.NeighborIDs {
+			if !connected[id] {
+				a.Missing = append(a.Missing, grp.Neighbors[k])
+			}
+		}
+	}
+	return a
+}
+
+// CountRels counts relationships by type and direction.
+func CountRels(rels []Rel) []RelCount {
+	m := map[RelCount]int{}
+	for _, r := range rels {
+		d := "in"
+		if r.Outgoing {
+			d = "out"
+		}
+		m[RelCount{Type: r.Type, Direction: d}]++
+	}
+	out := make([]RelCount, 0, len(m))
+	for k, v := range m {
+		k.Count = v
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b RelCount) int {
+		if c := strings.Compare(a.Type, b.Type); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Direction, a.Direction)
+	})
+	return out
+}
+
+// NodeState is a planned node as a split transaction sees it.
+type NodeState struct {
+	Exists bool
+	Labels []string
+	Key    any  // its key (Plan.IDProperty), if read
+	Split  bool // already split by this run
+}
+
+// Outcomes of splitting one node.
+const (
+	OutcomeSplit   = "split"   // done now
+	OutcomeDone    = "done"    // already split by this run (a re-run)
+	OutcomeChanged = "changed" // its relationships changed since the plan: skipped
+	OutcomeMissing = "missing" // the node is gone or its key changed: skipped
+	OutcomeFailed  = "failed"  // the transaction failed (e.g. a constraint): rolled back
+)
+
+// NodeOutcome is what happened to one planned node.
+type NodeOutcome struct {
+	Key     any    `json:"key"`
+	Name    string `json:"name,omitempty"` // PlanNode.Name
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	Clones  int    `json:"clones,omitempty"`
+	Moved   int    `json:"moved,omitempty"`
+}
+
+// SplitStats summarize Split.
+type SplitStats struct {
+	Planned            int           `json:"planned"`
+	Split              int           `json:"split"`
+	AlreadyDone        int           `json:"alreadyDone"`
+	Skipped            int           `json:"skipped"` // changed or missing
+	Failed             int           `json:"failed"`
+	NodesCreated       int           `json:"nodesCreated"`
+	RelationshipsMoved int           `json:"relationshipsMoved"`
+	Nodes              []NodeOutcome `json:"nodes"`
+	Duration           time.Duration `json:"-"`
+}

@@ -1,0 +1,277 @@
+package syncjob
+
+import (
+	"context"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// Store is where the sync job reads the graph, writes scores, keeps its
+// split plans and carries them out: Neo4j (package connector), or an
+// in-memory graph (package memstore). Every method takes a context first
+// and returns errors of the kinds in errors.go (ErrAuth, ErrUnreachable,
+// ErrEmpty, ErrLocked, ErrInvalid) where a caller must tell them apart.
+//
+// The small interfaces it is made of say what each step needs.
+type Store interface {
+	Locker
+	Source
+	Sink
+	Splitter
+	Undoer
+}
+
+// Locker takes the lock that keeps two runs from writing at once.
+type Locker interface {
+	// Lock takes the lock named o.Name, or fails with ErrLocked saying
+	// which run holds it. While the lock is held, every write of the store
+	// checks first that it still holds it (fencing) and fails with
+	// ErrLocked (wrapping ErrLockLost) if not.
+	Lock(ctx context.Context, o LockOptions) (Lock, error)
+}
+
+// Lock is a held lock.
+type Lock interface {
+	// Context is cancelled if the lock is lost, with cause ErrLockLost (or
+	// an ErrUnreachable error wrapping it when the store could not be
+	// reached to refresh it).
+	Context() context.Context
+	// Release gives the lock back (if it is still ours). It works even
+	// when the lock's context was cancelled.
+	Release(ctx context.Context) error
+}
+
+// Source reads the subgraph to score.
+type Source interface {
+	// Pull reads the subgraph that o selects. An empty selection wraps
+	// ErrEmpty; bad names, queries and keys wrap ErrInvalid.
+	Pull(ctx context.Context, o PullOptions) (*Subgraph, error)
+}
+
+// Sink writes scores back.
+type Sink interface {
+	// WriteScores writes res (computed on sg.Graph) to the nodes of sg.
+	// Writes are idempotent; nodes gone since the pull are counted in
+	// WriteStats.Missing.
+	WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result, o WriteOptions) (WriteStats, error)
+}
+
+// Splitter keeps split plans and carries them out.
+type Splitter interface {
+	// StorePlan stores the plan of its run unless one is stored already,
+	// and returns the stored plan (the first one wins, so that a re-run
+	// resumes it; Plan.CheckStored refuses another approved plan).
+	StorePlan(ctx context.Context, p *Plan) (*Plan, error)
+	// LoadPlan returns the plan stored by a run, or nil.
+	LoadPlan(ctx context.Context, runID string) (*Plan, error)
+	// Describe fills in the labels and relationship counts of every
+	// planned node, writing nothing (the dry run).
+	Describe(ctx context.Context, p *Plan) error
+	// ResolveKeys sets the ids of the plan's nodes and neighbours from
+	// their keys (Plan.IDProperty) among the nodes the plan selects; a key
+	// no node has gets a nil id.
+	ResolveKeys(ctx context.Context, p *Plan) error
+	// Check compares every node of the plan with the graph, as Split will,
+	// writing nothing, and returns those Split would not split as planned
+	// (OutcomeChanged or OutcomeMissing).
+	Check(ctx context.Context, p *Plan) ([]NodeOutcome, error)
+	// Split carries out a plan, one transaction per node: one clone per
+	// group after the first, the group's relationships moved to it, the
+	// run recorded on the original (see Examine for which nodes are left
+	// alone). Re-running a plan changes nothing more.
+	Split(ctx context.Context, p *Plan, now time.Time, progress func(done, total int)) (SplitStats, error)
+}
+
+// Undoer reverses the splits of a run.
+type Undoer interface {
+	// Undo moves every clone's relationships of the run back to its
+	// original, deletes the clones, unmarks the originals and forgets the
+	// run's plan. Undoing twice is harmless.
+	Undo(ctx context.Context, o UndoOptions) (UndoStats, error)
+}
+
+// Defaults.
+const (
+	DefaultLockName      = "fondue-neo4j"
+	DefaultLockTTL       = 2 * time.Minute
+	DefaultWriteProperty = "ambiguity"
+	DefaultScoreProperty = "ambiguity_score"
+	DefaultRunProperty   = "fondue_run"
+	DefaultBatchSize     = 10000
+	// DefaultMarkerLabel is the label added to the nodes a split creates.
+	DefaultMarkerLabel = "FondueSplit"
+)
+
+// Labels of fondue-neo4j's own bookkeeping nodes. A pull of all nodes
+// leaves them out.
+const (
+	LockLabel = "FondueLock" // the lock of a running sync
+	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
+)
+
+// LockOptions configure Locker.Lock.
+type LockOptions struct {
+	// Name of the lock (default "fondue-neo4j"): runs with the same name
+	// exclude each other.
+	Name string
+	// TTL is how long the lock outlives its last refresh (default 2
+	// minutes). The holder refreshes it every TTL/3, so a live run keeps
+	// it however long it takes, and the lock of a crashed run expires
+	// after at most TTL, when the next run takes it over.
+	TTL time.Duration
+	// RunID is recorded on the lock, for the message another run prints.
+	RunID string
+}
+
+// PullOptions choose the subgraph to score, like a GDS projection: either
+// node labels and relationship types (native projection), or two Cypher
+// queries (Cypher projection).
+type PullOptions struct {
+	// NodeLabels selects the nodes with any of these labels; empty: every
+	// node (except fondue-neo4j's bookkeeping nodes).
+	NodeLabels []string
+	// RelationshipTypes selects relationships of any of these types between
+	// selected nodes; empty: every type.
+	RelationshipTypes []string
+
+	// NodeQuery and RelationshipQuery replace the labels and types. The
+	// node query returns a column id, the element id of each node
+	// (elementId(n)), plus a column key with the node's key when IDProperty
+	// is set. The relationship query returns columns source and target,
+	// element ids of nodes the node query returned (pairs with another end
+	// are ignored and counted), and optionally relationship, the element id
+	// of the relationship (elementId(r)): a split of a Cypher projection
+	// needs it, so that it moves only the relationships that were pulled.
+	NodeQuery, RelationshipQuery string
+
+	// IDProperty, when set, is a node property that identifies each node:
+	// integers or strings, unique, present on every selected node (except
+	// clones made by a split, which carry MarkerLabel and get no key; they
+	// are left out). Nodes are then numbered, hence scored, in key order,
+	// exactly like an edge list with these ids. Without it, internal ids
+	// identify nodes (see the README about their stability).
+	IDProperty string
+	// MarkerLabel is the label of split clones (default "FondueSplit").
+	MarkerLabel string
+	// EmbeddingProperty, when set, is read with the nodes: a saved
+	// embedding (a list of numbers) to warm-start from (WriteOptions writes
+	// it). Custom node queries may return it as a column "embedding".
+	EmbeddingProperty string
+	// DisplayProperty, when set, is read with the nodes: a name to show
+	// people (e.g. "name"), carried into split plans (Subgraph.Names).
+	// Custom node queries may return it as a column "display".
+	DisplayProperty string
+
+	// Progress, when set, is called now and then with the rows read so far.
+	Progress func(nodes, relationships int)
+}
+
+// Custom reports whether the subgraph is chosen by Cypher queries.
+func (o PullOptions) Custom() bool { return o.NodeQuery != "" || o.RelationshipQuery != "" }
+
+// Subgraph is the pulled graph with the Neo4j identity of each node.
+type Subgraph struct {
+	Graph *fondue.Graph
+	// IDs[i] is the element id (a string) of graph node i.
+	IDs []any
+	// RelationshipIDs holds, for a Cypher projection whose relationship
+	// query returns the column relationship, the element ids of the
+	// relationships pulled between two nodes (keyed by their element ids,
+	// the smaller first); nil otherwise.
+	RelationshipIDs map[[2]string][]string
+	// Keys[i] is the IDProperty value of graph node i (int64 or string);
+	// nil without IDProperty.
+	Keys []any
+	// Embeddings[i] is node i's saved vector (PullOptions.EmbeddingProperty),
+	// nil when it has none or it is not a list of numbers.
+	Embeddings [][]float64
+	// Names[i] is node i's PullOptions.DisplayProperty as text ("" when it
+	// has none); nil without DisplayProperty.
+	Names   []string
+	Options PullOptions
+	Stats   PullStats
+}
+
+// Key returns node i's identity for users: its key, or its internal id.
+func (s *Subgraph) Key(i int) any {
+	if s.Keys != nil {
+		return s.Keys[i]
+	}
+	return s.IDs[i]
+}
+
+// PullStats describe a pull.
+type PullStats struct {
+	NodeRows, RelationshipRows int // rows read
+	// Dangling counts relationship rows with an end outside the node set.
+	Dangling int
+	// SelfLoops and Parallel count self-loops dropped and parallel or
+	// opposite relationships collapsed into one undirected edge.
+	SelfLoops, Parallel int
+	// KeylessClones counts split clones left out because they have no key.
+	KeylessClones int
+	// Embeddings counts nodes with a saved embedding; BadEmbeddings those
+	// whose EmbeddingProperty was not a list of numbers (ignored).
+	Embeddings, BadEmbeddings int
+	Duration                  time.Duration
+}
+
+// WriteOptions configure Sink.WriteScores.
+type WriteOptions struct {
+	// Property receives each node's ambiguity, its percentile in (0, 1]
+	// (fondue.Result.Ambiguity): "ambiguity > 0.99" is the top 1%.
+	Property string
+	// ScoreProperty receives the raw score (fondue.Result.Scores); empty:
+	// not written.
+	ScoreProperty string
+	// RunProperty receives RunID; empty: not written.
+	RunProperty string
+	RunID       string
+	// BatchSize is the number of nodes per transaction (default 10,000).
+	BatchSize int
+	// Concurrency is the number of batches written at once (default 1).
+	// Batches touch disjoint nodes, so they cannot deadlock.
+	Concurrency int
+	// EmbeddingProperty, when set, receives each node's embedding vector
+	// from the result (for the next run's warm start; nodes without a score
+	// get none).
+	EmbeddingProperty string
+	// Progress, when set, is called after each batch with the nodes written
+	// so far and the total (from one goroutine at a time).
+	Progress func(done, total int)
+}
+
+// WriteStats describe a write, in GDS terms.
+type WriteStats struct {
+	// Nodes is the number of nodes found and written.
+	Nodes int
+	// PropertiesWritten counts the score properties set (ambiguity and raw
+	// score; not the run id). Isolated nodes have no score: their score
+	// properties are removed instead.
+	PropertiesWritten int
+	// Missing counts nodes that were not found any more (deleted since the
+	// pull, or their key or labels changed); MissingKeys names some of them
+	// (keys, or element ids; at most 100).
+	Missing     int
+	MissingKeys []any
+	Batches     int
+	Duration    time.Duration
+}
+
+// UndoOptions configure Undo.
+type UndoOptions struct {
+	RunID       string
+	MarkerLabel string // the label of the run's clones (default DefaultMarkerLabel)
+	Progress    func(done, total int)
+}
+
+// UndoStats summarize Undo.
+type UndoStats struct {
+	Originals          int           `json:"originals"`     // split nodes found
+	Restored           int           `json:"restored"`      // restored now
+	ClonesDeleted      int           `json:"clonesDeleted"` // clones deleted
+	RelationshipsMoved int           `json:"relationshipsMoved"`
+	Failed             []NodeOutcome `json:"failed,omitempty"`
+	Duration           time.Duration `json:"-"`
+}

@@ -1,0 +1,609 @@
+// Package storetest is the conformance suite of syncjob.Store: Run checks
+// a store against what the sync job relies on (pull what was seeded, write
+// scores, lock exclusivity and fencing, split then undo restores, resume
+// of a half-done split, stale approved plans refused, and the whole
+// pipeline). syncjob's tests run it on memstore; connector's on live
+// Neo4j servers, so that the fake and the real store answer alike.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+)
+
+// Graph is a graph to seed a store with. Every node has an integer "uid"
+// property; relationships name their ends by uid.
+type Graph struct {
+	Nodes []Node
+	Rels  []Rel
+}
+
+// Node is a node to seed.
+type Node struct {
+	Labels []string
+	Props  map[string]any // with "uid" (int64)
+}
+
+// Rel is a relationship to seed, from the node with uid From to To.
+type Rel struct {
+	From, To int64
+	Type     string
+	Props    map[string]any
+}
+
+// Fixture is a store seeded with a graph, with the means to look at it and
+// change it behind the store's back (as users of the database do).
+type Fixture interface {
+	Store() syncjob.Store
+	// Dump returns the graph canonically (nodes named by uid, clones by
+	// split key; ids left out): equal dumps, equal graphs.
+	Dump(t *testing.T) string
+	// Props returns the properties of the node with this uid.
+	Props(t *testing.T, uid int64) map[string]any
+	// Relate adds a relationship of type typ from uid a to uid b.
+	Relate(t *testing.T, a, b int64, typ string)
+	// Delete deletes the node with this uid and its relationships.
+	Delete(t *testing.T, uid int64)
+	// StealLock takes the lock named name over for another run.
+	StealLock(t *testing.T, name string)
+}
+
+// Factory makes a fresh store seeded with g.
+type Factory func(t *testing.T, g Graph) Fixture
+
+// Seed is the suite's graph: two groups of five people (uids 1-5, 11-15,
+// each a clique of KNOWS) joined by person 100, who knows 1, 2, 3 (one
+// relationship each way for 2) and 11, 12, 13, and likes 1 (LIKES, not
+// selected); 300 is not a Person (label Other) and knows 100. People have
+// names.
+func Seed() Graph {
+	var g Graph
+	person := func(uid int64, name string) {
+		g.Nodes = append(g.Nodes, Node{Labels: []string{"Person"}, Props: map[string]any{"uid": uid, "name": name}})
+	}
+	knows := func(a, b int64) { g.Rels = append(g.Rels, Rel{From: a, To: b, Type: "KNOWS"}) }
+	for _, base := range []int64{0, 10} {
+		for i := int64(1); i <= 5; i++ {
+			person(base+i, "p"+itoa(base+i))
+		}
+		for i := int64(1); i <= 5; i++ {
+			for j := i + 1; j <= 5; j++ {
+				knows(base+i, base+j)
+			}
+		}
+	}
+	person(100, "Bridge")
+	g.Nodes = append(g.Nodes, Node{Labels: []string{"Other"}, Props: map[string]any{"uid": int64(300)}})
+	for _, x := range []int64{1, 2, 3, 11, 12, 13} {
+		g.Rels = append(g.Rels, Rel{From: 100, To: x, Type: "KNOWS", Props: map[string]any{"since": x + 2000}})
+	}
+	knows(2, 100)
+	knows(300, 100)
+	g.Rels = append(g.Rels, Rel{From: 100, To: 1, Type: "LIKES"})
+	return g
+}
+
+func itoa(x int64) string {
+	if x == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; x > 0; x /= 10 {
+		b = append([]byte{byte('0' + x%10)}, b...)
+	}
+	return string(b)
+}
+
+// Pull is the suite's selection: people, KNOWS, keyed by uid.
+var Pull = syncjob.PullOptions{NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, IDProperty: "uid", DisplayProperty: "name"}
+
+// Run runs the conformance suite, each test on a fresh store from f.
+func Run(t *testing.T, f Factory) {
+	tests := []struct {
+		name string
+		run  func(t *testing.T, f Factory)
+	}{
+		{"Pull", testPull},
+		{"PullEmpty", testPullEmpty},
+		{"WriteScores", testWriteScores},
+		{"WriteMissing", testWriteMissing},
+		{"LockExclusive", testLockExclusive},
+		{"LockFencing", testLockFencing},
+		{"SplitUndo", testSplitUndo},
+		{"SplitResume", testSplitResume},
+		{"SplitChanged", testSplitChanged},
+		{"StalePlan", testStalePlan},
+		{"ResolveKeys", testResolveKeys},
+		{"PlanStore", testPlanStore},
+		{"Sync", testSync},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
+	}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func pull(t *testing.T, st syncjob.Store) *syncjob.Subgraph {
+	t.Helper()
+	sg, err := st.Pull(ctxT(t), Pull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sg
+}
+
+// index is the graph position of the node with uid.
+func index(t *testing.T, sg *syncjob.Subgraph, uid int64) int {
+	t.Helper()
+	i, ok := sg.Graph.Index(itoa(uid))
+	if !ok {
+		t.Fatalf("uid %d not pulled", uid)
+	}
+	return i
+}
+
+func testPull(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	sg := pull(t, fx.Store())
+	g := sg.Graph
+	// 11 people; 2 x 10 clique edges + 6 of the bridge (2-100 twice is
+	// one edge; 300 and LIKES are not selected).
+	if g.NumNodes() != 11 || g.NumEdges() != 26 || sg.Stats.Parallel != 1 || !g.IntKeys() {
+		t.Fatalf("pulled %d nodes, %d edges, %d parallel", g.NumNodes(), g.NumEdges(), sg.Stats.Parallel)
+	}
+	b := index(t, sg, 100)
+	if g.Degree(b) != 6 || sg.Key(b) != int64(100) || sg.Names[b] != "Bridge" || sg.IDs[b] == nil {
+		t.Fatalf("node 100: degree %d key %v name %q id %v", g.Degree(b), sg.Key(b), sg.Names[b], sg.IDs[b])
+	}
+	for i := 1; i < g.NumNodes(); i++ { // numbered in key order
+		if sg.Keys[i].(int64) <= sg.Keys[i-1].(int64) {
+			t.Fatalf("keys out of order: %v", sg.Keys)
+		}
+	}
+	all, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Graph.NumNodes() != 12 || all.Graph.NumEdges() != 27 { // 300 and 100 -[:LIKES]-> 1 is parallel to KNOWS
+		t.Fatalf("all: %d nodes, %d edges", all.Graph.NumNodes(), all.Graph.NumEdges())
+	}
+}
+
+func testPullEmpty(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"Other"}})
+	if !syncjob.IsEmpty(err) {
+		t.Fatalf("one node, no relationship: %v", err)
+	}
+	_, err = fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"Person"}, IDProperty: "name"})
+	if err != nil {
+		t.Fatalf("string keys: %v", err)
+	}
+}
+
+func score(t *testing.T, sg *syncjob.Subgraph, split int) *fondue.Result {
+	t.Helper()
+	o := fondue.Options{Seed: 7}
+	if split > 0 {
+		o.Split = fondue.SplitOptions{Top: split}
+	}
+	res, err := fondue.Score(context.Background(), sg.Graph, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+var write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
+
+func testWriteScores(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	sg := pull(t, st)
+	res := score(t, sg, 0)
+	var progress []int
+	o := write
+	o.Progress = func(done, total int) { progress = append(progress, done) }
+	ws, err := st.WriteScores(ctxT(t), sg, res, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Nodes != 11 || ws.PropertiesWritten != 22 || ws.Missing != 0 || ws.Batches != 3 || !slices.Equal(progress, []int{4, 8, 11}) {
+		t.Fatalf("stats %+v, progress %v", ws, progress)
+	}
+	for _, uid := range []int64{1, 100, 15} {
+		i := index(t, sg, uid)
+		p := fx.Props(t, uid)
+		if a, _ := p["ambiguity"].(float64); math.Abs(a-res.Ambiguity[i]) > 1e-12 || p["fondue_run"] != "r1" {
+			t.Fatalf("node %d: %v, want ambiguity %v", uid, p, res.Ambiguity[i])
+		}
+		if s, _ := p["ambiguity_score"].(float64); math.Abs(s-res.Scores[i]) > 1e-9*math.Max(1, math.Abs(s)) {
+			t.Fatalf("node %d: score %v, want %v", uid, p["ambiguity_score"], res.Scores[i])
+		}
+	}
+	if p := fx.Props(t, 300); p["ambiguity"] != nil {
+		t.Fatalf("node 300 was not pulled, but written: %v", p)
+	}
+	// Idempotent.
+	d := fx.Dump(t)
+	if _, err := st.WriteScores(ctxT(t), sg, res, write); err != nil {
+		t.Fatal(err)
+	}
+	if d2 := fx.Dump(t); d2 != d {
+		t.Fatalf("a second write changed the graph:\n%s\n---\n%s", d, d2)
+	}
+}
+
+func testWriteMissing(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	sg := pull(t, st)
+	res := score(t, sg, 0)
+	fx.Delete(t, 14)
+	ws, err := st.WriteScores(ctxT(t), sg, res, write)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws.Nodes != 10 || ws.Missing != 1 || !slices.Equal(ws.MissingKeys, []any{int64(14)}) {
+		t.Fatalf("stats %+v", ws)
+	}
+}
+
+func testLockExclusive(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	l1, err := st.Lock(ctx, syncjob.LockOptions{RunID: "run-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = st.Lock(ctx, syncjob.LockOptions{RunID: "run-2"})
+	if !syncjob.IsLocked(err) || !strings.Contains(err.Error(), `"run-1"`) {
+		t.Fatalf("second lock: %v", err)
+	}
+	l3, err := st.Lock(ctx, syncjob.LockOptions{Name: "other", RunID: "run-3"})
+	if err != nil {
+		t.Fatalf("a lock of another name: %v", err)
+	}
+	if err := l3.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l1.Release(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l1.Context().Err() == nil {
+		t.Fatal("a released lock's context is live")
+	}
+	l2, err := st.Lock(ctx, syncjob.LockOptions{RunID: "run-2"})
+	if err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	l2.Release(ctx)
+	if _, err := st.Lock(ctx, syncjob.LockOptions{TTL: time.Second}); !syncjob.IsInvalid(err) {
+		t.Fatalf("TTL 1s: %v", err)
+	}
+}
+
+func testLockFencing(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	res := score(t, sg, 0)
+	l, err := st.Lock(ctx, syncjob.LockOptions{RunID: "run-1", TTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx)
+	before := fx.Dump(t)
+	fx.StealLock(t, syncjob.DefaultLockName)
+	// The fence, not the context, stops the write: a run may write before
+	// its heartbeat notices the loss.
+	_, err = st.WriteScores(ctx, sg, res, write)
+	if !syncjob.IsLocked(err) {
+		t.Fatalf("write after the lock was taken over: %v", err)
+	}
+	if !errors.Is(context.Cause(l.Context()), syncjob.ErrLockLost) {
+		t.Fatalf("the lock's context: %v", context.Cause(l.Context()))
+	}
+	if after := fx.Dump(t); after != before {
+		t.Fatal("a run that lost its lock wrote")
+	}
+}
+
+// bridgePlan splits 100: it keeps 1, 2, 3; a clone takes 11, 12, 13.
+func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *syncjob.Plan {
+	t.Helper()
+	group := func(uids ...int64) syncjob.PlanGroup {
+		var g syncjob.PlanGroup
+		for _, u := range uids {
+			i := index(t, sg, u)
+			g.Neighbors = append(g.Neighbors, sg.Key(i))
+			g.NeighborIDs = append(g.NeighborIDs, sg.IDs[i])
+			g.Names = append(g.Names, sg.Names[i])
+		}
+		return g
+	}
+	b := index(t, sg, 100)
+	return &syncjob.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
+		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperty: "name",
+		MarkerLabel: syncjob.DefaultMarkerLabel, SkipProperties: []string{"name"},
+		Nodes: []syncjob.PlanNode{{ID: sg.IDs[b], Key: int64(100), Name: "Bridge", Groups: []syncjob.PlanGroup{group(1, 2, 3), group(11, 12, 13)}}}}
+}
+
+func testSplitUndo(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	before := fx.Dump(t)
+	plan := bridgePlan(t, sg, "r1")
+	if err := st.Describe(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	n := plan.Nodes[0]
+	want0 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 1}}
+	want1 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}}
+	stay := []syncjob.RelCount{{Type: "KNOWS", Direction: "in", Count: 1}, {Type: "LIKES", Direction: "out", Count: 1}}
+	if !slices.Equal(n.Groups[0].Relationships, want0) || !slices.Equal(n.Groups[1].Relationships, want1) || !slices.Equal(n.Staying, stay) || !slices.Equal(n.Labels, []string{"Person"}) {
+		t.Fatalf("described: %+v", n)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("Describe wrote")
+	}
+	stored, err := st.StorePlan(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := st.Split(ctx, stored, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 3 || ss.Nodes[0].Outcome != syncjob.OutcomeSplit {
+		t.Fatalf("split: %+v", ss)
+	}
+	// The clone has no uid (so a keyed pull leaves it out), the marker
+	// label and the provenance.
+	after := pull(t, st)
+	if after.Stats.KeylessClones != 1 || after.Graph.Degree(index(t, after, 100)) != 3 || after.Graph.NumEdges() != 23 {
+		t.Fatalf("after the split: %d keyless clones, degree of 100 %d, %d edges", after.Stats.KeylessClones, after.Graph.Degree(index(t, after, 100)), after.Graph.NumEdges())
+	}
+	if runs, _ := fx.Props(t, 100)[syncjob.PropSplitRuns].([]any); !slices.Equal(runs, []any{"r1"}) {
+		t.Fatalf("fondue_split_runs: %v", fx.Props(t, 100))
+	}
+	split := fx.Dump(t)
+	if !strings.Contains(split, "r1/100/1") || !strings.Contains(split, "2025-01-02T03:04:05.000Z") || !strings.Contains(split, syncjob.DefaultMarkerLabel) {
+		t.Fatalf("no clone with provenance:\n%s", split)
+	}
+	// Re-running changes nothing.
+	ss, err = st.Split(ctx, stored, time.Now(), nil)
+	if err != nil || ss.AlreadyDone != 1 || ss.NodesCreated != 0 {
+		t.Fatalf("re-run: %+v %v", ss, err)
+	}
+	if d := fx.Dump(t); d != split {
+		t.Fatal("a re-run changed the graph")
+	}
+	us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.RelationshipsMoved != 3 || len(us.Failed) != 0 {
+		t.Fatalf("undo: %+v", us)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
+		t.Fatalf("the plan outlived its undo: %v %v", p, err)
+	}
+	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
+		t.Fatalf("second undo: %+v %v", us, err)
+	}
+}
+
+// A plan interrupted after its first node resumes: done nodes are left
+// alone, the rest split.
+func testSplitResume(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	plan := bridgePlan(t, sg, "r2")
+	// A second node: 3 keeps 1, 2, 4, 5; a clone takes 100.
+	three := index(t, sg, 3)
+	ids := func(uids ...int64) (keys, ids []any) {
+		for _, u := range uids {
+			i := index(t, sg, u)
+			keys, ids = append(keys, sg.Key(i)), append(ids, sg.IDs[i])
+		}
+		return keys, ids
+	}
+	k0, i0 := ids(1, 2, 4, 5)
+	k1, i1 := ids(100)
+	plan.Nodes = append(plan.Nodes, syncjob.PlanNode{ID: sg.IDs[three], Key: int64(3), Groups: []syncjob.PlanGroup{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
+	stored, err := st.StorePlan(ctx, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := *stored
+	half.Nodes = stored.Nodes[:1]
+	if ss, err := st.Split(ctx, &half, time.Now(), nil); err != nil || ss.Split != 1 {
+		t.Fatalf("first half: %+v %v", ss, err)
+	}
+	loaded, err := st.LoadPlan(ctx, "r2")
+	if err != nil || loaded == nil || len(loaded.Nodes) != 2 {
+		t.Fatalf("stored plan: %v %v", loaded, err)
+	}
+	ss, err := st.Split(ctx, loaded, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3's neighbour 100 is now 100 or its clone: the relationship 100 -> 3
+	// stayed with 100 (group 0), so it moves to 3's clone.
+	if ss.AlreadyDone != 1 || ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 1 {
+		t.Fatalf("resumed: %+v", ss)
+	}
+	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r2"}); err != nil || us.Restored != 2 {
+		t.Fatalf("undo: %+v %v", us, err)
+	}
+}
+
+// A scheduled plan skips a node whose planned neighbours are gone.
+func testSplitChanged(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	plan := bridgePlan(t, sg, "r3")
+	fx.Delete(t, 12)
+	before := fx.Dump(t)
+	ss, err := st.Split(ctx, plan, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss.Skipped != 1 || ss.Nodes[0].Outcome != syncjob.OutcomeChanged || !strings.Contains(ss.Nodes[0].Reason, "1 planned neighbours are no longer connected") {
+		t.Fatalf("split: %+v", ss)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("a skipped node was changed")
+	}
+}
+
+// An approved plan whose node gained a neighbour is refused whole.
+func testStalePlan(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	plan := bridgePlan(t, sg, "a1")
+	plan.ExactNeighbors = true
+	plan.Approved = &syncjob.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
+	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
+		t.Fatalf("unchanged graph: %v %v", bad, err)
+	}
+	fx.Relate(t, 100, 14, "KNOWS")
+	fx.Relate(t, 100, 300, "KNOWS") // not selected: no change
+	before := fx.Dump(t)
+	bad, err := st.Check(ctx, plan)
+	if err != nil || len(bad) != 1 || bad[0].Outcome != syncjob.OutcomeChanged || bad[0].Reason != "added neighbour 14 (p14)" {
+		t.Fatalf("check: %+v %v", bad, err)
+	}
+	sum, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{})
+	var se *syncjob.StalePlanError
+	if !syncjob.IsStalePlan(err) || !errors.As(err, &se) || len(se.Changed) != 1 || sum.Split != nil ||
+		!strings.Contains(err.Error(), "approved plan approved.json no longer matches the graph (1 of its 1 nodes changed since the review); nothing was split: node 100 (Bridge): added neighbour 14 (p14)") {
+		t.Fatalf("apply: %v", err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("a refused plan wrote")
+	}
+}
+
+// A plan that names nodes by key only gets their ids; a key no node has
+// is a missing node.
+func testResolveKeys(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	plan := bridgePlan(t, sg, "k1")
+	plan.ExactNeighbors = true
+	for k := range plan.Nodes {
+		n := &plan.Nodes[k]
+		n.ID, n.Key = nil, "100" // text, as from an edge list
+		for _, g := range n.Groups {
+			clear(g.NeighborIDs)
+		}
+	}
+	extra := plan.Nodes[0]
+	extra.Key, extra.Groups = int64(999), []syncjob.PlanGroup{{Neighbors: []any{int64(1)}, NeighborIDs: []any{nil}}}
+	plan.Nodes = append(plan.Nodes, extra)
+	if err := st.ResolveKeys(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	n := plan.Nodes[0]
+	if n.ID != sg.IDs[index(t, sg, 100)] || n.Key != int64(100) || n.Groups[1].NeighborIDs[2] != sg.IDs[index(t, sg, 13)] {
+		t.Fatalf("resolved: %+v", n)
+	}
+	bad, err := st.Check(ctx, plan)
+	if err != nil || len(bad) != 1 || bad[0].Outcome != syncjob.OutcomeMissing || bad[0].Reason != "no node of the subgraph has uid = 999" {
+		t.Fatalf("check: %+v %v", bad, err)
+	}
+}
+
+// The first stored plan of a run wins; another approved plan is refused.
+func testPlanStore(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg := pull(t, st)
+	p1 := bridgePlan(t, sg, "s1")
+	p1.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:aaaaaaaaaaaaaaaa"}
+	if _, err := st.StorePlan(ctx, p1); err != nil {
+		t.Fatal(err)
+	}
+	p2 := bridgePlan(t, sg, "s1")
+	p2.Nodes = nil
+	got, err := st.StorePlan(ctx, p2) // a scheduled plan resumes what is stored
+	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Key != int64(100) || got.Approved == nil {
+		t.Fatalf("stored: %+v %v", got, err)
+	}
+	p2.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:bbbbbbbbbbbbbbbb"}
+	if _, err := st.StorePlan(ctx, p2); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "already holds another split plan") {
+		t.Fatalf("another approved plan: %v", err)
+	}
+}
+
+// The whole pipeline: score, write, split the most ambiguous node, undo.
+func testSync(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	o := syncjob.Options{RunID: "sync-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}},
+		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty}}
+	sum, err := syncjob.Sync(ctx, st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 11 || sum.Split == nil || sum.Split.Split != 1 ||
+		sum.Split.Nodes[0].Key != int64(100) || sum.Split.NodesCreated < 1 {
+		t.Fatalf("summary: %+v split %+v", sum, sum.Split)
+	}
+	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" {
+		t.Fatalf("node 100: %v", p)
+	}
+	// Re-running the run id resumes its plan: nothing more.
+	split := fx.Dump(t)
+	sum, err = syncjob.Sync(ctx, st, o)
+	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 || fx.Dump(t) != split {
+		t.Fatalf("resume: %+v %v", sum, err)
+	}
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "sync-1"}, syncjob.LockOptions{}, nil)
+	if err != nil || us.Restored != 1 {
+		t.Fatalf("undo: %+v %v", us, err)
+	}
+	// The scores stay; the rest is the graph from before.
+	for _, uid := range []int64{1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 100} {
+		p := fx.Props(t, uid)
+		if p["ambiguity"] == nil {
+			t.Fatalf("node %d lost its score: %v", uid, p)
+		}
+	}
+	if n := strings.Count(fx.Dump(t), "\n"); n != strings.Count(before, "\n") {
+		t.Fatalf("undo left %d lines, want %d", n, strings.Count(before, "\n"))
+	}
+}

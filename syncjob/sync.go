@@ -1,0 +1,369 @@
+package syncjob
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// Options configure Sync. The zero value scores every node of the store
+// with fondue's defaults, writes the scores under a new run id and splits
+// nothing.
+type Options struct {
+	// RunID names the run (default NewRunID()): the scores' run property,
+	// the lock's holder, the split plan and its undo. Re-running a run id
+	// with Split resumes its stored plan instead of scoring again.
+	RunID string
+	// Pull chooses the subgraph.
+	Pull PullOptions
+	// Write says where the scores go; its RunID is Options.RunID.
+	Write WriteOptions
+	// Lock names the lock (its RunID is Options.RunID).
+	Lock LockOptions
+	// Score are the engine's options. With Split, Score.Split chooses the
+	// nodes to split (Top or MinAmbiguity) and the splitter (default
+	// fondue.Splitters()[0], ncut); without, Score.Split is ignored.
+	Score fondue.Options
+	// Split plans and carries out the split of the chosen nodes, after the
+	// scores are written.
+	Split bool
+	// SkipProperties are not copied to split clones; the write properties
+	// are added to them (a clone's score is unknown until the next run).
+	SkipProperties []string
+	// DryRun writes nothing and takes no lock: the summary holds the split
+	// plan (described from the store) when Split is set.
+	DryRun bool
+
+	// Prepare, when set, runs after the pull and before scoring, with the
+	// engine's options to adjust: it may refuse the graph (a memory limit)
+	// or set a warm start (a checkpoint file). Without a warm start,
+	// embeddings saved in node properties (Pull.EmbeddingProperty) are
+	// used.
+	Prepare func(sg *Subgraph, o *fondue.Options) error
+	// Scored, when set, runs after scoring (e.g. to save a checkpoint or
+	// log the result); its error stops the run.
+	Scored func(sg *Subgraph, res *fondue.Result, o fondue.Options, sum *Summary) error
+	// Progress, when set, receives the engine's progress and that of the
+	// write, split and undo phases ("write", "split", "undo").
+	Progress func(fondue.Progress)
+	// Log receives what the run does (default: nothing).
+	Log *slog.Logger
+}
+
+// Summary is the result of a sync in GDS write mode's vocabulary, plus
+// the run id and the split's counts. Configuration and Neo4jVersion are
+// the caller's to fill, for its report.
+type Summary struct {
+	RunID                 string         `json:"runId"`
+	NodeCount             int            `json:"nodeCount"`
+	RelationshipCount     int            `json:"relationshipCount"`
+	NodePropertiesWritten int            `json:"nodePropertiesWritten"`
+	PreProcessingMillis   int64          `json:"preProcessingMillis"`
+	ComputeMillis         int64          `json:"computeMillis"`
+	WriteMillis           int64          `json:"writeMillis"`
+	SplitMillis           int64          `json:"splitMillis"`
+	UnscoredNodes         int            `json:"unscoredNodes"`
+	Epochs                int            `json:"epochs"`                   // CNE epochs run
+	WarmStartNodes        int            `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	NodesNotFound         int            `json:"nodesNotFound"`
+	NodesNotFoundKeys     []any          `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
+	Configuration         map[string]any `json:"configuration"`
+	Split                 *SplitStats    `json:"split,omitempty"`
+	Resumed               bool           `json:"resumed,omitempty"`
+	DryRun                bool           `json:"dryRun,omitempty"`
+	Plan                  *Plan          `json:"plan,omitempty"`
+	// ApprovedPlan is the approved plan applied (Apply).
+	ApprovedPlan *ApprovedRef `json:"approvedPlan,omitempty"`
+	Neo4jVersion string       `json:"neo4jVersion"`
+}
+
+var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$`)
+
+// ValidRunID reports whether id is a run id: up to 128 letters, digits
+// and . _ : + -, starting with a letter or digit.
+func ValidRunID(id string) bool { return runIDRE.MatchString(id) }
+
+// NewRunID returns a new run id: the UTC time and a random suffix.
+func NewRunID() string {
+	var b [3]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+func (o *Options) defaults() {
+	if o.RunID == "" {
+		o.RunID = NewRunID()
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Write.Property == "" {
+		o.Write.Property = DefaultWriteProperty
+	}
+	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
+	if o.Split {
+		if o.Score.Split.Splitter == nil {
+			o.Score.Split.Splitter = fondue.Splitters()[0]
+		}
+	} else {
+		o.Score.Split = fondue.SplitOptions{}
+	}
+}
+
+// skip is SkipProperties and the write properties, each once.
+func (o *Options) skip() []string {
+	var out []string
+	for _, p := range append(slices.Clone(o.SkipProperties), o.Write.Property, o.Write.ScoreProperty, o.Write.RunProperty, o.Write.EmbeddingProperty) {
+		if p != "" && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Sync runs the sync job on st: take the lock, pull the subgraph, score
+// it, write the scores and, with Split, store the split plan and carry it
+// out. A run id whose plan is stored already resumes that plan (no pull,
+// no scoring). With DryRun nothing is written and no lock is taken.
+//
+// The summary is returned with every error once the run got that far.
+// Splits that were planned but not made give an *IncompleteError (the
+// summary is complete). A lost lock gives an error for which IsLocked (or,
+// when the store could not be reached, IsUnreachable) is true.
+func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
+	o.defaults()
+	log := o.Log.With("run_id", o.RunID)
+	t0 := time.Now()
+	sum := &Summary{RunID: o.RunID, DryRun: o.DryRun}
+
+	if !o.DryRun {
+		lockCtx, release, err := hold(ctx, st, o.Lock, log)
+		if err != nil {
+			return sum, err
+		}
+		defer release()
+		ctx = lockCtx
+		if o.Split {
+			// A run id that already stored a split plan resumes it: the
+			// graph is (partly) split, so it is not scored again.
+			plan, err := st.LoadPlan(ctx, o.RunID)
+			if err != nil {
+				return sum, lockError(ctx, err)
+			}
+			if plan != nil {
+				log.Info("resuming the split plan of this run id", "phase", "split", "nodes", len(plan.Nodes))
+				sum.Resumed = true
+				if err := runSplit(ctx, st, plan, sum, o, log); err != nil {
+					return sum, lockError(ctx, err)
+				}
+				return sum, incomplete(sum)
+			}
+		}
+	}
+
+	sg, err := st.Pull(ctx, o.Pull)
+	if err != nil {
+		return sum, lockError(ctx, err)
+	}
+	g := sg.Graph
+	sum.NodeCount, sum.RelationshipCount = g.NumNodes(), g.NumEdges()
+	sum.PreProcessingMillis = time.Since(t0).Milliseconds()
+	log.Info("pulled the subgraph", "phase", "pull", "nodes", g.NumNodes(), "relationships", g.NumEdges(),
+		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
+		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
+
+	res, err := score(ctx, sg, o, sum, log)
+	if err != nil {
+		return sum, lockError(ctx, err)
+	}
+
+	var plan *Plan
+	if o.Split {
+		plan, err = NewPlan(sg, res, PlanOptions{RunID: o.RunID, Splitter: o.Score.Split.Splitter.Name(),
+			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip()})
+		if err != nil {
+			return sum, lockError(ctx, err)
+		}
+	}
+	if o.DryRun {
+		if plan != nil {
+			if err := st.Describe(ctx, plan); err != nil {
+				return sum, err
+			}
+			sum.Plan = plan
+		}
+		return sum, nil
+	}
+
+	if err := writeScores(ctx, st, sg, res, o, sum, log); err != nil {
+		return sum, lockError(ctx, err)
+	}
+	if plan != nil {
+		stored, err := st.StorePlan(ctx, plan)
+		if err != nil {
+			return sum, lockError(ctx, err)
+		}
+		if err := runSplit(ctx, st, stored, sum, o, log); err != nil {
+			return sum, lockError(ctx, err)
+		}
+	}
+	return sum, incomplete(sum)
+}
+
+// score scores the pulled graph: Prepare, the warm start from saved
+// embeddings, fondue.Score, Scored.
+func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
+	g := sg.Graph
+	opts := o.Score
+	if o.Prepare != nil {
+		if err := o.Prepare(sg, &opts); err != nil {
+			return nil, err
+		}
+	}
+	if opts.WarmStart == nil && sg.Embeddings != nil {
+		opts.WarmStart = VectorCheckpoint(g, sg.Embeddings, opts.CNE)
+		log.Debug("saved embeddings read from node properties", "property", o.Pull.EmbeddingProperty,
+			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
+	}
+	opts.Progress = o.Progress
+	t1 := time.Now()
+	res, err := fondue.Score(ctx, g, opts)
+	if err != nil {
+		return nil, err
+	}
+	sum.ComputeMillis = time.Since(t1).Milliseconds()
+	sum.UnscoredNodes = len(res.Unscored())
+	if res.Warm != nil {
+		sum.WarmStartNodes = res.Warm.Reused
+	}
+	sum.Epochs = res.CNE.Epochs
+	if o.Scored != nil {
+		if err := o.Scored(sg, res, opts, sum); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result, o Options, sum *Summary, log *slog.Logger) error {
+	t2 := time.Now()
+	wo := o.Write
+	wo.Progress = phaseProgress(o.Progress, "write")
+	ws, err := st.WriteScores(ctx, sg, res, wo)
+	if err != nil {
+		return err
+	}
+	sum.NodePropertiesWritten = ws.PropertiesWritten
+	sum.NodesNotFound, sum.NodesNotFoundKeys = ws.Missing, ws.MissingKeys
+	sum.WriteMillis = time.Since(t2).Milliseconds()
+	log.Info("wrote the scores", "phase", "write", "nodes", ws.Nodes, "properties", ws.PropertiesWritten,
+		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds()))
+	return nil
+}
+
+// runSplit carries out a stored plan; the summary gets its counts even
+// when it fails.
+func runSplit(ctx context.Context, st Store, plan *Plan, sum *Summary, o Options, log *slog.Logger) error {
+	t0 := time.Now()
+	ss, err := st.Split(ctx, plan, time.Now(), phaseProgress(o.Progress, "split"))
+	sum.SplitMillis = time.Since(t0).Milliseconds()
+	sum.Split = &ss
+	if err != nil {
+		return err
+	}
+	log.Info("split", "phase", "split", "planned", ss.Planned, "split", ss.Split,
+		"already_done", ss.AlreadyDone, "skipped", ss.Skipped, "failed", ss.Failed,
+		"nodes_created", ss.NodesCreated, "relationships_moved", ss.RelationshipsMoved)
+	return nil
+}
+
+// incomplete is the error of a run whose planned splits were not all
+// made: an approved plan is carried out whole (a node whose neighbours
+// changed after the whole-plan check was left alone), and a failed split
+// fails the run.
+func incomplete(sum *Summary) error {
+	sp := sum.Split
+	switch {
+	case sp == nil:
+		return nil
+	case sum.ApprovedPlan != nil && sp.Skipped > 0:
+		return &IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
+	case sp.Failed > 0:
+		return &IncompleteError{RunID: sum.RunID, Stats: sp}
+	}
+	return nil
+}
+
+func phaseProgress(p func(fondue.Progress), phase fondue.Phase) func(done, total int) {
+	if p == nil {
+		return nil
+	}
+	return func(done, total int) { p(fondue.Progress{Phase: phase, Done: done, Total: total}) }
+}
+
+// hold takes the run's lock. The returned context is cancelled if the lock
+// is lost; release (to defer) gives the lock back, and only warns if it
+// cannot: the lock then expires after its TTL.
+func hold(ctx context.Context, st Locker, o LockOptions, log *slog.Logger) (context.Context, func(), error) {
+	lock, err := st.Lock(ctx, o)
+	if err != nil {
+		return ctx, nil, err
+	}
+	release := func() {
+		if err := lock.Release(ctx); err != nil {
+			log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
+		}
+	}
+	return lock.Context(), release, nil
+}
+
+// lockError maps the cancellation of a lost lock to its cause: an error
+// for which IsLocked is true, or, when the store could not be reached to
+// refresh the lock, one for which IsUnreachable is.
+func lockError(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, ErrUnreachable):
+		return cause
+	case errors.Is(cause, ErrLockLost):
+		return fmt.Errorf("stopped: %w; another run may be writing (raise lock.ttl if the database is slow to answer)", ErrLockLost)
+	}
+	return err
+}
+
+// VectorCheckpoint turns embeddings saved in node properties into a
+// checkpoint (vectors only: a property cannot hold the optimizer state).
+// Vectors of another dimension than o.Dim (fondue's default 8 when 0) are
+// ignored; nil when none is usable.
+func VectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *fondue.Checkpoint {
+	if o.Dim <= 0 {
+		o.Dim = defaultDim
+	}
+	ck := &fondue.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
+	for i, v := range vecs {
+		if len(v) == o.Dim {
+			ck.Keys = append(ck.Keys, g.Key(i))
+			ck.X = append(ck.X, v...)
+		}
+	}
+	if ck.Len() == 0 {
+		return nil
+	}
+	return ck
+}
+
+// defaultDim is fondue.CNEOptions.Dim's default.
+const defaultDim = 8
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -1,0 +1,273 @@
+package syncjob_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
+)
+
+// lesmis loads testdata/lesmis.edges as (:Character {id}) nodes and
+// APPEARS_WITH relationships, and returns the store and the ids by key.
+func lesmis(t *testing.T) (*memstore.Store, map[int64]string) {
+	t.Helper()
+	g, _, err := edgelist.ReadFile("../testdata/lesmis.edges", edgelist.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := memstore.New()
+	ids := map[int64]string{}
+	for i := range g.NumNodes() {
+		k, _ := g.IntKey(i)
+		ids[k] = s.AddNode([]string{"Character"}, map[string]any{"id": k})
+	}
+	for i := range g.NumNodes() {
+		for _, j := range g.Neighbors(i) {
+			if int(j) > i {
+				a, _ := g.IntKey(i)
+				b, _ := g.IntKey(int(j))
+				s.AddRel(ids[a], ids[b], "APPEARS_WITH", nil)
+			}
+		}
+	}
+	return s, ids
+}
+
+func options(runID string) syncjob.Options {
+	return syncjob.Options{RunID: runID,
+		Pull:  syncjob.PullOptions{NodeLabels: []string{"Character"}, IDProperty: "id"},
+		Write: syncjob.WriteOptions{ScoreProperty: syncjob.DefaultScoreProperty, RunProperty: syncjob.DefaultRunProperty},
+		Score: fondue.Options{Seed: 1, Split: fondue.SplitOptions{Top: 3}}, Split: true}
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// The scores written are those of fondue.Score on the same graph (read
+// from the edge list), and the three most ambiguous nodes are split.
+func TestSyncLesMiserables(t *testing.T) {
+	s, _ := lesmis(t)
+	before := s.Dump("id")
+	sum, err := syncjob.Sync(ctx(t), s, options("r1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, _ := edgelist.ReadFile("../testdata/lesmis.edges", edgelist.HeaderAuto)
+	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.NodeCount != 77 || sum.RelationshipCount != 254 || sum.NodePropertiesWritten != 2*77 || sum.Epochs != res.CNE.Epochs {
+		t.Fatalf("summary %+v", sum)
+	}
+	byKey := map[int64]float64{}
+	for i := range g.NumNodes() {
+		k, _ := g.IntKey(i)
+		byKey[k] = res.Ambiguity[i]
+	}
+	for _, n := range s.Nodes() {
+		if k, ok := n.Props["id"].(int64); ok && n.Props["ambiguity"] != byKey[k] {
+			t.Fatalf("node %d: ambiguity %v, want %v", k, n.Props["ambiguity"], byKey[k])
+		}
+	}
+	sp := sum.Split
+	if sp == nil || sp.Planned != 3 || sp.Split != 3 || sp.NodesCreated < 3 {
+		t.Fatalf("split %+v", sp)
+	}
+	top, _ := g.IntKey(res.Ranking()[0])
+	if sp.Nodes[0].Key != top {
+		t.Fatalf("first split node %v, want the most ambiguous, %d", sp.Nodes[0].Key, top)
+	}
+	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil)
+	if err != nil || us.Restored != 3 {
+		t.Fatalf("undo %+v %v", us, err)
+	}
+	// The graph is the one from before, plus the scores.
+	if got := strings.Count(s.Dump("id"), "\n"); got != strings.Count(before, "\n") {
+		t.Fatalf("%d lines after undo, want %d", got, strings.Count(before, "\n"))
+	}
+}
+
+func ctx(t *testing.T) context.Context { return ctxT(t) }
+
+// A dry run takes no lock and writes nothing; it describes the plan.
+func TestSyncDryRun(t *testing.T) {
+	s, _ := lesmis(t)
+	l, err := s.Lock(ctx(t), syncjob.LockOptions{RunID: "other"}) // held by another run
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx(t))
+	o := options("dry")
+	o.DryRun = true
+	sum, err := syncjob.Sync(ctx(t), s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Writes() != 0 || !sum.DryRun || sum.Plan == nil || len(sum.Plan.Nodes) != 3 || sum.Split != nil {
+		t.Fatalf("writes %d, summary %+v", s.Writes(), sum)
+	}
+	n := sum.Plan.Nodes[0]
+	total := 0
+	for _, g := range n.Groups {
+		for _, rc := range g.Relationships {
+			total += rc.Count
+		}
+	}
+	if !slicesEqual(n.Labels, []string{"Character"}) || total == 0 {
+		t.Fatalf("not described: %+v", n)
+	}
+	// The write properties are not copied to clones.
+	if !slicesEqual(sum.Plan.SkipProperties, []string{"ambiguity", "ambiguity_score", "fondue_run"}) {
+		t.Fatalf("skip %v", sum.Plan.SkipProperties)
+	}
+}
+
+func slicesEqual(a, b []string) bool { return strings.Join(a, "\x00") == strings.Join(b, "\x00") }
+
+// Another run's lock: a typed error, nothing written.
+func TestSyncLocked(t *testing.T) {
+	s, _ := lesmis(t)
+	l, err := s.Lock(ctx(t), syncjob.LockOptions{RunID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx(t))
+	_, err = syncjob.Sync(ctx(t), s, options("r1"))
+	if !syncjob.IsLocked(err) || !errors.Is(err, syncjob.ErrLocked) || s.Writes() != 0 {
+		t.Fatalf("%v (%d writes)", err, s.Writes())
+	}
+}
+
+// A lock lost mid-run stops it with a typed error, before it writes.
+func TestSyncLockLost(t *testing.T) {
+	s, _ := lesmis(t)
+	o := options("r1")
+	o.Prepare = func(*syncjob.Subgraph, *fondue.Options) error {
+		s.Steal(syncjob.DefaultLockName)
+		return nil
+	}
+	_, err := syncjob.Sync(ctx(t), s, o)
+	if !syncjob.IsLocked(err) || !strings.HasPrefix(err.Error(), "stopped: the lock was lost") || s.Writes() != 0 {
+		t.Fatalf("%v (%d writes)", err, s.Writes())
+	}
+}
+
+// Prepare refuses (a memory limit): nothing is scored or written; the
+// lock is released. Scored sees the result.
+func TestSyncHooks(t *testing.T) {
+	s, _ := lesmis(t)
+	refuse := errors.New("too big")
+	o := options("r1")
+	scored := false
+	o.Prepare = func(sg *syncjob.Subgraph, _ *fondue.Options) error {
+		if sg.Graph.NumNodes() != 77 {
+			t.Errorf("%d nodes", sg.Graph.NumNodes())
+		}
+		return refuse
+	}
+	o.Scored = func(*syncjob.Subgraph, *fondue.Result, fondue.Options, *syncjob.Summary) error {
+		scored = true
+		return nil
+	}
+	if _, err := syncjob.Sync(ctx(t), s, o); !errors.Is(err, refuse) || scored || s.Writes() != 0 {
+		t.Fatalf("%v, scored %v, %d writes", err, scored, s.Writes())
+	}
+	o.Prepare = nil
+	var phases []fondue.Phase
+	o.Progress = func(p fondue.Progress) {
+		if len(phases) == 0 || phases[len(phases)-1] != p.Phase {
+			phases = append(phases, p.Phase)
+		}
+	}
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || !scored {
+		t.Fatalf("%v, scored %v", err, scored)
+	}
+	if n := len(phases); n < 3 || phases[n-2] != "write" || phases[n-1] != "split" {
+		t.Fatalf("phases %v", phases)
+	}
+}
+
+func TestSyncEmpty(t *testing.T) {
+	s, _ := lesmis(t)
+	o := options("r1")
+	o.Pull.NodeLabels = []string{"Nobody"}
+	if _, err := syncjob.Sync(ctx(t), s, o); !syncjob.IsEmpty(err) {
+		t.Fatal(err)
+	}
+}
+
+// The embedding written by one run warm-starts the next.
+func TestSyncWarmStart(t *testing.T) {
+	s, _ := lesmis(t)
+	o := options("r1")
+	o.Split = false
+	o.Pull.EmbeddingProperty, o.Write.EmbeddingProperty = "emb", "emb"
+	sum, err := syncjob.Sync(ctx(t), s, o)
+	if err != nil || sum.WarmStartNodes != 0 {
+		t.Fatalf("%+v %v", sum, err)
+	}
+	o.RunID = "r2"
+	if sum, err = syncjob.Sync(ctx(t), s, o); err != nil || sum.WarmStartNodes != 77 {
+		t.Fatalf("second run: warm start of %d nodes, %v", sum.WarmStartNodes, err)
+	}
+}
+
+// An approved plan: applied, resumed, refused under another plan's run
+// id; its undo fails, with a typed error, for a node deleted since.
+func TestApplyAndUndo(t *testing.T) {
+	s, ids := lesmis(t)
+	o := options("dry")
+	o.DryRun = true
+	dry, err := syncjob.Sync(ctx(t), s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := dry.Plan
+	plan.RunID, plan.ExactNeighbors = "approved-1", true
+	plan.Approved = &syncjob.ApprovedRef{File: "a.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:1111111111111111"}
+	sum, err := syncjob.Apply(ctx(t), s, plan, syncjob.ApplyOptions{})
+	if err != nil || sum.Split.Split != 3 || sum.Resumed {
+		t.Fatalf("apply: %+v %v", sum, err)
+	}
+	sum, err = syncjob.Apply(ctx(t), s, plan, syncjob.ApplyOptions{})
+	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 3 {
+		t.Fatalf("re-apply: %+v %v", sum, err)
+	}
+	other := *plan
+	other.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:2222222222222222"}
+	if _, err := syncjob.Apply(ctx(t), s, &other, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) {
+		t.Fatalf("another plan under the run id: %v", err)
+	}
+	s.DeleteNode(ids[plan.Nodes[0].Key.(int64)])
+	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "approved-1"}, syncjob.LockOptions{}, nil)
+	if !errors.Is(err, syncjob.ErrIncomplete) || us.Restored != 2 || len(us.Failed) != 1 || !strings.Contains(err.Error(), "1 of 3 split nodes could not be restored") {
+		t.Fatalf("undo: %+v %v", us, err)
+	}
+}
+
+func TestIncompleteError(t *testing.T) {
+	sp := &syncjob.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []syncjob.NodeOutcome{
+		{Key: int64(48), Name: "Gavroche", Outcome: syncjob.OutcomeSplit},
+		{Key: int64(11), Name: "Valjean", Outcome: syncjob.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
+	}}
+	err := error(&syncjob.IncompleteError{RunID: "r1", Approved: true, Stats: sp})
+	want := "1 of 2 approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id r1): node 11 (Valjean): added neighbour 77 (Newcomer)"
+	if err.Error() != want || !errors.Is(err, syncjob.ErrIncomplete) {
+		t.Fatalf("%v\nwant %s", err, want)
+	}
+	sp.Skipped, sp.Failed, sp.Nodes[1].Outcome, sp.Nodes[1].Reason = 0, 1, syncjob.OutcomeFailed, "constraint"
+	err = &syncjob.IncompleteError{RunID: "r1", Stats: sp}
+	if err.Error() != "1 of 2 splits failed and were rolled back; first: node 11: constraint" {
+		t.Fatal(err)
+	}
+}
