@@ -1,64 +1,19 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/spf13/viper"
 )
 
-// setDefaults gives every configuration key its default (the settings of
-// internal/config).
-func setDefaults(v *viper.Viper) {
-	for _, s := range config.Settings {
-		v.SetDefault(s.Key, s.Default)
-	}
-}
+// setDefaults gives every configuration key its default.
+func setDefaults(v *viper.Viper) { cli.SetDefaults(v) }
 
 // defaultSplitter is the splitter sync uses when split.method is empty.
 func defaultSplitter() string { return fondue.DefaultSplitter }
 
-// scoreOptions builds the engine's options from the configuration. setup
-// has checked each value on its own; this checks how they go together, so
-// that a bad combination fails before any work starts.
-func (a *app) scoreOptions() (fondue.Options, error) {
-	v := a.v
-	var o fondue.Options
-	o.Seed = v.GetUint64("seed")
-	o.Workers = v.GetInt("threads")
-	o.Method = v.GetString("method")
-	o.RandomSplits = v.GetInt("random_splits")
-	if o.RandomSplits == 0 {
-		o.RandomSplits = -1
-	}
-	o.Unnormalized = v.GetBool("unnormalized")
-	o.Polish = v.GetBool("polish")
-	o.CNE.Dim = v.GetInt("embedding.dim")
-	o.CNE.Sigma1 = v.GetFloat64("embedding.sigma1")
-	o.CNE.Sigma2 = v.GetFloat64("embedding.sigma2")
-	o.CNE.MaxEpochs = v.GetInt("embedding.epochs")
-	o.CNE.LearningRate = v.GetFloat64("embedding.learning_rate")
-	o.CNE.NegRatio = v.GetInt("embedding.neg_ratio")
-	o.CNE.Tol = v.GetFloat64("embedding.tol")
-	o.CNE.ExactMaxNodes = v.GetInt("embedding.exact_max_nodes")
-	var err error
-	if o.CNE.Mode, err = fondue.ParseMode(v.GetString("embedding.mode")); err != nil {
-		return o, usageErrorf("embedding.mode: %v", err)
-	}
-	if err := o.CNE.Validate(); err != nil {
-		return o, usageErrorf("embedding: %v", err)
-	}
-	o.Split.Method = v.GetString("split.method")
-	if fondue.SplitterNeedsEmbedding(o.Split.Method) && !fondue.MethodUsesEmbedding(o.Method) {
-		return o, usageErrorf("split method %q needs method %q or %q, not %q", o.Split.Method, fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
-	}
-	o.Split.Top = v.GetInt("split.top")
-	o.Split.MinAmbiguity = v.GetFloat64("split.min_ambiguity")
-	return o, nil
-}
+// scoreOptions builds the engine's options from the configuration
+// (cli.EngineOptions).
+func (a *app) scoreOptions() (fondue.Options, error) { return cli.EngineOptions(a.v) }
 
-func describeOptions(o fondue.Options) string {
-	return fmt.Sprintf("method=%s seed=%d dim=%d sigma1=%g sigma2=%g epochs<=%d lr=%g neg-ratio=%d",
-		o.Method, o.Seed, o.CNE.Dim, o.CNE.Sigma1, o.CNE.Sigma2, o.CNE.MaxEpochs, o.CNE.LearningRate, o.CNE.NegRatio)
-}
+var describeOptions = cli.DescribeOptions
