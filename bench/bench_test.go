@@ -176,14 +176,14 @@ func TestWritersSkippedCell(t *testing.T) {
 	if c := res.Cell("polbooks", 0.001); c == nil || !c.Skipped {
 		t.Fatalf("polbooks at 0.1%%: %+v, want skipped (q = floor(0.105) = 0)", c)
 	}
-	rep := &Report{Results: res, Paper: MustPaper(), Machine: ThisMachine(), Command: "fondue-neo4j bench --test"}
+	rep := &Report{Results: res, Paper: MustPaper(), Machine: ThisMachine(), Command: "fondue-bench --test"}
 	var md bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
 	text := md.String()
 	for _, want := range []string{
-		"fondue-neo4j bench --test",
+		"fondue-bench --test",
 		"| polbooks | - | not run<br>(.836/.680/.598/.755) | ",  // AUC: q = 0, then not run, with the paper's numbers
 		"| lesmis | - | - | not run<br>(.799/.513/.412/.733) |", // the paper's own "-"
 		"| PPI | n/a<br>(.775/.516/.623/.729) |",

@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -98,7 +99,7 @@ type Config struct {
 	Seed     uint64
 	Repeats  int    // runs per case and binary; medians are reported (default 1)
 	CacheDir string // generated graphs are kept here between runs
-	Binary   string // the fondue-neo4j to run (default: this executable)
+	Binary   string // the fondue-neo4j binary to run (required)
 	// Baseline, when set, is a second fondue-neo4j binary (e.g. an older
 	// version) run on the same inputs, for speed ratios.
 	Baseline string
@@ -148,11 +149,7 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		cfg.Repeats = 1
 	}
 	if cfg.Binary == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		cfg.Binary = exe
+		return nil, errors.New("scale: no fondue-neo4j binary to run (Config.Binary)")
 	}
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
 		return nil, err
@@ -250,7 +247,7 @@ func writeEdges(path string, g *fondue.Graph, name string) error {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	fmt.Fprintf(w, "# %s: %d nodes, %d edges (generated for fondue-neo4j bench scale)\n", name, g.NumNodes(), g.NumEdges())
+	fmt.Fprintf(w, "# %s: %d nodes, %d edges (generated for fondue-bench scale)\n", name, g.NumNodes(), g.NumEdges())
 	buf := make([]byte, 0, 64)
 	for i := 0; i < g.NumNodes(); i++ {
 		for _, j := range g.Neighbors(i) {

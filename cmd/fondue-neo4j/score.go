@@ -16,6 +16,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -236,24 +237,7 @@ func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
 }
 
 // addScoreFlags adds the engine's flags, shared by score and sync.
-func addScoreFlags(f flagSet) {
-	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
-	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
-	f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
-	f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (0: the default; -1: none)")
-	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")
-	f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
-	f.Int("dim", 8, "embedding dimension")
-	f.Float64("sigma1", 1, "CNE spread of distances between linked nodes")
-	f.Float64("sigma2", 2, "CNE spread of distances between unlinked nodes (> sigma1)")
-	f.Int("epochs", 2000, "maximum CNE epochs (training stops earlier when converged)")
-	f.Float64("lr", 0.1, "Adam learning rate")
-	f.Int("neg-ratio", 5, "negative samples per edge in sampled mode")
-	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
-	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
-	f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
-	f.Bool("checkpoint-force", false, "warm-start from --checkpoint even when it shares less than half of its nodes with the graph")
-}
+func addScoreFlags(f flagSet) { cli.AddEngineFlags(f) }
 
 // checkpointMinShare is how much a checkpoint's nodes and the graph's must
 // overlap (shared nodes over the nodes of either) for a warm start without
@@ -261,13 +245,7 @@ func addScoreFlags(f flagSet) {
 // ids changed).
 const checkpointMinShare = 0.5
 
-type flagSet interface {
-	Uint64(name string, value uint64, usage string) *uint64
-	Int(name string, value int, usage string) *int
-	String(name string, value string, usage string) *string
-	Bool(name string, value bool, usage string) *bool
-	Float64(name string, value float64, usage string) *float64
-}
+type flagSet = cli.FlagSet
 
 func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 	switch strings.ToLower(s) {

@@ -7,5 +7,5 @@
 // once per server version.
 //
 // They live apart from cmd/fondue-neo4j so that the tests of score,
-// estimate and bench there need no Java and no server.
+// review and estimate there need no Java and no server.
 package neo4jtests

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -10,19 +12,20 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/spf13/cobra"
 )
 
 const defaultScaleCases = "sbm:10000:10,sbm:10000:20,sbm:100000:10,sbm:100000:20,sbm:1000000:10,sbm:1000000:20"
 
-func newBenchScaleCmd(a *app) *cobra.Command {
+func newScaleCmd(a *app) *cobra.Command {
 	var (
-		cases, cacheDir, baseline, out string
-		dataDir                        string
-		ratio                          float64
-		seed                           uint64
-		repeats, threads               int
-		double                         bool
+		cases, cacheDir, binary, baseline, out string
+		dataDir                                string
+		ratio                                  float64
+		seed                                   uint64
+		repeats, threads                       int
+		double                                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scale [-- extra score flags]",
@@ -34,44 +37,53 @@ wall time of each phase, the CNE epochs, the peak resident memory and the AUC
 of the planted nodes, as results.md, results.json and a log-log plot of cost
 against edges (cost.png). Generated graphs are cached between runs.
 
+The fondue-neo4j measured is --binary, else the fondue-neo4j beside this
+program (as "go install ./cmd/..." leaves them), else the one on $PATH.
+
 Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way;
 a bare file name that is not in the working folder is looked up in the
 datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
 --baseline BIN runs another fondue-neo4j binary on the same inputs for speed
 ratios; --double-epochs reruns each case with twice the epochs and no early
 stop, to show what early stopping costs.`,
-		Example: `  fondue-neo4j bench scale --cases sbm:1000000:20 --double-epochs
-  fondue-neo4j bench scale --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3`,
+		Example: `  go build -o fondue-neo4j ./cmd/fondue-neo4j
+  fondue-bench scale --binary ./fondue-neo4j --cases sbm:1000000:20 --double-epochs
+  fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
 				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args}
 			for _, c := range strings.Split(cases, ",") {
 				sc, err := scale.ParseCase(strings.TrimSpace(c))
 				if err != nil {
-					return usageErrorf("--cases: %v", err)
+					return cli.UsageErrorf("--cases: %v", err)
 				}
 				if err := sc.Resolve(func() (string, error) { return bench.FindDataDir(dataDir) }); err != nil {
-					return usageErrorf("--cases: %v", err)
+					return cli.UsageErrorf("--cases: %v", err)
 				}
 				cfg.Cases = append(cfg.Cases, sc)
 			}
 			if cfg.CacheDir == "" {
 				dir, err := os.UserCacheDir()
 				if err != nil {
-					return usageErrorf("--cache-dir: %v", err)
+					return cli.UsageErrorf("--cache-dir: %v", err)
 				}
 				cfg.CacheDir = filepath.Join(dir, "fondue-neo4j", "scale")
 			}
+			var err error
+			if cfg.Binary, err = scoreBinary(binary); err != nil {
+				return err
+			}
 			if baseline != "" {
 				if _, err := os.Stat(baseline); err != nil {
-					return usageErrorf("--baseline: %v", err)
+					return cli.UsageErrorf("--baseline: %v", err)
 				}
 			}
+			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)
 			runs, err := scale.Execute(cmd.Context(), cfg)
 			if len(runs) > 0 {
 				host, _ := os.Hostname()
-				header := fmt.Sprintf("# fondue-neo4j bench scale\n\nCommand: `fondue-neo4j %s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
-					strings.Join(os.Args[1:], " "), host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
+				header := fmt.Sprintf("# fondue-bench scale\n\nCommand: `fondue-bench %s`\n\nBinary: `%s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
+					strings.Join(os.Args[1:], " "), cfg.Binary, host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
 				if rerr := scale.Report(out, runs, header, cfg); rerr != nil && err == nil {
 					err = rerr
 				}
@@ -87,9 +99,31 @@ stop, to show what early stopping costs.`,
 	f.IntVar(&repeats, "repeats", 1, "runs per case and binary (medians are reported)")
 	f.IntVar(&threads, "threads", 0, "worker goroutines of the runs (0: all cores)")
 	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")
+	f.StringVar(&binary, "binary", "", "the fondue-neo4j binary to measure (default: the one beside this program, else on $PATH)")
 	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "out", "bench-scale-out", "output directory")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	return cmd
+}
+
+// scoreBinary returns the fondue-neo4j to measure: the --binary given,
+// else the fondue-neo4j beside this program, else the one on $PATH.
+func scoreBinary(flag string) (string, error) {
+	if flag != "" {
+		if _, err := os.Stat(flag); err != nil {
+			return "", cli.UsageErrorf("--binary: %v", err)
+		}
+		return flag, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		if p, err := exec.LookPath(filepath.Join(filepath.Dir(exe), "fondue-neo4j")); err == nil {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("fondue-neo4j")
+	if errors.Is(err, exec.ErrNotFound) {
+		return "", cli.UsageErrorf("no fondue-neo4j to measure beside this program or on $PATH: build one (go build -o fondue-neo4j ./cmd/fondue-neo4j) and give --binary ./fondue-neo4j")
+	}
+	return p, err
 }

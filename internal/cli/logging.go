@@ -1,10 +1,47 @@
-package main
+package cli
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"strings"
+
+	"github.com/spf13/viper"
 )
+
+// NewLogger returns the logger the configuration asks for (log.level,
+// log.format), writing to w; the format defaults to text when w is a
+// terminal (tty), JSON otherwise.
+func NewLogger(v *viper.Viper, w io.Writer, tty bool) (*slog.Logger, error) {
+	var level slog.Level
+	switch lv := strings.ToLower(v.GetString("log.level")); lv {
+	case "", "info":
+		level = slog.LevelInfo
+	case "debug":
+		level = slog.LevelDebug
+	case "warn", "warning":
+		level = slog.LevelWarn
+	case "error":
+		level = slog.LevelError
+	default:
+		return nil, UsageErrorf("log level %q: want debug, info, warn or error", lv)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	format := strings.ToLower(v.GetString("log.format"))
+	if format == "" {
+		format = "json"
+		if tty {
+			format = "text"
+		}
+	}
+	switch format {
+	case "text":
+		return slog.New(quietDriver{slog.NewTextHandler(w, opts)}), nil
+	case "json":
+		return slog.New(quietDriver{slog.NewJSONHandler(w, opts)}), nil
+	}
+	return nil, UsageErrorf("log format %q: want text or json", format)
+}
 
 // quietDriver lowers the Neo4j driver's warnings (the connector logs them
 // as "neo4j driver: ...", e.g. each failed connection attempt) to debug

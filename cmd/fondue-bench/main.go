@@ -1,0 +1,90 @@
+// Command fondue-bench reproduces the FONDUE paper's evaluation (AUC, ARI
+// and runtime tables with plots) and measures score at growing graph sizes
+// ("fondue-bench scale"). It is apart from fondue-neo4j so that the
+// scheduled job's binary carries no plotting code; it reads the same
+// configuration (flags, FONDUE_* environment, fondue.yaml) for the engine's
+// options.
+//
+//	go run ./cmd/fondue-bench --quick
+//	go run ./cmd/fondue-bench scale --binary ./fondue-neo4j
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/spf13/cobra"
+	"github.com/spf13/viper"
+)
+
+func main() {
+	cli.Main(func(ctx context.Context) int { return run(ctx, os.Args[1:], os.Stdout, os.Stderr) })
+}
+
+// run executes the CLI and returns the process exit code (cli.Run).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return cli.Run(ctx, "fondue-bench", args, stderr, func() *cobra.Command { return newApp(stdout, stderr).rootCmd() })
+}
+
+// app is the state one invocation shares between commands.
+type app struct {
+	v      *viper.Viper
+	stdout io.Writer
+	stderr io.Writer
+	log    *slog.Logger
+	// tty is whether stderr is a terminal: a progress bar and text logs then.
+	tty bool
+}
+
+func newApp(stdout, stderr io.Writer) *app {
+	return &app{v: viper.New(), stdout: stdout, stderr: stderr, tty: cli.IsTerminal(stderr)}
+}
+
+// rootCmd is the bench command, with scale below it.
+func (a *app) rootCmd() *cobra.Command {
+	root := newBenchCmd(a)
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.setup(cmd) }
+	cli.SetupRoot(root, a.stdout, a.stderr, nil)
+	root.AddCommand(newScaleCmd(a))
+	cli.RegisterCompletions(root, flagValues)
+	return root
+}
+
+// setup loads the configuration (cli.Load): the engine's flags, like
+// score's, fall back to the FONDUE_* environment and the config file.
+func (a *app) setup(cmd *cobra.Command) error {
+	if !cli.ReadsConfig(cmd) {
+		return nil
+	}
+	if _, err := cli.Load(cmd, a.v, flagKey); err != nil {
+		return err
+	}
+	var err error
+	a.log, err = cli.NewLogger(a.v, a.stderr, a.tty)
+	return err
+}
+
+// flagKey returns the setting a flag sets: only the engine's and the
+// logging flags have one.
+func flagKey(_, flag string) (string, bool) {
+	key, ok := cli.FlagKeys[flag]
+	return key, ok
+}
+
+// flagValues lists the values shell completion offers for a flag.
+func flagValues(_, flag string) []string {
+	switch flag {
+	case "ties":
+		return []string{"average", "loss"}
+	case "methods":
+		return fondue.Methods
+	case "splitters":
+		return bench.SplitterNames()
+	}
+	return cli.FlagValues(flag)
+}

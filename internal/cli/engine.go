@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/spf13/viper"
+)
+
+// FlagSet is the part of *pflag.FlagSet the Add functions use.
+type FlagSet interface {
+	Uint64(name string, value uint64, usage string) *uint64
+	Int(name string, value int, usage string) *int
+	String(name string, value string, usage string) *string
+	Bool(name string, value bool, usage string) *bool
+	Float64(name string, value float64, usage string) *float64
+}
+
+// FlagKeys maps the flags this package adds (AddGlobalFlags,
+// AddEngineFlags) to their configuration keys.
+var FlagKeys = map[string]string{
+	"log-level":        "log.level",
+	"log-format":       "log.format",
+	"seed":             "seed",
+	"threads":          "threads",
+	"method":           "method",
+	"random-splits":    "random_splits",
+	"unnormalized":     "unnormalized",
+	"polish":           "polish",
+	"dim":              "embedding.dim",
+	"sigma1":           "embedding.sigma1",
+	"sigma2":           "embedding.sigma2",
+	"epochs":           "embedding.epochs",
+	"lr":               "embedding.learning_rate",
+	"neg-ratio":        "embedding.neg_ratio",
+	"mode":             "embedding.mode",
+	"tol":              "embedding.tol",
+	"checkpoint":       "embedding.checkpoint",
+	"checkpoint-force": "embedding.checkpoint_force",
+}
+
+// FlagAliases are other names accepted for the flags this package adds:
+// GDS's "concurrency" for --threads.
+var FlagAliases = map[string]string{"concurrency": "threads"}
+
+// AddEngineFlags adds the engine's flags, shared by score, review, sync,
+// estimate and fondue-bench.
+func AddEngineFlags(f FlagSet) {
+	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
+	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
+	f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
+	f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (0: the default; -1: none)")
+	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")
+	f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
+	f.Int("dim", 8, "embedding dimension")
+	f.Float64("sigma1", 1, "CNE spread of distances between linked nodes")
+	f.Float64("sigma2", 2, "CNE spread of distances between unlinked nodes (> sigma1)")
+	f.Int("epochs", 2000, "maximum CNE epochs (training stops earlier when converged)")
+	f.Float64("lr", 0.1, "Adam learning rate")
+	f.Int("neg-ratio", 5, "negative samples per edge in sampled mode")
+	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
+	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
+	f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
+	f.Bool("checkpoint-force", false, "warm-start from --checkpoint even when it shares less than half of its nodes with the graph")
+}
+
+// EngineOptions builds the engine's options from the configuration Load
+// read into v. Load has checked each value on its own; this checks how
+// they go together, so that a bad combination fails before any work
+// starts.
+func EngineOptions(v *viper.Viper) (fondue.Options, error) {
+	var o fondue.Options
+	o.Seed = v.GetUint64("seed")
+	o.Workers = v.GetInt("threads")
+	o.Method = v.GetString("method")
+	o.RandomSplits = v.GetInt("random_splits") // as in fondue.Options: 0 the default, negative none
+	o.Unnormalized = v.GetBool("unnormalized")
+	o.Polish = v.GetBool("polish")
+	o.CNE.Dim = v.GetInt("embedding.dim")
+	o.CNE.Sigma1 = v.GetFloat64("embedding.sigma1")
+	o.CNE.Sigma2 = v.GetFloat64("embedding.sigma2")
+	o.CNE.MaxEpochs = v.GetInt("embedding.epochs")
+	o.CNE.LearningRate = v.GetFloat64("embedding.learning_rate")
+	o.CNE.NegRatio = v.GetInt("embedding.neg_ratio")
+	o.CNE.Tol = v.GetFloat64("embedding.tol")
+	o.CNE.ExactMaxNodes = v.GetInt("embedding.exact_max_nodes")
+	var err error
+	if o.CNE.Mode, err = fondue.ParseMode(v.GetString("embedding.mode")); err != nil {
+		return o, UsageErrorf("embedding.mode: %v", err)
+	}
+	if err := o.CNE.Validate(); err != nil {
+		return o, UsageErrorf("embedding: %v", err)
+	}
+	sp, err := SplitterNamed(v.GetString("split.method"))
+	if err != nil {
+		return o, err
+	}
+	if sp != nil && sp.NeedsEmbedding() && !fondue.MethodUsesEmbedding(o.Method) {
+		return o, UsageErrorf("split method %q needs method %q or %q, not %q", sp.Name(), fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
+	}
+	o.Split.Splitter = sp
+	o.Split.Top = v.GetInt("split.top")
+	o.Split.MinAmbiguity = v.GetFloat64("split.min_ambiguity")
+	return o, nil
+}
+
+// DefaultSplitter is the splitter sync uses when split.method is empty.
+func DefaultSplitter() fondue.Splitter { return fondue.Splitters()[0] }
+
+// SplitterNames lists the splitters of score, review and sync, the default
+// first.
+func SplitterNames() []string {
+	var names []string
+	for _, s := range fondue.Splitters() {
+		names = append(names, s.Name())
+	}
+	return names
+}
+
+// IsSplitterName reports whether name is a splitter of fondue or of
+// fondue/research (which SplitterNamed refuses with an explanation).
+func IsSplitterName(name string) bool {
+	return slices.Contains(SplitterNames(), name) || research.IsSplitter(name)
+}
+
+// SplitterNamed returns fondue's splitter called name, nil for "". A
+// research splitter is refused: it is evaluated by the bench only.
+func SplitterNamed(name string) (fondue.Splitter, error) {
+	if name == "" {
+		return nil, nil
+	}
+	if s := fondue.FindSplitter(fondue.Splitters(), name); s != nil {
+		return s, nil
+	}
+	if research.IsSplitter(name) {
+		return nil, UsageErrorf("splitter %q is a research splitter, available in the bench command (fondue-bench --splitters %s); this command offers %s",
+			name, name, strings.Join(SplitterNames(), ", "))
+	}
+	return nil, UsageErrorf("unknown splitter %q (want one of %s)", name, strings.Join(SplitterNames(), ", "))
+}
+
+// DescribeOptions summarises the engine's options for a debug log line.
+func DescribeOptions(o fondue.Options) string {
+	return fmt.Sprintf("method=%s seed=%d dim=%d sigma1=%g sigma2=%g epochs<=%d lr=%g neg-ratio=%d",
+		o.Method, o.Seed, o.CNE.Dim, o.CNE.Sigma1, o.CNE.Sigma2, o.CNE.MaxEpochs, o.CNE.LearningRate, o.CNE.NegRatio)
+}
