@@ -25,7 +25,8 @@ func TestExitCode(t *testing.T) {
 		{bg, UsageErrorf("--top %d", -1), ExitUsage},
 		{bg, fmt.Errorf("score: %w", &fondue.OptionsError{Msg: "dim"}), ExitUsage},
 		{bg, fmt.Errorf("score: %w", fondue.ErrNothingToScore), ExitEmpty},
-		{bg, errors.New(`unknown flag: --x`), ExitUsage},
+		// No message is read: an untyped error is a plain error, whatever it says.
+		{bg, errors.New(`unknown flag: --x`), ExitError},
 		{bg, context.Canceled, ExitInterrupted},
 		{cancelled, WithCode(ExitUsage, errors.New("late")), ExitInterrupted},
 	}
@@ -63,5 +64,23 @@ func TestRun(t *testing.T) {
 	code = Run(context.Background(), "fondue-x", []string{"--nope"}, &stderr, root(func() error { return nil }))
 	if code != ExitUsage || stderr.String() != "fondue-x: unknown flag: --nope (see 'x --help')\n" {
 		t.Errorf("bad flag: exit %d, %q", code, stderr.String())
+	}
+	// Unknown commands and wrong argument counts are usage errors without
+	// reading cobra's messages (CheckCommand).
+	withSub := func() *cobra.Command {
+		c := &cobra.Command{Use: "x"}
+		SetupRoot(c, &bytes.Buffer{}, &bytes.Buffer{}, nil)
+		c.AddCommand(&cobra.Command{Use: "sub", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }})
+		return c
+	}
+	for _, args := range [][]string{{"frob"}, {"sub"}, {"sub", "a", "b"}} {
+		stderr.Reset()
+		if code := Run(context.Background(), "fondue-x", args, &stderr, withSub); code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d (%q)", args, code, ExitUsage, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if code := Run(context.Background(), "fondue-x", []string{"sub", "a"}, &stderr, withSub); code != ExitOK {
+		t.Errorf("sub a: exit %d (%q)", code, stderr.String())
 	}
 }
