@@ -12,7 +12,7 @@ package fondue
 // a row's partners are below: all nodes (gradExactRow), the neighbours
 // (addLinkGrads), a block's sampled negatives (sumNegatives) and every
 // non-neighbour (addNonNeighborGrads). For the default d = 8, addLinkGrads
-// and sumNegatives use the kernels of kernel8.go, which keep the sums in
+// and sumNegatives use the kernels of gradient8.go, which keep the sums in
 // registers and add the squared distance as a tree; the exact path keeps
 // the sequential sum, so its results do not depend on the dimension's
 // specialisation. The steps are small enough for the compiler to inline

@@ -1,6 +1,6 @@
 package fondue
 
-// The d = 8 kernels of the pair kernel (pair.go): the default dimension,
+// The d = 8 kernels of the pair kernel (gradient.go): the default dimension,
 // written out so that the accumulators stay in registers. They compute what
 // addLinkGradsGeneric and sumNegativesGeneric compute, up to rounding: the
 // squared distance is summed as a tree, and positives8 multiplies by gamma
