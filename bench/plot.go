@@ -79,12 +79,43 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			files = append(files, f)
 		}
 	}
-	// Per dataset: the largest ratio with identification results.
-	type pick struct {
-		d string
-		c *CellSummary
+	picks := r.largestRatioCells()
+	for _, pk := range picks {
+		f, err := r.rocPlot(dir, pk, methods)
+		if err != nil {
+			return files, err
+		}
+		files = append(files, f)
 	}
-	var picks []pick
+	if len(picks) > 0 {
+		f, err := r.aucBarsPlot(dir, picks, methods)
+		if err != nil {
+			return files, err
+		}
+		files = append(files, f)
+	}
+	f, err := r.ariCellsPlot(dir)
+	if err != nil {
+		return files, err
+	}
+	if f != "" {
+		files = append(files, f)
+	}
+	slices.Sort(files)
+	return files, nil
+}
+
+// datasetPick is a dataset's cell at the largest ratio with identification
+// results.
+type datasetPick struct {
+	d string
+	c *CellSummary
+}
+
+// largestRatioCells picks, per dataset in the configured order, the cell at
+// the largest ratio with identification results.
+func (r *Report) largestRatioCells() []datasetPick {
+	var picks []datasetPick
 	for _, name := range r.Results.Config.Datasets {
 		var best *CellSummary
 		for k := range r.Results.Cells {
@@ -94,142 +125,193 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			}
 		}
 		if best != nil {
-			picks = append(picks, pick{name, best})
+			picks = append(picks, datasetPick{name, best})
 		}
 	}
-	for _, pk := range picks {
-		c := pk.c
-		d, _ := r.Paper.Dataset(pk.d)
-		seeds := 0
+	return picks
+}
+
+// maxSeeds is the largest number of seeds behind any method's AUC in cells.
+func maxSeeds(cells ...*CellSummary) int {
+	seeds := 0
+	for _, c := range cells {
 		for _, ms := range c.Methods {
 			seeds = max(seeds, ms.AUC.N)
 		}
-		p := newPlot(fmt.Sprintf("%s, r = %s (q = %d): ROC averaged over %d seeds", d.Paper, RatioLabel(c.Ratio), c.Ambiguous, seeds),
-			"false positive rate", "true positive rate")
-		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
-		diag := plotter.NewFunction(func(x float64) float64 { return x })
-		diag.Color = color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
-		diag.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
-		p.Add(diag)
-		for k, m := range methods {
-			ms, ok := c.Methods[m]
-			if !ok || len(ms.ROC) == 0 {
-				continue
-			}
-			pts := make(plotter.XYs, len(ms.ROC))
-			for i, v := range ms.ROC {
-				pts[i].X = float64(i) / float64(len(ms.ROC)-1)
-				pts[i].Y = v
-			}
-			l, err := plotter.NewLine(pts)
-			if err != nil {
-				return files, err
-			}
-			l.Color = colorOf(m, k)
-			l.Width = vg.Points(2)
-			if m == methods[0] {
-				l.Width = vg.Points(2.8)
-			}
-			p.Add(l)
-			label := fmt.Sprintf("%s (AUC %s)", m, f3(ms.AUC.Mean))
-			if pv, ok := r.Paper.AUC.Get(pk.d, c.Ratio, m); ok {
-				label += fmt.Sprintf(", paper %s", f3(pv))
-			}
-			p.Legend.Add(label, l)
-		}
-		p.Legend.Top = false
-		p.Legend.Left = false
-		p.Legend.XOffs = -vg.Points(6)
-		p.Legend.YOffs = vg.Points(6)
-		p.Add(plotter.NewGrid())
-		name := "roc-" + pk.d + ".png"
-		if err := p.Save(6*vg.Inch, 5*vg.Inch, filepath.Join(dir, name)); err != nil {
-			return files, err
-		}
-		files = append(files, name)
 	}
+	return seeds
+}
 
-	// AUC bars.
-	if len(picks) > 0 {
-		p := newPlot("Identification AUC per dataset (largest ratio run; squares: the paper's FONDUE)", "", "AUC")
-		p.Y.Min, p.Y.Max = 0, 1.35 // room for the legend above the bars
-		p.Y.Tick.Marker = unitTicks{}
-		w := vg.Points(12)
-		if len(picks) > 6 {
-			w = vg.Points(8)
+// rocPlot draws roc-<dataset>.png: every method's ROC in the picked cell,
+// averaged vertically over the seeds, with the diagonal.
+func (r *Report) rocPlot(dir string, pk datasetPick, methods []string) (string, error) {
+	c := pk.c
+	d, _ := r.Paper.Dataset(pk.d)
+	p := newPlot(fmt.Sprintf("%s, r = %s (q = %d): ROC averaged over %d seeds", d.Paper, RatioLabel(c.Ratio), c.Ambiguous, maxSeeds(c)),
+		"false positive rate", "true positive rate")
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
+	diag := plotter.NewFunction(func(x float64) float64 { return x })
+	diag.Color = color.RGBA{0xbb, 0xbb, 0xbb, 0xff}
+	diag.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+	p.Add(diag)
+	for k, m := range methods {
+		ms, ok := c.Methods[m]
+		if !ok || len(ms.ROC) == 0 {
+			continue
 		}
-		var names []string
-		for _, pk := range picks {
-			d, _ := r.Paper.Dataset(pk.d)
-			names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(pk.c.Ratio)))
+		l, err := rocLine(ms.ROC, colorOf(m, k), m == methods[0])
+		if err != nil {
+			return "", err
 		}
-		shown := 0
-		for k, m := range methods {
-			vals := make(plotter.Values, len(picks))
-			have := false
-			for i, pk := range picks {
-				vals[i] = math.NaN()
-				if ms, ok := pk.c.Methods[m]; ok {
-					vals[i] = ms.AUC.Mean
-					have = true
-				}
-			}
-			if !have {
-				continue
-			}
-			for i := range vals {
-				if math.IsNaN(vals[i]) {
-					vals[i] = 0
-				}
-			}
-			b, err := plotter.NewBarChart(vals, w)
-			if err != nil {
-				return files, err
-			}
-			b.Color = colorOf(m, k)
-			b.LineStyle.Width = 0
-			b.Offset = w * vg.Length(float64(shown)-float64(len(methods)-1)/2)
-			shown++
-			p.Add(b)
-			p.Legend.Add(m, b)
-			if m == "fondue" {
-				var pts plotter.XYs
-				for i, pk := range picks {
-					if pv, ok := r.Paper.AUC.Get(pk.d, pk.c.Ratio, "fondue"); ok {
-						pts = append(pts, plotter.XY{X: float64(i), Y: pv})
-					}
-				}
-				if len(pts) > 0 {
-					sc, err := plotter.NewScatter(pts)
-					if err != nil {
-						return files, err
-					}
-					sc.GlyphStyle.Shape = draw.BoxGlyph{}
-					sc.GlyphStyle.Radius = vg.Points(3.5)
-					sc.GlyphStyle.Color = color.Black
-					p.Add(offsetScatter{sc, b.Offset})
-					p.Legend.Add("paper FONDUE", sc)
-				}
-			}
+		p.Add(l)
+		label := fmt.Sprintf("%s (AUC %s)", m, f3(ms.AUC.Mean))
+		if pv, ok := r.Paper.AUC.Get(pk.d, c.Ratio, m); ok {
+			label += fmt.Sprintf(", paper %s", f3(pv))
 		}
-		p.NominalX(names...)
-		p.X.Min, p.X.Max = -0.6, float64(len(picks))-0.4
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.XOffs = vg.Points(6)
-		p.Add(plotter.NewGrid())
-		width := vg.Length(math.Max(6, 1.1*float64(len(picks)))) * vg.Inch
-		if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, "auc-bars.png")); err != nil {
-			return files, err
-		}
-		files = append(files, "auc-bars.png")
+		p.Legend.Add(label, l)
 	}
+	p.Legend.Top = false
+	p.Legend.Left = false
+	p.Legend.XOffs = -vg.Points(6)
+	p.Legend.YOffs = vg.Points(6)
+	p.Add(plotter.NewGrid())
+	name := "roc-" + pk.d + ".png"
+	if err := p.Save(6*vg.Inch, 5*vg.Inch, filepath.Join(dir, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
 
-	// ARI per cell: one marker per splitter, side by side; lines join the
-	// default splitter's and MCL's markers. Bars were unreadable with eight
-	// splitters over sixteen cells.
+// rocLine is the line of an ROC grid (true positive rates at evenly spaced
+// false positive rates); the default method's is thicker.
+func rocLine(roc []float64, c color.RGBA, isDefault bool) (*plotter.Line, error) {
+	pts := make(plotter.XYs, len(roc))
+	for i, v := range roc {
+		pts[i].X = float64(i) / float64(len(roc)-1)
+		pts[i].Y = v
+	}
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, err
+	}
+	l.Color = c
+	l.Width = vg.Points(2)
+	if isDefault {
+		l.Width = vg.Points(2.8)
+	}
+	return l, nil
+}
+
+// aucBarsPlot draws auc-bars.png: a bar per method and picked cell, with the
+// paper's FONDUE as a square on our FONDUE's bar.
+func (r *Report) aucBarsPlot(dir string, picks []datasetPick, methods []string) (string, error) {
+	p := newPlot("Identification AUC per dataset (largest ratio run; squares: the paper's FONDUE)", "", "AUC")
+	p.Y.Min, p.Y.Max = 0, 1.35 // room for the legend above the bars
+	p.Y.Tick.Marker = unitTicks{}
+	w := vg.Points(12)
+	if len(picks) > 6 {
+		w = vg.Points(8)
+	}
+	var names []string
+	for _, pk := range picks {
+		d, _ := r.Paper.Dataset(pk.d)
+		names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(pk.c.Ratio)))
+	}
+	shown := 0
+	for k, m := range methods {
+		vals, have := methodAUCs(picks, m)
+		if !have {
+			continue
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return "", err
+		}
+		b.Color = colorOf(m, k)
+		b.LineStyle.Width = 0
+		b.Offset = w * vg.Length(float64(shown)-float64(len(methods)-1)/2)
+		shown++
+		p.Add(b)
+		p.Legend.Add(m, b)
+		if m == "fondue" {
+			if err := r.addPaperFondueOnBars(p, picks, b.Offset); err != nil {
+				return "", err
+			}
+		}
+	}
+	finishCellAxis(p, names)
+	width := vg.Length(math.Max(6, 1.1*float64(len(picks)))) * vg.Inch
+	if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, "auc-bars.png")); err != nil {
+		return "", err
+	}
+	return "auc-bars.png", nil
+}
+
+// methodAUCs is a method's mean AUC in each picked cell (0 where it did not
+// run) and whether it ran in any.
+func methodAUCs(picks []datasetPick, m string) (plotter.Values, bool) {
+	vals := make(plotter.Values, len(picks))
+	have := false
+	for i, pk := range picks {
+		vals[i] = math.NaN()
+		if ms, ok := pk.c.Methods[m]; ok {
+			vals[i] = ms.AUC.Mean
+			have = true
+		}
+	}
+	if !have {
+		return vals, false
+	}
+	for i := range vals {
+		if math.IsNaN(vals[i]) {
+			vals[i] = 0
+		}
+	}
+	return vals, true
+}
+
+// addPaperFondueOnBars adds the paper's FONDUE AUC of each picked cell as
+// a square on top of our FONDUE's bar (shifted by off).
+func (r *Report) addPaperFondueOnBars(p *plot.Plot, picks []datasetPick, off vg.Length) error {
+	var pts plotter.XYs
+	for i, pk := range picks {
+		if pv, ok := r.Paper.AUC.Get(pk.d, pk.c.Ratio, "fondue"); ok {
+			pts = append(pts, plotter.XY{X: float64(i), Y: pv})
+		}
+	}
+	if len(pts) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Shape = draw.BoxGlyph{}
+	sc.GlyphStyle.Radius = vg.Points(3.5)
+	sc.GlyphStyle.Color = color.Black
+	p.Add(offsetScatter{sc, off})
+	p.Legend.Add("paper FONDUE", sc)
+	return nil
+}
+
+// finishCellAxis labels the x axis with one slanted name per cell, puts the
+// legend top left and adds the grid.
+func finishCellAxis(p *plot.Plot, names []string) {
+	p.NominalX(names...)
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(6)
+	p.Add(plotter.NewGrid())
+}
+
+// ariCellsPlot draws ari-cells.png: ARI per cell, one marker per splitter,
+// side by side; lines join the default splitter's and MCL's markers. Bars
+// were unreadable with eight splitters over sixteen cells.
+// It returns "" when no cell has splitting results.
+func (r *Report) ariCellsPlot(dir string) (string, error) {
 	var cells []*CellSummary
 	for k := range r.Results.Cells {
 		c := &r.Results.Cells[k]
@@ -238,71 +320,74 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 	}
 	splitters := r.Results.Config.Splitters
-	if len(cells) > 0 && len(splitters) > 0 {
-		p := newPlot("Splitting ARI per cell (mean over seeds and ambiguous nodes)", "", "ARI")
-		p.Y.Max = 1.55 // room for the legend above the markers
-		p.Y.Tick.Marker = unitTicks{}
-		var names []string
-		for _, c := range cells {
-			d, _ := r.Paper.Dataset(c.Dataset)
-			names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(c.Ratio)))
-		}
-		shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{},
-			draw.RingGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
-		n := float64(len(splitters))
-		spread := math.Min(0.08, 0.7/n)
-		for k, s := range splitters {
-			var pts plotter.XYs
-			for i, c := range cells {
-				if ss, ok := c.Splitters[s]; ok {
-					pts = append(pts, plotter.XY{X: float64(i) + spread*(float64(k)-(n-1)/2), Y: ss.ARI.Mean})
-				}
-			}
-			sc, err := plotter.NewScatter(pts)
-			if err != nil {
-				return files, err
-			}
-			sc.GlyphStyle.Color = colorOf(s, k)
-			sc.GlyphStyle.Shape = shapes[k%len(shapes)]
-			sc.GlyphStyle.Radius = vg.Points(3.2)
-			label := s
-			if k == 0 {
-				label += " (default)"
-				sc.GlyphStyle.Shape = draw.CircleGlyph{}
-				sc.GlyphStyle.Radius = vg.Points(4.5)
-			}
-			if k == 0 || s == "mcl" {
-				l, err := plotter.NewLine(pts)
-				if err != nil {
-					return files, err
-				}
-				l.Color = colorOf(s, k)
-				l.Width = vg.Points(1)
-				if s == "mcl" {
-					l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-				}
-				p.Add(l)
-			}
-			p.Add(sc)
-			p.Legend.Add(label, sc)
-		}
-		p.NominalX(names...)
-		p.X.Min, p.X.Max = -0.6, float64(len(cells))-0.4
-		p.X.Tick.Label.Rotation = math.Pi / 6
-		p.X.Tick.Label.XAlign = draw.XRight
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Legend.XOffs = vg.Points(6)
-		p.Add(plotter.NewGrid())
-		p.Y.Min = math.Min(0, p.Y.Min)
-		width := vg.Length(math.Max(6, 0.55*float64(len(cells))+1.5)) * vg.Inch
-		if err := p.Save(width, 5*vg.Inch, filepath.Join(dir, "ari-cells.png")); err != nil {
-			return files, err
-		}
-		files = append(files, "ari-cells.png")
+	if len(cells) == 0 || len(splitters) == 0 {
+		return "", nil
 	}
-	slices.Sort(files)
-	return files, nil
+	p := newPlot("Splitting ARI per cell (mean over seeds and ambiguous nodes)", "", "ARI")
+	p.Y.Max = 1.55 // room for the legend above the markers
+	p.Y.Tick.Marker = unitTicks{}
+	var names []string
+	for _, c := range cells {
+		d, _ := r.Paper.Dataset(c.Dataset)
+		names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(c.Ratio)))
+	}
+	n := float64(len(splitters))
+	spread := math.Min(0.08, 0.7/n)
+	for k, s := range splitters {
+		var pts plotter.XYs
+		for i, c := range cells {
+			if ss, ok := c.Splitters[s]; ok {
+				pts = append(pts, plotter.XY{X: float64(i) + spread*(float64(k)-(n-1)/2), Y: ss.ARI.Mean})
+			}
+		}
+		if err := addSplitterMarkers(p, pts, s, k); err != nil {
+			return "", err
+		}
+	}
+	finishCellAxis(p, names)
+	p.Y.Min = math.Min(0, p.Y.Min)
+	width := vg.Length(math.Max(6, 0.55*float64(len(cells))+1.5)) * vg.Inch
+	if err := p.Save(width, 5*vg.Inch, filepath.Join(dir, "ari-cells.png")); err != nil {
+		return "", err
+	}
+	return "ari-cells.png", nil
+}
+
+// splitterShapes are the markers of the splitters, in their order.
+var splitterShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.TriangleGlyph{}, draw.PyramidGlyph{},
+	draw.RingGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+
+// addSplitterMarkers adds the k-th splitter's markers, larger circles for
+// the default (k = 0), and a line through them for the default and MCL.
+func addSplitterMarkers(p *plot.Plot, pts plotter.XYs, s string, k int) error {
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Color = colorOf(s, k)
+	sc.GlyphStyle.Shape = splitterShapes[k%len(splitterShapes)]
+	sc.GlyphStyle.Radius = vg.Points(3.2)
+	label := s
+	if k == 0 {
+		label += " (default)"
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(4.5)
+	}
+	if k == 0 || s == "mcl" {
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return err
+		}
+		l.Color = colorOf(s, k)
+		l.Width = vg.Points(1)
+		if s == "mcl" {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(l)
+	}
+	p.Add(sc)
+	p.Legend.Add(label, sc)
+	return nil
 }
 
 // offsetScatter draws a scatter shifted horizontally by a fixed length, to
@@ -352,77 +437,22 @@ func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, err
 		return "", nil
 	}
 	d, _ := r.Paper.Dataset(name)
-	seeds := 0
-	for _, c := range cells {
-		for _, ms := range c.Methods {
-			seeds = max(seeds, ms.AUC.N)
-		}
-	}
-	p := newPlot(fmt.Sprintf("%s: AUC per method (mean of %d seeds ± 1 SE)", d.Paper, seeds), "contraction ratio", "AUC")
-	n := float64(len(methods))
-	spread := math.Min(0.1, 0.8/(n+1))
+	p := newPlot(fmt.Sprintf("%s: AUC per method (mean of %d seeds ± 1 SE)", d.Paper, maxSeeds(cells...)), "contraction ratio", "AUC")
+	pos := markerPositions{n: float64(len(methods))}
+	pos.spread = math.Min(0.1, 0.8/(pos.n+1))
 	lo := 1.0
 	for k, m := range methods {
-		var pts plotter.XYs
-		var errs plotter.YErrors
-		for i, c := range cells {
-			ms, ok := c.Methods[m]
-			if !ok {
-				continue
-			}
-			se := 0.0
-			if ms.AUC.N > 1 {
-				se = ms.AUC.SD / math.Sqrt(float64(ms.AUC.N))
-			}
-			pts = append(pts, plotter.XY{X: float64(i) + spread*(float64(k)-(n-1)/2), Y: ms.AUC.Mean})
-			errs = append(errs, struct{ Low, High float64 }{se, se})
-			lo = math.Min(lo, ms.AUC.Mean-se)
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		sc, err := plotter.NewScatter(pts)
+		low, err := addMethodAUCMarkers(p, cells, m, k, pos)
 		if err != nil {
 			return "", err
 		}
-		sc.GlyphStyle.Color = colorOf(m, k)
-		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(3.5)
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYs
-			plotter.YErrors
-		}{pts, errs})
-		if err != nil {
-			return "", err
-		}
-		eb.LineStyle.Color = colorOf(m, k)
-		eb.LineStyle.Width = vg.Points(1.2)
-		p.Add(eb, sc)
-		label := m
-		if k == 0 {
-			label += " (default)"
-		}
-		p.Legend.Add(label, sc)
+		lo = math.Min(lo, low)
 	}
-	var paper plotter.XYs
-	at := float64(max(0, slices.Index(methods, "fondue")))
-	for i, c := range cells {
-		if pv, ok := r.Paper.AUC.Get(name, c.Ratio, "fondue"); ok {
-			paper = append(paper, plotter.XY{X: float64(i) + spread*(at-(n-1)/2), Y: pv})
-			lo = math.Min(lo, pv)
-		}
+	low, err := r.addPaperFondueMarkers(p, name, cells, methods, pos)
+	if err != nil {
+		return "", err
 	}
-	if len(paper) > 0 {
-		sc, err := plotter.NewScatter(paper)
-		if err != nil {
-			return "", err
-		}
-		sc.GlyphStyle.Shape = draw.SquareGlyph{} // an outline around our FONDUE's marker
-		sc.GlyphStyle.Radius = vg.Points(5.5)
-		sc.GlyphStyle.Color = color.Black
-		p.Add(sc)
-		p.Legend.Add("paper FONDUE", sc)
-	}
+	lo = math.Min(lo, low)
 	var names []string
 	for _, c := range cells {
 		names = append(names, fmt.Sprintf("r = %s (q = %d)", RatioLabel(c.Ratio), c.Ambiguous))
@@ -440,4 +470,91 @@ func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, err
 		return "", err
 	}
 	return file, nil
+}
+
+// markerPositions places the markers of n methods side by side, spread
+// apart, around each cell's position on the x axis.
+type markerPositions struct {
+	n, spread float64
+}
+
+// x is the position of the k-th method's marker in the i-th cell.
+func (mp markerPositions) x(i int, k float64) float64 {
+	return float64(i) + mp.spread*(k-(mp.n-1)/2)
+}
+
+// addMethodAUCMarkers adds the k-th method's mean AUC per cell as a marker
+// with a bar of one standard error either side. It returns the lowest value
+// drawn (1 when none).
+func addMethodAUCMarkers(p *plot.Plot, cells []*CellSummary, m string, k int, pos markerPositions) (float64, error) {
+	lo := 1.0
+	var pts plotter.XYs
+	var errs plotter.YErrors
+	for i, c := range cells {
+		ms, ok := c.Methods[m]
+		if !ok {
+			continue
+		}
+		se := 0.0
+		if ms.AUC.N > 1 {
+			se = ms.AUC.SD / math.Sqrt(float64(ms.AUC.N))
+		}
+		pts = append(pts, plotter.XY{X: pos.x(i, float64(k)), Y: ms.AUC.Mean})
+		errs = append(errs, struct{ Low, High float64 }{se, se})
+		lo = math.Min(lo, ms.AUC.Mean-se)
+	}
+	if len(pts) == 0 {
+		return lo, nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return lo, err
+	}
+	sc.GlyphStyle.Color = colorOf(m, k)
+	sc.GlyphStyle.Shape = draw.CircleGlyph{}
+	sc.GlyphStyle.Radius = vg.Points(3.5)
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{pts, errs})
+	if err != nil {
+		return lo, err
+	}
+	eb.LineStyle.Color = colorOf(m, k)
+	eb.LineStyle.Width = vg.Points(1.2)
+	p.Add(eb, sc)
+	label := m
+	if k == 0 {
+		label += " (default)"
+	}
+	p.Legend.Add(label, sc)
+	return lo, nil
+}
+
+// addPaperFondueMarkers adds the paper's FONDUE AUC per cell as a square
+// outline around our FONDUE's marker. It returns the lowest value drawn (1
+// when none).
+func (r *Report) addPaperFondueMarkers(p *plot.Plot, name string, cells []*CellSummary, methods []string, pos markerPositions) (float64, error) {
+	lo := 1.0
+	var paper plotter.XYs
+	at := float64(max(0, slices.Index(methods, "fondue")))
+	for i, c := range cells {
+		if pv, ok := r.Paper.AUC.Get(name, c.Ratio, "fondue"); ok {
+			paper = append(paper, plotter.XY{X: pos.x(i, at), Y: pv})
+			lo = math.Min(lo, pv)
+		}
+	}
+	if len(paper) == 0 {
+		return lo, nil
+	}
+	sc, err := plotter.NewScatter(paper)
+	if err != nil {
+		return lo, err
+	}
+	sc.GlyphStyle.Shape = draw.SquareGlyph{} // an outline around our FONDUE's marker
+	sc.GlyphStyle.Radius = vg.Points(5.5)
+	sc.GlyphStyle.Color = color.Black
+	p.Add(sc)
+	p.Legend.Add("paper FONDUE", sc)
+	return lo, nil
 }
