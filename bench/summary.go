@@ -150,74 +150,91 @@ func summarizeCell(c *CellSummary, seeds []*SeedResult, ties eval.TieMode) {
 		c.Methods = map[string]*MethodSummary{}
 	}
 	for m, rs := range methods {
-		get := func(f func(*MethodResult) float64) Stat {
-			xs := make([]float64, len(rs))
-			for k, r := range rs {
-				xs[k] = f(r)
-			}
-			return newStat(xs)
-		}
-		ms := &MethodSummary{
-			AUC: get(func(r *MethodResult) float64 {
-				if ties == eval.TiesAsLoss {
-					return r.AUCLoss
-				}
-				return r.AUCAverage
-			}),
-			AUCAverage: get(func(r *MethodResult) float64 { return r.AUCAverage }),
-			AUCLoss:    get(func(r *MethodResult) float64 { return r.AUCLoss }),
-			NDCG:       get(func(r *MethodResult) float64 { return r.NDCG }),
-			Seconds: Phases{
-				Prior:     get(func(r *MethodResult) float64 { return r.Seconds.Prior }).Mean,
-				Embedding: get(func(r *MethodResult) float64 { return r.Seconds.Embedding }).Mean,
-				Scoring:   get(func(r *MethodResult) float64 { return r.Seconds.Scoring }).Mean,
-				Total:     get(func(r *MethodResult) float64 { return r.Seconds.Total }).Mean,
-			},
-		}
-		nroc := 0
-		for _, r := range rs {
-			if len(r.ROC) != ROCPoints {
-				continue
-			}
-			if ms.ROC == nil {
-				ms.ROC = make([]float64, ROCPoints)
-			}
-			for k, v := range r.ROC {
-				ms.ROC[k] += v
-			}
-			nroc++
-		}
-		for k := range ms.ROC {
-			ms.ROC[k] /= float64(nroc)
-		}
-		c.Methods[m] = ms
+		c.Methods[m] = summarizeMethod(rs, ties)
 	}
 	if len(splits) > 0 {
 		c.Splitters = map[string]*SplitSummary{}
 	}
 	for sp, rs := range splits {
-		ss := &SplitSummary{}
-		var means, nodes []float64
-		groups, secs := 0.0, 0.0
-		for _, r := range rs {
-			if len(r.ARI) > 0 {
-				means = append(means, r.MeanARI)
-			}
-			nodes = append(nodes, r.ARI...)
-			ss.Nodes += len(r.ARI)
-			ss.Skipped += r.Skipped
-			ss.Neighbors += r.Neighbors
-			ss.Shared += r.Shared
-			groups += r.MeanGroups * float64(len(r.ARI))
-			secs += r.Seconds
-		}
-		ss.ARI, ss.NodeARI = newStat(means), newStat(nodes)
-		if ss.Nodes > 0 {
-			ss.MeanGroups = groups / float64(ss.Nodes)
-		}
-		ss.Seconds = secs / float64(len(rs))
-		c.Splitters[sp] = ss
+		c.Splitters[sp] = summarizeSplitter(rs)
 	}
+}
+
+// summarizeMethod aggregates one method's results over a cell's seeds.
+func summarizeMethod(rs []*MethodResult, ties eval.TieMode) *MethodSummary {
+	get := func(f func(*MethodResult) float64) Stat {
+		xs := make([]float64, len(rs))
+		for k, r := range rs {
+			xs[k] = f(r)
+		}
+		return newStat(xs)
+	}
+	return &MethodSummary{
+		AUC: get(func(r *MethodResult) float64 {
+			if ties == eval.TiesAsLoss {
+				return r.AUCLoss
+			}
+			return r.AUCAverage
+		}),
+		AUCAverage: get(func(r *MethodResult) float64 { return r.AUCAverage }),
+		AUCLoss:    get(func(r *MethodResult) float64 { return r.AUCLoss }),
+		NDCG:       get(func(r *MethodResult) float64 { return r.NDCG }),
+		Seconds: Phases{
+			Prior:     get(func(r *MethodResult) float64 { return r.Seconds.Prior }).Mean,
+			Embedding: get(func(r *MethodResult) float64 { return r.Seconds.Embedding }).Mean,
+			Scoring:   get(func(r *MethodResult) float64 { return r.Seconds.Scoring }).Mean,
+			Total:     get(func(r *MethodResult) float64 { return r.Seconds.Total }).Mean,
+		},
+		ROC: averageROC(rs),
+	}
+}
+
+// averageROC is the vertical average of the seeds' ROC grids (those with
+// ROCPoints points), or nil when none has one.
+func averageROC(rs []*MethodResult) []float64 {
+	var roc []float64
+	nroc := 0
+	for _, r := range rs {
+		if len(r.ROC) != ROCPoints {
+			continue
+		}
+		if roc == nil {
+			roc = make([]float64, ROCPoints)
+		}
+		for k, v := range r.ROC {
+			roc[k] += v
+		}
+		nroc++
+	}
+	for k := range roc {
+		roc[k] /= float64(nroc)
+	}
+	return roc
+}
+
+// summarizeSplitter aggregates one splitter's results over a cell's seeds.
+func summarizeSplitter(rs []*SplitResult) *SplitSummary {
+	ss := &SplitSummary{}
+	var means, nodes []float64
+	groups, secs := 0.0, 0.0
+	for _, r := range rs {
+		if len(r.ARI) > 0 {
+			means = append(means, r.MeanARI)
+		}
+		nodes = append(nodes, r.ARI...)
+		ss.Nodes += len(r.ARI)
+		ss.Skipped += r.Skipped
+		ss.Neighbors += r.Neighbors
+		ss.Shared += r.Shared
+		groups += r.MeanGroups * float64(len(r.ARI))
+		secs += r.Seconds
+	}
+	ss.ARI, ss.NodeARI = newStat(means), newStat(nodes)
+	if ss.Nodes > 0 {
+		ss.MeanGroups = groups / float64(ss.Nodes)
+	}
+	ss.Seconds = secs / float64(len(rs))
+	return ss
 }
 
 // MarshalJSON writes a Stat with no values as null (JSON has no NaN).
