@@ -466,51 +466,69 @@ func (r *Report) writeSplit(p func(string, ...any)) {
 		}
 		p("| %s |", d.Paper)
 		for _, x := range ratios {
-			c, mark := r.cell(d, x)
-			paper := r.Paper.ARI.HasCell(d.Name, x)
-			var lines []string
-			switch {
-			case mark == "n/a":
-				lines = append(lines, "n/a")
-			case mark != "" || c.Splitters == nil:
-				if mark == "" {
-					mark = "not run"
-				}
-				if mark == "not run" && r.qZero(d, x) {
-					mark = "-"
-				}
-				lines = append(lines, mark)
-			default:
-				for _, s := range splitters {
-					ss, ok := c.Splitters[s]
-					if !ok {
-						continue
-					}
-					l := s + " " + f3(ss.ARI.Mean)
-					if pv, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
-						l += " (" + f3(pv) + ")"
-					}
-					lines = append(lines, l)
-				}
-			}
-			if paper && (mark == "n/a" || mark == "not run" || mark == "-") {
-				var pp []string
-				for _, s := range []string{"fondue", "mcl"} {
-					if v, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
-						pp = append(pp, s+" "+f3(v))
-					}
-				}
-				lines = append(lines, "(paper: "+strings.Join(pp, ", ")+")")
-			}
-			p(" %s |", strings.Join(lines, "<br>"))
+			p(" %s |", strings.Join(r.splitCellLines(d, x, splitters), "<br>"))
 		}
 		p("\n")
 	}
 	p("\n")
-	// Detail table with the default against MCL.
 	if len(splitters) == 0 {
 		return
 	}
+	r.writeSplitDetail(p, splitters, ratios)
+}
+
+// splitCellLines are the lines of a cell of the split table: one per
+// splitter, ours and the paper's, or the cell's mark (with the paper's
+// FONDUE and MCL when it has the cell).
+func (r *Report) splitCellLines(d PaperDataset, x float64, splitters []string) []string {
+	c, mark := r.cell(d, x)
+	var lines []string
+	switch {
+	case mark == "n/a":
+		lines = append(lines, "n/a")
+	case mark != "" || c.Splitters == nil:
+		if mark == "" {
+			mark = "not run"
+		}
+		if mark == "not run" && r.qZero(d, x) {
+			mark = "-"
+		}
+		lines = append(lines, mark)
+	default:
+		for _, s := range splitters {
+			ss, ok := c.Splitters[s]
+			if !ok {
+				continue
+			}
+			l := s + " " + f3(ss.ARI.Mean)
+			if pv, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
+				l += " (" + f3(pv) + ")"
+			}
+			lines = append(lines, l)
+		}
+	}
+	if r.Paper.ARI.HasCell(d.Name, x) && (mark == "n/a" || mark == "not run" || mark == "-") {
+		var pp []string
+		for _, s := range []string{"fondue", "mcl"} {
+			if v, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
+				pp = append(pp, s+" "+f3(v))
+			}
+		}
+		lines = append(lines, "(paper: "+strings.Join(pp, ", ")+")")
+	}
+	return lines
+}
+
+// defaultVsMCL compares the default splitter with MCL over the cells of
+// the paper's split table.
+type defaultVsMCL struct {
+	sumDef, sumMCL float64
+	n, winsDef     int
+}
+
+// writeSplitDetail writes the detail table of every splitter per cell, and
+// the default splitter against MCL on the paper's cells.
+func (r *Report) writeSplitDetail(p func(string, ...any), splitters []string, ratios []float64) {
 	def := splitters[0]
 	p("### Splitting detail\n\n")
 	p("Mean ARI ± sd over seeds. `nodes`: ambiguous nodes evaluated over all seeds; `shared`: neighbours left out as shared, of all neighbours; `groups`: mean number of groups made.\n\n")
@@ -523,63 +541,66 @@ func (r *Report) writeSplit(p func(string, ...any)) {
 		p("---|")
 	}
 	p("---|---|---|---|\n")
-	var sumDef, sumMCL float64
-	var nPaper, winsDef int
+	var cmp defaultVsMCL
 	for _, d := range r.reportDatasets(nil) {
 		for _, x := range ratios {
 			c, mark := r.cell(d, x)
 			if mark != "" || c.Splitters == nil {
 				continue
 			}
-			any := c.Splitters[def]
-			if any == nil {
-				for _, s := range splitters {
-					if c.Splitters[s] != nil {
-						any = c.Splitters[s]
-						break
-					}
-				}
-			}
-			p("| %s | %s | %d | %d | %d/%d |", d.Paper, RatioLabel(x), c.SplitSeeds, any.Nodes, any.Shared, any.Shared+any.Neighbors)
-			for _, s := range splitters {
-				if ss := c.Splitters[s]; ss != nil {
-					p(" %s ± %s |", f3(ss.ARI.Mean), f3(ss.ARI.SD))
-				} else {
-					p(" |")
-				}
-			}
-			pf, okf := r.Paper.ARI.Get(d.Name, x, "fondue")
-			pm, okm := r.Paper.ARI.Get(d.Name, x, "mcl")
-			cellStr := func(v float64, ok bool) string {
-				if !ok {
-					return ""
-				}
-				return f3(v)
-			}
-			dg, mg := "", ""
-			if ss := c.Splitters[def]; ss != nil {
-				dg = strconv.FormatFloat(ss.MeanGroups, 'f', 2, 64)
-			}
-			if ss := c.Splitters["mcl"]; ss != nil {
-				mg = strconv.FormatFloat(ss.MeanGroups, 'f', 2, 64)
-			}
-			p(" %s | %s | %s | %s |\n", cellStr(pf, okf), cellStr(pm, okm), dg, mg)
-			if okm && c.Splitters[def] != nil && c.Splitters["mcl"] != nil {
-				nPaper++
+			r.writeSplitDetailRow(p, d, x, c, splitters)
+			if _, okm := r.Paper.ARI.Get(d.Name, x, "mcl"); okm && c.Splitters[def] != nil && c.Splitters["mcl"] != nil {
+				cmp.n++
 				a, b := c.Splitters[def].ARI.Mean, c.Splitters["mcl"].ARI.Mean
-				sumDef += a
-				sumMCL += b
+				cmp.sumDef += a
+				cmp.sumMCL += b
 				if a >= b {
-					winsDef++
+					cmp.winsDef++
 				}
 			}
 		}
 	}
-	if nPaper > 0 && def != "mcl" {
+	if cmp.n > 0 && def != "mcl" {
+		n := float64(cmp.n)
 		p("\nOn the %d cells of the paper's split table that ran: default splitter `%s` mean ARI %s, `mcl` %s (difference %+.3f); `%s` at least as good as `mcl` in %d of %d cells.\n",
-			nPaper, def, f3(sumDef/float64(nPaper)), f3(sumMCL/float64(nPaper)), (sumDef-sumMCL)/float64(nPaper), def, winsDef, nPaper)
+			cmp.n, def, f3(cmp.sumDef/n), f3(cmp.sumMCL/n), (cmp.sumDef-cmp.sumMCL)/n, def, cmp.winsDef, cmp.n)
 	}
 	p("\n")
+}
+
+// writeSplitDetailRow writes a cell's row of the splitting detail table.
+func (r *Report) writeSplitDetailRow(p func(string, ...any), d PaperDataset, x float64, c *CellSummary, splitters []string) {
+	def := splitters[0]
+	counts := c.Splitters[def] // else the first splitter that ran
+	if counts == nil {
+		for _, s := range splitters {
+			if c.Splitters[s] != nil {
+				counts = c.Splitters[s]
+				break
+			}
+		}
+	}
+	p("| %s | %s | %d | %d | %d/%d |", d.Paper, RatioLabel(x), c.SplitSeeds, counts.Nodes, counts.Shared, counts.Shared+counts.Neighbors)
+	for _, s := range splitters {
+		if ss := c.Splitters[s]; ss != nil {
+			p(" %s ± %s |", f3(ss.ARI.Mean), f3(ss.ARI.SD))
+		} else {
+			p(" |")
+		}
+	}
+	paperCell := func(s string) string {
+		if v, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
+			return f3(v)
+		}
+		return ""
+	}
+	groups := func(s string) string {
+		if ss := c.Splitters[s]; ss != nil {
+			return strconv.FormatFloat(ss.MeanGroups, 'f', 2, 64)
+		}
+		return ""
+	}
+	p(" %s | %s | %s | %s |\n", paperCell("fondue"), paperCell("mcl"), groups(def), groups("mcl"))
 }
 
 func (r *Report) writeRuntime(p func(string, ...any)) {
@@ -587,86 +608,90 @@ func (r *Report) writeRuntime(p func(string, ...any)) {
 	p("## Runtime (seconds per run; the paper's table runtime)\n\n")
 	p("Each cell: ours FONDUE / NC / CC, mean wall time per seed, then the paper's in parentheses. Our FONDUE time includes the degree prior, the CNE embedding and the scoring; the paper does not say whether its times include the embedding. The paper ran on an i7-7700K (4 cores, 32 GB); ours ran on the machine above, with the machine possibly shared.\n\n")
 	ratioHeader(p, ratios)
-	methods := []string{"fondue", "nc", "cc"}
 	for _, d := range r.reportDatasets(&r.Paper.Runtime) {
 		p("| %s |", d.Paper)
 		for _, x := range ratios {
-			c, mark := r.cell(d, x)
-			var s string
-			if mark != "" || c.Methods == nil {
-				s = mark
-				if s == "" || (s == "not run" && r.qZero(d, x)) {
-					s = "-"
-				}
-			} else {
-				var parts []string
-				for _, m := range methods {
-					if ms, ok := c.Methods[m]; ok {
-						parts = append(parts, fsec(ms.Seconds.Total))
-					} else {
-						parts = append(parts, "·")
-					}
-				}
-				s = strings.Join(parts, "/")
-			}
-			if r.Paper.Runtime.HasCell(d.Name, x) {
-				var parts []string
-				for _, m := range methods {
-					v, _ := r.Paper.Runtime.Get(d.Name, x, m)
-					parts = append(parts, fsec(v))
-				}
-				s += "<br>(" + strings.Join(parts, "/") + ")"
-			}
-			p(" %s |", s)
+			p(" %s |", r.runtimeCell(d, x))
 		}
 		p("\n")
 	}
 	p("\n### Where the time goes\n\nMean seconds per seed, by phase. `epochs`: CNE epochs to convergence.\n\n")
 	p("| dataset | ratio | nodes | q | prior | embedding | FONDUE scoring | epochs | degree | CC | NC | splitting (all splitters) | seed total |\n")
 	p("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, cs := range r.Results.Cells {
+	for k := range r.Results.Cells {
+		cs := &r.Results.Cells[k]
 		if cs.Skipped || (cs.IdentSeeds == 0 && cs.SplitSeeds == 0) {
 			continue
 		}
-		seeds := r.seedsOf(cs.Dataset, cs.Ratio)
-		var n, total float64
-		for _, s := range seeds {
-			n = float64(s.Nodes)
-			total += seedSeconds(s)
-		}
-		total /= float64(len(seeds))
-		get := func(m string) (ph Phases, ok bool) {
-			if ms, ok := cs.Methods[m]; ok {
-				return ms.Seconds, true
-			}
-			return Phases{}, false
-		}
-		f, fok := get("fondue")
-		cell := func(ph Phases, ok bool) string {
-			if !ok {
-				return ""
-			}
-			return fsec(ph.Total)
-		}
-		split := 0.0
-		for _, ss := range cs.Splitters {
-			split += ss.Seconds
-		}
-		pr, em, sc := "", "", ""
-		if fok {
-			pr, em, sc = fsec(f.Prior), fsec(f.Embedding), fsec(f.Scoring)
-		}
-		dg, dok := get("degree")
-		cc, cok := get("cc")
-		nc, nok := get("nc")
-		ep := ""
-		if cs.Epochs.N > 0 {
-			ep = strconv.FormatFloat(cs.Epochs.Mean, 'f', 0, 64)
-		}
-		p("| %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cs.Dataset, RatioLabel(cs.Ratio), n, cs.Ambiguous,
-			pr, em, sc, ep, cell(dg, dok), cell(cc, cok), cell(nc, nok), fsec(split), fsec(total))
+		r.writePhaseRow(p, cs)
 	}
 	p("\n")
+}
+
+// runtimeMethods are the methods of the paper's runtime table.
+var runtimeMethods = []string{"fondue", "nc", "cc"}
+
+// runtimeCell is a cell of the runtime table: our seconds per method (or
+// the cell's mark), then the paper's in parentheses where it has the cell.
+func (r *Report) runtimeCell(d PaperDataset, x float64) string {
+	c, mark := r.cell(d, x)
+	var s string
+	if mark != "" || c.Methods == nil {
+		s = mark
+		if s == "" || (s == "not run" && r.qZero(d, x)) {
+			s = "-"
+		}
+	} else {
+		var parts []string
+		for _, m := range runtimeMethods {
+			if ms, ok := c.Methods[m]; ok {
+				parts = append(parts, fsec(ms.Seconds.Total))
+			} else {
+				parts = append(parts, "·")
+			}
+		}
+		s = strings.Join(parts, "/")
+	}
+	if r.Paper.Runtime.HasCell(d.Name, x) {
+		var parts []string
+		for _, m := range runtimeMethods {
+			v, _ := r.Paper.Runtime.Get(d.Name, x, m)
+			parts = append(parts, fsec(v))
+		}
+		s += "<br>(" + strings.Join(parts, "/") + ")"
+	}
+	return s
+}
+
+// writePhaseRow writes a cell's row of the "where the time goes" table.
+func (r *Report) writePhaseRow(p func(string, ...any), cs *CellSummary) {
+	seeds := r.seedsOf(cs.Dataset, cs.Ratio)
+	var n, total float64
+	for _, s := range seeds {
+		n = float64(s.Nodes)
+		total += seedSeconds(s)
+	}
+	total /= float64(len(seeds))
+	methodTotal := func(m string) string {
+		if ms, ok := cs.Methods[m]; ok {
+			return fsec(ms.Seconds.Total)
+		}
+		return ""
+	}
+	split := 0.0
+	for _, ss := range cs.Splitters {
+		split += ss.Seconds
+	}
+	pr, em, sc := "", "", ""
+	if f, ok := cs.Methods["fondue"]; ok {
+		pr, em, sc = fsec(f.Seconds.Prior), fsec(f.Seconds.Embedding), fsec(f.Seconds.Scoring)
+	}
+	ep := ""
+	if cs.Epochs.N > 0 {
+		ep = strconv.FormatFloat(cs.Epochs.Mean, 'f', 0, 64)
+	}
+	p("| %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cs.Dataset, RatioLabel(cs.Ratio), n, cs.Ambiguous,
+		pr, em, sc, ep, methodTotal("degree"), methodTotal("cc"), methodTotal("nc"), fsec(split), fsec(total))
 }
 
 // seedSeconds is the wall time spent on one seed: contraction, the
