@@ -323,11 +323,6 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 		return nil, err
 	}
 	res := &Results{Config: cfg.record(), Started: time.Now()}
-	emit := func(e Event) {
-		if cfg.Progress != nil {
-			cfg.Progress(e)
-		}
-	}
 	if cfg.ReportOnly && (cfg.Journal == "" || cfg.Fresh) {
 		return nil, errors.New("a report-only run needs a journal to read (and no --fresh)")
 	}
@@ -338,81 +333,147 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	if journal != nil {
 		defer journal.Close()
 	}
-	skipped := map[[2]string]bool{}
 	nSeeds := max(cfg.Seeds, cfg.SplitSeeds)
-	total := len(cfg.Datasets) * len(cfg.Ratios) * nSeeds
-	done := 0
-	emit(Event{Kind: EventStart, Total: total})
-	finish := func(err error) (*Results, error) {
-		res.Finished = time.Now()
-		res.Seconds = res.Finished.Sub(res.Started).Seconds()
-		res.Cells = summarize(cfg, skipped, res.Seeds)
-		res.Complete = err == nil
-		return res, err
+	ru := &runner{
+		cfg: cfg, res: res, old: old, journal: journal,
+		skipped: map[[2]string]bool{},
+		nSeeds:  nSeeds,
+		total:   len(cfg.Datasets) * len(cfg.Ratios) * nSeeds,
 	}
-	checkpoint := func() {
-		if cfg.Checkpoint != nil {
-			finish(errors.New("running"))
-			cfg.Checkpoint(res)
-		}
-	}
+	ru.emit(Event{Kind: EventStart, Total: ru.total})
 	for _, name := range cfg.Datasets {
 		d, _ := paper.Dataset(name)
-		var g *fondue.Graph
-		for _, r := range cfg.Ratios {
-			for k := 1; k <= nSeeds; k++ {
-				if err := ctx.Err(); err != nil {
-					return finish(err)
-				}
-				ident, split := k <= cfg.Seeds, k <= cfg.SplitSeeds
-				fp := cfg.fingerprint(ident, split)
-				if sr, ok := old[seedKey{name, RatioKey(r), k}]; ok && sr.Fingerprint == fp {
-					for _, m := range sr.Methods {
-						m.AUC = m.AUCAverage
-						if cfg.Ties == eval.TiesAsLoss {
-							m.AUC = m.AUCLoss
-						}
-					}
-					res.Seeds = append(res.Seeds, sr)
-					res.Resumed++
-					done++
-					emit(Event{Kind: EventResumed, Done: done, Total: total, Dataset: name, Ratio: r, Seed: sr})
-					continue
-				}
-				if g == nil {
-					if g, err = LoadDataset(cfg.DataDir, d); err != nil {
-						return finish(err)
-					}
-					emit(Event{Kind: EventLoaded, Dataset: name, Nodes: g.NumNodes(), Edges: g.NumEdges(), Done: done, Total: total})
-				}
-				if q := int(math.Floor(r * float64(g.NumNodes()) * (1 + 1e-9))); q == 0 {
-					done += nSeeds - k + 1
-					skipped[[2]string{name, RatioKey(r)}] = true
-					emit(Event{Kind: EventCellSkip, Done: done, Total: total, Dataset: name, Ratio: r})
-					break
-				}
-				if cfg.ReportOnly {
-					done++
-					continue
-				}
-				sr, err := runSeed(ctx, cfg, g, name, r, k, ident, split)
-				if err != nil {
-					return finish(fmt.Errorf("%s r=%s seed %d: %w", name, RatioKey(r), k, err))
-				}
-				sr.Fingerprint = fp
-				if journal != nil {
-					if err := journal.add(sr); err != nil {
-						return finish(err)
-					}
-				}
-				res.Seeds = append(res.Seeds, sr)
-				done++
-				emit(Event{Kind: EventSeedDone, Done: done, Total: total, Dataset: name, Ratio: r, Seed: sr})
-			}
-			checkpoint()
+		if err := ru.runDataset(ctx, name, d); err != nil {
+			return ru.finish(err)
 		}
 	}
-	return finish(nil)
+	return ru.finish(nil)
+}
+
+// runner is the state of a Run: the results so far, the journal's seeds
+// and the progress count.
+type runner struct {
+	cfg     Config
+	res     *Results
+	old     map[seedKey]*SeedResult // the journal's seeds
+	journal *journalFile            // nil without a journal
+	skipped map[[2]string]bool      // cells with q = 0
+	nSeeds  int                     // seeds per cell
+	total   int                     // seeds of the whole run
+	done    int                     // seeds done, resumed or skipped
+	g       *fondue.Graph           // the current dataset's graph, once loaded
+}
+
+func (ru *runner) emit(e Event) {
+	if ru.cfg.Progress != nil {
+		ru.cfg.Progress(e)
+	}
+}
+
+// finish summarises the seeds so far into the results.
+func (ru *runner) finish(err error) (*Results, error) {
+	res := ru.res
+	res.Finished = time.Now()
+	res.Seconds = res.Finished.Sub(res.Started).Seconds()
+	res.Cells = summarize(ru.cfg, ru.skipped, res.Seeds)
+	res.Complete = err == nil
+	return res, err
+}
+
+// checkpoint hands the results so far to cfg.Checkpoint.
+func (ru *runner) checkpoint() {
+	if ru.cfg.Checkpoint != nil {
+		ru.finish(errors.New("running"))
+		ru.cfg.Checkpoint(ru.res)
+	}
+}
+
+// runDataset runs every ratio of a dataset, loading its graph when a seed
+// needs it, with a checkpoint after each cell.
+func (ru *runner) runDataset(ctx context.Context, name string, d PaperDataset) error {
+	ru.g = nil
+	for _, r := range ru.cfg.Ratios {
+		if err := ru.runCell(ctx, name, d, r); err != nil {
+			return err
+		}
+		ru.checkpoint()
+	}
+	return nil
+}
+
+// runCell runs (or resumes from the journal) the seeds of a cell, loading
+// the dataset's graph on first need. A cell with q = 0 is skipped.
+func (ru *runner) runCell(ctx context.Context, name string, d PaperDataset, r float64) error {
+	cfg := ru.cfg
+	for k := 1; k <= ru.nSeeds; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		ident, split := k <= cfg.Seeds, k <= cfg.SplitSeeds
+		fp := cfg.fingerprint(ident, split)
+		if ru.resumeSeed(name, r, k, fp) {
+			continue
+		}
+		if ru.g == nil {
+			var err error
+			if ru.g, err = LoadDataset(cfg.DataDir, d); err != nil {
+				return err
+			}
+			ru.emit(Event{Kind: EventLoaded, Dataset: name, Nodes: ru.g.NumNodes(), Edges: ru.g.NumEdges(), Done: ru.done, Total: ru.total})
+		}
+		if q := int(math.Floor(r * float64(ru.g.NumNodes()) * (1 + 1e-9))); q == 0 {
+			ru.done += ru.nSeeds - k + 1
+			ru.skipped[[2]string{name, RatioKey(r)}] = true
+			ru.emit(Event{Kind: EventCellSkip, Done: ru.done, Total: ru.total, Dataset: name, Ratio: r})
+			return nil
+		}
+		if cfg.ReportOnly {
+			ru.done++
+			continue
+		}
+		sr, err := runSeed(ctx, cfg, ru.g, name, r, k, ident, split)
+		if err != nil {
+			return fmt.Errorf("%s r=%s seed %d: %w", name, RatioKey(r), k, err)
+		}
+		sr.Fingerprint = fp
+		if err := ru.addSeed(name, r, sr); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resumeSeed takes seed k of a cell from the journal when it was run with
+// the same settings (fingerprint fp), and says whether it did.
+func (ru *runner) resumeSeed(name string, r float64, k int, fp string) bool {
+	sr, ok := ru.old[seedKey{name, RatioKey(r), k}]
+	if !ok || sr.Fingerprint != fp {
+		return false
+	}
+	for _, m := range sr.Methods {
+		m.AUC = m.AUCAverage
+		if ru.cfg.Ties == eval.TiesAsLoss {
+			m.AUC = m.AUCLoss
+		}
+	}
+	ru.res.Seeds = append(ru.res.Seeds, sr)
+	ru.res.Resumed++
+	ru.done++
+	ru.emit(Event{Kind: EventResumed, Done: ru.done, Total: ru.total, Dataset: name, Ratio: r, Seed: sr})
+	return true
+}
+
+// addSeed records a seed just run: in the journal, then in the results.
+func (ru *runner) addSeed(name string, r float64, sr *SeedResult) error {
+	if ru.journal != nil {
+		if err := ru.journal.add(sr); err != nil {
+			return err
+		}
+	}
+	ru.res.Seeds = append(ru.res.Seeds, sr)
+	ru.done++
+	ru.emit(Event{Kind: EventSeedDone, Done: ru.done, Total: ru.total, Dataset: name, Ratio: r, Seed: sr})
+	return nil
 }
 
 // runSeed contracts g with seed k and evaluates the methods (ident) and the
