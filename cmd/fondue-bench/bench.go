@@ -28,14 +28,18 @@ var (
 
 const quickSeeds = 3
 
+// benchFlags are the bench command's own flags (the engine's are read
+// through the configuration).
+type benchFlags struct {
+	datasets, methods, splitters []string
+	ratios                       string
+	seeds, splitSeeds            int
+	out, ties, dataDir           string
+	quick, fresh, reportOnly     bool
+}
+
 func newBenchCmd(a *app) *cobra.Command {
-	var (
-		datasets, methods, splitters []string
-		ratios                       string
-		seeds, splitSeeds            int
-		out, ties, dataDir           string
-		quick, fresh, reportOnly     bool
-	)
+	var bf benchFlags
 	cmd := &cobra.Command{
 		Use:   "fondue-bench",
 		Short: "Reproduce the FONDUE paper's evaluation: AUC, ARI and runtime tables with plots",
@@ -62,121 +66,153 @@ are read from the same configuration. Progress goes to stderr.
   fondue-bench --datasets polbooks,grqc --ratios 0.01,0.1 --seeds 5
   fondue-bench --out bench-full   # the whole paper table (about 12 minutes on 2 cores)`,
 		Args: cli.ExactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fl := cmd.Flags()
-			if quick {
-				if !fl.Changed("datasets") {
-					datasets = quickDatasets
-				}
-				if !fl.Changed("ratios") {
-					ratios = joinFloats(quickRatios)
-				}
-				if !fl.Changed("seeds") {
-					seeds = quickSeeds
-				}
-				if !fl.Changed("split-seeds") {
-					splitSeeds = quickSeeds
-				}
-			}
-			cfg := bench.Config{Datasets: datasets, Seeds: seeds, SplitSeeds: splitSeeds, Fresh: fresh, ReportOnly: reportOnly}
-			if reportOnly && fresh {
-				return cli.UsageErrorf("--report-only reads the results of an earlier run: it cannot be --fresh")
-			}
-			var err error
-			if cfg.Ratios, err = parseRatios(ratios); err != nil {
-				return err
-			}
-			if seeds < 0 || splitSeeds < 0 || seeds+splitSeeds == 0 {
-				return cli.UsageErrorf("--seeds %d --split-seeds %d: need at least one seed", seeds, splitSeeds)
-			}
-			if methods != nil {
-				cfg.Methods = methods
-			}
-			for _, m := range cfg.Methods {
-				if !slices.Contains(fondue.Methods, m) {
-					return cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(fondue.Methods, ","))
-				}
-			}
-			if splitters != nil {
-				cfg.Splitters = splitters
-			}
-			for _, s := range cfg.Splitters {
-				if !slices.Contains(bench.SplitterNames(), s) {
-					return cli.UsageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(bench.SplitterNames(), ","))
-				}
-			}
-			switch ties {
-			case "average":
-				cfg.Ties = eval.TiesAverage
-			case "loss":
-				cfg.Ties = eval.TiesAsLoss
-			default:
-				return cli.UsageErrorf("--ties %q: want average or loss", ties)
-			}
-			paper := bench.MustPaper()
-			for _, d := range cfg.Datasets {
-				pd, ok := paper.Dataset(d)
-				if !ok {
-					return cli.UsageErrorf("--datasets: unknown dataset %q (known: %s)", d, strings.Join(paper.AvailableDatasets(), ","))
-				}
-				if !pd.Available() {
-					return cli.UsageErrorf("--datasets: %s is not available: %s", d, pd.Unavailable)
-				}
-			}
-			if cfg.Engine, err = cli.EngineOptions(a.v); err != nil {
-				return err
-			}
-			if cfg.DataDir, err = bench.FindDataDir(dataDir); err != nil {
-				return cli.WithCode(cli.ExitUsage, err)
-			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return cli.WithCode(cli.ExitUsage, fmt.Errorf("--out %s: %w", out, err))
-			}
-			cfg.Journal = filepath.Join(out, "results.jsonl")
-			command := commandLine(cmd)
-			pr := newBenchProgress(a)
-			cfg.Progress = pr.event
-			rep := &bench.Report{Paper: paper, Machine: bench.ThisMachine(), Command: command}
-			cfg.Checkpoint = func(res *bench.Results) {
-				rep.Results = res
-				if err := writeBenchReports(rep, out, false); err != nil {
-					a.log.Warn("could not write the intermediate report", "err", err)
-				}
-			}
-			a.log.Debug("bench", "datasets", cfg.Datasets, "ratios", cfg.Ratios, "seeds", seeds, "split_seeds", splitSeeds,
-				"data_dir", cfg.DataDir, "out", out, "options", cli.DescribeOptions(cfg.Engine))
-			res, runErr := bench.Run(cmd.Context(), cfg)
-			pr.finish()
-			if res == nil {
-				if errors.Is(runErr, context.Canceled) {
-					return runErr
-				}
-				return cli.WithCode(cli.ExitUsage, runErr)
-			}
-			rep.Results = res
-			if err := writeBenchReports(rep, out, true); err != nil {
-				return errors.Join(runErr, err)
-			}
-			fmt.Fprintf(a.stderr, "bench: wrote %s (%d seeds in %s)\n", filepath.Join(out, "RESULTS.md"), len(res.Seeds), time.Duration(res.Seconds*float64(time.Second)).Round(time.Second))
-			return runErr
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runBench(cmd, &bf) },
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&datasets, "datasets", nil, "datasets to run, comma-separated (default: all available: "+strings.Join(bench.MustPaper().AvailableDatasets(), ",")+")")
-	f.StringVar(&ratios, "ratios", "0.001,0.01,0.1", "contraction ratios r (q = floor(r*n) merged pairs), comma-separated; 1% = 0.01")
-	f.IntVar(&seeds, "seeds", 10, "contraction seeds per cell for identification (the paper: 10)")
-	f.IntVar(&splitSeeds, "split-seeds", 3, "contraction seeds per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
-	f.StringSliceVar(&methods, "methods", nil, "identification methods (default: "+strings.Join(fondue.Methods, ",")+")")
-	f.StringSliceVar(&splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+"; the first is the default splitter)")
-	f.StringVar(&out, "out", "bench-out", "output directory")
-	f.BoolVar(&quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
-	f.BoolVar(&fresh, "fresh", false, "ignore the results of an earlier run in --out instead of resuming it")
-	f.BoolVar(&reportOnly, "report-only", false, "run nothing: write the reports from the results already in --out (results.jsonl)")
-	f.StringVar(&ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
-	f.StringVar(&dataDir, "data-dir", "", "datasets directory (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	f.StringSliceVar(&bf.datasets, "datasets", nil, "datasets to run, comma-separated (default: all available: "+strings.Join(bench.MustPaper().AvailableDatasets(), ",")+")")
+	f.StringVar(&bf.ratios, "ratios", "0.001,0.01,0.1", "contraction ratios r (q = floor(r*n) merged pairs), comma-separated; 1% = 0.01")
+	f.IntVar(&bf.seeds, "seeds", 10, "contraction seeds per cell for identification (the paper: 10)")
+	f.IntVar(&bf.splitSeeds, "split-seeds", 3, "contraction seeds per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
+	f.StringSliceVar(&bf.methods, "methods", nil, "identification methods (default: "+strings.Join(fondue.Methods, ",")+")")
+	f.StringSliceVar(&bf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+"; the first is the default splitter)")
+	f.StringVar(&bf.out, "out", "bench-out", "output directory")
+	f.BoolVar(&bf.quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
+	f.BoolVar(&bf.fresh, "fresh", false, "ignore the results of an earlier run in --out instead of resuming it")
+	f.BoolVar(&bf.reportOnly, "report-only", false, "run nothing: write the reports from the results already in --out (results.jsonl)")
+	f.StringVar(&bf.ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
+	f.StringVar(&bf.dataDir, "data-dir", "", "datasets directory (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	cli.AddEngineFlags(f)
 	_ = f.MarkHidden("method")
 	return cmd
+}
+
+// runBench runs the benchmark the flags describe and writes its reports
+// into --out: intermediate ones after each cell, the final ones with the
+// plots at the end.
+func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
+	bf.applyQuick(cmd.Flags())
+	paper := bench.MustPaper()
+	cfg, err := bf.config(paper)
+	if err != nil {
+		return err
+	}
+	if cfg.Engine, err = cli.EngineOptions(a.v); err != nil {
+		return err
+	}
+	if cfg.DataDir, err = bench.FindDataDir(bf.dataDir); err != nil {
+		return cli.WithCode(cli.ExitUsage, err)
+	}
+	out := bf.out
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+	}
+	cfg.Journal = filepath.Join(out, "results.jsonl")
+	command := commandLine(cmd)
+	pr := newBenchProgress(a)
+	cfg.Progress = pr.event
+	rep := &bench.Report{Paper: paper, Machine: bench.ThisMachine(), Command: command}
+	cfg.Checkpoint = func(res *bench.Results) {
+		rep.Results = res
+		if err := writeBenchReports(rep, out, false); err != nil {
+			a.log.Warn("could not write the intermediate report", "err", err)
+		}
+	}
+	a.log.Debug("bench", "datasets", cfg.Datasets, "ratios", cfg.Ratios, "seeds", bf.seeds, "split_seeds", bf.splitSeeds,
+		"data_dir", cfg.DataDir, "out", out, "options", cli.DescribeOptions(cfg.Engine))
+	res, runErr := bench.Run(cmd.Context(), cfg)
+	pr.finish()
+	if res == nil {
+		if errors.Is(runErr, context.Canceled) {
+			return runErr
+		}
+		return cli.WithCode(cli.ExitUsage, runErr)
+	}
+	rep.Results = res
+	if err := writeBenchReports(rep, out, true); err != nil {
+		return errors.Join(runErr, err)
+	}
+	fmt.Fprintf(a.stderr, "bench: wrote %s (%d seeds in %s)\n", filepath.Join(out, "RESULTS.md"), len(res.Seeds), time.Duration(res.Seconds*float64(time.Second)).Round(time.Second))
+	return runErr
+}
+
+// applyQuick fills in the --quick preset for the flags not set.
+func (bf *benchFlags) applyQuick(fl *pflag.FlagSet) {
+	if !bf.quick {
+		return
+	}
+	if !fl.Changed("datasets") {
+		bf.datasets = quickDatasets
+	}
+	if !fl.Changed("ratios") {
+		bf.ratios = joinFloats(quickRatios)
+	}
+	if !fl.Changed("seeds") {
+		bf.seeds = quickSeeds
+	}
+	if !fl.Changed("split-seeds") {
+		bf.splitSeeds = quickSeeds
+	}
+}
+
+// config checks the flags and makes the run's configuration from them,
+// without the engine's options, the data directory and the outputs.
+func (bf *benchFlags) config(paper *bench.PaperData) (bench.Config, error) {
+	cfg := bench.Config{Datasets: bf.datasets, Seeds: bf.seeds, SplitSeeds: bf.splitSeeds, Fresh: bf.fresh, ReportOnly: bf.reportOnly}
+	if bf.reportOnly && bf.fresh {
+		return cfg, cli.UsageErrorf("--report-only reads the results of an earlier run: it cannot be --fresh")
+	}
+	var err error
+	if cfg.Ratios, err = parseRatios(bf.ratios); err != nil {
+		return cfg, err
+	}
+	if bf.seeds < 0 || bf.splitSeeds < 0 || bf.seeds+bf.splitSeeds == 0 {
+		return cfg, cli.UsageErrorf("--seeds %d --split-seeds %d: need at least one seed", bf.seeds, bf.splitSeeds)
+	}
+	if bf.methods != nil {
+		cfg.Methods = bf.methods
+	}
+	for _, m := range cfg.Methods {
+		if !slices.Contains(fondue.Methods, m) {
+			return cfg, cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(fondue.Methods, ","))
+		}
+	}
+	if bf.splitters != nil {
+		cfg.Splitters = bf.splitters
+	}
+	for _, s := range cfg.Splitters {
+		if !slices.Contains(bench.SplitterNames(), s) {
+			return cfg, cli.UsageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(bench.SplitterNames(), ","))
+		}
+	}
+	if cfg.Ties, err = parseTies(bf.ties); err != nil {
+		return cfg, err
+	}
+	return cfg, checkDatasets(paper, cfg.Datasets)
+}
+
+// parseTies parses --ties.
+func parseTies(ties string) (eval.TieMode, error) {
+	switch ties {
+	case "average":
+		return eval.TiesAverage, nil
+	case "loss":
+		return eval.TiesAsLoss, nil
+	}
+	return 0, cli.UsageErrorf("--ties %q: want average or loss", ties)
+}
+
+// checkDatasets checks that the datasets are the paper's and available.
+func checkDatasets(paper *bench.PaperData, datasets []string) error {
+	for _, d := range datasets {
+		pd, ok := paper.Dataset(d)
+		if !ok {
+			return cli.UsageErrorf("--datasets: unknown dataset %q (known: %s)", d, strings.Join(paper.AvailableDatasets(), ","))
+		}
+		if !pd.Available() {
+			return cli.UsageErrorf("--datasets: %s is not available: %s", d, pd.Unavailable)
+		}
+	}
+	return nil
 }
 
 func joinFloats(xs []float64) string {
