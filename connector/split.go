@@ -361,33 +361,11 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	if err != nil {
 		return c.classify(err, "find the plan's nodes by "+p.IDProperty)
 	}
-	type node struct{ key, id any }
-	byText := map[string]node{}
-	for _, r := range res.Records {
-		key, id := r.Values[0], r.Values[1]
-		t := syncjob.KeyText(key)
-		if prev, dup := byText[t]; dup {
-			return errorf(syncjob.ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
-				syncjob.KeyText(prev.id), syncjob.KeyText(id), p.IDProperty, syncjob.KeyDescription(key))
-		}
-		byText[t] = node{key, id}
+	found := make([]syncjob.KeyedNode, len(res.Records))
+	for k, r := range res.Records {
+		found[k] = syncjob.KeyedNode{Key: r.Values[0], ID: r.Values[1]}
 	}
-	resolve := func(k any) (any, any) {
-		if nd, ok := byText[syncjob.KeyText(k)]; ok {
-			return nd.key, nd.id
-		}
-		return k, nil
-	}
-	for i := range p.Nodes {
-		n := &p.Nodes[i]
-		n.Key, n.ID = resolve(n.Key)
-		for _, g := range n.Groups {
-			for j, k := range g.Neighbors {
-				g.Neighbors[j], g.NeighborIDs[j] = resolve(k)
-			}
-		}
-	}
-	return nil
+	return p.Resolve(found)
 }
 
 // examine reads a planned node in tx and decides, by Plan.Examine, whether

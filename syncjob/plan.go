@@ -441,3 +441,41 @@ type SplitStats struct {
 	Nodes              []NodeOutcome `json:"nodes"`
 	Duration           time.Duration `json:"-"`
 }
+
+// KeyedNode is a node found by its key (Plan.IDProperty): the key's value
+// in the graph and the node's element id.
+type KeyedNode struct{ Key, ID any }
+
+// Resolve sets the element ids of the plan's nodes and neighbours, and
+// their keys to the graph's values (the 11 of an edge list may be the
+// string "11" in the graph), from the nodes a Store found by key
+// (Splitter.ResolveKeys). A key that no found node has gets a nil id:
+// Check and Split report that node as missing, that neighbour as removed.
+// Two found nodes with the same key are an error (ErrInvalid).
+func (p *Plan) Resolve(found []KeyedNode) error {
+	byText := make(map[string]KeyedNode, len(found))
+	for _, nd := range found {
+		t := KeyText(nd.Key)
+		if prev, dup := byText[t]; dup {
+			return Errorf(ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
+				KeyText(prev.ID), KeyText(nd.ID), p.IDProperty, KeyDescription(nd.Key))
+		}
+		byText[t] = nd
+	}
+	resolve := func(k any) (any, any) {
+		if nd, ok := byText[KeyText(k)]; ok {
+			return nd.Key, nd.ID
+		}
+		return k, nil
+	}
+	for i := range p.Nodes {
+		n := &p.Nodes[i]
+		n.Key, n.ID = resolve(n.Key)
+		for _, g := range n.Groups {
+			for j, k := range g.Neighbors {
+				g.Neighbors[j], g.NeighborIDs[j] = resolve(k)
+			}
+		}
+	}
+	return nil
+}

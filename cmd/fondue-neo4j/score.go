@@ -334,23 +334,6 @@ func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, o
 	return nil
 }
 
-// vectorCheckpoint turns embeddings saved in node properties into a
-// checkpoint (vectors only: a property cannot hold the optimizer state).
-// Vectors of another dimension are ignored; nil when none is usable.
-func vectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *fondue.Checkpoint {
-	ck := &fondue.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
-	for i, v := range vecs {
-		if len(v) == o.Dim {
-			ck.Keys = append(ck.Keys, g.Key(i))
-			ck.X = append(ck.X, v...)
-		}
-	}
-	if ck.Len() == 0 {
-		return nil
-	}
-	return ck
-}
-
 // readGraph reads an edge list; its errors already say file and line.
 func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, error) {
 	var (

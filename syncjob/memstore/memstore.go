@@ -667,36 +667,13 @@ func (s *Store) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	type node struct{ key, id any }
-	byText := map[string]node{}
+	var found []syncjob.KeyedNode
 	for _, n := range s.nodes {
-		key := n.Props[p.IDProperty]
-		if key == nil || !p.Selects(n.Labels, key) {
-			continue
-		}
-		t := syncjob.KeyText(key)
-		if prev, dup := byText[t]; dup {
-			return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
-				prev.id, n.ID, p.IDProperty, syncjob.KeyDescription(key))
-		}
-		byText[t] = node{key, n.ID}
-	}
-	resolve := func(k any) (any, any) {
-		if nd, ok := byText[syncjob.KeyText(k)]; ok {
-			return nd.key, nd.id
-		}
-		return k, nil
-	}
-	for i := range p.Nodes {
-		n := &p.Nodes[i]
-		n.Key, n.ID = resolve(n.Key)
-		for _, g := range n.Groups {
-			for j, k := range g.Neighbors {
-				g.Neighbors[j], g.NeighborIDs[j] = resolve(k)
-			}
+		if key := n.Props[p.IDProperty]; key != nil && p.Selects(n.Labels, key) {
+			found = append(found, syncjob.KeyedNode{Key: key, ID: n.ID})
 		}
 	}
-	return nil
+	return p.Resolve(found)
 }
 
 // Split carries out a plan, one node at a time, each all or nothing.
