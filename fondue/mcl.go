@@ -369,6 +369,18 @@ func (w *MCLWorkspace) close(n int) bool {
 // extract turns the final matrix w.cur into the partition described at
 // Cluster.
 func (w *MCLWorkspace) extract(n int) [][]int32 {
+	w.findAttractors(n)
+	w.attractorSupports(n)
+	w.groupAttractors()
+	w.assignToGroups(n)
+	nc := w.numberClusters(n)
+	return w.layOut(n, nc)
+}
+
+// findAttractors lists in w.attrs, ascending, the attractors of w.cur: the
+// nodes with a positive diagonal entry. It sets w.isAttr and, for each
+// attractor, w.rank (its index in w.attrs).
+func (w *MCLWorkspace) findAttractors(n int) {
 	m := &w.cur
 	w.isAttr = mclResize(w.isAttr, n)
 	w.rank = mclResize(w.rank, n)
@@ -382,9 +394,13 @@ func (w *MCLWorkspace) extract(n int) [][]int32 {
 			w.attrs = append(w.attrs, int32(j))
 		}
 	}
-	na := len(w.attrs)
+}
 
-	// Supports of the attractor rows (column indices ascending).
+// attractorSupports stores the supports of the attractor rows of w.cur
+// (column indices ascending) in w.rowPtr and w.rowIdx; see support.
+func (w *MCLWorkspace) attractorSupports(n int) {
+	m := &w.cur
+	na := len(w.attrs)
 	w.rowPtr = mclResize(w.rowPtr, na+1)
 	clear(w.rowPtr)
 	for _, i := range m.row {
@@ -407,16 +423,22 @@ func (w *MCLWorkspace) extract(n int) [][]int32 {
 			}
 		}
 	}
-	support := func(r int32) []int32 { return w.rowIdx[w.rowPtr[r]:w.rowPtr[r+1]] }
+}
 
-	// Group attractors with identical supports: sort ranks by support, then
-	// by attractor index, so each group's first member is its smallest.
+// support is the support of the row of the attractor of rank r.
+func (w *MCLWorkspace) support(r int32) []int32 { return w.rowIdx[w.rowPtr[r]:w.rowPtr[r+1]] }
+
+// groupAttractors groups attractors with identical supports: it sorts
+// ranks by support, then by attractor index, so each group's first member
+// is its smallest. It sets w.group and w.groupRep.
+func (w *MCLWorkspace) groupAttractors() {
+	na := len(w.attrs)
 	order := mclResize(w.counts, na) // reuse: counts is free again
 	for r := range order {
 		order[r] = int32(r)
 	}
 	slices.SortFunc(order, func(a, b int32) int {
-		if c := slices.Compare(support(a), support(b)); c != 0 {
+		if c := slices.Compare(w.support(a), w.support(b)); c != 0 {
 			return c
 		}
 		return int(a - b)
@@ -424,14 +446,19 @@ func (w *MCLWorkspace) extract(n int) [][]int32 {
 	w.group = mclResize(w.group, na)
 	w.groupRep = w.groupRep[:0]
 	for k, r := range order {
-		if k == 0 || !slices.Equal(support(order[k-1]), support(r)) {
+		if k == 0 || !slices.Equal(w.support(order[k-1]), w.support(r)) {
 			w.groupRep = append(w.groupRep, w.attrs[r])
 		}
 		w.group[r] = int32(len(w.groupRep) - 1)
 	}
 	w.counts = order
+}
 
-	// Assign every node to a group (or none: -1).
+// assignToGroups sets w.cluster[j] to the group of the attractor with the
+// largest positive entry in column j (ties: the group with the smaller
+// representative), or -1 if there is none.
+func (w *MCLWorkspace) assignToGroups(n int) {
+	m := &w.cur
 	w.cluster = mclResize(w.cluster, n)
 	for j := 0; j < n; j++ {
 		bg, bv := int32(-1), 0.0
@@ -447,8 +474,12 @@ func (w *MCLWorkspace) extract(n int) [][]int32 {
 		}
 		w.cluster[j] = bg
 	}
+}
 
-	// Number the clusters by smallest member, then lay them out.
+// numberClusters numbers the clusters by smallest member, turning w.cluster
+// from groups into cluster numbers (a node in no group is a cluster of its
+// own), and returns the number of clusters.
+func (w *MCLWorkspace) numberClusters(n int) int32 {
 	w.groupCl = mclResize(w.groupCl, len(w.groupRep))
 	for g := range w.groupCl {
 		w.groupCl[g] = -1
@@ -467,6 +498,12 @@ func (w *MCLWorkspace) extract(n int) [][]int32 {
 		}
 		w.cluster[j] = w.groupCl[g]
 	}
+	return nc
+}
+
+// layOut lays the nc clusters of w.cluster out in w.flat and returns them
+// as w.out, each sorted.
+func (w *MCLWorkspace) layOut(n int, nc int32) [][]int32 {
 	w.counts = mclResize(w.counts, int(nc)+1)
 	clear(w.counts)
 	for j := 0; j < n; j++ {

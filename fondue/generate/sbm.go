@@ -68,30 +68,58 @@ func (o SBMOptions) withDefaults() SBMOptions {
 // options and seed give the same graph. It takes O(Nodes + edges) time.
 func SBM(o SBMOptions) (*fondue.Graph, error) {
 	o = o.withDefaults()
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	n := o.Nodes
+	// One random stream, drawn in this order: weights, community sizes,
+	// the permutation that places the communities, then the edges.
+	r := rand.New(rand.NewPCG(o.Seed, 0x5b3d))
+	w := nodeWeights(r, o)
+	sizes := communitySizes(r, o)
+	comm, members := placeCommunities(r, n, sizes)
+	s := &edgeSampler{r: r, mixing: o.Mixing, comm: comm, all: newAlias(w, nil), within: make([]*alias, len(members))}
+	for c, mem := range members {
+		s.within[c] = newAlias(w, mem)
+	}
+	m := int(math.Round(o.AvgDegree * float64(n) / 2))
+	return s.graph(n, m), nil
+}
+
+// check reports the first option (after withDefaults) out of range.
+func (o SBMOptions) check() error {
 	n := o.Nodes
 	switch {
 	case n < 2:
-		return nil, fmt.Errorf("generate: synthetic graph needs at least 2 nodes, got %d", n)
+		return fmt.Errorf("generate: synthetic graph needs at least 2 nodes, got %d", n)
 	case o.AvgDegree <= 0 || o.AvgDegree >= float64(n-1):
-		return nil, fmt.Errorf("generate: average degree %g out of range (0, %d)", o.AvgDegree, n-1)
+		return fmt.Errorf("generate: average degree %g out of range (0, %d)", o.AvgDegree, n-1)
 	case o.Mixing < 0 || o.Mixing > 1:
-		return nil, fmt.Errorf("generate: mixing %g out of [0, 1]", o.Mixing)
+		return fmt.Errorf("generate: mixing %g out of [0, 1]", o.Mixing)
 	case o.MinCommunity < 2 || o.MaxCommunity < o.MinCommunity:
-		return nil, fmt.Errorf("generate: community sizes [%d, %d] invalid", o.MinCommunity, o.MaxCommunity)
+		return fmt.Errorf("generate: community sizes [%d, %d] invalid", o.MinCommunity, o.MaxCommunity)
 	case o.DegreeRange < 1 || o.DegreeExponent <= 1 || o.SizeExponent <= 1:
-		return nil, fmt.Errorf("generate: degree range %g and exponents %g, %g must exceed 1", o.DegreeRange, o.DegreeExponent, o.SizeExponent)
+		return fmt.Errorf("generate: degree range %g and exponents %g, %g must exceed 1", o.DegreeRange, o.DegreeExponent, o.SizeExponent)
 	}
-	r := rand.New(rand.NewPCG(o.Seed, 0x5b3d))
+	return nil
+}
 
-	// Weights from a power law on [1, DegreeRange] by inverse transform.
-	w := make([]float64, n)
+// nodeWeights draws the node weights from a power law on [1, DegreeRange]
+// by inverse transform.
+func nodeWeights(r *rand.Rand, o SBMOptions) []float64 {
+	w := make([]float64, o.Nodes)
 	for i := range w {
 		w[i] = powerLaw(r, 1, o.DegreeRange, o.DegreeExponent)
 	}
-	// Community sizes from a power law until they cover n nodes; the last
-	// one takes the remainder (merged into its predecessor if too small).
+	return w
+}
+
+// communitySizes draws community sizes from a power law until they cover
+// the nodes; the last one takes the remainder (merged into its predecessor
+// if too small).
+func communitySizes(r *rand.Rand, o SBMOptions) []int {
 	var sizes []int
-	for left := n; left > 0; {
+	for left := o.Nodes; left > 0; {
 		sz := int(powerLaw(r, float64(o.MinCommunity), float64(o.MaxCommunity)+1, o.SizeExponent))
 		if sz >= left || left-sz < o.MinCommunity {
 			if left < o.MinCommunity && len(sizes) > 0 {
@@ -104,11 +132,16 @@ func SBM(o SBMOptions) (*fondue.Graph, error) {
 		sizes = append(sizes, sz)
 		left -= sz
 	}
-	// Communities are contiguous blocks of a random permutation.
-	k := len(sizes)
+	return sizes
+}
+
+// placeCommunities makes the communities contiguous blocks of a random
+// permutation of the n nodes. It returns each node's community and each
+// community's members.
+func placeCommunities(r *rand.Rand, n int, sizes []int) (comm []int32, members [][]int32) {
 	perm := r.Perm(n)
-	comm := make([]int32, n)
-	members := make([][]int32, k)
+	comm = make([]int32, n)
+	members = make([][]int32, len(sizes))
 	pos := 0
 	for c, sz := range sizes {
 		for _, i := range perm[pos : pos+sz] {
@@ -117,36 +150,48 @@ func SBM(o SBMOptions) (*fondue.Graph, error) {
 		}
 		pos += sz
 	}
-	all := newAlias(w, nil)
-	within := make([]*alias, k)
-	for c, mem := range members {
-		within[c] = newAlias(w, mem)
-	}
-	// Draw edges until the simple graph has the target count: repeated
-	// pairs and self-loops are dropped when the graph is built, so top up
-	// by the shortfall, scaled by the last round's yield.
-	m := int(math.Round(o.AvgDegree * float64(n) / 2))
-	var edges [][2]int
-	draw := func(count int) {
-		for ; count > 0; count-- {
-			u := all.draw(r)
-			v := 0
-			if r.Float64() < o.Mixing {
-				v = all.draw(r)
-			} else {
-				v = within[comm[u]].draw(r)
-			}
-			edges = append(edges, [2]int{u, v})
+	return comm, members
+}
+
+// edgeSampler draws the edges: the first end by weight in the whole graph,
+// the second by weight in the whole graph (with probability mixing) or in
+// the first end's community.
+type edgeSampler struct {
+	r      *rand.Rand
+	mixing float64
+	comm   []int32
+	all    *alias
+	within []*alias // by community
+	edges  [][2]int
+}
+
+// draw appends count edges.
+func (s *edgeSampler) draw(count int) {
+	for ; count > 0; count-- {
+		u := s.all.draw(s.r)
+		v := 0
+		if s.r.Float64() < s.mixing {
+			v = s.all.draw(s.r)
+		} else {
+			v = s.within[s.comm[u]].draw(s.r)
 		}
+		s.edges = append(s.edges, [2]int{u, v})
 	}
-	draw(m)
-	g := fondue.NewGraph(n, edges)
+}
+
+// graph draws edges until the simple graph on n nodes has m edges (or 20
+// top-up rounds have run): repeated pairs and self-loops are dropped when
+// the graph is built, so each round tops up by the shortfall, scaled by the
+// last round's yield.
+func (s *edgeSampler) graph(n, m int) *fondue.Graph {
+	s.draw(m)
+	g := fondue.NewGraph(n, s.edges)
 	for round := 0; round < 20 && g.NumEdges() < m; round++ {
-		yield := float64(g.NumEdges()) / float64(len(edges))
-		draw(int(float64(m-g.NumEdges())/max(yield, 0.05)) + 1)
-		g = fondue.NewGraph(n, edges)
+		yield := float64(g.NumEdges()) / float64(len(s.edges))
+		s.draw(int(float64(m-g.NumEdges())/max(yield, 0.05)) + 1)
+		g = fondue.NewGraph(n, s.edges)
 	}
-	return g, nil
+	return g
 }
 
 // powerLaw draws from the density proportional to x^-exp on [lo, hi).

@@ -98,136 +98,185 @@ func (s *Setting) want() string {
 // Parse converts a raw value (from YAML, from the environment as a string,
 // or from a flag) to the setting's kind. Its error says what is expected.
 func (s *Setting) Parse(raw any) (any, error) {
-	bad := func() (any, error) { return nil, errors.New("want " + s.want()) }
-	if raw == nil {
-		if s.Kind == String || s.Kind == List {
-			if s.Kind == List {
-				return []string{}, nil
-			}
-			return "", nil
-		}
-		return nil, errors.New("no value: want " + s.want())
+	switch {
+	case raw == nil:
+		return s.parseNil()
+	case s.Kind == String:
+		return s.parseString(raw)
 	}
+	if v, ok := s.parseKind(raw); ok {
+		return v, nil
+	}
+	return nil, s.errWant()
+}
+
+// errWant is Parse's error for a value of the wrong kind.
+func (s *Setting) errWant() error { return errors.New("want " + s.want()) }
+
+// parseNil is Parse of a missing value: the empty value of a String or a
+// List, an error for any other kind.
+func (s *Setting) parseNil() (any, error) {
 	switch s.Kind {
+	case List:
+		return []string{}, nil
 	case String:
-		str, ok := scalarText(raw)
-		if !ok {
-			return bad()
+		return "", nil
+	}
+	return nil, errors.New("no value: want " + s.want())
+}
+
+// parseString is Parse of a String: a scalar's text, checked by s.Check,
+// whose error is returned as it is.
+func (s *Setting) parseString(raw any) (any, error) {
+	str, ok := scalarText(raw)
+	if !ok {
+		return nil, s.errWant()
+	}
+	if s.Check != nil {
+		if err := s.Check(str); err != nil {
+			return nil, err
 		}
-		if s.Check != nil {
-			if err := s.Check(str); err != nil {
-				return nil, err
-			}
-		}
-		return str, nil
+	}
+	return str, nil
+}
+
+// parseKind is Parse of a non-nil value of any kind but String; false means
+// the value does not fit the kind.
+func (s *Setting) parseKind(raw any) (any, bool) {
+	switch s.Kind {
 	case Bool:
-		if b, ok := toBool(raw); ok {
-			return b, nil
-		}
-		return bad()
+		b, ok := toBool(raw)
+		return b, ok
 	case AutoBool:
-		if str, ok := raw.(string); ok && strings.EqualFold(strings.TrimSpace(str), "auto") {
-			return "auto", nil
-		}
-		if b, ok := toBool(raw); ok {
-			return strconv.FormatBool(b), nil
-		}
-		return bad()
+		return parseAutoBool(raw)
 	case Uint:
-		switch x := raw.(type) {
-		case int:
-			if x >= 0 {
-				return uint64(x), nil
-			}
-		case uint64:
-			return x, nil
-		case float64:
-			if x >= 0 && x < math.MaxUint64 && x == math.Trunc(x) {
-				return uint64(x), nil
-			}
-		case string:
-			if u, err := strconv.ParseUint(strings.TrimSpace(x), 10, 64); err == nil {
-				return u, nil
-			}
-		}
-		return bad()
+		return parseUint(raw)
 	case NonNegInt, PosInt, Int:
 		n, ok := toInt(raw)
-		if !ok || s.Kind == NonNegInt && n < 0 || s.Kind == PosInt && n < 1 {
-			return bad()
-		}
-		return n, nil
+		return n, ok && !(s.Kind == NonNegInt && n < 0 || s.Kind == PosInt && n < 1)
 	case PosFloat, Fraction:
 		f, ok := toFloat(raw)
-		if !ok || s.Kind == PosFloat && !(f > 0) || s.Kind == Fraction && !(f >= 0 && f <= 1) {
-			return bad()
-		}
-		return f, nil
+		return f, ok && !(s.Kind == PosFloat && !(f > 0) || s.Kind == Fraction && !(f >= 0 && f <= 1))
 	case Duration:
-		str, ok := raw.(string)
-		if !ok {
-			return bad()
-		}
-		d, err := time.ParseDuration(strings.TrimSpace(str))
-		if err != nil || d <= 0 {
-			return bad()
-		}
-		return strings.TrimSpace(str), nil
+		return parseDuration(raw)
 	case List:
-		var out []string
-		add := func(v string) {
-			if v = strings.TrimSpace(v); v != "" {
-				out = append(out, v)
-			}
-		}
-		switch x := raw.(type) {
-		case string:
-			for _, v := range strings.Split(x, ",") {
-				add(v)
-			}
-		case []string:
-			for _, v := range x {
-				add(v)
-			}
-		case []any:
-			for _, e := range x {
-				str, ok := scalarText(e)
-				if !ok {
-					return bad()
-				}
-				add(str)
-			}
-		default:
-			return bad()
-		}
-		if out == nil {
-			out = []string{}
-		}
-		return out, nil
+		return parseList(raw)
 	case Enum:
-		str, ok := scalarText(raw)
-		if !ok {
-			return bad()
-		}
-		str = strings.ToLower(strings.TrimSpace(str))
-		if !slices.Contains(s.Values, str) {
-			return bad()
-		}
-		return str, nil
+		return s.parseEnum(raw)
 	case Size:
-		str, ok := scalarText(raw)
-		if !ok {
-			return bad()
-		}
-		str = strings.TrimSpace(str)
-		if s.Check != nil {
-			if err := s.Check(str); err != nil {
-				return bad()
-			}
-		}
-		return str, nil
+		return s.parseSize(raw)
 	}
-	return bad()
+	return nil, false
+}
+
+// parseAutoBool gives "auto", "true" or "false".
+func parseAutoBool(raw any) (any, bool) {
+	if str, ok := raw.(string); ok && strings.EqualFold(strings.TrimSpace(str), "auto") {
+		return "auto", true
+	}
+	if b, ok := toBool(raw); ok {
+		return strconv.FormatBool(b), true
+	}
+	return nil, false
+}
+
+// parseUint gives a uint64 from a non-negative integer, a whole float64
+// below 2^64, or decimal text.
+func parseUint(raw any) (any, bool) {
+	switch x := raw.(type) {
+	case int:
+		if x >= 0 {
+			return uint64(x), true
+		}
+	case uint64:
+		return x, true
+	case float64:
+		if x >= 0 && x < math.MaxUint64 && x == math.Trunc(x) {
+			return uint64(x), true
+		}
+	case string:
+		if u, err := strconv.ParseUint(strings.TrimSpace(x), 10, 64); err == nil {
+			return u, true
+		}
+	}
+	return nil, false
+}
+
+// parseDuration gives the trimmed text of a positive Go duration.
+func parseDuration(raw any) (any, bool) {
+	str, ok := raw.(string)
+	if !ok {
+		return nil, false
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(str))
+	if err != nil || d <= 0 {
+		return nil, false
+	}
+	return strings.TrimSpace(str), true
+}
+
+// parseList gives the non-empty trimmed names of comma-separated text, a
+// []string or a YAML list of scalars (never nil).
+func parseList(raw any) (any, bool) {
+	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	switch x := raw.(type) {
+	case string:
+		for _, v := range strings.Split(x, ",") {
+			add(v)
+		}
+	case []string:
+		for _, v := range x {
+			add(v)
+		}
+	case []any:
+		for _, e := range x {
+			str, ok := scalarText(e)
+			if !ok {
+				return nil, false
+			}
+			add(str)
+		}
+	default:
+		return nil, false
+	}
+	if out == nil {
+		out = []string{}
+	}
+	return out, true
+}
+
+// parseEnum gives one of s.Values, in lower case.
+func (s *Setting) parseEnum(raw any) (any, bool) {
+	str, ok := scalarText(raw)
+	if !ok {
+		return nil, false
+	}
+	str = strings.ToLower(strings.TrimSpace(str))
+	if !slices.Contains(s.Values, str) {
+		return nil, false
+	}
+	return str, true
+}
+
+// parseSize gives the trimmed text, checked by s.Check (any error of which
+// is reported as the wrong kind).
+func (s *Setting) parseSize(raw any) (any, bool) {
+	str, ok := scalarText(raw)
+	if !ok {
+		return nil, false
+	}
+	str = strings.TrimSpace(str)
+	if s.Check != nil {
+		if err := s.Check(str); err != nil {
+			return nil, false
+		}
+	}
+	return str, true
 }
 
 // scalarText returns a YAML scalar as text: strings as they are, numbers
