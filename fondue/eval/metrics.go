@@ -87,7 +87,7 @@ func metricTieEnd(items []metricItem, start int) int {
 // O(n log n).
 func AUC(scores []float64, labels []bool, ties TieMode) float64 {
 	if ties != TiesAverage && ties != TiesAsLoss {
-		panic(fmt.Sprintf("fondue.AUC: invalid tie mode %d", int(ties)))
+		panic(fmt.Sprintf("eval.AUC: invalid tie mode %d", int(ties)))
 	}
 	items, npos, nneg := metricSorted(scores, labels, false)
 	if npos == 0 || nneg == 0 {
