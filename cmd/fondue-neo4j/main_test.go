@@ -62,31 +62,60 @@ func TestScoreMatchesLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9})
+	// The default, and --random-splits -1 (none) as fondue.NoRandomSplits:
+	// the flag passes the library's value through unchanged.
+	for _, c := range []struct {
+		opts fondue.Options
+		args []string
+	}{
+		{fondue.Options{Seed: 9}, nil},
+		{fondue.Options{Seed: 9, Method: fondue.MethodFONDUE, RandomSplits: fondue.NoRandomSplits}, []string{"--method", "fondue", "--random-splits", "-1"}},
+	} {
+		res, err := fondue.Score(context.Background(), g, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"score", lesmis, "--format", "json", "--seed", "9", "--threads", "3"}, c.args...)
+		code, out, stderr := runCLI(t, "", args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var rows []struct {
+			Node      int64   `json:"node"`
+			Ambiguity float64 `json:"ambiguity"`
+			Degree    int     `json:"degree"`
+			Score     float64 `json:"score"`
+		}
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatalf("bad JSON: %v\n%s", err, out)
+		}
+		if len(rows) != g.NumNodes() {
+			t.Fatalf("%d rows for %d nodes", len(rows), g.NumNodes())
+		}
+		for _, r := range rows {
+			i, ok := g.Index(strconv.FormatInt(r.Node, 10))
+			if !ok || res.Scores[i] != r.Score || res.Ambiguity[i] != r.Ambiguity || g.Degree(i) != r.Degree {
+				t.Fatalf("%v: node %d: CLI %+v, library score %v ambiguity %v", c.args, r.Node, r, res.Scores[i], res.Ambiguity[i])
+			}
+		}
+	}
+	// None is not the default: without random splits some node scores lower.
+	def, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9, Method: fondue.MethodFONDUE})
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := runCLI(t, "", "score", lesmis, "--format", "json", "--seed", "9", "--threads", "3")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	none, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9, Method: fondue.MethodFONDUE, RandomSplits: fondue.NoRandomSplits})
+	if err != nil {
+		t.Fatal(err)
 	}
-	var rows []struct {
-		Node      int64   `json:"node"`
-		Ambiguity float64 `json:"ambiguity"`
-		Degree    int     `json:"degree"`
-		Score     float64 `json:"score"`
-	}
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("bad JSON: %v\n%s", err, out)
-	}
-	if len(rows) != g.NumNodes() {
-		t.Fatalf("%d rows for %d nodes", len(rows), g.NumNodes())
-	}
-	for _, r := range rows {
-		i, ok := g.Index(strconv.FormatInt(r.Node, 10))
-		if !ok || res.Scores[i] != r.Score || res.Ambiguity[i] != r.Ambiguity || g.Degree(i) != r.Degree {
-			t.Fatalf("node %d: CLI %+v, library score %v ambiguity %v", r.Node, r, res.Scores[i], res.Ambiguity[i])
+	lower := 0
+	for i := range def.Scores {
+		if none.Scores[i] < def.Scores[i] {
+			lower++
 		}
+	}
+	if lower == 0 {
+		t.Error("no random splits gave the same scores as 100 random splits on every node")
 	}
 }
 

@@ -52,7 +52,7 @@ func AddEngineFlags(f FlagSet) {
 	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
 	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
 	f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
-	f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (0: the default; -1: none)")
+	f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (-1: none)")
 	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")
 	f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
 	f.Int("dim", 8, "embedding dimension")
@@ -76,7 +76,13 @@ func EngineOptions(v *viper.Viper) (fondue.Options, error) {
 	o.Seed = v.GetUint64("seed")
 	o.Workers = v.GetInt("threads")
 	o.Method = v.GetString("method")
-	o.RandomSplits = v.GetInt("random_splits") // as in fondue.Options: 0 the default, negative none
+	o.RandomSplits = v.GetInt("random_splits") // as in fondue.Options: negative is none
+	if o.RandomSplits == 0 {
+		// The default is 100, so a 0 was given on purpose. It used to mean
+		// none, and the library reads 0 as the default: refuse it rather
+		// than silently run 100.
+		return o, UsageErrorf("random_splits 0: give -1 for no random splits, or leave it out for the default (%d)", fondue.DefaultRandomSplits)
+	}
 	o.Unnormalized = v.GetBool("unnormalized")
 	o.Polish = v.GetBool("polish")
 	o.CNE.Dim = v.GetInt("embedding.dim")

@@ -66,7 +66,7 @@ func TestReadFileErrors(t *testing.T) {
 		{"threads: -1\n", `config file f.yaml: threads = -1: want a non-negative integer`},
 		{"threads: 1.5\n", `threads = 1.5: want a non-negative integer`},
 		{"polish: maybe\n", `config file f.yaml: polish = "maybe": want true or false`},
-		{"random_splits: lots\n", `config file f.yaml: random_splits = "lots": want an integer (0: the default, 100; -1: none)`},
+		{"random_splits: lots\n", `config file f.yaml: random_splits = "lots": want an integer (-1: none; default 100)`},
 		{"embedding: 5\n", `config file f.yaml: embedding = 5: embedding is a section of keys (dim, sigma1, sigma2,`},
 		{"embedding:\n  dimm: 5\n", `config file f.yaml: embedding.dimm: unknown key (did you mean embedding.dim?)`},
 		{"random-splits: 5\n", `random-splits: unknown key (did you mean random_splits?)`},

@@ -57,7 +57,7 @@ var Settings = []Setting{
 	{Key: "seed", Kind: Uint, Default: uint64(1)},
 	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)"},
 	{Key: "method", Kind: Enum, Default: fondue.DefaultMethod, Values: fondue.Methods},
-	{Key: "random_splits", Kind: Int, Default: 100, Want: "an integer (0: the default, 100; -1: none)"},
+	{Key: "random_splits", Kind: Int, Default: 100, Want: "an integer (-1: none; default 100)"},
 	{Key: "unnormalized", Kind: Bool, Default: false},
 	{Key: "polish", Kind: Bool, Default: false},
 	{Key: "embedding.dim", Kind: PosInt, Default: 8},
