@@ -40,6 +40,14 @@ type EstimateOptions struct {
 	AvgKeyBytes  int  // average key length for string keys (default 16)
 	KeepState    bool // a checkpoint will be saved (optimizer state kept)
 	ExactMaxNode int  // largest graph fitted exactly (default 1000)
+	NegRatio     int  // negatives drawn per edge in sampled mode (default 5)
+	// MaxDegree is the graph's largest degree, when known (a graph is
+	// loaded); 0 means unknown, and the estimate then assumes the largest
+	// degree the counts allow, min(nodes-1, edges): every per-worker buffer
+	// below grows with it.
+	MaxDegree int64
+	// Split adds the phase of split proposals (score --split, sync --split).
+	Split bool
 	// FromFile adds the edge-list reader's buffers to the load phase
 	// (score); the connector builds the graph from streamed records instead.
 	FromFile bool
@@ -52,10 +60,42 @@ const (
 	gcHeadroom   = 1.6
 	runtimeBytes = 16 << 20
 	mapEntry     = 40 // bytes per entry of a Go map from key to index, with growth slack
+	// workerFixed is each worker's small fixed scratch (stack, vectors of d).
+	workerFixed = 1 << 16
 )
 
 // EstimateMemory predicts the memory of Score with FONDUE on a graph of the
-// given size.
+// given size. With n nodes, m edges, dimension d, W workers, largest degree
+// D (EstimateOptions.MaxDegree, or min(n-1, m) when unknown), negative
+// ratio r and V = 8nd (one float64 vector per node), in bytes:
+//
+//	graph     = 8m + 8(n+1) + keys (8n, or n(16+key length)) + 40n (key index)
+//	load      = graph + 16m (edge buffer) + 16n (renumbering) [+ 1 MiB reader]
+//	embedding = graph + 12n (prior) + 4V (vectors, gradient, Adam moments)
+//	            + W (n/8 + 64 KiB)                          node marks
+//	            + W min(rD, r(n-1)/(r+1)) (8d + 12)          negative buffers
+//	            [+ 8m + 16n + 3V when the nodes are renumbered for locality]
+//	            [+ 2V optimizer state kept for a checkpoint]
+//	scoring   = graph + V + 8n (prior) + 49n (scores, disconnection, ranks)
+//	            + W (4n + 64 KiB)                           cross-pair stamps
+//	            + W D (8d + 32)                              split search of the largest node
+//	split     = graph + V + 8n + 24n
+//	            + W (8n + 64 KiB)                           ego and two-hop markers
+//	            + W 40 (min(D^2, 2m) + D)                    ego net, two-hop lists, affinity, MCL
+//
+// The negative buffers hold the candidates of a block of rows, r times
+// the block's largest degree, each with its vector (8d), multiplier (8)
+// and index (4); a row needs them only while rD is below its n-1-D
+// non-neighbours, hence the cap. The split phase builds the ego net of the
+// largest node to split: its entries (links among the neighbours, the
+// two-hop lists, the affinity, MCL's pruned matrices) are bounded by the
+// pairs of neighbours, D^2, and by the edge ends, 2m; about 40 bytes each
+// with the slack of append's growth. The split search holds, per worker, the
+// differences to the neighbours of the largest node (8dD) and its
+// projections, order, signs and sides (about 32D). The embedding phase
+// is skipped (exact mode) for graphs of up to ExactMaxNode nodes, whose
+// buffers are not per worker. Live is the largest phase; Peak is Live
+// times the collector's headroom (1.6) plus the runtime's 16 MiB.
 func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	if o.Dim <= 0 {
 		o.Dim = 8
@@ -66,8 +106,15 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	if o.ExactMaxNode <= 0 {
 		o.ExactMaxNode = 1000
 	}
-	n, m, d := nodes, edges, int64(o.Dim)
+	if o.NegRatio <= 0 {
+		o.NegRatio = 5
+	}
+	n, m, d, r := nodes, edges, int64(o.Dim), int64(o.NegRatio)
 	w := int64(workerCount(o.Workers))
+	deg := o.MaxDegree
+	if deg <= 0 {
+		deg = max(min(n-1, m), 0)
+	}
 	keys := 8 * n
 	if o.StringKeys {
 		keys = n * (16 + int64(o.AvgKeyBytes))
@@ -90,8 +137,12 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	cne = append(cne,
 		MemoryPart{"prior multipliers", 12 * n},
 		MemoryPart{"embedding, gradient, Adam moments", 4 * vec},
-		MemoryPart{"negative-sampling buffers", w * (n/8 + 1<<16)},
+		MemoryPart{"node marks (per worker)", w * (n/8 + workerFixed)},
 	)
+	if n > int64(o.ExactMaxNode) {
+		need := min(r*deg, r*max(n-1, 0)/(r+1))
+		cne = append(cne, MemoryPart{"negative-sampling buffers (per worker, grow with the largest degree)", w * need * (8*d + 12)})
+	}
 	if n > int64(o.ExactMaxNode) && vec > reorderMinBytes {
 		cne = append(cne,
 			MemoryPart{"renumbered graph for locality", 8*m + 16*n},
@@ -101,19 +152,38 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	if o.KeepState {
 		cne = append(cne, MemoryPart{"optimizer state for the checkpoint", 2 * vec})
 	}
-	scoring := append([]MemoryPart{}, graph...)
-	scoring = append(scoring,
+	scored := append([]MemoryPart{}, graph...)
+	scored = append(scored,
 		MemoryPart{"embedding", vec},
-		MemoryPart{"scores, ambiguity, ranking", 24 * n},
+		MemoryPart{"prior multipliers", 8 * n},
 	)
 	if o.KeepState {
-		scoring = append(scoring, MemoryPart{"optimizer state for the checkpoint", 2 * vec})
+		scored = append(scored, MemoryPart{"optimizer state for the checkpoint", 2 * vec})
 	}
-	e := MemoryEstimate{Nodes: nodes, Edges: edges}
-	for _, ph := range []struct {
+	scoring := append([]MemoryPart{}, scored...)
+	scoring = append(scoring,
+		MemoryPart{"scores, disconnection, ranks", 49 * n},
+		MemoryPart{"cross-pair stamps (per worker)", w * (4*n + workerFixed)},
+		MemoryPart{"split search of the largest node (per worker)", w * deg * (8*d + 32)},
+	)
+	phases := []struct {
 		name  string
 		parts []MemoryPart
-	}{{"load", load}, {"embedding", cne}, {"scoring", scoring}} {
+	}{{"load", load}, {"embedding", cne}, {"scoring", scoring}}
+	if o.Split {
+		split := append([]MemoryPart{}, scored...)
+		split = append(split,
+			MemoryPart{"scores, ambiguity, ranking", 24 * n},
+			MemoryPart{"ego and two-hop markers (per worker)", w * (8*n + workerFixed)},
+			MemoryPart{"ego net, two-hop lists, affinity, MCL of the largest node (per worker)", w * 40 * (min(deg*deg, 2*m) + deg)},
+		)
+		phases = append(phases, struct {
+			name  string
+			parts []MemoryPart
+		}{"split", split})
+	}
+	e := MemoryEstimate{Nodes: nodes, Edges: edges}
+	for _, ph := range phases {
 		pm := PhaseMemory{Phase: ph.name, Parts: ph.parts}
 		for _, p := range ph.parts {
 			pm.Bytes += p.Bytes

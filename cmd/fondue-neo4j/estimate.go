@@ -13,8 +13,8 @@ import (
 
 func newEstimateCmd(a *app) *cobra.Command {
 	var (
-		nodes, edges int64
-		stringKeys   bool
+		nodes, edges, rels, maxDegree int64
+		stringKeys                    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "estimate [FILE | --nodes N --edges M]",
@@ -22,13 +22,20 @@ func newEstimateCmd(a *app) *cobra.Command {
 		Long: `estimate prints the memory that score and sync would need for a graph, phase
 by phase, and whether it fits under max_memory (default: the memory available
 to this process). The graph is an edge list FILE (read like "score" reads it,
-"-" for standard input), or its counts: --nodes and --edges (and --string-keys
-when the ids are not integers). score and sync run the same check before they
-start and refuse to run a graph that would not fit.
+"-" for standard input), or its counts: --nodes and --edges (--relationships is
+the same, Neo4j's word; and --string-keys when the ids are not integers). score
+and sync run the same check before they start and refuse to run a graph that
+would not fit.
+
+Some buffers of each worker grow with the graph's largest degree. A FILE gives
+it; with counts only the estimate assumes the largest degree they allow
+(nodes-1 or edges, the smaller), an upper bound that is loose for graphs
+without a hub.
 
 A graph that does not fit exits with code 7 (after printing the estimate),
 like score and sync.`,
 		Example: `  fondue-neo4j estimate --nodes 1000000 --edges 10000000
+  fondue-neo4j estimate --nodes 1000000 --relationships 10000000 --threads 4
   fondue-neo4j estimate testdata/lesmis.edges --output json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -42,10 +49,16 @@ like score and sync.`,
 			if err != nil {
 				return err
 			}
+			if fl.Changed("relationships") {
+				if fl.Changed("edges") && rels != edges {
+					return usageErrorf("--edges %d and --relationships %d disagree: they are the same count, give one", edges, rels)
+				}
+				edges = rels
+			}
 			fromFile := len(args) == 1
 			if fromFile {
-				if fl.Changed("nodes") || fl.Changed("edges") || fl.Changed("string-keys") {
-					return usageErrorf("estimate %s: the file gives the counts; drop --nodes, --edges and --string-keys", args[0])
+				if fl.Changed("nodes") || fl.Changed("edges") || fl.Changed("relationships") || fl.Changed("string-keys") {
+					return usageErrorf("estimate %s: the file gives the counts; drop --nodes, --edges (--relationships) and --string-keys", args[0])
 				}
 				hm, err := parseHeaderMode(a.v.GetString("header"))
 				if err != nil {
@@ -56,8 +69,9 @@ like score and sync.`,
 					return err
 				}
 				nodes, edges, stringKeys = int64(g.NumNodes()), int64(g.NumEdges()), !g.IntKeys()
+				maxDegree = int64(g.MaxDegree())
 			} else if nodes <= 0 || edges < 0 {
-				return usageErrorf("estimate needs an edge-list file, or --nodes (positive) and --edges (non-negative)")
+				return usageErrorf("estimate needs an edge-list file, or --nodes (positive) and --edges (or --relationships, non-negative)")
 			}
 			limit, err := a.memoryLimit()
 			if err != nil {
@@ -65,7 +79,7 @@ like score and sync.`,
 			}
 			e := fondue.EstimateMemory(nodes, edges, fondue.EstimateOptions{Dim: opts.CNE.Dim, Workers: opts.Workers,
 				StringKeys: stringKeys, KeepState: a.v.GetString("embedding.checkpoint") != "", FromFile: true,
-				ExactMaxNode: opts.CNE.ExactMaxNodes})
+				ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio, MaxDegree: maxDegree})
 			fitErr := e.CheckMemory(limit)
 			fits := fitErr == nil
 			if a.v.GetString("output") == "json" {
@@ -88,6 +102,7 @@ like score and sync.`,
 	f := cmd.Flags()
 	f.Int64Var(&nodes, "nodes", 0, "number of nodes")
 	f.Int64Var(&edges, "edges", 0, "number of (undirected) relationships")
+	f.Int64Var(&rels, "relationships", 0, "the same as --edges (Neo4j's word)")
 	f.BoolVar(&stringKeys, "string-keys", false, "node ids are strings (e.g. Neo4j element ids) rather than integers")
 	f.String("output", "text", "text or json")
 	addHeaderFlag(f)

@@ -327,6 +327,36 @@ func TestEstimateAndMemoryLimit(t *testing.T) {
 	}
 }
 
+// --relationships is --edges under Neo4j's word: the same estimate, shown
+// in estimate's help only; both with different counts is a usage error.
+func TestEstimateRelationships(t *testing.T) {
+	code, a, _ := runCLI(t, "", "estimate", "--nodes", "5000", "--edges", "40000", "--threads", "2", "--output", "json")
+	code2, b, stderr := runCLI(t, "", "estimate", "--nodes", "5000", "--relationships", "40000", "--threads", "2", "--output", "json")
+	if code != 0 || code2 != 0 || a != b || !strings.Contains(b, `"relationshipCount":40000`) {
+		t.Fatalf("--relationships differs from --edges: %q vs %q (%s)", a, b, stderr)
+	}
+	code, c, _ := runCLI(t, "", "estimate", "--nodes", "5000", "--edges", "40000", "--relationships", "40000", "--threads", "2", "--output", "json")
+	if code != 0 || c != a {
+		t.Fatalf("the same count twice: exit %d, %q", code, c)
+	}
+	code, _, stderr = runCLI(t, "", "estimate", "--nodes", "5000", "--edges", "40000", "--relationships", "4000")
+	if code != exitUsage || !strings.Contains(stderr, "disagree") {
+		t.Fatalf("different counts: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "estimate", lesmis, "--relationships", "10")
+	if code != exitUsage || !strings.Contains(stderr, "the file gives the counts") {
+		t.Fatalf("file and --relationships: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "score", lesmis, "--relationships", "10")
+	if code != exitUsage || !strings.Contains(stderr, "relationships") {
+		t.Fatalf("score --relationships: exit %d, %s", code, stderr)
+	}
+	_, help, _ := runCLI(t, "", "estimate", "--help")
+	if !strings.Contains(help, "--relationships") {
+		t.Fatalf("estimate's help does not show --relationships:\n%s", help)
+	}
+}
+
 // --split alone proposes with the default splitter.
 func TestScoreSplitDefault(t *testing.T) {
 	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "3", "--split", "--format", "json", "--seed", "4")

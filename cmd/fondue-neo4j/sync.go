@@ -247,7 +247,8 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			g := sg.Graph
 			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
-				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes})
+				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
+				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split})
 			if err := a.checkMemory(est); err != nil {
 				return err
 			}
