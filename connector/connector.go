@@ -1,14 +1,3 @@
-// Package connector connects FONDUE to Neo4j with neo4j-go-driver v5: it
-// pulls the subgraph to score (Pull), writes the scores back in batches
-// (WriteScores), materializes split proposals as new nodes and undoes them
-// (Split, Undo), and holds a lock so that two runs never write at once
-// (AcquireLock). Every statement comes from package cypher, rendered for the
-// Cypher 5 of Neo4j 5.26 LTS and the calendar releases (Open checks the
-// server's version with dbms.components()).
-//
-// Errors that a scheduled job must tell apart wrap one of ErrAuth,
-// ErrUnreachable, ErrEmpty, ErrLocked or ErrInvalid (test with errors.Is);
-// their message is one line meant for the user.
 package connector
 
 import (
