@@ -240,16 +240,7 @@ func (c *Conn) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progre
 			}
 			o = syncjob.NodeOutcome{Key: n.Key, Name: n.Name, Outcome: syncjob.OutcomeFailed, Reason: oneLine(err.Error())}
 		}
-		switch o.Outcome {
-		case syncjob.OutcomeSplit:
-			st.Split++
-		case syncjob.OutcomeDone:
-			st.AlreadyDone++
-		case syncjob.OutcomeChanged, syncjob.OutcomeMissing:
-			st.Skipped++
-		case syncjob.OutcomeFailed:
-			st.Failed++
-		}
+		st.Count(o)
 		if o.Outcome != syncjob.OutcomeSplit && o.Outcome != syncjob.OutcomeDone {
 			c.log.Warn("node not split", "node", fmt.Sprint(n.Key), "outcome", o.Outcome, "reason", o.Reason)
 		}

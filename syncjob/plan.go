@@ -442,6 +442,21 @@ type SplitStats struct {
 	Duration           time.Duration `json:"-"`
 }
 
+// Count adds one node's outcome to the counts of its kind (Split,
+// AlreadyDone, Skipped, Failed).
+func (s *SplitStats) Count(o NodeOutcome) {
+	switch o.Outcome {
+	case OutcomeSplit:
+		s.Split++
+	case OutcomeDone:
+		s.AlreadyDone++
+	case OutcomeChanged, OutcomeMissing:
+		s.Skipped++
+	case OutcomeFailed:
+		s.Failed++
+	}
+}
+
 // KeyedNode is a node found by its key (Plan.IDProperty): the key's value
 // in the graph and the node's element id.
 type KeyedNode struct{ Key, ID any }

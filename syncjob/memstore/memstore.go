@@ -689,16 +689,7 @@ func (s *Store) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progr
 		if err != nil {
 			return st, err
 		}
-		switch o.Outcome {
-		case syncjob.OutcomeSplit:
-			st.Split++
-		case syncjob.OutcomeDone:
-			st.AlreadyDone++
-		case syncjob.OutcomeChanged, syncjob.OutcomeMissing:
-			st.Skipped++
-		case syncjob.OutcomeFailed:
-			st.Failed++
-		}
+		st.Count(o)
 		st.NodesCreated += o.Clones
 		st.RelationshipsMoved += o.Moved
 		st.Nodes = append(st.Nodes, o)
