@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Summary is the median of a case's runs with one binary.
@@ -87,28 +88,48 @@ func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 	for _, s := range sums {
 		byKey[[2]string{s.Case, s.Binary}] = s.Median
 	}
-	first := true
+	var under []string
+	estimated := 0
 	for _, s := range sums {
-		b, ok := byKey[[2]string{s.Case, "baseline"}]
-		if s.Binary != "main" || !ok {
-			continue
+		if s.Median.EstimateMB > 0 {
+			estimated++
 		}
-		if first {
-			fmt.Fprint(w, "\nAgainst the baseline binary (medians; ratio > 1 means this version is faster):\n\n")
-			fmt.Fprintln(w, "| case | wall ratio | CPU ratio | CNE ratio | epochs main / baseline | AUC main - baseline |")
-			fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|")
-			first = false
+		if m := s.Median; m.EstimateMB > 0 && m.EstimateMB < m.PeakRSSMB {
+			under = append(under, fmt.Sprintf("%s (%s): %.0f MB estimated, %.0f MB measured", s.Case, s.Binary, m.EstimateMB, m.PeakRSSMB))
 		}
-		m := s.Median
-		fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d / %d | %s |\n", s.Case, b.WallS/m.WallS, b.CPUS/m.CPUS,
-			b.EmbeddingS/m.EmbeddingS, m.Epochs, b.Epochs, auc(m.AUC-b.AUC, true))
 	}
-	first = true
+	if len(under) > 0 {
+		fmt.Fprintf(w, "\n**The memory estimate is below the measured peak** in %d case(s): %s.\n", len(under), strings.Join(under, "; "))
+	} else if estimated > 0 {
+		fmt.Fprint(w, "\nThe memory estimate is at or above the measured peak in every case.\n")
+	}
+	for _, ref := range []struct{ binary, what string }{
+		{BinaryBaseline, "the baseline binary"},
+		{BinaryPrevious, "the previous results (--compare)"},
+	} {
+		first := true
+		for _, s := range sums {
+			b, ok := byKey[[2]string{s.Case, ref.binary}]
+			if s.Binary != BinaryMain || !ok {
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "\nAgainst %s (medians; ratio > 1 means this version is faster):\n\n", ref.what)
+				fmt.Fprintln(w, "| case | wall ratio | CPU ratio | CNE ratio | epochs now / then | peak RSS now / then | AUC now - then |")
+				fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|---:|")
+				first = false
+			}
+			m := s.Median
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %.2f | %d / %d | %.2f | %s |\n", s.Case, b.WallS/m.WallS, b.CPUS/m.CPUS,
+				b.EmbeddingS/m.EmbeddingS, m.Epochs, b.Epochs, m.PeakRSSMB/b.PeakRSSMB, auc(m.AUC-b.AUC, true))
+		}
+	}
+	first := true
 	for _, r := range runs {
 		if !r.DoubleEpochs {
 			continue
 		}
-		m := byKey[[2]string{r.Case, "main"}]
+		m := byKey[[2]string{r.Case, BinaryMain}]
 		if first {
 			fmt.Fprint(w, "\nEarly stopping check: the same run with twice the epochs and no early stop:\n\n")
 			fmt.Fprintln(w, "| case | epochs | AUC | epochs x2 | AUC x2 | difference |")
@@ -177,18 +198,19 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // PlotCost draws wall time and peak memory against edges on log-log axes,
-// with a line of slope 1 through the smallest case for reference.
+// with a line of slope 1 through the smallest case for reference. Runs of
+// the baseline binary and previous results (--compare) are drawn dashed
+// beside this version's.
 func PlotCost(path string, runs []Run) error {
-	var pts []Run
+	curves := map[string][]Run{}
 	for _, s := range Summarize(runs) {
-		if s.Binary == "main" && s.Median.Edges > 0 {
-			pts = append(pts, s.Median)
+		if s.Median.Edges > 0 {
+			curves[s.Binary] = append(curves[s.Binary], s.Median)
 		}
 	}
-	if len(pts) < 2 {
+	if len(curves[BinaryMain]) < 2 {
 		return nil
 	}
-	slices.SortFunc(pts, func(a, b Run) int { return a.Edges - b.Edges })
 	p := plot.New()
 	p.Title.Text = "fondue-neo4j score: cost against graph size"
 	p.X.Label.Text = "edges"
@@ -196,30 +218,33 @@ func PlotCost(path string, runs []Run) error {
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Legend.Top, p.Legend.Left = true, true
-	series := func(f func(Run) float64) plotter.XYs {
+	series := func(pts []Run, f func(Run) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(pts))
 		for k, r := range pts {
 			xy[k].X, xy[k].Y = float64(r.Edges), math.Max(f(r), 1e-3)
 		}
 		return xy
 	}
-	add := func(name string, xy plotter.XYs, dashed bool, k int) error {
+	// style: 0 solid with points, 1 dashed with points, 2 dotted reference line.
+	add := func(name string, xy plotter.XYs, style, k int) error {
 		l, sc, err := plotter.NewLinePoints(xy)
 		if err != nil {
 			return err
 		}
 		l.Color = plotColors[k%len(plotColors)]
 		sc.Color = l.Color
-		if dashed {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		switch style {
+		case 1:
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+			sc.Shape = draw.BoxGlyph{}
+		case 2:
+			l.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
 			sc.Radius = 0
 		}
 		p.Add(l, sc)
 		p.Legend.Add(name, l)
 		return nil
 	}
-	wall := series(func(r Run) float64 { return r.WallS })
-	rss := series(func(r Run) float64 { return r.PeakRSSMB })
 	linear := func(xy plotter.XYs) plotter.XYs {
 		out := make(plotter.XYs, len(xy))
 		for k := range xy {
@@ -228,13 +253,31 @@ func PlotCost(path string, runs []Run) error {
 		}
 		return out
 	}
-	for k, s := range []struct {
-		name   string
-		xy     plotter.XYs
-		dashed bool
-	}{{"wall time (s)", wall, false}, {"peak RSS (MB)", rss, false}, {"linear in edges", linear(wall), true}, {"linear in edges", linear(rss), true}} {
-		if err := add(s.name, s.xy, s.dashed, k%2); err != nil {
+	for _, b := range []string{BinaryMain, BinaryBaseline, BinaryPrevious} {
+		pts := curves[b]
+		if len(pts) < 2 {
+			continue
+		}
+		slices.SortFunc(pts, func(a, b Run) int { return a.Edges - b.Edges })
+		wall := series(pts, func(r Run) float64 { return r.WallS })
+		rss := series(pts, func(r Run) float64 { return r.PeakRSSMB })
+		label, style := "", 0
+		if b != BinaryMain {
+			label, style = " ("+b+")", 1
+		}
+		if err := add("wall time (s)"+label, wall, style, 0); err != nil {
 			return err
+		}
+		if err := add("peak RSS (MB)"+label, rss, style, 1); err != nil {
+			return err
+		}
+		if b == BinaryMain {
+			if err := add("linear in edges", linear(wall), 2, 0); err != nil {
+				return err
+			}
+			if err := add("linear in edges", linear(rss), 2, 1); err != nil {
+				return err
+			}
 		}
 	}
 	// Through a temporary file (its extension picks the format) and a
@@ -270,4 +313,41 @@ func Report(dir string, runs []Run, header string, config any) error {
 		return err
 	}
 	return PlotCost(filepath.Join(dir, "cost.png"), runs)
+}
+
+// ReadJSON reads the runs of a results.json that WriteJSON wrote, for
+// comparing with a new run (--compare). The runs are relabelled as
+// BinaryPrevious; a previous run's baseline and double-epoch runs are
+// dropped.
+func ReadJSON(path string) ([]Run, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Runs []struct {
+			Run
+			AUC *float64 `json:"auc"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var runs []Run
+	for _, r := range doc.Runs {
+		if r.Binary != BinaryMain || r.DoubleEpochs {
+			continue
+		}
+		run := r.Run
+		run.AUC = math.NaN()
+		if r.AUC != nil {
+			run.AUC = *r.AUC
+		}
+		run.Binary = BinaryPrevious
+		runs = append(runs, run)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s: no runs of a main binary", path)
+	}
+	return runs, nil
 }

@@ -112,14 +112,23 @@ type Config struct {
 	ExtraArgs []string
 }
 
+// The binaries a Run can come from: the one measured, the --baseline one
+// run beside it, and runs read from an earlier results file (--compare).
+const (
+	BinaryMain     = "main"
+	BinaryBaseline = "baseline"
+	BinaryPrevious = "previous"
+)
+
 // Run is one measured child run.
 type Run struct {
 	Case         string  `json:"case"`
-	Binary       string  `json:"binary"` // "main" or "baseline"
+	Binary       string  `json:"binary"` // BinaryMain, BinaryBaseline or BinaryPrevious
 	Repeat       int     `json:"repeat"`
 	DoubleEpochs bool    `json:"double_epochs"`
 	Nodes        int     `json:"nodes"`
 	Edges        int     `json:"edges"`
+	MaxDegree    int     `json:"max_degree,omitempty"`
 	Ambiguous    int     `json:"ambiguous"`
 	WallS        float64 `json:"wall_s"`
 	LoadS        float64 `json:"load_s"`
@@ -169,9 +178,9 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		if len(p.ambiguous) == 0 {
 			logf("%s: no planted ambiguous node (ratio %g of its nodes rounds to no pair): AUC is undefined, reported as n/a", c.Name, cfg.Ratio)
 		}
-		bins := [][2]string{{"main", cfg.Binary}}
+		bins := [][2]string{{BinaryMain, cfg.Binary}}
 		if cfg.Baseline != "" {
-			bins = append(bins, [2]string{"baseline", cfg.Baseline})
+			bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
 		}
 		for rep := 0; rep < cfg.Repeats; rep++ {
 			for _, b := range bins {
@@ -186,7 +195,7 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		if cfg.DoubleEpochs {
 			last := runs[len(runs)-len(bins)]
 			args := []string{"--epochs", strconv.Itoa(2 * last.Epochs), "--tol", "1e-300"}
-			r, err := runScore(ctx, cfg, c, p, [2]string{"main", cfg.Binary}, 0, args)
+			r, err := runScore(ctx, cfg, c, p, [2]string{BinaryMain, cfg.Binary}, 0, args)
 			if err != nil {
 				return runs, fmt.Errorf("%s (double epochs): %w", c.Name, err)
 			}
@@ -311,8 +320,13 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 		r.CPUS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
 	parseSummary(stderr.String(), &r)
-	est := fondue.EstimateMemory(int64(r.Nodes), int64(r.Edges), fondue.EstimateOptions{Workers: cfg.Threads, FromFile: true})
-	r.EstimateMB = float64(est.Peak) / (1 << 20)
+	if r.EstimateMB == 0 {
+		// Older binaries do not log the estimate they admitted the run on:
+		// make it here from the counts (and the largest degree, if logged).
+		est := fondue.EstimateMemory(int64(r.Nodes), int64(r.Edges), fondue.EstimateOptions{
+			Workers: cfg.Threads, FromFile: true, MaxDegree: int64(r.MaxDegree)})
+		r.EstimateMB = float64(est.Peak) / (1 << 20)
+	}
 	labels := make([]bool, 0, len(scores))
 	vals := make([]float64, 0, len(scores))
 	for k, v := range scores {
@@ -373,6 +387,7 @@ func parseSummary(stderr string, r *Run) {
 			return v
 		}
 		r.Nodes, r.Edges, r.Epochs = int(num("nodes")), int(num("edges")), int(num("epochs"))
+		r.MaxDegree, r.EstimateMB = int(num("max_degree")), num("estimate_mb")
 		r.LoadS, r.PriorS, r.EmbeddingS, r.ScoringS = num("load_s"), num("prior_s"), num("embedding_s"), num("scoring_s")
 		if r.LoadS == 0 { // older binaries do not log it
 			r.LoadS = math.Max(0, r.WallS-r.PriorS-r.EmbeddingS-r.ScoringS)

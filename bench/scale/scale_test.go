@@ -40,6 +40,61 @@ func TestReadScoresAndSummary(t *testing.T) {
 	if r.Nodes != 100 || r.Edges != 400 || r.Epochs != 120 || r.EmbeddingS != 7 || r.LoadS != 1 {
 		t.Fatalf("%+v (load falls back to wall minus the phases for binaries that do not log it)", r)
 	}
+	if r.MaxDegree != 0 || r.EstimateMB != 0 {
+		t.Fatalf("%+v: an older binary's summary has no estimate", r)
+	}
+	parseSummary(`{"level":"DEBUG","msg":"scored","nodes":100,"edges":400,"max_degree":37,"estimate_mb":21.5,"load_s":0.25}`, &r)
+	if r.MaxDegree != 37 || r.EstimateMB != 21.5 || r.LoadS != 0.25 {
+		t.Fatalf("%+v: want the logged largest degree and estimate", r)
+	}
+}
+
+// --compare: an earlier results.json comes back as "previous" runs, whose
+// ratios and curve are reported beside this run's; an estimate below the
+// measured peak is called out.
+func TestCompareWithPrevious(t *testing.T) {
+	old := []Run{
+		{Case: "g", Binary: BinaryMain, WallS: 6, CPUS: 12, EmbeddingS: 5, Epochs: 150, AUC: 0.90, Edges: 1000, PeakRSSMB: 30, EstimateMB: 40},
+		{Case: "h", Binary: BinaryMain, WallS: 60, CPUS: 110, EmbeddingS: 50, Epochs: 120, AUC: math.NaN(), Edges: 10000, PeakRSSMB: 100, EstimateMB: 120},
+		{Case: "g", Binary: BinaryBaseline, WallS: 9, Edges: 1000},
+		{Case: "h", Binary: BinaryMain, DoubleEpochs: true, WallS: 100, Edges: 10000},
+	}
+	oldDir := t.TempDir()
+	if err := Report(oldDir, old, "# old", nil); err != nil {
+		t.Fatal(err)
+	}
+	prev, err := ReadJSON(filepath.Join(oldDir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prev) != 2 || prev[0].Binary != BinaryPrevious || prev[0].WallS != 6 || !math.IsNaN(prev[1].AUC) {
+		t.Fatalf("previous runs: %+v (want the two main runs, relabelled, NaN AUC kept)", prev)
+	}
+	now := []Run{
+		{Case: "g", Binary: BinaryMain, WallS: 2, CPUS: 3, EmbeddingS: 1, Epochs: 50, AUC: 0.91, Edges: 1000, PeakRSSMB: 27, EstimateMB: 40},
+		{Case: "h", Binary: BinaryMain, WallS: 20, CPUS: 44, EmbeddingS: 10, Epochs: 40, AUC: 0.95, Edges: 10000, PeakRSSMB: 130, EstimateMB: 120},
+	}
+	dir := t.TempDir()
+	if err := Report(dir, append(now, prev...), "# now", nil); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+	for _, want := range []string{
+		"Against the previous results (--compare)",
+		"| g | 3.00 | 4.00 | 5.00 | 50 / 150 | 0.90 | +0.0100 |",
+		"| h | 3.00 | 2.50 | 5.00 | 40 / 120 | 1.30 | n/a |",
+		"**The memory estimate is below the measured peak** in 1 case(s): h (main): 120 MB estimated, 130 MB measured.",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(string(md), "Against the baseline") {
+		t.Errorf("a previous run's baseline became a baseline here:\n%s", md)
+	}
+	if _, err := ReadJSON(filepath.Join(dir, "nope.json")); err == nil {
+		t.Error("missing file accepted")
+	}
 }
 
 func TestSummarizeAndReport(t *testing.T) {
@@ -64,7 +119,7 @@ func TestSummarizeAndReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Baseline ratio: median wall 5 / 2 = 2.50; double-epoch check: +0.0100.
-	for _, want := range []string{"| g | 2.50 | 2.50 | 3.00 | 100 / 200 | +0.0200 |", "| h | 90 | 0.9500 | 180 | 0.9400 | +0.0100 |"} {
+	for _, want := range []string{"| g | 2.50 | 2.50 | 3.00 | 100 / 200 | 1.00 | +0.0200 |", "| h | 90 | 0.9500 | 180 | 0.9400 | +0.0100 |"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("results.md lacks %q:\n%s", want, md)
 		}

@@ -21,6 +21,7 @@ const defaultScaleCases = "sbm:10000:10,sbm:10000:20,sbm:100000:10,sbm:100000:20
 func newScaleCmd(a *app) *cobra.Command {
 	var (
 		cases, cacheDir, binary, baseline, out string
+		compare                                string
 		dataDir                                string
 		ratio                                  float64
 		seed                                   uint64
@@ -44,11 +45,14 @@ Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way;
 a bare file name that is not in the working folder is looked up in the
 datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
 --baseline BIN runs another fondue-neo4j binary on the same inputs for speed
-ratios; --double-epochs reruns each case with twice the epochs and no early
+ratios; --compare FILE adds an earlier run's results.json (for instance
+bench/scale-results/sizes.json) as "previous": its curve is drawn dashed beside
+this one and its cases get ratio rows; --double-epochs reruns each case with twice the epochs and no early
 stop, to show what early stopping costs.`,
 		Example: `  go build -o fondue-neo4j ./cmd/fondue-neo4j
   fondue-bench scale --binary ./fondue-neo4j --cases sbm:1000000:20 --double-epochs
-  fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3`,
+  fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3
+  fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
 				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args}
@@ -78,9 +82,16 @@ stop, to show what early stopping costs.`,
 					return cli.UsageErrorf("--baseline: %v", err)
 				}
 			}
+			var previous []scale.Run
+			if compare != "" {
+				if previous, err = scale.ReadJSON(compare); err != nil {
+					return cli.UsageErrorf("--compare: %v", err)
+				}
+			}
 			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)
 			runs, err := scale.Execute(cmd.Context(), cfg)
 			if len(runs) > 0 {
+				runs = append(runs, previous...)
 				host, _ := os.Hostname()
 				header := fmt.Sprintf("# fondue-bench scale\n\nCommand: `fondue-bench %s`\n\nBinary: `%s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
 					strings.Join(os.Args[1:], " "), cfg.Binary, host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
@@ -101,6 +112,7 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")
 	f.StringVar(&binary, "binary", "", "the fondue-neo4j binary to measure (default: the one beside this program, else on $PATH)")
 	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
+	f.StringVar(&compare, "compare", "", "an earlier run's results.json, drawn and compared beside this run")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "out", "bench-scale-out", "output directory")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -396,3 +397,40 @@ func TestScoreSplitDefault(t *testing.T) {
 }
 
 func jsonNum(x int64) string { b, _ := json.Marshal(x); return string(b) }
+
+// The run summary carries the largest degree and the memory estimate the
+// run was admitted on (what `estimate FILE` prints for the same settings),
+// so that fondue-bench scale can check the estimate against the measured peak.
+func TestSummaryLogsEstimate(t *testing.T) {
+	code, _, stderr := runCLI(t, "", "score", lesmis, "--threads", "2", "--max-memory", "8GiB", "--log-level", "debug", "--log-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var sum map[string]any
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, `"msg":"scored"`) {
+			if err := json.Unmarshal([]byte(l), &sum); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if sum == nil {
+		t.Fatalf("no scored line in %s", stderr)
+	}
+	if sum["max_degree"] != 36.0 { // Valjean
+		t.Errorf("max_degree %v, want 36", sum["max_degree"])
+	}
+	code, out, stderr := runCLI(t, "", "estimate", lesmis, "--threads", "2", "--max-memory", "8GiB", "--output", "json")
+	if code != 0 {
+		t.Fatalf("estimate: exit %d: %s", code, stderr)
+	}
+	var est struct {
+		Peak int64 `json:"bytesPeak"`
+	}
+	if err := json.Unmarshal([]byte(out), &est); err != nil || est.Peak == 0 {
+		t.Fatalf("estimate --output json: %v\n%s", err, out)
+	}
+	if got, want := sum["estimate_mb"], math.Round(float64(est.Peak)/(1<<20)*1000)/1000; got != want {
+		t.Errorf("estimate_mb %v, want %v (estimate's peak)", got, want)
+	}
+}

@@ -195,7 +195,7 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	if iso := res.Unscored(); len(iso) > 0 {
 		a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
 	}
-	a.logSummary(g, res, loadTime)
+	a.logSummary(g, res, loadTime, est)
 	return g, res, nil
 }
 
@@ -366,10 +366,14 @@ func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, err
 	return g, nil
 }
 
-func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration) {
+// logSummary logs what a scoring run did and cost, with the memory
+// estimate it was admitted on (est), so that a measured peak can be checked
+// against it.
+func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration, est fondue.MemoryEstimate) {
 	t := res.Timings
-	attrs := []any{"nodes", g.NumNodes(), "edges", g.NumEdges(), "method", res.Method,
-		"load_s", round3(load.Seconds()), "scoring_s", round3(t.Scoring.Seconds())}
+	attrs := []any{"nodes", g.NumNodes(), "edges", g.NumEdges(), "max_degree", g.MaxDegree(), "method", res.Method,
+		"load_s", round3(load.Seconds()), "scoring_s", round3(t.Scoring.Seconds()),
+		"estimate_mb", round3(float64(est.Peak) / (1 << 20))}
 	if res.Embedding != nil {
 		attrs = append(attrs, "prior_s", round3(t.Prior.Seconds()), "embedding_s", round3(t.Embedding.Seconds()),
 			"epochs", res.CNE.Epochs, "converged", res.CNE.Converged, "cne_mode", res.CNE.Mode.String())

@@ -238,6 +238,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	a.log.Debug("connected", "run_id", s.runID, "phase", "connect", "neo4j", conn.Version())
 	pr := newProgress(a)
 	defer pr.finish()
+	var est fondue.MemoryEstimate
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: s.pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun,
@@ -245,7 +246,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// The counts are known: refuse a graph that would not fit
 			// before the heavy work starts.
 			g := sg.Graph
-			est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+			est = fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
 				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split})
@@ -259,7 +260,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		},
 		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
 			pr.finish()
-			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond)
+			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond, est)
 			return a.saveCheckpoint(s.checkpoint, sg.Graph, res, opts)
 		},
 		Progress: pr.report,
