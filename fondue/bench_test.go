@@ -107,3 +107,47 @@ func BenchmarkScoreEmbedding(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadEdgeList times reading an edge list file into a graph
+// (FONDUE_BENCH_EDGES, else condmat05 from FONDUE_DATASETS).
+func BenchmarkReadEdgeList(b *testing.B) {
+	path := os.Getenv("FONDUE_BENCH_EDGES")
+	if path == "" {
+		dir := os.Getenv("FONDUE_DATASETS")
+		if dir == "" {
+			b.Skip("neither FONDUE_BENCH_EDGES nor FONDUE_DATASETS set")
+		}
+		path = filepath.Join(dir, "condmat05.edges")
+	}
+	for k := 0; k < b.N; k++ {
+		if _, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkScoreCombined times the default method's scoring (FONDUE
+// quotient, disconnection of its split, rank combination and percentiles)
+// of a random embedding.
+func BenchmarkScoreCombined(b *testing.B) {
+	for _, name := range []string{"condmat05", "sbm200k"} {
+		b.Run(name, func(b *testing.B) {
+			var g *fondue.Graph
+			if name == "sbm200k" {
+				var err error
+				if g, err = generate.SBM(generate.SBMOptions{Nodes: 200_000, AvgDegree: 10, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				g = benchGraph(b, name)
+			}
+			emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
+			b.ResetTimer()
+			for k := 0; k < b.N; k++ {
+				if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
