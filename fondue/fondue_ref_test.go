@@ -203,7 +203,6 @@ func (w *refWork) polish(m int, best float64) float64 {
 	return max(best, dot(w.acc, w.acc))
 }
 
-
 // TestFondueNodeMatchesReference checks that fondueNode gives the same
 // score bits and the same best sign vector as the 6c9321f code, for
 // dimensions with and without the d = 8 fast path, degrees on both sides of
