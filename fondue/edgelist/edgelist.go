@@ -342,6 +342,15 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", el.name, el.st.Lines, err)
 		}
+		if fastLines && el.st.Edges > 0 && el.pending == nil && !el.strMode {
+			// Past the header decision, a line of two integer keys is an
+			// edge and nothing else: skip the general checks.
+			if u, v, ok := intPairLine(line); ok {
+				el.st.Edges++
+				el.addInts(u, v)
+				continue
+			}
+		}
 		if bad, ok := findBinary(line); ok {
 			return el.fail(el.st.Lines, "invalid byte %#02x: not a text edge list?", bad)
 		}
@@ -461,16 +470,7 @@ func (el *edgeListReader) addEdgeFields(f [][]byte) string {
 	v, vok := parseIntBytes(f[1])
 	if !el.strMode {
 		if uok && vok {
-			// Blocks that grow to 1M keys and are never copied.
-			if len(el.ints) == 0 || len(el.ints[len(el.ints)-1]) == cap(el.ints[len(el.ints)-1]) {
-				c := 1 << 10
-				if len(el.ints) > 0 {
-					c = min(2*cap(el.ints[len(el.ints)-1]), 1<<20)
-				}
-				el.ints = append(el.ints, make([]int64, 0, c))
-			}
-			bl := &el.ints[len(el.ints)-1]
-			*bl = append(*bl, u, v)
+			el.addInts(u, v)
 			return ""
 		}
 		// The first key that is not an integer: from here on the
@@ -489,6 +489,54 @@ func (el *edgeListReader) addEdgeFields(f [][]byte) string {
 		el.b.AddEdge(string(f[0]), string(f[1]))
 	}
 	return ""
+}
+
+// addInts appends an edge between integer keys to el.ints, in blocks that
+// grow to 1M keys and are never copied.
+func (el *edgeListReader) addInts(u, v int64) {
+	if len(el.ints) == 0 || len(el.ints[len(el.ints)-1]) == cap(el.ints[len(el.ints)-1]) {
+		c := 1 << 10
+		if len(el.ints) > 0 {
+			c = min(2*cap(el.ints[len(el.ints)-1]), 1<<20)
+		}
+		el.ints = append(el.ints, make([]int64, 0, c))
+	}
+	bl := &el.ints[len(el.ints)-1]
+	*bl = append(*bl, u, v)
+}
+
+// fastLines enables intPairLine in readWhitespace (tests turn it off to
+// compare with the general path).
+var fastLines = true
+
+// intPairLine parses a line that is exactly two canonical integer keys
+// separated by a run of spaces, tabs and commas, nothing before or after.
+// Such a line passes every check of readWhitespace, record and
+// addEdgeFields and is split the same way by splitFields, so it can be
+// added directly. Any other line gives ok false.
+func intPairLine(line []byte) (u, v int64, ok bool) {
+	i := 0
+	for i < len(line) && (line[i] >= '0' && line[i] <= '9' || line[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == ',') {
+		j++
+	}
+	if i == 0 || j == i || j == len(line) {
+		return 0, 0, false
+	}
+	for k := j; k < len(line); k++ {
+		if !(line[k] >= '0' && line[k] <= '9' || line[k] == '-') {
+			return 0, 0, false
+		}
+	}
+	u, uok := parseIntBytes(line[:i])
+	v, vok := parseIntBytes(line[j:])
+	if !uok || !vok {
+		return 0, 0, false
+	}
+	return u, v, true
 }
 
 var errLineTooLong = errors.New("line too long")
