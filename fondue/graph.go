@@ -2,6 +2,7 @@ package fondue
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -372,24 +373,43 @@ func buildCSR(n int, src, dst []int32) *Graph {
 		adj[pos[v]] = u
 		pos[v]++
 	}
-	// Sort each row and squeeze out duplicates in place.
-	w := int64(0)
-	start := int64(0)
-	dups := 0
-	for i := 0; i < n; i++ {
-		row := adj[start:off[i+1]]
-		slices.Sort(row)
-		newStart := w
-		for k, v := range row {
-			if k > 0 && v == row[k-1] {
-				dups++
-				continue
+	// Sort each row and squeeze out duplicates: chunks of rows in
+	// parallel, each compacted to the start of its own stretch of adj;
+	// then the stretches are moved together in order.
+	bounds := rowChunks(n, 1<<18, func(i int) float64 { return float64(off[i+1]-off[i]) + 1 })
+	chunks := len(bounds) - 1
+	kept := make([]int64, chunks) // entries chunk c kept
+	chunkDups := make([]int, chunks)
+	rowLen := make([]int32, n) // row i's length after dedup
+	forChunks(context.Background(), 0, chunks, func(_, c int) {
+		w, d := off[bounds[c]], 0
+		for i := bounds[c]; i < bounds[c+1]; i++ {
+			row := adj[off[i]:off[i+1]]
+			slices.Sort(row)
+			start := w
+			for k, v := range row {
+				if k > 0 && v == row[k-1] {
+					d++
+					continue
+				}
+				adj[w] = v
+				w++
 			}
-			adj[w] = v
-			w++
+			rowLen[i] = int32(w - start)
 		}
-		start = off[i+1]
-		off[i] = newStart
+		kept[c], chunkDups[c] = w-off[bounds[c]], d
+	})
+	w := int64(0)
+	dups := 0
+	for c := 0; c < chunks; c++ {
+		copy(adj[w:], adj[off[bounds[c]]:off[bounds[c]]+kept[c]])
+		w += kept[c]
+		dups += chunkDups[c]
+	}
+	w = 0
+	for i := 0; i < n; i++ {
+		off[i] = w
+		w += int64(rowLen[i])
 	}
 	off[n] = w
 	adj = slices.Clip(adj[:w])
