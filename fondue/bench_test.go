@@ -107,3 +107,78 @@ func BenchmarkScoreEmbedding(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadEdgeList times reading an edge list file into a graph:
+// condmat05 from FONDUE_DATASETS, and a generated 1M-node SBM graph
+// (benchGraph's sbm1m) written to a temporary file.
+func BenchmarkReadEdgeList(b *testing.B) {
+	for _, name := range []string{"condmat05", "sbm1m"} {
+		b.Run(name, func(b *testing.B) {
+			var path string
+			if name == "condmat05" {
+				dir := os.Getenv("FONDUE_DATASETS")
+				if dir == "" {
+					b.Skip("FONDUE_DATASETS not set")
+				}
+				path = filepath.Join(dir, name+".edges")
+			} else {
+				path = filepath.Join(b.TempDir(), name+".edges")
+				if err := writeEdgeList(path, benchGraph(b, name)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for k := 0; k < b.N; k++ {
+				if _, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// writeEdgeList writes g as "u v" lines, each edge once.
+func writeEdgeList(path string, g *fondue.Graph) error {
+	var sb []byte
+	for i := 0; i < g.NumNodes(); i++ {
+		for _, j := range g.Neighbors(i) {
+			if int(j) > i {
+				sb = append(sb, g.Key(i)...)
+				sb = append(sb, ' ')
+				sb = append(sb, g.Key(int(j))...)
+				sb = append(sb, '\n')
+			}
+		}
+	}
+	return os.WriteFile(path, sb, 0o644)
+}
+
+// BenchmarkScoreCombined times the default method's scoring (FONDUE
+// quotient, disconnection of its split, rank combination and percentiles)
+// of a random embedding.
+func BenchmarkScoreCombined(b *testing.B) {
+	for _, name := range []string{"condmat05", "sbm200k"} {
+		b.Run(name, func(b *testing.B) {
+			var g *fondue.Graph
+			if name == "sbm200k" {
+				var err error
+				if g, err = generate.SBM(generate.SBMOptions{Nodes: 200_000, AvgDegree: 10, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				g = benchGraph(b, name)
+			}
+			emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for k := 0; k < b.N; k++ {
+				if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}

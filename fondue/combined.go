@@ -3,7 +3,6 @@ package fondue
 import (
 	"context"
 	"math"
-	"slices"
 )
 
 // MethodCombined is the default ranking method. It asks two independent
@@ -181,7 +180,11 @@ func combineRanks(a, b []float64) []float64 {
 	for k := range a {
 		ok[k] = !math.IsNaN(a[k]) && !math.IsNaN(b[k])
 	}
-	pa, pb := averageRanks(a, ok), averageRanks(b, ok)
+	var pa []float64
+	done := make(chan struct{})
+	go func() { pa = averageRanks(a, ok); close(done) }()
+	pb := averageRanks(b, ok)
+	<-done
 	for k := range out {
 		if ok[k] {
 			out[k] = (pa[k] + pb[k]) / 2
@@ -195,21 +198,7 @@ func combineRanks(a, b []float64) []float64 {
 // averageRanks returns rank/count for the entries with ok set: ranks
 // 1..count in ascending order of x, ties sharing their mean rank.
 func averageRanks(x []float64, ok []bool) []float64 {
-	idx := make([]int, 0, len(x))
-	for k := range x {
-		if ok[k] {
-			idx = append(idx, k)
-		}
-	}
-	slices.SortStableFunc(idx, func(p, q int) int {
-		switch {
-		case x[p] < x[q]:
-			return -1
-		case x[p] > x[q]:
-			return 1
-		}
-		return 0
-	})
+	idx := sortedIndices(x, ok, false)
 	out := make([]float64, len(x))
 	cnt := float64(len(idx))
 	for s := 0; s < len(idx); {

@@ -30,8 +30,8 @@ type fondueWork struct {
 	u      []float64 // top eigenvector
 	total  []float64 // sum_j y_j
 	acc    []float64 // running sums
-	signs  []int8
 	signsB []int8
+	bits   []uint64 // random sign words of the current and the best vector
 }
 
 func newFondueWork(d int) *fondueWork {
@@ -74,7 +74,6 @@ func (w *fondueWork) differences(emb *Embedding, i int, nb []int32) {
 		w.y = make([]float64, m*d)
 		w.proj = make([]float64, m)
 		w.order = make([]int32, m)
-		w.signs = make([]int8, m)
 		w.signsB = make([]int8, m)
 	}
 	y := w.y[:m*d]
@@ -108,7 +107,13 @@ func (w *fondueWork) differences(emb *Embedding, i int, nb []int32) {
 func (w *fondueWork) eigenSweep(m int) float64 {
 	d := w.d
 	y, proj, order := w.y[:m*d], w.proj[:m], w.order[:m]
-	topEigenvector(w.scat, d, w.vecs, w.u)
+	if m > 1 { // with one neighbour the order, hence the sweep, needs no eigenvector
+		if d == 8 {
+			topEigenvector8((*[64]float64)(w.scat), (*[8]float64)(w.u))
+		} else {
+			topEigenvector(w.scat, d, w.vecs, w.u)
+		}
+	}
 	for k := range proj {
 		proj[k] = dot(y[k*d:(k+1)*d], w.u)
 		order[k] = int32(k)
@@ -148,37 +153,79 @@ func (w *fondueWork) eigenSweep(m int) float64 {
 
 // randomSigns is step (a): T random sign vectors from r; one that beats
 // best replaces w.signsB. It returns the new best.
+//
+// Sign k of a vector is bit k&63 of the (k>>6)-th draw of r for that
+// vector. The sum over the neighbours is accumulated in neighbour order
+// as acc += s_k y_k with s_k = +1 or -1 (exactly acc + y_k or acc - y_k):
+// no branch on the random bit, and for d = 8 the sum stays in registers.
 func (w *fondueWork) randomSigns(m, T int, r *splitmix, best float64) float64 {
-	d := w.d
-	y, signs, bestB := w.y[:m*d], w.signs[:m], w.signsB[:m]
+	words := (m + 63) >> 6
+	if cap(w.bits) < 2*words {
+		w.bits = make([]uint64, 2*words)
+	}
+	bits, bestBits := w.bits[:words], w.bits[words:2*words]
+	improved := false
 	for t := 0; t < T; t++ {
-		clear(w.acc)
-		var bits uint64
-		for k := 0; k < m; k++ {
-			if k&63 == 0 {
-				bits = r.next()
-			}
-			yk := y[k*d : (k+1)*d]
-			if bits&1 == 1 {
-				signs[k] = 1
-				for c := range w.acc {
-					w.acc[c] += yk[c]
-				}
-			} else {
-				signs[k] = -1
-				for c := range w.acc {
-					w.acc[c] -= yk[c]
-				}
-			}
-			bits >>= 1
+		for k := range bits {
+			bits[k] = r.next()
 		}
-		s := dot(w.acc, w.acc)
+		var s float64
+		if w.d == 8 {
+			s = w.signedSum8(m, bits)
+		} else {
+			s = w.signedSum(m, bits)
+		}
 		if s > best {
 			best = s
-			copy(bestB, signs)
+			copy(bestBits, bits)
+			improved = true
+		}
+	}
+	if improved {
+		bestB := w.signsB[:m]
+		for k := range bestB {
+			bestB[k] = int8(bestBits[k>>6]>>(k&63)&1)*2 - 1
 		}
 	}
 	return best
+}
+
+// signOf maps a random bit to its sign.
+var signOf = [2]float64{-1, 1}
+
+// signedSum returns ||sum_k s_k y_k||^2 for the signs in bits.
+func (w *fondueWork) signedSum(m int, bits []uint64) float64 {
+	d := w.d
+	y := w.y[:m*d]
+	clear(w.acc)
+	for k := 0; k < m; k++ {
+		s := signOf[bits[k>>6]>>(k&63)&1]
+		yk := y[k*d : (k+1)*d]
+		for c := range w.acc {
+			w.acc[c] += s * yk[c]
+		}
+	}
+	return dot(w.acc, w.acc)
+}
+
+// signedSum8 is signedSum for d = 8.
+func (w *fondueWork) signedSum8(m int, bits []uint64) float64 {
+	y := w.y[:m*8]
+	var a0, a1, a2, a3, a4, a5, a6, a7 float64
+	for k := 0; k < m; k++ {
+		s := signOf[bits[k>>6]>>(k&63)&1]
+		yk := (*[8]float64)(y[k*8 : k*8+8])
+		a0 += s * yk[0]
+		a1 += s * yk[1]
+		a2 += s * yk[2]
+		a3 += s * yk[3]
+		a4 += s * yk[4]
+		a5 += s * yk[5]
+		a6 += s * yk[6]
+		a7 += s * yk[7]
+	}
+	acc := [8]float64{a0, a1, a2, a3, a4, a5, a6, a7}
+	return dot(acc[:], acc[:])
 }
 
 // polish is step (c): flipping b_k changes s = sum_j b_j y_j into
@@ -291,4 +338,65 @@ func fondueSplit(g *Graph, emb *Embedding, i int, p signParams) []int8 {
 	r := splitmix{s: streamSeed(p.Seed, streamSigns, uint64(i), 0)}
 	fondueNode(g, emb, i, p.T, p.Normalize, p.Polish, &r, newFondueWork(emb.Dim), b)
 	return b
+}
+
+// topEigenvector8 is topEigenvector for d = 8 on fixed-size arrays (no
+// bounds checks), with the same operations in the same order, hence the
+// same bits. It writes the eigenvector into v; a is destroyed.
+func topEigenvector8(a *[64]float64, v *[8]float64) {
+	const d = 8
+	var vecs [64]float64
+	for i := 0; i < d; i++ {
+		vecs[i*d+i] = 1
+	}
+	for sweep := 0; sweep < 64; sweep++ {
+		off := 0.0
+		for p := 0; p < d; p++ {
+			for q := p + 1; q < d; q++ {
+				off += a[p*d+q] * a[p*d+q]
+			}
+		}
+		if off == 0 || (sweep > 0 && off < 1e-30*diagNorm2(a[:], d)) {
+			break
+		}
+		for p := 0; p < d; p++ {
+			for q := p + 1; q < d; q++ {
+				apq := a[p*d+q]
+				if apq == 0 {
+					continue
+				}
+				theta := (a[q*d+q] - a[p*d+p]) / (2 * apq)
+				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
+				if theta < 0 {
+					t = -t
+				}
+				c := 1 / math.Sqrt(t*t+1)
+				s := t * c
+				for k := 0; k < d; k++ {
+					akp, akq := a[k*d+p], a[k*d+q]
+					a[k*d+p] = c*akp - s*akq
+					a[k*d+q] = s*akp + c*akq
+				}
+				for k := 0; k < d; k++ {
+					apk, aqk := a[p*d+k], a[q*d+k]
+					a[p*d+k] = c*apk - s*aqk
+					a[q*d+k] = s*apk + c*aqk
+				}
+				for k := 0; k < d; k++ {
+					vkp, vkq := vecs[k*d+p], vecs[k*d+q]
+					vecs[k*d+p] = c*vkp - s*vkq
+					vecs[k*d+q] = s*vkp + c*vkq
+				}
+			}
+		}
+	}
+	best := 0
+	for i := 1; i < d; i++ {
+		if a[i*d+i] > a[best*d+best] {
+			best = i
+		}
+	}
+	for k := 0; k < d; k++ {
+		v[k] = vecs[k*d+best]
+	}
 }

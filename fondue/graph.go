@@ -2,6 +2,7 @@ package fondue
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -372,24 +373,43 @@ func buildCSR(n int, src, dst []int32) *Graph {
 		adj[pos[v]] = u
 		pos[v]++
 	}
-	// Sort each row and squeeze out duplicates in place.
-	w := int64(0)
-	start := int64(0)
-	dups := 0
-	for i := 0; i < n; i++ {
-		row := adj[start:off[i+1]]
-		slices.Sort(row)
-		newStart := w
-		for k, v := range row {
-			if k > 0 && v == row[k-1] {
-				dups++
-				continue
+	// Sort each row and squeeze out duplicates: chunks of rows in
+	// parallel, each compacted to the start of its own stretch of adj;
+	// then the stretches are moved together in order.
+	bounds := rowChunks(n, 1<<18, func(i int) float64 { return float64(off[i+1]-off[i]) + 1 })
+	chunks := len(bounds) - 1
+	kept := make([]int64, chunks) // entries chunk c kept
+	chunkDups := make([]int, chunks)
+	rowLen := make([]int32, n) // row i's length after dedup
+	forChunks(context.Background(), 0, chunks, func(_, c int) {
+		w, d := off[bounds[c]], 0
+		for i := bounds[c]; i < bounds[c+1]; i++ {
+			row := adj[off[i]:off[i+1]]
+			slices.Sort(row)
+			start := w
+			for k, v := range row {
+				if k > 0 && v == row[k-1] {
+					d++
+					continue
+				}
+				adj[w] = v
+				w++
 			}
-			adj[w] = v
-			w++
+			rowLen[i] = int32(w - start)
 		}
-		start = off[i+1]
-		off[i] = newStart
+		kept[c], chunkDups[c] = w-off[bounds[c]], d
+	})
+	w := int64(0)
+	dups := 0
+	for c := 0; c < chunks; c++ {
+		copy(adj[w:], adj[off[bounds[c]]:off[bounds[c]]+kept[c]])
+		w += kept[c]
+		dups += chunkDups[c]
+	}
+	w = 0
+	for i := 0; i < n; i++ {
+		off[i] = w
+		w += int64(rowLen[i])
 	}
 	off[n] = w
 	adj = slices.Clip(adj[:w])
@@ -446,4 +466,79 @@ func (g *Graph) permute(order []int32) *Graph {
 		slices.Sort(row)
 	}
 	return &Graph{off: off, adj: adj}
+}
+
+// NewIntKeyGraph builds the graph of the undirected edges between integer
+// keys listed in blocks: the blocks' concatenation holds the edges' keys two
+// by two, (u, v), and every block has an even length. The graph is exactly
+// the one a Builder fed the same edges with AddIntEdge would build: nodes
+// numbered in key order, self-loops counted and dropped, duplicates
+// collapsed. When the keys fill a range not much longer than the edge list
+// (as the ids of most edge lists do), it numbers them with a table over the
+// range instead of a map; otherwise it uses a Builder. The key index
+// (Graph.Index) is built on first use.
+func NewIntKeyGraph(blocks [][]int64) *Graph {
+	total := 0
+	var lo, hi int64
+	for _, bl := range blocks {
+		for _, k := range bl {
+			if total == 0 {
+				lo, hi = k, k
+			}
+			total++
+			lo, hi = min(lo, k), max(hi, k)
+		}
+	}
+	if total == 0 {
+		return buildCSR(0, nil, nil)
+	}
+	span := uint64(hi) - uint64(lo) // hi >= lo: no overflow as unsigned
+	if span >= uint64(total)+1<<16 {
+		var b Builder
+		for _, bl := range blocks {
+			for k := 0; k+1 < len(bl); k += 2 {
+				b.AddIntEdge(bl[k], bl[k+1])
+			}
+		}
+		return b.Build()
+	}
+	// rank[key-lo]: 1 + the node index of key, 0 while the key is unseen.
+	rank := make([]int32, span+1)
+	for _, bl := range blocks {
+		for _, k := range bl {
+			rank[k-lo] = 1
+		}
+	}
+	n := int32(0)
+	for r := range rank {
+		if rank[r] != 0 {
+			n++
+			rank[r] = n
+		}
+	}
+	keys := make([]int64, 0, n)
+	for r, v := range rank {
+		if v != 0 {
+			keys = append(keys, lo+int64(r))
+		}
+	}
+	src := make([]int32, 0, total/2)
+	dst := make([]int32, 0, total/2)
+	loops := 0
+	for _, bl := range blocks {
+		for k := 0; k+1 < len(bl); k += 2 {
+			u, v := rank[bl[k]-lo]-1, rank[bl[k+1]-lo]-1
+			if u == v {
+				loops++
+				continue
+			}
+			src = append(src, u)
+			dst = append(dst, v)
+		}
+	}
+	rank = nil
+	g := buildCSR(int(n), src, dst)
+	g.selfLoops = loops
+	g.intKeys = keys
+	return g
 }

@@ -144,21 +144,42 @@ func (r *Result) Unscored() []int {
 func (r *Result) Ranking() []int { return rankDescending(r.Scores) }
 
 func rankDescending(scores []float64) []int {
-	idx := make([]int, 0, len(scores))
-	for i, s := range scores {
-		if !math.IsNaN(s) {
-			idx = append(idx, i)
+	return sortedIndices(scores, nil, true)
+}
+
+// sortedIndices returns the indices k of x with x[k] not NaN (and ok[k]
+// set, when ok is given), in ascending (or descending) order of x[k], ties
+// (== compares -0 and +0 equal) in index order: the order a stable sort of
+// the indices by x gives. It sorts (value, index) pairs, which reads memory
+// in order, instead.
+func sortedIndices(x []float64, ok []bool, descending bool) []int {
+	type entry struct {
+		v float64
+		i int
+	}
+	es := make([]entry, 0, len(x))
+	for k, v := range x {
+		if !math.IsNaN(v) && (ok == nil || ok[k]) {
+			es = append(es, entry{v, k})
 		}
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
+	sign := 1
+	if descending {
+		sign = -1
+	}
+	slices.SortFunc(es, func(a, b entry) int {
 		switch {
-		case scores[a] > scores[b]:
-			return -1
-		case scores[a] < scores[b]:
-			return 1
+		case a.v < b.v:
+			return -sign
+		case a.v > b.v:
+			return sign
 		}
-		return 0
+		return a.i - b.i
 	})
+	idx := make([]int, len(es))
+	for k, e := range es {
+		idx[k] = e.i
+	}
 	return idx
 }
 

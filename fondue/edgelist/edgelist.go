@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,6 +187,9 @@ func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, er
 	if el.st.Edges == 0 {
 		return nil, el.st, &ParseError{File: name, Msg: fmt.Sprintf("no edges found (%d lines read)", el.st.Lines), Err: ErrNoEdges}
 	}
+	if !el.strMode {
+		return fondue.NewIntKeyGraph(el.ints), el.st, nil
+	}
 	return el.b.Build(), el.st, nil
 }
 
@@ -249,7 +253,9 @@ type edgeListReader struct {
 	header      HeaderMode
 	st          Stats
 	b           fondue.Builder
-	pending     [][]byte // first data line, held until we know whether it is a header
+	strMode     bool      // a key was not a canonical integer: edges go to b
+	ints        [][]int64 // until then, the edges' integer keys, two per edge, in blocks
+	pending     [][]byte  // first data line, held until we know whether it is a header
 	pendingLine int
 }
 
@@ -311,7 +317,7 @@ func (el *edgeListReader) record(f [][]byte, nf, line int) error {
 }
 
 func (el *edgeListReader) addEdge(f [][]byte, line int) error {
-	if msg := addEdgeFields(&el.b, f, &el.st); msg != "" {
+	if msg := el.addEdgeFields(f); msg != "" {
 		if el.st.Format == FormatWhitespace && len(f) == 3 && !isNumber(f[2]) {
 			msg += " (this file is read as whitespace-separated: ids with spaces need a CSV or TSV file, .csv or .tsv)"
 		}
@@ -335,6 +341,15 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 		}
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", el.name, el.st.Lines, err)
+		}
+		if fastLines && el.st.Edges > 0 && el.pending == nil && !el.strMode {
+			// Past the header decision, a line of two integer keys is an
+			// edge and nothing else: skip the general checks.
+			if u, v, ok := intPairLine(line); ok {
+				el.st.Edges++
+				el.addInts(u, v)
+				continue
+			}
 		}
 		if bad, ok := findBinary(line); ok {
 			return el.fail(el.st.Lines, "invalid byte %#02x: not a text edge list?", bad)
@@ -438,27 +453,90 @@ func (c *csvLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-func addEdgeFields(b *fondue.Builder, f [][]byte, st *Stats) string {
+func (el *edgeListReader) addEdgeFields(f [][]byte) string {
 	if len(f) == 3 {
 		if !isNumber(f[2]) {
 			return fmt.Sprintf("weight %q is not a number", f[2])
 		}
-		st.Weighted = true
+		el.st.Weighted = true
 	}
 	for _, id := range f[:2] {
 		if len(id) > 1024 {
 			return fmt.Sprintf("node id of %d bytes is too long", len(id))
 		}
 	}
-	st.Edges++
-	u, uok := parseIntKey(string(f[0]))
-	v, vok := parseIntKey(string(f[1]))
+	el.st.Edges++
+	u, uok := parseIntBytes(f[0])
+	v, vok := parseIntBytes(f[1])
+	if !el.strMode {
+		if uok && vok {
+			el.addInts(u, v)
+			return ""
+		}
+		// The first key that is not an integer: from here on the
+		// Builder, fed the integer edges so far first, in their order.
+		el.strMode = true
+		for _, bl := range el.ints {
+			for k := 0; k < len(bl); k += 2 {
+				el.b.AddIntEdge(bl[k], bl[k+1])
+			}
+		}
+		el.ints = nil
+	}
 	if uok && vok {
-		b.AddIntEdge(u, v)
+		el.b.AddIntEdge(u, v)
 	} else {
-		b.AddEdge(string(f[0]), string(f[1]))
+		el.b.AddEdge(string(f[0]), string(f[1]))
 	}
 	return ""
+}
+
+// addInts appends an edge between integer keys to el.ints, in blocks that
+// grow to 1M keys and are never copied.
+func (el *edgeListReader) addInts(u, v int64) {
+	if len(el.ints) == 0 || len(el.ints[len(el.ints)-1]) == cap(el.ints[len(el.ints)-1]) {
+		c := 1 << 10
+		if len(el.ints) > 0 {
+			c = min(2*cap(el.ints[len(el.ints)-1]), 1<<20)
+		}
+		el.ints = append(el.ints, make([]int64, 0, c))
+	}
+	bl := &el.ints[len(el.ints)-1]
+	*bl = append(*bl, u, v)
+}
+
+// fastLines enables intPairLine in readWhitespace (tests turn it off to
+// compare with the general path).
+var fastLines = true
+
+// intPairLine parses a line that is exactly two canonical integer keys
+// separated by a run of spaces, tabs and commas, nothing before or after.
+// Such a line passes every check of readWhitespace, record and
+// addEdgeFields and is split the same way by splitFields, so it can be
+// added directly. Any other line gives ok false.
+func intPairLine(line []byte) (u, v int64, ok bool) {
+	i := 0
+	for i < len(line) && (line[i] >= '0' && line[i] <= '9' || line[i] == '-') {
+		i++
+	}
+	j := i
+	for j < len(line) && (line[j] == ' ' || line[j] == '\t' || line[j] == ',') {
+		j++
+	}
+	if i == 0 || j == i || j == len(line) {
+		return 0, 0, false
+	}
+	for k := j; k < len(line); k++ {
+		if !(line[k] >= '0' && line[k] <= '9' || line[k] == '-') {
+			return 0, 0, false
+		}
+	}
+	u, uok := parseIntBytes(line[:i])
+	v, vok := parseIntBytes(line[j:])
+	if !uok || !vok {
+		return 0, 0, false
+	}
+	return u, v, true
 }
 
 var errLineTooLong = errors.New("line too long")
@@ -587,12 +665,32 @@ func isNumber(b []byte) bool {
 	return err == nil
 }
 
-// parseIntKey parses s as an integer key only if it is written canonically,
-// as fondue.Builder does, so that "007" and "7" stay two different nodes.
-func parseIntKey(s string) (int64, bool) {
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || strconv.FormatInt(v, 10) != s {
+// parseIntBytes parses b as an integer key only if it is written
+// canonically, as fondue.Builder does, so that "007" and "7" stay two
+// different nodes: an optional '-', then digits without a leading zero
+// (or "0" alone), within int64. It is strconv.ParseInt plus the check
+// that strconv.FormatInt gives b back, without allocating.
+func parseIntBytes(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg = true
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 || b[0] == '0' && (len(b) > 1 || neg) {
 		return 0, false
 	}
-	return v, true
+	var u uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0') // 19 digits fit in a uint64
+	}
+	switch {
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
+	case neg && u <= 1<<63:
+		return int64(-u), true
+	}
+	return 0, false
 }
