@@ -35,6 +35,16 @@ import (
 //     with a common neighbour". A piece that only the node ties to the rest
 //     cannot be placed from the graph; a group of its own is the honest
 //     answer (and scores better under the adjusted Rand index than a guess).
+//  5. Dangling pieces: a group from which no other neighbour can be reached
+//     in the graph without the node (its connected component of G − node
+//     holds no other neighbour: co-authors known only through the node)
+//     hangs off one of the two entities. When there are two or more such
+//     groups, they are merged into one: an entity with one dangling piece
+//     tends to have several (a hub author's separate collaborations), and
+//     the benchmark measured the merge at or above keeping them apart in
+//     every cell (bench/SPLITTERS.md). The search is a breadth-first
+//     search from each group that stops at the first other neighbour, and
+//     gives up (not dangling) after ncutDangleBudget nodes.
 //
 // For a hub whose neighbours share more than ncutPairBudget two-hop paths,
 // step 1 leaves out the common neighbours (and step 4 then uses links only).
@@ -56,6 +66,11 @@ const ncutKNN = 5
 // common-neighbour part for one node; above it the part is left out. Ego
 // networks of the paper's graphs stay far below it.
 var ncutPairBudget = 50_000_000
+
+// ncutDangleBudget bounds the nodes one breadth-first search of
+// mergeDangling visits; a group whose search reaches it is taken as not
+// dangling (its component of G − node is large).
+var ncutDangleBudget = 2000
 
 // ncutExactMax is the largest ego network whose relaxation is solved with a
 // dense eigensolver; larger ones use power iteration on the sparse matrix.
@@ -91,6 +106,12 @@ type ncutWork struct {
 	// hedge
 	label []int32
 	stack []int32
+	// dangling pieces: per graph node, the group of a neighbour of the
+	// centre (+1; 0 for other nodes) and a visit stamp
+	dGroup []int32
+	dSeen  []uint32
+	dEpoch uint32
+	dQueue []int32
 }
 
 func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32 {
@@ -119,7 +140,7 @@ func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker
 			copy(side, alt)
 		}
 	}
-	return nw.hedge(e, side)
+	return nw.mergeDangling(g, e.Center, nw.hedge(e, side))
 }
 
 // Thresholds of the MCL check, relative to the graph's density: MCL's split
@@ -635,4 +656,98 @@ func (w *ncutWork) hedge(e *EgoNet, side []int8) [][]int32 {
 		groups = append(groups, grp)
 	}
 	return groups
+}
+
+// mergeDangling merges into one group the groups (of neighbours of center)
+// whose connected component of the graph without center holds no
+// neighbour of center outside the group, when there are two or more of
+// them. It keeps the order of the groups (the merged group where its first
+// member was).
+func (w *ncutWork) mergeDangling(g *Graph, center int, groups [][]int32) [][]int32 {
+	if len(groups) < 3 {
+		return groups // at most one dangling group, or none
+	}
+	n := g.NumNodes()
+	if len(w.dGroup) < n {
+		w.dGroup = make([]int32, n)
+		w.dSeen = make([]uint32, n)
+		w.dEpoch = 0
+	}
+	for gi, grp := range groups {
+		for _, j := range grp {
+			w.dGroup[j] = int32(gi) + 1
+		}
+	}
+	first, count := -1, 0
+	dangling := make([]bool, len(groups))
+	for gi, grp := range groups {
+		if dangling[gi] = w.dangling(g, center, int32(gi)+1, grp); dangling[gi] {
+			count++
+			if first < 0 {
+				first = gi
+			}
+		}
+	}
+	for _, grp := range groups {
+		for _, j := range grp {
+			w.dGroup[j] = 0
+		}
+	}
+	if count < 2 || count == len(groups) {
+		return groups
+	}
+	var merged []int32
+	for gi, grp := range groups {
+		if dangling[gi] {
+			merged = append(merged, grp...)
+		}
+	}
+	out := make([][]int32, 0, len(groups)-count+1)
+	for gi, grp := range groups {
+		switch {
+		case gi == first:
+			out = append(out, merged)
+		case !dangling[gi]:
+			out = append(out, grp)
+		}
+	}
+	return out
+}
+
+// dangling reports whether the breadth-first search of the graph without
+// center from the members of group (label id in w.dGroup) finds no other
+// neighbour of center within ncutDangleBudget visited nodes.
+func (w *ncutWork) dangling(g *Graph, center int, id int32, group []int32) bool {
+	w.dEpoch++
+	if w.dEpoch == 0 {
+		clear(w.dSeen)
+		w.dEpoch = 1
+	}
+	ep := w.dEpoch
+	q := w.dQueue[:0]
+	for _, j := range group {
+		w.dSeen[j] = ep
+		q = append(q, j)
+	}
+	w.dSeen[center] = ep
+	ok := true
+	for h := 0; h < len(q) && ok; h++ {
+		for _, y := range g.Neighbors(int(q[h])) {
+			if w.dSeen[y] == ep {
+				continue
+			}
+			if gy := w.dGroup[y]; gy != 0 && gy != id {
+				ok = false
+				break
+			}
+			if len(q) >= ncutDangleBudget {
+				ok = false
+				break
+			}
+			w.dSeen[y] = ep
+			q = append(q, y)
+		}
+	}
+	w.dQueue = q
+	return ok
 }
