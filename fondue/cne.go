@@ -81,6 +81,14 @@ type CNEOptions struct {
 	// KeepState keeps the optimizer state in the returned embedding, for
 	// saving as a Checkpoint.
 	KeepState bool
+	// NoiseStart starts from the plain N(0,1) noise instead of the
+	// smoothed start (see smoothedStart in cne_init.go), as before issue 11.
+	// Without Init, the default smooths that same noise over the graph.
+	NoiseStart bool
+	// NoStabilityStop turns off the ranking-stability stop (see
+	// cne_stop.go), leaving the gradient-norm test of Tol and MaxEpochs,
+	// as before issue 11. The stop is never used on warm starts.
+	NoStabilityStop bool
 	// Progress, when set, is called after every epoch from the fitting goroutine.
 	Progress func(CNEProgress)
 }
@@ -96,7 +104,8 @@ type CNEProgress struct {
 type CNEStats struct {
 	Mode      Mode
 	Epochs    int
-	Converged bool    // the stopping test fired before MaxEpochs
+	Converged bool    // a stopping test fired before MaxEpochs
+	Stable    bool    // it was the ranking-stability stop
 	GradNorm  float64 // gradient norm of the last epoch
 	Duration  time.Duration
 }
@@ -410,6 +419,15 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 		return f.emb, st, nil
 	}
 	f.prepare()
+	if o.Init == nil && !o.NoiseStart {
+		if err := f.smooth(ctx); err != nil {
+			return nil, st, err
+		}
+	}
+	var stop *stabilityStop
+	if o.Init == nil && !o.NoStabilityStop {
+		stop = newStabilityStop(f.g, o.Dim)
+	}
 	for epoch := 0; epoch < o.MaxEpochs; epoch++ {
 		norm, err := f.gradient(ctx, epoch)
 		if err != nil {
@@ -428,6 +446,10 @@ func FitCNE(ctx context.Context, g *Graph, p *Prior, opts CNEOptions) (*Embeddin
 		f.peak = max(f.peak, norm)
 		if f.converged(epoch, norm) {
 			st.Converged = true
+			break
+		}
+		if stop != nil && (epoch+1)%stableEvery == 0 && stop.check(f.g, f.emb) {
+			st.Converged, st.Stable = true, true
 			break
 		}
 	}

@@ -143,6 +143,13 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 		MemoryPart{"prior multipliers", 12 * n},
 		MemoryPart{"embedding, gradient, Adam moments", 4 * vec},
 		MemoryPart{"node marks (per worker)", w * (n/8 + workerFixed)},
+		// The smoothed start reuses the moments and gradient as scratch;
+		// its per-chunk sums are d^2 per chunk of rows. The stability
+		// stop holds its sample (index, score, rank: 16 bytes each, two
+		// top sets of a tenth) and the differences to the neighbours of
+		// its largest sampled node.
+		MemoryPart{"smoothed start sums, stability-stop sample", 8*d*d*((2*m+4*n)/smoothChunkCost+1) + int64(stableSample)*20},
+		MemoryPart{"stability-stop differences of the largest sampled node", deg * (8*d + 16)},
 	)
 	if n > int64(o.ExactMaxNode) {
 		need := min(r*deg, r*max(n-1, 0)/(r+1))

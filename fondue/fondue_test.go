@@ -76,12 +76,15 @@ func bruteForceBest(g *Graph, emb *Embedding, i int) float64 {
 // by CNE. The heuristic can never beat the optimum; it should find it for
 // nearly every node and come close everywhere.
 func TestFondueHeuristicVersusBruteForce(t *testing.T) {
-	// Floors within 0.02 of the measured values: netscience finds the
-	// optimum on 361 of 364 nodes (0.9918), worst ratio 0.8192; polbooks on
-	// 84 of 85 (0.9882), worst ratio 0.9770.
+	// Floors within 0.02 of the measured values on the default embedding
+	// (smoothed start, stability stop): netscience finds the optimum on 358
+	// of 364 nodes (0.984), worst ratio 0.8318; polbooks on 83 of 85
+	// (0.9765), worst ratio 0.8382. (From plain noise with the gradient test
+	// alone, before issue 11: 361 of 364, worst 0.8192, and 84 of 85, worst
+	// 0.9770; the worst ratio is a single node's.)
 	floors := map[string]struct{ optimal, worst float64 }{
 		"netscience": {0.975, 0.80},
-		"polbooks":   {0.97, 0.96},
+		"polbooks":   {0.97, 0.81},
 	}
 	for _, name := range []string{"netscience", "polbooks"} {
 		g := readTestGraph(t, name)

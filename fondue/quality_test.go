@@ -24,9 +24,10 @@ func TestQualityContractedGraphs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quality check runs CNE 20 times")
 	}
-	// Measured (10-seed means, fixed seeds, deterministic): polbooks FONDUE
-	// 0.9080, combined 0.8945; netscience FONDUE 0.9204, combined 0.9262.
-	// The floors are 0.02 below (or closer).
+	// Measured (10-seed means, fixed seeds, deterministic) with the default
+	// smoothed start and stability stop: polbooks FONDUE 0.909, combined
+	// 0.895; netscience FONDUE 0.920, combined 0.925 (before issue 11:
+	// 0.9080, 0.8945; 0.9204, 0.9262). The floors are 0.02 below (or closer).
 	floors := map[string]float64{"polbooks": 0.890, "netscience": 0.901}
 	combinedFloors := map[string]float64{"polbooks": 0.875, "netscience": 0.907}
 	for _, name := range []string{"polbooks", "netscience"} {
@@ -113,9 +114,12 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 		t.Fatalf("warm start reused %d of %d nodes", warm.Warm.Reused, changed.NumNodes())
 	}
 	// The benchmark target is 5x on condmat05 (measured about 10x); this
-	// small graph needs fewer cold epochs, so assert 4x.
-	if warm.CNE.Epochs*4 > cold.CNE.Epochs {
-		t.Errorf("warm start took %d epochs, cold %d: want at least 4x fewer", warm.CNE.Epochs, cold.CNE.Epochs)
+	// small graph needs fewer cold epochs. Measured 12 vs 30 before issue
+	// 11; with the smoothed start and the stability stop the cold fit (and
+	// the checkpoint's) stops sooner, on a less settled embedding, and the
+	// warm run takes 21 epochs against the cold run's 80, so assert 3x.
+	if warm.CNE.Epochs*3 > cold.CNE.Epochs {
+		t.Errorf("warm start took %d epochs, cold %d: want at least 3x fewer", warm.CNE.Epochs, cold.CNE.Epochs)
 	}
 	if warmAUC < coldAUC-0.02 {
 		t.Errorf("warm AUC %.4f, cold %.4f", warmAUC, coldAUC)
