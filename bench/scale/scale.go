@@ -194,7 +194,9 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		}
 		if cfg.DoubleEpochs {
 			last := runs[len(runs)-len(bins)]
-			args := []string{"--epochs", strconv.Itoa(2 * last.Epochs), "--tol", "1e-300"}
+			// No early stop of either kind: the gradient-norm test never
+			// fires at this tolerance, and the ranking-stability stop is off.
+			args := []string{"--epochs", strconv.Itoa(2 * last.Epochs), "--tol", "1e-300", "--stability-stop=false"}
 			r, err := runScore(ctx, cfg, c, p, [2]string{BinaryMain, cfg.Binary}, 0, args)
 			if err != nil {
 				return runs, fmt.Errorf("%s (double epochs): %w", c.Name, err)

@@ -38,6 +38,8 @@ var FlagKeys = map[string]string{
 	"neg-ratio":        "embedding.neg_ratio",
 	"mode":             "embedding.mode",
 	"tol":              "embedding.tol",
+	"start":            "embedding.start",
+	"stability-stop":   "embedding.stability_stop",
 	"checkpoint":       "embedding.checkpoint",
 	"checkpoint-force": "embedding.checkpoint_force",
 }
@@ -63,6 +65,8 @@ func AddEngineFlags(f FlagSet) {
 	f.Int("neg-ratio", 5, "negative samples per edge in sampled mode")
 	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
 	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
+	f.String("start", "smoothed", "CNE starting point: smoothed (noise smoothed over the graph) or noise (the paper's N(0,1) noise)")
+	f.Bool("stability-stop", true, "also stop CNE once the top-10% ranking of a node sample stops changing (false: gradient-norm test only, as the paper)")
 	f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
 	f.Bool("checkpoint-force", false, "warm-start from --checkpoint even when it shares less than half of its nodes with the graph")
 }
@@ -92,6 +96,8 @@ func EngineOptions(v *viper.Viper) (fondue.Options, error) {
 	o.CNE.LearningRate = v.GetFloat64("embedding.learning_rate")
 	o.CNE.NegRatio = v.GetInt("embedding.neg_ratio")
 	o.CNE.Tol = v.GetFloat64("embedding.tol")
+	o.CNE.NoiseStart = v.GetString("embedding.start") == "noise"
+	o.CNE.NoStabilityStop = !v.GetBool("embedding.stability_stop")
 	o.CNE.ExactMaxNodes = v.GetInt("embedding.exact_max_nodes")
 	var err error
 	if o.CNE.Mode, err = fondue.ParseMode(v.GetString("embedding.mode")); err != nil {

@@ -68,6 +68,8 @@ var Settings = []Setting{
 	{Key: "embedding.neg_ratio", Kind: PosInt, Default: 5},
 	{Key: "embedding.mode", Kind: Enum, Default: "auto", Values: []string{"auto", "exact", "sampled"}},
 	{Key: "embedding.tol", Kind: PosFloat, Default: 1e-2},
+	{Key: "embedding.start", Kind: Enum, Default: "smoothed", Values: []string{"smoothed", "noise"}},
+	{Key: "embedding.stability_stop", Kind: Bool, Default: true},
 	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: 1000},
 	{Key: "embedding.checkpoint", Kind: String, Default: ""},
 	{Key: "embedding.checkpoint_force", Kind: Bool, Default: false},
