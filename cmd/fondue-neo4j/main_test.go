@@ -71,6 +71,9 @@ func TestScoreMatchesLibrary(t *testing.T) {
 	}{
 		{fondue.Options{Seed: 9}, nil},
 		{fondue.Options{Seed: 9, Method: fondue.MethodFONDUE, RandomSplits: fondue.NoRandomSplits}, []string{"--method", "fondue", "--random-splits", "-1"}},
+		// The earlier versions' fit, and the stability stop alone off.
+		{fondue.Options{Seed: 9, CNE: fondue.CNEOptions{NoiseStart: true, NoStabilityStop: true}}, []string{"--start", "noise", "--stability-stop=false"}},
+		{fondue.Options{Seed: 9, CNE: fondue.CNEOptions{NoStabilityStop: true}}, []string{"--stability-stop=false"}},
 	} {
 		res, err := fondue.Score(context.Background(), g, c.opts)
 		if err != nil {
