@@ -108,11 +108,7 @@ func (w *fondueWork) eigenSweep(m int) float64 {
 	d := w.d
 	y, proj, order := w.y[:m*d], w.proj[:m], w.order[:m]
 	if m > 1 { // with one neighbour the order, hence the sweep, needs no eigenvector
-		if d == 8 {
-			topEigenvector8((*[64]float64)(w.scat), (*[8]float64)(w.u))
-		} else {
-			topEigenvector(w.scat, d, w.vecs, w.u)
-		}
+		topEigenvector(w.scat, d, w.vecs, w.u)
 	}
 	for k := range proj {
 		proj[k] = dot(y[k*d:(k+1)*d], w.u)
@@ -338,65 +334,4 @@ func fondueSplit(g *Graph, emb *Embedding, i int, p signParams) []int8 {
 	r := splitmix{s: streamSeed(p.Seed, streamSigns, uint64(i), 0)}
 	fondueNode(g, emb, i, p.T, p.Normalize, p.Polish, &r, newFondueWork(emb.Dim), b)
 	return b
-}
-
-// topEigenvector8 is topEigenvector for d = 8 on fixed-size arrays (no
-// bounds checks), with the same operations in the same order, hence the
-// same bits. It writes the eigenvector into v; a is destroyed.
-func topEigenvector8(a *[64]float64, v *[8]float64) {
-	const d = 8
-	var vecs [64]float64
-	for i := 0; i < d; i++ {
-		vecs[i*d+i] = 1
-	}
-	for sweep := 0; sweep < 64; sweep++ {
-		off := 0.0
-		for p := 0; p < d; p++ {
-			for q := p + 1; q < d; q++ {
-				off += a[p*d+q] * a[p*d+q]
-			}
-		}
-		if off == 0 || (sweep > 0 && off < 1e-30*diagNorm2(a[:], d)) {
-			break
-		}
-		for p := 0; p < d; p++ {
-			for q := p + 1; q < d; q++ {
-				apq := a[p*d+q]
-				if apq == 0 {
-					continue
-				}
-				theta := (a[q*d+q] - a[p*d+p]) / (2 * apq)
-				t := 1 / (math.Abs(theta) + math.Sqrt(theta*theta+1))
-				if theta < 0 {
-					t = -t
-				}
-				c := 1 / math.Sqrt(t*t+1)
-				s := t * c
-				for k := 0; k < d; k++ {
-					akp, akq := a[k*d+p], a[k*d+q]
-					a[k*d+p] = c*akp - s*akq
-					a[k*d+q] = s*akp + c*akq
-				}
-				for k := 0; k < d; k++ {
-					apk, aqk := a[p*d+k], a[q*d+k]
-					a[p*d+k] = c*apk - s*aqk
-					a[q*d+k] = s*apk + c*aqk
-				}
-				for k := 0; k < d; k++ {
-					vkp, vkq := vecs[k*d+p], vecs[k*d+q]
-					vecs[k*d+p] = c*vkp - s*vkq
-					vecs[k*d+q] = s*vkp + c*vkq
-				}
-			}
-		}
-	}
-	best := 0
-	for i := 1; i < d; i++ {
-		if a[i*d+i] > a[best*d+best] {
-			best = i
-		}
-	}
-	for k := 0; k < d; k++ {
-		v[k] = vecs[k*d+best]
-	}
 }

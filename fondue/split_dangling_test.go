@@ -153,14 +153,7 @@ func TestMergeDanglingBrute(t *testing.T) {
 // are merged into one group, and the cliques stay as they were.
 func TestNCutMergesDanglingPieces(t *testing.T) {
 	var e [][2]int
-	clique := func(lo, hi int) {
-		for x := lo; x <= hi; x++ {
-			for y := x + 1; y <= hi; y++ {
-				e = append(e, [2]int{x, y})
-			}
-			e = append(e, [2]int{0, x})
-		}
-	}
+	clique := func(lo, hi int) { e = appendHubClique(e, lo, hi) }
 	clique(1, 4)
 	clique(5, 7)
 	e = append(e, [2]int{4, 8}, [2]int{8, 9}, [2]int{9, 5})

@@ -7,19 +7,24 @@ import (
 	"testing"
 )
 
+// appendHubClique appends the edges of a clique on nodes lo..hi, each also
+// linked to node 0.
+func appendHubClique(e [][2]int, lo, hi int) [][2]int {
+	for x := lo; x <= hi; x++ {
+		for y := x + 1; y <= hi; y++ {
+			e = append(e, [2]int{x, y})
+		}
+		e = append(e, [2]int{0, x})
+	}
+	return e
+}
+
 // twoCliques returns a graph where node 0 is adjacent to every member of two
 // cliques of sizes a and b (1..a and a+1..a+b) that share no other link, and
 // an embedding that puts clique members near ±e1 and node 0 at the origin.
 func twoCliques(a, b int) (*Graph, *Embedding) {
 	var e [][2]int
-	clique := func(lo, hi int) {
-		for x := lo; x <= hi; x++ {
-			for y := x + 1; y <= hi; y++ {
-				e = append(e, [2]int{x, y})
-			}
-			e = append(e, [2]int{0, x})
-		}
-	}
+	clique := func(lo, hi int) { e = appendHubClique(e, lo, hi) }
 	clique(1, a)
 	clique(a+1, a+b)
 	n := a + b + 1
