@@ -621,8 +621,9 @@ func (f *cneFit) gradient(ctx context.Context, epoch int) (float64, error) {
 	return norm, nil
 }
 
-// adamStep moves the embedding by one step of Adam along f.grad. It is
-// cheap next to the gradient, so it stays serial.
+// adamStep moves the embedding by one step of Adam along f.grad. Every
+// entry moves on its own, so the entries are split into fixed ranges over
+// the workers: the result does not depend on the split.
 func (f *cneFit) adamStep() {
 	if f.primeAdam {
 		for k, gk := range f.grad {
@@ -635,13 +636,27 @@ func (f *cneFit) adamStep() {
 	f.b1t *= adamBeta1
 	f.b2t *= adamBeta2
 	f.step++
-	lr := f.o.LearningRate
-	X, mom, vel := f.emb.X, f.mom, f.vel
-	for k, gk := range f.grad {
+	total := len(f.grad)
+	chunks := (total + adamChunk - 1) / adamChunk
+	// The background context: a step is never left half done.
+	_ = forChunks(context.Background(), f.workers, chunks, func(_, c int) {
+		f.adamRange(c*adamChunk, min(total, (c+1)*adamChunk))
+	})
+}
+
+// adamChunk is the number of entries of one range of adamStep.
+const adamChunk = 1 << 15
+
+// adamRange applies the current Adam step to entries [lo, hi).
+func (f *cneFit) adamRange(lo, hi int) {
+	lr, c1, c2 := f.o.LearningRate, 1-f.b1t, 1-f.b2t
+	X, mom, vel, grad := f.emb.X[lo:hi], f.mom[lo:hi], f.vel[lo:hi], f.grad[lo:hi]
+	mom, vel, grad = mom[:len(X)], vel[:len(X)], grad[:len(X)]
+	for k, gk := range grad {
 		mom[k] = adamBeta1*mom[k] + (1-adamBeta1)*gk
 		vel[k] = adamBeta2*vel[k] + (1-adamBeta2)*gk*gk
-		mh := mom[k] / (1 - f.b1t)
-		vh := vel[k] / (1 - f.b2t)
+		mh := mom[k] / c1
+		vh := vel[k] / c2
 		X[k] -= lr * mh / (math.Sqrt(vh) + adamEps)
 	}
 }
