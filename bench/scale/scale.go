@@ -26,6 +26,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 )
 
 // Case is one graph to benchmark: a generated SBM graph, or an edge-list file.
@@ -137,10 +138,15 @@ type Run struct {
 	EmbeddingS   float64 `json:"embedding_s"`
 	ScoringS     float64 `json:"scoring_s"`
 	Epochs       int     `json:"epochs"`
-	PeakRSSMB    float64 `json:"peak_rss_mb"`
-	EstimateMB   float64 `json:"estimate_mb"` // fondue.EstimateMemory's prediction of the peak
-	CPUS         float64 `json:"cpu_s"`
-	AUC          float64 `json:"auc"`
+	// PeakRSSMB is the child's own peak (VmHWM), as its summary logs it;
+	// binaries that do not log it are measured by wait's maxrss, which
+	// Linux starts at this program's resident memory when the child starts
+	// (see sysmem.PeakRSS): an upper bound, and for small graphs a floor.
+	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	PeakFromRusage bool    `json:"peak_from_rusage,omitempty"`
+	EstimateMB     float64 `json:"estimate_mb"` // fondue.EstimateMemory's prediction of the peak
+	CPUS           float64 `json:"cpu_s"`
+	AUC            float64 `json:"auc"`
 }
 
 // prepared is a case's input on disk.
@@ -308,6 +314,9 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
+	// Linux starts the child's maxrss at this process's peak: bring that
+	// down to what this process holds now (best effort; see Run.PeakRSSMB).
+	_ = sysmem.ResetPeakRSS()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return r, err
@@ -323,6 +332,7 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.PeakRSSMB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
+		r.PeakFromRusage = true                 // unless the child logs its own (parseSummary)
 		r.CPUS = float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 	}
 	parseSummary(stderr.String(), &r)
@@ -395,6 +405,9 @@ func parseSummary(stderr string, r *Run) {
 		r.Nodes, r.Edges, r.Epochs = int(num("nodes")), int(num("edges")), int(num("epochs"))
 		r.MaxDegree, r.EstimateMB = int(num("max_degree")), num("estimate_mb")
 		r.LoadS, r.PriorS, r.EmbeddingS, r.ScoringS = num("load_s"), num("prior_s"), num("embedding_s"), num("scoring_s")
+		if peak := num("peak_rss_mb"); peak > 0 {
+			r.PeakRSSMB, r.PeakFromRusage = peak, false
+		}
 		if r.LoadS == 0 { // older binaries do not log it
 			r.LoadS = math.Max(0, r.WallS-r.PriorS-r.EmbeddingS-r.ScoringS)
 		}

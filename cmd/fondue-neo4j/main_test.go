@@ -13,6 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 )
 
@@ -422,6 +423,11 @@ func TestSummaryLogsEstimate(t *testing.T) {
 	}
 	if sum["max_degree"] != 36.0 { // Valjean
 		t.Errorf("max_degree %v, want 36", sum["max_degree"])
+	}
+	// The peak is this test process's own (the CLI runs in it): at least
+	// the Go runtime, and no more than the process has ever held.
+	if peak, _ := sum["peak_rss_mb"].(float64); peak < 1 || peak > float64(sysmem.PeakRSS())/(1<<20) {
+		t.Errorf("peak_rss_mb %v, want a positive figure up to this process's peak %d MiB", sum["peak_rss_mb"], sysmem.PeakRSS()>>20)
 	}
 	code, out, stderr := runCLI(t, "", "estimate", lesmis, "--threads", "2", "--max-memory", "8GiB", "--output", "json")
 	if code != 0 {

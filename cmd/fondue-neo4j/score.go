@@ -18,6 +18,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -367,13 +368,17 @@ func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, err
 }
 
 // logSummary logs what a scoring run did and cost, with the memory
-// estimate it was admitted on (est), so that a measured peak can be checked
-// against it.
+// estimate it was admitted on (est) and, where the OS tells, the peak
+// resident memory so far, so that the two can be checked against each other.
 func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration, est fondue.MemoryEstimate) {
 	t := res.Timings
 	attrs := []any{"nodes", g.NumNodes(), "edges", g.NumEdges(), "max_degree", g.MaxDegree(), "method", res.Method,
 		"load_s", round3(load.Seconds()), "scoring_s", round3(t.Scoring.Seconds()),
 		"estimate_mb", round3(float64(est.Peak) / (1 << 20))}
+	if peak := sysmem.PeakRSS(); peak > 0 {
+		// The peak so far: writing the results, still to come, adds little.
+		attrs = append(attrs, "peak_rss_mb", round3(float64(peak)/(1<<20)))
+	}
 	if res.Embedding != nil {
 		attrs = append(attrs, "prior_s", round3(t.Prior.Seconds()), "embedding_s", round3(t.Embedding.Seconds()),
 			"epochs", res.CNE.Epochs, "converged", res.CNE.Converged, "cne_mode", res.CNE.Mode.String())

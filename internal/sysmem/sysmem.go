@@ -65,3 +65,36 @@ func AvailableMemory() int64 {
 	}
 	return 0
 }
+
+// PeakRSS returns the largest resident set this process has had (VmHWM of
+// /proc/self/status), or 0 where that is unknown (not Linux).
+//
+// It is the figure to report for a run, not the rusage maxrss a parent gets
+// from wait: Linux starts a child's maxrss at its parent's peak when the
+// child is started by vfork (as Go's os/exec does), so a large parent makes
+// every child look as large. VmHWM belongs to the child's own address space.
+func PeakRSS() int64 { return statusBytes("VmHWM:") }
+
+// ResetPeakRSS sets the process's peak resident set back to its current
+// one (Linux 4.0 and later), so that children started afterwards do not
+// inherit an earlier peak in their rusage (see PeakRSS). It is best effort:
+// the error says why it could not.
+func ResetPeakRSS() error {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// statusBytes reads a "kB" field of /proc/self/status, 0 when absent.
+func statusBytes(field string) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
+			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}

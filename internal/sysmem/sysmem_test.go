@@ -2,6 +2,8 @@ package sysmem
 
 import (
 	"os"
+	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -30,5 +32,31 @@ func TestAvailableMemory(t *testing.T) {
 	}
 	if m := AvailableMemory(); m <= 0 || m >= 1<<50 {
 		t.Fatalf("AvailableMemory() = %d", m)
+	}
+}
+
+// Touching 64 MiB raises the peak by at least that much; a reset brings
+// it back below, once the memory is given back.
+func TestPeakRSS(t *testing.T) {
+	before := PeakRSS()
+	if before <= 0 {
+		t.Fatalf("PeakRSS() = %d on Linux", before)
+	}
+	buf := make([]byte, 64<<20)
+	for k := 0; k < len(buf); k += 4096 {
+		buf[k] = 1
+	}
+	if got := PeakRSS(); got < 64<<20 {
+		t.Fatalf("PeakRSS() = %d after touching 64 MiB (before %d)", got, before)
+	}
+	high := PeakRSS()
+	runtime.KeepAlive(buf)
+	buf = nil
+	debug.FreeOSMemory()
+	if err := ResetPeakRSS(); err != nil {
+		t.Fatalf("ResetPeakRSS: %v", err)
+	}
+	if got := PeakRSS(); got > high-32<<20 {
+		t.Fatalf("PeakRSS() = %d after freeing and a reset, peak was %d", got, high)
 	}
 }
