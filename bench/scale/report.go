@@ -68,6 +68,7 @@ func Summarize(runs []Run) []Summary {
 		med.Epochs = int(pick(func(r Run) float64 { return float64(r.Epochs) }))
 		for _, r := range g {
 			med.PeakFromRusage = med.PeakFromRusage || r.PeakFromRusage
+			med.Reused = med.Reused || r.Reused
 		}
 		out[i].Runs = len(g)
 		out[i].Median = med
@@ -91,6 +92,15 @@ func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f%s | %.0f | %s |\n",
 			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, mark, m.EstimateMB, auc(m.AUC, false))
+	}
+	var reused []string
+	for _, s := range sums {
+		if s.Median.Reused {
+			reused = append(reused, fmt.Sprintf("%s (%s)", s.Case, s.Binary))
+		}
+	}
+	if len(reused) > 0 {
+		fmt.Fprintf(w, "\nReused from earlier results (--reuse), not run again: %s.\n", strings.Join(reused, ", "))
 	}
 	if rusage {
 		fmt.Fprint(w, "\n† wait's maxrss: that binary does not log its own peak. Linux starts the figure at the resident memory of the program that started it (generating a graph takes memory), so it is an upper bound of the run's peak.\n")
@@ -335,6 +345,27 @@ func Report(dir string, runs []Run, header string, config any) error {
 // BinaryPrevious; a previous run's baseline and double-epoch runs are
 // dropped.
 func ReadJSON(path string) ([]Run, error) {
+	all, err := ReadRuns(path)
+	if err != nil {
+		return nil, err
+	}
+	var runs []Run
+	for _, r := range all {
+		if r.Binary == BinaryMain && !r.DoubleEpochs {
+			r.Binary = BinaryPrevious
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("%s: no runs of a main binary", path)
+	}
+	return runs, nil
+}
+
+// ReadRuns reads the main and baseline runs of a results.json that
+// WriteJSON wrote, as they were (Config.Reuse); runs it had read with
+// --compare are left out.
+func ReadRuns(path string) ([]Run, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -350,7 +381,7 @@ func ReadJSON(path string) ([]Run, error) {
 	}
 	var runs []Run
 	for _, r := range doc.Runs {
-		if r.Binary != BinaryMain || r.DoubleEpochs {
+		if r.Binary != BinaryMain && r.Binary != BinaryBaseline {
 			continue
 		}
 		run := r.Run
@@ -358,11 +389,7 @@ func ReadJSON(path string) ([]Run, error) {
 		if r.AUC != nil {
 			run.AUC = *r.AUC
 		}
-		run.Binary = BinaryPrevious
 		runs = append(runs, run)
-	}
-	if len(runs) == 0 {
-		return nil, fmt.Errorf("%s: no runs of a main binary", path)
 	}
 	return runs, nil
 }

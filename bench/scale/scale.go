@@ -112,6 +112,11 @@ type Config struct {
 	Log          io.Writer // progress lines; nil for none
 	// ExtraArgs are passed to every score run.
 	ExtraArgs []string
+	// Reuse holds runs of earlier results (ReadRuns): a case and binary
+	// found there is reported from them instead of being run again, for
+	// cases too slow to repeat (10M nodes take an hour). The report says
+	// which.
+	Reuse []Run
 }
 
 // The binaries a Run can come from: the one measured, the --baseline one
@@ -144,7 +149,8 @@ type Run struct {
 	// (see sysmem.PeakRSS): an upper bound, and for small graphs a floor.
 	PeakRSSMB      float64 `json:"peak_rss_mb"`
 	PeakFromRusage bool    `json:"peak_from_rusage,omitempty"`
-	EstimateMB     float64 `json:"estimate_mb"` // fondue.EstimateMemory's prediction of the peak
+	Reused         bool    `json:"reused,omitempty"` // taken from earlier results (Config.Reuse)
+	EstimateMB     float64 `json:"estimate_mb"`      // fondue.EstimateMemory's prediction of the peak
 	CPUS           float64 `json:"cpu_s"`
 	AUC            float64 `json:"auc"`
 }
@@ -176,7 +182,34 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		}
 	}
 	var runs []Run
+	reused := func(c Case, binary string) []Run {
+		var rs []Run
+		for _, r := range cfg.Reuse {
+			if r.Case == c.Name && r.Binary == binary && !r.DoubleEpochs {
+				r.Reused = true
+				rs = append(rs, r)
+			}
+		}
+		return rs
+	}
 	for _, c := range cfg.Cases {
+		bins := [][2]string{{BinaryMain, cfg.Binary}}
+		if cfg.Baseline != "" {
+			bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
+		}
+		var todo [][2]string
+		for _, b := range bins {
+			if rs := reused(c, b[0]); len(rs) > 0 {
+				logf("%s %s: %d run(s) reused from earlier results", c.Name, b[0], len(rs))
+				runs = append(runs, rs...)
+			} else {
+				todo = append(todo, b)
+			}
+		}
+		if len(todo) == 0 && !cfg.DoubleEpochs {
+			continue
+		}
+		bins = todo
 		logf("%s: preparing input", c.Name)
 		p, err := prepare(c, cfg)
 		if err != nil {
@@ -184,10 +217,6 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		}
 		if len(p.ambiguous) == 0 {
 			logf("%s: no planted ambiguous node (ratio %g of its nodes rounds to no pair): AUC is undefined, reported as n/a", c.Name, cfg.Ratio)
-		}
-		bins := [][2]string{{BinaryMain, cfg.Binary}}
-		if cfg.Baseline != "" {
-			bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
 		}
 		for rep := 0; rep < cfg.Repeats; rep++ {
 			for _, b := range bins {
@@ -200,7 +229,12 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 			}
 		}
 		if cfg.DoubleEpochs {
-			last := runs[len(runs)-len(bins)]
+			var last Run
+			for _, r := range runs {
+				if r.Case == c.Name && r.Binary == BinaryMain && !r.DoubleEpochs {
+					last = r
+				}
+			}
 			// No early stop of either kind: the gradient-norm test never
 			// fires at this tolerance, and the ranking-stability stop is off.
 			args := []string{"--epochs", strconv.Itoa(2 * last.Epochs), "--tol", "1e-300", "--stability-stop=false"}

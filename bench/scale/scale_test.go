@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -212,5 +213,40 @@ func TestReportWithoutPlantedNodes(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Fatalf("temporary files left: %v", entries)
+	}
+}
+
+// --reuse: a case and binary found in earlier results is reported from
+// them and not run (the binary here does not exist); the report says so.
+func TestReuse(t *testing.T) {
+	c, err := ParseCase("sbm:1000:10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := []Run{
+		{Case: c.Name, Binary: BinaryMain, WallS: 2, CPUS: 3, Epochs: 70, AUC: 0.9, Nodes: 1000, Edges: 5000, PeakRSSMB: 20, EstimateMB: 30},
+		{Case: "other", Binary: BinaryMain, WallS: 9, AUC: 0.8},
+	}
+	dir := t.TempDir()
+	if err := WriteJSON(filepath.Join(dir, "results.json"), append(earlier, Run{Case: c.Name, Binary: BinaryPrevious, WallS: 5}), nil); err != nil {
+		t.Fatal(err)
+	}
+	reuse, err := ReadRuns(filepath.Join(dir, "results.json"))
+	if err != nil || len(reuse) != 2 {
+		t.Fatalf("ReadRuns: %v, %+v (want the two main runs, not the previous one)", err, reuse)
+	}
+	runs, err := Execute(context.Background(), Config{Cases: []Case{c}, CacheDir: dir, Binary: filepath.Join(dir, "no-such-binary"), Reuse: reuse})
+	if err != nil {
+		t.Fatalf("Execute ran something: %v", err)
+	}
+	if len(runs) != 1 || !runs[0].Reused || runs[0].WallS != 2 || runs[0].Case != c.Name {
+		t.Fatalf("runs %+v, want the one earlier run of %s, marked reused", runs, c.Name)
+	}
+	var sb strings.Builder
+	if err := WriteMarkdown(&sb, runs, "# t"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), "Reused from earlier results (--reuse), not run again: "+c.Name+" (main).") {
+		t.Errorf("report does not say what was reused:\n%s", sb.String())
 	}
 }

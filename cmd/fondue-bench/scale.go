@@ -21,7 +21,7 @@ const defaultScaleCases = "sbm:10000:10,sbm:10000:20,sbm:100000:10,sbm:100000:20
 func newScaleCmd(a *app) *cobra.Command {
 	var (
 		cases, cacheDir, binary, baseline, out string
-		compare                                string
+		compare, reuse                         string
 		dataDir                                string
 		ratio                                  float64
 		seed                                   uint64
@@ -47,7 +47,9 @@ datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
 --baseline BIN runs another fondue-neo4j binary on the same inputs for speed
 ratios; --compare FILE adds an earlier run's results.json (for instance
 bench/scale-results/sizes.json) as "previous": its curve is drawn dashed beside
-this one and its cases get ratio rows; --double-epochs reruns each case with twice the epochs and no early
+this one and its cases get ratio rows; --reuse FILES reports the runs
+those earlier results.json files hold for a case and binary instead of running
+them again (for the 10M-node case, an hour), and says so; --double-epochs reruns each case with twice the epochs and no early
 stop, to show what early stopping costs.`,
 		Example: `  go build -o fondue-neo4j ./cmd/fondue-neo4j
   fondue-bench scale --binary ./fondue-neo4j --cases sbm:1000000:20 --double-epochs
@@ -88,6 +90,25 @@ stop, to show what early stopping costs.`,
 					return cli.UsageErrorf("--compare: %v", err)
 				}
 			}
+			for _, path := range strings.Split(reuse, ",") {
+				if path = strings.TrimSpace(path); path == "" {
+					continue
+				}
+				rs, err := scale.ReadRuns(path)
+				if err != nil {
+					return cli.UsageErrorf("--reuse: %v", err)
+				}
+				// The first file that has a case and binary wins.
+				have := map[[2]string]bool{}
+				for _, r := range cfg.Reuse {
+					have[[2]string{r.Case, r.Binary}] = true
+				}
+				for _, r := range rs {
+					if !have[[2]string{r.Case, r.Binary}] {
+						cfg.Reuse = append(cfg.Reuse, r)
+					}
+				}
+			}
 			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)
 			runs, err := scale.Execute(cmd.Context(), cfg)
 			if len(runs) > 0 {
@@ -113,6 +134,7 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&binary, "binary", "", "the fondue-neo4j binary to measure (default: the one beside this program, else on $PATH)")
 	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
 	f.StringVar(&compare, "compare", "", "an earlier run's results.json, drawn and compared beside this run")
+	f.StringVar(&reuse, "reuse", "", "earlier results.json files (comma-separated): their runs of these cases are reported instead of being run again (the first file wins)")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "out", "bench-scale-out", "output directory")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
