@@ -373,7 +373,8 @@ func ReadRuns(path string) ([]Run, error) {
 	var doc struct {
 		Runs []struct {
 			Run
-			AUC *float64 `json:"auc"`
+			AUC    *float64 `json:"auc"`
+			Rusage *bool    `json:"peak_from_rusage"`
 		} `json:"runs"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -389,6 +390,9 @@ func ReadRuns(path string) ([]Run, error) {
 		if r.AUC != nil {
 			run.AUC = *r.AUC
 		}
+		// Files written before the field existed measured every peak
+		// by wait's maxrss.
+		run.PeakFromRusage = r.Rusage == nil || *r.Rusage
 		runs = append(runs, run)
 	}
 	return runs, nil

@@ -148,7 +148,7 @@ type Run struct {
 	// Linux starts at this program's resident memory when the child starts
 	// (see sysmem.PeakRSS): an upper bound, and for small graphs a floor.
 	PeakRSSMB      float64 `json:"peak_rss_mb"`
-	PeakFromRusage bool    `json:"peak_from_rusage,omitempty"`
+	PeakFromRusage bool    `json:"peak_from_rusage"` // absent in files older than the field: all were
 	Reused         bool    `json:"reused,omitempty"` // taken from earlier results (Config.Reuse)
 	EstimateMB     float64 `json:"estimate_mb"`      // fondue.EstimateMemory's prediction of the peak
 	CPUS           float64 `json:"cpu_s"`
@@ -197,12 +197,17 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		if cfg.Baseline != "" {
 			bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
 		}
+		// Reused runs are reported whether or not this run names a
+		// baseline; a binary without any is run.
+		for _, b := range []string{BinaryMain, BinaryBaseline} {
+			if rs := reused(c, b); len(rs) > 0 {
+				logf("%s %s: %d run(s) reused from earlier results", c.Name, b, len(rs))
+				runs = append(runs, rs...)
+			}
+		}
 		var todo [][2]string
 		for _, b := range bins {
-			if rs := reused(c, b[0]); len(rs) > 0 {
-				logf("%s %s: %d run(s) reused from earlier results", c.Name, b[0], len(rs))
-				runs = append(runs, rs...)
-			} else {
+			if len(reused(c, b[0])) == 0 {
 				todo = append(todo, b)
 			}
 		}

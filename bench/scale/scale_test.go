@@ -249,4 +249,21 @@ func TestReuse(t *testing.T) {
 	if !strings.Contains(sb.String(), "Reused from earlier results (--reuse), not run again: "+c.Name+" (main).") {
 		t.Errorf("report does not say what was reused:\n%s", sb.String())
 	}
+	if runs[0].PeakFromRusage {
+		t.Error("a peak the file says was the child's own came back as wait's maxrss")
+	}
+	// A file from before peak_from_rusage existed: every peak there was
+	// wait's maxrss. Its baseline runs are reported without --baseline.
+	old := `{"runs": [{"case": "` + c.Name + `", "binary": "baseline", "wall_s": 4, "peak_rss_mb": 900, "auc": 0.8}]}`
+	if err := os.WriteFile(filepath.Join(dir, "old.json"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	older, err := ReadRuns(filepath.Join(dir, "old.json"))
+	if err != nil || len(older) != 1 || !older[0].PeakFromRusage {
+		t.Fatalf("ReadRuns(old file) = %+v, %v; want its peak marked as wait's maxrss", older, err)
+	}
+	runs, err = Execute(context.Background(), Config{Cases: []Case{c}, CacheDir: dir, Binary: filepath.Join(dir, "no-such-binary"), Reuse: append(reuse, older...)})
+	if err != nil || len(runs) != 2 || runs[1].Binary != BinaryBaseline || !runs[1].Reused {
+		t.Fatalf("runs %+v, %v: want the reused main and baseline runs", runs, err)
+	}
 }
