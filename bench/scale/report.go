@@ -242,7 +242,9 @@ func PlotCost(path string, runs []Run) error {
 	p.Y.Label.Text = "wall seconds / peak RSS in MB"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
+	// The curves climb from bottom left to top right: the legend goes in
+	// the empty corner.
+	p.Legend.Top, p.Legend.Left = false, false
 	series := func(pts []Run, f func(Run) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(pts))
 		for k, r := range pts {
@@ -250,7 +252,8 @@ func PlotCost(path string, runs []Run) error {
 		}
 		return xy
 	}
-	// style: 0 solid with points, 1 dashed with points, 2 dotted reference line.
+	// style: 0 solid with points, 1 dashed with boxes (baseline), 2 dotted
+	// reference line, 3 dash-dotted with triangles (previous).
 	add := func(name string, xy plotter.XYs, style, k int) error {
 		l, sc, err := plotter.NewLinePoints(xy)
 		if err != nil {
@@ -265,6 +268,9 @@ func PlotCost(path string, runs []Run) error {
 		case 2:
 			l.Dashes = []vg.Length{vg.Points(2), vg.Points(3)}
 			sc.Radius = 0
+		case 3:
+			l.Dashes = []vg.Length{vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}
+			sc.Shape = draw.TriangleGlyph{}
 		}
 		p.Add(l, sc)
 		p.Legend.Add(name, l)
@@ -287,8 +293,11 @@ func PlotCost(path string, runs []Run) error {
 		wall := series(pts, func(r Run) float64 { return r.WallS })
 		rss := series(pts, func(r Run) float64 { return r.PeakRSSMB })
 		label, style := "", 0
-		if b != BinaryMain {
+		switch b {
+		case BinaryBaseline:
 			label, style = " ("+b+")", 1
+		case BinaryPrevious:
+			label, style = " ("+b+")", 3
 		}
 		if err := add("wall time (s)"+label, wall, style, 0); err != nil {
 			return err
@@ -297,10 +306,10 @@ func PlotCost(path string, runs []Run) error {
 			return err
 		}
 		if b == BinaryMain {
-			if err := add("linear in edges", linear(wall), 2, 0); err != nil {
+			if err := add("wall, linear in edges", linear(wall), 2, 0); err != nil {
 				return err
 			}
-			if err := add("linear in edges", linear(rss), 2, 1); err != nil {
+			if err := add("RSS, linear in edges", linear(rss), 2, 1); err != nil {
 				return err
 			}
 		}
