@@ -199,15 +199,17 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		}
 		// Reused runs are reported whether or not this run names a
 		// baseline; a binary without any is run.
+		have := map[string]bool{}
 		for _, b := range []string{BinaryMain, BinaryBaseline} {
 			if rs := reused(c, b); len(rs) > 0 {
 				logf("%s %s: %d run(s) reused from earlier results", c.Name, b, len(rs))
 				runs = append(runs, rs...)
+				have[b] = true
 			}
 		}
 		var todo [][2]string
 		for _, b := range bins {
-			if len(reused(c, b[0])) == 0 {
+			if !have[b[0]] {
 				todo = append(todo, b)
 			}
 		}

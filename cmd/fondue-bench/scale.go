@@ -90,6 +90,8 @@ stop, to show what early stopping costs.`,
 					return cli.UsageErrorf("--compare: %v", err)
 				}
 			}
+			// The first file that has a case and binary wins.
+			taken := map[[2]string]bool{}
 			for _, path := range strings.Split(reuse, ",") {
 				if path = strings.TrimSpace(path); path == "" {
 					continue
@@ -98,15 +100,15 @@ stop, to show what early stopping costs.`,
 				if err != nil {
 					return cli.UsageErrorf("--reuse: %v", err)
 				}
-				// The first file that has a case and binary wins.
-				have := map[[2]string]bool{}
-				for _, r := range cfg.Reuse {
-					have[[2]string{r.Case, r.Binary}] = true
-				}
+				fromHere := map[[2]string]bool{}
 				for _, r := range rs {
-					if !have[[2]string{r.Case, r.Binary}] {
+					if k := [2]string{r.Case, r.Binary}; !taken[k] {
 						cfg.Reuse = append(cfg.Reuse, r)
+						fromHere[k] = true
 					}
+				}
+				for k := range fromHere {
+					taken[k] = true
 				}
 			}
 			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)

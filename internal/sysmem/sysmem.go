@@ -52,18 +52,7 @@ func AvailableMemory() int64 {
 			return v
 		}
 	}
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
+	return procBytes("/proc/meminfo", "MemAvailable:")
 }
 
 // PeakRSS returns the largest resident set this process has had (VmHWM of
@@ -73,7 +62,7 @@ func AvailableMemory() int64 {
 // from wait: Linux starts a child's maxrss at its parent's peak when the
 // child is started by vfork (as Go's os/exec does), so a large parent makes
 // every child look as large. VmHWM belongs to the child's own address space.
-func PeakRSS() int64 { return statusBytes("VmHWM:") }
+func PeakRSS() int64 { return procBytes("/proc/self/status", "VmHWM:") }
 
 // ResetPeakRSS sets the process's peak resident set back to its current
 // one (Linux 4.0 and later), so that children started afterwards do not
@@ -83,9 +72,10 @@ func ResetPeakRSS() error {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
 }
 
-// statusBytes reads a "kB" field of /proc/self/status, 0 when absent.
-func statusBytes(field string) int64 {
-	b, err := os.ReadFile("/proc/self/status")
+// procBytes reads a "kB" field of a /proc file such as /proc/meminfo, 0
+// when the file or the field is missing.
+func procBytes(path, field string) int64 {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
