@@ -20,10 +20,22 @@ import (
 //
 // The embedding sees the split only through the node's position, so the two
 // questions use different information. Their answers live on different
-// scales, so the score is the mean of the two percentiles (average ranks
-// among the scored nodes): parameter-free, and a node must look split in
-// both to rank high. Nodes with fewer than two neighbours have no pair
-// across any split and get disconnection 0.
+// scales, so the score is a weighted mean of the two percentiles (average
+// ranks among the scored nodes): a node must look split in both to rank
+// high. Nodes with fewer than two neighbours have no pair across any split
+// and get disconnection 0.
+//
+// The weight of the graph evidence is 1 - (the median disconnection of the
+// nodes with two or more neighbours), with weight 1 on the FONDUE
+// percentile (disconnectionWeight). Strangers across a split are evidence
+// only where strangers are unusual: in a graph whose neighbourhoods are
+// knit (co-authorship, social and knowledge graphs: median 0, weight 1,
+// the plain mean) they are, but where the typical node's neighbours are
+// already strangers to each other (sparse, locally tree-like graphs, such
+// as a block model of average degree 10: median about 0.7) the
+// disconnection hardly separates merged nodes from the rest, and an equal
+// weight would drown the FONDUE score in its noise. The weight is read
+// off the graph, not fitted to labels.
 const MethodCombined = "combined"
 
 // DefaultMethod is the method used when none is named.
@@ -170,11 +182,30 @@ func (cw *crossWork) touches(g *Graph, i int, k int32) bool {
 	return false
 }
 
-// combineRanks returns, for each entry, the mean of its percentiles in a
-// and in b, where an entry's percentile in a list is its average rank among
-// the list's non-NaN entries divided by their number (ties share their
-// mean rank). An entry NaN in either list is NaN.
-func combineRanks(a, b []float64) []float64 {
+// disconnectionWeight returns the weight of the disconnection percentile in
+// the combined score: 1 minus the median (the lower one for an even count)
+// of disc over the nodes with at least two neighbours, 1 when there are
+// none. See MethodCombined.
+func disconnectionWeight(g *Graph, disc []float64) float64 {
+	var x []float64
+	for i, v := range disc {
+		if g.Degree(i) >= 2 && !math.IsNaN(v) {
+			x = append(x, v)
+		}
+	}
+	if len(x) == 0 {
+		return 1
+	}
+	return 1 - quickMedian(x)
+}
+
+// combineRanks returns, for each entry, the weighted mean
+// (pa + wb pb) / (1 + wb) of its percentiles pa in a and pb in b, where an
+// entry's percentile in a list is its average rank among the entries
+// non-NaN in both lists divided by their number (ties share their mean
+// rank). An entry NaN in either list is NaN. With wb = 1 it is the plain
+// mean, bit for bit.
+func combineRanks(a, b []float64, wb float64) []float64 {
 	out := make([]float64, len(a))
 	ok := make([]bool, len(a))
 	for k := range a {
@@ -187,7 +218,7 @@ func combineRanks(a, b []float64) []float64 {
 	<-done
 	for k := range out {
 		if ok[k] {
-			out[k] = (pa[k] + pb[k]) / 2
+			out[k] = (pa[k] + wb*pb[k]) / (1 + wb)
 		} else {
 			out[k] = math.NaN()
 		}

@@ -165,7 +165,7 @@ func TestCombineRanksByHand(t *testing.T) {
 	// 2 and 2 → 2.5 each, 3 → 4. In b over the same entries: 0 → 1,
 	// 5 and 5 → 2.5, 9 → 4. Percentiles divide by 4.
 	want := []float64{(4.0/4 + 1.0/4) / 2, (1.0/4 + 2.5/4) / 2, (2.5/4 + 2.5/4) / 2, math.NaN(), (2.5/4 + 4.0/4) / 2}
-	got := combineRanks(a, b)
+	got := combineRanks(a, b, 1)
 	for k := range want {
 		if !(math.Abs(got[k]-want[k]) < 1e-15 || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
 			t.Errorf("entry %d: %v, want %v", k, got[k], want[k])
@@ -194,10 +194,85 @@ func TestScoreCombinedMatchesParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := combineRanks(fs, disc)
+	want := combineRanks(fs, disc, disconnectionWeight(g, disc))
 	for i := range want {
 		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
 			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])
 		}
+	}
+}
+
+// The weighted combination by hand: percentiles as in
+// TestCombineRanksByHand, the second list weighted 3.
+func TestCombineRanksWeightedByHand(t *testing.T) {
+	a := []float64{3, 1, 2, math.NaN(), 2}
+	b := []float64{0, 5, 5, 1, 9}
+	pa := []float64{4.0 / 4, 1.0 / 4, 2.5 / 4, 0, 2.5 / 4}
+	pb := []float64{1.0 / 4, 2.5 / 4, 2.5 / 4, 0, 4.0 / 4}
+	got := combineRanks(a, b, 3)
+	for k := range a {
+		want := (pa[k] + 3*pb[k]) / 4
+		if k == 3 {
+			want = math.NaN()
+		}
+		if !(math.Abs(got[k]-want) < 1e-15 || math.IsNaN(got[k]) && math.IsNaN(want)) {
+			t.Errorf("entry %d: %v, want %v", k, got[k], want)
+		}
+	}
+}
+
+// disconnectionWeight by hand: the median is taken over the nodes with
+// two or more neighbours only, the lower one for an even count.
+func TestDisconnectionWeightByHand(t *testing.T) {
+	// Degrees: node 0 has 3 neighbours, nodes 2 and 4 have 2, nodes 1, 3
+	// and 5 have 1.
+	g := NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 4}, {2, 3}, {4, 5}})
+	// Nodes with two or more neighbours: 0, 2, 4.
+	disc := []float64{0.2, 0.99, 0.9, 0.99, 0, 0.99}
+	if w := disconnectionWeight(g, disc); math.Abs(w-0.8) > 1e-15 {
+		t.Errorf("odd count: weight %v, want 0.8 (1 - median of .2, .9, 0)", w)
+	}
+	disc[4] = math.NaN() // left out: .2 and .9 remain, lower median .2
+	if w := disconnectionWeight(g, disc); math.Abs(w-0.8) > 1e-15 {
+		t.Errorf("even count: weight %v, want 0.8", w)
+	}
+	if w := disconnectionWeight(NewGraph(3, [][2]int{{0, 1}}), []float64{0, 0, math.NaN()}); w != 1 {
+		t.Errorf("no node of degree 2: weight %v, want 1", w)
+	}
+}
+
+// The weight is what it is meant to be on the two kinds of graph, with
+// the splits of a CNE fit: 1 on a knit graph (les Misérables, where the
+// median split has no disconnected pair across it), near 0 on a sparse
+// random graph, where any two neighbours of a node are strangers.
+func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
+	ctx := context.Background()
+	weight := func(g *Graph) float64 {
+		res, err := Score(ctx, g, Options{Method: MethodFONDUE, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, disc, err := splitDisconnection(ctx, g, res.Embedding, signParams{T: 100, Normalize: true, Seed: 1, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return disconnectionWeight(g, disc)
+	}
+	if w := weight(readTestGraph(t, "lesmis")); w != 1 {
+		t.Errorf("lesmis: weight %v, want 1", w)
+	}
+	// A random graph of 3000 nodes and average degree 6: locally a tree.
+	r := splitmix{s: 5}
+	var edges [][2]int
+	for len(edges) < 9000 {
+		u, v := int(r.intn(3000)), int(r.intn(3000))
+		if u != v {
+			edges = append(edges, [2]int{u, v})
+		}
+	}
+	w := weight(NewGraph(3000, edges))
+	t.Logf("sparse random graph: weight %v", w)
+	if w > 0.1 {
+		t.Errorf("sparse random graph: weight %v, want at most 0.1", w)
 	}
 }

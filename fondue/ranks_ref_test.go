@@ -96,7 +96,7 @@ func TestRanksMatchReference(t *testing.T) {
 		if !bitsEqual(averageRanks(a, ok), refAverageRanks(a, ok)) || !bitsEqual(averageRanks(b, ok), refAverageRanks(b, ok)) {
 			t.Fatalf("trial %d: averageRanks differs", trial)
 		}
-		got := combineRanks(a, b)
+		got := combineRanks(a, b, 1)
 		pa, pb := refAverageRanks(a, ok), refAverageRanks(b, ok)
 		for k := range got {
 			want := math.NaN()

@@ -371,7 +371,7 @@ func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options)
 		if err != nil {
 			return nil, err
 		}
-		return combineRanks(fs, disc), nil
+		return combineRanks(fs, disc, disconnectionWeight(g, disc)), nil
 	}
 	return nil, &OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }
