@@ -64,7 +64,7 @@ are read from the same configuration. Progress goes to stderr.
 "fondue-bench scale" measures score at growing graph sizes instead.`,
 		Example: `  fondue-bench --quick
   fondue-bench --datasets polbooks,grqc --ratios 0.01,0.1 --seeds 5
-  fondue-bench --out bench-full   # the whole paper table (about 12 minutes on 2 cores)`,
+  fondue-bench --out bench-full   # the whole paper table (about 10 minutes on 2 cores)`,
 		Args: cli.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runBench(cmd, &bf) },
 	}
