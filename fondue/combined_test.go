@@ -261,16 +261,8 @@ func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
 	if w := weight(readTestGraph(t, "lesmis")); w != 1 {
 		t.Errorf("lesmis: weight %v, want 1", w)
 	}
-	// A random graph of 3000 nodes and average degree 6: locally a tree.
-	r := splitmix{s: 5}
-	var edges [][2]int
-	for len(edges) < 9000 {
-		u, v := int(r.intn(3000)), int(r.intn(3000))
-		if u != v {
-			edges = append(edges, [2]int{u, v})
-		}
-	}
-	w := weight(NewGraph(3000, edges))
+	// A G(n, p) graph of 3000 nodes and average degree 6: locally a tree.
+	w := weight(egoTestRandomGraph(3000, 0.002, 0, 5))
 	t.Logf("sparse random graph: weight %v", w)
 	if w > 0.1 {
 		t.Errorf("sparse random graph: weight %v, want at most 0.1", w)
