@@ -278,8 +278,10 @@ type blockWork struct {
 	skip   bitset // the current row and its neighbours
 	tmp    []float64
 	negIdx []int32
-	negX   []float64 // gathered vectors of the block's negatives, row-major
+	negX   []float64 // gathered vectors of the block's negatives (see gatherNegatives)
 	negL   []float64 // their prior multipliers
+	nbX    []float64 // the current row's neighbours, gathered likewise (d = 8)
+	nbL    []float64
 }
 
 // gradSampledBlock writes into grad an unbiased estimate of the loss
@@ -321,19 +323,41 @@ func (m *cneModel) drawBlockNegatives(X []float64, lo, hi, negRatio int, pool ne
 		}
 	}
 	if cap(w.negIdx) < need {
-		w.negIdx = make([]int32, need)
-		w.negX = make([]float64, need*d)
-		w.negL = make([]float64, need)
+		// A multiple of eight: the d = 8 kernel reads that far.
+		whole := (need + 7) &^ 7
+		w.negIdx = make([]int32, need, whole)
+		w.negX = make([]float64, whole*d)
+		w.negL = make([]float64, need, whole)
 	}
 	if len(w.tmp) < d {
 		w.tmp = make([]float64, d)
 	}
-	w.negIdx, w.negX, w.negL = w.negIdx[:need], w.negX[:need*d], w.negL[:need]
+	w.negIdx, w.negX, w.negL = w.negIdx[:need], w.negX[:(need+7)&^7*d], w.negL[:need]
 	for t := range w.negIdx {
-		j := pool.at(int(r.intn(uint32(pool.n))))
-		w.negIdx[t] = int32(j)
-		copy(m.row(w.negX, t), m.row(X, j))
-		w.negL[t] = m.lam[j]
+		w.negIdx[t] = int32(pool.at(int(r.intn(uint32(pool.n)))))
+	}
+	m.gatherNegatives(X, w.negIdx, w.negX, w.negL)
+}
+
+// gatherNegatives copies the vectors and prior multipliers of the
+// candidates idx into negX and negL, in the layout sumNegatives reads: at
+// d = 8 the lane layout of negatives8, row-major otherwise. negX holds
+// len(idx) x d entries, len(idx) rounded up to a multiple of eight.
+func (m *cneModel) gatherNegatives(X []float64, idx []int32, negX, negL []float64) {
+	if m.dim != 8 {
+		for t, j := range idx {
+			copy(m.row(negX, t), m.row(X, int(j)))
+			negL[t] = m.lam[j]
+		}
+		return
+	}
+	for t, j := range idx {
+		xj := X[int(j)*8 : int(j)*8+8 : int(j)*8+8]
+		g := negX[(t&^3)*8+(t&3):]
+		g = g[:29:29] // coordinate c at g[4c]
+		g[0], g[4], g[8], g[12] = xj[0], xj[1], xj[2], xj[3]
+		g[16], g[20], g[24], g[28] = xj[4], xj[5], xj[6], xj[7]
+		negL[t] = m.lam[j]
 	}
 }
 
@@ -349,7 +373,7 @@ func (m *cneModel) gradSampledRow(X []float64, i int, gi []float64, negRatio int
 	}
 	xi := m.row(X, i)
 	base := m.logRatio - m.lam[i]
-	m.addLinkGrads(X, xi, nb, base, gi)
+	m.addLinkGrads(X, xi, nb, base, gi, w)
 	nonNb := pool.n - 1 - deg
 	switch k := negRatio * deg; {
 	case nonNb <= 0:

@@ -12,8 +12,9 @@ package fondue
 // a row's partners are below: all nodes (gradExactRow), the neighbours
 // (addLinkGrads), a block's sampled negatives (sumNegatives) and every
 // non-neighbour (addNonNeighborGrads). For the default d = 8, addLinkGrads
-// and sumNegatives use the kernels of gradient8.go, which keep the sums in
-// registers and add the squared distance as a tree; the exact path keeps
+// and sumNegatives use the kernels of gradient8.go, which take the
+// partners four at a time and add the squared distance as a tree; the
+// exact path keeps
 // the sequential sum, so its results do not depend on the dimension's
 // specialisation. The steps are small enough for the compiler to inline
 // into the loops, which therefore make no call per pair.
@@ -85,9 +86,10 @@ func (m *cneModel) gradExactRow(X []float64, i int, g []float64) {
 
 // addLinkGrads adds gamma (1 - P_ij) (x_i - x_j) over the neighbours j of
 // row i to g.
-func (m *cneModel) addLinkGrads(X, xi []float64, nb []int32, base float64, g []float64) {
+// w is scratch space for the d = 8 kernel.
+func (m *cneModel) addLinkGrads(X, xi []float64, nb []int32, base float64, g []float64, w *blockWork) {
 	if m.dim == 8 {
-		m.positives8(X, xi, nb, base, g)
+		m.positives8(X, xi, nb, base, g, w)
 		return
 	}
 	m.addLinkGradsGeneric(X, xi, nb, base, g)

@@ -60,20 +60,28 @@ func TestKernel8MatchesGenericAndExact(t *testing.T) {
 			t.Errorf("%s, row %d: relative difference %.3g\n got  %v\n want %v", what, i, rel, got, want)
 		}
 	}
-	// gather fills a candidate list like drawBlockNegatives does.
-	gather := func(idx []int32) ([]float64, []float64) {
-		negX, negL := make([]float64, len(idx)*d), make([]float64, len(idx))
+	// gather fills a candidate list like drawBlockNegatives does, in the
+	// layout of sumNegatives (lanes of four at d = 8), and row-major for
+	// sumNegativesGeneric.
+	type candidates struct {
+		idx        []int32
+		x, rows, l []float64
+	}
+	gather := func(idx []int32) candidates {
+		whole := (len(idx) + 7) &^ 7
+		idx = append(make([]int32, 0, whole), idx...)
+		c := candidates{idx: idx, x: make([]float64, whole*d), rows: make([]float64, len(idx)*d), l: make([]float64, len(idx), whole)}
+		m.gatherNegatives(X, idx, c.x, c.l)
 		for t, j := range idx {
-			copy(m.row(negX, t), m.row(X, int(j)))
-			negL[t] = m.lam[j]
+			copy(m.row(c.rows, t), m.row(X, int(j)))
 		}
-		return negX, negL
+		return c
 	}
 	all := make([]int32, pool.n)
 	for k := range all {
 		all[k] = int32(pool.at(k))
 	}
-	allX, allL := gather(all)
+	allC := gather(all)
 	skippedNegatives := 0
 	for i := 0; i < n; i++ {
 		nb := g.Neighbors(i)
@@ -88,18 +96,19 @@ func TestKernel8MatchesGenericAndExact(t *testing.T) {
 		}
 
 		links8, links := make([]float64, d), make([]float64, d)
-		m.addLinkGrads(X, xi, nb, base, links8)
+		m.addLinkGrads(X, xi, nb, base, links8, &blockWork{})
 		m.addLinkGradsGeneric(X, xi, nb, base, links)
 		check("links", i, links8, links)
 
-		idx := make([]int32, 4*pool.n)
+		// An odd length: the last group of four is partial.
+		idx := make([]int32, 4*pool.n+1+2*(i%2))
 		for t := range idx {
 			idx[t] = int32(pool.at(int(r.intn(uint32(pool.n)))))
 		}
-		negX, negL := gather(idx)
+		cand := gather(idx)
 		neg8, neg := make([]float64, d), make([]float64, d)
-		acc8 := m.sumNegatives(xi, skip, base, idx, negX, negL, len(idx), neg8)
-		acc := m.sumNegativesGeneric(xi, skip, base, idx, negX, negL, len(idx), neg)
+		acc8 := m.sumNegatives(xi, skip, base, cand.idx, cand.x, cand.l, len(idx), neg8)
+		acc := m.sumNegativesGeneric(xi, skip, base, cand.idx, cand.rows, cand.l, len(idx), neg)
 		if acc8 != acc {
 			t.Fatalf("row %d: negatives8 accepted %d, generic %d", i, acc8, acc)
 		}
@@ -112,11 +121,11 @@ func TestKernel8MatchesGenericAndExact(t *testing.T) {
 			grad := make([]float64, d)
 			var accepted int
 			if kernel == "d=8" {
-				m.addLinkGrads(X, xi, nb, base, grad)
-				accepted = m.sumNegatives(xi, skip, base, all, allX, allL, len(all), neg)
+				m.addLinkGrads(X, xi, nb, base, grad, &blockWork{})
+				accepted = m.sumNegatives(xi, skip, base, allC.idx, allC.x, allC.l, len(all), neg)
 			} else {
 				m.addLinkGradsGeneric(X, xi, nb, base, grad)
-				accepted = m.sumNegativesGeneric(xi, skip, base, all, allX, allL, len(all), neg)
+				accepted = m.sumNegativesGeneric(xi, skip, base, allC.idx, allC.rows, allC.l, len(all), neg)
 			}
 			if accepted != pool.n-1-len(nb) {
 				t.Fatalf("row %d: %d of %d candidates accepted, want every non-neighbour (%d)", i, accepted, pool.n, pool.n-1-len(nb))
@@ -129,7 +138,7 @@ func TestKernel8MatchesGenericAndExact(t *testing.T) {
 
 		// The dense-row path of sampled mode (every non-neighbour).
 		dense := make([]float64, d)
-		m.addLinkGrads(X, xi, nb, base, dense)
+		m.addLinkGrads(X, xi, nb, base, dense, &blockWork{})
 		m.addNonNeighborGrads(X, i, dense, pool)
 		check("dense row against the exact gradient", i, dense, exact)
 
@@ -180,5 +189,112 @@ func TestPairKernelDefinitions(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// pairLanes8AVX2 against pairLanes8, bit for bit, on a real graph at a
+// random embedding, starting from lanes that already hold sums: sampled
+// negatives (with the row and its neighbours among the candidates, up to
+// several hundred) and links (each row's neighbours), with partial last
+// groups.
+func TestPairLanes8AVX2MatchesGo(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this machine: the d = 8 kernels run pairLanes8 alone")
+	}
+	if goFusesMulAdd() {
+		t.Skip("this build fuses x*y+z (GOAMD64=v3 or later): the Go loop rounds differently from the kernel")
+	}
+	g := lesmisWithIsolated(t)
+	p := fitTestPrior(t, g)
+	m := newCNEModel(g, p, CNEOptions{Dim: 8}.withDefaults())
+	n := g.NumNodes()
+	X := randomEmbedding(n, 8, 4).X
+	pool := newNegativePool(g)
+	r := splitmix{s: 9}
+	skip := newBitset(n)
+	skipped, linkGroups := 0, 0
+	// compare runs both over the first n of idx; the lanes past n in the
+	// last group hold other partners, which the kernel must mask.
+	compare := func(what string, i int, skip bitset, idx []int32, n int, links bool) int {
+		whole := (n + 7) &^ 7
+		px, pl := make([]float64, whole*8), make([]float64, whole)
+		m.gatherNegatives(X, idx[:min(whole, len(idx))], px, pl)
+		xi, base := m.row(X, i), m.logRatio-m.lam[i]
+		var start [8][4]float64
+		for c := range start {
+			for l := range start[c] {
+				start[c][l] = r.norm()
+			}
+		}
+		want, got := start, start
+		a := m.pairLanes8(xi, skip, base, idx, px, pl, 0, n, &want, links)
+		var sk *uint64
+		var id *int32
+		if !links {
+			sk, id = &skip[0], &idx[0]
+		}
+		b := pairLanes8AVX2(&xi[0], sk, base, m.halfGamma, id, &px[0], &pl[0], n, &got, links)
+		if a != b || want != got {
+			t.Fatalf("%s, row %d, %d partners: kernel accepted %d, Go %d\n got  %v\n want %v", what, i, n, b, a, got, want)
+		}
+		return a
+	}
+	for i := 0; i < n; i++ {
+		nb := g.Neighbors(i)
+		if len(nb) == 0 {
+			continue
+		}
+		if len(nb) >= 4 {
+			compare("links", i, nil, nb, len(nb)-i%4, true)
+			linkGroups += len(nb) / 4
+		}
+		skip.set(int32(i))
+		for _, j := range nb {
+			skip.set(j)
+		}
+		idx := make([]int32, 4+i*5, (4+i*5+7)&^7)
+		for k := range idx {
+			idx[k] = int32(pool.at(int(r.intn(uint32(pool.n)))))
+		}
+		k := len(idx) - i%4
+		skipped += k - compare("negatives", i, skip, idx, k, false)
+		skip.unset(int32(i))
+		for _, j := range nb {
+			skip.unset(j)
+		}
+	}
+	if skipped == 0 || linkGroups == 0 {
+		t.Fatalf("%d candidates skipped, %d groups of links: the test missed a path", skipped, linkGroups)
+	}
+}
+
+var fmaA, fmaB, fmaC = 1 + 0x1p-30, 1 - 0x1p-30, -1.0
+
+//go:noinline
+func mulAdd(x, y, z float64) float64 { return x*y + z }
+
+// goFusesMulAdd says whether this build turns x*y+z in registers into one
+// fused multiply-add, as GOAMD64=v3 does: (1+e)(1-e)-1 is -e^2 fused and 0
+// rounded first.
+func goFusesMulAdd() bool { return mulAdd(fmaA, fmaB, fmaC) != 0 }
+
+// BenchmarkNegatives8 times the d = 8 negatives kernel on 1024 candidates
+// in cache (ns/op is per candidate).
+func BenchmarkNegatives8(b *testing.B) {
+	g := readTestGraph(b, "lesmis")
+	m := newCNEModel(g, fitTestPrior(b, g), CNEOptions{Dim: 8}.withDefaults())
+	X := randomEmbedding(g.NumNodes(), 8, 4).X
+	r := splitmix{s: 1}
+	idx := make([]int32, 1024)
+	for k := range idx {
+		idx[k] = int32(r.intn(uint32(g.NumNodes())))
+	}
+	negX, negL := make([]float64, len(idx)*8), make([]float64, len(idx))
+	m.gatherNegatives(X, idx, negX, negL)
+	skip := newBitset(g.NumNodes())
+	skip.set(3)
+	b.ResetTimer()
+	for range b.N / len(idx) {
+		m.negatives8(m.row(X, 3), skip, m.logRatio-m.lam[3], idx, negX, negL, len(idx))
 	}
 }
