@@ -351,7 +351,13 @@ func (m *cneModel) gatherNegatives(X []float64, idx []int32, negX, negL []float6
 		}
 		return
 	}
-	for t, j := range idx {
+	from := 0
+	if useAVX2 && len(idx) >= 4 {
+		from = len(idx) &^ 3
+		gatherLanes8AVX2(&X[0], &m.lam[0], &idx[0], &negX[:from*8][0], &negL[:from][0], from/4)
+	}
+	for t := from; t < len(idx); t++ {
+		j := idx[t]
 		xj := X[int(j)*8 : int(j)*8+8 : int(j)*8+8]
 		g := negX[(t&^3)*8+(t&3):]
 		g = g[:29:29] // coordinate c at g[4c]

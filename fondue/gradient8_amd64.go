@@ -23,6 +23,12 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasPOPCNT
 //go:noescape
 func pairLanes8AVX2(xi *float64, skip *uint64, base, halfGamma float64, idx *int32, px, pl *float64, n int, acc *[8][4]float64, links bool) (accepted int)
 
+// gatherLanes8AVX2 copies groups x 4 rows idx[t] of X (d = 8) and their
+// lam[idx[t]] into the lane layout px, pl, as gatherNegatives does.
+//
+//go:noescape
+func gatherLanes8AVX2(X, lam *float64, idx *int32, px, pl *float64, groups int)
+
 // lanesConst holds the constants of pairLanes8AVX2, one per lane (the
 // same four times but for the lane numbers), in the order of the offsets
 // in gradient8_amd64.s.

@@ -298,3 +298,39 @@ func BenchmarkNegatives8(b *testing.B) {
 		m.negatives8(m.row(X, 3), skip, m.logRatio-m.lam[3], idx, negX, negL, len(idx))
 	}
 }
+
+// gatherNegatives against the lane layout's definition at d = 8 (the
+// AVX2 copy for whole groups of four, where it runs, and the Go loop for
+// the rest) and against plain rows otherwise, for every length up to 21.
+func TestGatherNegativesLayout(t *testing.T) {
+	g := lesmisWithIsolated(t)
+	p := fitTestPrior(t, g)
+	for _, d := range []int{8, 3} {
+		m := newCNEModel(g, p, CNEOptions{Dim: d}.withDefaults())
+		X := randomEmbedding(g.NumNodes(), d, 6).X
+		r := splitmix{s: 3}
+		for k := 0; k <= 21; k++ {
+			idx := make([]int32, k)
+			for s := range idx {
+				idx[s] = int32(r.intn(uint32(g.NumNodes())))
+			}
+			whole := (k + 7) &^ 7
+			px, pl := make([]float64, whole*d), make([]float64, whole)
+			m.gatherNegatives(X, idx, px, pl)
+			for s, j := range idx {
+				if pl[s] != m.lam[j] {
+					t.Fatalf("d=%d, %d rows: multiplier %d is %v, want %v", d, k, s, pl[s], m.lam[j])
+				}
+				for c := 0; c < d; c++ {
+					at := s*d + c
+					if d == 8 {
+						at = (s/4)*32 + 4*c + s%4
+					}
+					if px[at] != X[int(j)*d+c] {
+						t.Fatalf("d=%d, %d rows: row %d coordinate %d is %v, want %v", d, k, s, c, px[at], X[int(j)*d+c])
+					}
+				}
+			}
+		}
+	}
+}
