@@ -112,6 +112,51 @@ func TestSplitDisconnectionBruteForce(t *testing.T) {
 	}
 }
 
+// unlinkedPairs against combinedBrute on a hub of 200-odd neighbours split
+// at random into sides of 1 to 170 nodes, so that the larger side spans
+// up to three chunks of 64, with edges and common neighbours across the
+// split (a sparse random graph around the hub), one worker reused
+// throughout as in splitDisconnection.
+func TestUnlinkedPairsBruteForce(t *testing.T) {
+	g := egoTestRandomGraph(260, 0.02, 1, 8)
+	nb := g.Neighbors(0)
+	if len(nb) < 180 {
+		t.Fatalf("hub has %d neighbours", len(nb))
+	}
+	cw := &crossWork{stamp: make([]uint32, g.NumNodes())}
+	r := splitmix{s: 4}
+	for _, plus := range []int{1, 2, 30, 63, 64, 65, 100, len(nb) - 64, len(nb) - 1} {
+		b := make([]int8, len(nb))
+		for k := range b {
+			b[k] = -1
+		}
+		for set := 0; set < plus; {
+			if k := r.intn(uint32(len(nb))); b[k] < 0 {
+				b[k] = 1
+				set++
+			}
+		}
+		var a, c []int32
+		for k, j := range nb {
+			if b[k] > 0 {
+				a = append(a, j)
+			} else {
+				c = append(c, j)
+			}
+		}
+		want := combinedBrute(g, 0, b) * float64(len(a)*len(c))
+		for _, sides := range [][2][]int32{{a, c}, {c, a}} {
+			got := cw.unlinkedPairs(g, 0, sides[0], sides[1])
+			if float64(got) != math.Round(want) {
+				t.Fatalf("%d on one side: %d unlinked pairs, brute force %v", plus, got, want)
+			}
+		}
+		if want == 0 || want == float64(len(a)*len(c)) {
+			t.Fatalf("%d on one side: %v of %d pairs unlinked, the test needs both kinds", plus, want, len(a)*len(c))
+		}
+	}
+}
+
 // Above the budget the share is estimated from sampled cross pairs: close
 // to the exact value and the same with any number of workers.
 func TestSplitDisconnectionSampled(t *testing.T) {

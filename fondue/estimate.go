@@ -78,10 +78,12 @@ const (
 //	embedding = graph + 12n (prior) + 4V (vectors, gradient, Adam moments)
 //	            + W (n/8 + 64 KiB)                          node marks
 //	            + W min(rD, r(n-1)/(r+1)) (8d + 12)          negative buffers
+//	            + W D (8d + 8)                               gathered neighbours
 //	            [+ 8m + 16n + 3V when the nodes are renumbered for locality]
 //	            [+ 2V optimizer state kept for a checkpoint]
 //	scoring   = graph + V + 8n (prior) + 49n (scores, disconnection, ranks)
-//	            + W (4n + 64 KiB)                           cross-pair stamps
+//	            + W (8n + 64 KiB)                           cross-pair stamps, slots
+//	            + W 16 min(64D, n)                           cross-pair side words
 //	            + W D (8d + 32)                              split search of the largest node
 //	split     = graph + V + 8n + 24n
 //	            + W (8n + 64 KiB)                           ego and two-hop markers
@@ -90,7 +92,9 @@ const (
 // The negative buffers hold the candidates of a block of rows, r times
 // the block's largest degree, each with its vector (8d), multiplier (8)
 // and index (4); a row needs them only while rD is below its n-1-D
-// non-neighbours, hence the cap. The split phase builds the ego net of the
+// non-neighbours, hence the cap; at d = 8 a row's neighbours are gathered
+// likewise. The cross-pair side words are one per node next to 64
+// neighbours of a side (see unlinkedPairs), with append's growth. The split phase builds the ego net of the
 // largest node to split: its entries (links among the neighbours, the
 // two-hop lists, the affinity, MCL's pruned matrices) are bounded by the
 // pairs of neighbours, D^2, and by the edge ends, 2m; about 40 bytes each
@@ -152,8 +156,12 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 		MemoryPart{"stability-stop differences of the largest sampled node", deg * (8*d + 16)},
 	)
 	if n > int64(o.ExactMaxNode) {
+		// Both buffers are padded to a multiple of eight entries, which
+		// the fixed scratch of each worker covers.
 		need := min(r*deg, r*max(n-1, 0)/(r+1))
-		cne = append(cne, MemoryPart{"negative-sampling buffers (per worker, grow with the largest degree)", w * need * (8*d + 12)})
+		cne = append(cne,
+			MemoryPart{"negative-sampling buffers (per worker, grow with the largest degree)", w * need * (8*d + 12)},
+			MemoryPart{"gathered neighbours of the largest node (per worker)", w * deg * (8*d + 8)})
 	}
 	if n > int64(o.ExactMaxNode) && vec > reorderMinBytes {
 		cne = append(cne,
@@ -175,7 +183,8 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	scoring := append([]MemoryPart{}, scored...)
 	scoring = append(scoring,
 		MemoryPart{"scores, disconnection, ranks", 49 * n},
-		MemoryPart{"cross-pair stamps (per worker)", w * (4*n + workerFixed)},
+		MemoryPart{"cross-pair stamps and slots (per worker)", w * (8*n + workerFixed)},
+		MemoryPart{"cross-pair side words (per worker)", w * 16 * min(64*deg, n)},
 		MemoryPart{"split search of the largest node (per worker)", w * deg * (8*d + 32)},
 	)
 	phases := []struct {
