@@ -47,9 +47,10 @@ const DefaultMethod = MethodCombined
 func MethodUsesEmbedding(m string) bool { return m == MethodFONDUE || m == MethodCombined }
 
 // disconnectionBudget bounds the pair tests of one node: when the split has
-// more cross pairs than this, that many are drawn at random (with
-// replacement, from the node's own stream) and the share is estimated from
-// them (standard error below 0.5/sqrt(budget) = 0.003).
+// more cross pairs than this, and counting them all would take more steps
+// than testing this many (exactIsCheaper), that many are drawn at random
+// (with replacement, from the node's own stream) and the share is
+// estimated from them (standard error below 0.5/sqrt(budget) = 0.003).
 const disconnectionBudget = 1 << 15
 
 // streamCross is the random stream of the sampled cross pairs.
@@ -73,9 +74,10 @@ type crossWork struct {
 // each side of the best sign vector) that are neither linked nor have a
 // common neighbour other than the node itself. A split with an empty side,
 // or a node with fewer than two neighbours, has disconnection 0; isolated
-// nodes get NaN in both. Up to disconnectionBudget cross pairs are all
-// tested; beyond, that many are sampled from a stream seeded by p.Seed and
-// the node, so the result depends on the seed but never on p.Workers.
+// nodes get NaN in both. Up to disconnectionBudget cross pairs, or more
+// when counting them all is cheaper than sampling, are all tested;
+// beyond, that many are sampled from a stream seeded by p.Seed and the
+// node, so the result depends on the seed but never on p.Workers.
 func splitDisconnection(ctx context.Context, g *Graph, emb *Embedding, p signParams) (scores, disconnection []float64, err error) {
 	randomSplits, normalize, polish, seed, workers := p.T, p.Normalize, p.Polish, p.Seed, p.Workers
 	n := g.NumNodes()
@@ -132,7 +134,7 @@ func (cw *crossWork) disconnection(g *Graph, i int, seed uint64) float64 {
 		cw.stamp = make([]uint32, g.NumNodes())
 		cw.epoch = 0
 	}
-	if pairs <= disconnectionBudget {
+	if pairs <= disconnectionBudget || exactIsCheaper(g, a, b) {
 		return float64(cw.unlinkedPairs(g, i, a, b)) / float64(pairs)
 	}
 	unlinked := 0
@@ -146,6 +148,24 @@ func (cw *crossWork) disconnection(g *Graph, i int, seed uint64) float64 {
 		}
 	}
 	return float64(unlinked) / disconnectionBudget
+}
+
+// exactIsCheaper reports whether counting every cross pair of a x b
+// (unlinkedPairs) takes fewer steps than sampling disconnectionBudget of
+// them: a step is a neighbour visited, and a sampled pair visits those of
+// one node of each side, on average sa/|a| + sb/|b| with sa and sb their
+// degrees (plus one for the node) summed over each side.
+func exactIsCheaper(g *Graph, a, b []int32) bool {
+	sa, sb := 0, 0
+	for _, j := range a {
+		sa += g.Degree(int(j)) + 1
+	}
+	for _, k := range b {
+		sb += g.Degree(int(k)) + 1
+	}
+	exact := float64(sb) + float64((len(b)+63)/64)*float64(sa)
+	sampled := disconnectionBudget * (float64(sa)/float64(len(a)) + float64(sb)/float64(len(b)))
+	return exact <= sampled
 }
 
 // unlinkedPairs counts the pairs (j, k) of a x b that are neither linked

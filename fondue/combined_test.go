@@ -112,6 +112,45 @@ func TestSplitDisconnectionBruteForce(t *testing.T) {
 	}
 }
 
+// hubOfTwoSides returns hub 0 with 2h neighbours on two sides of h,
+// embedded at +1 and -1: side A is a path 1-2-...-h, side B has no edges,
+// and a third of B's nodes are linked to one node of A each.
+func hubOfTwoSides(h int) (*Graph, *Embedding) {
+	var edges [][2]int
+	x := make([]float64, (2*h+1)*2)
+	for k := 1; k <= 2*h; k++ {
+		edges = append(edges, [2]int{0, k})
+		if k <= h {
+			x[2*k] = 1
+			if k > 1 {
+				edges = append(edges, [2]int{k - 1, k})
+			}
+		} else {
+			x[2*k] = -1
+			if k%3 == 0 {
+				edges = append(edges, [2]int{k, k - h})
+			}
+		}
+	}
+	return NewGraph(2*h+1, edges), &Embedding{Dim: 2, X: x}
+}
+
+// Above the budget, a split whose pairs are cheaper to count than to
+// sample is counted exactly: hubOfTwoSides with sides of 300 (90,000
+// pairs) gets the brute force's share to rounding.
+func TestSplitDisconnectionExactAboveBudget(t *testing.T) {
+	const h = 300
+	g, emb := hubOfTwoSides(h)
+	b := fondueSplit(g, emb, 0, signParams{T: 0, Normalize: true, Polish: false, Seed: 1})
+	_, disc, err := splitDisconnection(context.Background(), g, emb, signParams{T: 0, Normalize: true, Polish: false, Seed: 1, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact := combinedBrute(g, 0, b); math.Abs(disc[0]-exact) > 1e-12 || exact == 1 {
+		t.Fatalf("disconnection %v, brute force %v", disc[0], exact)
+	}
+}
+
 // unlinkedPairs against combinedBrute on a hub of 200-odd neighbours split
 // at random into sides of 1 to 170 nodes, so that the larger side spans
 // up to three chunks of 64, with edges and common neighbours across the
@@ -157,33 +196,27 @@ func TestUnlinkedPairsBruteForce(t *testing.T) {
 	}
 }
 
-// Above the budget the share is estimated from sampled cross pairs: close
-// to the exact value and the same with any number of workers.
+// Above the budget, where counting every pair costs more than sampling,
+// the share is estimated from sampled cross pairs: close to the exact
+// value and the same with any number of workers.
 func TestSplitDisconnectionSampled(t *testing.T) {
-	// Hub 0 with 600 neighbours on two sides of 300 (embedded at ±1): side
-	// A is a path 1-2-...-300, side B has no edges; a third of B's nodes
-	// are linked to one node of A each. 90,000 cross pairs > budget.
-	const h = 300
-	var edges [][2]int
-	x := make([]float64, (2*h+1)*2)
-	for k := 1; k <= 2*h; k++ {
-		edges = append(edges, [2]int{0, k})
-		if k <= h {
-			x[2*k] = 1
-			if k > 1 {
-				edges = append(edges, [2]int{k - 1, k})
-			}
-		} else {
-			x[2*k] = -1
-			if k%3 == 0 {
-				edges = append(edges, [2]int{k, k - h})
-			}
-		}
-	}
-	g := NewGraph(2*h+1, edges)
-	emb := &Embedding{Dim: 2, X: x}
+	// 9M cross pairs > budget, and counting them takes more steps than
+	// sampling.
+	const h = 3000
+	g, emb := hubOfTwoSides(h)
 	b := fondueSplit(g, emb, 0, signParams{T: 0, Normalize: true, Polish: false, Seed: 1})
 	exact := combinedBrute(g, 0, b)
+	var sideA, sideB []int32
+	for k, j := range g.Neighbors(0) {
+		if b[k] > 0 {
+			sideA = append(sideA, j)
+		} else {
+			sideB = append(sideB, j)
+		}
+	}
+	if len(sideA)*len(sideB) <= disconnectionBudget || exactIsCheaper(g, sideA, sideB) {
+		t.Fatalf("split %d / %d: the test needs the sampled path", len(sideA), len(sideB))
+	}
 	var ref float64
 	for _, w := range []int{1, 2} {
 		_, disc, err := splitDisconnection(context.Background(), g, emb, signParams{T: 0, Normalize: true, Polish: false, Seed: 1, Workers: w})
