@@ -59,8 +59,10 @@ const streamCross uint64 = 0x63726f7373 // "cross"
 // crossWork is one worker's scratch space for splitDisconnection.
 type crossWork struct {
 	fondueWork
-	stamp []uint32 // by original node index: == epoch when marked
-	slot  []uint32 // by node index: its entry in sides, while stamped
+	// marks holds per node the epoch of its last marking (high 32 bits)
+	// and, in unlinkedPairs, its entry in sides (low 32 bits): one random
+	// access reads both.
+	marks []uint64
 	sides []uint64 // which nodes of a side each marked node touches
 	epoch uint32
 	b     []int8
@@ -130,8 +132,8 @@ func (cw *crossWork) disconnection(g *Graph, i int, seed uint64) float64 {
 	if pairs == 0 {
 		return 0
 	}
-	if len(cw.stamp) < g.NumNodes() {
-		cw.stamp = make([]uint32, g.NumNodes())
+	if len(cw.marks) < g.NumNodes() {
+		cw.marks = make([]uint64, g.NumNodes())
 		cw.epoch = 0
 	}
 	if pairs <= disconnectionBudget || exactIsCheaper(g, a, b) {
@@ -176,9 +178,6 @@ func exactIsCheaper(g *Graph, a, b []int32) bool {
 // touches the k whose bits are set in the union of the words over C(j).
 // That is sum |C(k)| + (|b|/64) sum |C(j)| steps instead of |a| sum |C(k)|.
 func (cw *crossWork) unlinkedPairs(g *Graph, i int, a, b []int32) int {
-	if len(cw.slot) < g.NumNodes() {
-		cw.slot = make([]uint32, g.NumNodes())
-	}
 	unlinked := 0
 	for len(b) > 0 {
 		chunk := b[:min(len(b), 64)]
@@ -195,12 +194,12 @@ func (cw *crossWork) unlinkedPairs(g *Graph, i int, a, b []int32) int {
 		}
 		for _, j := range a {
 			var touched uint64
-			if cw.stamp[j] == cw.epoch {
-				touched = cw.sides[cw.slot[j]]
+			if mk := cw.marks[j]; uint32(mk>>32) == cw.epoch {
+				touched = cw.sides[uint32(mk)]
 			}
 			for _, x := range g.Neighbors(int(j)) {
-				if int(x) != i && cw.stamp[x] == cw.epoch {
-					touched |= cw.sides[cw.slot[x]]
+				if mk := cw.marks[x]; int(x) != i && uint32(mk>>32) == cw.epoch {
+					touched |= cw.sides[uint32(mk)]
 				}
 			}
 			unlinked += len(chunk) - bits.OnesCount64(touched)
@@ -212,19 +211,20 @@ func (cw *crossWork) unlinkedPairs(g *Graph, i int, a, b []int32) int {
 // markSide records that node x is in the set C of the q-th node of the
 // current chunk.
 func (cw *crossWork) markSide(x int32, q int) {
-	if cw.stamp[x] != cw.epoch {
-		cw.stamp[x] = cw.epoch
-		cw.slot[x] = uint32(len(cw.sides))
+	mk := cw.marks[x]
+	if uint32(mk>>32) != cw.epoch {
+		mk = uint64(cw.epoch)<<32 | uint64(len(cw.sides))
+		cw.marks[x] = mk
 		cw.sides = append(cw.sides, 0)
 	}
-	cw.sides[cw.slot[x]] |= 1 << q
+	cw.sides[uint32(mk)] |= 1 << q
 }
 
-// newEpoch starts a fresh marking: no node's stamp equals the new epoch.
+// newEpoch starts a fresh marking: no node's mark holds the new epoch.
 func (cw *crossWork) newEpoch() {
 	cw.epoch++
 	if cw.epoch == 0 {
-		clear(cw.stamp)
+		clear(cw.marks)
 		cw.epoch = 1
 	}
 }
@@ -232,10 +232,10 @@ func (cw *crossWork) newEpoch() {
 // mark stamps j and its neighbours other than i with a fresh epoch.
 func (cw *crossWork) mark(g *Graph, i int, j int32) {
 	cw.newEpoch()
-	cw.stamp[j] = cw.epoch
+	cw.marks[j] = uint64(cw.epoch) << 32
 	for _, x := range g.Neighbors(int(j)) {
 		if int(x) != i {
-			cw.stamp[x] = cw.epoch
+			cw.marks[x] = uint64(cw.epoch) << 32
 		}
 	}
 }
@@ -243,11 +243,11 @@ func (cw *crossWork) mark(g *Graph, i int, j int32) {
 // touches reports whether k is linked to the marked node or shares a
 // neighbour other than i with it.
 func (cw *crossWork) touches(g *Graph, i int, k int32) bool {
-	if cw.stamp[k] == cw.epoch {
+	if uint32(cw.marks[k]>>32) == cw.epoch {
 		return true
 	}
 	for _, x := range g.Neighbors(int(k)) {
-		if int(x) != i && cw.stamp[x] == cw.epoch {
+		if int(x) != i && uint32(cw.marks[x]>>32) == cw.epoch {
 			return true
 		}
 	}

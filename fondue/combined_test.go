@@ -162,7 +162,7 @@ func TestUnlinkedPairsBruteForce(t *testing.T) {
 	if len(nb) < 180 {
 		t.Fatalf("hub has %d neighbours", len(nb))
 	}
-	cw := &crossWork{stamp: make([]uint32, g.NumNodes())}
+	cw := &crossWork{marks: make([]uint64, g.NumNodes())}
 	r := splitmix{s: 4}
 	for _, plus := range []int{1, 2, 30, 63, 64, 65, 100, len(nb) - 64, len(nb) - 1} {
 		b := make([]int8, len(nb))

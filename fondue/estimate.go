@@ -82,7 +82,7 @@ const (
 //	            [+ 8m + 16n + 3V when the nodes are renumbered for locality]
 //	            [+ 2V optimizer state kept for a checkpoint]
 //	scoring   = graph + V + 8n (prior) + 49n (scores, disconnection, ranks)
-//	            + W (8n + 64 KiB)                           cross-pair stamps, slots
+//	            + W (8n + 64 KiB)                           cross-pair marks
 //	            + W 16 min(64D, n)                           cross-pair side words
 //	            + W D (8d + 32)                              split search of the largest node
 //	split     = graph + V + 8n + 24n
@@ -183,7 +183,7 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	scoring := append([]MemoryPart{}, scored...)
 	scoring = append(scoring,
 		MemoryPart{"scores, disconnection, ranks", 49 * n},
-		MemoryPart{"cross-pair stamps and slots (per worker)", w * (8*n + workerFixed)},
+		MemoryPart{"cross-pair marks (per worker)", w * (8*n + workerFixed)},
 		MemoryPart{"cross-pair side words (per worker)", w * 16 * min(64*deg, n)},
 		MemoryPart{"split search of the largest node (per worker)", w * deg * (8*d + 32)},
 	)

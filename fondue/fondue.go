@@ -156,14 +156,33 @@ func (w *fondueWork) eigenSweep(m int) float64 {
 // no branch on the random bit, and for d = 8 the sum stays in registers.
 func (w *fondueWork) randomSigns(m, T int, r *splitmix, best float64) float64 {
 	words := (m + 63) >> 6
-	if cap(w.bits) < 2*words {
-		w.bits = make([]uint64, 2*words)
+	if cap(w.bits) < 3*words {
+		w.bits = make([]uint64, 3*words)
 	}
-	bits, bestBits := w.bits[:words], w.bits[words:2*words]
+	bits, next, bestBits := w.bits[:words], w.bits[words:2*words], w.bits[2*words:3*words]
 	improved := false
+	consider := func(s float64, bits []uint64) {
+		if s > best {
+			best = s
+			copy(bestBits, bits)
+			improved = true
+		}
+	}
 	for t := 0; t < T; t++ {
 		for k := range bits {
 			bits[k] = r.next()
+		}
+		if w.d == 8 && useAVX2 && t+1 < T {
+			// Two vectors at once, drawn and compared in order.
+			for k := range next {
+				next[k] = r.next()
+			}
+			var sums [2][8]float64
+			signedSums8x2AVX2(&w.y[0], m, &bits[0], &next[0], &sums)
+			consider(dot(sums[0][:], sums[0][:]), bits)
+			consider(dot(sums[1][:], sums[1][:]), next)
+			t++
+			continue
 		}
 		var s float64
 		if w.d == 8 {
@@ -171,11 +190,7 @@ func (w *fondueWork) randomSigns(m, T int, r *splitmix, best float64) float64 {
 		} else {
 			s = w.signedSum(m, bits)
 		}
-		if s > best {
-			best = s
-			copy(bestBits, bits)
-			improved = true
-		}
+		consider(s, bits)
 	}
 	if improved {
 		bestB := w.signsB[:m]

@@ -175,3 +175,51 @@ func TestFondueScoresDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// signedSums8x2AVX2 against signedSum8, bit for bit, for two sign vectors
+// over 1 to 200 rows (one to four words, the last one partial), rows with
+// zeros, negative zeros and mixed magnitudes among them.
+func TestSignedSums8x2AVX2MatchesGo(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 on this machine: randomSigns runs signedSum8 alone")
+	}
+	r := splitmix{s: 12}
+	w := newFondueWork(8)
+	for m := 1; m <= 200; m++ {
+		w.y = make([]float64, m*8)
+		for k := range w.y {
+			switch k % 11 {
+			case 3:
+				w.y[k] = 0
+			case 7:
+				w.y[k] = math.Copysign(0, -1)
+			default:
+				w.y[k] = r.norm() * math.Pow(10, float64(k%5-2))
+			}
+		}
+		words := (m + 63) >> 6
+		a, b := make([]uint64, words), make([]uint64, words)
+		for k := range a {
+			a[k], b[k] = r.next(), r.next()
+		}
+		var sums [2][8]float64
+		signedSums8x2AVX2(&w.y[0], m, &a[0], &b[0], &sums)
+		for v, bits := range [][]uint64{a, b} {
+			want := w.signedSum8(m, bits)
+			if got := dot(sums[v][:], sums[v][:]); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("m=%d, vector %d: %v, signedSum8 %v", m, v, got, want)
+			}
+			// the sums themselves, not only their squared norm
+			var acc [8]float64
+			for k := 0; k < m; k++ {
+				s := signOf[bits[k>>6]>>(k&63)&1]
+				for c := range acc {
+					acc[c] += s * w.y[k*8+c]
+				}
+			}
+			if acc != sums[v] {
+				t.Fatalf("m=%d, vector %d: sums %v, want %v", m, v, sums[v], acc)
+			}
+		}
+	}
+}

@@ -2,7 +2,9 @@
 
 package fondue
 
-// useAVX2 is false off amd64: the d = 8 kernels run pairLanes8 alone.
+// useAVX2 is false off amd64 (or with the purego tag): the d = 8 kernels
+// run their portable loops alone, and the assembly ones below are never
+// called.
 const useAVX2 = false
 
 func pairLanes8AVX2(xi *float64, skip *uint64, base, halfGamma float64, idx *int32, px, pl *float64, n int, acc *[8][4]float64, links bool) int {
@@ -11,4 +13,8 @@ func pairLanes8AVX2(xi *float64, skip *uint64, base, halfGamma float64, idx *int
 
 func gatherLanes8AVX2(X, lam *float64, idx *int32, px, pl *float64, groups int) {
 	panic("fondue: gatherLanes8AVX2 without AVX2")
+}
+
+func signedSums8x2AVX2(y *float64, m int, a, b *uint64, out *[2][8]float64) {
+	panic("fondue: signedSums8x2AVX2 without AVX2")
 }
