@@ -175,14 +175,8 @@ func TestUnlinkedPairsBruteForce(t *testing.T) {
 				set++
 			}
 		}
-		var a, c []int32
-		for k, j := range nb {
-			if b[k] > 0 {
-				a = append(a, j)
-			} else {
-				c = append(c, j)
-			}
-		}
+		groups := signGroups(nb, b)
+		a, c := groups[0], groups[1]
 		want := combinedBrute(g, 0, b) * float64(len(a)*len(c))
 		for _, sides := range [][2][]int32{{a, c}, {c, a}} {
 			got := cw.unlinkedPairs(g, 0, sides[0], sides[1])
@@ -206,16 +200,9 @@ func TestSplitDisconnectionSampled(t *testing.T) {
 	g, emb := hubOfTwoSides(h)
 	b := fondueSplit(g, emb, 0, signParams{T: 0, Normalize: true, Polish: false, Seed: 1})
 	exact := combinedBrute(g, 0, b)
-	var sideA, sideB []int32
-	for k, j := range g.Neighbors(0) {
-		if b[k] > 0 {
-			sideA = append(sideA, j)
-		} else {
-			sideB = append(sideB, j)
-		}
-	}
-	if len(sideA)*len(sideB) <= disconnectionBudget || exactIsCheaper(g, sideA, sideB) {
-		t.Fatalf("split %d / %d: the test needs the sampled path", len(sideA), len(sideB))
+	sides := signGroups(g.Neighbors(0), b)
+	if len(sides[0])*len(sides[1]) <= disconnectionBudget || exactIsCheaper(g, sides[0], sides[1]) {
+		t.Fatalf("split %d / %d: the test needs the sampled path", len(sides[0]), len(sides[1]))
 	}
 	var ref float64
 	for _, w := range []int{1, 2} {
