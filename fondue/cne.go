@@ -322,9 +322,8 @@ func (m *cneModel) drawBlockNegatives(X []float64, lo, hi, negRatio int, pool ne
 			need = max(need, k)
 		}
 	}
+	whole := (need + 7) &^ 7 // the d = 8 kernel reads up to a multiple of eight
 	if cap(w.negIdx) < need {
-		// A multiple of eight: the d = 8 kernel reads that far.
-		whole := (need + 7) &^ 7
 		w.negIdx = make([]int32, need, whole)
 		w.negX = make([]float64, whole*d)
 		w.negL = make([]float64, need, whole)
@@ -332,7 +331,7 @@ func (m *cneModel) drawBlockNegatives(X []float64, lo, hi, negRatio int, pool ne
 	if len(w.tmp) < d {
 		w.tmp = make([]float64, d)
 	}
-	w.negIdx, w.negX, w.negL = w.negIdx[:need], w.negX[:(need+7)&^7*d], w.negL[:need]
+	w.negIdx, w.negX, w.negL = w.negIdx[:need], w.negX[:whole*d], w.negL[:need]
 	for t := range w.negIdx {
 		w.negIdx[t] = int32(pool.at(int(r.intn(uint32(pool.n)))))
 	}

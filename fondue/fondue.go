@@ -153,7 +153,9 @@ func (w *fondueWork) eigenSweep(m int) float64 {
 // Sign k of a vector is bit k&63 of the (k>>6)-th draw of r for that
 // vector. The sum over the neighbours is accumulated in neighbour order
 // as acc += s_k y_k with s_k = +1 or -1 (exactly acc + y_k or acc - y_k):
-// no branch on the random bit, and for d = 8 the sum stays in registers.
+// no branch on the random bit. For d = 8 the sums stay in registers, and
+// with AVX2 two vectors are summed at once (signedSums8x2AVX2, the same
+// bits as signedSum8).
 func (w *fondueWork) randomSigns(m, T int, r *splitmix, best float64) float64 {
 	words := (m + 63) >> 6
 	if cap(w.bits) < 3*words {

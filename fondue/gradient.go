@@ -14,10 +14,10 @@ package fondue
 // non-neighbour (addNonNeighborGrads). For the default d = 8, addLinkGrads
 // and sumNegatives use the kernels of gradient8.go, which take the
 // partners four at a time and add the squared distance as a tree; the
-// exact path keeps
-// the sequential sum, so its results do not depend on the dimension's
-// specialisation. The steps are small enough for the compiler to inline
-// into the loops, which therefore make no call per pair.
+// exact path keeps the sequential sum, so its results do not depend on
+// the dimension's specialisation. The steps are small enough for the
+// compiler to inline into the loops, which therefore make no call per
+// pair.
 
 import "math"
 
