@@ -190,14 +190,15 @@ const baselineChunk = 64
 // fraction of neighbour pairs that are unlinked, 1 − egoClustering, and 0
 // below two neighbours; not in the paper). Higher means more ambiguous for
 // all four; the first three are the paper's [P §3.2]. Isolated nodes get NaN:
-// they have no ego net, and AUC and NDCG skip NaN scores.
+// they have no ego net, and AUC and NDCG skip NaN scores. So do the nodes
+// not set in targets, when targets is not nil (Options.Targets).
 //
 // Nodes are spread over workers goroutines (≤ 0 means runtime.GOMAXPROCS);
 // each score depends only on its node, so the result does not depend on the
 // number of workers. Cancelling ctx stops the work within one chunk of
 // nodes per worker (one chunk is a few dozen nodes; one hub's MCL is not
 // interrupted) and returns ctx's error.
-func baselineScores(ctx context.Context, g *Graph, method string, workers int) ([]float64, error) {
+func baselineScores(ctx context.Context, g *Graph, method string, workers int, targets []bool) ([]float64, error) {
 	var score func(w *baselineWorker, i int) float64
 	switch method {
 	case "degree":
@@ -222,7 +223,7 @@ func baselineScores(ctx context.Context, g *Graph, method string, workers int) (
 		return nil, fmt.Errorf("fondue: unknown baseline method %q (valid: %q)", method, BaselineMethods)
 	}
 	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
-		if g.Degree(i) == 0 {
+		if g.Degree(i) == 0 || (targets != nil && !targets[i]) {
 			return math.NaN()
 		}
 		return score(w, i)

@@ -101,7 +101,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 		"lcc": {9.0 / 15, 0},
 	}
 	for _, m := range BaselineMethods {
-		s, err := baselineScores(context.Background(), g, m, 2)
+		s, err := baselineScores(context.Background(), g, m, 2, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 }
 
 func TestBaselineScoresUnknownMethod(t *testing.T) {
-	_, err := baselineScores(context.Background(), NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1)
+	_, err := baselineScores(context.Background(), NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "pagerank") || !strings.Contains(err.Error(), `"nc"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -122,7 +122,7 @@ func TestBaselineScoresCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	g := egoReadTestdata(t, "netscience")
-	s, err := baselineScores(ctx, g, "nc", 2)
+	s, err := baselineScores(ctx, g, "nc", 2, nil)
 	if !errors.Is(err, context.Canceled) || s != nil {
 		t.Fatalf("scores %v err %v, want nil and context.Canceled", s != nil, err)
 	}
@@ -195,7 +195,7 @@ func TestLocalClusteringByHand(t *testing.T) {
 		}
 	}
 	// The baseline score: 1 − LCC from degree 2 up, 0 below, NaN isolated.
-	s, err := baselineScores(context.Background(), g, "lcc", 1)
+	s, err := baselineScores(context.Background(), g, "lcc", 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,11 +229,11 @@ func TestBaselineScoresNetscience(t *testing.T) {
 	g := egoReadTestdata(t, "netscience")
 	ctx := context.Background()
 	for _, m := range BaselineMethods {
-		one, err := baselineScores(ctx, g, m, 1)
+		one, err := baselineScores(ctx, g, m, 1, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		four, err := baselineScores(ctx, g, m, 4)
+		four, err := baselineScores(ctx, g, m, 4, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +288,7 @@ func BenchmarkBaselineScoresShared(b *testing.B) {
 		for _, m := range BaselineMethods {
 			b.Run(name+"/"+m, func(b *testing.B) {
 				for b.Loop() {
-					if _, err := baselineScores(context.Background(), g, m, 0); err != nil {
+					if _, err := baselineScores(context.Background(), g, m, 0, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

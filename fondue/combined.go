@@ -96,7 +96,7 @@ func splitDisconnection(ctx context.Context, g *Graph, emb *Embedding, p signPar
 		cw := work[w]
 		for i := bounds[c]; i < bounds[c+1]; i++ {
 			m := g.Degree(i)
-			if m == 0 {
+			if m == 0 || p.skip(i) {
 				scores[i], disconnection[i] = math.NaN(), math.NaN()
 				continue
 			}

@@ -308,11 +308,15 @@ type signParams struct {
 	Polish    bool
 	Seed      uint64
 	Workers   int
+	Targets   []bool // nil: every node; else only the nodes set are scored (the others get NaN)
 }
+
+// skip reports whether node i is left unscored: not a target.
+func (p *signParams) skip(i int) bool { return p.Targets != nil && !p.Targets[i] }
 
 // signParamsOf returns the sign-vector settings of Score's options.
 func signParamsOf(o *Options) signParams {
-	return signParams{T: randomSplits(o.RandomSplits), Normalize: !o.Unnormalized, Polish: o.Polish, Seed: o.Seed, Workers: o.Workers}
+	return signParams{T: randomSplits(o.RandomSplits), Normalize: !o.Unnormalized, Polish: o.Polish, Seed: o.Seed, Workers: o.Workers, Targets: o.Targets}
 }
 
 // fondueScores computes every node's FONDUE ambiguity from an embedding, in
@@ -330,6 +334,10 @@ func fondueScores(ctx context.Context, g *Graph, emb *Embedding, p signParams) (
 	}
 	err := forChunks(ctx, workers, chunks, func(w, c int) {
 		for i := bounds[c]; i < bounds[c+1]; i++ {
+			if p.skip(i) {
+				scores[i] = math.NaN()
+				continue
+			}
 			r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
 			scores[i] = fondueNode(g, emb, i, randomSplits, normalize, polish, &r, work[w], nil)
 		}

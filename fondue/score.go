@@ -56,6 +56,14 @@ type Options struct {
 	// Polish improves the best sign vector by single-sign flips until no
 	// flip raises the quotient (not in the paper; never lowers a score).
 	Polish bool
+	// Targets, when not nil, selects the nodes to score: only nodes i with
+	// Targets[i] set get a score, an ambiguity percentile (among the
+	// targets) and an entity estimate, and only they can be proposed for a
+	// split; the others are context: they shape the embedding and the
+	// neighbourhoods but are never ranked (NaN, like isolated nodes). In
+	// (:Author)-[:WROTE]->(:Paper) only the authors are targets. Its length
+	// is the graph's node count. nil scores every node.
+	Targets []bool
 	// Split asks for split proposals for some nodes (none by default).
 	Split SplitOptions
 	// WarmStart, when set, starts the embedding from a previous run's
@@ -110,6 +118,10 @@ type Result struct {
 	// Unlike raw scores it is comparable across graphs and runs, so that
 	// "ambiguity > 0.99" always means the top 1%.
 	Ambiguity []float64
+	// Entities is each scored node's estimated number of real entities, at
+	// least 1: the effective number of the pieces of its neighbourhood (see
+	// EstimateEntities); 0 for the nodes without a score.
+	Entities  []int
 	Embedding *Embedding // nil for the baselines
 	Prior     *Prior     // nil for the baselines
 	CNE       CNEStats
@@ -254,6 +266,23 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if g.NumEdges() == 0 {
 		return nil, fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
 	}
+	if t := opts.Targets; t != nil {
+		if len(t) != g.NumNodes() {
+			return nil, &OptionsError{Msg: fmt.Sprintf("Targets has %d entries for a graph of %d nodes", len(t), g.NumNodes())}
+		}
+		targets, linked := 0, 0
+		for i, ok := range t {
+			if ok {
+				targets++
+				if g.Degree(i) > 0 {
+					linked++
+				}
+			}
+		}
+		if linked == 0 {
+			return nil, fmt.Errorf("none of the %d target nodes has a neighbour: %w", targets, ErrNothingToScore)
+		}
+	}
 	// A dimension up to the default (the paper's 8) works on any graph;
 	// beyond it, an embedding with as many dimensions as nodes has room for
 	// any graph, says nothing about this one, and is slow.
@@ -268,6 +297,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		}
 	}
 	res := &Result{Method: opts.Method}
+	var err error
 	if MethodUsesEmbedding(opts.Method) {
 		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
 			return nil, err
@@ -275,7 +305,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	} else {
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
-		s, err := baselineScores(ctx, g, opts.Method, opts.Workers)
+		s, err := baselineScores(ctx, g, opts.Method, opts.Workers, opts.Targets)
 		if err != nil {
 			return nil, err
 		}
@@ -284,6 +314,9 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		report(PhaseScoring, g.NumNodes(), g.NumNodes())
 	}
 	res.Ambiguity = percentiles(res.Scores)
+	if res.Entities, err = entityEstimates(ctx, g, res.Scores, opts.Workers); err != nil {
+		return nil, err
+	}
 
 	if opts.Split.Splitter != nil {
 		t0 := time.Now()

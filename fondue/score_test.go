@@ -143,3 +143,78 @@ func TestPercentiles(t *testing.T) {
 		}
 	}
 }
+
+// wroteGraph is a small (:Author)-[:WROTE]->(:Paper) graph: authors are
+// nodes 0..na-1, papers na..na+np-1; author 0 wrote every paper of two
+// separate groups (a homonym of two people), the others a few papers each.
+func wroteGraph(na, np int, seed uint64) (*Graph, []bool) {
+	var edges [][2]int
+	r := splitmix{s: seed}
+	for p := 0; p < np; p++ {
+		paper := na + p
+		group := p % 2
+		// two or three co-authors from the paper's group of authors
+		for k := 0; k < 2+int(r.intn(2)); k++ {
+			a := 1 + group + 2*int(r.intn(uint32((na-1)/2)))
+			edges = append(edges, [2]int{a, paper})
+		}
+		if p < np/2 {
+			edges = append(edges, [2]int{0, paper})
+		}
+	}
+	targets := make([]bool, na+np)
+	for a := 0; a < na; a++ {
+		targets[a] = true
+	}
+	return NewGraph(na+np, edges), targets
+}
+
+func TestScoreTargets(t *testing.T) {
+	g, targets := wroteGraph(41, 200, 3)
+	for _, method := range Methods {
+		res, err := Score(context.Background(), g, Options{Method: method, Seed: 2, Targets: targets,
+			Split: SplitOptions{Splitter: Splitters()[0], Top: 3}})
+		if err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		scored := 0
+		for i := range res.Scores {
+			isTarget := targets[i] && g.Degree(i) > 0
+			if math.IsNaN(res.Scores[i]) == isTarget || math.IsNaN(res.Ambiguity[i]) == isTarget || (res.Entities[i] > 0) != isTarget {
+				t.Fatalf("%s: node %d (target %v, degree %d): score %v, ambiguity %v, entities %d",
+					method, i, targets[i], g.Degree(i), res.Scores[i], res.Ambiguity[i], res.Entities[i])
+			}
+			if isTarget {
+				scored++
+			}
+		}
+		// Percentiles among the targets: the top one is 1, the lowest 1/scored or more.
+		rank := res.Ranking()
+		if len(rank) != scored || res.Ambiguity[rank[0]] != 1 {
+			t.Fatalf("%s: %d ranked for %d scored targets; top ambiguity %v", method, len(rank), scored, res.Ambiguity[rank[0]])
+		}
+		for _, i := range rank {
+			le := 0
+			for _, j := range rank {
+				if res.Scores[j] <= res.Scores[i] {
+					le++
+				}
+			}
+			if want := float64(le) / float64(scored); res.Ambiguity[i] != want {
+				t.Fatalf("%s: node %d ambiguity %v, want %v (its percentile among the %d targets)", method, i, res.Ambiguity[i], want, scored)
+			}
+		}
+		for _, p := range res.Proposals {
+			if !targets[p.Node] {
+				t.Fatalf("%s: proposal for context node %d", method, p.Node)
+			}
+		}
+	}
+	if _, err := Score(context.Background(), g, Options{Targets: targets[:5]}); !errors.As(err, new(*OptionsError)) {
+		t.Fatalf("short Targets: %v, want an OptionsError", err)
+	}
+	iso := NewGraph(3, [][2]int{{0, 1}})
+	if _, err := Score(context.Background(), iso, Options{Method: MethodDegree, Targets: []bool{false, false, true}}); !errors.Is(err, ErrNothingToScore) {
+		t.Fatalf("only an isolated target: %v, want ErrNothingToScore", err)
+	}
+}
