@@ -9,7 +9,7 @@ import (
 // The research splitters have the documented names, none of them one of
 // fondue's, so that the bench can offer both sets side by side.
 func TestSplitterNames(t *testing.T) {
-	want := []string{Spectral, Posterior, Hybrid, MCL2, KMeans}
+	want := []string{Spectral, Posterior, Hybrid, MCL2, KMeans, EgoComponents, TwoHopComponents}
 	got := Splitters()
 	if len(got) != len(want) {
 		t.Fatalf("%d splitters, want %d", len(got), len(want))
@@ -21,7 +21,8 @@ func TestSplitterNames(t *testing.T) {
 		if fondue.FindSplitter(fondue.Splitters(), s.Name()) != nil {
 			t.Errorf("%q is also one of fondue's splitters", s.Name())
 		}
-		if s.NeedsEmbedding() != (s.Name() != Spectral) {
+		needs := s.Name() != Spectral && s.Name() != EgoComponents && s.Name() != TwoHopComponents
+		if s.NeedsEmbedding() != needs {
 			t.Errorf("%q: NeedsEmbedding %v", s.Name(), s.NeedsEmbedding())
 		}
 	}
