@@ -30,6 +30,9 @@ var methodColors = map[string]color.RGBA{
 	"hybrid":    {0x56, 0xB4, 0xE9, 0xff}, // sky blue
 	"mcl2":      {0xE6, 0x9F, 0x00, 0xff}, // orange
 	"2means":    {0x8C, 0x56, 0x4B, 0xff}, // brown
+	// The component baselines of real ambiguity.
+	"ego-components":     {0xF0, 0xE4, 0x42, 0xff}, // yellow
+	"two-hop-components": {0x66, 0x66, 0x66, 0xff}, // dark grey
 }
 
 var extraColors = []color.RGBA{
