@@ -57,8 +57,8 @@ var (
 	}
 )
 
-// plural writes "1 seed", "3 seeds".
-func plural(n int, what string) string {
+// Plural writes "1 seed", "3 seeds".
+func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
@@ -165,7 +165,7 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 	}
 	seeds := len(s.Seeds)
 	p("### Detection\n\n")
-	p("All labelled names (%s):\n\n", plural(seeds, "seed"))
+	p("All labelled names (%s):\n\n", Plural(seeds, "seed"))
 	r.writeTable(p, "method", r.methods(), r.Results.Config.DefaultMethod, s.Summary.Detection, detectionColumns, []string{HalfAll})
 	p("Development and held-out halves:\n\n")
 	r.writeTable(p, "method", r.methods(), r.Results.Config.DefaultMethod, s.Summary.Detection, detectionColumns, []string{HalfDev, HalfHeldOut})

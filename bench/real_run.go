@@ -318,7 +318,7 @@ func RunReal(ctx context.Context, cfg RealConfig) (*RealResults, error) {
 		t0 := time.Now()
 		set, err := LoadRealSet(cfg.Dir, name)
 		if err != nil {
-			return finish(err)
+			return finish(&RealDataError{Set: name, Err: err})
 		}
 		ev := newRealEval(set, cfg)
 		sr := ev.result
@@ -341,6 +341,22 @@ func RunReal(ctx context.Context, cfg RealConfig) (*RealResults, error) {
 		cfg.emit(RealEvent{Kind: RealSetDone, Set: sr, Done: done, Total: total})
 	}
 	return finish(nil)
+}
+
+// RealDataError is a real set that could not be read: a missing or
+// malformed file (the error names file:line).
+type RealDataError struct {
+	Set string
+	Err error
+}
+
+func (e *RealDataError) Error() string { return e.Err.Error() }
+func (e *RealDataError) Unwrap() error { return e.Err }
+
+// IsRealDataError reports whether err is (or wraps) a RealDataError.
+func IsRealDataError(err error) bool {
+	var e *RealDataError
+	return errors.As(err, &e)
 }
 
 func (cfg RealConfig) emit(e RealEvent) {

@@ -36,6 +36,7 @@ type benchFlags struct {
 	seeds, splitSeeds            int
 	out, ties, dataDir           string
 	quick, fresh, reportOnly     bool
+	skipReal                     bool
 }
 
 func newBenchCmd(a *app) *cobra.Command {
@@ -56,12 +57,17 @@ and writes to --out: RESULTS.md (the paper's tables, with the paper's number
 beside ours in every cell), results.json (every raw number, the configuration
 and the seeds), roc-<dataset>.png, auc-bars.png and ari-cells.png.
 
+Then, when the datasets folder has a folder "real", it runs the evaluation on
+real ambiguity of "fondue-bench real" (3 seeds; 1 with --quick; --methods and
+--splitters apply) into --out/real; --skip-real skips it.
+
 Finished seeds are appended to results.jsonl as they complete; running the same
 command again resumes where it stopped (--fresh starts over). The engine options
 (--seed, --dim, --sigma2, --epochs, ...) are those of "fondue-neo4j score" and
 are read from the same configuration. Progress goes to stderr.
 
-"fondue-bench scale" measures score at growing graph sizes instead.`,
+"fondue-bench real" runs the real evaluation alone; "fondue-bench scale"
+measures score at growing graph sizes instead.`,
 		Example: `  fondue-bench --quick
   fondue-bench --datasets polbooks,grqc --ratios 0.01,0.1 --seeds 5
   fondue-bench --out bench-full   # the whole paper table (about 10 minutes on 2 cores)`,
@@ -81,6 +87,7 @@ are read from the same configuration. Progress goes to stderr.
 	f.BoolVar(&bf.reportOnly, "report-only", false, "run nothing: write the reports from the results already in --out (results.jsonl)")
 	f.StringVar(&bf.ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
 	f.StringVar(&bf.dataDir, "data-dir", "", "datasets directory (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	f.BoolVar(&bf.skipReal, "skip-real", false, "do not run the real evaluation (fondue-bench real) after the paper's")
 	cli.AddEngineFlags(f)
 	_ = f.MarkHidden("method")
 	return cmd
@@ -132,7 +139,26 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 		return errors.Join(runErr, err)
 	}
 	fmt.Fprintf(a.stderr, "bench: wrote %s (%d seeds in %s)\n", filepath.Join(out, "RESULTS.md"), len(res.Seeds), time.Duration(res.Seconds*float64(time.Second)).Round(time.Second))
-	return runErr
+	if runErr != nil || bf.skipReal {
+		return runErr
+	}
+	return a.runBenchReal(cmd, bf, cfg)
+}
+
+// runBenchReal runs the real evaluation after the paper's, into --out/real,
+// when the datasets folder has real sets.
+func (a *app) runBenchReal(cmd *cobra.Command, bf *benchFlags, cfg bench.Config) error {
+	dir := bench.RealDir(cfg.DataDir)
+	if sets, err := bench.RealSetNames(dir); err != nil || len(sets) == 0 {
+		fmt.Fprintf(a.stderr, "bench: no real sets in %s: the real evaluation is skipped\n", dir)
+		return nil
+	}
+	seeds := realSeeds
+	if bf.quick {
+		seeds = realQuickSeeds
+	}
+	rc := bench.RealConfig{Dir: dir, Seeds: seeds, Methods: bf.methods, Splitters: bf.splitters, Engine: cfg.Engine}
+	return a.runReal(cmd.Context(), rc, filepath.Join(bf.out, "real"), commandLine(cmd))
 }
 
 // applyQuick fills in the --quick preset for the flags not set.
@@ -281,29 +307,32 @@ func writeBenchReports(rep *bench.Report, out string, plots bool) error {
 		}
 		rep.Plots = files
 	}
-	write := func(name string, fn func(f *os.File) error) error {
-		tmp, err := os.CreateTemp(out, "."+name+".*")
-		if err != nil {
-			return err
-		}
-		if err := fn(tmp); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := tmp.Close(); err != nil {
-			os.Remove(tmp.Name())
-			return err
-		}
-		if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-			return err
-		}
-		return os.Rename(tmp.Name(), filepath.Join(out, name))
-	}
-	if err := write("results.json", func(f *os.File) error { return rep.WriteJSON(f) }); err != nil {
+	if err := writeAtomic(out, "results.json", func(f *os.File) error { return rep.WriteJSON(f) }); err != nil {
 		return err
 	}
-	return write("RESULTS.md", func(f *os.File) error { return rep.WriteMarkdown(f) })
+	return writeAtomic(out, "RESULTS.md", func(f *os.File) error { return rep.WriteMarkdown(f) })
+}
+
+// writeAtomic writes dir/name through a temporary file, so that a reader
+// never sees half a file.
+func writeAtomic(dir, name string, fn func(f *os.File) error) error {
+	tmp, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return err
+	}
+	if err := fn(tmp); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
 // benchProgress shows the run's progress on stderr: a bar on a terminal,

@@ -63,9 +63,26 @@ func TestBenchQuick(t *testing.T) {
 		!slices.Equal(res.Config.Splitters, []string{"ncut", "mcl", "fondue"}) || res.Config.Workers != 2 {
 		t.Fatalf("results.json: %v %+v", err, res.Config)
 	}
-	// The same command again resumes everything.
-	code, _, stderr = runCLI(t, "--quick", "--data-dir", benchData, "--out", out, "--threads", "2", "--splitters", "ncut,mcl,fondue")
-	if code != 0 || strings.Count(stderr, " resumed: ") != 6 {
+	// bench/testdata/real holds the real sets: the quick real run follows,
+	// into out/real, with the same splitters.
+	for _, want := range []string{"real: [1/2] dblp679 seed 1: AUC combined", "real: [2/2] dblp679-wrote seed 1", "real: wrote " + filepath.Join(out, "real", "RESULTS.md") + " (2 sets, 1 seed,"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	var realRes struct {
+		Config struct {
+			Seeds     int
+			Splitters []string
+		}
+	}
+	b, _ = os.ReadFile(filepath.Join(out, "real", "results.json"))
+	if err := json.Unmarshal(b, &realRes); err != nil || realRes.Config.Seeds != 1 || !slices.Equal(realRes.Config.Splitters, []string{"ncut", "mcl", "fondue"}) {
+		t.Fatalf("real/results.json: %v %+v", err, realRes.Config)
+	}
+	// The same command again resumes everything; --skip-real skips the real run.
+	code, _, stderr = runCLI(t, "--quick", "--data-dir", benchData, "--out", out, "--threads", "2", "--splitters", "ncut,mcl,fondue", "--skip-real")
+	if code != 0 || strings.Count(stderr, " resumed: ") != 6 || strings.Contains(stderr, "real:") {
 		t.Fatalf("rerun: exit %d, stderr %s", code, stderr)
 	}
 }
@@ -135,8 +152,8 @@ func TestBenchHelpMatchesReadme(t *testing.T) {
 	}
 }
 
-// The default output folders of fondue-bench and fondue-bench scale are
-// ignored by git.
+// The default output folders of fondue-bench, fondue-bench real and
+// fondue-bench scale are ignored by git.
 func TestBenchOutputIgnored(t *testing.T) {
 	ignore, err := os.ReadFile("../../.gitignore")
 	if err != nil {
@@ -144,7 +161,7 @@ func TestBenchOutputIgnored(t *testing.T) {
 	}
 	lines := strings.Split(string(ignore), "\n")
 	root := newApp(&strings.Builder{}, &strings.Builder{}).rootCmd()
-	for _, path := range [][]string{{}, {"scale"}} {
+	for _, path := range [][]string{{}, {"real"}, {"scale"}} {
 		cmd, _, err := root.Find(path)
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +185,7 @@ func TestBenchReadsConfig(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out")
 		args = append([]string{"--config", file, "--data-dir", benchData, "--out", out, "--datasets", "polbooks",
-			"--ratios", "0.1", "--seeds", "1", "--split-seeds", "0", "--methods", "degree"}, args...)
+			"--ratios", "0.1", "--seeds", "1", "--split-seeds", "0", "--methods", "degree", "--skip-real"}, args...)
 		code, _, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
@@ -218,7 +235,7 @@ func TestScaleBinary(t *testing.T) {
 
 // Every --flag that bench/README.md, bench/SCALE.md and the README's
 // sections running fondue-bench name is a flag of fondue-bench or of its
-// scale command: documented flags are real.
+// real or scale command: documented flags are real.
 func TestDocumentedFlagsExist(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -246,10 +263,14 @@ func TestDocumentedFlagsExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	realCmd, _, err := root.Find([]string{"real"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	flag := regexp.MustCompile("(?:^|[\\s`(\\[|])--([a-z][a-z0-9-]*)")
 	for file, text := range docs {
 		for _, m := range flag.FindAllStringSubmatch(text, -1) {
-			if root.Flags().Lookup(m[1]) == nil && scale.Flags().Lookup(m[1]) == nil {
+			if root.Flags().Lookup(m[1]) == nil && scale.Flags().Lookup(m[1]) == nil && realCmd.Flags().Lookup(m[1]) == nil {
 				t.Errorf("%s names --%s, which fondue-bench does not have", file, m[1])
 			}
 		}

@@ -1,11 +1,13 @@
 // Command fondue-bench reproduces the FONDUE paper's evaluation (AUC, ARI
-// and runtime tables with plots) and measures score at growing graph sizes
+// and runtime tables with plots), evaluates the engine on real ambiguity
+// ("fondue-bench real") and measures score at growing graph sizes
 // ("fondue-bench scale"). It is apart from fondue-neo4j so that the
 // scheduled job's binary carries no plotting code; it reads the same
 // configuration (flags, FONDUE_* environment, fondue.yaml) for the engine's
 // options.
 //
 //	go run ./cmd/fondue-bench --quick
+//	go run ./cmd/fondue-bench real --quick
 //	go run ./cmd/fondue-bench scale --binary ./fondue-neo4j
 package main
 
@@ -45,12 +47,12 @@ func newApp(stdout, stderr io.Writer) *app {
 	return &app{v: viper.New(), stdout: stdout, stderr: stderr, tty: cli.IsTerminal(stderr)}
 }
 
-// rootCmd is the bench command, with scale below it.
+// rootCmd is the bench command, with real and scale below it.
 func (a *app) rootCmd() *cobra.Command {
 	root := newBenchCmd(a)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.setup(cmd) }
 	cli.SetupRoot(root, a.stdout, a.stderr, nil)
-	root.AddCommand(newScaleCmd(a))
+	root.AddCommand(newRealCmd(a), newScaleCmd(a))
 	cli.RegisterCompletions(root, flagValues)
 	return root
 }
