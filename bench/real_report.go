@@ -114,6 +114,7 @@ func (r *RealReport) WriteMarkdown(w io.Writer) error {
 	p("Every number is the mean over the seeds (results.json has every seed). What the metrics are: bench/README.md, section \"Real ambiguity\", " +
 		"and the data's README. In every table the default comes first, in **bold**; † marks the best of the others in a column " +
 		"(the best baseline; for MAE the lowest).\n\n")
+	r.writeHeadline(p)
 	for _, s := range res.Sets {
 		r.writeSet(p, s)
 	}
@@ -124,6 +125,68 @@ func (r *RealReport) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// writeHeadline writes the summary: per set and headline metric (all
+// labelled names), the default against the best of the others.
+func (r *RealReport) writeHeadline(p func(string, ...any)) {
+	cfg := r.Results.Config
+	type line struct {
+		label string
+		table func(*RealSetSummary) map[string]map[string]map[string]Stat
+		names []string
+		def   string
+		col   realColumn
+	}
+	det := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Detection }
+	spl := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Splitting }
+	ent := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Entities }
+	lines := []line{
+		{"detection AUC", det, r.methods(), cfg.DefaultMethod, detectionColumns[0]},
+		{"AUC within degree bins", det, r.methods(), cfg.DefaultMethod, detectionColumns[1]},
+		{"split ARI", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[0]},
+		{"split ARI, 3+ persons", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[2]},
+		{"groups = persons (split names)", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[4]},
+		{"entities MAE (split names)", ent, RealEstimators, EstimatorEntities, entityColumns[2]},
+		{"entities MAE (all eligible)", ent, RealEstimators, EstimatorEntities, entityColumns[5]},
+	}
+	var rows []string
+	for _, s := range r.Results.Sets {
+		if s.Summary == nil {
+			continue
+		}
+		for _, l := range lines {
+			t := l.table(s.Summary)
+			if _, ok := t[l.def]; !ok {
+				continue
+			}
+			dv := statMean(t, l.def, HalfAll, l.col.metric)
+			best, bv := "", math.NaN()
+			for _, n := range l.names {
+				if n == l.def {
+					continue
+				}
+				v := statMean(t, n, HalfAll, l.col.metric)
+				if !math.IsNaN(v) && (math.IsNaN(bv) || float64(l.col.better)*(v-bv) > 0) {
+					best, bv = n, v
+				}
+			}
+			other := "-"
+			if best != "" {
+				other = fmt.Sprintf("`%s` %s", best, l.col.format(bv))
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | `%s` %s | %s |", s.Name, l.label, l.def, l.col.format(dv), other))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("## Summary\n\nAll labelled names, mean over the seeds: the default against the best of the others.\n\n")
+	p("| set | metric | default | best other |\n|---|---|---|---|\n")
+	for _, row := range rows {
+		p("%s\n", row)
+	}
+	p("\n")
 }
 
 // methodList formats names as `a`, `b` and `c`.

@@ -569,7 +569,8 @@ func TestRealQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"## dblp679\n", "## dblp679-wrote\n", "| **`" + fondue.DefaultMethod + "`** |", "| **`" + fondue.DefaultSplitter + "`** |",
-		"only the nodes with ids `a:…` scored", "committed list bench/real/dblp679.dev.txt", "![real-groups](real-groups.png)"} {
+		"only the nodes with ids `a:…` scored", "committed list bench/real/dblp679.dev.txt", "![real-groups](real-groups.png)",
+		"## Summary", "| dblp679 | detection AUC | `" + fondue.DefaultMethod + "` ", "| dblp679-wrote | split ARI, 3+ persons | `" + fondue.DefaultSplitter + "` "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("RESULTS.md lacks %q", want)
 		}
