@@ -106,10 +106,10 @@ func (r *RealReport) WriteMarkdown(w io.Writer) error {
 		time.Duration(res.Seconds*float64(time.Second)).Round(time.Second))
 	e := cfg.Engine
 	p("Configuration: engine seeds %d..%d (seed k embeds with base seed %d + k − 1; %s run once, being deterministic); "+
-		"CNE dim %d, σ1 %g, σ2 %g, lr %g, at most %d epochs, tol %g, %d random splits; %d workers. "+
+		"CNE dim %d, σ1 %g, σ2 %g, lr %g, at most %d epochs, tol %g, %d random splits; %s. "+
 		"Default method `%s`, default splitter `%s` (this build's `fondue.DefaultMethod` and `fondue.DefaultSplitter`). Data: `%s`.\n\n",
 		e.BaseSeed, e.BaseSeed+uint64(cfg.Seeds)-1, e.BaseSeed, methodList(cfg.Deterministic),
-		e.Dim, e.Sigma1, e.Sigma2, e.LearningRate, e.MaxEpochs, e.Tol, e.RandomSplits, cfg.Workers,
+		e.Dim, e.Sigma1, e.Sigma2, e.LearningRate, e.MaxEpochs, e.Tol, e.RandomSplits, workersText(cfg.Workers),
 		cfg.DefaultMethod, cfg.DefaultSplitter, cfg.Dir)
 	p("Every number is the mean over the seeds (results.json has every seed). What the metrics are: bench/README.md, section \"Real ambiguity\", " +
 		"and the data's README. In every table the default comes first, in **bold**; † marks the best of the others in a column " +
@@ -187,6 +187,14 @@ func (r *RealReport) writeHeadline(p func(string, ...any)) {
 		p("%s\n", row)
 	}
 	p("\n")
+}
+
+// workersText says how many goroutines the engine used.
+func workersText(n int) string {
+	if n <= 0 {
+		return "workers: all cores"
+	}
+	return Plural(n, "worker")
 }
 
 // methodList formats names as `a`, `b` and `c`.
