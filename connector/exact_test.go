@@ -20,7 +20,7 @@ func TestPlanNamesLinksSelection(t *testing.T) {
 	c, _ := open(t)
 	_, p := splitPlan(t, c, "run-n")
 	if !slices.Equal(p.NodeLabels, []string{"Person", "Org"}) || !slices.Equal(p.RelationshipTypes, []string{"KNOWS", "WORKS_AT"}) ||
-		p.DisplayProperty != "name" || !p.NeighborLinks {
+		!slices.Equal(p.DisplayProperties, []string{"name"}) || !p.NeighborLinks {
 		t.Fatalf("plan header: %+v", p)
 	}
 	m := p.Nodes[0]

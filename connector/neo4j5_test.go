@@ -59,6 +59,10 @@ func TestHostileNames(t *testing.T) {
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("label %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
+				_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{DisplayProperties: []string{"name", hn.name}})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "graph.display_property") || !strings.Contains(err.Error(), hn.refused) {
+					t.Fatalf("display property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
+				}
 				if hn.name == "" {
 					return // an empty write property means the default one
 				}
@@ -77,12 +81,18 @@ func TestHostileNames(t *testing.T) {
 			if err := EnsureNameRoundTrip(t, c, hn.name); err != nil {
 				t.Fatal(err)
 			}
-			sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{hn.name}, RelationshipTypes: []string{hn.name}, IDProperty: hn.name})
+			sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{hn.name}, RelationshipTypes: []string{hn.name}, IDProperty: hn.name,
+				DisplayProperties: []string{hn.name + " absent", hn.name}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if sg.Graph.NumNodes() != 4 || sg.Graph.NumEdges() != 4 {
 				t.Fatalf("pulled %d nodes %d edges, want 4 and 4", sg.Graph.NumNodes(), sg.Graph.NumEdges())
+			}
+			for i := range 4 { // named by the second display property: the key
+				if sg.Names[i] != syncjob.KeyText(sg.Keys[i]) || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {
+					t.Fatalf("node %v: name %q, labels %q", sg.Keys[i], sg.Names[i], sg.NodeLabels(i))
+				}
 			}
 			res := score(t, sg.Graph, 1)
 			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", RunProperty: "", RunID: "h"})

@@ -26,6 +26,13 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = syncjob.DefaultMarkerLabel
 	}
+	// The display properties name the other ends of a split node's
+	// relationships (node_relationships), with a Cypher projection too.
+	for _, d := range o.DisplayProperties {
+		if err := cypher.CheckName(d); err != nil {
+			return nil, errorf(syncjob.ErrInvalid, err, "graph.display_property: %v", err)
+		}
+	}
 	var nodeQ, relQ string
 	if o.Custom() {
 		switch {
@@ -46,14 +53,9 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 				return nil, errorf(syncjob.ErrInvalid, err, "embedding.property: %v", err)
 			}
 		}
-		if o.DisplayProperty != "" {
-			if err := cypher.CheckName(o.DisplayProperty); err != nil {
-				return nil, errorf(syncjob.ErrInvalid, err, "graph.display_property: %v", err)
-			}
-		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
 			IDProperty: o.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}, Label: o.MarkerLabel,
-			EmbeddingProperty: o.EmbeddingProperty, DisplayProperty: o.DisplayProperty}
+			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
 			return nil, err
@@ -154,7 +156,9 @@ type puller struct {
 	firstID any         // the first node, for error messages
 	relIDs  map[[2]string][]string
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
-	names   []string    // display name per position (DisplayProperty only)
+	names   []string    // display name per position (DisplayProperties only)
+	labels  syncjob.LabelIndex
+	labelOf []int32 // label set per position (when the query returns labels)
 	b       fondue.Builder
 	st      syncjob.PullStats
 }
@@ -249,9 +253,10 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		embCol = slices.Index(keys, "embedding")
 	}
 	displayCol := -1
-	if p.o.DisplayProperty != "" {
+	if len(p.o.DisplayProperties) > 0 {
 		displayCol = slices.Index(keys, "display")
 	}
+	labelsCol := slices.Index(keys, "labels") // optional in a custom node query
 	cloneCol := -1
 	if p.o.IDProperty != "" && !p.o.Custom() {
 		cloneCol = slices.Index(keys, "clone")
@@ -287,7 +292,12 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		if embCol >= 0 {
 			p.vecs = append(p.vecs, p.vector(vals[embCol]))
 		}
-		if p.o.DisplayProperty != "" {
+		if labelsCol >= 0 {
+			if err := p.addLabels(vals[labelsCol], id); err != nil {
+				return err
+			}
+		}
+		if len(p.o.DisplayProperties) > 0 {
 			var name string
 			if displayCol >= 0 {
 				name = syncjob.DisplayText(vals[displayCol])
@@ -301,6 +311,23 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 	if err := res.Err(); err != nil {
 		return p.queryError(err, false)
 	}
+	return nil
+}
+
+// addLabels records a node's labels: a list of strings (column labels).
+func (p *puller) addLabels(v any, id any) error {
+	list, ok := v.([]any)
+	labels := make([]string, len(list))
+	for k, x := range list {
+		if labels[k], ok = x.(string); !ok {
+			break
+		}
+	}
+	if !ok {
+		return errorf(syncjob.ErrInvalid, nil, "%s: column labels must hold a node's labels, as returned by labels(n); node %s has %s",
+			p.queryName(false), p.nodeName(id), describe(v))
+	}
+	p.labelOf = append(p.labelOf, p.labels.Add(labels))
 	return nil
 }
 
@@ -509,6 +536,9 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	if p.names != nil {
 		sg.Names = make([]string, n)
 	}
+	if len(p.labelOf) == n {
+		sg.LabelSets, sg.LabelSet = p.labels.Sets, make([]int32, n)
+	}
 	for pos, id := range p.ids {
 		var key string
 		var kv any
@@ -530,6 +560,9 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 		}
 		if sg.Names != nil {
 			sg.Names[i] = p.names[pos]
+		}
+		if sg.LabelSet != nil {
+			sg.LabelSet[i] = p.labelOf[pos]
 		}
 	}
 	return sg, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ func TestPullMatchesEdgeList(t *testing.T) {
 		{NodeLabels: []string{"Book"}, RelationshipTypes: []string{"CO_PURCHASED"}, IDProperty: "id"},
 		{NodeLabels: []string{"Book"}, IDProperty: "id"},
 		{NodeQuery: "MATCH (n:Book) RETURN elementId(n) AS id, n.id AS key", RelationshipQuery: "MATCH (a:Book)-[:CO_PURCHASED]-(b:Book) RETURN elementId(a) AS source, elementId(b) AS target", IDProperty: "id"},
+		{NodeQuery: "MATCH (n:Book) RETURN elementId(n) AS id, n.id AS key, labels(n) AS labels", RelationshipQuery: "MATCH (a:Book)-[:CO_PURCHASED]-(b:Book) RETURN elementId(a) AS source, elementId(b) AS target", IDProperty: "id"},
 	} {
 		sg, err := c.Pull(ctxT(t, time.Minute), o)
 		if err != nil {
@@ -51,6 +53,14 @@ func TestPullMatchesEdgeList(t *testing.T) {
 		}
 		if sg.Stats.SelfLoops != 1 || sg.Stats.Parallel < 2 {
 			t.Errorf("%+v: stats %+v", o, sg.Stats)
+		}
+		// Every node's labels, unless a node query does not return them.
+		if o.Custom() && !strings.Contains(o.NodeQuery, "labels(n)") {
+			if sg.LabelSet != nil {
+				t.Errorf("%+v: labels %q without a column labels", o, sg.LabelSets)
+			}
+		} else if len(sg.LabelSets) != 1 || len(sg.LabelSet) != g.NumNodes() || !slices.Equal(sg.NodeLabels(g.NumNodes()-1), []string{"Book"}) {
+			t.Errorf("%+v: labels %q", o, sg.LabelSets)
 		}
 	}
 	// Without a key, internal ids identify the nodes (Shelf included when
@@ -200,6 +210,8 @@ func TestPullErrors(t *testing.T) {
 		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN n.name AS id", RelationshipQuery: "RETURN 1 AS source, 2 AS target"}, syncjob.ErrInvalid, "column id must hold a node's element id, as returned by elementId(n); row 1 has"},
 		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN 1 AS source, elementId(b) AS target"}, syncjob.ErrInvalid, `column source must hold a node's element id, as returned by elementId(n); row 1 has`},
 		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b RETURN elementId(a) AS source"}, syncjob.ErrInvalid, "graph.relationship_query failed: Invalid input"},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id, 1 AS labels", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, syncjob.ErrInvalid, "graph.node_query: column labels must hold a node's labels, as returned by labels(n); node elementId(n) = "},
+		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target", DisplayProperties: []string{"name", "bad\nname"}}, syncjob.ErrInvalid, "graph.display_property: name \"bad\\nname\" contains the control character"},
 		{syncjob.PullOptions{NodeQuery: "MATCH (n:Nope) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a:Nope)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, syncjob.ErrEmpty, "graph.node_query returned no nodes"},
 	}
 	for _, tc := range cases {

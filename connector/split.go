@@ -105,16 +105,17 @@ func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id an
 // relVars are the names readRels needs: the marker label and run of
 // clones, and the key and display properties of the other ends (optional).
 type relVars struct {
-	marker, run     string
-	idProp, display string
+	marker, run string
+	idProp      string
+	display     []string
 }
 
 func relVarsOf(p *syncjob.Plan) relVars {
-	return relVars{marker: p.MarkerLabel, run: p.RunID, idProp: p.IDProperty, display: p.DisplayProperty}
+	return relVars{marker: p.MarkerLabel, run: p.RunID, idProp: p.IDProperty, display: p.DisplayProperties}
 }
 
 func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, rv relVars) ([]syncjob.Rel, error) {
-	q, err := c.render("node_relationships", cypher.Vars{Label: rv.marker, IDProperty: rv.idProp, DisplayProperty: rv.display})
+	q, err := c.render("node_relationships", cypher.Vars{Label: rv.marker, IDProperty: rv.idProp, DisplayProperties: rv.display})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any
 		if rv.idProp != "" {
 			r.OtherKey, _ = res.Record().Get("otherKey")
 		}
-		if rv.display != "" {
+		if len(rv.display) > 0 {
 			name, _ := res.Record().Get("otherName")
 			r.OtherName = syncjob.DisplayText(name)
 		}

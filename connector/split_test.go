@@ -45,7 +45,7 @@ CREATE (m)-[:KNOWS {since: 2001, w: 0.5, note: 'x'}]->(p1), (p2)-[:KNOWS {since:
 // {11, 12, 13, 101} to a clone; N keeps {14, 15}, gives {4, 100}.
 func splitPlan(t *testing.T, c *Conn, runID string) (*syncjob.Subgraph, *syncjob.Plan) {
 	t.Helper()
-	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}, IDProperty: "uid", DisplayProperty: "name"})
+	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}, IDProperty: "uid", DisplayProperties: []string{"name"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,8 @@
 //	{{noLabel "n" .List}}       NOT n:`A` AND NOT n:`B`
 //	{{relType .X}}              :`X`
 //	{{relTypes .List}}          :`A`|`B` (empty for an empty list)
+//	{{firstOf "n" .List}}       n.`A`, or coalesce(n.`A`, n.`B`): the first
+//	                            of these properties that the node has
 package cypher
 
 import (
@@ -79,8 +81,9 @@ type Vars struct {
 	// EmbeddingProperty holds a node's embedding vector (warm starts); empty:
 	// not read or written.
 	EmbeddingProperty string
-	// DisplayProperty holds a node's name for people; empty: not read.
-	DisplayProperty string
+	// DisplayProperties hold a node's name for people: the first of them
+	// that the node has; empty: not read.
+	DisplayProperties []string
 	// Label is the label of a constraint, lock, run or split marker.
 	Label string
 	// Property and ConstraintName describe a constraint.
@@ -199,6 +202,19 @@ func funcs() template.FuncMap {
 				return "true", nil
 			}
 			return join("NOT "+v+":", " AND ", ns)
+		},
+		"firstOf": func(v string, ns []string) (string, error) {
+			if _, err := variable(v); err != nil {
+				return "", err
+			}
+			if len(ns) == 0 {
+				return "", fmt.Errorf("cypher: firstOf needs at least one property")
+			}
+			s, err := join(v+".", ", ", ns)
+			if len(ns) > 1 {
+				s = "coalesce(" + s + ")"
+			}
+			return s, err
 		},
 		"relType": func(n string) (string, error) {
 			e, err := Escape(n)

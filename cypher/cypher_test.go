@@ -29,7 +29,7 @@ func full() Vars {
 		ScoreProperty:     weird[3],
 		RunProperty:       "fondue_run",
 		EmbeddingProperty: weird[4],
-		DisplayProperty:   weird[3],
+		DisplayProperties: []string{weird[3], "title"},
 		Label:             weird[0],
 		Property:          weird[4],
 		ConstraintName:    weird[5],
@@ -52,9 +52,9 @@ func examples() map[string][]Vars {
 					for _, emb := range []string{"", "fondue_embedding"} {
 						v := full()
 						v.NodeLabels, v.IDProperty, v.RelationshipTypes, v.EmbeddingProperty = labels, key, types, emb
-						v.DisplayProperty = ""
+						v.DisplayProperties = nil
 						if emb != "" {
-							v.DisplayProperty = "name"
+							v.DisplayProperties = []string{"name"}
 						}
 						ex[n] = append(ex[n], v)
 					}
@@ -79,9 +79,9 @@ func examples() map[string][]Vars {
 		ex["nodes_by_key"] = append(ex["nodes_by_key"], v)
 	}
 	for _, key := range []string{"", "uid"} {
-		for _, display := range []string{"", "name"} {
+		for _, display := range [][]string{nil, {"name"}, {"name", "title", weird[1]}} {
 			v := full()
-			v.IDProperty, v.DisplayProperty = key, display
+			v.IDProperty, v.DisplayProperties = key, display
 			ex["node_relationships"] = append(ex["node_relationships"], v)
 		}
 	}
@@ -132,12 +132,28 @@ func TestStatements(t *testing.T) {
 		t.Errorf("constraint: %q, %v; want %q", q, err, w)
 	}
 	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"We`ird})"}, IDProperty: "uid"})
-	if err != nil || q != "MATCH (n:`We``ird})`)\nRETURN elementId(n) AS id, n.`uid` AS key" {
+	if err != nil || q != "MATCH (n:`We``ird})`)\nRETURN elementId(n) AS id, labels(n) AS labels, n.`uid` AS key" {
 		t.Errorf("pull_nodes one label: %q %v", q, err)
 	}
 	q, err = Render("pull_nodes", Vars{ExcludeLabels: []string{"FondueLock"}})
-	if err != nil || q != "MATCH (n)\nWHERE NOT n:`FondueLock`\nRETURN elementId(n) AS id" {
+	if err != nil || q != "MATCH (n)\nWHERE NOT n:`FondueLock`\nRETURN elementId(n) AS id, labels(n) AS labels" {
 		t.Errorf("pull_nodes all: %q %v", q, err)
+	}
+	// The display name is the first of the display properties a node has.
+	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Person"}, DisplayProperties: []string{"name"}})
+	if err != nil || q != "MATCH (n:`Person`)\nRETURN elementId(n) AS id, labels(n) AS labels, n.`name` AS display" {
+		t.Errorf("pull_nodes one display property: %q %v", q, err)
+	}
+	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Person"}, DisplayProperties: []string{"name", "ti`tle"}})
+	if err != nil || q != "MATCH (n:`Person`)\nRETURN elementId(n) AS id, labels(n) AS labels, coalesce(n.`name`, n.`ti``tle`) AS display" {
+		t.Errorf("pull_nodes two display properties: %q %v", q, err)
+	}
+	q, err = Render("node_relationships", Vars{Label: "FondueSplit", DisplayProperties: []string{"name", "title"}})
+	if err != nil || !strings.HasSuffix(q, "labels(o) AS otherLabels, coalesce(o.`name`, o.`title`) AS otherName") {
+		t.Errorf("node_relationships two display properties: %q %v", q, err)
+	}
+	if _, err := Render("pull_nodes", Vars{DisplayProperties: []string{"name", "bad\nname"}}); err == nil || !strings.Contains(err.Error(), "control character") {
+		t.Errorf("a bad display property: %v", err)
 	}
 	q, err = Render("pull_relationships", Vars{NodeLabels: []string{"A", "B"}, RelationshipTypes: []string{"T", "U"}})
 	if err != nil || q != "MATCH (s)\nWHERE (s:`A` OR s:`B`)\nWITH s, [(s)-[:`T`|`U`]->(t) WHERE (t:`A` OR t:`B`) | elementId(t)] AS targets\nWHERE size(targets) > 0\nRETURN elementId(s) AS source, targets" {

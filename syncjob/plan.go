@@ -43,10 +43,11 @@ type Plan struct {
 	IDProperty        string   `json:"idProperty,omitempty"`
 	NodeLabels        []string `json:"nodeLabels,omitempty"`
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
-	// DisplayProperty is the node property that the plan's names come
-	// from (graph.display_property), "" for none.
-	DisplayProperty string `json:"displayProperty,omitempty"`
-	MarkerLabel     string `json:"markerLabel"`
+	// DisplayProperties are the node properties that the plan's names come
+	// from (graph.display_property: the first that a node has), none for
+	// no names.
+	DisplayProperties PropertyList `json:"displayProperty,omitempty"`
+	MarkerLabel       string       `json:"markerLabel"`
 	// SkipProperties are not copied to clones (besides the key property
 	// and the provenance properties).
 	SkipProperties []string `json:"skipProperties,omitempty"`
@@ -64,6 +65,37 @@ type Plan struct {
 	// (PlanNode.Links), for a review page.
 	NeighborLinks bool       `json:"neighborLinks,omitempty"`
 	Nodes         []PlanNode `json:"nodes"`
+}
+
+// PropertyList is a list of property names, in JSON a string when it
+// holds one (as plans of earlier versions, with one display property, have
+// it) and a list of strings otherwise; a string or a list is read.
+type PropertyList []string
+
+// MarshalJSON writes one name as a string, other lists as lists.
+func (l PropertyList) MarshalJSON() ([]byte, error) {
+	if len(l) == 1 {
+		return json.Marshal(l[0])
+	}
+	return json.Marshal([]string(l))
+}
+
+// UnmarshalJSON reads a string ("" is none), a list of strings or null.
+func (l *PropertyList) UnmarshalJSON(data []byte) error {
+	var one string
+	if err := json.Unmarshal(data, &one); err == nil {
+		*l = nil
+		if one != "" {
+			*l = PropertyList{one}
+		}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(data, &many); err != nil {
+		return fmt.Errorf("want a property name or a list of them, found %s", data)
+	}
+	*l = many
+	return nil
 }
 
 // ApprovedRef identifies the approved plan that a plan applies: its file,
@@ -84,7 +116,7 @@ const MaxPlanLinks = 4000
 type PlanNode struct {
 	ID        any         `json:"id"`             // internal id
 	Key       any         `json:"key"`            // key property value, or the internal id
-	Name      string      `json:"name,omitempty"` // Plan.DisplayProperty's value
+	Name      string      `json:"name,omitempty"` // its Plan.DisplayProperties value
 	Labels    []string    `json:"labels,omitempty"`
 	Ambiguity float64     `json:"ambiguity"`
 	Score     float64     `json:"score"`
@@ -104,7 +136,7 @@ type PlanNode struct {
 type PlanGroup struct {
 	Neighbors   []any `json:"neighbors"`   // keys (or element ids)
 	NeighborIDs []any `json:"neighborIds"` // element ids
-	// Names are the neighbours' Plan.DisplayProperty values.
+	// Names are the neighbours' Plan.DisplayProperties values.
 	Names []string `json:"names,omitempty"`
 	// RelationshipIDs are the element ids of the pulled relationships
 	// between the node and the group's neighbours (Plan.PulledOnly).
@@ -147,7 +179,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 	p := &Plan{RunID: o.RunID, CreatedAt: ISOTime(o.Now), Splitter: o.Splitter,
 		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []PlanNode{}, NeighborLinks: true}
 	if sg.Names != nil {
-		p.DisplayProperty = sg.Options.DisplayProperty
+		p.DisplayProperties = slices.Clone(sg.Options.DisplayProperties)
 	}
 	if !sg.Options.Custom() {
 		p.NodeLabels = slices.Clone(sg.Options.NodeLabels)
@@ -319,7 +351,7 @@ type Rel struct {
 	Origin      any // when the other end is a clone of this run: its original's id
 	OtherLabels []string
 	OtherKey    any    // the other end's key (Plan.IDProperty), if read
-	OtherName   string // the other end's name (Plan.DisplayProperty), if read
+	OtherName   string // the other end's name (Plan.DisplayProperties), if read
 }
 
 // Assignment is where each relationship of a node goes.

@@ -2,6 +2,9 @@ package syncjob
 
 import (
 	"context"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -158,10 +161,12 @@ type PullOptions struct {
 	// embedding (a list of numbers) to warm-start from (WriteOptions writes
 	// it). Custom node queries may return it as a column "embedding".
 	EmbeddingProperty string
-	// DisplayProperty, when set, is read with the nodes: a name to show
-	// people (e.g. "name"), carried into split plans (Subgraph.Names).
-	// Custom node queries may return it as a column "display".
-	DisplayProperty string
+	// DisplayProperties, when set, are read with the nodes: a name to show
+	// people, the first of these properties that a node has (e.g. "name",
+	// "title": persons by their name, movies by their title), carried into
+	// split plans and the summary (Subgraph.Names). Custom node queries may
+	// return it as a column "display".
+	DisplayProperties []string
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
@@ -186,11 +191,54 @@ type Subgraph struct {
 	// Embeddings[i] is node i's saved vector (PullOptions.EmbeddingProperty),
 	// nil when it has none or it is not a list of numbers.
 	Embeddings [][]float64
-	// Names[i] is node i's PullOptions.DisplayProperty as text ("" when it
-	// has none); nil without DisplayProperty.
-	Names   []string
-	Options PullOptions
-	Stats   PullStats
+	// Names[i] is node i's name (PullOptions.DisplayProperties) as text
+	// ("" when it has none of them); nil without DisplayProperties.
+	Names []string
+	// LabelSets are the distinct sets of labels of the nodes, and
+	// LabelSet[i] is node i's (an index into LabelSets); both nil when the
+	// labels were not read (a Cypher projection whose node query returns
+	// no column labels). See NodeLabels.
+	LabelSets [][]string
+	LabelSet  []int32
+	Options   PullOptions
+	Stats     PullStats
+}
+
+// NodeLabels returns node i's labels, nil when they were not read.
+func (s *Subgraph) NodeLabels(i int) []string {
+	if s.LabelSet == nil {
+		return nil
+	}
+	return s.LabelSets[s.LabelSet[i]]
+}
+
+// LabelIndex interns label sets for Subgraph.LabelSets: the zero value is
+// ready to use.
+type LabelIndex struct {
+	Sets [][]string
+	ids  map[string]int32
+}
+
+// Add returns the index of a set of labels (in the order given), adding
+// it if it is new.
+func (x *LabelIndex) Add(labels []string) int32 {
+	if x.ids == nil {
+		x.ids = map[string]int32{}
+	}
+	var b strings.Builder
+	for _, l := range labels { // length-prefixed: any label text is a distinct key
+		b.WriteString(strconv.Itoa(len(l)))
+		b.WriteByte(':')
+		b.WriteString(l)
+	}
+	k := b.String()
+	if i, ok := x.ids[k]; ok {
+		return i
+	}
+	i := int32(len(x.Sets))
+	x.Sets = append(x.Sets, slices.Clone(labels))
+	x.ids[k] = i
+	return i
 }
 
 // Key returns node i's identity for users: its key, or its internal id.

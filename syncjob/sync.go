@@ -42,6 +42,9 @@ type Options struct {
 	// DryRun writes nothing and takes no lock: the summary holds the split
 	// plan (described from the store) when Split is set.
 	DryRun bool
+	// TopNodes is the number of most ambiguous nodes the summary lists
+	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
+	TopNodes int
 
 	// Prepare, when set, runs after the pull and before scoring, with the
 	// engine's options to adjust: it may refuse the graph (a memory limit)
@@ -63,27 +66,98 @@ type Options struct {
 // the run id and the split's counts. Configuration and Neo4jVersion are
 // the caller's to fill, for its report.
 type Summary struct {
-	RunID                 string         `json:"runId"`
-	NodeCount             int            `json:"nodeCount"`
-	RelationshipCount     int            `json:"relationshipCount"`
-	NodePropertiesWritten int            `json:"nodePropertiesWritten"`
-	PreProcessingMillis   int64          `json:"preProcessingMillis"`
-	ComputeMillis         int64          `json:"computeMillis"`
-	WriteMillis           int64          `json:"writeMillis"`
-	SplitMillis           int64          `json:"splitMillis"`
-	UnscoredNodes         int            `json:"unscoredNodes"`
-	Epochs                int            `json:"epochs"`                   // CNE epochs run
-	WarmStartNodes        int            `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
-	NodesNotFound         int            `json:"nodesNotFound"`
-	NodesNotFoundKeys     []any          `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
-	Configuration         map[string]any `json:"configuration"`
-	Split                 *SplitStats    `json:"split,omitempty"`
-	Resumed               bool           `json:"resumed,omitempty"`
-	DryRun                bool           `json:"dryRun,omitempty"`
-	Plan                  *Plan          `json:"plan,omitempty"`
+	RunID                 string `json:"runId"`
+	NodeCount             int    `json:"nodeCount"`
+	RelationshipCount     int    `json:"relationshipCount"`
+	NodePropertiesWritten int    `json:"nodePropertiesWritten"`
+	PreProcessingMillis   int64  `json:"preProcessingMillis"`
+	ComputeMillis         int64  `json:"computeMillis"`
+	WriteMillis           int64  `json:"writeMillis"`
+	SplitMillis           int64  `json:"splitMillis"`
+	UnscoredNodes         int    `json:"unscoredNodes"`
+	// Scored says what was scored: how many nodes per label, and the most
+	// ambiguous ones (nil when nothing was scored: an approved plan).
+	Scored            *Scored        `json:"scored,omitempty"`
+	Epochs            int            `json:"epochs"`                   // CNE epochs run
+	WarmStartNodes    int            `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	NodesNotFound     int            `json:"nodesNotFound"`
+	NodesNotFoundKeys []any          `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
+	Configuration     map[string]any `json:"configuration"`
+	Split             *SplitStats    `json:"split,omitempty"`
+	Resumed           bool           `json:"resumed,omitempty"`
+	DryRun            bool           `json:"dryRun,omitempty"`
+	Plan              *Plan          `json:"plan,omitempty"`
 	// ApprovedPlan is the approved plan applied (Apply).
 	ApprovedPlan *ApprovedRef `json:"approvedPlan,omitempty"`
 	Neo4jVersion string       `json:"neo4jVersion"`
+}
+
+// DefaultTopNodes is the number of most ambiguous nodes a summary lists.
+const DefaultTopNodes = 10
+
+// Scored describes the nodes a run scored. Isolated nodes get no score:
+// they are counted apart (Summary.UnscoredNodes, LabelCount.Unscored).
+type Scored struct {
+	// Nodes counts the scored nodes.
+	Nodes int `json:"nodes"`
+	// Labels counts the nodes of each label (a node counts under each of
+	// its labels); nil when the labels are unknown (a Cypher projection
+	// whose node query returns no column labels).
+	Labels map[string]LabelCount `json:"labels,omitempty"`
+	// Top are the most ambiguous nodes, most ambiguous first (ties in the
+	// order of the nodes: by key with graph.id_property).
+	Top []TopNode `json:"top"`
+}
+
+// LabelCount counts the nodes of one label.
+type LabelCount struct {
+	Scored   int `json:"scored"`             // nodes scored
+	Unscored int `json:"unscored,omitempty"` // isolated nodes: no score
+}
+
+// TopNode is one of the most ambiguous nodes of a run.
+type TopNode struct {
+	Key       any      `json:"key"`            // key property value, or the element id
+	ID        any      `json:"id"`             // element id
+	Labels    []string `json:"labels"`         // nil when unknown
+	Name      string   `json:"name,omitempty"` // its display property (graph.display_property)
+	Ambiguity float64  `json:"ambiguity"`
+	Score     float64  `json:"score"`
+}
+
+// NewScored describes the scores res of sg: the scored nodes per label
+// and the top most ambiguous nodes (fewer when fewer were scored).
+func NewScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
+	sc := &Scored{Top: []TopNode{}}
+	if sg.LabelSet != nil {
+		sc.Labels = map[string]LabelCount{}
+		perSet := make([][2]int, len(sg.LabelSets)) // scored, unscored per label set
+		for i, set := range sg.LabelSet {
+			if math.IsNaN(res.Scores[i]) {
+				perSet[set][1]++
+			} else {
+				perSet[set][0]++
+			}
+		}
+		for k, labels := range sg.LabelSets {
+			for _, l := range labels {
+				c := sc.Labels[l]
+				c.Scored += perSet[k][0]
+				c.Unscored += perSet[k][1]
+				sc.Labels[l] = c
+			}
+		}
+	}
+	rank := res.Ranking()
+	sc.Nodes = len(rank)
+	for _, i := range rank[:min(max(top, 0), len(rank))] {
+		tn := TopNode{Key: sg.Key(i), ID: sg.IDs[i], Labels: sg.NodeLabels(i), Ambiguity: res.Ambiguity[i], Score: res.Scores[i]}
+		if sg.Names != nil {
+			tn.Name = sg.Names[i]
+		}
+		sc.Top = append(sc.Top, tn)
+	}
+	return sc
 }
 
 var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$`)
@@ -242,6 +316,11 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 	}
 	sum.ComputeMillis = time.Since(t1).Milliseconds()
 	sum.UnscoredNodes = len(res.Unscored())
+	top := o.TopNodes
+	if top == 0 {
+		top = DefaultTopNodes
+	}
+	sum.Scored = NewScored(sg, res, top)
 	if res.Warm != nil {
 		sum.WarmStartNodes = res.Warm.Reused
 	}

@@ -216,7 +216,7 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 	doc := &review.Doc{Source: review.SourceNeo4j, LinksKnown: g != nil || planLinks,
 		GraphNodes: dr.NodeCount, GraphEdges: dr.RelationshipCount, Title: "fondue-neo4j review: run " + plan.RunID,
 		Plan: review.PlanSettings{RunID: plan.RunID, CreatedAt: plan.CreatedAt, Splitter: plan.Splitter, IDProperty: plan.IDProperty,
-			NodeLabels: plan.NodeLabels, RelationshipTypes: plan.RelationshipTypes, DisplayProperty: plan.DisplayProperty,
+			NodeLabels: plan.NodeLabels, RelationshipTypes: plan.RelationshipTypes, DisplayProperties: plan.DisplayProperties,
 			MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
 	// A name from the names file, else the plan's (graph.display_property),
 	// else the key.

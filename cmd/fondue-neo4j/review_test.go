@@ -281,7 +281,7 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 // list (either still wins when given).
 func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
 	plan := &syncjob.Plan{RunID: "r1", Splitter: "ncut", IDProperty: "id", NodeLabels: []string{"Character"},
-		RelationshipTypes: []string{"APPEARS_WITH"}, DisplayProperty: "name", MarkerLabel: "FondueSplit", NeighborLinks: true,
+		RelationshipTypes: []string{"APPEARS_WITH"}, DisplayProperties: syncjob.PropertyList{"name"}, MarkerLabel: "FondueSplit", NeighborLinks: true,
 		Nodes: []syncjob.PlanNode{{ID: "4:db:11", Key: int64(11), Name: "Valjean from Neo4j", Ambiguity: 1, Score: 36.9,
 			Groups: []syncjob.PlanGroup{
 				{Neighbors: []any{int64(26), int64(55)}, NeighborIDs: []any{"4:db:26", "4:db:55"}, Names: []string{"Cosette", "Marius"}},

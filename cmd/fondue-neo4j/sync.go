@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -54,7 +58,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
 	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
 	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
-	f.String("display-property", "", "node property naming nodes for people (e.g. name): in the dry run's plan and its messages")
+	f.StringSlice("display-property", nil, "node properties naming nodes for people, the first a node has (e.g. name,title): in the dry run's plan, the summary and messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
 	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
@@ -115,7 +119,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		NodeQuery:         strings.TrimSpace(v.GetString("graph.node_query")),
 		RelationshipQuery: strings.TrimSpace(v.GetString("graph.relationship_query")),
 		IDProperty:        v.GetString("graph.id_property"),
-		DisplayProperty:   v.GetString("graph.display_property"),
+		DisplayProperties: a.stringList("graph.display_property"),
 		MarkerLabel:       v.GetString("split.marker_label"),
 	}
 	s.checkpoint = v.GetString("embedding.checkpoint")
@@ -296,6 +300,7 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 				sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
 				ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
 		}
+		printScored(a.stderr, sum)
 		if sp := sum.Split; sp != nil {
 			printf(a.stderr, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run-id %s\n",
 				sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
@@ -304,6 +309,17 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 		attrs := []any{"run_id", sum.RunID, "nodeCount", sum.NodeCount, "relationshipCount", sum.RelationshipCount,
 			"nodePropertiesWritten", sum.NodePropertiesWritten, "preProcessingMillis", sum.PreProcessingMillis,
 			"computeMillis", sum.ComputeMillis, "writeMillis", sum.WriteMillis}
+		if sc := sum.Scored; sc != nil {
+			attrs = append(attrs, "scoredNodes", sc.Nodes, "unscoredNodes", sum.UnscoredNodes)
+			if sc.Labels != nil {
+				attrs = append(attrs, "scoredByLabel", scoredByLabel(sc))
+			}
+			var top []string
+			for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
+				top = append(top, syncjob.DescribeNode(n.Key, n.Name))
+			}
+			attrs = append(attrs, "mostAmbiguous", top)
+		}
 		if sp := sum.Split; sp != nil {
 			attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)
 		}
@@ -313,6 +329,66 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 		a.log.Info("sync done", attrs...)
 	}
 	return nil
+}
+
+// terminalTop is how many of the summary's most ambiguous nodes the
+// terminal summary and the log record show.
+const terminalTop = 5
+
+// scoredByLabel is the number of scored nodes of each label.
+func scoredByLabel(sc *syncjob.Scored) map[string]int {
+	m := make(map[string]int, len(sc.Labels))
+	for l, c := range sc.Labels {
+		m[l] = c.Scored
+	}
+	return m
+}
+
+// printScored prints what a run scored, for people: the scored nodes per
+// label (most first), then the most ambiguous nodes, one a line:
+//
+//	scored 77 nodes: 77 Character, 12 Paris; 3 isolated nodes not scored
+//	most ambiguous (ambiguity, score, node, labels):
+//	  1.0000  0.974026  11 (Valjean)  :Character
+func printScored(w io.Writer, sum *syncSummary) {
+	sc := sum.Scored
+	if sc == nil {
+		return
+	}
+	line := fmt.Sprintf("scored %d nodes", sc.Nodes)
+	if len(sc.Labels) > 0 {
+		labels := slices.Collect(maps.Keys(sc.Labels))
+		slices.SortFunc(labels, func(a, b string) int {
+			if c := cmp.Compare(sc.Labels[b].Scored, sc.Labels[a].Scored); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		var parts []string
+		for _, l := range labels {
+			if n := sc.Labels[l].Scored; n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n, l))
+			}
+		}
+		if len(parts) > 0 {
+			line += ": " + strings.Join(parts, ", ")
+		}
+	}
+	if sum.UnscoredNodes > 0 {
+		line += fmt.Sprintf("; %d isolated nodes not scored", sum.UnscoredNodes)
+	}
+	printf(w, "%s\n", line)
+	if len(sc.Top) == 0 {
+		return
+	}
+	printf(w, "most ambiguous (ambiguity, score, node, labels):\n")
+	for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
+		labels := ""
+		if len(n.Labels) > 0 {
+			labels = "  :" + strings.Join(n.Labels, ":")
+		}
+		printf(w, "  %.4f  %.6g  %s%s\n", n.Ambiguity, n.Score, syncjob.DescribeNode(n.Key, n.Name), labels)
+	}
 }
 
 func ms(m int64) string {

@@ -6,14 +6,72 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
 )
+
+// syncSettingsOf returns the settings "sync args..." runs with.
+func syncSettingsOf(args ...string) (*syncSettings, error) {
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errb)
+	root := a.rootCmd()
+	sc, _, _ := root.Find([]string{"sync"})
+	var got *syncSettings
+	sc.RunE = func(cmd *cobra.Command, _ []string) error {
+		s, err := a.syncSettings()
+		got = s
+		return err
+	}
+	root.SetArgs(append([]string{"sync"}, args...))
+	err := root.ExecuteContext(context.Background())
+	return got, err
+}
+
+// graph.display_property is one property or a list of them (the first a
+// node has names it), in a file (a YAML list or a string), a variable or a
+// flag (comma-separated).
+func TestSyncDisplayProperties(t *testing.T) {
+	dir := t.TempDir()
+	file := func(yaml string) string {
+		p := filepath.Join(dir, "fondue.yaml")
+		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		yaml, env string
+		flags     []string
+		want      []string
+	}{
+		{yaml: "graph:\n  display_property: name\n", want: []string{"name"}},
+		{yaml: "graph:\n  display_property: [name, title]\n", want: []string{"name", "title"}},
+		{yaml: "graph:\n  display_property:\n    - title\n    - name\n", want: []string{"title", "name"}},
+		{yaml: "graph:\n  display_property: \"name,title\"\n", want: []string{"name", "title"}},
+		{yaml: "graph:\n  display_property: []\n", want: nil},
+		{yaml: "graph:\n  display_property: name\n", env: "title,name", want: []string{"title", "name"}},
+		{yaml: "graph:\n  display_property: name\n", env: "title", flags: []string{"--display-property", "name,title"}, want: []string{"name", "title"}},
+		{flags: []string{"--display-property", "name", "--display-property", "title"}, want: []string{"name", "title"}},
+	} {
+		t.Setenv("FONDUE_GRAPH_DISPLAY_PROPERTY", tc.env)
+		s, err := syncSettingsOf(append([]string{"--config", file(tc.yaml)}, tc.flags...)...)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if !slices.Equal(s.pull.DisplayProperties, tc.want) {
+			t.Errorf("%+v: display properties %q, want %q", tc, s.pull.DisplayProperties, tc.want)
+		}
+	}
+}
 
 // flag > environment > file > default, for the connector's keys too.
 func TestSyncConfigPrecedence(t *testing.T) {
@@ -22,21 +80,11 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	os.WriteFile(cfg, []byte("neo4j:\n  uri: bolt://file:7687\n  database: filedb\ngraph:\n  node_labels: [A, 'B C']\n  id_property: uid\nwrite:\n  batch_size: 7\nsplit:\n  enabled: true\n  top: 3\nlock:\n  ttl: 5m\n"), 0o644)
 	capture := func(args ...string) *syncSettings {
 		t.Helper()
-		var out, errb bytes.Buffer
-		a := newApp(strings.NewReader(""), &out, &errb)
-		root := a.rootCmd()
-		sc, _, _ := root.Find([]string{"sync"})
-		var got *syncSettings
-		sc.RunE = func(cmd *cobra.Command, _ []string) error {
-			s, err := a.syncSettings()
-			got = s
-			return err
-		}
-		root.SetArgs(append([]string{"sync", "--config", cfg}, args...))
-		if err := root.ExecuteContext(context.Background()); err != nil {
+		s, err := syncSettingsOf(append([]string{"--config", cfg}, args...)...)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return got
+		return s
 	}
 	s := capture()
 	if s.conn.URI != "bolt://file:7687" || s.conn.Database != "filedb" || strings.Join(s.pull.NodeLabels, "|") != "A|B C" ||
@@ -77,5 +125,63 @@ func TestSyncConfigPrecedence(t *testing.T) {
 		if strings.Contains(strings.ToLower(k), "password") || v == "pw" {
 			t.Fatalf("configuration shows the password: %s", k)
 		}
+	}
+}
+
+// The summary says what was scored: on a terminal, the scored nodes per
+// label and the five most ambiguous, named; off a terminal, the "sync
+// done" record has the same.
+func TestSyncReportScored(t *testing.T) {
+	var sum syncSummary
+	err := json.Unmarshal([]byte(`{"runId": "r1", "nodeCount": 80, "relationshipCount": 254, "nodePropertiesWritten": 154, "unscoredNodes": 3,
+		"scored": {"nodes": 77, "labels": {"Character": {"scored": 65, "unscored": 3}, "Movie": {"scored": 12}, "Old": {"unscored": 1}},
+		"top": [{"key": 11, "id": "4:x:11", "labels": ["Character"], "name": "Valjean", "ambiguity": 1, "score": 0.974026},
+			{"key": 23, "id": "4:x:23", "labels": ["Movie"], "name": "Fantine", "ambiguity": 0.987013, "score": 0.961},
+			{"key": 55, "id": "4:x:55", "labels": ["Character", "Paris"], "ambiguity": 0.974026, "score": 0.9545},
+			{"key": 48, "id": "4:x:48", "labels": ["Character"], "name": "Gavroche", "ambiguity": 0.961, "score": 0.95},
+			{"key": 27, "id": "4:x:27", "labels": ["Character"], "name": "Javert", "ambiguity": 0.948, "score": 0.94},
+			{"key": 25, "id": "4:x:25", "labels": ["Character"], "name": "Thenardier", "ambiguity": 0.935, "score": 0.93}]}}`), &sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errb)
+	a.tty = true
+	if err := a.report(&sum, &syncSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `run r1: 80 nodes, 254 relationships; 154 properties written (pull 0s, compute 0s, write 0s)
+scored 77 nodes: 65 Character, 12 Movie; 3 isolated nodes not scored
+most ambiguous (ambiguity, score, node, labels):
+  1.0000  0.974026  11 (Valjean)  :Character
+  0.9870  0.961  23 (Fantine)  :Movie
+  0.9740  0.9545  55  :Character:Paris
+  0.9610  0.95  48 (Gavroche)  :Character
+  0.9480  0.94  27 (Javert)  :Character
+`
+	if errb.String() != want {
+		t.Errorf("terminal summary:\n%s\nwant:\n%s", errb.String(), want)
+	}
+
+	var logs bytes.Buffer
+	a = newApp(strings.NewReader(""), &out, &errb)
+	a.log = slog.New(slog.NewJSONHandler(&logs, nil))
+	if err := a.report(&sum, &syncSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		Msg           string         `json:"msg"`
+		ScoredNodes   int            `json:"scoredNodes"`
+		UnscoredNodes int            `json:"unscoredNodes"`
+		ScoredByLabel map[string]int `json:"scoredByLabel"`
+		MostAmbiguous []string       `json:"mostAmbiguous"`
+	}
+	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+		t.Fatalf("%v: %s", err, logs.String())
+	}
+	if rec.Msg != "sync done" || rec.ScoredNodes != 77 || rec.UnscoredNodes != 3 ||
+		!maps.Equal(rec.ScoredByLabel, map[string]int{"Character": 65, "Movie": 12, "Old": 0}) ||
+		!slices.Equal(rec.MostAmbiguous, []string{"11 (Valjean)", "23 (Fantine)", "55", "48 (Gavroche)", "27 (Javert)"}) {
+		t.Errorf("log record: %s", logs.String())
 	}
 }

@@ -108,7 +108,7 @@ var Settings = []Setting{
 	{Key: "graph.node_query", Kind: String, Default: ""},
 	{Key: "graph.relationship_query", Kind: String, Default: ""},
 	{Key: "graph.id_property", Kind: String, Default: ""},
-	{Key: "graph.display_property", Kind: String, Default: ""},
+	{Key: "graph.display_property", Kind: List, Default: []string{}}, // the first that a node has
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000},
 	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty},
 	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty},

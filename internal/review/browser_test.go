@@ -16,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/browser"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 var updateScreenshot = flag.Bool("update-screenshot", false, "write the README's screenshot of the review page (docs/review.png)")
@@ -213,7 +214,7 @@ func TestReviewPageEdgeCases(t *testing.T) {
 	big := int64(9007199254740993) // 2^53 + 1: not a float64
 	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", GeneratedAt: "2025-01-01T00:00:00Z",
 		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS"},
-			DisplayProperty: "name", MarkerLabel: "FondueSplit"},
+			DisplayProperties: syncjob.PropertyList{"name", "title"}, MarkerLabel: "FondueSplit"},
 		Nodes: []Node{
 			{Key: big, ID: "4:db:1", Name: evil, Ambiguity: 1, Score: 2,
 				Neighbors: []Neighbor{{Key: "a", ID: "4:db:2", Name: "A"}, {Key: "b", ID: "4:db:3", Name: "B"}, {Key: big + 2, ID: "4:db:4"}},
@@ -266,7 +267,7 @@ func TestReviewPageEdgeCases(t *testing.T) {
 		t.Fatalf("%v\n%s", err, raw)
 	}
 	if p.Source != SourceNeo4j || p.RunID != "run-1" || p.IDProperty != "uid" || !slices.Equal(p.RelationshipTypes, []string{"KNOWS"}) ||
-		!slices.Equal(p.NodeLabels, []string{"Person", "Org"}) || p.DisplayProperty != "name" || p.MarkerLabel != "FondueSplit" || len(p.Nodes) != 2 {
+		!slices.Equal(p.NodeLabels, []string{"Person", "Org"}) || !slices.Equal(p.DisplayProperties, []string{"name", "title"}) || p.MarkerLabel != "FondueSplit" || len(p.Nodes) != 2 {
 		t.Fatalf("plan header or nodes: %+v", p)
 	}
 	n := p.Nodes[0]

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
@@ -60,9 +61,11 @@ type PlanSettings struct {
 	IDProperty        string   `json:"idProperty,omitempty"`
 	NodeLabels        []string `json:"nodeLabels,omitempty"`
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
-	DisplayProperty   string   `json:"displayProperty,omitempty"`
-	MarkerLabel       string   `json:"markerLabel,omitempty"`
-	SkipProperties    []string `json:"skipProperties,omitempty"`
+	// DisplayProperties name the nodes (graph.display_property): one name
+	// in JSON as a string, several as a list.
+	DisplayProperties syncjob.PropertyList `json:"displayProperty,omitempty"`
+	MarkerLabel       string               `json:"markerLabel,omitempty"`
+	SkipProperties    []string             `json:"skipProperties,omitempty"`
 }
 
 // ApprovedNode is one accepted split.
@@ -174,6 +177,12 @@ func (p *ApprovedPlan) Validate() error {
 	if p.Source != SourceEdgeList && p.Source != SourceNeo4j {
 		return fmt.Errorf("approved plan: source %q, want %s or %s", p.Source, SourceEdgeList, SourceNeo4j)
 	}
+	for _, d := range p.DisplayProperties {
+		// The names of an applied plan's neighbours are read from them.
+		if err := cypher.CheckName(d); err != nil {
+			return fmt.Errorf("approved plan: displayProperty: %v", err)
+		}
+	}
 	seen := map[string]bool{}
 	once := func(k any) error {
 		s := KeyString(k)
@@ -248,6 +257,9 @@ func short(fp string) string {
 // dry run that was reviewed (else ErrInvalid, naming the difference). A
 // plan reviewed from an edge list is found by key: sel needs IDProperty.
 //
+// The names of the nodes' neighbours (in messages about changed nodes)
+// come from sel.DisplayProperties, else from the plan's (the dry run's).
+//
 // The run id is runID when given; else the dry run's (so that re-running
 // the same approved plan resumes it), else one derived from the
 // fingerprint. skip are the properties not copied to clones (the write
@@ -283,9 +295,13 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 			runID = "approved-" + strings.TrimPrefix(fingerprint, "sha256:")[:12]
 		}
 	}
+	display := sel.DisplayProperties
+	if len(display) == 0 {
+		display = ap.DisplayProperties
+	}
 	p := &syncjob.Plan{RunID: runID, CreatedAt: syncjob.ISOTime(now), Splitter: ap.Splitter,
 		IDProperty: sel.IDProperty, NodeLabels: slices.Clone(sel.NodeLabels), RelationshipTypes: slices.Clone(sel.RelationshipTypes),
-		DisplayProperty: sel.DisplayProperty, MarkerLabel: sel.MarkerLabel, ExactNeighbors: true,
+		DisplayProperties: slices.Clone(display), MarkerLabel: sel.MarkerLabel, ExactNeighbors: true,
 		Approved: &syncjob.ApprovedRef{File: file, ReviewedAt: ap.ReviewedAt, Fingerprint: fingerprint, Source: ap.Source},
 		Nodes:    []syncjob.PlanNode{}}
 	if p.MarkerLabel == "" {

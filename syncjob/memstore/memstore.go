@@ -367,9 +367,11 @@ func subgraph(g *fondue.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.P
 	if o.EmbeddingProperty != "" {
 		sg.Embeddings = make([][]float64, n)
 	}
-	if o.DisplayProperty != "" {
+	if len(o.DisplayProperties) > 0 {
 		sg.Names = make([]string, n)
 	}
+	var labels syncjob.LabelIndex
+	sg.LabelSet = make([]int32, n)
 	for _, nd := range sel {
 		i, _ := g.Index(keys[nd.ID].text)
 		sg.IDs[i] = nd.ID
@@ -380,10 +382,23 @@ func subgraph(g *fondue.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.P
 			sg.Embeddings[i] = vector(nd.Props[o.EmbeddingProperty], st)
 		}
 		if sg.Names != nil {
-			sg.Names[i] = syncjob.DisplayText(nd.Props[o.DisplayProperty])
+			sg.Names[i] = syncjob.DisplayText(firstOf(nd.Props, o.DisplayProperties))
+		}
+		sg.LabelSet[i] = labels.Add(nd.Labels)
+	}
+	sg.LabelSets = labels.Sets
+	return sg
+}
+
+// firstOf is the value of the first of these properties that a node has
+// (Cypher's coalesce), nil if it has none.
+func firstOf(props map[string]any, names []string) any {
+	for _, n := range names {
+		if v := props[n]; v != nil {
+			return v
 		}
 	}
-	return sg
+	return nil
 }
 
 func (s *Store) sortedRels() []*Rel {
@@ -608,8 +623,8 @@ func (s *Store) relsOf(id any, p *syncjob.Plan) []syncjob.Rel {
 		if p.IDProperty != "" {
 			rel.OtherKey = o.Props[p.IDProperty]
 		}
-		if p.DisplayProperty != "" {
-			rel.OtherName = syncjob.DisplayText(o.Props[p.DisplayProperty])
+		if len(p.DisplayProperties) > 0 {
+			rel.OtherName = syncjob.DisplayText(firstOf(o.Props, p.DisplayProperties))
 		}
 		out = append(out, rel)
 	}

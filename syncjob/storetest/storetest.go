@@ -9,6 +9,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -103,7 +104,7 @@ func itoa(x int64) string {
 }
 
 // Pull is the suite's selection: people, KNOWS, keyed by uid.
-var Pull = syncjob.PullOptions{NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, IDProperty: "uid", DisplayProperty: "name"}
+var Pull = syncjob.PullOptions{NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, IDProperty: "uid", DisplayProperties: []string{"name"}}
 
 // Run runs the conformance suite, each test on a fresh store from f.
 func Run(t *testing.T, f Factory) {
@@ -124,6 +125,7 @@ func Run(t *testing.T, f Factory) {
 		{"ResolveKeys", testResolveKeys},
 		{"PlanStore", testPlanStore},
 		{"Sync", testSync},
+		{"Heterogeneous", testHeterogeneous},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -339,7 +341,7 @@ func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *syncjob.Plan 
 	}
 	b := index(t, sg, 100)
 	return &syncjob.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
-		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperty: "name",
+		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperties: syncjob.PropertyList{"name"},
 		MarkerLabel: syncjob.DefaultMarkerLabel, SkipProperties: []string{"name"},
 		Nodes: []syncjob.PlanNode{{ID: sg.IDs[b], Key: int64(100), Name: "Bridge", Groups: []syncjob.PlanGroup{group(1, 2, 3), group(11, 12, 13)}}}}
 }
@@ -605,5 +607,118 @@ func testSync(t *testing.T, f Factory) {
 	}
 	if n := strings.Count(fx.Dump(t), "\n"); n != strings.Count(before, "\n") {
 		t.Fatalf("undo left %d lines, want %d", n, strings.Count(before, "\n"))
+	}
+}
+
+// Movies is a graph of persons (named by "name") and movies (by "title"):
+// persons 1-4 (4 is also a Director) acted in movies 11-15 and know each
+// other in pairs; movie 14 has both a name and a title, 15 neither, and
+// movie 16 no relationship (isolated).
+func Movies() Graph {
+	var g Graph
+	node := func(uid int64, props map[string]any, labels ...string) {
+		props["uid"] = uid
+		g.Nodes = append(g.Nodes, Node{Labels: labels, Props: props})
+	}
+	for i := int64(1); i <= 4; i++ {
+		labels := []string{"Person"}
+		if i == 4 {
+			labels = append(labels, "Director")
+		}
+		node(i, map[string]any{"name": "P" + itoa(i)}, labels...)
+	}
+	for i := int64(11); i <= 13; i++ {
+		node(i, map[string]any{"title": "M" + itoa(i)}, "Movie")
+	}
+	node(14, map[string]any{"name": "N14", "title": "T14"}, "Movie")
+	node(15, map[string]any{"year": int64(1999)}, "Movie")
+	node(16, map[string]any{"title": "Lonely"}, "Movie")
+	rel := func(a, b int64, typ string) { g.Rels = append(g.Rels, Rel{From: a, To: b, Type: typ}) }
+	for p, movies := range map[int64][]int64{1: {11, 12}, 2: {11, 13}, 3: {12, 13, 14}, 4: {14, 15, 11}} {
+		for _, m := range movies {
+			rel(p, m, "ACTED_IN")
+		}
+	}
+	rel(1, 2, "KNOWS")
+	rel(3, 4, "KNOWS")
+	slices.SortFunc(g.Rels, func(a, b Rel) int { return int(a.From*100+a.To) - int(b.From*100+b.To) }) // map order
+	return g
+}
+
+// MoviesPull selects Movies() with names from name, else title.
+var MoviesPull = syncjob.PullOptions{NodeLabels: []string{"Person", "Movie"}, IDProperty: "uid", DisplayProperties: []string{"name", "title"}}
+
+// A heterogeneous graph: every node is named by the first display
+// property it has, in the pull, in the messages about changed neighbours
+// and in the summary, which counts the scored nodes per label (isolated
+// ones apart) and lists the most ambiguous nodes.
+func testHeterogeneous(t *testing.T, f Factory) {
+	fx := f(t, Movies())
+	st := fx.Store()
+	ctx := ctxT(t)
+	sg, err := st.Pull(ctx, MoviesPull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]string{1: "P1", 4: "P4", 11: "M11", 13: "M13", 14: "N14", 15: "", 16: "Lonely"}
+	for uid, name := range want {
+		if got := sg.Names[index(t, sg, uid)]; got != name {
+			t.Errorf("node %d named %q, want %q", uid, got, name)
+		}
+	}
+	wantLabels := map[int64][]string{1: {"Person"}, 4: {"Director", "Person"}, 11: {"Movie"}, 16: {"Movie"}}
+	for uid, labels := range wantLabels {
+		if got := slices.Sorted(slices.Values(sg.NodeLabels(index(t, sg, uid)))); !slices.Equal(got, labels) {
+			t.Errorf("node %d has labels %q, want %q", uid, got, labels)
+		}
+	}
+
+	// The summary of a dry run: 9 nodes scored (16 is isolated), per label.
+	for _, top := range []int{0, 3, -1} {
+		sum, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "movies", Pull: MoviesPull, DryRun: true, TopNodes: top, Score: fondue.Options{Seed: 7}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := sum.Scored
+		wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4}, "Director": {Scored: 1}, "Movie": {Scored: 5, Unscored: 1}}
+		if sc == nil || sc.Nodes != 9 || sum.UnscoredNodes != 1 || !maps.Equal(sc.Labels, wantCounts) {
+			t.Fatalf("top %d: scored %+v, unscored %d; want 9 nodes, counts %v", top, sc, sum.UnscoredNodes, wantCounts)
+		}
+		wantTop := map[int]int{0: 9, 3: 3, -1: 0}[top]
+		if len(sc.Top) != wantTop {
+			t.Fatalf("top %d: %d nodes listed, want %d", top, len(sc.Top), wantTop)
+		}
+		for k, n := range sc.Top {
+			i := index(t, sg, n.Key.(int64))
+			if n.ID != sg.IDs[i] || n.Name != sg.Names[i] || !slices.Equal(n.Labels, sg.NodeLabels(i)) ||
+				(k == 0 && n.Ambiguity != 1) || (k > 0 && n.Ambiguity > sc.Top[k-1].Ambiguity) || math.IsNaN(n.Score) {
+				t.Fatalf("top %d: node %d: %+v", top, k, n)
+			}
+		}
+	}
+
+	// A changed neighbourhood names the added neighbours by title or name.
+	one := index(t, sg, 1)
+	plan := &syncjob.Plan{RunID: "m1", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
+		NodeLabels: MoviesPull.NodeLabels, DisplayProperties: syncjob.PropertyList(MoviesPull.DisplayProperties),
+		MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
+		Nodes: []syncjob.PlanNode{{ID: sg.IDs[one], Key: int64(1), Name: "P1"}}}
+	for _, grp := range [][]int64{{11, 12}, {2}} {
+		var g syncjob.PlanGroup
+		for _, u := range grp {
+			i := index(t, sg, u)
+			g.Neighbors, g.NeighborIDs, g.Names = append(g.Neighbors, sg.Key(i)), append(g.NeighborIDs, sg.IDs[i]), append(g.Names, sg.Names[i])
+		}
+		plan.Nodes[0].Groups = append(plan.Nodes[0].Groups, g)
+	}
+	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
+		t.Fatalf("unchanged: %+v %v", bad, err)
+	}
+	fx.Relate(t, 1, 13, "ACTED_IN")
+	fx.Relate(t, 14, 1, "ACTED_IN")
+	fx.Relate(t, 1, 15, "ACTED_IN")
+	bad, err := st.Check(ctx, plan)
+	if w := "added neighbours 13 (M13), 14 (N14), 15"; err != nil || len(bad) != 1 || bad[0].Reason != w {
+		t.Fatalf("check: %+v %v; want %q", bad, err, w)
 	}
 }

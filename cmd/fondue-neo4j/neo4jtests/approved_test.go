@@ -124,7 +124,7 @@ func TestApprovedPlanEndToEnd(t *testing.T) {
 		t.Fatalf("the dry run wrote:\n%s", testgraph.Diff(before, d))
 	}
 	p0 := plan.Nodes[0]
-	if plan.DisplayProperty != "name" || !plan.NeighborLinks || p0.Name == "" || len(p0.Links) == 0 || !slices.Equal(plan.NodeLabels, []string{"Character"}) {
+	if !slices.Equal(plan.DisplayProperties, []string{"name"}) || !plan.NeighborLinks || p0.Name == "" || len(p0.Links) == 0 || !slices.Equal(plan.NodeLabels, []string{"Character"}) {
 		t.Fatalf("the dry run's plan lacks names, links or selection: %+v", p0)
 	}
 	page := reviewPage(t, dry)

@@ -7,11 +7,14 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -128,9 +131,17 @@ func loadSeed(t *testing.T) {
 
 // TestReadmeNeo4jPath: a user with the docker-compose.yml demo: the seed
 // loaded twice (it is idempotent), the README's sync command as it is, run
-// from the repository root with the URI and password in the environment,
-// then every example query of the README on the result, and a split (the
-// README's split query needs one) and its undo.
+// from the repository root with the URI and password in the environment;
+// then a later run of part of the graph that splits its top nodes, and
+// every query of the README's "Using the scores" on the result, each
+// checked against what its comment says it returns; then the undo of the
+// split.
+//
+// So that the queries have something to leave out, the demo graph gets
+// three characters without relationships (isolated: a run writes its id on
+// them, but no score), and the later run scores only the characters
+// labelled Later (ids 40 and up, one isolated one among them): the other
+// characters keep the first run's scores.
 func TestReadmeNeo4jPath(t *testing.T) {
 	reset(t)
 	loadSeed(t)
@@ -142,41 +153,49 @@ func TestReadmeNeo4jPath(t *testing.T) {
 	if nodes != 77 || rels != 254 || named != 77 {
 		t.Fatalf("demo graph: %d characters (%d named), %d relationships: want 77 (77), 254", nodes, named, rels)
 	}
+	cypher(t, "UNWIND [100, 101, 102] AS i CREATE (:Character {id: i, name: 'Loner ' + toString(i)})", nil)
 
 	readme := readRepoFile(t, "README.md")
 	args := readmeSyncArgs(t, readme)
+	if !slices.Contains(args, "json") {
+		t.Fatalf("README.md's sync command %q no longer prints the JSON summary (--output json): update this test", args)
+	}
 	env := map[string]string{"FONDUE_NEO4J_URI": srv.BoltURL(), "FONDUE_NEO4J_PASSWORD": srv.Password()}
-	t.Logf("fondue-neo4j %s (in %s)", strings.Join(args, " "), repoRoot)
-	code, out, stderr := runCLIIn(t, repoRoot, env, "", args...)
-	if code != 0 {
-		t.Fatalf("README sync: exit %d:\n%s", code, stderr)
+	first := readmeSync(t, env, args...)
+	if first.NodeCount != 80 || first.RelationshipCount != 254 || first.NodePropertiesWritten != 2*77 || first.UnscoredNodes != 3 || first.Neo4jVersion != srv.ServerVersion() {
+		t.Fatalf("README sync: summary %+v", first)
 	}
-	runID := ""
-	if slices.Contains(args, "json") {
-		var sum syncSummary
-		if err := json.Unmarshal([]byte(out), &sum); err != nil {
-			t.Fatalf("README sync: summary %v:\n%s", err, out)
-		}
-		if sum.NodeCount != 77 || sum.RelationshipCount != 254 || sum.NodePropertiesWritten != 2*77 || sum.Neo4jVersion != srv.ServerVersion() {
-			t.Fatalf("README sync: summary %+v", sum)
-		}
-		runID = sum.RunID
-	}
-	if runID == "" {
-		runID = cypher(t, "MATCH (c:Character) RETURN c.fondue_run LIMIT 1", nil)[0].Values[0].(string)
+	if sc := first.Scored; sc == nil || sc.Nodes != 77 || !slices.Equal(sc.labelCounts(), []string{"Character 77/3"}) || len(sc.Top) != 10 || sc.Top[0].Ambiguity != 1 {
+		t.Fatalf("README sync: scored %+v, want 77 characters scored, 3 not, and the 10 most ambiguous", sc)
 	}
 
-	// A split, for the README's query on split nodes (run before it). The
-	// demo's :Character(id) is uniquely constrained, so, as the README says,
-	// it must not be copied to the new nodes (split.skip_properties).
-	const splitRun = "readme-split"
-	splitArgs := append(slices.Clone(args), "--split", "--split-top", "3", "--run-id", splitRun, "--skip-properties", "id")
+	// The later run, of the characters labelled Later, by name; it splits
+	// its 3 most ambiguous nodes. The demo's :Character(id) is uniquely
+	// constrained, so, as the README says, it must not be copied to the
+	// new nodes (split.skip_properties). Its default run id must be later
+	// than the first's: they name the second they start in.
+	cypher(t, "MATCH (c:Character) WHERE c.id >= 40 AND c.id <= 100 SET c:Later", nil)
+	started, err := time.Parse("20060102T150405Z", first.RunID[:min(16, len(first.RunID))])
+	if err != nil {
+		t.Fatalf("first run id %q: %v", first.RunID, err)
+	}
+	time.Sleep(time.Until(started.Add(time.Second)))
+	later := readmeSync(t, env, append(slices.Clone(args), "--node-labels", "Later", "--display-property", "name",
+		"--split", "--split-top", "3", "--skip-properties", "id")...)
+	sc := later.Scored
+	if later.RunID <= first.RunID || later.Split == nil || later.Split.Split != 3 || sc == nil || sc.Nodes != later.NodeCount-later.UnscoredNodes || later.UnscoredNodes < 2 {
+		t.Fatalf("later run (after %s): summary %+v, scored %+v", first.RunID, later, sc)
+	}
+	counts := fmt.Sprintf("%d/%d", sc.Nodes, later.UnscoredNodes)
+	if !slices.Equal(sc.labelCounts(), []string{"Character " + counts, "Later " + counts}) || len(sc.Top) != 10 || sc.Top[0].Name == "" {
+		t.Fatalf("later run: scored %+v, want %s of Character and Later, the 10 most ambiguous named", sc, counts)
+	}
 
 	stmts, comments := cypherStatements(strings.Join(codeBlocks(readme, "cypher"), "\n"))
 	if len(stmts) == 0 {
 		t.Fatal("README.md has no ```cypher block")
 	}
-	params := map[string]any{"run": splitRun}
+	params := map[string]any{"run": later.RunID}
 	checked := map[string]bool{}
 	for k, q := range stmts {
 		title := comments[k]
@@ -186,13 +205,9 @@ func TestReadmeNeo4jPath(t *testing.T) {
 			t.Errorf("README query %q has no check here: add one to readmeQueryChecks", title)
 			continue
 		}
-		if readmeQueryKind(title) == "split" {
-			if code, _, stderr := runCLIIn(t, repoRoot, env, "", splitArgs...); code != 0 {
-				t.Fatalf("split: exit %d:\n%s", code, stderr)
-			}
-		}
-		recs := cypher(t, q, params)
-		check(t, &readmeRun{runID: runID, splitRun: splitRun, query: q}, recs)
+		t.Run(readmeQueryKind(title), func(t *testing.T) {
+			check(t, &readmeRun{first: first, later: later, query: q}, cypher(t, q, params))
+		})
 		checked[readmeQueryKind(title)] = true
 	}
 	for kind := range readmeQueryChecks {
@@ -204,16 +219,36 @@ func TestReadmeNeo4jPath(t *testing.T) {
 		return
 	}
 	// And the README's undo of that split restores the demo graph.
-	if code, _, stderr := runCLIIn(t, repoRoot, env, "", "undo", "--config", "config.example.yaml", "--run-id", splitRun); code != 0 {
+	if code, _, stderr := runCLIIn(t, repoRoot, env, "", "undo", "--config", "config.example.yaml", "--run-id", later.RunID); code != 0 {
 		t.Fatalf("undo: exit %d:\n%s", code, stderr)
 	}
-	if n := cypher(t, "MATCH (c:Character) RETURN count(c), COUNT { ()-[:APPEARS_WITH]->() }", nil)[0].Values; n[0] != int64(77) || n[1] != int64(254) {
-		t.Fatalf("after undo: %v characters and relationships, want 77 and 254", n)
+	if n := cypher(t, "MATCH (c:Character) RETURN count(c), COUNT { ()-[:APPEARS_WITH]->() }", nil)[0].Values; n[0] != int64(80) || n[1] != int64(254) {
+		t.Fatalf("after undo: %v characters and relationships, want 80 and 254", n)
 	}
 }
 
+// readmeSync runs "fondue-neo4j args..." from the repository root and
+// returns its JSON summary.
+func readmeSync(t *testing.T, env map[string]string, args ...string) *syncSummary {
+	t.Helper()
+	t.Logf("fondue-neo4j %s (in %s)", strings.Join(args, " "), repoRoot)
+	code, out, stderr := runCLIIn(t, repoRoot, env, "", args...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	var sum syncSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil {
+		t.Fatalf("summary %v:\n%s", err, out)
+	}
+	return &sum
+}
+
+// readmeRun is what the README's queries run on: the first run (the
+// README's command: every node) and the later one (the characters
+// labelled Later, 3 of them split).
 type readmeRun struct {
-	runID, splitRun, query string
+	first, later *syncSummary
+	query        string
 }
 
 // readmeQueryKind names a README query by its comment.
@@ -221,7 +256,7 @@ func readmeQueryKind(title string) string {
 	for _, k := range []struct{ kind, words string }{
 		{"top", "most ambiguous nodes"},
 		{"review", "review queue"},
-		{"runs", "each run scored"},
+		{"runs", "scores of each run"},
 		{"split", "created by a split"},
 		{"index", "index"},
 	} {
@@ -245,33 +280,57 @@ func get[T any](t *testing.T, r *neo4j.Record, key string) T {
 	return x
 }
 
-// readmeQueryChecks check the rows of each README query on the demo graph.
+// scoredBy returns the ambiguity of every node that the run of selection
+// label scored, by name (its nodes with a score, but split clones).
+func scoredBy(t *testing.T, label string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, r := range cypher(t, "MATCH (n) WHERE $label IN labels(n) AND n.ambiguity IS NOT NULL AND NOT n:FondueSplit RETURN n.name, n.ambiguity", map[string]any{"label": label}) {
+		out[r.Values[0].(string)] = r.Values[1].(float64)
+	}
+	return out
+}
+
+// readmeQueryChecks check the rows of each README query against what its
+// comment says.
 var readmeQueryChecks = map[string]func(t *testing.T, run *readmeRun, recs []*neo4j.Record){
-	// The 20 most ambiguous nodes: 20 named characters, ambiguity in (0, 1]
-	// and descending from 1, a score and a degree; Valjean, the hub, among
-	// them.
+	// The 20 most ambiguous nodes of the last run: nodes that the later
+	// run scored (none of the first run's scores, no isolated node), the
+	// 20 highest of its ambiguities, from 1 down, those of the run's
+	// summary first; with their labels, score and degree.
 	"top": func(t *testing.T, run *readmeRun, recs []*neo4j.Record) {
+		scored := scoredBy(t, "Later")
+		if len(scored) != run.later.Scored.Nodes {
+			t.Fatalf("%d nodes of the later run have a score; its summary says %d", len(scored), run.later.Scored.Nodes)
+		}
+		want := slices.Sorted(maps.Values(scored))
+		slices.Reverse(want)
 		if len(recs) != 20 {
 			t.Fatalf("%d rows, want 20", len(recs))
 		}
-		prev, names := 2.0, []string{}
 		for k, r := range recs {
-			amb := get[float64](t, r, "ambiguity")
-			get[float64](t, r, "score")
-			name := get[string](t, r, "name")
-			labels := get[[]any](t, r, "labels")
-			if amb <= 0 || amb > 1 || amb > prev || (k == 0 && amb != 1) || get[int64](t, r, "degree") < 1 || !slices.Contains(labels, any("Character")) {
-				t.Fatalf("row %d: %v", k, r.AsMap())
+			name, amb := get[string](t, r, "name"), get[float64](t, r, "ambiguity")
+			if a, ok := scored[name]; !ok || a != amb {
+				t.Fatalf("row %d: %s (ambiguity %v) was not scored by the last run, %s", k, name, amb, run.later.RunID)
 			}
-			prev = amb
-			names = append(names, name)
+			if amb != want[k] {
+				t.Fatalf("row %d: %s, ambiguity %v; the last run's %d-th highest is %v", k, name, amb, k+1, want[k])
+			}
+			labels := get[[]any](t, r, "labels")
+			degree := cypher(t, "MATCH (n:Character {name: $name}) WHERE NOT n:FondueSplit RETURN COUNT { (n)--() }", map[string]any{"name": name})[0].Values[0]
+			if get[int64](t, r, "degree") != degree || !slices.Contains(labels, any("Later")) || math.IsNaN(get[float64](t, r, "score")) {
+				t.Fatalf("row %d: %v (degree %v)", k, r.AsMap(), degree)
+			}
 		}
-		if !slices.Contains(names, "Valjean") {
-			t.Errorf("Valjean is not among the 20 most ambiguous characters: %v", names)
+		for k, n := range run.later.Scored.Top {
+			if scored[n.Name] != n.Ambiguity || n.Ambiguity != want[k] {
+				t.Fatalf("the summary's most ambiguous node %d, %s at %v, is not the query's", k, n.Name, n.Ambiguity)
+			}
 		}
 	},
 	// The review queue is written for :Author: nothing on the demo graph.
-	// With the demo's label it lists the top 1%: the one node at 1.
+	// With the demo's label: every character above 0.99 (in the run that
+	// scored it) but the split ones, most ambiguous first.
 	"review": func(t *testing.T, run *readmeRun, recs []*neo4j.Record) {
 		if len(recs) != 0 {
 			t.Fatalf("%d rows on a graph without :Author", len(recs))
@@ -280,26 +339,70 @@ var readmeQueryChecks = map[string]func(t *testing.T, run *readmeRun, recs []*ne
 			t.Fatalf("the review query no longer reads :Author: update this check\n%s", run.query)
 		}
 		recs = cypher(t, strings.ReplaceAll(run.query, ":Author", ":Character"), nil)
-		if len(recs) != 1 || recs[0].Values[1] != 1.0 || recs[0].Values[0] == nil {
-			t.Fatalf("review queue of the demo graph: %v, want one named character at 1", recs)
+		var want, splitTop []string
+		for _, r := range cypher(t, "MATCH (c:Character) WHERE c.ambiguity > 0.99 RETURN c.name, c.fondue_split_runs IS NULL", nil) {
+			if r.Values[1] == true {
+				want = append(want, r.Values[0].(string))
+			} else {
+				splitTop = append(splitTop, r.Values[0].(string))
+			}
+		}
+		if len(splitTop) == 0 {
+			t.Fatal("no split character above 0.99: the check of \"not yet split\" checks nothing")
+		}
+		var got []string
+		prev := 2.0
+		for _, r := range recs {
+			if amb := r.Values[1].(float64); amb > prev {
+				t.Fatalf("not most ambiguous first: %v", recs)
+			} else {
+				prev = amb
+			}
+			got = append(got, r.Values[0].(string))
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("review queue %q, want %q (split: %q)", got, want, splitTop)
 		}
 	},
-	// One run, every character.
+	// Each run with the number of nodes holding its scores: the later
+	// run's scored nodes (not its isolated ones), then the first run's
+	// that the later one did not score again.
 	"runs": func(t *testing.T, run *readmeRun, recs []*neo4j.Record) {
-		if len(recs) != 1 || get[string](t, recs[0], "run") != run.runID || get[int64](t, recs[0], "nodes") != 77 {
-			t.Fatalf("%v, want run %s with 77 nodes", recs, run.runID)
+		firstOnly := cypher(t, "MATCH (c:Character) WHERE NOT c:Later AND c.id < 100 RETURN count(c)", nil)[0].Values[0].(int64)
+		want := fmt.Sprintf("[%s %d] [%s %d]", run.later.RunID, run.later.Scored.Nodes, run.first.RunID, firstOnly)
+		var got []string
+		for _, r := range recs {
+			got = append(got, fmt.Sprintf("[%s %d]", get[string](t, r, "run"), get[int64](t, r, "nodes")))
+		}
+		if strings.Join(got, " ") != want {
+			t.Fatalf("%s, want %s", strings.Join(got, " "), want)
 		}
 	},
-	// Each clone of the split, next to its named original.
+	// Each clone of the later run's split, next to its named original:
+	// the nodes the run split.
 	"split": func(t *testing.T, run *readmeRun, recs []*neo4j.Record) {
-		clones := cypher(t, "MATCH (c:FondueSplit {fondue_split_run: $run}) RETURN count(c)", map[string]any{"run": run.splitRun})[0].Values[0].(int64)
+		clones := cypher(t, "MATCH (c:FondueSplit {fondue_split_run: $run}) RETURN count(c)", map[string]any{"run": run.later.RunID})[0].Values[0].(int64)
 		if clones < 3 || int64(len(recs)) != clones {
 			t.Fatalf("%d rows for %d clones, want one per clone (at least 3)", len(recs), clones)
 		}
+		var originals, want []string
 		for _, r := range recs {
 			if get[string](t, r, "original") == "" || get[int64](t, r, "part") < 1 || get[int64](t, r, "relationships") < 1 {
 				t.Fatalf("row %v", r.AsMap())
 			}
+			if o := get[string](t, r, "original"); !slices.Contains(originals, o) {
+				originals = append(originals, o)
+			}
+		}
+		for _, n := range run.later.Split.Nodes {
+			want = append(want, n.Name)
+		}
+		slices.Sort(originals)
+		slices.Sort(want)
+		if !slices.Equal(originals, want) {
+			t.Fatalf("originals %q, want the split nodes %q", originals, want)
 		}
 	},
 	// The index exists afterwards (and the statement can run again).

@@ -29,12 +29,43 @@ type syncSummary struct {
 	ComputeMillis         int64               `json:"computeMillis"`
 	Epochs                int                 `json:"epochs"`
 	WarmStartNodes        int                 `json:"warmStartNodes"`
+	UnscoredNodes         int                 `json:"unscoredNodes"`
+	Scored                *scoredSummary      `json:"scored"`
 	Configuration         map[string]any      `json:"configuration"`
 	Split                 *syncjob.SplitStats `json:"split"`
 	Resumed               bool                `json:"resumed"`
 	DryRun                bool                `json:"dryRun"`
 	Plan                  *syncjob.Plan       `json:"plan"`
 	Neo4jVersion          string              `json:"neo4jVersion"`
+}
+
+// scoredSummary is the summary's "scored": the scored nodes per label and
+// the most ambiguous nodes.
+type scoredSummary struct {
+	Nodes  int `json:"nodes"`
+	Labels map[string]struct {
+		Scored   int `json:"scored"`
+		Unscored int `json:"unscored"`
+	} `json:"labels"`
+	Top []struct {
+		Key       any      `json:"key"`
+		ID        string   `json:"id"`
+		Labels    []string `json:"labels"`
+		Name      string   `json:"name"`
+		Ambiguity float64  `json:"ambiguity"`
+		Score     float64  `json:"score"`
+	} `json:"top"`
+}
+
+// labelCounts are the scored and unscored nodes of each label, as
+// "label scored/unscored".
+func (s *scoredSummary) labelCounts() []string {
+	var out []string
+	for l, c := range s.Labels {
+		out = append(out, fmt.Sprintf("%s %d/%d", l, c.Scored, c.Unscored))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // undoSummary is undo's --output json summary.

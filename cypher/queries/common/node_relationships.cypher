@@ -6,4 +6,4 @@
 MATCH (n)-[r]-(o) WHERE {{id "n"}} = $id
 RETURN {{id "r"}} AS rid, type(r) AS type, startNode(r) = n AS outgoing, {{id "o"}} AS other,
   CASE WHEN o{{label .Label}} AND o.fondue_split_run = $run THEN o.fondue_split_from_id END AS origin,
-  labels(o) AS otherLabels{{with .IDProperty}}, o.{{name .}} AS otherKey{{end}}{{with .DisplayProperty}}, o.{{name .}} AS otherName{{end}}
+  labels(o) AS otherLabels{{with .IDProperty}}, o.{{name .}} AS otherKey{{end}}{{with .DisplayProperties}}, {{firstOf "o" .}} AS otherName{{end}}
