@@ -6,37 +6,44 @@ import (
 	"math/bits"
 )
 
-// MethodCombined is the default ranking method. It asks two independent
-// questions about the same split of a node's neighbours, the one behind its
-// FONDUE score (the best sign vector b of the Rayleigh quotient):
+// MethodCombined is the default ranking method. It weighs two kinds of
+// evidence that a node merges several entities:
 //
 //  1. Embedding evidence: how much would the CNE objective gain by splitting
-//     the node this way? That is the FONDUE score itself.
-//  2. Graph evidence: are the two sides of that split strangers? The share of
-//     pairs (j, k) across the split that are neither linked nor have a common
-//     neighbour other than the node (splitDisconnection). Two entities merged
-//     into one node bring two neighbourhoods that nothing but the node ties
-//     together; the neighbours of one real entity are usually linked, or
-//     share someone else, whatever the embedding made of them.
+//     the node along the best sign vector b of the Rayleigh quotient? That
+//     is the FONDUE score itself.
+//  2. Graph evidence: are the node's neighbours strangers to each other,
+//     tied together only by the node? Two shares of neighbour pairs that
+//     are neither linked nor have a common neighbour other than the node,
+//     averaged (graphEvidence): across the split b (splitDisconnection),
+//     and across the pieces of the neighbourhood, the groups that such
+//     pairs leave apart (the fragmentation 1 − Σp², p the pieces' shares
+//     of the neighbours). Two entities merged into one node bring two
+//     neighbourhoods that nothing but the node ties together; the
+//     neighbours of one real entity are usually linked, or share someone
+//     else. The split's share sees two entities where the embedding put
+//     them; the pieces see them however many there are (a real homonym
+//     stands for four persons on average, bench/real-results), which the
+//     split's two sides cannot.
 //
 // The embedding sees the split only through the node's position, so the two
-// questions use different information. Their answers live on different
+// kinds use different information. Their answers live on different
 // scales, so the score is a weighted mean of the two percentiles (average
 // ranks among the scored nodes): a node must look split in both to rank
-// high. Nodes with fewer than two neighbours have no pair across any split
-// and get disconnection 0.
+// high. Nodes with fewer than two neighbours have no pair and get graph
+// evidence 0.
 //
-// The weight of the graph evidence is 1 - (the median disconnection of the
-// nodes with two or more neighbours), with weight 1 on the FONDUE
-// percentile (disconnectionWeight). Strangers across a split are evidence
-// only where strangers are unusual: in a graph whose neighbourhoods are
-// knit (co-authorship, social and knowledge graphs: median 0, weight 1,
-// the plain mean) they are, but where the typical node's neighbours are
+// The weight of the graph evidence is 1 - (its median over the nodes with
+// two or more neighbours), with weight 1 on the FONDUE percentile
+// (disconnectionWeight). Strangers around a node are evidence only where
+// they are unusual: in a graph whose neighbourhoods are knit
+// (co-authorship, social and knowledge graphs: median 0, weight 1, the
+// plain mean) they are, but where the typical node's neighbours are
 // already strangers to each other (sparse, locally tree-like graphs, such
-// as a block model of average degree 10: median about 0.7) the
-// disconnection hardly separates merged nodes from the rest, and an equal
-// weight would drown the FONDUE score in its noise. The weight is read
-// off the graph, not fitted to labels.
+// as a block model of average degree 10) the evidence hardly separates
+// merged nodes from the rest, and an equal weight would drown the FONDUE
+// score in its noise. The weight is read off the graph, not fitted to
+// labels.
 const MethodCombined = "combined"
 
 // DefaultMethod is the method used when none is named.
@@ -252,6 +259,21 @@ func (cw *crossWork) touches(g *Graph, i int, k int32) bool {
 		}
 	}
 	return false
+}
+
+// graphEvidence returns the graph's evidence that each node merges
+// entities: the mean of its split's disconnection and the fragmentation of
+// its neighbourhood, 1 − 1/eff for eff its effective number of pieces
+// (the chance that two random neighbours lie in different pieces, 0 for
+// one piece). Both are shares of neighbour pairs that only the node ties
+// together: across the split behind the FONDUE score, and across all
+// pieces. NaN where either is.
+func graphEvidence(disc, eff []float64) []float64 {
+	out := make([]float64, len(disc))
+	for i := range out {
+		out[i] = (disc[i] + 1 - 1/eff[i]) / 2
+	}
+	return out
 }
 
 // disconnectionWeight returns the weight of the disconnection percentile in

@@ -259,7 +259,12 @@ func TestScoreCombinedMatchesParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := combineRanks(fs, disc, disconnectionWeight(g, disc))
+	eff, err := effectivePieces(ctx, g, nil, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := graphEvidence(disc, eff)
+	want := combineRanks(fs, ev, disconnectionWeight(g, ev))
 	for i := range want {
 		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
 			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])
@@ -321,7 +326,11 @@ func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return disconnectionWeight(g, disc)
+		eff, err := effectivePieces(ctx, g, nil, 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return disconnectionWeight(g, graphEvidence(disc, eff))
 	}
 	if w := weight(readTestGraph(t, "lesmis")); w != 1 {
 		t.Errorf("lesmis: weight %v, want 1", w)
@@ -331,5 +340,18 @@ func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
 	t.Logf("sparse random graph: weight %v", w)
 	if w > 0.1 {
 		t.Errorf("sparse random graph: weight %v, want at most 0.1", w)
+	}
+}
+
+// graphEvidence by hand: the mean of the disconnection and the
+// fragmentation 1 − 1/eff.
+func TestGraphEvidenceByHand(t *testing.T) {
+	disc := []float64{0, 0.5, 1, math.NaN(), 0.2}
+	eff := []float64{1, 2, 4, 1, math.NaN()}
+	want := []float64{0, 0.5, 0.875, math.NaN(), math.NaN()}
+	for k, v := range graphEvidence(disc, eff) {
+		if !(v == want[k] || math.IsNaN(v) && math.IsNaN(want[k])) {
+			t.Errorf("entry %d: %v, want %v", k, v, want[k])
+		}
 	}
 }

@@ -42,8 +42,11 @@ type piecesWork struct {
 // pieceLabels computes the pieces of node i's neighbourhood: label[k] is
 // the piece of the k-th neighbour (g.Neighbors(i)[k]), numbered 0, 1, ...
 // in order of first appearance, and the result is the number of pieces.
-// label aliases w. A node without neighbours has no piece.
-func (w *piecesWork) pieceLabels(g *Graph, i int) (label []int32, count int) {
+// label aliases w. A node without neighbours has no piece. With touch, two
+// neighbours are related when they are linked or share a neighbour other
+// than i, whatever the neighbourhood (the relation of the disconnection
+// test, MethodCombined); without, as described at the top of this file.
+func (w *piecesWork) pieceLabels(g *Graph, i int, touch bool) (label []int32, count int) {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
 	w.parent = mclResize(w.parent, m)
@@ -58,7 +61,8 @@ func (w *piecesWork) pieceLabels(g *Graph, i int) (label []int32, count int) {
 				}
 			}
 		}
-	} else if m >= 2 {
+	}
+	if m >= 2 && (touch || e.NumEdges() == 0) {
 		w.twoHop(g, e)
 	}
 	// Number the pieces 0, 1, ... in order of first appearance: a root's
@@ -143,8 +147,8 @@ func (w *piecesWork) union(a, b int32) {
 }
 
 // pieceSizes returns the sizes of node i's pieces (aliasing w).
-func (w *piecesWork) pieceSizes(g *Graph, i int) []int32 {
-	label, count := w.pieceLabels(g, i)
+func (w *piecesWork) pieceSizes(g *Graph, i int, touch bool) []int32 {
+	label, count := w.pieceLabels(g, i, touch)
 	w.sizes = mclResize(w.sizes, count)
 	clear(w.sizes)
 	for _, l := range label {
@@ -188,7 +192,7 @@ func entitiesOf(effective float64) int {
 // the estimate behind Result.Entities; the result does not depend on
 // workers.
 func EstimateEntities(ctx context.Context, g *Graph, scored []bool, workers int) ([]int, error) {
-	eff, err := effectivePieces(ctx, g, scored, workers)
+	eff, err := effectivePieces(ctx, g, scored, workers, false)
 	if err != nil {
 		return nil, err
 	}
@@ -203,17 +207,23 @@ func EstimateEntities(ctx context.Context, g *Graph, scored []bool, workers int)
 
 // entityEstimates is EstimateEntities for the nodes with a score.
 func entityEstimates(ctx context.Context, g *Graph, scores []float64, workers int) ([]int, error) {
+	return EstimateEntities(ctx, g, scoredOf(scores), workers)
+}
+
+// scoredOf marks the entries of scores that are not NaN.
+func scoredOf(scores []float64) []bool {
 	scored := make([]bool, len(scores))
 	for i, s := range scores {
 		scored[i] = !math.IsNaN(s)
 	}
-	return EstimateEntities(ctx, g, scored, workers)
+	return scored
 }
 
 // effectivePieces returns, for every node with scored[i] set (every node
 // when scored is nil) and at least one neighbour, the effective number of
-// pieces of its neighbourhood; NaN for the others.
-func effectivePieces(ctx context.Context, g *Graph, scored []bool, workers int) ([]float64, error) {
+// pieces of its neighbourhood (under the touch relation when touch is
+// set, see pieceLabels); NaN for the others.
+func effectivePieces(ctx context.Context, g *Graph, scored []bool, workers int, touch bool) ([]float64, error) {
 	n := g.NumNodes()
 	out := make([]float64, n)
 	bounds := rowChunks(n, 1<<14, func(i int) float64 { return float64(g.Degree(i)*4 + 8) })
@@ -227,7 +237,7 @@ func effectivePieces(ctx context.Context, g *Graph, scored []bool, workers int) 
 				out[i] = math.NaN()
 				continue
 			}
-			out[i] = effectiveCount(w.pieceSizes(g, i))
+			out[i] = effectiveCount(w.pieceSizes(g, i, touch))
 		}
 	})
 	if err != nil {

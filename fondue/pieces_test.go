@@ -56,7 +56,7 @@ func refPieces(g *Graph, i int) [][]int32 {
 
 // piecesOf groups node i's neighbours by pieceLabels.
 func piecesOf(g *Graph, i int, w *piecesWork) [][]int32 {
-	label, count := w.pieceLabels(g, i)
+	label, count := w.pieceLabels(g, i, false)
 	out := make([][]int32, count)
 	for k, j := range g.Neighbors(i) {
 		out[label[k]] = append(out[label[k]], j)

@@ -404,7 +404,12 @@ func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options)
 		if err != nil {
 			return nil, err
 		}
-		return combineRanks(fs, disc, disconnectionWeight(g, disc)), nil
+		eff, err := effectivePieces(ctx, g, scoredOf(fs), p.Workers, true)
+		if err != nil {
+			return nil, err
+		}
+		ev := graphEvidence(disc, eff)
+		return combineRanks(fs, ev, disconnectionWeight(g, ev)), nil
 	}
 	return nil, &OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }
