@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
@@ -37,6 +39,11 @@ with the column names on a first line when stdout is a terminal (never when
 piped, unless --print-header). --names FILE adds a name column (and names the
 neighbours of --split's groups); --split adds each node's proposed split, groups
 of neighbours as "a,b|c,d" (--splitter NAME picks the splitter).
+
+The output is TSV as RFC 4180 writes it (with a tab for the comma): a field
+holding a tab, a quote or a line break is quoted, its quotes doubled. In the
+split column a member holding ',', '|', a quote or a line break is quoted the
+same way (Alice|"Smith, J."), so that every field parses back.
 
 The graph's estimated peak memory (see "estimate") is checked against
 max_memory once the file is read; a graph that would not fit is refused.
@@ -443,18 +450,40 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, n
 	return nil
 }
 
-// tsvField quotes a field that would break a line of tab-separated output
-// (a tab, a line break, or a leading quote) as RFC 4180 does, doubling its
-// quotes, so that the output stays one line per node and reads back with
-// encoding/csv or "score" itself.
+// tsvField quotes a field of the tab-separated output as RFC 4180 (and
+// encoding/csv's writer, with a tab for the comma) does: a field holding a
+// tab, a quote or a line break, or starting with a space, is put in quotes,
+// its quotes doubled. The output stays one record per node and reads back
+// with encoding/csv (Comma '\t') or "score" itself.
 func tsvField(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") && !strings.HasPrefix(s, `"`) {
+	if !fieldNeedsQuotes(s, "\t") {
 		return s
 	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	return quoteField(s)
 }
 
-// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d".
+// fieldNeedsQuotes reports whether s must be quoted in a field separated by
+// any of seps: it holds a separator, a quote or a line break, or starts
+// with a space (which a reader may trim), or is encoding/csv's `\.`.
+func fieldNeedsQuotes(s, seps string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` || strings.ContainsAny(s, seps+"\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+func quoteField(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d":
+// '|' between groups, ',' between the members of a group. A member holding
+// ',', '|' or a quote (or a line break, or starting with a space) is
+// quoted as in CSV ("Smith, J." becomes "\"Smith, J.\""), so that the field
+// splits back unambiguously; tsvField then quotes the whole field if it
+// needs it.
 func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
 	for k, grp := range groups {
@@ -465,11 +494,14 @@ func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
 			if l > 0 {
 				sb.WriteByte(',')
 			}
+			s := g.Key(int(j))
 			if nm != nil {
-				sb.WriteString(nm.Of(g.Key(int(j))))
-			} else {
-				sb.WriteString(g.Key(int(j)))
+				s = nm.Of(s)
 			}
+			if fieldNeedsQuotes(s, ",|") {
+				s = quoteField(s)
+			}
+			sb.WriteString(s)
 		}
 	}
 	return sb.String()
