@@ -186,7 +186,7 @@ func TestSplitSpellings(t *testing.T) {
 	if strings.Contains(off, `"split":`) {
 		t.Errorf("a splitter alone turned splitting on: %s", off)
 	}
-	if no, _ := run(nil, "--split=false", "--splitter", "mcl"); strings.Contains(no, `"split":`) {
+	if no, _ := run(map[string]string{"FONDUE_SPLIT_ENABLED": "true"}, "--split=false"); strings.Contains(no, `"split":`) {
 		t.Errorf("--split=false proposed splits: %s", no)
 	}
 }

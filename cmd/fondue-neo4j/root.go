@@ -131,7 +131,10 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if a.log, err = cli.NewLogger(a.v, a.stderr, a.tty); err != nil {
 		return err
 	}
-	return a.splitterFromSplit(cmd)
+	if err := a.splitterFromSplit(cmd); err != nil {
+		return err
+	}
+	return a.checkSplitFlags(cmd)
 }
 
 // flagKey returns the setting a command's flag sets.
