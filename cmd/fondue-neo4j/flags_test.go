@@ -1,6 +1,9 @@
 package main
 
 import (
+	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,5 +40,69 @@ func TestSplitFlagsNeedSplit(t *testing.T) {
 	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--method", "degree", "--config", cfg)
 	if code != 0 || strings.Count(out, "\t") != 2*3 {
 		t.Errorf("split settings in a file without --split: exit %d, %q, %s", code, out, stderr)
+	}
+}
+
+// The splitters the README's flag table and config.example.yaml offer for
+// --splitter (split.method) are exactly those score takes, and each works.
+func TestDocumentedSplittersWork(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `--splitter` \\| [^|]* \\| ([^|(]*)").FindSubmatch(readme)
+	if row == nil {
+		t.Fatal("README.md has no --splitter row in the flag table")
+	}
+	var inReadme []string
+	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllSubmatch(row[1], -1) {
+		inReadme = append(inReadme, string(m[1]))
+	}
+	example, err := os.ReadFile("../../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := regexp.MustCompile(`(?s)# Splitter \(--splitter\):.*?one of ([a-z0-9]+(?:,\s*#?\s*[a-z0-9]+)*)`).FindSubmatch(example)
+	if list == nil {
+		t.Fatal("config.example.yaml does not list the splitters of split.method")
+	}
+	var inExample []string
+	for _, f := range strings.Split(string(list[1]), ",") {
+		inExample = append(inExample, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "#")))
+	}
+	want := splitterNames()
+	for what, got := range map[string][]string{"README.md": inReadme, "config.example.yaml": inExample} {
+		if !slices.Equal(got, want) {
+			t.Errorf("%s offers the splitters %q; score takes %q", what, got, want)
+		}
+		for _, name := range got {
+			code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "1", "--split", "--splitter", name)
+			if code != 0 || !strings.Contains(out, "|") {
+				t.Errorf("%s offers --splitter %s: exit %d, %q, %s", what, name, code, out, stderr)
+			}
+		}
+	}
+}
+
+// The README's memory figure is what estimate says for the command it
+// names.
+func TestReadmeMemoryFigure(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	m := regexp.MustCompile("`fondue-neo4j (estimate [^`]+)` says ([0-9.]+ [KMGT]?i?B)").FindStringSubmatch(text)
+	if m == nil {
+		t.Fatal("README.md has no \"`fondue-neo4j estimate ...` says N GiB\"")
+	}
+	// (--max-memory none: the figure, not whether this machine has it.)
+	code, out, stderr := runCLI(t, "", append(strings.Fields(m[1]), "--max-memory", "none")...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", m[1], code, stderr)
+	}
+	got := regexp.MustCompile(`required memory \(peak resident, with GC headroom\): ([0-9.]+ [KMGT]?i?B)`).FindStringSubmatch(out)
+	if got == nil || got[1] != m[2] {
+		t.Errorf("README.md: %s says %s; it says %q", m[1], m[2], out)
 	}
 }
