@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 )
@@ -106,7 +107,9 @@ like score and sync.`,
 	f.BoolVar(&stringKeys, "string-keys", false, "node ids are strings (e.g. Neo4j element ids) rather than integers")
 	f.String("output", "text", "text or json")
 	addHeaderFlag(f)
-	addScoreFlags(f)
+	// The engine's flags that change the estimate, and no other.
+	cli.AddEngineFlags(f, cli.MemoryFlags...)
+	addMaxMemoryFlag(f)
 	return cmd
 }
 

@@ -2,10 +2,15 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/spf13/pflag"
 )
 
 // --splitter, --split-top and --split-min-ambiguity do something only with
@@ -104,5 +109,114 @@ func TestReadmeMemoryFigure(t *testing.T) {
 	got := regexp.MustCompile(`required memory \(peak resident, with GC headroom\): ([0-9.]+ [KMGT]?i?B)`).FindStringSubmatch(out)
 	if got == nil || got[1] != m[2] {
 		t.Errorf("README.md: %s says %s; it says %q", m[1], m[2], out)
+	}
+}
+
+// mutate returns another value for a flag, for the test that it changes
+// something: other numbers, the other boolean, another name.
+func mutate(t *testing.T, f *pflag.Flag) string {
+	other := map[string]string{"method": "degree", "mode": "exact", "start": "noise", "max-memory": "64GiB",
+		"checkpoint": filepath.Join(t.TempDir(), "emb.ck")}
+	if v, ok := other[f.Name]; ok {
+		return v
+	}
+	switch f.Value.Type() {
+	case "bool":
+		return strconv.FormatBool(f.DefValue != "true")
+	case "int", "int64", "uint64":
+		n, _ := strconv.Atoi(f.DefValue)
+		return strconv.Itoa(n + 3)
+	case "float64":
+		x, _ := strconv.ParseFloat(f.DefValue, 64)
+		return strconv.FormatFloat(2*x+0.5, 'g', -1, 64)
+	}
+	return "other"
+}
+
+// estimate offers only the flags that change the estimate (besides what it
+// reads, --nodes, --edges, an edge list's --header, and how it prints): each
+// of them, changed, changes what it prints. --lr, --seed, --epochs... do
+// not change memory, so it does not offer them.
+func TestEstimateOffersOnlyWhatChangesIt(t *testing.T) {
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	est, _, err := root.Find([]string{"estimate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := map[string]bool{"nodes": true, "edges": true, "relationships": true, "string-keys": true, "header": true,
+		"output": true, "config": true, "log-level": true, "log-format": true, "help": true}
+	base := []string{"estimate", "--nodes", "100000", "--edges", "1000000", "--max-memory", "none"}
+	_, want, _ := runCLI(t, "", base...)
+	checked := 0
+	est.Flags().VisitAll(func(f *pflag.Flag) {
+		if input[f.Name] || f.Hidden {
+			return
+		}
+		checked++
+		v := mutate(t, f)
+		code, got, stderr := runCLI(t, "", append(base, "--"+f.Name+"="+v)...)
+		if code != 0 || got == want {
+			t.Errorf("estimate offers --%s, but --%s %s changes nothing (exit %d, %s)", f.Name, f.Name, v, code, stderr)
+		}
+	})
+	if checked < 4 {
+		t.Errorf("estimate offers %d flags that change the estimate: the memory flags are missing", checked)
+	}
+}
+
+// A command offers the flags it uses: --max-memory where the memory is
+// checked, not on undo; and one word means one thing: --output is a format
+// (text or json) in every command, a file or folder to write is
+// --output-file or --output-dir, and the older spellings are hidden.
+func TestOneVocabulary(t *testing.T) {
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	for _, name := range []string{"score", "review", "sync", "estimate", "undo"} {
+		cmd, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := cmd.Flags().Lookup("max-memory") != nil; has != (name != "undo") {
+			t.Errorf("%s offers --max-memory: %v", name, has)
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden {
+				if cli.DeprecatedFor(f) == "" {
+					t.Errorf("%s --%s is hidden but not an older spelling of a flag", name, f.Name)
+				}
+				return
+			}
+			switch f.Name {
+			case "out", "format", "run":
+				t.Errorf("%s shows --%s", name, f.Name)
+			case "output":
+				if f.DefValue != "text" {
+					t.Errorf("%s --output defaults to %q: not a format", name, f.DefValue)
+				}
+			}
+			if f.Shorthand != "" {
+				t.Errorf("%s --%s has the shorthand -%s", name, f.Name, f.Shorthand)
+			}
+		})
+	}
+	// The older spellings still work, with a warning.
+	dir := t.TempDir()
+	page := filepath.Join(dir, "p.html")
+	for _, args := range [][]string{
+		{"review", lesmis, "--top", "1", "--method", "degree", "--splitter", "mcl", "-o", page},
+		{"review", lesmis, "--top", "1", "--method", "degree", "--splitter", "mcl", "--out", page},
+	} {
+		os.Remove(page)
+		code, _, stderr := runCLI(t, "", args...)
+		if _, err := os.Stat(page); code != 0 || err != nil || !strings.Contains(stderr, "--out (-o) is deprecated: write --output-file") {
+			t.Errorf("%q: exit %d, page %v, stderr %q", args, code, err, stderr)
+		}
+	}
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "1", "--format", "json")
+	if code != 0 || !strings.HasPrefix(out, "[") || !strings.Contains(stderr, "--format is deprecated: write --output") {
+		t.Errorf("--format json: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = runCLI(t, "", "score", lesmis, "--top", "1", "--output", "json")
+	if code != 0 || strings.Contains(stderr, "deprecated") {
+		t.Errorf("--output json: exit %d, %q, %q", code, out, stderr)
 	}
 }

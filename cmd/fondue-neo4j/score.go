@@ -112,12 +112,13 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 	}
 	f := cmd.Flags()
 	f.Int("top", 0, "print only the K most ambiguous nodes (0: all)")
-	f.String("output", "text", "output format: text (tab-separated; also tsv) or json (--format is an older name, deprecated)")
+	f.String("output", "text", "output format: text (tab-separated; also tsv) or json")
 	addHeaderFlag(f)
 	f.Var(&autoBool{v: "auto"}, "print-header", "print the TSV column names as a first line (auto: only when stdout is a terminal)")
 	f.Lookup("print-header").NoOptDefVal = "true"
 	addNamesFlag(f, "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
 	addScoreFlags(f)
+	addMaxMemoryFlag(f)
 	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
 	return cmd
 }
@@ -245,7 +246,7 @@ func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
 	}
 }
 
-// addScoreFlags adds the engine's flags, shared by score and sync.
+// addScoreFlags adds the engine's flags, shared by score, review and sync.
 func addScoreFlags(f flagSet) { cli.AddEngineFlags(f) }
 
 // checkpointMinShare is how much a checkpoint's nodes and the graph's must

@@ -68,6 +68,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.Bool("dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
 	f.String("plan", "", "with --split: apply this approved plan (exported by the review page) instead of scoring")
 	addScoreFlags(f)
+	addMaxMemoryFlag(f)
 	return cmd
 }
 
