@@ -345,17 +345,28 @@ func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, o
 }
 
 // readGraph reads an edge list; its errors already say file and line.
+// Reading a large file is a phase of its own (load), with its progress.
 func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, error) {
 	var (
 		g   *fondue.Graph
 		st  edgelist.Stats
 		err error
 	)
+	pr := newProgress(a)
 	if path == "-" {
-		g, st, err = edgelist.Read(a.stdin, "<stdin>", hm)
+		g, st, err = edgelist.Read(&countingReader{r: a.stdin, pr: pr}, "<stdin>", hm)
 	} else {
-		g, st, err = edgelist.ReadFile(path, hm)
+		var f *os.File
+		if f, err = os.Open(path); err == nil {
+			size := 0
+			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+				size = int(fi.Size())
+			}
+			g, st, err = edgelist.Read(&countingReader{r: f, pr: pr, total: size}, path, hm)
+			f.Close()
+		}
 	}
+	pr.finish()
 	var pe *edgelist.ParseError
 	switch {
 	case errors.Is(err, edgelist.ErrNoEdges):
