@@ -28,6 +28,10 @@ the same, Neo4j's word; and --string-keys when the ids are not integers). score
 and sync run the same check before they start and refuse to run a graph that
 would not fit.
 
+Of the engine's settings, the ones that change the memory are flags here, and
+no other: --threads, --dim, --neg-ratio, and --checkpoint (a run that saves
+one keeps the optimizer's state).
+
 Some buffers of each worker grow with the graph's largest degree. A FILE gives
 it; with counts only the estimate assumes the largest degree they allow
 (nodes-1 or edges, the smaller), an upper bound that is loose for graphs
