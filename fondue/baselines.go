@@ -231,7 +231,8 @@ func baselineScores(ctx context.Context, g *Graph, method string, workers int, t
 }
 
 // baselineParallel evaluates score for every node on workers goroutines,
-// in chunks of baselineChunk nodes, checking ctx before every chunk.
+// in chunks of baselineChunk nodes, checking ctx before every chunk (and
+// reporting progress when ctx asks for it, withChunkProgress).
 func baselineParallel(ctx context.Context, g *Graph, workers int, score func(w *baselineWorker, i int) float64) ([]float64, error) {
 	n := g.NumNodes()
 	out := make([]float64, n)
@@ -240,6 +241,20 @@ func baselineParallel(ctx context.Context, g *Graph, workers int, score func(w *
 	}
 	chunks := (n + baselineChunk - 1) / baselineChunk
 	workers = max(1, min(workers, chunks))
+	t := newChunkTicker(ctx, chunks) // progress, when Score asks for it
+	if workers == 1 {
+		w := &baselineWorker{}
+		for c := range chunks {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			for i := c * baselineChunk; i < min(n, (c+1)*baselineChunk); i++ {
+				out[i] = score(w, i)
+			}
+			t.finishedHere()
+		}
+		return out, nil
+	}
 	var next atomic.Int64
 	var stopped atomic.Bool
 	var wg sync.WaitGroup
@@ -260,10 +275,11 @@ func baselineParallel(ctx context.Context, g *Graph, workers int, score func(w *
 				for i := c * baselineChunk; i < min(n, (c+1)*baselineChunk); i++ {
 					out[i] = score(w, i)
 				}
+				t.finished()
 			}
 		}()
 	}
-	wg.Wait()
+	t.wait(&wg)
 	if stopped.Load() {
 		return nil, ctx.Err()
 	}

@@ -19,9 +19,11 @@ func workerCount(n int) int {
 // workers goroutines. Chunks are handed out dynamically for load balance;
 // callers keep results deterministic by making each chunk's output depend only
 // on the chunk, never on the worker. It stops early and returns ctx.Err()
-// when ctx is cancelled.
+// when ctx is cancelled. When ctx carries a progress report
+// (withChunkProgress), the calling goroutine makes it as the chunks finish.
 func forChunks(ctx context.Context, workers, chunks int, fn func(worker, chunk int)) error {
 	workers = min(workerCount(workers), chunks)
+	t := newChunkTicker(ctx, chunks)
 	if workers <= 1 {
 		for c := 0; c < chunks; c++ {
 			if c&15 == 0 {
@@ -30,6 +32,7 @@ func forChunks(ctx context.Context, workers, chunks int, fn func(worker, chunk i
 				}
 			}
 			fn(0, c)
+			t.finishedHere()
 		}
 		return ctx.Err()
 	}
@@ -45,11 +48,112 @@ func forChunks(ctx context.Context, workers, chunks int, fn func(worker, chunk i
 					return
 				}
 				fn(w, c)
+				t.finished()
 			}
 		}(w)
 	}
-	wg.Wait()
+	t.wait(&wg)
 	return ctx.Err()
+}
+
+// chunkProgressKey is the context key of a chunk progress report.
+type chunkProgressKey struct{}
+
+// chunkReport receives how many chunks of a parallel loop are done.
+type chunkReport func(done, total int)
+
+// withChunkProgress returns a context under which forChunks and
+// baselineParallel report how many of their chunks are done, at each
+// percent of them (each chunk when there are fewer than 100), from the
+// calling goroutine, never with done = total (the loop's end is its
+// caller's to report). Score uses it for progress within the scoring and
+// splitting phases; the reports change nothing of what is computed.
+func withChunkProgress(ctx context.Context, report func(done, total int)) context.Context {
+	return context.WithValue(ctx, chunkProgressKey{}, chunkReport(report))
+}
+
+// subProgress returns ctx with its chunk progress report (if any) mapped
+// to the share [lo, hi) of it: for a phase made of several parallel loops
+// one after another, each reports its part and the whole never goes back.
+func subProgress(ctx context.Context, lo, hi float64) context.Context {
+	report, _ := ctx.Value(chunkProgressKey{}).(chunkReport)
+	if report == nil {
+		return ctx
+	}
+	const scale = 1 << 20
+	return context.WithValue(ctx, chunkProgressKey{}, chunkReport(func(done, total int) {
+		report(int(scale*(lo+(hi-lo)*float64(done)/float64(total))), scale)
+	}))
+}
+
+// chunkTicker makes the reports of withChunkProgress for one loop; a nil
+// *chunkTicker (no report asked) does nothing.
+type chunkTicker struct {
+	report chunkReport
+	chunks int
+	done   atomic.Int64
+	tick   chan struct{} // a percent was crossed (workers to the caller)
+}
+
+func newChunkTicker(ctx context.Context, chunks int) *chunkTicker {
+	report, _ := ctx.Value(chunkProgressKey{}).(chunkReport)
+	if report == nil || chunks <= 1 {
+		return nil
+	}
+	return &chunkTicker{report: report, chunks: chunks, tick: make(chan struct{}, 1)}
+}
+
+// step reports whether d done chunks cross a percent of the total, short of all.
+func (t *chunkTicker) step(d int) bool {
+	return d < t.chunks && d*100/t.chunks != (d-1)*100/t.chunks
+}
+
+// finished counts a chunk done by a worker, and wakes the caller at a step.
+func (t *chunkTicker) finished() {
+	if t == nil {
+		return
+	}
+	if t.step(int(t.done.Add(1))) {
+		select {
+		case t.tick <- struct{}{}:
+		default: // the caller has one pending already
+		}
+	}
+}
+
+// finishedHere counts a chunk done by the calling goroutine itself.
+func (t *chunkTicker) finishedHere() {
+	if t == nil {
+		return
+	}
+	if d := int(t.done.Add(1)); t.step(d) {
+		t.report(d, t.chunks)
+	}
+}
+
+// wait waits for the workers of wg, making the reports meanwhile.
+func (t *chunkTicker) wait(wg *sync.WaitGroup) {
+	if t == nil {
+		wg.Wait()
+		return
+	}
+	end := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(end)
+	}()
+	last := 0
+	for {
+		select {
+		case <-end:
+			return
+		case <-t.tick:
+			if d := int(t.done.Load()); d < t.chunks && d > last {
+				t.report(d, t.chunks)
+				last = d
+			}
+		}
+	}
 }
 
 // rowChunks splits rows 0..n-1 into contiguous chunks of roughly equal cost,

@@ -77,7 +77,10 @@ type Options struct {
 	// KeepState keeps the optimizer state in the result, so that
 	// Result.Checkpoint can save it for the next run's warm start.
 	KeepState bool
-	// Progress, when set, receives progress reports from the calling goroutine.
+	// Progress, when set, receives progress reports from the calling
+	// goroutine: each phase's start (Done 0) and end (Done = Total), and
+	// between them every epoch of the embedding, and about every percent
+	// of the nodes of scoring and splitting. They change no result.
 	Progress func(Progress)
 }
 
@@ -305,24 +308,23 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	} else {
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
-		s, err := baselineScores(ctx, g, opts.Method, opts.Workers, opts.Targets)
-		if err != nil {
+		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
+		if res.Scores, err = baselineScores(subProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
 			return nil, err
 		}
-		res.Scores = s
+		if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+			return nil, err
+		}
 		res.Timings.Scoring = time.Since(t0)
 		report(PhaseScoring, g.NumNodes(), g.NumNodes())
 	}
 	res.Ambiguity = percentiles(res.Scores)
-	if res.Entities, err = entityEstimates(ctx, g, res.Scores, opts.Workers); err != nil {
-		return nil, err
-	}
 
 	if opts.Split.Splitter != nil {
 		t0 := time.Now()
 		nodes := splitCandidates(res, opts.Split)
 		report(PhaseSplitting, 0, len(nodes))
-		props, err := ProposeSplits(ctx, g, res, nodes, opts)
+		props, err := ProposeSplits(phaseContext(ctx, opts.Progress, PhaseSplitting, len(nodes)), g, res, nodes, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -331,6 +333,28 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		report(PhaseSplitting, len(nodes), len(nodes))
 	}
 	return res, nil
+}
+
+// Shares of the scoring phase's progress: the scores, then the entity
+// estimates; in the combined method's scores, the split's tests, then the
+// pieces. (About the shares of their time on the paper's graphs.)
+const (
+	scoringShare  = 0.9
+	combinedShare = 0.85
+)
+
+// phaseContext returns ctx with, when Score reports progress (progress is
+// not nil), a report of the phase's parallel loop (withChunkProgress): a
+// share of its chunks done is reported as that share of the phase's total
+// items (nodes), rounded down. The chunks of the scoring loops are of about
+// equal cost, so the share is that of the work.
+func phaseContext(ctx context.Context, progress func(Progress), ph Phase, total int) context.Context {
+	if progress == nil {
+		return ctx
+	}
+	return withChunkProgress(ctx, func(done, chunks int) {
+		progress(Progress{Phase: ph, Done: int(int64(done) * int64(total) / int64(chunks)), Total: total})
+	})
 }
 
 func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, report func(Phase, int, int)) error {
@@ -378,7 +402,11 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
-	if res.Scores, err = ScoreEmbedding(ctx, g, emb, opts); err != nil {
+	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
+	if res.Scores, err = ScoreEmbedding(subProgress(pctx, 0, scoringShare), g, emb, opts); err != nil {
+		return err
+	}
+	if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
 		return err
 	}
 	res.Timings.Scoring = time.Since(t2)
@@ -400,11 +428,11 @@ func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options)
 	case MethodFONDUE:
 		return fondueScores(ctx, g, emb, p)
 	case "", MethodCombined:
-		fs, disc, err := splitDisconnection(ctx, g, emb, p)
+		fs, disc, err := splitDisconnection(subProgress(ctx, 0, combinedShare), g, emb, p)
 		if err != nil {
 			return nil, err
 		}
-		eff, err := effectivePieces(ctx, g, scoredOf(fs), p.Workers, true)
+		eff, err := effectivePieces(subProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
 		if err != nil {
 			return nil, err
 		}

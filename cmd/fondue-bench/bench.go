@@ -48,12 +48,14 @@ func newBenchCmd(a *app) *cobra.Command {
 paper's datasets found in --data-dir: for each dataset and contraction ratio r,
 q = floor(r*n) random node pairs are merged (the planted ambiguous nodes), then
 
-  identification  AUC and NDCG of fondue, degree, cc and nc (--seeds per cell)
+  identification  AUC and NDCG of fondue, degree, cc and nc (--contractions
+                  per cell)
   splitting       ARI of every splitter's partition of each planted node's
-                  neighbours against their true origin (--split-seeds per cell)
+                  neighbours against their true origin (--split-contractions
+                  per cell)
   runtime         wall time per method and phase
 
-and writes to --out: RESULTS.md (the paper's tables, with the paper's number
+and writes to --output-dir: RESULTS.md (the paper's tables, with the paper's number
 beside ours in every cell), results.json (every raw number, the configuration
 and the seeds), roc-<dataset>.png, auc-bars.png and ari-cells.png.
 
@@ -69,32 +71,33 @@ are read from the same configuration. Progress goes to stderr.
 "fondue-bench real" runs the real evaluation alone; "fondue-bench scale"
 measures score at growing graph sizes instead.`,
 		Example: `  fondue-bench --quick
-  fondue-bench --datasets polbooks,grqc --ratios 0.01,0.1 --seeds 5
-  fondue-bench --out bench-full   # the whole paper table (about 10 minutes on 2 cores)`,
+  fondue-bench --datasets polbooks,grqc --ratios 0.01,0.1 --contractions 5
+  fondue-bench --output-dir bench-full   # the whole paper table (about 10 minutes on 2 cores)`,
 		Args: cli.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runBench(cmd, &bf) },
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&bf.datasets, "datasets", nil, "datasets to run, comma-separated (default: all available: "+strings.Join(bench.MustPaper().AvailableDatasets(), ",")+")")
 	f.StringVar(&bf.ratios, "ratios", "0.001,0.01,0.1", "contraction ratios r (q = floor(r*n) merged pairs), comma-separated; 1% = 0.01")
-	f.IntVar(&bf.seeds, "seeds", 10, "contraction seeds per cell for identification (the paper: 10)")
-	f.IntVar(&bf.splitSeeds, "split-seeds", 3, "contraction seeds per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
+	f.IntVar(&bf.seeds, "contractions", 10, "random contractions per cell for identification, seeds 1..N (the paper: 10)")
+	f.IntVar(&bf.splitSeeds, "split-contractions", 3, "random contractions per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
 	f.StringSliceVar(&bf.methods, "methods", nil, "identification methods (default: "+strings.Join(fondue.Methods, ",")+")")
 	f.StringSliceVar(&bf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+"; the first is the default splitter)")
-	f.StringVar(&bf.out, "out", "bench-out", "output directory")
+	f.StringVar(&bf.out, "output-dir", "bench-out", "folder of the reports")
 	f.BoolVar(&bf.quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
-	f.BoolVar(&bf.fresh, "fresh", false, "ignore the results of an earlier run in --out instead of resuming it")
-	f.BoolVar(&bf.reportOnly, "report-only", false, "run nothing: write the reports from the results already in --out (results.jsonl)")
+	f.BoolVar(&bf.fresh, "fresh", false, "ignore the results of an earlier run in --output-dir instead of resuming it")
+	f.BoolVar(&bf.reportOnly, "report-only", false, "run nothing: write the reports from the results already in --output-dir (results.jsonl)")
 	f.StringVar(&bf.ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
 	f.StringVar(&bf.dataDir, "data-dir", "", "datasets directory (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	f.BoolVar(&bf.skipReal, "skip-real", false, "do not run the real evaluation (fondue-bench real) after the paper's")
-	cli.AddEngineFlags(f)
-	_ = f.MarkHidden("method")
+	// The engine's flags but the warm start (the bench saves no embedding);
+	// --method is --methods here.
+	cli.AddEngineFlags(f, cli.EngineFlagsExcept(append([]string{"method"}, cli.CheckpointFlags...)...)...)
 	return cmd
 }
 
 // runBench runs the benchmark the flags describe and writes its reports
-// into --out: intermediate ones after each cell, the final ones with the
+// into --output-dir: intermediate ones after each cell, the final ones with the
 // plots at the end.
 func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 	bf.applyQuick(cmd.Flags())
@@ -111,7 +114,7 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 	}
 	out := bf.out
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+		return cli.WithCode(cli.ExitUsage, fmt.Errorf("--output-dir %s: %w", out, err))
 	}
 	cfg.Journal = filepath.Join(out, "results.jsonl")
 	command := commandLine(cmd)
@@ -172,10 +175,10 @@ func (bf *benchFlags) applyQuick(fl *pflag.FlagSet) {
 	if !fl.Changed("ratios") {
 		bf.ratios = joinFloats(quickRatios)
 	}
-	if !fl.Changed("seeds") {
+	if !fl.Changed("contractions") {
 		bf.seeds = quickSeeds
 	}
-	if !fl.Changed("split-seeds") {
+	if !fl.Changed("split-contractions") {
 		bf.splitSeeds = quickSeeds
 	}
 }
@@ -192,7 +195,7 @@ func (bf *benchFlags) config(paper *bench.PaperData) (bench.Config, error) {
 		return cfg, err
 	}
 	if bf.seeds < 0 || bf.splitSeeds < 0 || bf.seeds+bf.splitSeeds == 0 {
-		return cfg, cli.UsageErrorf("--seeds %d --split-seeds %d: need at least one seed", bf.seeds, bf.splitSeeds)
+		return cfg, cli.UsageErrorf("--contractions %d --split-contractions %d: need at least one contraction", bf.seeds, bf.splitSeeds)
 	}
 	if bf.methods != nil {
 		cfg.Methods = bf.methods
@@ -283,6 +286,9 @@ func parseRatios(s string) ([]float64, error) {
 func commandLine(cmd *cobra.Command) string {
 	parts := []string{cmd.CommandPath()}
 	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if cli.DeprecatedFor(f) != "" {
+			return // its flag, set too, is listed under its own name
+		}
 		v := f.Value.String()
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			v = strings.Join(sv.GetSlice(), ",")

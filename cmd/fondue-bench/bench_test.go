@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // runCLI runs the command in-process and returns exit code, stdout, stderr.
@@ -27,7 +29,7 @@ const benchData = "../../bench/testdata"
 
 func TestBenchQuick(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runCLI(t, "--quick", "--data-dir", benchData, "--out", out, "--threads", "2", "--splitters", "ncut,mcl,fondue")
+	code, stdout, stderr := runCLI(t, "--quick", "--data-dir", benchData, "--output-dir", out, "--threads", "2", "--splitters", "ncut,mcl,fondue")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -81,7 +83,7 @@ func TestBenchQuick(t *testing.T) {
 		t.Fatalf("real/results.json: %v %+v", err, realRes.Config)
 	}
 	// The same command again resumes everything; --skip-real skips the real run.
-	code, _, stderr = runCLI(t, "--quick", "--data-dir", benchData, "--out", out, "--threads", "2", "--splitters", "ncut,mcl,fondue", "--skip-real")
+	code, _, stderr = runCLI(t, "--quick", "--data-dir", benchData, "--output-dir", out, "--threads", "2", "--splitters", "ncut,mcl,fondue", "--skip-real")
 	if code != 0 || strings.Count(stderr, " resumed: ") != 6 || strings.Contains(stderr, "real:") {
 		t.Fatalf("rerun: exit %d, stderr %s", code, stderr)
 	}
@@ -99,13 +101,13 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"--ratios", "0.7"}, "--ratios"},
 		{[]string{"--methods", "pagerank"}, "unknown method"},
 		{[]string{"--splitters", "magic"}, "unknown splitter"},
-		{[]string{"--seeds", "0", "--split-seeds", "0"}, "at least one seed"},
+		{[]string{"--contractions", "0", "--split-contractions", "0"}, "at least one contraction"},
 		{[]string{"--data-dir", filepath.Join(dir, "none")}, "datasets directory not found"},
 		{[]string{"extra"}, "no arguments"},
 		{[]string{"--sigma2", "0.5", "--data-dir", benchData}, "sigma2"},
 	}
 	for _, c := range cases {
-		code, out, stderr := runCLI(t, append(c.args, "--out", filepath.Join(dir, "o"))...)
+		code, out, stderr := runCLI(t, append(c.args, "--output-dir", filepath.Join(dir, "o"))...)
 		if code != cli.ExitUsage || !strings.Contains(stderr, c.msg) || out != "" {
 			t.Errorf("%v: exit %d, stderr %q (want %q)", c.args, code, stderr, c.msg)
 		}
@@ -123,7 +125,7 @@ func TestParseRatios(t *testing.T) {
 // where it looked when the file is in neither place.
 func TestBenchScaleFileCase(t *testing.T) {
 	data := t.TempDir()
-	code, out, stderr := runCLI(t, "scale", "--cases", "file:condmat05.edges", "--data-dir", data, "--out", t.TempDir())
+	code, out, stderr := runCLI(t, "scale", "--cases", "file:condmat05.edges", "--data-dir", data, "--output-dir", t.TempDir())
 	if code != cli.ExitUsage || out != "" || !strings.Contains(stderr, "file:condmat05.edges: neither in the working folder nor in the datasets folder "+data) {
 		t.Fatalf("exit %d, %q", code, stderr)
 	}
@@ -139,7 +141,7 @@ func TestBenchHelpMatchesReadme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`bench --out bench-full # the paper's whole evaluation, about (\d+ minutes)`).FindSubmatch(readme)
+	m := regexp.MustCompile(`bench --output-dir bench-full # the paper's whole evaluation, about (\d+ minutes)`).FindSubmatch(readme)
 	if m == nil {
 		t.Fatal("README.md does not say how long the full bench takes")
 	}
@@ -166,7 +168,7 @@ func TestBenchOutputIgnored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out := cmd.Flags().Lookup("out").DefValue
+		out := cmd.Flags().Lookup("output-dir").DefValue
 		if !slices.Contains(lines, "/"+out+"/") {
 			t.Errorf("%s writes to %s by default, which .gitignore does not list", cmd.CommandPath(), out)
 		}
@@ -184,8 +186,8 @@ func TestBenchReadsConfig(t *testing.T) {
 	engineSeed := func(args ...string) uint64 {
 		t.Helper()
 		out := filepath.Join(t.TempDir(), "out")
-		args = append([]string{"--config", file, "--data-dir", benchData, "--out", out, "--datasets", "polbooks",
-			"--ratios", "0.1", "--seeds", "1", "--split-seeds", "0", "--methods", "degree", "--skip-real"}, args...)
+		args = append([]string{"--config", file, "--data-dir", benchData, "--output-dir", out, "--datasets", "polbooks",
+			"--ratios", "0.1", "--contractions", "1", "--split-contractions", "0", "--methods", "degree", "--skip-real"}, args...)
 		code, _, stderr := runCLI(t, args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
@@ -212,7 +214,7 @@ func TestBenchReadsConfig(t *testing.T) {
 		t.Errorf("--seed 9 over FONDUE_SEED=8: engine seed %d", got)
 	}
 	t.Setenv("FONDUE_EMBEDDING_SIGMA2", "0.5")
-	code, _, stderr := runCLI(t, "--data-dir", benchData, "--out", filepath.Join(dir, "o"))
+	code, _, stderr := runCLI(t, "--data-dir", benchData, "--output-dir", filepath.Join(dir, "o"))
 	if code != cli.ExitUsage || !strings.Contains(stderr, "sigma2") {
 		t.Errorf("FONDUE_EMBEDDING_SIGMA2=0.5: exit %d, %q", code, stderr)
 	}
@@ -222,12 +224,12 @@ func TestBenchReadsConfig(t *testing.T) {
 // program or on $PATH, and says how to build one when there is none.
 func TestScaleBinary(t *testing.T) {
 	cache := t.TempDir()
-	code, _, stderr := runCLI(t, "scale", "--cache-dir", cache, "--binary", filepath.Join(cache, "none"), "--out", t.TempDir())
+	code, _, stderr := runCLI(t, "scale", "--cache-dir", cache, "--binary", filepath.Join(cache, "none"), "--output-dir", t.TempDir())
 	if code != cli.ExitUsage || !strings.Contains(stderr, "--binary") {
 		t.Fatalf("missing --binary: exit %d, %q", code, stderr)
 	}
 	t.Setenv("PATH", t.TempDir())
-	code, _, stderr = runCLI(t, "scale", "--cache-dir", cache, "--out", t.TempDir())
+	code, _, stderr = runCLI(t, "scale", "--cache-dir", cache, "--output-dir", t.TempDir())
 	if code != cli.ExitUsage || !strings.Contains(stderr, "go build -o fondue-neo4j ./cmd/fondue-neo4j") {
 		t.Fatalf("no binary: exit %d, %q", code, stderr)
 	}
@@ -235,7 +237,9 @@ func TestScaleBinary(t *testing.T) {
 
 // Every --flag that bench/README.md, bench/SCALE.md and the README's
 // sections running fondue-bench name is a flag of fondue-bench or of its
-// real or scale command: documented flags are real.
+// real or scale command (or, in SCALE.md, an engine flag of the score runs
+// that scale measures, "scale ... -- --method fondue"): documented flags
+// are real.
 func TestDocumentedFlagsExist(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -270,9 +274,63 @@ func TestDocumentedFlagsExist(t *testing.T) {
 	flag := regexp.MustCompile("(?:^|[\\s`(\\[|])--([a-z][a-z0-9-]*)")
 	for file, text := range docs {
 		for _, m := range flag.FindAllStringSubmatch(text, -1) {
-			if root.Flags().Lookup(m[1]) == nil && scale.Flags().Lookup(m[1]) == nil && realCmd.Flags().Lookup(m[1]) == nil {
+			if root.Flags().Lookup(m[1]) == nil && scale.Flags().Lookup(m[1]) == nil && realCmd.Flags().Lookup(m[1]) == nil &&
+				!(file == "bench/SCALE.md" && slices.Contains(cli.EngineFlagsExcept(), m[1])) {
 				t.Errorf("%s names --%s, which fondue-bench does not have", file, m[1])
 			}
 		}
+	}
+}
+
+// fondue-bench offers the flags it uses, in the words of fondue-neo4j:
+// the folder of the reports is --output-dir (--output is a format there),
+// the contractions per cell --contractions and --split-contractions (not
+// --seeds beside the engine's --seed), no warm start and no --method
+// (--methods). The older spellings still work, with a warning.
+func TestBenchVocabulary(t *testing.T) {
+	root := newApp(&strings.Builder{}, &strings.Builder{}).rootCmd()
+	for _, path := range [][]string{{}, {"scale"}} {
+		cmd, _, err := root.Find(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cmd.Flags().Lookup("output-dir") == nil {
+			t.Errorf("%s has no --output-dir", cmd.CommandPath())
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			switch {
+			case f.Hidden && cli.DeprecatedFor(f) == "":
+				t.Errorf("%s --%s is hidden but not an older spelling: a flag it does not use", cmd.CommandPath(), f.Name)
+			case f.Hidden:
+			case slices.Contains([]string{"out", "seeds", "split-seeds", "method", "checkpoint", "checkpoint-force"}, f.Name):
+				t.Errorf("%s offers --%s", cmd.CommandPath(), f.Name)
+			}
+		})
+	}
+	var stderr strings.Builder
+	a := newApp(&strings.Builder{}, &stderr)
+	root = a.rootCmd()
+	var got []string
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		for _, name := range []string{"contractions", "split-contractions", "output-dir"} {
+			got = append(got, cmd.Flags().Lookup(name).Value.String())
+		}
+		return nil
+	}
+	root.SetArgs([]string{"--seeds", "4", "--split-seeds", "2", "--out", "folder"})
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"4", "2", "folder"}) {
+		t.Errorf("--seeds 4 --split-seeds 2 --out folder set %q", got)
+	}
+	for _, w := range []string{"--out is deprecated: write --output-dir", "--seeds is deprecated: write --contractions",
+		"--split-seeds is deprecated: write --split-contractions"} {
+		if !strings.Contains(stderr.String(), w) {
+			t.Errorf("no warning %q: %s", w, stderr.String())
+		}
+	}
+	if code, _, stderr := runCLI(t, "--checkpoint", "x.ck", "--report-only"); code != cli.ExitUsage || !strings.Contains(stderr, "unknown flag: --checkpoint") {
+		t.Errorf("--checkpoint: exit %d, %s", code, stderr)
 	}
 }

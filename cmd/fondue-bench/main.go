@@ -53,8 +53,20 @@ func (a *app) rootCmd() *cobra.Command {
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.setup(cmd) }
 	cli.SetupRoot(root, a.stdout, a.stderr, nil)
 	root.AddCommand(newRealCmd(a), newScaleCmd(a))
+	cli.AddDeprecatedFlags(root, deprecatedFlags...)
 	cli.RegisterCompletions(root, flagValues)
 	return root
+}
+
+// deprecatedFlags are older spellings of flags, still accepted with a
+// warning: the folder of the reports was --out (--output is a format in
+// fondue-neo4j), and the number of contractions per cell --seeds and
+// --split-seeds (beside --seed, the engine's random seed).
+var deprecatedFlags = []cli.Deprecated{
+	{Old: "out", New: "output-dir"},
+	{Old: "seeds", New: "contractions"},
+	{Old: "split-seeds", New: "split-contractions"},
+	{Old: "seeds", New: "runs"}, // fondue-bench real
 }
 
 // setup loads the configuration (cli.Load): the engine's flags, like
@@ -67,8 +79,11 @@ func (a *app) setup(cmd *cobra.Command) error {
 		return err
 	}
 	var err error
-	a.log, err = cli.NewLogger(a.v, a.stderr, a.tty)
-	return err
+	if a.log, err = cli.NewLogger(a.v, a.stderr, a.tty); err != nil {
+		return err
+	}
+	cli.WarnDeprecated(cmd, a.log)
+	return nil
 }
 
 // flagKey returns the setting a flag sets: only the engine's and the

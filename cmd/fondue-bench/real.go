@@ -45,7 +45,8 @@ rest of the graph is context: (:Author)-[:WROTE]->(:Paper).
 
   detection   every method's ROC AUC over the labelled names (ambiguous against
               one-person names), AUC within degree bins, AUC on 2-person names,
-              precision at 100 (seeds 1..--seeds; deterministic methods once)
+              precision at 100 (--runs runs, engine seeds --seed, --seed+1, ...;
+              deterministic methods once)
   splitting   every splitter's ARI against the persons over each ambiguous
               name's labelled neighbours (all, 2 persons, 3+), and its number
               of groups against the number of persons
@@ -53,33 +54,34 @@ rest of the graph is context: (:Author)-[:WROTE]->(:Paper).
               beside the number of ego and two-hop components
 
 each for all labelled names, the development half and the held-out half, into
---out: RESULTS.md, results.json (every seed) and real-*.png. bench/README.md
+--output-dir: RESULTS.md, results.json (every seed) and real-*.png. bench/README.md
 ("Real ambiguity") defines every number.`,
 		Example: `  fondue-bench real --quick
-  fondue-bench real --out bench/real-results   # the committed results (about a minute on 2 cores)`,
+  fondue-bench real --output-dir bench/real-results   # the committed results (about a minute on 2 cores)`,
 		Args: cli.ExactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runRealCmd(cmd, &rf) },
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&rf.sets, "sets", nil, "real sets to run, comma-separated (default: every set in the real-data folder)")
-	f.IntVar(&rf.seeds, "seeds", realSeeds, "engine seeds 1..N (the methods that fit no embedding are deterministic and run once)")
-	f.BoolVar(&rf.quick, "quick", false, fmt.Sprintf("quick preset: %d seed (explicit flags still win)", realQuickSeeds))
+	f.IntVar(&rf.seeds, "runs", realSeeds, "engine runs per set, with seeds --seed, --seed+1, ... (the methods that fit no embedding are deterministic and run once)")
+	f.BoolVar(&rf.quick, "quick", false, fmt.Sprintf("quick preset: %d run (explicit flags still win)", realQuickSeeds))
 	f.StringSliceVar(&rf.methods, "methods", nil, "detection methods (default: "+strings.Join(fondue.Methods, ",")+")")
 	f.StringSliceVar(&rf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+")")
-	f.StringVar(&rf.out, "out", "bench-real-out", "output directory")
+	f.StringVar(&rf.out, "output-dir", "bench-real-out", "output directory")
 	f.StringVar(&rf.dataDir, "data-dir", "", "datasets directory, holding the folder real (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
-	cli.AddEngineFlags(f)
-	_ = f.MarkHidden("method")
+	// The engine's flags but the warm start (the bench saves no embedding);
+	// --method is --methods here.
+	cli.AddEngineFlags(f, cli.EngineFlagsExcept(append([]string{"method"}, cli.CheckpointFlags...)...)...)
 	return cmd
 }
 
 // runRealCmd runs fondue-bench real.
 func (a *app) runRealCmd(cmd *cobra.Command, rf *realFlags) error {
-	if rf.quick && !cmd.Flags().Changed("seeds") {
+	if rf.quick && !cmd.Flags().Changed("runs") {
 		rf.seeds = realQuickSeeds
 	}
 	if rf.seeds < 1 {
-		return cli.UsageErrorf("--seeds %d: need at least one seed", rf.seeds)
+		return cli.UsageErrorf("--runs %d: need at least one run", rf.seeds)
 	}
 	if err := checkMethodsSplitters(rf.methods, rf.splitters); err != nil {
 		return err

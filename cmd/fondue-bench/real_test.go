@@ -15,7 +15,7 @@ import (
 // the reports and plots in --out, the engine's flags read as score's.
 func TestRealQuickCLI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := runCLI(t, "real", "--quick", "--data-dir", benchData, "--out", out, "--threads", "2", "--seed", "4",
+	code, stdout, stderr := runCLI(t, "real", "--quick", "--data-dir", benchData, "--output-dir", out, "--threads", "2", "--seed", "4",
 		"--methods", "degree,cc", "--splitters", "ego-components,two-hop-components")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -98,7 +98,7 @@ func TestRealUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--methods", "pagerank"}, "unknown method"},
 		{[]string{"--splitters", "magic"}, "unknown splitter"},
-		{[]string{"--seeds", "0"}, "--seeds 0"},
+		{[]string{"--runs", "0"}, "--runs 0"},
 		{[]string{"extra"}, "no arguments"},
 		{[]string{"--data-dir", dir}, "real data folder not found: " + filepath.Join(dir, "real")},
 		{[]string{"--data-dir", filepath.Join(dir, "none")}, "datasets directory not found"},
@@ -107,7 +107,7 @@ func TestRealUsageErrors(t *testing.T) {
 		{[]string{"--data-dir", benchData, "--sigma2", "0.5"}, "sigma2"},
 	}
 	for _, c := range cases {
-		code, out, stderr := runCLI(t, append([]string{"real"}, append(c.args, "--out", filepath.Join(dir, "o"))...)...)
+		code, out, stderr := runCLI(t, append([]string{"real"}, append(c.args, "--output-dir", filepath.Join(dir, "o"))...)...)
 		if code != cli.ExitUsage || !strings.Contains(stderr, c.msg) || out != "" || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q (want %q in one line)", c.args, code, stderr, c.msg)
 		}
@@ -126,7 +126,7 @@ func TestBenchWithoutRealData(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	code, _, stderr := runCLI(t, "--data-dir", data, "--out", out, "--datasets", "polbooks", "--ratios", "0.1", "--seeds", "1", "--split-seeds", "0", "--methods", "degree")
+	code, _, stderr := runCLI(t, "--data-dir", data, "--output-dir", out, "--datasets", "polbooks", "--ratios", "0.1", "--contractions", "1", "--split-contractions", "0", "--methods", "degree")
 	if code != 0 || !strings.Contains(stderr, "bench: no real sets in "+filepath.Join(data, "real")+": the real evaluation is skipped") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -138,7 +138,7 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&compare, "compare", "", "an earlier run's results.json, drawn and compared beside this run")
 	f.StringVar(&reuse, "reuse", "", "earlier results.json files (comma-separated): their runs of these cases are reported instead of being run again (the first file wins)")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
-	f.StringVar(&out, "out", "bench-scale-out", "output directory")
+	f.StringVar(&out, "output-dir", "bench-scale-out", "folder of the reports")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 )
@@ -26,6 +27,10 @@ to this process). The graph is an edge list FILE (read like "score" reads it,
 the same, Neo4j's word; and --string-keys when the ids are not integers). score
 and sync run the same check before they start and refuse to run a graph that
 would not fit.
+
+Of the engine's settings, the ones that change the memory are flags here, and
+no other: --threads, --dim, --neg-ratio, and --checkpoint (a run that saves
+one keeps the optimizer's state).
 
 Some buffers of each worker grow with the graph's largest degree. A FILE gives
 it; with counts only the estimate assumes the largest degree they allow
@@ -106,7 +111,9 @@ like score and sync.`,
 	f.BoolVar(&stringKeys, "string-keys", false, "node ids are strings (e.g. Neo4j element ids) rather than integers")
 	f.String("output", "text", "text or json")
 	addHeaderFlag(f)
-	addScoreFlags(f)
+	// The engine's flags that change the estimate, and no other.
+	cli.AddEngineFlags(f, cli.MemoryFlags...)
+	addMaxMemoryFlag(f)
 	return cmd
 }
 

@@ -80,7 +80,7 @@ func TestScoreMatchesLibrary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := append([]string{"score", lesmis, "--format", "json", "--seed", "9", "--threads", "3"}, c.args...)
+		args := append([]string{"score", lesmis, "--output", "json", "--seed", "9", "--threads", "3"}, c.args...)
 		code, out, stderr := runCLI(t, "", args...)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
@@ -366,7 +366,7 @@ func TestEstimateRelationships(t *testing.T) {
 
 // --split alone proposes with the default splitter.
 func TestScoreSplitDefault(t *testing.T) {
-	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "3", "--split", "--format", "json", "--seed", "4")
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "3", "--split", "--output", "json", "--seed", "4")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -68,7 +68,7 @@ func TestScoreNamesJSON(t *testing.T) {
 		Split      [][]int64  `json:"split"`
 		SplitNames [][]string `json:"splitNames"`
 	}
-	code, out, stderr := runCLI(t, "", "score", lesmis, "--names", lesmisNames, "--split", "--top", "2", "--format", "json")
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--names", lesmisNames, "--split", "--top", "2", "--output", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -103,7 +103,7 @@ func TestScoreNamesJSON(t *testing.T) {
 	data, _ := json.Marshal(m)
 	jf := filepath.Join(t.TempDir(), "names.json")
 	os.WriteFile(jf, data, 0o644)
-	code, out2, stderr := runCLI(t, "", "score", lesmis, "--names", jf, "--split", "--top", "2", "--format", "json")
+	code, out2, stderr := runCLI(t, "", "score", lesmis, "--names", jf, "--split", "--top", "2", "--output", "json")
 	var rows2 []row
 	if code != 0 || json.Unmarshal([]byte(out2), &rows2) != nil || len(rows2) != 2 {
 		t.Fatalf("exit %d: %s %s", code, out2, stderr)
@@ -151,7 +151,7 @@ func TestScoreHeader(t *testing.T) {
 // --split is a switch everywhere and --splitter picks the method; the old
 // --split=NAME still works, with a deprecation warning, and means the same.
 func TestSplitSpellings(t *testing.T) {
-	base := []string{"score", lesmis, "--top", "3", "--format", "json", "--seed", "2"}
+	base := []string{"score", lesmis, "--top", "3", "--output", "json", "--seed", "2"}
 	run := func(env map[string]string, extra ...string) (string, string) {
 		for k, v := range env {
 			t.Setenv(k, v)
@@ -186,7 +186,7 @@ func TestSplitSpellings(t *testing.T) {
 	if strings.Contains(off, `"split":`) {
 		t.Errorf("a splitter alone turned splitting on: %s", off)
 	}
-	if no, _ := run(nil, "--split=false", "--splitter", "mcl"); strings.Contains(no, `"split":`) {
+	if no, _ := run(map[string]string{"FONDUE_SPLIT_ENABLED": "true"}, "--split=false"); strings.Contains(no, `"split":`) {
 		t.Errorf("--split=false proposed splits: %s", no)
 	}
 }

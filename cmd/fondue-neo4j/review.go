@@ -47,9 +47,9 @@ Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input (an edge list,
 names file or plan that cannot be read, a page whose folder cannot be
 written), 5 nothing to score (no edges), 7 not enough memory, 130
 interrupted.`,
-		Example: `  fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names --top 12 -o lesmis-review.html
+		Example: `  fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names --top 12 --output-file lesmis-review.html
   fondue-neo4j sync --split --split-top 20 --dry-run > dry-run.json
-  fondue-neo4j review --plan dry-run.json --names names.tsv -o review.html`,
+  fondue-neo4j review --plan dry-run.json --names names.tsv --output-file review.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			// With a plan (--plan, or review.plan from the environment or
 			// file, known once the configuration is read) the edge list is
@@ -123,12 +123,13 @@ interrupted.`,
 	}
 	f := cmd.Flags()
 	f.Int("top", 20, "review the K most ambiguous nodes (config review.top)")
-	f.StringP("out", "o", "fondue-review.html", "the HTML file to write (- for standard output; config review.out)")
+	f.String("output-file", "fondue-review.html", "the HTML file to write (- for standard output; config review.out)")
 	addNamesFlag(f, "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}")
 	f.String("plan", "", "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)")
 	addHeaderFlag(f)
 	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
 	addScoreFlags(f)
+	addMaxMemoryFlag(f)
 	return cmd
 }
 

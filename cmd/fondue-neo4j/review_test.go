@@ -59,7 +59,7 @@ func readReviewPage(t *testing.T, path string) reviewData {
 // review proposes the groups score proposes, for the same nodes.
 func TestReviewEdgeList(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "lesmis.html")
-	code, stdout, stderr := runCLI(t, "", "review", lesmis, "--names", lesmisNames, "--top", "5", "-o", out, "--seed", "3")
+	code, stdout, stderr := runCLI(t, "", "review", lesmis, "--names", lesmisNames, "--top", "5", "--output-file", out, "--seed", "3")
 	if code != 0 || stdout != "" || !strings.Contains(stderr, "wrote the review page") {
 		t.Fatalf("exit %d: %q %s", code, stdout, stderr)
 	}
@@ -67,7 +67,7 @@ func TestReviewEdgeList(t *testing.T) {
 	if d.Source != "edgelist" || d.Input != lesmis || d.Splitter != "ncut" || !d.LinksKnown || len(d.Nodes) != 5 || d.Nodes[0].Name != "Valjean" {
 		t.Fatalf("page data: %+v", d)
 	}
-	_, js, _ := runCLI(t, "", "score", lesmis, "--names", lesmisNames, "--top", "5", "--split", "--format", "json", "--seed", "3")
+	_, js, _ := runCLI(t, "", "score", lesmis, "--names", lesmisNames, "--top", "5", "--split", "--output", "json", "--seed", "3")
 	var rows []struct {
 		Node       int64      `json:"node"`
 		Name       string     `json:"name"`
@@ -93,7 +93,7 @@ func TestReviewEdgeList(t *testing.T) {
 		}
 	}
 	// --splitter picks the method, as in score.
-	code, _, stderr = runCLI(t, "", "review", lesmis, "--top", "2", "--splitter", "mcl", "-o", out)
+	code, _, stderr = runCLI(t, "", "review", lesmis, "--top", "2", "--splitter", "mcl", "--output-file", out)
 	if d := readReviewPage(t, out); code != 0 || d.Splitter != "mcl" || d.Nodes[0].Name != "11" {
 		t.Errorf("--splitter mcl: exit %d, %+v %s", code, d.Splitter, stderr)
 	}
@@ -131,7 +131,7 @@ func TestReviewPlan(t *testing.T) {
 	out := filepath.Join(dir, "plan.html")
 	for _, bare := range []bool{false, true} {
 		plan := dryRun(t, bare)
-		code, _, stderr := runCLI(t, "", "review", "--plan", plan, "--names", lesmisNames, "-o", out, lesmis)
+		code, _, stderr := runCLI(t, "", "review", "--plan", plan, "--names", lesmisNames, "--output-file", out, lesmis)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -154,7 +154,7 @@ func TestReviewPlan(t *testing.T) {
 		}
 	}
 	// Without the edge list: no links, and the page says so.
-	code, _, stderr := runCLI(t, "", "review", "--plan", dryRun(t, false), "-o", out)
+	code, _, stderr := runCLI(t, "", "review", "--plan", dryRun(t, false), "--output-file", out)
 	if d := readReviewPage(t, out); code != 0 || d.LinksKnown || len(d.Nodes[0].Links) != 0 || d.Nodes[0].Name != "11" {
 		t.Errorf("without names and edges: exit %d %+v %s", code, d, stderr)
 	}
@@ -178,21 +178,21 @@ func TestReviewBadInput(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"review", "--plan", twice, "-o", out}, "twice.json: review: node 1: neighbour 2 twice"},
+		{[]string{"review", "--plan", twice, "--output-file", out}, "twice.json: review: node 1: neighbour 2 twice"},
 		{[]string{"review"}, "needs an edge-list file (or --plan FILE)"},
-		{[]string{"review", lesmis, "--top", "0", "-o", out}, "flag --top: review.top = 0: want a positive integer"},
-		{[]string{"review", lesmis, "-o", ""}, "review.out = : want the HTML file to write"},
-		{[]string{"review", lesmis, "-o", filepath.Join(dir, "no", "such", "dir.html")}, "review page " + filepath.Join(dir, "no", "such", "dir.html") + ": folder " + filepath.Join(dir, "no", "such") + " does not exist (checked before scoring)"},
-		{[]string{"review", lesmis, "-o", dir}, "is a folder; give a file name"},
-		{[]string{"review", lesmis, "--names", write("bad.names", "1\n"), "-o", out}, "bad.names:1"},
-		{[]string{"review", "--plan", filepath.Join(dir, "missing.json"), "-o", out}, "missing.json: no such file"},
-		{[]string{"review", "--plan", noPlan, "-o", out}, "has no split plan: make it with \"sync --split --split-top K --dry-run\""},
-		{[]string{"review", "--plan", garbage, "-o", out}, "not the JSON of \"sync --dry-run\""},
-		{[]string{"review", "--plan", uneven, "-o", out}, "group 0 has 2 neighbors and 1 neighborIds"},
+		{[]string{"review", lesmis, "--top", "0", "--output-file", out}, "flag --top: review.top = 0: want a positive integer"},
+		{[]string{"review", lesmis, "--output-file", ""}, "review.out = : want the HTML file to write"},
+		{[]string{"review", lesmis, "--output-file", filepath.Join(dir, "no", "such", "dir.html")}, "review page " + filepath.Join(dir, "no", "such", "dir.html") + ": folder " + filepath.Join(dir, "no", "such") + " does not exist (checked before scoring)"},
+		{[]string{"review", lesmis, "--output-file", dir}, "is a folder; give a file name"},
+		{[]string{"review", lesmis, "--names", write("bad.names", "1\n"), "--output-file", out}, "bad.names:1"},
+		{[]string{"review", "--plan", filepath.Join(dir, "missing.json"), "--output-file", out}, "missing.json: no such file"},
+		{[]string{"review", "--plan", noPlan, "--output-file", out}, "has no split plan: make it with \"sync --split --split-top K --dry-run\""},
+		{[]string{"review", "--plan", garbage, "--output-file", out}, "not the JSON of \"sync --dry-run\""},
+		{[]string{"review", "--plan", uneven, "--output-file", out}, "group 0 has 2 neighbors and 1 neighborIds"},
 		{[]string{"review", "--plan", noPlan, lesmis, lesmis}, "takes at most one edge-list file"},
-		{[]string{"review", filepath.Join(dir, "nope.edges"), "-o", out}, "no such file"},
-		{[]string{"review", lesmis, "--splitter", "kmeans", "-o", out}, "flag --splitter: split.method = kmeans: want one of"},
-		{[]string{"review", lesmis, "--print-header", "-o", out}, "unknown flag: --print-header"},
+		{[]string{"review", filepath.Join(dir, "nope.edges"), "--output-file", out}, "no such file"},
+		{[]string{"review", lesmis, "--splitter", "kmeans", "--output-file", out}, "flag --splitter: split.method = kmeans: want one of"},
+		{[]string{"review", lesmis, "--print-header", "--output-file", out}, "unknown flag: --print-header"},
 	}
 	for _, c := range cases {
 		code, stdout, stderr := runCLI(t, "", c.args...)
@@ -250,9 +250,9 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 		{[]string{"review", lesmis}, nil, "review:\n  topp: 5\n", exitUsage, `review.topp: unknown key (did you mean review.top?)`},
 		{[]string{"review", lesmis}, nil, "review: 5\n", exitUsage, `review is a section of keys (top, out, plan)`},
 		{[]string{"review"}, map[string]string{"FONDUE_REVIEW_PLAN": filepath.Join(dir, "missing.json")}, "", exitUsage, "missing.json: no such file"},
-		{[]string{"review", loops, "-o", filepath.Join(dir, "x.html")}, nil, "", exitEmpty, "nothing to score: its 2 edge lines are all self-loops"},
-		{[]string{"review", lesmis, "-o", filepath.Join(dir, "x.html"), "--max-memory", "1MB"}, nil, "", exitMemory, "exceeds the limit"},
-		{[]string{"review", lesmis, "-o", filepath.Join(dir, "x.html"), "--dim", "100"}, nil, "", exitUsage, "embedding dimension 100 is not smaller than the graph's 77 nodes"},
+		{[]string{"review", loops, "--output-file", filepath.Join(dir, "x.html")}, nil, "", exitEmpty, "nothing to score: its 2 edge lines are all self-loops"},
+		{[]string{"review", lesmis, "--output-file", filepath.Join(dir, "x.html"), "--max-memory", "1MB"}, nil, "", exitMemory, "exceeds the limit"},
+		{[]string{"review", lesmis, "--output-file", filepath.Join(dir, "x.html"), "--dim", "100"}, nil, "", exitUsage, "embedding dimension 100 is not smaller than the graph's 77 nodes"},
 	}
 	for _, c := range cases {
 		for k, v := range c.env {
@@ -292,7 +292,7 @@ func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "dry.json", string(b))
 	out := filepath.Join(dir, "page.html")
-	code, _, stderr := runCLI(t, "", "review", "--plan", in, "-o", out)
+	code, _, stderr := runCLI(t, "", "review", "--plan", in, "--output-file", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -309,7 +309,7 @@ func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
 		t.Fatalf("page from the plan: %+v", d)
 	}
 	// The names file and the edge list win.
-	code, _, stderr = runCLI(t, "", "review", "--plan", in, "--names", lesmisNames, "-o", out, lesmis)
+	code, _, stderr = runCLI(t, "", "review", "--plan", in, "--names", lesmisNames, "--output-file", out, lesmis)
 	d = readReviewPage(t, out)
 	if code != 0 || d.Nodes[0].Name != "Valjean" || d.Nodes[0].Neighbors[3].Name != "MlleBaptistine" || len(d.Nodes[0].Links) != 4 {
 		t.Fatalf("names file and edge list: exit %d %+v %s", code, d.Nodes[0], stderr)
@@ -317,7 +317,7 @@ func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
 	// A plan without links (older, or a Cypher projection's) draws none.
 	plan.NeighborLinks, plan.Nodes[0].Links = false, nil
 	b, _ = json.Marshal(plan)
-	code, _, _ = runCLI(t, "", "review", "--plan", writeFile(t, dir, "bare.json", string(b)), "-o", out)
+	code, _, _ = runCLI(t, "", "review", "--plan", writeFile(t, dir, "bare.json", string(b)), "--output-file", out)
 	if d := readReviewPage(t, out); code != 0 || d.LinksKnown || len(d.Nodes[0].Links) != 0 {
 		t.Fatalf("plan without links: %+v", d)
 	}

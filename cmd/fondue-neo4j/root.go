@@ -48,10 +48,10 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 			return a.setup(cmd)
 		},
 	}
-	cli.SetupRoot(root, a.stdout, a.stderr, flagAliases)
-	root.PersistentFlags().String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
+	cli.SetupRoot(root, a.stdout, a.stderr, nil)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newScoreCmd(a), newReviewCmd(a), newSyncCmd(a), newUndoCmd(a), newEstimateCmd(a), newBenchMovedCmd())
+	cli.AddDeprecatedFlags(root, deprecatedFlags...)
 	cli.RegisterCompletions(root, flagValues)
 	return root
 }
@@ -101,12 +101,21 @@ var flagKeys = map[string]string{
 	"names":        "names",
 }
 
-// flagAliases are other names accepted for flags (help shows the canonical
-// name only), besides cli.FlagAliases (GDS's --concurrency for --threads):
-// the older --format of score, and undo's older --run.
-var flagAliases = map[string]string{
-	"format": "output",
-	"run":    "run-id",
+// deprecatedFlags are older spellings of flags, still accepted with a
+// warning (cli.AddDeprecatedFlags), so that one word means one thing in
+// every command: --output is a format (text or json), a file or folder to
+// write is --output-file or --output-dir. score's --format and undo's
+// --run came first; review's page was --out (-o).
+var deprecatedFlags = []cli.Deprecated{
+	{Old: "format", New: "output"},
+	{Old: "run", New: "run-id"},
+	{Old: "out", Shorthand: "o", New: "output-file"},
+}
+
+// addMaxMemoryFlag adds --max-memory, for the commands that check the
+// memory estimate (score, review, sync, estimate).
+func addMaxMemoryFlag(f flagSet) {
+	f.String("max-memory", "", "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)")
 }
 
 // commandFlagKeys overrides flagKeys for one command, where a flag name
@@ -114,7 +123,7 @@ var flagAliases = map[string]string{
 // page's file are review's own settings; sync's --plan is the approved plan
 // to apply (split.plan), review's the dry run's plan to review.
 var commandFlagKeys = map[string]map[string]string{
-	"review": {"top": "review.top", "out": "review.out", "plan": "review.plan"},
+	"review": {"top": "review.top", "output-file": "review.out", "plan": "review.plan"},
 	"sync":   {"plan": "split.plan"},
 }
 
@@ -131,7 +140,11 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if a.log, err = cli.NewLogger(a.v, a.stderr, a.tty); err != nil {
 		return err
 	}
-	return a.splitterFromSplit(cmd)
+	cli.WarnDeprecated(cmd, a.log)
+	if err := a.splitterFromSplit(cmd); err != nil {
+		return err
+	}
+	return a.checkSplitFlags(cmd)
 }
 
 // flagKey returns the setting a command's flag sets.

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
@@ -37,6 +39,11 @@ with the column names on a first line when stdout is a terminal (never when
 piped, unless --print-header). --names FILE adds a name column (and names the
 neighbours of --split's groups); --split adds each node's proposed split, groups
 of neighbours as "a,b|c,d" (--splitter NAME picks the splitter).
+
+The output is TSV as RFC 4180 writes it (with a tab for the comma): a field
+holding a tab, a quote or a line break is quoted, its quotes doubled. In the
+split column a member holding ',', '|', a quote or a line break is quoted the
+same way (Alice|"Smith, J."), so that every field parses back.
 
 The graph's estimated peak memory (see "estimate") is checked against
 max_memory once the file is read; a graph that would not fit is refused.
@@ -105,12 +112,13 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 	}
 	f := cmd.Flags()
 	f.Int("top", 0, "print only the K most ambiguous nodes (0: all)")
-	f.String("output", "text", "output format: text (tab-separated; also tsv) or json (--format is an older name, deprecated)")
+	f.String("output", "text", "output format: text (tab-separated; also tsv) or json")
 	addHeaderFlag(f)
 	f.Var(&autoBool{v: "auto"}, "print-header", "print the TSV column names as a first line (auto: only when stdout is a terminal)")
 	f.Lookup("print-header").NoOptDefVal = "true"
 	addNamesFlag(f, "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
 	addScoreFlags(f)
+	addMaxMemoryFlag(f)
 	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
 	return cmd
 }
@@ -238,7 +246,7 @@ func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
 	}
 }
 
-// addScoreFlags adds the engine's flags, shared by score and sync.
+// addScoreFlags adds the engine's flags, shared by score, review and sync.
 func addScoreFlags(f flagSet) { cli.AddEngineFlags(f) }
 
 // checkpointMinShare is how much a checkpoint's nodes and the graph's must
@@ -337,17 +345,28 @@ func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, o
 }
 
 // readGraph reads an edge list; its errors already say file and line.
+// Reading a large file is a phase of its own (load), with its progress.
 func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, error) {
 	var (
 		g   *fondue.Graph
 		st  edgelist.Stats
 		err error
 	)
+	pr := newProgress(a)
 	if path == "-" {
-		g, st, err = edgelist.Read(a.stdin, "<stdin>", hm)
+		g, st, err = edgelist.Read(&countingReader{r: a.stdin, pr: pr}, "<stdin>", hm)
 	} else {
-		g, st, err = edgelist.ReadFile(path, hm)
+		var f *os.File
+		if f, err = os.Open(path); err == nil {
+			size := 0
+			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
+				size = int(fi.Size())
+			}
+			g, st, err = edgelist.Read(&countingReader{r: f, pr: pr, total: size}, path, hm)
+			f.Close()
+		}
 	}
+	pr.finish()
 	var pe *edgelist.ParseError
 	switch {
 	case errors.Is(err, edgelist.ErrNoEdges):
@@ -443,18 +462,40 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, n
 	return nil
 }
 
-// tsvField quotes a field that would break a line of tab-separated output
-// (a tab, a line break, or a leading quote) as RFC 4180 does, doubling its
-// quotes, so that the output stays one line per node and reads back with
-// encoding/csv or "score" itself.
+// tsvField quotes a field of the tab-separated output as RFC 4180 (and
+// encoding/csv's writer, with a tab for the comma) does: a field holding a
+// tab, a quote or a line break, or starting with a space, is put in quotes,
+// its quotes doubled. The output stays one record per node and reads back
+// with encoding/csv (Comma '\t') or "score" itself.
 func tsvField(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r") && !strings.HasPrefix(s, `"`) {
+	if !fieldNeedsQuotes(s, "\t") {
 		return s
 	}
-	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	return quoteField(s)
 }
 
-// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d".
+// fieldNeedsQuotes reports whether s must be quoted in a field separated by
+// any of seps: it holds a separator, a quote or a line break, or starts
+// with a space (which a reader may trim), or is encoding/csv's `\.`.
+func fieldNeedsQuotes(s, seps string) bool {
+	if s == "" {
+		return false
+	}
+	if s == `\.` || strings.ContainsAny(s, seps+"\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+func quoteField(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d":
+// '|' between groups, ',' between the members of a group. A member holding
+// ',', '|' or a quote (or a line break, or starting with a space) is
+// quoted as in CSV ("Smith, J." becomes "\"Smith, J.\""), so that the field
+// splits back unambiguously; tsvField then quotes the whole field if it
+// needs it.
 func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
 	for k, grp := range groups {
@@ -465,11 +506,14 @@ func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
 			if l > 0 {
 				sb.WriteByte(',')
 			}
+			s := g.Key(int(j))
 			if nm != nil {
-				sb.WriteString(nm.Of(g.Key(int(j))))
-			} else {
-				sb.WriteString(g.Key(int(j)))
+				s = nm.Of(s)
 			}
+			if fieldNeedsQuotes(s, ",|") {
+				s = quoteField(s)
+			}
+			sb.WriteString(s)
 		}
 	}
 	return sb.String()

@@ -40,9 +40,9 @@ func (s *splitFlag) Set(v string) error {
 func addSplitFlags(f *pflag.FlagSet, what, topUsage string) {
 	f.Var(&splitFlag{}, "split", what+" (the splitter is --splitter)")
 	f.Lookup("split").NoOptDefVal = "true"
-	f.String("splitter", "", "splitter: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
-	f.Int("split-top", 0, topUsage)
-	f.Float64("split-min-ambiguity", 0, "also every node whose ambiguity is at least this (0 < x <= 1; 0: off)")
+	f.String("splitter", "", "with --split: the splitter, "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
+	f.Int("split-top", 0, "with --split: "+topUsage)
+	f.Float64("split-min-ambiguity", 0, "with --split: also every node whose ambiguity is at least this (0 < x <= 1; 0: off)")
 }
 
 // splitterFromSplit turns the deprecated --split=NAME into --split
@@ -74,6 +74,31 @@ func splitValueAsArg(cmd *cobra.Command, args []string) error {
 	for _, a := range args {
 		if isSplitterName(a) {
 			return usageErrorf("--split %s: --split is a switch; write --split --splitter %s", a, a)
+		}
+	}
+	return nil
+}
+
+// splitOnlyFlags are the flags that only matter with --split.
+var splitOnlyFlags = []string{"splitter", "split-top", "split-min-ambiguity"}
+
+// checkSplitFlags refuses --splitter, --split-top and --split-min-ambiguity
+// on the command line of a command that splits only with --split, when
+// splitting is off: they would do nothing, silently. (In the configuration
+// file or the environment they are left alone: one file serves runs with and
+// without --split.)
+func (a *app) checkSplitFlags(cmd *cobra.Command) error {
+	if cmd.Flags().Lookup("split") == nil || a.v.GetBool("split.enabled") {
+		return nil
+	}
+	for _, name := range splitOnlyFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed {
+			what := "propose splits"
+			if cmd.Name() == "sync" {
+				what = "split nodes"
+			}
+			return usageErrorf("--%s %s does nothing without --split: add --split (config split.enabled) to %s, or drop --%s",
+				name, f.Value.String(), what, name)
 		}
 	}
 	return nil

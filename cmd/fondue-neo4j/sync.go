@@ -72,6 +72,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.Bool("dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
 	f.String("plan", "", "with --split: apply this approved plan (exported by the review page) instead of scoring")
 	addScoreFlags(f)
+	addMaxMemoryFlag(f)
 	return cmd
 }
 
@@ -242,9 +243,13 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	a.log.Debug("connected", "run_id", s.runID, "phase", "connect", "neo4j", conn.Version())
 	pr := newProgress(a)
 	defer pr.finish()
+	pull := s.pull
+	pull.Progress = func(nodes, relationships int) {
+		pr.report(fondue.Progress{Phase: phasePull, Done: nodes + relationships}) // rows read; the total is unknown
+	}
 	var est fondue.MemoryEstimate
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
-		RunID: s.runID, Pull: s.pull, Write: s.write, Lock: s.lock, Score: s.engine,
+		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// The counts are known: refuse a graph that would not fit

@@ -114,7 +114,7 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	if s = capture(); s.conn.Password != "from-file" {
 		t.Fatalf("password_file: %q", s.conn.Password)
 	}
-	s = capture("--uri", "bolt://flag:7687", "--node-labels", "F", "--batch-size", "9", "--split=false", "--splitter", "fondue")
+	s = capture("--uri", "bolt://flag:7687", "--node-labels", "F", "--batch-size", "9", "--split=false")
 	if s.conn.URI != "bolt://flag:7687" || strings.Join(s.pull.NodeLabels, "|") != "F" || s.write.BatchSize != 9 || s.split || s.engine.Split.Splitter != nil {
 		t.Fatalf("flags: %+v", s)
 	}

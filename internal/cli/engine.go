@@ -48,27 +48,81 @@ var FlagKeys = map[string]string{
 // GDS's "concurrency" for --threads.
 var FlagAliases = map[string]string{"concurrency": "threads"}
 
-// AddEngineFlags adds the engine's flags, shared by score, review, sync,
-// estimate and fondue-bench.
-func AddEngineFlags(f FlagSet) {
-	f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores")
-	f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
-	f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
-	f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (-1: none)")
-	f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree")
-	f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
-	f.Int("dim", 8, "embedding dimension")
-	f.Float64("sigma1", 1, "CNE spread of distances between linked nodes")
-	f.Float64("sigma2", 2, "CNE spread of distances between unlinked nodes (> sigma1)")
-	f.Int("epochs", 2000, "maximum CNE epochs (training stops earlier when converged)")
-	f.Float64("lr", 0.1, "Adam learning rate")
-	f.Int("neg-ratio", 5, "negative samples per edge in sampled mode")
-	f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
-	f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
-	f.String("start", "smoothed", "CNE starting point: smoothed (noise smoothed over the graph) or noise (the paper's N(0,1) noise)")
-	f.Bool("stability-stop", true, "also stop CNE once the top-10% ranking of a node sample stops changing (false: gradient-norm test only, as the paper)")
-	f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
-	f.Bool("checkpoint-force", false, "warm-start from --checkpoint even when it shares less than half of its nodes with the graph")
+// engineFlags are the engine's flags, in the order help lists them.
+var engineFlags = []struct {
+	name string
+	add  func(FlagSet)
+}{
+	{"seed", func(f FlagSet) { f.Uint64("seed", 1, "random seed: same input, config and seed give the same scores") }},
+	{"threads", func(f FlagSet) {
+		f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
+	}},
+	{"method", func(f FlagSet) {
+		f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
+	}},
+	{"random-splits", func(f FlagSet) {
+		f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (-1: none)")
+	}},
+	{"unnormalized", func(f FlagSet) { f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree") }},
+	{"polish", func(f FlagSet) {
+		f.Bool("polish", false, "improve each node's best sign vector by single flips (not in the paper)")
+	}},
+	{"dim", func(f FlagSet) { f.Int("dim", 8, "embedding dimension") }},
+	{"sigma1", func(f FlagSet) { f.Float64("sigma1", 1, "CNE spread of distances between linked nodes") }},
+	{"sigma2", func(f FlagSet) { f.Float64("sigma2", 2, "CNE spread of distances between unlinked nodes (> sigma1)") }},
+	{"epochs", func(f FlagSet) { f.Int("epochs", 2000, "maximum CNE epochs (training stops earlier when converged)") }},
+	{"lr", func(f FlagSet) { f.Float64("lr", 0.1, "Adam learning rate") }},
+	{"neg-ratio", func(f FlagSet) { f.Int("neg-ratio", 5, "negative samples per edge in sampled mode") }},
+	{"mode", func(f FlagSet) {
+		f.String("mode", "auto", "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)")
+	}},
+	{"tol", func(f FlagSet) {
+		f.Float64("tol", 1e-2, "CNE convergence tolerance (relative change of the smoothed gradient norm)")
+	}},
+	{"start", func(f FlagSet) {
+		f.String("start", "smoothed", "CNE starting point: smoothed (noise smoothed over the graph) or noise (the paper's N(0,1) noise)")
+	}},
+	{"stability-stop", func(f FlagSet) {
+		f.Bool("stability-stop", true, "also stop CNE once the top-10% ranking of a node sample stops changing (false: gradient-norm test only, as the paper)")
+	}},
+	{"checkpoint", func(f FlagSet) {
+		f.String("checkpoint", "", "warm-start from this embedding file if it exists, and save the new embedding to it")
+	}},
+	{"checkpoint-force", func(f FlagSet) {
+		f.Bool("checkpoint-force", false, "warm-start from --checkpoint even when it shares less than half of its nodes with the graph")
+	}},
+}
+
+// MemoryFlags are the engine's flags that change its memory estimate
+// (fondue.EstimateOptions), the ones "estimate" offers: the workers, the
+// dimension, the negative samples, and a checkpoint (which keeps the
+// optimizer's state).
+var MemoryFlags = []string{"threads", "dim", "neg-ratio", "checkpoint"}
+
+// CheckpointFlags are the engine's flags of the warm start, which a
+// command that saves no embedding (fondue-bench) leaves out.
+var CheckpointFlags = []string{"checkpoint", "checkpoint-force"}
+
+// AddEngineFlags adds the engine's flags, shared by score, review, sync and
+// fondue-bench; with names, only those (estimate: MemoryFlags). A command
+// offers only the flags it uses.
+func AddEngineFlags(f FlagSet, names ...string) {
+	for _, ef := range engineFlags {
+		if len(names) == 0 || slices.Contains(names, ef.name) {
+			ef.add(f)
+		}
+	}
+}
+
+// EngineFlagsExcept returns the names of the engine's flags but except.
+func EngineFlagsExcept(except ...string) []string {
+	var out []string
+	for _, ef := range engineFlags {
+		if !slices.Contains(except, ef.name) {
+			out = append(out, ef.name)
+		}
+	}
+	return out
 }
 
 // EngineOptions builds the engine's options from the configuration Load

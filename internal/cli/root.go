@@ -68,7 +68,11 @@ func RegisterCompletions(root *cobra.Command, values func(command, flag string) 
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
-			vals := slices.Clone(values(c.Name(), f.Name))
+			name := f.Name
+			if to := DeprecatedFor(f); to != "" {
+				name = to // an older spelling completes as the flag it sets
+			}
+			vals := slices.Clone(values(c.Name(), name))
 			if vals == nil {
 				return
 			}

@@ -3,7 +3,6 @@ package review
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"image/png"
 	"os"
@@ -14,12 +13,9 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/browser"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
-
-var updateScreenshot = flag.Bool("update-screenshot", false, "write the README's screenshot of the review page (docs/review.png)")
 
 func writePage(t *testing.T, d *Doc) string {
 	t.Helper()
@@ -173,7 +169,8 @@ func TestReviewPageInBrowser(t *testing.T) {
 		t.Errorf("exported plan differs from the clicks:\ngot  %s\nwant %s", gj, wj)
 	}
 
-	// The page as the clicks left it: whole, and its first four nodes for the README.
+	// The page as the clicks left it, whole. (The README's screenshot is
+	// made by internal/review/screenshot.)
 	shot, err := s.Page.Screenshot(s.Ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -184,17 +181,6 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 	if b := img.Bounds(); b.Dx() != 1400 || b.Dy() < 1000 {
 		t.Errorf("screenshot %v", b)
-	}
-	if *updateScreenshot {
-		var bottom float64
-		s.Eval(`document.querySelector('section[data-rank="4"]').getBoundingClientRect().bottom + window.scrollY + 12`, &bottom)
-		small, err := s.Page.Screenshot(s.Ctx, &browser.Clip{Width: 1400, Height: bottom, Scale: 0.7})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile("../../docs/review.png", small, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	// Reset brings node 2 back to the proposal; accept still holds.
 	s.Decide(2, "reset")

@@ -63,7 +63,7 @@ func dryRunDemo(t *testing.T, k int) (string, *syncjob.Plan) {
 func reviewPage(t *testing.T, dryRun string) string {
 	t.Helper()
 	page := filepath.Join(t.TempDir(), "review.html")
-	if code, _, stderr := runCLI(t, "", "review", "--plan", dryRun, "-o", page); code != 0 {
+	if code, _, stderr := runCLI(t, "", "review", "--plan", dryRun, "--output-file", page); code != 0 {
 		t.Fatalf("review: exit %d: %s", code, stderr)
 	}
 	return page
@@ -250,7 +250,7 @@ func TestApprovedPlanEndToEnd(t *testing.T) {
 	// selection; the nodes are found by key (graph.id_property).
 	edgePage := filepath.Join(t.TempDir(), "edges.html")
 	if code, _, stderr := runCLI(t, "", "review", filepath.Join(repoRoot, "testdata/lesmis.edges"), "--names", filepath.Join(repoRoot, "testdata/lesmis.names"),
-		"--top", "2", "-o", edgePage); code != 0 {
+		"--top", "2", "--output-file", edgePage); code != 0 {
 		t.Fatalf("review of the edge list: exit %d: %s", code, stderr)
 	}
 	s.Load(edgePage)

@@ -2,22 +2,34 @@
 // Chromium for tests: open the page, read what is drawn, accept, reject or
 // edit a node's split as a person would (clicks and drags), and export the
 // approved plan. The review package's own tests and the CLI's Neo4j tests
-// (from a dry run to sync --split --plan) share it.
+// (from a dry run to sync --split --plan) share it, and so does the program
+// that makes the README's screenshot (internal/review/screenshot).
 package reviewtest
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"testing"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/browser"
 )
 
+// TB is the part of testing.TB a Session uses: a test's *testing.T, or a
+// program's stand-in for one.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	TempDir() string
+}
+
 // Session is a headless Chromium with one page; failures end the test.
 type Session struct {
-	T       testing.TB
+	T       TB
 	Ctx     context.Context
 	Browser *browser.Browser
 	Page    *browser.Page
@@ -26,7 +38,7 @@ type Session struct {
 
 // Open starts Chromium (browser.Ensure installs it on a machine without
 // one) with a 1400x2400 page that may download files.
-func Open(t testing.TB) *Session {
+func Open(t TB) *Session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first run may install Chromium
 	t.Cleanup(cancel)
