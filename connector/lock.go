@@ -58,9 +58,9 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{
+	res, err := c.query(ctx, q, map[string]any{
 		"name": o.Name, "owner": l.owner, "run": o.RunID, "host": host, "ttl": o.TTL.Milliseconds(),
-	}, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+	}, true)
 	if err != nil {
 		return nil, c.classify(err, "take the lock")
 	}
@@ -105,9 +105,9 @@ func (l *Lock) heartbeat() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(l.hbCtx, every)
-		res, err := neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{
+		res, err := l.c.query(ctx, q, map[string]any{
 			"name": l.o.Name, "owner": l.owner, "ttl": l.o.TTL.Milliseconds(),
-		}, neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+		}, true)
 		cancel()
 		switch {
 		case l.hbCtx.Err() != nil:
@@ -145,9 +145,10 @@ func (l *Lock) Release(ctx context.Context) error {
 			l.c.fence = nil
 		}
 		l.c.fenceMu.Unlock()
-		// A run that lost the server tries once, briefly: the lock then
-		// expires by itself after lock.ttl.
-		limit := l.c.cfg.ConnectTimeout + l.c.cfg.MaxRetryTime
+		// The release gets what is left of the run's retry budget: a run
+		// that lost the server tries once, briefly (the lock then expires
+		// by itself after lock.ttl).
+		limit := l.c.cfg.ConnectTimeout + l.c.retryLeft()
 		var cerr *syncjob.Error
 		if cause := context.Cause(l.ctx); errors.As(cause, &cerr) && errors.Is(cerr, syncjob.ErrUnreachable) {
 			limit = l.c.cfg.ConnectTimeout
@@ -159,8 +160,7 @@ func (l *Lock) Release(ctx context.Context) error {
 			err = rerr
 			return
 		}
-		_, err = neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{"name": l.o.Name, "owner": l.owner},
-			neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+		_, err = l.c.query(ctx, q, map[string]any{"name": l.o.Name, "owner": l.owner}, true)
 		l.cancel(nil)
 		if err != nil {
 			err = l.c.classify(err, "release the lock")
@@ -179,7 +179,7 @@ func (c *Conn) EnsureConstraint(ctx context.Context, label, property string) err
 	if err != nil {
 		return err
 	}
-	if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
+	if _, err := c.query(ctx, q, nil, true); err != nil {
 		return c.classify(err, fmt.Sprintf("create the uniqueness constraint on :%s(%s)", label, property))
 	}
 	return nil

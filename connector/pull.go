@@ -70,7 +70,7 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	s := c.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(ctx)
 	var p *puller
-	_, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+	_, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 		p = &puller{c: c, o: o, pos: map[any]int32{}} // fresh state on every attempt
 		if err := p.nodes(ctx, tx, nodeQ); err != nil {
 			return nil, err
@@ -98,7 +98,7 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+		res, err := c.query(ctx, q, nil, false)
 		if err != nil {
 			return c.classify(err, "list the "+what+"s")
 		}

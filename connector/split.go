@@ -31,8 +31,7 @@ func (c *Conn) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, e
 	if p.Approved != nil {
 		params["approved"], params["reviewedAt"] = p.Approved.Fingerprint, p.Approved.ReviewedAt
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, params,
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+	res, err := c.query(ctx, q, params, true)
 	if err != nil {
 		return nil, c.classify(err, "store the split plan")
 	}
@@ -56,8 +55,7 @@ func (c *Conn) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": runID},
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, map[string]any{"run": runID}, false)
 	if err != nil {
 		return nil, c.classify(err, "read the split plan of run "+runID)
 	}
@@ -159,7 +157,7 @@ func (c *Conn) Describe(ctx context.Context, p *syncjob.Plan) error {
 	defer s.Close(ctx)
 	for k := range p.Nodes {
 		n := &p.Nodes[k]
-		_, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		_, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 			st, err := c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID)
 			if err != nil || !st.Exists {
 				return nil, err
@@ -216,7 +214,7 @@ func (c *Conn) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progre
 	s := c.session(ctx, neo4j.AccessModeWrite)
 	defer s.Close(context.WithoutCancel(ctx))
 	for k, n := range p.Nodes {
-		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		out, err := c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 			if err := c.checkFence(ctx, tx, fmt.Sprintf("splitting node %v (%d of %d)", n.Key, k+1, len(p.Nodes))); err != nil {
 				return nil, err
 			}
@@ -262,7 +260,7 @@ func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, nil, false)
 	if err != nil {
 		return nil, c.classify(err, "list the uniqueness constraints")
 	}
@@ -291,7 +289,7 @@ func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error
 func (c *Conn) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcome, error) {
 	s := c.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(ctx)
-	out, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+	out, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 		bad := []syncjob.NodeOutcome{}
 		for _, n := range p.Nodes {
 			o, _, _, err := c.examine(ctx, tx, p, n)
@@ -347,8 +345,7 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	if err != nil {
 		return err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"keys": keys},
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, map[string]any{"keys": keys}, false)
 	if err != nil {
 		return c.classify(err, "find the plan's nodes by "+p.IDProperty)
 	}

@@ -35,8 +35,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 	if err != nil {
 		return st, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": o.RunID},
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, map[string]any{"run": o.RunID}, false)
 	if err != nil {
 		return st, c.classify(err, "find the clones of run "+o.RunID)
 	}
@@ -55,7 +54,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 	defer s.Close(context.WithoutCancel(ctx))
 	for k, origin := range origins {
 		clones := byOrigin[origin]
-		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		out, err := c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 			if err := c.checkFence(ctx, tx, fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins))); err != nil {
 				return nil, err
 			}
@@ -88,8 +87,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 		if err != nil {
 			return st, err
 		}
-		if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": o.RunID},
-			neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
+		if _, err := c.query(ctx, q, map[string]any{"run": o.RunID}, true); err != nil {
 			return st, c.classify(err, "delete the split plan of run "+o.RunID)
 		}
 	}

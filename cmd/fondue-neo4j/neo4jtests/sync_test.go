@@ -186,8 +186,7 @@ func boltPulls(b []byte) int {
 // is the one an uninterrupted run makes.
 //
 // lock.ttl is long enough for the run's own retries to fail first: the
-// driver gives up only after the backoff that follows max_retry_time has
-// passed (3 s of retries end 5-7 s after the cut).
+// run gives up max_retry_time (3 s) after the cut.
 func TestSyncFaultsRerun(t *testing.T) {
 	const fetch = 10
 	args := syncArgs("sync", "--node-labels", "Book", "--id-property", "uid", "--run-id", "fault-1",
@@ -233,12 +232,12 @@ func TestSyncFaultsRerun(t *testing.T) {
 				t.Fatalf("exit %d (want %d), stderr (want %q in the last line):\n%s\nproxy: %+v, armed text sent %d times",
 					code, exitUnreachable, stage.doing, stderr, srv.Proxy().Stats(), srv.Proxy().SentCount())
 			}
-			// The driver gives up after max_retry_time (3s) and the backoff
-			// that follows (up to 4.8s); the lock's release then waits for
-			// the heartbeat's refresh in flight (up to lock.ttl/3) and
-			// gives up after connect_timeout + max_retry_time (8s).
+			// The run gives up max_retry_time (3s) after the loss; the
+			// lock's release gets the rest of that budget (nothing): one
+			// attempt, refused at once. Slack for the pull, the fit and
+			// two busy cores.
 			elapsed := time.Since(t0)
-			if bound := 3*time.Second + 4800*time.Millisecond + 20*time.Second/3 + 8*time.Second + 15*time.Second; elapsed > bound {
+			if bound := 3*time.Second + 25*time.Second; elapsed > bound {
 				t.Errorf("failed after %s, want at most %s", elapsed.Round(time.Millisecond), bound)
 			}
 			t.Logf("failed in %s: %s", elapsed.Round(time.Millisecond), lastLine(stderr))
@@ -567,5 +566,53 @@ func TestSyncWarmStart(t *testing.T) {
 	}
 	if n := cypher(t, "MATCH (n:Author) WHERE size(n.fondue_embedding) = 8 RETURN count(n)", nil)[0].Values[0]; n != int64(g.NumNodes()) {
 		t.Fatalf("%v nodes carry an 8-dimensional embedding", n)
+	}
+}
+
+// One retry budget per run: after the server is lost mid-write, the run
+// ends max_retry_time later (the write's retries and the lock's release
+// used to take a budget each, one after the other); connect_timeout
+// bounds connecting to a server that accepts connections and never
+// answers (it used to take twice as long).
+func TestSyncRetryBudgetAndConnectTimeout(t *testing.T) {
+	reset(t)
+	load(t, polbooks, "Book", "CO_PURCHASED", "uid")
+	const budget, connect = 10 * time.Second, 5 * time.Second
+	args := []string{"sync", "--uri", srv.BoltURL(), "--node-labels", "Book", "--id-property", "uid", "--method", "degree",
+		"--batch-size", "20", "--max-retry-time", budget.String(), "--connect-timeout", connect.String()}
+	stop := cutAt("UNWIND $rows", 2)
+	t0 := time.Now()
+	code, _, stderr := runCLI(t, "", args...)
+	elapsed := time.Since(t0)
+	stop()
+	t.Logf("server lost mid-write: exit %d after %s: %s", code, elapsed.Round(time.Millisecond), lastLine(stderr))
+	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "lost the connection to Neo4j") || !strings.Contains(lastLine(stderr), "write batch 2 of") {
+		t.Fatalf("server lost mid-write: exit %d (want %d): %s", code, exitUnreachable, stderr)
+	}
+	// The budget, and slack for the start, the pull and two busy cores
+	// (a budget for the write and another for the lock's release took 26 s
+	// at least, 31 s as measured).
+	if bound := budget + 10*time.Second; elapsed > bound || elapsed < budget {
+		t.Fatalf("server lost mid-write: the run ended after %s, want the retry budget %s once (at most %s)", elapsed, budget, bound)
+	}
+
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Proxy().DropAll()
+	srv.Proxy().Stall()
+	t0 = time.Now()
+	code, _, stderr = runCLI(t, "", args...)
+	elapsed = time.Since(t0)
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Proxy().DropAll()
+	t.Logf("server that never answers: exit %d after %s: %s", code, elapsed.Round(time.Millisecond), lastLine(stderr))
+	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "no answer within 5s (neo4j.connect_timeout)") {
+		t.Fatalf("server that never answers: exit %d (want %d): %s", code, exitUnreachable, stderr)
+	}
+	if bound := connect + 3*time.Second; elapsed > bound {
+		t.Fatalf("server that never answers: failed after %s, want at most connect_timeout %s (and 3s slack)", elapsed, connect)
 	}
 }
