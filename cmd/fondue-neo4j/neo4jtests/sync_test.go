@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -443,8 +444,10 @@ func TestSyncLocked(t *testing.T) {
 		t.Fatalf("%d locks left", n)
 	}
 	// A run that dies holding the lock (the server is gone when it tries
-	// to release it) leaves it behind; the next run is refused until
-	// lock.ttl has passed since the lock's last refresh, then takes it over.
+	// to release it) leaves it behind; the next run on another host is
+	// refused until lock.ttl has passed since the lock's last refresh, then
+	// takes it over. (On the same host the dead run's lock is taken over
+	// at once: TestSyncResumeAfterKill.)
 	args := syncArgs("sync", "--method", "degree", "--lock-ttl", "10s", "--batch-size", "20", "--max-retry-time", "1s")
 	stop := cutAt("UNWIND $rows", 1)
 	code, _, stderr = runCLI(t, "", args...)
@@ -460,6 +463,7 @@ func TestSyncLocked(t *testing.T) {
 		t.Fatalf("%d locks after the cut run, want its lock", len(recs))
 	}
 	remaining := time.Duration(recs[0].Values[0].(int64)) * time.Millisecond
+	cypher(t, "MATCH (l:FondueLock) SET l.host = 'cron-2'", nil) // as if it had run on another host
 	if remaining < 2*time.Second {
 		t.Fatalf("the cut run's lock expires in %s: the run took too long for this test's lock.ttl", remaining)
 	}
@@ -614,5 +618,59 @@ func TestSyncRetryBudgetAndConnectTimeout(t *testing.T) {
 	}
 	if bound := connect + 3*time.Second; elapsed > bound {
 		t.Fatalf("server that never answers: failed after %s, want at most connect_timeout %s (and 3s slack)", elapsed, connect)
+	}
+}
+
+// A run killed while it holds the lock (kill -9: it cannot release it) is
+// resumed at once by the next run on the same host, which takes the dead
+// process's lock over, saying so, instead of waiting lock.ttl.
+func TestSyncResumeAfterKill(t *testing.T) {
+	reset(t)
+	load(t, netscience, "Author", "COAUTHOR", "uid")
+	args := syncArgs("sync", "--node-labels", "Author", "--id-property", "uid", "--method", "degree", "--run-id", "killed-1")
+	srv.Proxy().CountSent("UNWIND $rows")
+	cmd := exec.Command(cli, append(args, "--batch-size", "1")...)
+	cmd.Env = cliEnv(t, nil)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Kill it once it writes (it holds the lock then): one node per
+	// transaction, so that the write takes seconds.
+	for deadline := time.Now().Add(2 * time.Minute); srv.Proxy().SentCount() < 1; time.Sleep(5 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended (%v) before it could be killed:\n%s", err, errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the run did not start writing within 2 minutes:\n%s", errb.String())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	recs := cypher(t, "MATCH (l:FondueLock) RETURN l.run, l.expires - timestamp()", nil)
+	if len(recs) != 1 || recs[0].Values[0] != "killed-1" {
+		t.Fatalf("the killed run's lock: %v", recs)
+	}
+	t.Logf("killed pid %d; its lock expires in %d ms", cmd.Process.Pid, recs[0].Values[1])
+	code, _, stderr := runCLI(t, "", args...)
+	if code != 0 || !strings.Contains(stderr, "took over the lock of a run that is no longer running") {
+		t.Fatalf("resume after the kill: exit %d: %s", code, stderr)
+	}
+	if n := len(cypher(t, "MATCH (l:FondueLock) RETURN l", nil)); n != 0 {
+		t.Fatalf("%d locks left", n)
+	}
+	if n := cypher(t, "MATCH (n:Author) WHERE n.fondue_run <> 'killed-1' OR n.fondue_run IS NULL RETURN count(n)", nil)[0].Values[0]; n != int64(0) {
+		t.Fatalf("%v authors not written by the resumed run", n)
 	}
 }
