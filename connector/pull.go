@@ -212,23 +212,8 @@ func (p *puller) checkID(v any, rel bool, col string, row int) error {
 		p.queryName(rel), col, row, describe(v))
 }
 
-func describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("the string %q", x)
-	case int64:
-		return fmt.Sprintf("the integer %d", x)
-	case float64:
-		return fmt.Sprintf("the float %v", x)
-	case bool:
-		return fmt.Sprintf("the boolean %v", x)
-	case []any:
-		return fmt.Sprintf("a list %v", x)
-	}
-	return fmt.Sprintf("a %T %v", v, v)
-}
+// describe is a value for messages, in Neo4j's words.
+func describe(v any) string { return syncjob.DescribeValue(v) }
 
 func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
 	res, err := tx.Run(ctx, q, nil)

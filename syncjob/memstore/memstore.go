@@ -320,7 +320,7 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 		case nil:
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
 		default:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is a %T: keys must be integers or strings", idProp, n.ID, key)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %s: keys must be integers or strings", idProp, n.ID, syncjob.DescribeValue(key))
 		}
 		if kind != "" && k != kind {
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)

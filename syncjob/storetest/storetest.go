@@ -17,6 +17,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
 // Graph is a graph to seed a store with. Every node has an integer "uid"
@@ -124,6 +125,7 @@ func Run(t *testing.T, f Factory) {
 		{"ResolveKeys", testResolveKeys},
 		{"PlanStore", testPlanStore},
 		{"Sync", testSync},
+		{"KeyTypes", testKeyTypes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -605,5 +607,34 @@ func testSync(t *testing.T, f Factory) {
 	}
 	if n := strings.Count(fx.Dump(t), "\n"); n != strings.Count(before, "\n") {
 		t.Fatalf("undo left %d lines, want %d", n, strings.Count(before, "\n"))
+	}
+}
+
+// A key property of a type that cannot be a key is named in Neo4j's
+// words.
+func testKeyTypes(t *testing.T, f Factory) {
+	for _, c := range []struct {
+		key  any
+		want string
+	}{
+		{dbtype.Date(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)), "is a DATE (2024-01-31)"},
+		{time.Date(2024, 1, 31, 12, 30, 0, 0, time.UTC), "is a ZONED DATETIME (2024-01-31T12:30:00Z)"},
+		{dbtype.LocalDateTime(time.Date(2024, 1, 31, 12, 30, 0, 0, time.UTC)), "is a LOCAL DATETIME (2024-01-31T12:30:00)"},
+		{dbtype.Point2D{X: 1.5, Y: 2, SpatialRefId: 7203}, "is a POINT (x 1.5, y 2, SRID 7203)"},
+		{dbtype.Duration{Days: 3}, "is a DURATION (P0M3DT0S)"},
+		{[]any{int64(1), int64(2)}, "is a LIST [1, 2]"},
+		{true, "is the boolean true"},
+	} {
+		var g Graph
+		for _, u := range []int64{1, 2} {
+			g.Nodes = append(g.Nodes, Node{Labels: []string{"K"}, Props: map[string]any{"uid": u, "k": c.key}})
+		}
+		g.Rels = []Rel{{From: 1, To: 2, Type: "T"}}
+		fx := f(t, g)
+		_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"K"}, IDProperty: "k"})
+		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
+			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
+			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
+		}
 	}
 }
