@@ -114,7 +114,11 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 		slices.Sort(all)
 		for _, w := range want {
 			if !have[w] {
-				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database; existing %ss: %s", what, w, key, what, list(all, 20))
+				hint := ""
+				if t := strings.TrimSpace(w); t != w && have[t] {
+					hint = fmt.Sprintf(" (%q does: names are taken literally, spaces included)", t)
+				}
+				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database%s; existing %ss: %s", what, w, key, hint, what, list(all, 20))
 			}
 		}
 		return nil

@@ -94,12 +94,13 @@ func (a *app) positiveInt(key string) (int, error) {
 	return int(x), nil
 }
 
-// stringList reads a list: a YAML list, a flag (comma-separated), or an
-// environment variable (comma-separated).
+// stringList reads a list of names: a YAML list, a flag or an environment
+// variable (comma-separated). Names are literal (config.List): nothing is
+// trimmed.
 func (a *app) stringList(key string) []string {
 	var out []string
 	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
+		if s != "" {
 			out = append(out, s)
 		}
 	}

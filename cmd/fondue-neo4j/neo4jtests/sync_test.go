@@ -374,6 +374,11 @@ func TestSyncErrors(t *testing.T) {
 		{syncArgs("sync", "--node-labels", "Float", "--id-property", "uid"), nil, exitUsage, `property "uid" (graph.id_property) of node elementId(n) = "`},
 		{syncArgs("sync", "--node-labels", "Float", "--id-property", "uid"), nil, exitUsage, "is the float 1.5: keys must be integers or strings"},
 		{syncArgs("sync", "--node-labels", "bad\tlabel"), nil, exitUsage, "control character"},
+		// Names are literal: a space is part of the name, a quote is no
+		// CSV syntax.
+		{syncArgs("sync", "--node-labels", "Float "), nil, exitEmpty, `node label "Float " (graph.node_labels) does not exist in the database ("Float" does: names are taken literally, spaces included)`},
+		{syncArgs("sync", "--node-labels", `We"ird`), nil, exitEmpty, `node label "We\"ird" (graph.node_labels) does not exist in the database; existing node labels: "Float"`},
+		{syncArgs("sync"), map[string]string{"FONDUE_GRAPH_NODE_LABELS": "Float, We`ird})"}, exitEmpty, `node label " We` + "`" + `ird})" (graph.node_labels) does not exist`},
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN elementId(n) AS id", "--relationship-query", "MATCH (a)-->(b) RETURN elementId(a) AS a, elementId(b) AS b"), nil, exitUsage, "graph.relationship_query must return the column(s) source, target; it returns a, b"},
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN n.uid AS id", "--relationship-query", "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"), nil, exitUsage, "graph.node_query: column id must hold a node's element id, as returned by elementId(n)"},
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN id(n) AS id", "--relationship-query", "MATCH (a)-->(b) RETURN id(a) AS source, id(b) AS target"), nil, exitUsage, "column id must hold a node's element id, as returned by elementId(n); row 1 has the integer"},
