@@ -73,6 +73,52 @@ func (c *Conn) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error
 	return p, nil
 }
 
+// ForgetPlan deletes the record of a run, (:FondueRun {run_id}), with its
+// plan, in a write transaction that checks the lock first.
+func (c *Conn) ForgetPlan(ctx context.Context, runID string) error {
+	q, err := c.render("plan_delete", cypher.Vars{Label: syncjob.RunLabel})
+	if err != nil {
+		return err
+	}
+	s := c.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.WithoutCancel(ctx))
+	_, err = c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
+		if err := c.checkFence(ctx, tx, "forgetting the record of run "+runID); err != nil {
+			return nil, err
+		}
+		res, err := tx.Run(ctx, q, map[string]any{"run": runID})
+		if err != nil {
+			return nil, err
+		}
+		return res.Consume(ctx)
+	})
+	if err != nil {
+		return c.classify(err, "delete the record of run "+runID)
+	}
+	return nil
+}
+
+// CountSplit returns how many of the plan's nodes carry the split mark of
+// its run (fondue_split_runs): split by it and not restored.
+func (c *Conn) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
+	ids := make([]any, 0, len(p.Nodes))
+	for _, n := range p.Nodes {
+		if n.ID != nil {
+			ids = append(ids, n.ID)
+		}
+	}
+	q, err := c.render("split_count", cypher.Vars{})
+	if err != nil {
+		return 0, err
+	}
+	res, err := c.query(ctx, q, map[string]any{"ids": ids, "run": p.RunID}, false)
+	if err != nil {
+		return 0, c.classify(err, "count the nodes split by run "+p.RunID)
+	}
+	n, _, err := neo4j.GetRecordValue[int64](res.Records[0], "split")
+	return int(n), err
+}
+
 func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (syncjob.NodeState, error) {
 	q, err := c.render("node_state", cypher.Vars{IDProperty: idProp})
 	if err != nil {

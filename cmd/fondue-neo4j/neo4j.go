@@ -27,7 +27,7 @@ func addNeo4jFlags(f *pflag.FlagSet) {
 	f.String("lock-name", syncjob.DefaultLockName, "name of the lock in the database: runs with the same name never write at once")
 	f.String("lock-ttl", syncjob.DefaultLockTTL.String(), "the lock of a crashed run expires after this long")
 	f.String("output", "text", "text (a summary on stderr) or json (the summary on stdout)")
-	f.String("marker-label", syncjob.DefaultMarkerLabel, "label of the nodes a split creates")
+	f.String("marker-label", syncjob.DefaultMarkerLabel, "label of the nodes a split creates (undo takes the run record's; this is for runs recorded without one)")
 }
 
 // neo4jConfig builds the connection settings and checks them.
@@ -157,7 +157,7 @@ func exitCode(err error) error {
 		return withCode(exitAuth, err)
 	case syncjob.IsUnreachable(err):
 		return withCode(exitUnreachable, err)
-	case syncjob.IsEmpty(err):
+	case syncjob.IsEmpty(err), syncjob.IsUnknownRun(err):
 		return withCode(exitEmpty, err)
 	case syncjob.IsLocked(err):
 		return withCode(exitLocked, err)

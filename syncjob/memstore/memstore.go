@@ -569,6 +569,33 @@ func (s *Store) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, erro
 	return syncjob.UnmarshalPlan(data)
 }
 
+// ForgetPlan deletes the plan stored by a run.
+func (s *Store) ForgetPlan(ctx context.Context, runID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence("forgetting the split plan"); err != nil {
+		return err
+	}
+	if _, ok := s.plans[runID]; ok {
+		delete(s.plans, runID)
+		s.writes++
+	}
+	return nil
+}
+
+// CountSplit counts the plan's nodes that carry the split mark of its run.
+func (s *Store) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, pn := range p.Nodes {
+		if pn.ID != nil && s.state(pn.ID, "", p.RunID).Split {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // ---- split
 
 // state is node id as a split sees it. s.mu is held.
@@ -797,13 +824,29 @@ func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSt
 			o.Progress(k+1, len(origins))
 		}
 	}
-	if len(st.Failed) == 0 {
-		s.mu.Lock()
-		delete(s.plans, o.RunID)
-		s.mu.Unlock()
-	}
 	st.Duration = time.Since(t0)
 	return st, nil
+}
+
+// SplitRuns lists the run ids with a stored plan or with clones carrying
+// markerLabel, sorted.
+func (s *Store) SplitRuns(ctx context.Context, markerLabel string) ([]string, error) {
+	if markerLabel == "" {
+		markerLabel = syncjob.DefaultMarkerLabel
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var runs []string
+	for r := range s.plans {
+		runs = append(runs, r)
+	}
+	for _, n := range s.nodes {
+		if r, ok := n.Props[syncjob.PropSplitRun].(string); ok && slices.Contains(n.Labels, markerLabel) {
+			runs = append(runs, r)
+		}
+	}
+	slices.Sort(runs)
+	return slices.Compact(runs), nil
 }
 
 func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, doing string) (nclones, moved int, err error) {

@@ -125,6 +125,9 @@ func Run(t *testing.T, f Factory) {
 		{"ResolveKeys", testResolveKeys},
 		{"PlanStore", testPlanStore},
 		{"Sync", testSync},
+		{"UndoMarkerLabelFromRecord", testUndoMarkerLabelFromRecord},
+		{"UndoKeepsUnreversedRecord", testUndoKeepsUnreversedRecord},
+		{"UndoUnknownRun", testUndoUnknownRun},
 		{"KeyTypes", testKeyTypes},
 	}
 	for _, tc := range tests {
@@ -408,11 +411,25 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
 	}
-	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
-		t.Fatalf("the plan outlived its undo: %v %v", p, err)
+	if n, err := st.CountSplit(ctx, stored); err != nil || n != 0 {
+		t.Fatalf("after the undo, %d planned nodes carry the split mark (%v)", n, err)
+	}
+	// The store's Undo leaves the record; syncjob.Undo forgets it once
+	// no node carries the run's split mark.
+	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p == nil {
+		t.Fatalf("the store's Undo forgot the record: %v %v", p, err)
 	}
 	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
 		t.Fatalf("second undo: %+v %v", us, err)
+	}
+	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil); err != nil || us.Originals != 0 {
+		t.Fatalf("syncjob.Undo of an undone run with a record: %+v %v", us, err)
+	}
+	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
+		t.Fatalf("the plan outlived its undo: %v %v", p, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("forgetting the record changed the graph")
 	}
 }
 
@@ -607,6 +624,115 @@ func testSync(t *testing.T, f Factory) {
 	}
 	if n := strings.Count(fx.Dump(t), "\n"); n != strings.Count(before, "\n") {
 		t.Fatalf("undo left %d lines, want %d", n, strings.Count(before, "\n"))
+	}
+}
+
+// splitWith stores bridgePlan under runID with the marker label recorded
+// (stored in the run's record) and splits it with the marker label used,
+// and returns the plan split.
+func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *syncjob.Plan {
+	t.Helper()
+	ctx := ctxT(t)
+	plan := bridgePlan(t, pull(t, st), runID)
+	plan.MarkerLabel = recorded
+	if _, err := st.StorePlan(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	plan.MarkerLabel = used
+	ss, err := st.Split(ctx, plan, time.Now(), nil)
+	if err != nil || ss.Split != 1 {
+		t.Fatalf("split: %+v %v", ss, err)
+	}
+	return plan
+}
+
+// Undo finds the clones by the marker label of the run's record, not by
+// the one it is given (split.marker_label, default FondueSplit).
+func testUndoMarkerLabelFromRecord(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	before := fx.Dump(t)
+	splitWith(t, st, "m1", "Doppel", "Doppel")
+	if strings.Contains(fx.Dump(t), syncjob.DefaultMarkerLabel) || !strings.Contains(fx.Dump(t), "Doppel") {
+		t.Fatalf("the clone does not carry the run's marker label:\n%s", fx.Dump(t))
+	}
+	us, err := syncjob.Undo(ctxT(t), st, syncjob.UndoOptions{RunID: "m1", MarkerLabel: syncjob.DefaultMarkerLabel}, syncjob.LockOptions{}, nil)
+	if err != nil || us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.MarkerLabel != "Doppel" {
+		t.Fatalf("undo with another marker label than the split's: %+v %v", us, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+	if p, err := st.LoadPlan(ctxT(t), "m1"); err != nil || p != nil {
+		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
+	}
+}
+
+// A record without a marker label (as a previous version could leave)
+// undoes with the label given; a wrong one restores nothing and keeps the
+// record, so that undo can be run again with the right one.
+func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	splitWith(t, st, "m2", "", "Doppel")
+	split := fx.Dump(t)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2"}, syncjob.LockOptions{}, nil)
+	if !errors.Is(err, syncjob.ErrIncomplete) || us.Originals != 0 || us.NotRestored != 1 ||
+		!strings.Contains(err.Error(), `1 nodes split by run m2 are not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
+		t.Fatalf("undo with the wrong marker label: %+v %v", us, err)
+	}
+	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p == nil {
+		t.Fatalf("the record of a run whose splits are not reversed was deleted: %v", err)
+	}
+	if d := fx.Dump(t); d != split {
+		t.Fatal("an undo that found nothing changed the graph")
+	}
+	us, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2", MarkerLabel: "Doppel"}, syncjob.LockOptions{}, nil)
+	if err != nil || us.Restored != 1 {
+		t.Fatalf("undo with the split's marker label: %+v %v", us, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p != nil {
+		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
+	}
+}
+
+// A run id the store knows nothing of is an error naming the closest run
+// ids it knows: those with a record, and those of split nodes whose record
+// is gone.
+func testUndoUnknownRun(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	plan := splitWith(t, st, "nightly-20250101", syncjob.DefaultMarkerLabel, syncjob.DefaultMarkerLabel)
+	if err := st.ForgetPlan(ctx, plan.RunID); err != nil { // the split nodes stay
+		t.Fatal(err)
+	}
+	other := bridgePlan(t, pull(t, st), "weekly-1")
+	other.Nodes = nil
+	if _, err := st.StorePlan(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	before := fx.Dump(t)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250102"}, syncjob.LockOptions{}, nil)
+	if !syncjob.IsUnknownRun(err) || us.Originals != 0 ||
+		!strings.Contains(err.Error(), `nothing to undo: no run "nightly-20250102" in the database`) ||
+		!strings.Contains(err.Error(), "closest run ids: nightly-20250101, weekly-1") {
+		t.Fatalf("undo of a run id that is not there: %+v %v", us, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("an undo of an unknown run changed the graph")
+	}
+	// The run whose record is gone still undoes (by the marker label given).
+	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); err != nil || us.Restored != 1 {
+		t.Fatalf("undo of a run without a record: %+v %v", us, err)
+	}
+	if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); !syncjob.IsUnknownRun(err) {
+		t.Fatalf("undo of an undone run without a record: %v", err)
 	}
 }
 

@@ -162,8 +162,12 @@ func TestSyncSplitUndo(t *testing.T) {
 	if d := dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s", testgraph.Diff(before, d))
 	}
-	if code, _, stderr := runCLI(t, "", syncArgs("undo", "--run", "split-1")...); code != 0 || !strings.Contains(stderr, "nothing to undo") {
+	// Undoing twice changes nothing, and says there is nothing to undo.
+	if code, _, stderr := runCLI(t, "", syncArgs("undo", "--run", "split-1")...); code != exitEmpty || !strings.Contains(stderr, "nothing to undo") {
 		t.Fatalf("second undo: exit %d: %s", code, stderr)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("a second undo changed the graph:\n%s", testgraph.Diff(before, d))
 	}
 }
 
