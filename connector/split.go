@@ -119,6 +119,12 @@ func (c *Conn) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
 	return int(n), err
 }
 
+// CheckName refuses the names Neo4j would not use literally
+// (cypher.CheckName).
+func (c *Conn) CheckName(name string) error { return cypher.CheckName(name) }
+
+var _ syncjob.NameChecker = (*Conn)(nil)
+
 func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (syncjob.NodeState, error) {
 	q, err := c.render("node_state", cypher.Vars{IDProperty: idProp})
 	if err != nil {

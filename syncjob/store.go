@@ -102,6 +102,15 @@ type Undoer interface {
 	SplitRuns(ctx context.Context, markerLabel string) ([]string, error)
 }
 
+// NameChecker is implemented by stores that restrict the names of labels,
+// relationship types and properties (Neo4j: no control characters, no
+// Unicode escapes). Sync and Apply check every name of their options with
+// it before they read or write anything, so that a bad name fails the run
+// at once, never after the scores were written.
+type NameChecker interface {
+	CheckName(name string) error
+}
+
 // Defaults.
 const (
 	DefaultLockName      = "fondue-neo4j"

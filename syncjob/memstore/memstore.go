@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -50,7 +51,10 @@ func New() *Store {
 	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}}
 }
 
-var _ syncjob.Store = (*Store)(nil)
+var (
+	_ syncjob.Store       = (*Store)(nil)
+	_ syncjob.NameChecker = (*Store)(nil)
+)
 
 func (s *Store) newID(prefix string) string {
 	s.nextID++
@@ -595,6 +599,10 @@ func (s *Store) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
 	}
 	return n, nil
 }
+
+// CheckName refuses the names the Neo4j store refuses (cypher.CheckName),
+// so that both stores accept the same configurations.
+func (s *Store) CheckName(name string) error { return cypher.CheckName(name) }
 
 // ---- split
 

@@ -128,6 +128,8 @@ func Run(t *testing.T, f Factory) {
 		{"UndoMarkerLabelFromRecord", testUndoMarkerLabelFromRecord},
 		{"UndoKeepsUnreversedRecord", testUndoKeepsUnreversedRecord},
 		{"UndoUnknownRun", testUndoUnknownRun},
+		{"InvalidNamesFirst", testInvalidNamesFirst},
+		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
 		{"KeyTypes", testKeyTypes},
 	}
 	for _, tc := range tests {
@@ -733,6 +735,67 @@ func testUndoUnknownRun(t *testing.T, f Factory) {
 	}
 	if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); !syncjob.IsUnknownRun(err) {
 		t.Fatalf("undo of an undone run without a record: %v", err)
+	}
+}
+
+// A name that the store refuses fails the run before anything is read or
+// written, in the dry run too; an approved plan's, too.
+func testInvalidNamesFirst(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	o := syncjob.Options{RunID: "bad-1", Pull: Pull, Split: true, SkipProperties: []string{"ok", "bad\nname"},
+		Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
+	_, err := syncjob.Sync(ctx, st, o)
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `split.skip_properties: name "bad\nname" contains the control character U+000A`) {
+		t.Fatalf("a skip property with a newline: %v", err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("a run with a bad name wrote:\n%s", d)
+	}
+	if p, err := st.LoadPlan(ctx, "bad-1"); err != nil || p != nil {
+		t.Fatalf("a run with a bad name stored its plan: %v %v", p, err)
+	}
+	o = syncjob.Options{RunID: "bad-2", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{Property: "x\ny"}}
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.property: name") {
+		t.Fatalf("a dry run with a bad write property: %v", err)
+	}
+	plan := bridgePlan(t, pull(t, st), "bad-3")
+	plan.SkipProperties = []string{"bad\x01"}
+	plan.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
+	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "split.skip_properties: name") {
+		t.Fatalf("an approved plan with a bad skip property: %v", err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("a plan with a bad name wrote:\n%s", d)
+	}
+}
+
+// A stored plan none of whose nodes was split (the run stopped before its
+// first split) is replaced by a re-run of its run id, which scores again.
+func testReplaceUnstartedPlan(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	stale := bridgePlan(t, pull(t, st), "again-1")
+	stale.SkipProperties = []string{"stale"}
+	if _, err := st.StorePlan(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	o := syncjob.Options{RunID: "again-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
+	sum, err := syncjob.Sync(ctx, st, o)
+	if err != nil || sum.Resumed || sum.NodeCount != 11 || sum.Split == nil || sum.Split.Split != 1 {
+		t.Fatalf("re-run over a plan that split nothing: %+v %v", sum, err)
+	}
+	p, err := st.LoadPlan(ctx, "again-1")
+	if err != nil || p == nil || p.Splitter == "test" || slices.Contains(p.SkipProperties, "stale") {
+		t.Fatalf("stored plan: %+v %v", p, err)
+	}
+	// Now that it split a node, the run id resumes it.
+	sum, err = syncjob.Sync(ctx, st, o)
+	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 {
+		t.Fatalf("re-run over a started plan: %+v %v", sum, err)
 	}
 }
 

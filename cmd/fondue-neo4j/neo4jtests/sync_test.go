@@ -683,3 +683,50 @@ func TestSyncResumeAfterKill(t *testing.T) {
 		t.Fatalf("%v authors not written by the resumed run", n)
 	}
 }
+
+// A bad name in the configuration stops the run before anything is
+// written (no score, no stored plan), so that re-running the same run id
+// with the configuration fixed, as the README advises, works; the dry run
+// checks the write properties as the real run does. A plan stored by an
+// earlier attempt that split nothing is replaced by the re-run.
+func TestSyncBadNameBeforeWriting(t *testing.T) {
+	reset(t)
+	load(t, polbooks, "Book", "CO_PURCHASED", "uid")
+	before := dump(t)
+	args := syncArgs("sync", "--node-labels", "Book", "--id-property", "uid", "--run-id", "fix-1", "--split", "--split-top", "2")
+	code, out, stderr := runCLIEnv(t, map[string]string{"FONDUE_SPLIT_SKIP_PROPERTIES": "title\nsubtitle"}, "", args...)
+	if code != exitUsage || out != "" || !strings.Contains(lastLine(stderr), `split.skip_properties: name "title\nsubtitle" contains the control character U+000A`) {
+		t.Fatalf("a skip property with a newline: exit %d: %s", code, stderr)
+	}
+	if d := dump(t); d != before {
+		t.Fatalf("the refused run wrote:\n%s", testgraph.Diff(before, d))
+	}
+	code, _, stderr = runCLI(t, "", append(args, "--dry-run", "--write-property", "ambiguity\nx")...)
+	if code != exitUsage || !strings.Contains(lastLine(stderr), `write.property: name "ambiguity\nx" contains the control character U+000A`) {
+		t.Fatalf("a dry run with a bad write property: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", append(args, "--skip-properties", "title")...)
+	if code != 0 {
+		t.Fatalf("the same run id with the configuration fixed: exit %d: %s", code, stderr)
+	}
+	if n := cypher(t, "MATCH (c:FondueSplit {fondue_split_run: 'fix-1'}) RETURN count(c)", nil)[0].Values[0]; n == int64(0) {
+		t.Fatal("the fixed run split nothing")
+	}
+
+	// A plan stored by an earlier attempt (an earlier version stored it
+	// before finding the bad name) that split nothing: the re-run replaces
+	// it instead of failing on it for ever.
+	r := cypher(t, "MATCH (n:Book {uid: 1})--(m:Book) WITH n, collect(m) AS ms RETURN elementId(n), [m IN ms | m.uid], [m IN ms | elementId(m)]", nil)[0]
+	nb, nbIDs := r.Values[1].([]any), r.Values[2].([]any)
+	stale, _ := json.Marshal(syncjob.Plan{RunID: "fix-2", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut", IDProperty: "uid",
+		NodeLabels: []string{"Book"}, MarkerLabel: "FondueSplit", SkipProperties: []string{"title\nsubtitle"},
+		Nodes: []syncjob.PlanNode{{ID: r.Values[0], Key: int64(1), Groups: []syncjob.PlanGroup{
+			{Neighbors: nb[:1], NeighborIDs: nbIDs[:1]}, {Neighbors: nb[1:], NeighborIDs: nbIDs[1:]}}}}})
+	cypher(t, "CREATE (:FondueRun {run_id: 'fix-2', plan: $plan, created_at: '2025-01-01T00:00:00.000Z'})", map[string]any{"plan": string(stale)})
+	args2 := syncArgs("sync", "--node-labels", "Book", "--id-property", "uid", "--run-id", "fix-2", "--split", "--split-top", "2", "--output", "json")
+	code, out, stderr = runCLI(t, "", args2...)
+	var sum syncSummary
+	if code != 0 || json.Unmarshal([]byte(out), &sum) != nil || sum.Resumed || sum.Split == nil || sum.Split.Split == 0 {
+		t.Fatalf("re-run over a stored plan that split nothing: exit %d: %s\n%s", code, out, stderr)
+	}
+}
