@@ -32,11 +32,15 @@ type Config struct {
 	User, Password string
 	// Database to use on Neo4j 4 and later; empty: the server's default.
 	Database string
-	// ConnectTimeout bounds opening a connection and the first handshake
-	// (default 10 s), so that a wrong address fails fast.
+	// ConnectTimeout bounds connecting (default 10 s): Open, which opens a
+	// connection, logs in and reads the server's version, fails within it
+	// when the server does not answer, so that a wrong address fails fast.
+	// Later, it bounds opening each new connection.
 	ConnectTimeout time.Duration
-	// MaxRetryTime bounds the retries of a transaction after a transient
-	// failure such as a dropped connection (default 30 s).
+	// MaxRetryTime is the connection's retry budget (default 30 s): after a
+	// transient failure such as a dropped connection, calls are retried
+	// until MaxRetryTime has passed since the first failure that no
+	// success followed, however many calls retry (see retry.go).
 	MaxRetryTime time.Duration
 	// FetchSize is the number of records per batch when streaming results
 	// (Bolt 4 and later; default 10,000).
@@ -56,6 +60,8 @@ type Conn struct {
 
 	fenceMu sync.Mutex
 	fence   *Lock // the lock every write transaction checks (AcquireLock)
+
+	budget retryBudget // failures of the connection's calls (retry)
 }
 
 // Open connects, verifies the credentials and checks the server's version.
@@ -94,38 +100,52 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	c.driver, err = neo4j.NewDriverWithContext(cfg.URI, auth, func(dc *config.Config) {
 		dc.SocketConnectTimeout = cfg.ConnectTimeout
 		dc.ConnectionAcquisitionTimeout = 2*cfg.ConnectTimeout + cfg.MaxRetryTime
-		dc.MaxTransactionRetryTime = cfg.MaxRetryTime
+		// One attempt per call: the connector retries (Conn.retry), with
+		// one budget for all the calls of a run.
+		dc.MaxTransactionRetryTime = 0
 		dc.Log = driverLog{cfg.Log}
 		dc.UserAgent = "fondue-neo4j"
 	})
 	if err != nil {
 		return nil, errorf(syncjob.ErrInvalid, err, "neo4j.uri %q: %v", cfg.URI, err)
 	}
-	vctx, cancel := context.WithTimeout(ctx, 2*cfg.ConnectTimeout)
+	// Connecting, logging in and the version check all fit in
+	// ConnectTimeout: a server that does not answer fails within it.
+	octx, cancel := context.WithTimeout(ctx, cfg.ConnectTimeout)
 	defer cancel()
-	if err := c.driver.VerifyConnectivity(vctx); err != nil {
+	if err := c.driver.VerifyConnectivity(octx); err != nil {
 		c.driver.Close(context.WithoutCancel(ctx))
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, c.connectError(err)
+		return nil, c.openError(ctx, octx, err, c.connectError(err))
 	}
-	if err := c.detect(ctx); err != nil {
+	if err := c.detect(octx); err != nil {
 		c.driver.Close(context.WithoutCancel(ctx))
-		return nil, err
+		return nil, c.openError(ctx, octx, err, err)
 	}
 	if cfg.Database != "" {
 		q, err := c.render("ping", cypher.Vars{})
 		if err == nil {
-			_, err = neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+			_, err = c.query(octx, q, nil, false)
 		}
 		if err != nil {
 			c.driver.Close(context.WithoutCancel(ctx))
-			return nil, c.classify(err, "open database "+strconv.Quote(cfg.Database))
+			return nil, c.openError(ctx, octx, err, c.classify(err, "open database "+strconv.Quote(cfg.Database)))
 		}
 	}
 	c.log.Debug("connected to Neo4j", "uri", cfg.URI, "user", cfg.User, "version", c.version, "edition", c.edition)
 	return c, nil
+}
+
+// openError is the error of a step of Open that failed with err: the
+// caller's cancellation, a server that did not answer within
+// ConnectTimeout (octx's deadline), or else classified.
+func (c *Conn) openError(ctx, octx context.Context, err, classified error) error {
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case octx.Err() != nil:
+		return errorf(syncjob.ErrUnreachable, err, "cannot reach Neo4j at %s: no answer within %s (neo4j.connect_timeout)", c.cfg.URI, c.cfg.ConnectTimeout)
+	}
+	return classified
 }
 
 // connectError classifies a failure to connect.
@@ -173,7 +193,12 @@ func (c *Conn) detect(ctx context.Context) error {
 		return err
 	}
 	// No database: any will do.
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithReadersRouting())
+	var res *neo4j.EagerResult
+	err = c.retry(ctx, func() error {
+		var err error
+		res, err = neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, neo4j.ExecuteQueryWithReadersRouting())
+		return err
+	})
 	if err != nil {
 		return c.classify(err, "read the server version (dbms.components())")
 	}
@@ -244,7 +269,7 @@ func (c *Conn) classify(err error, doing string) error {
 		return nil
 	case errors.As(err, &cerr), errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
-	case neo4j.IsConnectivityError(err), neo4j.IsTransactionExecutionLimit(err) && isConnectivityCause(err):
+	case connectionLost(err):
 		return errorf(syncjob.ErrUnreachable, err, "lost the connection to Neo4j at %s while trying to %s (retried for up to %s): %s",
 			c.cfg.URI, doing, c.cfg.MaxRetryTime, oneLine(err.Error()))
 	}
@@ -258,18 +283,6 @@ func (c *Conn) classify(err error, doing string) error {
 		}
 	}
 	return fmt.Errorf("%s: %s", doing, oneLine(err.Error()))
-}
-
-func isConnectivityCause(err error) bool {
-	var tel *neo4j.TransactionExecutionLimit
-	if errors.As(err, &tel) {
-		for _, e := range tel.Errors {
-			if neo4j.IsConnectivityError(e) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // driverLog adapts the driver's logger to slog, at debug level: what the

@@ -32,10 +32,31 @@ type Lock struct {
 	once     sync.Once
 }
 
+// processHost says where a process runs: its host name, the boot id of
+// its kernel and its pid namespace. A lock records its holder's, with its
+// pid: a holder on the same host, boot and pid namespace whose pid is not
+// running any more is provably gone (crashed, killed).
+type processHost struct{ host, boot, pidNS string }
+
+func thisHost() processHost {
+	host, _ := os.Hostname()
+	return processHost{host: host, boot: bootID(), pidNS: pidNamespace()}
+}
+
+// gone reports whether a lock holder that ran on host h with pid is
+// provably gone: same host, same boot, same pid namespace as this process
+// (all known), and no process with that pid.
+func (me processHost) gone(h processHost, pid int64) bool {
+	return me.boot != "" && me.pidNS != "" && h == me && pid > 0 && pid <= 1<<31 && processGone(int(pid))
+}
+
 // AcquireLock takes the lock in one write transaction, or fails with
 // ErrLocked saying which run holds it and for how long. A lock whose
-// holder stopped refreshing it (expired) is taken over. The returned
-// lock's Context is ctx, cancelled with ErrLockLost if the lock is lost.
+// holder stopped refreshing it (expired) is taken over; so is, at once,
+// the lock of a holder that is provably gone (it ran on this host, since
+// the last boot, in this pid namespace, and its pid is not running), with
+// a warning. The returned lock's Context is ctx, cancelled with
+// ErrLockLost if the lock is lost.
 func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, error) {
 	if o.Name == "" {
 		o.Name = syncjob.DefaultLockName
@@ -49,26 +70,52 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 	if err := c.EnsureConstraint(ctx, syncjob.LockLabel, "name"); err != nil {
 		return nil, err
 	}
-	host, _ := os.Hostname()
+	me := thisHost()
 	var rnd [6]byte
 	rand.Read(rnd[:])
-	l := &Lock{c: c, o: o, owner: fmt.Sprintf("%s@%s/%d/%s", o.RunID, host, os.Getpid(), hex.EncodeToString(rnd[:])),
+	l := &Lock{c: c, o: o, owner: fmt.Sprintf("%s@%s/%d/%s", o.RunID, me.host, os.Getpid(), hex.EncodeToString(rnd[:])),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	q, err := c.render("lock_acquire", cypher.Vars{Label: syncjob.LockLabel})
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{
-		"name": o.Name, "owner": l.owner, "run": o.RunID, "host": host, "ttl": o.TTL.Milliseconds(),
-	}, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+	acquire := func(takeover string) (*neo4j.Record, error) {
+		res, err := c.query(ctx, q, map[string]any{
+			"name": o.Name, "owner": l.owner, "run": o.RunID, "host": me.host, "boot": me.boot, "pidns": me.pidNS,
+			"pid": int64(os.Getpid()), "ttl": o.TTL.Milliseconds(), "takeover": takeover,
+		}, true)
+		if err != nil {
+			return nil, c.classify(err, "take the lock")
+		}
+		if len(res.Records) != 1 {
+			return nil, fmt.Errorf("take the lock: %d rows", len(res.Records))
+		}
+		return res.Records[0], nil
+	}
+	r, err := acquire("")
 	if err != nil {
-		return nil, c.classify(err, "take the lock")
+		return nil, err
 	}
-	if len(res.Records) != 1 {
-		return nil, fmt.Errorf("take the lock: %d rows", len(res.Records))
-	}
-	r := res.Records[0]
 	free, _, _ := neo4j.GetRecordValue[bool](r, "free")
+	if !free {
+		// A holder that is provably gone is taken over at once, if it
+		// still holds the lock (the owner is compared in the transaction).
+		holder, _, _ := neo4j.GetRecordValue[string](r, "owner")
+		h, _, _ := neo4j.GetRecordValue[string](r, "host")
+		boot, _, _ := neo4j.GetRecordValue[string](r, "boot")
+		pidNS, _, _ := neo4j.GetRecordValue[string](r, "pidns")
+		pid, _, _ := neo4j.GetRecordValue[int64](r, "pid")
+		if holder != "" && me.gone(processHost{host: h, boot: boot, pidNS: pidNS}, pid) {
+			run, _, _ := neo4j.GetRecordValue[string](r, "run")
+			if r, err = acquire(holder); err != nil {
+				return nil, err
+			}
+			if free, _, _ = neo4j.GetRecordValue[bool](r, "free"); free {
+				c.log.Warn("took over the lock of a run that is no longer running (same host, same boot, its process is gone)",
+					"lock", o.Name, "run", run, "host", h, "pid", pid)
+			}
+		}
+	}
 	if !free {
 		run, _, _ := neo4j.GetRecordValue[string](r, "run")
 		h, _, _ := neo4j.GetRecordValue[string](r, "host")
@@ -105,9 +152,9 @@ func (l *Lock) heartbeat() {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(l.hbCtx, every)
-		res, err := neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{
+		res, err := l.c.query(ctx, q, map[string]any{
 			"name": l.o.Name, "owner": l.owner, "ttl": l.o.TTL.Milliseconds(),
-		}, neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+		}, true)
 		cancel()
 		switch {
 		case l.hbCtx.Err() != nil:
@@ -145,9 +192,11 @@ func (l *Lock) Release(ctx context.Context) error {
 			l.c.fence = nil
 		}
 		l.c.fenceMu.Unlock()
-		// A run that lost the server tries once, briefly: the lock then
-		// expires by itself after lock.ttl.
-		limit := l.c.cfg.ConnectTimeout + l.c.cfg.MaxRetryTime
+		// The release gets what is left of the run's retry budget: a run
+		// that lost the server tries once, briefly (the lock then expires
+		// by itself after lock.ttl, or is taken over at once by the next
+		// run on this host).
+		limit := l.c.cfg.ConnectTimeout + l.c.retryLeft()
 		var cerr *syncjob.Error
 		if cause := context.Cause(l.ctx); errors.As(cause, &cerr) && errors.Is(cerr, syncjob.ErrUnreachable) {
 			limit = l.c.cfg.ConnectTimeout
@@ -159,8 +208,7 @@ func (l *Lock) Release(ctx context.Context) error {
 			err = rerr
 			return
 		}
-		_, err = neo4j.ExecuteQuery(ctx, l.c.driver, q, map[string]any{"name": l.o.Name, "owner": l.owner},
-			neo4j.EagerResultTransformer, l.c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+		_, err = l.c.query(ctx, q, map[string]any{"name": l.o.Name, "owner": l.owner}, true)
 		l.cancel(nil)
 		if err != nil {
 			err = l.c.classify(err, "release the lock")
@@ -179,7 +227,7 @@ func (c *Conn) EnsureConstraint(ctx context.Context, label, property string) err
 	if err != nil {
 		return err
 	}
-	if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
+	if _, err := c.query(ctx, q, nil, true); err != nil {
 		return c.classify(err, fmt.Sprintf("create the uniqueness constraint on :%s(%s)", label, property))
 	}
 	return nil

@@ -3,11 +3,14 @@ package connector
 import (
 	"context"
 	"errors"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 func TestLock(t *testing.T) {
@@ -132,4 +135,88 @@ func TestLockConcurrent(t *testing.T) {
 		t.Fatalf("%d won, %d lost", len(won), lost)
 	}
 	won[0].Release(ctx)
+}
+
+// deadPID returns the pid of a process that has just exited (and was
+// reaped): no process of this pid namespace has it.
+func deadPID(t *testing.T) int64 {
+	t.Helper()
+	for range 10 {
+		cmd := exec.Command("true")
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		if pid := cmd.Process.Pid; processGone(pid) {
+			return int64(pid)
+		}
+	}
+	t.Fatal("every exited pid was reused at once")
+	return 0
+}
+
+// A lock whose holder is provably gone (it ran on this host, since this
+// boot, in this pid namespace, and its pid is not running) is taken over at
+// once, with a warning; a holder that may be alive keeps its lock until it
+// expires: on another host, boot or pid namespace, with a live pid, or
+// recorded by a version that did not record where it ran.
+func TestLockTakeoverGoneHolder(t *testing.T) {
+	reset(t)
+	c, logs := open(t)
+	ctx := ctxT(t, time.Minute)
+	if err := c.EnsureConstraint(ctx, syncjob.LockLabel, "name"); err != nil {
+		t.Fatal(err)
+	}
+	me := thisHost()
+	if me.boot == "" || me.pidNS == "" {
+		t.Fatalf("no boot id or pid namespace on this host: %+v", me)
+	}
+	dead := deadPID(t)
+	plant := func(props map[string]any) {
+		run(t, "MATCH (l:FondueLock) DELETE l", nil)
+		run(t, "CREATE (l:FondueLock {name: 'fondue-neo4j', owner: 'crashed-owner', run: 'crashed-run', expires: timestamp() + 600000}) SET l += $props",
+			map[string]any{"props": props})
+	}
+	here := map[string]any{"host": me.host, "boot_id": me.boot, "pid_ns": me.pidNS, "pid": dead}
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range here {
+			m[kk] = vv
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return m
+	}
+	for name, props := range map[string]map[string]any{
+		"another host":          with("host", me.host+"-other"),
+		"another boot":          with("boot_id", "00000000-0000-0000-0000-000000000000"),
+		"another pid namespace": with("pid_ns", "pid:[1]"),
+		"a live pid":            with("pid", int64(os.Getpid())),
+		"no boot id recorded":   with("boot_id", nil),
+		"no pid recorded":       with("pid", nil),
+	} {
+		plant(props)
+		if _, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "next"}); !errors.Is(err, syncjob.ErrLocked) || !strings.Contains(err.Error(), `run "crashed-run"`) {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if strings.Contains(logs.String(), "took over") {
+		t.Fatalf("took over a lock whose holder may be alive:\n%s", logs)
+	}
+	plant(here)
+	l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "resumed"})
+	if err != nil {
+		t.Fatalf("the lock of a holder that is gone: %v", err)
+	}
+	defer l.Release(ctx)
+	if !strings.Contains(logs.String(), "took over the lock of a run that is no longer running") || !strings.Contains(logs.String(), "run=crashed-run") {
+		t.Fatalf("no warning about the takeover:\n%s", logs)
+	}
+	r := run(t, "MATCH (l:FondueLock) RETURN l.run, l.pid, l.boot_id, l.pid_ns, l.host", nil)
+	if len(r) != 1 || r[0].Values[0] != "resumed" || r[0].Values[1] != int64(os.Getpid()) || r[0].Values[2] != me.boot ||
+		r[0].Values[3] != me.pidNS || r[0].Values[4] != me.host {
+		t.Fatalf("lock nodes: %v", r)
+	}
 }

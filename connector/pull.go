@@ -72,7 +72,7 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	s := c.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(ctx)
 	var p *puller
-	_, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+	_, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 		p = &puller{c: c, o: o, pos: map[any]int32{}} // fresh state on every attempt
 		if err := p.nodes(ctx, tx, nodeQ); err != nil {
 			return nil, err
@@ -100,7 +100,7 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+		res, err := c.query(ctx, q, nil, false)
 		if err != nil {
 			return c.classify(err, "list the "+what+"s")
 		}
@@ -116,7 +116,11 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 		slices.Sort(all)
 		for _, w := range want {
 			if !have[w] {
-				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database; existing %ss: %s", what, w, key, what, list(all, 20))
+				hint := ""
+				if t := strings.TrimSpace(w); t != w && have[t] {
+					hint = fmt.Sprintf(" (%q does: names are taken literally, spaces included)", t)
+				}
+				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database%s; existing %ss: %s", what, w, key, hint, what, list(all, 20))
 			}
 		}
 		return nil
@@ -216,23 +220,8 @@ func (p *puller) checkID(v any, rel bool, col string, row int) error {
 		p.queryName(rel), col, row, describe(v))
 }
 
-func describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return fmt.Sprintf("the string %q", x)
-	case int64:
-		return fmt.Sprintf("the integer %d", x)
-	case float64:
-		return fmt.Sprintf("the float %v", x)
-	case bool:
-		return fmt.Sprintf("the boolean %v", x)
-	case []any:
-		return fmt.Sprintf("a list %v", x)
-	}
-	return fmt.Sprintf("a %T %v", v, v)
-}
+// describe is a value for messages, in Neo4j's words.
+func describe(v any) string { return syncjob.DescribeValue(v) }
 
 func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
 	res, err := tx.Run(ctx, q, nil)

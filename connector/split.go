@@ -31,8 +31,7 @@ func (c *Conn) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, e
 	if p.Approved != nil {
 		params["approved"], params["reviewedAt"] = p.Approved.Fingerprint, p.Approved.ReviewedAt
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, params,
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...)
+	res, err := c.query(ctx, q, params, true)
 	if err != nil {
 		return nil, c.classify(err, "store the split plan")
 	}
@@ -56,8 +55,7 @@ func (c *Conn) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": runID},
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, map[string]any{"run": runID}, false)
 	if err != nil {
 		return nil, c.classify(err, "read the split plan of run "+runID)
 	}
@@ -74,6 +72,58 @@ func (c *Conn) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error
 	}
 	return p, nil
 }
+
+// ForgetPlan deletes the record of a run, (:FondueRun {run_id}), with its
+// plan, in a write transaction that checks the lock first.
+func (c *Conn) ForgetPlan(ctx context.Context, runID string) error {
+	q, err := c.render("plan_delete", cypher.Vars{Label: syncjob.RunLabel})
+	if err != nil {
+		return err
+	}
+	s := c.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.WithoutCancel(ctx))
+	_, err = c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
+		if err := c.checkFence(ctx, tx, "forgetting the record of run "+runID); err != nil {
+			return nil, err
+		}
+		res, err := tx.Run(ctx, q, map[string]any{"run": runID})
+		if err != nil {
+			return nil, err
+		}
+		return res.Consume(ctx)
+	})
+	if err != nil {
+		return c.classify(err, "delete the record of run "+runID)
+	}
+	return nil
+}
+
+// CountSplit returns how many of the plan's nodes carry the split mark of
+// its run (fondue_split_runs): split by it and not restored.
+func (c *Conn) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
+	ids := make([]any, 0, len(p.Nodes))
+	for _, n := range p.Nodes {
+		if n.ID != nil {
+			ids = append(ids, n.ID)
+		}
+	}
+	q, err := c.render("split_count", cypher.Vars{})
+	if err != nil {
+		return 0, err
+	}
+	res, err := c.query(ctx, q, map[string]any{"ids": ids, "run": p.RunID}, false)
+	if err != nil {
+		return 0, c.classify(err, "count the nodes split by run "+p.RunID)
+	}
+	n, _, err := neo4j.GetRecordValue[int64](res.Records[0], "split")
+	return int(n), err
+}
+
+// CheckName refuses the names Neo4j would not use literally
+// (cypher.CheckName).
+func (c *Conn) CheckName(name string) error { return cypher.CheckName(name) }
+
+var _ syncjob.NameChecker = (*Conn)(nil)
 
 func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (syncjob.NodeState, error) {
 	q, err := c.render("node_state", cypher.Vars{IDProperty: idProp})
@@ -160,7 +210,7 @@ func (c *Conn) Describe(ctx context.Context, p *syncjob.Plan) error {
 	defer s.Close(ctx)
 	for k := range p.Nodes {
 		n := &p.Nodes[k]
-		_, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		_, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 			st, err := c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID)
 			if err != nil || !st.Exists {
 				return nil, err
@@ -217,7 +267,7 @@ func (c *Conn) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progre
 	s := c.session(ctx, neo4j.AccessModeWrite)
 	defer s.Close(context.WithoutCancel(ctx))
 	for k, n := range p.Nodes {
-		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		out, err := c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 			if err := c.checkFence(ctx, tx, fmt.Sprintf("splitting node %v (%d of %d)", n.Key, k+1, len(p.Nodes))); err != nil {
 				return nil, err
 			}
@@ -263,7 +313,7 @@ func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error
 	if err != nil {
 		return nil, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, nil, neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, nil, false)
 	if err != nil {
 		return nil, c.classify(err, "list the uniqueness constraints")
 	}
@@ -292,7 +342,7 @@ func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error
 func (c *Conn) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcome, error) {
 	s := c.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(ctx)
-	out, err := s.ExecuteRead(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+	out, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 		bad := []syncjob.NodeOutcome{}
 		for _, n := range p.Nodes {
 			o, _, _, err := c.examine(ctx, tx, p, n)
@@ -348,8 +398,7 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	if err != nil {
 		return err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"keys": keys},
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, map[string]any{"keys": keys}, false)
 	if err != nil {
 		return c.classify(err, "find the plan's nodes by "+p.IDProperty)
 	}

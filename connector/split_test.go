@@ -224,8 +224,9 @@ func TestPlanStoreLoad(t *testing.T) {
 	if _, ok := loaded.Nodes[0].ID.(string); !ok {
 		t.Fatalf("element ids must stay strings: %T", loaded.Nodes[0].ID)
 	}
-	// Undo of the (unsplit) run deletes the plan.
-	if _, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-c"}); err != nil {
+	// Undo of the (unsplit) run deletes the plan (the store's Undo
+	// restores; syncjob.Undo forgets the record once nothing is split).
+	if _, err := syncjob.Undo(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-c"}, syncjob.LockOptions{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.LoadPlan(ctxT(t, time.Minute), "run-c"); got != nil {

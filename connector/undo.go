@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"slices"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -17,10 +19,11 @@ type undoClone struct {
 }
 
 // Undo reverses every split of a run, one write transaction per original
-// node: each clone's relationships move back to the original (same type,
-// direction and properties), the clone is deleted, and the run is removed
-// from the original's fondue_split_runs (the property goes when no run is
-// left). After an undo the graph equals the graph before the split, with
+// node: each clone (a node with o.MarkerLabel made by the run) has its
+// relationships moved back to the original (same type, direction and
+// properties), the clone is deleted, and the run is removed from the
+// original's fondue_split_runs (the property goes when no run is left).
+// The run's record stays (ForgetPlan). After an undo the graph equals the graph before the split, with
 // one exception by design: relationships that users attached to a clone
 // after the split move to the original too. Everything Undo needs is in the
 // database. Undoing a run twice is harmless (nothing is left to undo). A
@@ -35,8 +38,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 	if err != nil {
 		return st, err
 	}
-	res, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": o.RunID},
-		neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithReadersRouting())...)
+	res, err := c.query(ctx, q, map[string]any{"run": o.RunID}, false)
 	if err != nil {
 		return st, c.classify(err, "find the clones of run "+o.RunID)
 	}
@@ -55,7 +57,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 	defer s.Close(context.WithoutCancel(ctx))
 	for k, origin := range origins {
 		clones := byOrigin[origin]
-		out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+		out, err := c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 			if err := c.checkFence(ctx, tx, fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins))); err != nil {
 				return nil, err
 			}
@@ -83,18 +85,34 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 			o.Progress(k+1, len(origins))
 		}
 	}
-	if len(st.Failed) == 0 {
-		q, err := c.render("plan_delete", cypher.Vars{Label: syncjob.RunLabel})
-		if err != nil {
-			return st, err
-		}
-		if _, err := neo4j.ExecuteQuery(ctx, c.driver, q, map[string]any{"run": o.RunID},
-			neo4j.EagerResultTransformer, c.queryOpts(neo4j.ExecuteQueryWithWritersRouting())...); err != nil {
-			return st, c.classify(err, "delete the split plan of run "+o.RunID)
-		}
-	}
 	st.Duration = time.Since(t0)
 	return st, nil
+}
+
+// SplitRuns lists the run ids with a record (:FondueRun) and those of the
+// nodes with markerLabel that a split made, sorted.
+func (c *Conn) SplitRuns(ctx context.Context, markerLabel string) ([]string, error) {
+	if markerLabel == "" {
+		markerLabel = syncjob.DefaultMarkerLabel
+	}
+	var runs []string
+	for _, s := range []struct{ stmt, label string }{{"run_ids", syncjob.RunLabel}, {"split_run_ids", markerLabel}} {
+		q, err := c.render(s.stmt, cypher.Vars{Label: s.label})
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.query(ctx, q, nil, false)
+		if err != nil {
+			return nil, c.classify(err, "list the runs")
+		}
+		for _, r := range res.Records {
+			if id, ok := r.Values[0].(string); ok {
+				runs = append(runs, id)
+			}
+		}
+	}
+	slices.Sort(runs)
+	return slices.Compact(runs), nil
 }
 
 var errUndo = errors.New("cannot undo")

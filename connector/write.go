@@ -173,7 +173,7 @@ func (w *scoreWriter) rows(b int) []map[string]any {
 func (w *scoreWriter) writeBatch(ctx context.Context, s neo4j.SessionWithContext, b int) (batchResult, error) {
 	rows := w.rows(b)
 	params := map[string]any{"rows": rows, "run": w.o.RunID}
-	out, err := s.ExecuteWrite(ctx, func(tx neo4j.ManagedTransaction) (any, error) {
+	out, err := w.c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
 		if err := w.c.checkFence(ctx, tx, fmt.Sprintf("writing batch %d of %d", b+1, w.nb)); err != nil {
 			return nil, err
 		}

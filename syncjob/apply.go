@@ -36,6 +36,9 @@ func Apply(ctx context.Context, st Store, plan *Plan, o ApplyOptions) (*Summary,
 	}
 	log := o.Log.With("run_id", plan.RunID)
 	sum := &Summary{RunID: plan.RunID, DryRun: o.DryRun, ApprovedPlan: plan.Approved}
+	if err := checkNames(st, plan.names()); err != nil {
+		return sum, err
+	}
 	if len(plan.Nodes) == 0 {
 		sum.Split = &SplitStats{Nodes: []NodeOutcome{}}
 		return sum, nil

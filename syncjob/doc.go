@@ -5,7 +5,8 @@
 // (cmd/fondue-neo4j sync, undo) is flag parsing and printing around it.
 //
 // A Store is small: Lock, Pull, WriteScores, and the split plan's
-// StorePlan, LoadPlan, Describe, ResolveKeys, Check, Split and Undo.
+// StorePlan, LoadPlan, ForgetPlan, CountSplit, Describe, ResolveKeys,
+// Check, Split, Undo and SplitRuns.
 // Package connector implements it on Neo4j, package memstore in memory;
 // package storetest checks that both behave alike.
 //

@@ -29,8 +29,12 @@ var (
 	// was split (a *StalePlanError says what changed).
 	ErrStalePlan = errors.New("the approved plan no longer matches the graph")
 	// ErrIncomplete: the run finished but some planned splits were not
-	// made (an *IncompleteError says which); the others were.
+	// made (an *IncompleteError says which); the others were. From Undo:
+	// some splits of the run were not reversed.
 	ErrIncomplete = errors.New("some splits were not made")
+	// ErrUnknownRun: Undo found nothing of the run: no record of it and no
+	// node split by it (a mistyped run id, or a run undone already).
+	ErrUnknownRun = errors.New("no such run")
 )
 
 // IsAuth reports whether err is an authentication failure.
@@ -48,6 +52,10 @@ func IsLocked(err error) bool { return errors.Is(err, ErrLocked) || errors.Is(er
 
 // IsInvalid reports whether err is a configuration, query or data error.
 func IsInvalid(err error) bool { return errors.Is(err, ErrInvalid) }
+
+// IsUnknownRun reports whether err says that the store holds nothing of
+// the run to undo.
+func IsUnknownRun(err error) bool { return errors.Is(err, ErrUnknownRun) }
 
 // IsStalePlan reports whether err refuses an approved plan that no longer
 // matches the graph.

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
 // KeyText is a node key (or element id) as text: integers in decimal,
@@ -52,6 +55,76 @@ func KeyDescription(k any) string {
 		return strconv.Quote(s)
 	}
 	return KeyText(k)
+}
+
+// DescribeValue describes a property value for messages, in Neo4j's
+// words, with the value: "the integer 7", "the string \"x\"", "the float
+// 1.5", "a DATE (2024-01-31)", "a POINT (x 1, y 2, SRID 7203)", "null".
+// Values are as the Neo4j Go driver returns them (time.Time is a ZONED
+// DATETIME, dbtype.Date a DATE, ...).
+func DescribeValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", x)
+	case int64:
+		return fmt.Sprintf("the integer %d", x)
+	case int:
+		return fmt.Sprintf("the integer %d", x)
+	case float64:
+		return fmt.Sprintf("the float %v", x)
+	case bool:
+		return fmt.Sprintf("the boolean %v", x)
+	case time.Time:
+		return "a ZONED DATETIME (" + x.Format(time.RFC3339Nano) + ")"
+	case dbtype.Date:
+		return "a DATE (" + x.String() + ")"
+	case dbtype.LocalDateTime:
+		return "a LOCAL DATETIME (" + x.String() + ")"
+	case dbtype.LocalTime:
+		return "a LOCAL TIME (" + x.String() + ")"
+	case dbtype.Time:
+		return "a ZONED TIME (" + x.String() + ")"
+	case dbtype.Duration:
+		return "a DURATION (" + x.String() + ")"
+	case dbtype.Point2D:
+		return fmt.Sprintf("a POINT (x %v, y %v, SRID %d)", x.X, x.Y, x.SpatialRefId)
+	case dbtype.Point3D:
+		return fmt.Sprintf("a POINT (x %v, y %v, z %v, SRID %d)", x.X, x.Y, x.Z, x.SpatialRefId)
+	case []byte:
+		return fmt.Sprintf("a byte array (%d bytes)", len(x))
+	case []any:
+		parts := make([]string, len(x))
+		for k, e := range x {
+			parts[k] = listElement(e)
+		}
+		s := strings.Join(parts, ", ")
+		if len(s) > 60 {
+			s = s[:60] + "..."
+		}
+		return "a LIST [" + s + "]"
+	case map[string]any:
+		return fmt.Sprintf("a MAP (%d keys)", len(x))
+	}
+	return "a value of a type Neo4j properties do not have"
+}
+
+// listElement is an element of a list in DescribeValue.
+func listElement(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case nil:
+		return "null"
+	case int64, int, float64, bool:
+		return fmt.Sprint(x)
+	}
+	d := DescribeValue(v)
+	if i := strings.IndexByte(d, '('); i >= 0 && strings.HasSuffix(d, ")") {
+		return d[i+1 : len(d)-1]
+	}
+	return d
 }
 
 // DescribeNode is a key with its name: "26 (Cosette)".

@@ -68,6 +68,11 @@ type Splitter interface {
 	StorePlan(ctx context.Context, p *Plan) (*Plan, error)
 	// LoadPlan returns the plan stored by a run, or nil.
 	LoadPlan(ctx context.Context, runID string) (*Plan, error)
+	// ForgetPlan deletes the record of a run (its stored plan), if any.
+	ForgetPlan(ctx context.Context, runID string) error
+	// CountSplit returns how many of the plan's nodes carry the split mark
+	// of its run (PropSplitRuns): nodes split by the run and not restored.
+	CountSplit(ctx context.Context, p *Plan) (int, error)
 	// Describe fills in the labels and relationship counts of every
 	// planned node, writing nothing (the dry run).
 	Describe(ctx context.Context, p *Plan) error
@@ -89,9 +94,24 @@ type Splitter interface {
 // Undoer reverses the splits of a run.
 type Undoer interface {
 	// Undo moves every clone's relationships of the run back to its
-	// original, deletes the clones, unmarks the originals and forgets the
-	// run's plan. Undoing twice is harmless.
+	// original, deletes the clones and unmarks the originals. The clones
+	// are the nodes with o.MarkerLabel made by the run. Undoing twice is
+	// harmless. (The run's record is the caller's to forget: see the
+	// package's Undo.)
 	Undo(ctx context.Context, o UndoOptions) (UndoStats, error)
+	// SplitRuns lists the run ids the store knows split runs by: those
+	// with a record (StorePlan), and those of the nodes with markerLabel
+	// that a split made. For messages about a run id that is not there.
+	SplitRuns(ctx context.Context, markerLabel string) ([]string, error)
+}
+
+// NameChecker is implemented by stores that restrict the names of labels,
+// relationship types and properties (Neo4j: no control characters, no
+// Unicode escapes). Sync and Apply check every name of their options with
+// it before they read or write anything, so that a bad name fails the run
+// at once, never after the scores were written.
+type NameChecker interface {
+	CheckName(name string) error
 }
 
 // Defaults.
@@ -309,8 +329,12 @@ type WriteStats struct {
 
 // UndoOptions configure Undo.
 type UndoOptions struct {
-	RunID       string
-	MarkerLabel string // the label of the run's clones (default DefaultMarkerLabel)
+	RunID string
+	// MarkerLabel is the label of the run's clones (default
+	// DefaultMarkerLabel). The package's Undo takes it from the run's
+	// record when the record has it (this field is then only a fallback,
+	// for records written before they held it).
+	MarkerLabel string
 	Progress    func(done, total int)
 }
 
@@ -321,5 +345,12 @@ type UndoStats struct {
 	ClonesDeleted      int           `json:"clonesDeleted"` // clones deleted
 	RelationshipsMoved int           `json:"relationshipsMoved"`
 	Failed             []NodeOutcome `json:"failed,omitempty"`
-	Duration           time.Duration `json:"-"`
+	// MarkerLabel is the label the run's clones were found by (the
+	// package's Undo: the run record's).
+	MarkerLabel string `json:"markerLabel,omitempty"`
+	// NotRestored counts the nodes of the run's record that still carry
+	// its split mark after the undo (their clones were not found): the
+	// record is then kept.
+	NotRestored int           `json:"notRestored,omitempty"`
+	Duration    time.Duration `json:"-"`
 }

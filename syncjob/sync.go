@@ -34,7 +34,9 @@ type Options struct {
 	// fondue.Splitters()[0], ncut); without, Score.Split is ignored.
 	Score fondue.Options
 	// Split plans and carries out the split of the chosen nodes, after the
-	// scores are written.
+	// scores are written. A run id whose stored plan split some nodes
+	// resumes it; a stored plan none of whose nodes was split yet is
+	// replaced.
 	Split bool
 	// SkipProperties are not copied to split clones; the write properties
 	// are added to them (a clone's score is unknown until the next run).
@@ -207,7 +209,10 @@ func (o *Options) skip() []string {
 // Sync runs the sync job on st: take the lock, pull the subgraph, score
 // it, write the scores and, with Split, store the split plan and carry it
 // out. A run id whose plan is stored already resumes that plan (no pull,
-// no scoring). With DryRun nothing is written and no lock is taken.
+// no scoring), unless none of its nodes was split yet: then the run starts
+// afresh and its plan replaces the stored one. With DryRun nothing is
+// written and no lock is taken. Every name of o (labels, types,
+// properties) is checked first (NameChecker), in the dry run too.
 //
 // The summary is returned with every error once the run got that far.
 // Splits that were planned but not made give an *IncompleteError (the
@@ -218,6 +223,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	log := o.Log.With("run_id", o.RunID)
 	t0 := time.Now()
 	sum := &Summary{RunID: o.RunID, DryRun: o.DryRun}
+	if err := checkNames(st, o.names()); err != nil {
+		return sum, err
+	}
 
 	if !o.DryRun {
 		lockCtx, release, err := hold(ctx, st, o.Lock, log)
@@ -232,6 +240,12 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 			plan, err := st.LoadPlan(ctx, o.RunID)
 			if err != nil {
 				return sum, lockError(ctx, err)
+			}
+			if plan != nil {
+				plan, err = replaceUnstarted(ctx, st, plan, log)
+				if err != nil {
+					return sum, lockError(ctx, err)
+				}
 			}
 			if plan != nil {
 				log.Info("resuming the split plan of this run id", "phase", "split", "nodes", len(plan.Nodes))
@@ -291,6 +305,82 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		}
 	}
 	return sum, incomplete(sum)
+}
+
+// replaceUnstarted returns the stored plan of a run, to resume, or nil
+// after forgetting it when none of its nodes was split yet (an earlier
+// attempt of the run stopped before its first split): the run then starts
+// afresh, with today's configuration.
+func replaceUnstarted(ctx context.Context, st Store, plan *Plan, log *slog.Logger) (*Plan, error) {
+	n, err := st.CountSplit(ctx, plan)
+	if err != nil || n > 0 {
+		return plan, err
+	}
+	log.Info("the stored split plan of this run id split no node yet: this run replaces it", "phase", "split",
+		"nodes", len(plan.Nodes), "created_at", plan.CreatedAt)
+	return nil, st.ForgetPlan(ctx, plan.RunID)
+}
+
+// namedValue is a name from the configuration and the key it comes from.
+type namedValue struct{ key, name string }
+
+// names lists every label, type and property name that the run may use,
+// with its configuration key ("" names are unset and left out).
+func (o *Options) names() []namedValue {
+	var out []namedValue
+	add := func(key string, names ...string) {
+		for _, n := range names {
+			if n != "" {
+				out = append(out, namedValue{key, n})
+			}
+		}
+	}
+	add("graph.node_labels", o.Pull.NodeLabels...)
+	add("graph.relationship_types", o.Pull.RelationshipTypes...)
+	add("graph.id_property", o.Pull.IDProperty)
+	add("graph.display_property", o.Pull.DisplayProperties...)
+	add("embedding.property", o.Pull.EmbeddingProperty, o.Write.EmbeddingProperty)
+	add("split.marker_label", o.Pull.MarkerLabel)
+	add("write.property", o.Write.Property)
+	add("write.score_property", o.Write.ScoreProperty)
+	add("write.run_property", o.Write.RunProperty)
+	add("split.skip_properties", o.SkipProperties...)
+	return out
+}
+
+// names lists the label, type and property names of the plan, with their
+// configuration keys.
+func (p *Plan) names() []namedValue {
+	var out []namedValue
+	add := func(key string, names ...string) {
+		for _, n := range names {
+			if n != "" {
+				out = append(out, namedValue{key, n})
+			}
+		}
+	}
+	add("graph.node_labels", p.NodeLabels...)
+	add("graph.relationship_types", p.RelationshipTypes...)
+	add("graph.id_property", p.IDProperty)
+	add("graph.display_property", p.DisplayProperties...)
+	add("split.marker_label", p.MarkerLabel)
+	add("split.skip_properties", p.SkipProperties...)
+	return out
+}
+
+// checkNames checks names with st's NameChecker, if it has one: the first
+// bad one is an ErrInvalid error naming its key.
+func checkNames(st Store, names []namedValue) error {
+	nc, ok := st.(NameChecker)
+	if !ok {
+		return nil
+	}
+	for _, n := range names {
+		if err := nc.CheckName(n.name); err != nil {
+			return Errorf(ErrInvalid, err, "%s: %v", n.key, err)
+		}
+	}
+	return nil
 }
 
 // score scores the pulled graph: Prepare, the warm start from saved

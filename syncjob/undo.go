@@ -2,13 +2,25 @@ package syncjob
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 )
 
 // Undo reverses every split of run o.RunID on st, under the lock (held as
-// "undo RUNID"). Nodes that could not be restored are listed in
-// UndoStats.Failed and give an error for which errors.Is(err,
-// ErrIncomplete) is true, with the stats; the others are restored.
+// "undo RUNID"). The split settings come from the run's record (its stored
+// plan): the clones are found by the record's marker label, whatever
+// o.MarkerLabel says (o.MarkerLabel is the fallback for a record without
+// one). Nodes that could not be restored are listed in UndoStats.Failed
+// and give an error for which errors.Is(err, ErrIncomplete) is true, with
+// the stats; the others are restored.
+//
+// The record is forgotten only once none of its planned nodes carries the
+// run's split mark any more: a record whose splits are not all reversed is
+// kept (ErrIncomplete), so that undo can be run again. A run id of which
+// the store holds nothing (no record, no clone) is an error for which
+// IsUnknownRun is true, naming the closest run ids the store knows.
 func Undo(ctx context.Context, st Store, o UndoOptions, lock LockOptions, log *slog.Logger) (UndoStats, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -19,13 +31,88 @@ func Undo(ctx context.Context, st Store, o UndoOptions, lock LockOptions, log *s
 		return UndoStats{}, err
 	}
 	defer release()
+	rec, err := st.LoadPlan(ctx, o.RunID)
+	if err != nil {
+		return UndoStats{}, lockError(ctx, err)
+	}
+	if rec != nil && rec.MarkerLabel != "" {
+		if o.MarkerLabel != "" && o.MarkerLabel != rec.MarkerLabel {
+			log.Info("the run's split nodes carry the marker label of its record, not split.marker_label",
+				"run_id", o.RunID, "marker_label", rec.MarkerLabel, "split.marker_label", o.MarkerLabel)
+		}
+		o.MarkerLabel = rec.MarkerLabel
+	}
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = DefaultMarkerLabel
+	}
 	us, err := st.Undo(ctx, o)
+	us.MarkerLabel = o.MarkerLabel
 	if err != nil {
 		return us, lockError(ctx, err)
+	}
+	if rec == nil && us.Originals == 0 {
+		runs, err := st.SplitRuns(ctx, o.MarkerLabel)
+		if err != nil {
+			return us, lockError(ctx, err)
+		}
+		return us, Errorf(ErrUnknownRun, nil, "nothing to undo: no run %q in the database (no record of it, no node split by it with the marker label %q); %s",
+			o.RunID, o.MarkerLabel, closestRuns(o.RunID, runs))
 	}
 	if len(us.Failed) > 0 {
 		return us, Errorf(ErrIncomplete, nil, "%d of %d split nodes could not be restored; first: node %v: %s",
 			len(us.Failed), us.Originals, us.Failed[0].Key, us.Failed[0].Reason)
 	}
+	if rec == nil {
+		return us, nil
+	}
+	left, err := st.CountSplit(ctx, rec)
+	if err != nil {
+		return us, lockError(ctx, err)
+	}
+	if left > 0 {
+		us.NotRestored = left
+		return us, Errorf(ErrIncomplete, nil, "%d nodes split by run %s are not restored: no split node of theirs has the marker label %q; the run's record is kept: undo again with the run's marker label (--marker-label)",
+			left, o.RunID, o.MarkerLabel)
+	}
+	if err := st.ForgetPlan(ctx, o.RunID); err != nil {
+		return us, lockError(ctx, err)
+	}
 	return us, nil
+}
+
+// closestRuns names the run ids closest to id (by edit distance), for a
+// message about a run id that is not there.
+func closestRuns(id string, runs []string) string {
+	if len(runs) == 0 {
+		return "no run has a record or split nodes in this database"
+	}
+	runs = slices.Clone(runs)
+	slices.SortStableFunc(runs, func(a, b string) int { return editDistance(id, a) - editDistance(id, b) })
+	const most = 3
+	s := "closest run ids: " + strings.Join(runs[:min(len(runs), most)], ", ")
+	if len(runs) > most {
+		s += fmt.Sprintf(" (of %d)", len(runs))
+	}
+	return s
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

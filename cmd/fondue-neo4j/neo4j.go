@@ -22,12 +22,12 @@ func addNeo4jFlags(f *pflag.FlagSet) {
 	f.String("user", "neo4j", "Neo4j user (password: FONDUE_NEO4J_PASSWORD or --password-file)")
 	f.String("password-file", "", "file holding the Neo4j password (e.g. a mounted secret)")
 	f.String("database", "", "database (Neo4j 4 and later; default: the server's default database)")
-	f.String("connect-timeout", "10s", "give up connecting after this long")
-	f.String("max-retry-time", "30s", "retry a transaction after a transient failure (e.g. a dropped connection) for up to this long")
+	f.String("connect-timeout", "10s", "give up connecting (and logging in) after this long when the server does not answer")
+	f.String("max-retry-time", "30s", "retry transactions after transient failures (e.g. a dropped connection) for up to this long: one budget for the whole run")
 	f.String("lock-name", syncjob.DefaultLockName, "name of the lock in the database: runs with the same name never write at once")
 	f.String("lock-ttl", syncjob.DefaultLockTTL.String(), "the lock of a crashed run expires after this long")
 	f.String("output", "text", "text (a summary on stderr) or json (the summary on stdout)")
-	f.String("marker-label", syncjob.DefaultMarkerLabel, "label of the nodes a split creates")
+	f.String("marker-label", syncjob.DefaultMarkerLabel, "label of the nodes a split creates (undo takes the run record's; this is for runs recorded without one)")
 }
 
 // neo4jConfig builds the connection settings and checks them.
@@ -94,12 +94,13 @@ func (a *app) positiveInt(key string) (int, error) {
 	return int(x), nil
 }
 
-// stringList reads a list: a YAML list, a flag (comma-separated), or an
-// environment variable (comma-separated).
+// stringList reads a list of names: a YAML list, a flag or an environment
+// variable (comma-separated). Names are literal (config.List): nothing is
+// trimmed.
 func (a *app) stringList(key string) []string {
 	var out []string
 	add := func(s string) {
-		if s = strings.TrimSpace(s); s != "" {
+		if s != "" {
 			out = append(out, s)
 		}
 	}
@@ -156,7 +157,7 @@ func exitCode(err error) error {
 		return withCode(exitAuth, err)
 	case syncjob.IsUnreachable(err):
 		return withCode(exitUnreachable, err)
-	case syncjob.IsEmpty(err):
+	case syncjob.IsEmpty(err), syncjob.IsUnknownRun(err):
 		return withCode(exitEmpty, err)
 	case syncjob.IsLocked(err):
 		return withCode(exitLocked, err)

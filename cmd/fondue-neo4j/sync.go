@@ -13,6 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
@@ -53,8 +54,8 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	}
 	f := cmd.Flags()
 	addNeo4jFlags(f)
-	f.StringSlice("node-labels", nil, "score nodes with any of these labels (default: all nodes)")
-	f.StringSlice("relationship-types", nil, "use relationships of these types (default: all)")
+	cli.NamesFlag(f, "node-labels", "score nodes with any of these labels, comma-separated, each literal (default: all nodes)")
+	cli.NamesFlag(f, "relationship-types", "use relationships of these types, comma-separated, each literal (default: all)")
 	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
 	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
 	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
@@ -68,7 +69,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.Int("write-concurrency", 1, "write transactions at once")
 	f.String("run-id", "", "run id (default: the UTC time and a random suffix); re-running a run id resumes its splits")
 	addSplitFlags(f, "split the most ambiguous nodes (see --split-top, --split-min-ambiguity)", "split the K most ambiguous nodes")
-	f.StringSlice("skip-properties", nil, "properties not copied to split nodes (e.g. uniquely constrained ones)")
+	cli.NamesFlag(f, "skip-properties", "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated")
 	f.Bool("dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
 	f.String("plan", "", "with --split: apply this approved plan (exported by the review page) instead of scoring")
 	addScoreFlags(f)

@@ -97,7 +97,8 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	t.Setenv("FONDUE_WRITE_BATCH_SIZE", "8")
 	t.Setenv("FONDUE_NEO4J_PASSWORD", "pw")
 	s = capture()
-	if s.conn.URI != "bolt://env:7687" || strings.Join(s.pull.NodeLabels, "|") != "X|Y" || s.write.BatchSize != 8 || s.conn.Password != "pw" {
+	// Names are literal: the space after the comma is part of " Y".
+	if s.conn.URI != "bolt://env:7687" || strings.Join(s.pull.NodeLabels, "|") != "X| Y" || s.write.BatchSize != 8 || s.conn.Password != "pw" {
 		t.Fatalf("env: %+v", s)
 	}
 	// The password: --password-file > FONDUE_NEO4J_PASSWORD > neo4j.password_file.
@@ -183,5 +184,46 @@ most ambiguous (ambiguity, score, node, labels):
 		!maps.Equal(rec.ScoredByLabel, map[string]int{"Character": 65, "Movie": 12, "Old": 0}) ||
 		!slices.Equal(rec.MostAmbiguous, []string{"11 (Valjean)", "23 (Fantine)", "55", "48 (Gavroche)", "27 (Javert)"}) {
 		t.Errorf("log record: %s", logs.String())
+	}
+}
+
+// Lists of names are literal wherever they come from: a space or a quote
+// is part of the name, as in single names, never trimmed or parsed as CSV.
+func TestSyncNamesLiteral(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "fondue.yaml")
+	os.WriteFile(cfg, []byte("graph:\n  node_labels: [\"Padded \", ' Lead', 'We\"ird', 'A,B']\n  relationship_types: 'T , U'\nsplit:\n  skip_properties: [\"name \"]\n"), 0o644)
+	capture := func(args ...string) (*syncSettings, error) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		a := newApp(strings.NewReader(""), &out, &errb)
+		root := a.rootCmd()
+		sc, _, _ := root.Find([]string{"sync"})
+		var got *syncSettings
+		sc.RunE = func(cmd *cobra.Command, _ []string) error {
+			s, err := a.syncSettings()
+			got = s
+			return err
+		}
+		root.SetArgs(append([]string{"sync", "--config", cfg}, args...))
+		return got, root.ExecuteContext(context.Background())
+	}
+	list := func(xs []string) string { return strings.Join(xs, "|") }
+	s, err := capture()
+	if err != nil || list(s.pull.NodeLabels) != `Padded | Lead|We"ird|A,B` || list(s.pull.RelationshipTypes) != "T | U" || s.skip[0] != "name " {
+		t.Fatalf("file: %q %q %q %v", s.pull.NodeLabels, s.pull.RelationshipTypes, s.skip, err)
+	}
+	t.Setenv("FONDUE_GRAPH_NODE_LABELS", `Padded ,We"ird`)
+	if s, err = capture(); err != nil || list(s.pull.NodeLabels) != `Padded |We"ird` {
+		t.Fatalf("environment: %q %v", s.pull.NodeLabels, err)
+	}
+	// A quote in a flag is part of the name (it used to be a CSV parser's
+	// error); the flag can be repeated; a trailing comma adds nothing.
+	s, err = capture("--node-labels", `We"ird,Padded `, "--node-labels", ` Lead,`, "--skip-properties", `"quoted"`)
+	if err != nil || list(s.pull.NodeLabels) != `We"ird|Padded | Lead` || s.skip[0] != `"quoted"` {
+		t.Fatalf("flags: %q %q %v", s.pull.NodeLabels, s.skip, err)
+	}
+	if c := s.configuration(); list(c["nodeLabels"].([]string)) != `We"ird|Padded | Lead` {
+		t.Fatalf("configuration: %v", c["nodeLabels"])
 	}
 }

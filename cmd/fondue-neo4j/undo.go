@@ -19,8 +19,16 @@ func newUndoCmd(a *app) *cobra.Command {
 relationships of each new node move back to the node it was split from (same
 type, direction and properties), the new nodes are deleted and the split marks
 removed. Afterwards the graph is the graph from before the split. Everything
-undo needs is in the database; undoing a run twice is harmless. The scores
-written by the run stay (the next sync overwrites them).`,
+undo needs is in the database, the marker label of the split nodes included
+(from the run's record; --marker-label is only for runs recorded without
+one); undoing a run twice changes nothing. The scores written by the run
+stay (the next sync overwrites them).
+
+Exit codes: 0 ok, 1 some splits could not be reversed (the run's record is
+kept: undo again), 2 bad configuration, 3 authentication failed, 4 Neo4j
+unreachable, 5 nothing to undo (no record of the run and no node split by
+it: a mistyped run id, or a run undone already; the closest run ids are
+named), 6 another run holds the lock, 130 interrupted.`,
 		Example: `  fondue-neo4j undo --run-id 20250101T020000Z-1a2b3c --config fondue.yaml`,
 		Args:    exactArgs(0, "no arguments (the run is --run-id ID)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,8 +87,8 @@ func (a *app) undo(ctx context.Context, runID string) error {
 		if err := a.printJSON(sum); err != nil {
 			return err
 		}
-	case st.Originals == 0:
-		a.log.Warn("nothing to undo: no node split by this run (already undone?)", "run_id", runID)
+	case st.Originals == 0 && err == nil:
+		a.log.Info("undo done: the run split no node; its record is forgotten", "run_id", runID)
 	case a.tty:
 		printf(a.stderr, "undo %s: %d nodes restored, %d split nodes deleted, %d relationships moved back\n",
 			runID, st.Restored, st.ClonesDeleted, st.RelationshipsMoved)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
@@ -131,3 +133,46 @@ func ConfigPath(cmd *cobra.Command) (string, error) {
 	}
 	return "", nil
 }
+
+// NamesFlag adds a flag that takes names (labels, relationship types,
+// properties): comma-separated, and repeatable (the lists are joined).
+// Each name is literal, like the same setting's environment variable:
+// spaces and quotes are part of it (pflag's StringSlice would read the
+// text as CSV, trim nothing but fail on a quote with a parser's message).
+// A name with a comma can only be given in a YAML list.
+func NamesFlag(f *pflag.FlagSet, name, usage string) {
+	f.Var(&namesValue{}, name, usage)
+}
+
+// namesValue is NamesFlag's value; it is a pflag.SliceValue (FlagValue).
+type namesValue struct {
+	names []string
+	set   bool
+}
+
+func (v *namesValue) Set(s string) error {
+	if !v.set {
+		v.names, v.set = nil, true
+	}
+	return v.Append(s)
+}
+
+// Append adds the names of one comma-separated value (empty ones, as of
+// a trailing comma, are dropped).
+func (v *namesValue) Append(s string) error {
+	for _, n := range strings.Split(s, ",") {
+		if n != "" {
+			v.names = append(v.names, n)
+		}
+	}
+	return nil
+}
+
+func (v *namesValue) Replace(names []string) error {
+	v.names = slices.Clone(names)
+	return nil
+}
+
+func (v *namesValue) GetSlice() []string { return slices.Clone(v.names) }
+func (v *namesValue) Type() string       { return "names" }
+func (v *namesValue) String() string     { return strings.Join(v.names, ",") }

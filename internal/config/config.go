@@ -33,7 +33,7 @@ const (
 	PosFloat       // a number > 0 (stored as float64)
 	Fraction       // a number in [0, 1] (stored as float64)
 	Duration       // a positive Go duration such as 30s (stored as its text)
-	List           // strings: a YAML list, or comma-separated text (stored as []string)
+	List           // names: a YAML list, or comma-separated text, each name literal (stored as []string)
 	Enum           // one of Setting.Values, case-insensitive (stored in lower case)
 	Size           // a size in bytes such as 4GiB, or "", auto, none (stored as its text)
 	AutoBool       // auto, or true/false as for Bool (stored as "auto", "true" or "false")
@@ -77,7 +77,7 @@ func (s *Setting) want() string {
 	case Duration:
 		return "a positive duration such as 30s, 2m or 1h"
 	case List:
-		return "a list of names (YAML list, or comma-separated)"
+		return "a list of names (YAML list, or comma-separated; each name literal)"
 	case Enum:
 		var vs []string
 		for _, v := range s.Values {
@@ -215,12 +215,14 @@ func parseDuration(raw any) (any, bool) {
 	return strings.TrimSpace(str), true
 }
 
-// parseList gives the non-empty trimmed names of comma-separated text, a
-// []string or a YAML list of scalars (never nil).
+// parseList gives the names of comma-separated text, a []string or a YAML
+// list of scalars (never nil). Names are literal, as single names are: a
+// space or a quote is part of the name ("Padded " is not "Padded"); only
+// empty entries are dropped (a trailing comma).
 func parseList(raw any) (any, bool) {
 	var out []string
 	add := func(v string) {
-		if v = strings.TrimSpace(v); v != "" {
+		if v != "" {
 			out = append(out, v)
 		}
 	}

@@ -19,8 +19,8 @@ embedding:
   mode: EXACT
   checkpoint:
 graph:
-  node_labels: [Author, Paper]
-  relationship_types: "A, B"
+  node_labels: [Author, Paper, "Padded ", 'We"ird']
+  relationship_types: "A, B,"
 neo4j:
   connect_timeout: 5s
 split:
@@ -35,7 +35,7 @@ log:
 	want := map[string]any{
 		"seed": uint64(18446744073709551615), "threads": 3, "polish": true, "unnormalized": false,
 		"embedding.dim": 16, "embedding.sigma2": 3.0, "embedding.mode": "exact", "embedding.checkpoint": "",
-		"graph.node_labels": []string{"Author", "Paper"}, "graph.relationship_types": []string{"A", "B"},
+		"graph.node_labels": []string{"Author", "Paper", "Padded ", `We"ird`}, "graph.relationship_types": []string{"A", " B"},
 		"neo4j.connect_timeout": "5s", "split.min_ambiguity": 1.0, "max_memory": "4GiB",
 	}
 	if len(got) != len(want) {
@@ -105,12 +105,13 @@ func TestReadFileErrors(t *testing.T) {
 
 func TestReadEnv(t *testing.T) {
 	got, err := ReadEnv([]string{"HOME=/x", "FONDUE_THREADS=2", "FONDUE_EMBEDDING_SIGMA2=2.5", "FONDUE_CONFIG=x.yaml",
-		"FONDUE_DATASETS=/d", "FONDUE_JAVA25_HOME=/jdk", "FONDUE_NEO4J_VERSIONS=5.26", "FONDUE_GRAPH_NODE_LABELS=A,B", "FONDUE_POLISH=true", "FONDUE_SEED=", "FONDUE_TOP=10",
+		"FONDUE_DATASETS=/d", "FONDUE_JAVA25_HOME=/jdk", "FONDUE_NEO4J_VERSIONS=5.26", "FONDUE_GRAPH_NODE_LABELS=A,B", "FONDUE_GRAPH_RELATIONSHIP_TYPES= X,Y\"s ", "FONDUE_POLISH=true", "FONDUE_SEED=", "FONDUE_TOP=10",
 		"FONDUE_OUTPUT=JSON", "FONDUE_HEADER=no"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"threads": 2, "embedding.sigma2": 2.5, "graph.node_labels": []string{"A", "B"}, "polish": true,
+	want := map[string]any{"threads": 2, "embedding.sigma2": 2.5, "graph.node_labels": []string{"A", "B"},
+		"graph.relationship_types": []string{" X", `Y"s `}, "polish": true,
 		"top": 10, "output": "json", "header": "no"}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)

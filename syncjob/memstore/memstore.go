@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -50,7 +51,10 @@ func New() *Store {
 	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}}
 }
 
-var _ syncjob.Store = (*Store)(nil)
+var (
+	_ syncjob.Store       = (*Store)(nil)
+	_ syncjob.NameChecker = (*Store)(nil)
+)
 
 func (s *Store) newID(prefix string) string {
 	s.nextID++
@@ -320,7 +324,7 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 		case nil:
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
 		default:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is a %T: keys must be integers or strings", idProp, n.ID, key)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %s: keys must be integers or strings", idProp, n.ID, syncjob.DescribeValue(key))
 		}
 		if kind != "" && k != kind {
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)
@@ -584,6 +588,37 @@ func (s *Store) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, erro
 	return syncjob.UnmarshalPlan(data)
 }
 
+// ForgetPlan deletes the plan stored by a run.
+func (s *Store) ForgetPlan(ctx context.Context, runID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence("forgetting the split plan"); err != nil {
+		return err
+	}
+	if _, ok := s.plans[runID]; ok {
+		delete(s.plans, runID)
+		s.writes++
+	}
+	return nil
+}
+
+// CountSplit counts the plan's nodes that carry the split mark of its run.
+func (s *Store) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, pn := range p.Nodes {
+		if pn.ID != nil && s.state(pn.ID, "", p.RunID).Split {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// CheckName refuses the names the Neo4j store refuses (cypher.CheckName),
+// so that both stores accept the same configurations.
+func (s *Store) CheckName(name string) error { return cypher.CheckName(name) }
+
 // ---- split
 
 // state is node id as a split sees it. s.mu is held.
@@ -812,13 +847,29 @@ func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSt
 			o.Progress(k+1, len(origins))
 		}
 	}
-	if len(st.Failed) == 0 {
-		s.mu.Lock()
-		delete(s.plans, o.RunID)
-		s.mu.Unlock()
-	}
 	st.Duration = time.Since(t0)
 	return st, nil
+}
+
+// SplitRuns lists the run ids with a stored plan or with clones carrying
+// markerLabel, sorted.
+func (s *Store) SplitRuns(ctx context.Context, markerLabel string) ([]string, error) {
+	if markerLabel == "" {
+		markerLabel = syncjob.DefaultMarkerLabel
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var runs []string
+	for r := range s.plans {
+		runs = append(runs, r)
+	}
+	for _, n := range s.nodes {
+		if r, ok := n.Props[syncjob.PropSplitRun].(string); ok && slices.Contains(n.Labels, markerLabel) {
+			runs = append(runs, r)
+		}
+	}
+	slices.Sort(runs)
+	return slices.Compact(runs), nil
 }
 
 func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, doing string) (nclones, moved int, err error) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
 // Graph is a graph to seed a store with. Every node has an integer "uid"
@@ -126,6 +127,12 @@ func Run(t *testing.T, f Factory) {
 		{"PlanStore", testPlanStore},
 		{"Sync", testSync},
 		{"Heterogeneous", testHeterogeneous},
+		{"UndoMarkerLabelFromRecord", testUndoMarkerLabelFromRecord},
+		{"UndoKeepsUnreversedRecord", testUndoKeepsUnreversedRecord},
+		{"UndoUnknownRun", testUndoUnknownRun},
+		{"InvalidNamesFirst", testInvalidNamesFirst},
+		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
+		{"KeyTypes", testKeyTypes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -408,11 +415,25 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
 	}
-	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
-		t.Fatalf("the plan outlived its undo: %v %v", p, err)
+	if n, err := st.CountSplit(ctx, stored); err != nil || n != 0 {
+		t.Fatalf("after the undo, %d planned nodes carry the split mark (%v)", n, err)
+	}
+	// The store's Undo leaves the record; syncjob.Undo forgets it once
+	// no node carries the run's split mark.
+	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p == nil {
+		t.Fatalf("the store's Undo forgot the record: %v %v", p, err)
 	}
 	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
 		t.Fatalf("second undo: %+v %v", us, err)
+	}
+	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil); err != nil || us.Originals != 0 {
+		t.Fatalf("syncjob.Undo of an undone run with a record: %+v %v", us, err)
+	}
+	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
+		t.Fatalf("the plan outlived its undo: %v %v", p, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("forgetting the record changed the graph")
 	}
 }
 
@@ -720,5 +741,204 @@ func testHeterogeneous(t *testing.T, f Factory) {
 	bad, err := st.Check(ctx, plan)
 	if w := "added neighbours 13 (M13), 14 (N14), 15"; err != nil || len(bad) != 1 || bad[0].Reason != w {
 		t.Fatalf("check: %+v %v; want %q", bad, err, w)
+	}
+}
+
+// splitWith stores bridgePlan under runID with the marker label recorded
+// (stored in the run's record) and splits it with the marker label used,
+// and returns the plan split.
+func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *syncjob.Plan {
+	t.Helper()
+	ctx := ctxT(t)
+	plan := bridgePlan(t, pull(t, st), runID)
+	plan.MarkerLabel = recorded
+	if _, err := st.StorePlan(ctx, plan); err != nil {
+		t.Fatal(err)
+	}
+	plan.MarkerLabel = used
+	ss, err := st.Split(ctx, plan, time.Now(), nil)
+	if err != nil || ss.Split != 1 {
+		t.Fatalf("split: %+v %v", ss, err)
+	}
+	return plan
+}
+
+// Undo finds the clones by the marker label of the run's record, not by
+// the one it is given (split.marker_label, default FondueSplit).
+func testUndoMarkerLabelFromRecord(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	before := fx.Dump(t)
+	splitWith(t, st, "m1", "Doppel", "Doppel")
+	if strings.Contains(fx.Dump(t), syncjob.DefaultMarkerLabel) || !strings.Contains(fx.Dump(t), "Doppel") {
+		t.Fatalf("the clone does not carry the run's marker label:\n%s", fx.Dump(t))
+	}
+	us, err := syncjob.Undo(ctxT(t), st, syncjob.UndoOptions{RunID: "m1", MarkerLabel: syncjob.DefaultMarkerLabel}, syncjob.LockOptions{}, nil)
+	if err != nil || us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.MarkerLabel != "Doppel" {
+		t.Fatalf("undo with another marker label than the split's: %+v %v", us, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+	if p, err := st.LoadPlan(ctxT(t), "m1"); err != nil || p != nil {
+		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
+	}
+}
+
+// A record without a marker label (as a previous version could leave)
+// undoes with the label given; a wrong one restores nothing and keeps the
+// record, so that undo can be run again with the right one.
+func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	splitWith(t, st, "m2", "", "Doppel")
+	split := fx.Dump(t)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2"}, syncjob.LockOptions{}, nil)
+	if !errors.Is(err, syncjob.ErrIncomplete) || us.Originals != 0 || us.NotRestored != 1 ||
+		!strings.Contains(err.Error(), `1 nodes split by run m2 are not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
+		t.Fatalf("undo with the wrong marker label: %+v %v", us, err)
+	}
+	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p == nil {
+		t.Fatalf("the record of a run whose splits are not reversed was deleted: %v", err)
+	}
+	if d := fx.Dump(t); d != split {
+		t.Fatal("an undo that found nothing changed the graph")
+	}
+	us, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2", MarkerLabel: "Doppel"}, syncjob.LockOptions{}, nil)
+	if err != nil || us.Restored != 1 {
+		t.Fatalf("undo with the split's marker label: %+v %v", us, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p != nil {
+		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
+	}
+}
+
+// A run id the store knows nothing of is an error naming the closest run
+// ids it knows: those with a record, and those of split nodes whose record
+// is gone.
+func testUndoUnknownRun(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	plan := splitWith(t, st, "nightly-20250101", syncjob.DefaultMarkerLabel, syncjob.DefaultMarkerLabel)
+	if err := st.ForgetPlan(ctx, plan.RunID); err != nil { // the split nodes stay
+		t.Fatal(err)
+	}
+	other := bridgePlan(t, pull(t, st), "weekly-1")
+	other.Nodes = nil
+	if _, err := st.StorePlan(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	before := fx.Dump(t)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250102"}, syncjob.LockOptions{}, nil)
+	if !syncjob.IsUnknownRun(err) || us.Originals != 0 ||
+		!strings.Contains(err.Error(), `nothing to undo: no run "nightly-20250102" in the database`) ||
+		!strings.Contains(err.Error(), "closest run ids: nightly-20250101, weekly-1") {
+		t.Fatalf("undo of a run id that is not there: %+v %v", us, err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("an undo of an unknown run changed the graph")
+	}
+	// The run whose record is gone still undoes (by the marker label given).
+	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); err != nil || us.Restored != 1 {
+		t.Fatalf("undo of a run without a record: %+v %v", us, err)
+	}
+	if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); !syncjob.IsUnknownRun(err) {
+		t.Fatalf("undo of an undone run without a record: %v", err)
+	}
+}
+
+// A name that the store refuses fails the run before anything is read or
+// written, in the dry run too; an approved plan's, too.
+func testInvalidNamesFirst(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	o := syncjob.Options{RunID: "bad-1", Pull: Pull, Split: true, SkipProperties: []string{"ok", "bad\nname"},
+		Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
+	_, err := syncjob.Sync(ctx, st, o)
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `split.skip_properties: name "bad\nname" contains the control character U+000A`) {
+		t.Fatalf("a skip property with a newline: %v", err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("a run with a bad name wrote:\n%s", d)
+	}
+	if p, err := st.LoadPlan(ctx, "bad-1"); err != nil || p != nil {
+		t.Fatalf("a run with a bad name stored its plan: %v %v", p, err)
+	}
+	o = syncjob.Options{RunID: "bad-2", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{Property: "x\ny"}}
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.property: name") {
+		t.Fatalf("a dry run with a bad write property: %v", err)
+	}
+	plan := bridgePlan(t, pull(t, st), "bad-3")
+	plan.SkipProperties = []string{"bad\x01"}
+	plan.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
+	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "split.skip_properties: name") {
+		t.Fatalf("an approved plan with a bad skip property: %v", err)
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("a plan with a bad name wrote:\n%s", d)
+	}
+}
+
+// A stored plan none of whose nodes was split (the run stopped before its
+// first split) is replaced by a re-run of its run id, which scores again.
+func testReplaceUnstartedPlan(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	stale := bridgePlan(t, pull(t, st), "again-1")
+	stale.SkipProperties = []string{"stale"}
+	if _, err := st.StorePlan(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	o := syncjob.Options{RunID: "again-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
+	sum, err := syncjob.Sync(ctx, st, o)
+	if err != nil || sum.Resumed || sum.NodeCount != 11 || sum.Split == nil || sum.Split.Split != 1 {
+		t.Fatalf("re-run over a plan that split nothing: %+v %v", sum, err)
+	}
+	p, err := st.LoadPlan(ctx, "again-1")
+	if err != nil || p == nil || p.Splitter == "test" || slices.Contains(p.SkipProperties, "stale") {
+		t.Fatalf("stored plan: %+v %v", p, err)
+	}
+	// Now that it split a node, the run id resumes it.
+	sum, err = syncjob.Sync(ctx, st, o)
+	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 {
+		t.Fatalf("re-run over a started plan: %+v %v", sum, err)
+	}
+}
+
+// A key property of a type that cannot be a key is named in Neo4j's
+// words.
+func testKeyTypes(t *testing.T, f Factory) {
+	for _, c := range []struct {
+		key  any
+		want string
+	}{
+		{dbtype.Date(time.Date(2024, 1, 31, 0, 0, 0, 0, time.UTC)), "is a DATE (2024-01-31)"},
+		{time.Date(2024, 1, 31, 12, 30, 0, 0, time.UTC), "is a ZONED DATETIME (2024-01-31T12:30:00Z)"},
+		{dbtype.LocalDateTime(time.Date(2024, 1, 31, 12, 30, 0, 0, time.UTC)), "is a LOCAL DATETIME (2024-01-31T12:30:00)"},
+		{dbtype.Point2D{X: 1.5, Y: 2, SpatialRefId: 7203}, "is a POINT (x 1.5, y 2, SRID 7203)"},
+		{dbtype.Duration{Days: 3}, "is a DURATION (P0M3DT0S)"},
+		{[]any{int64(1), int64(2)}, "is a LIST [1, 2]"},
+		{true, "is the boolean true"},
+	} {
+		var g Graph
+		for _, u := range []int64{1, 2} {
+			g.Nodes = append(g.Nodes, Node{Labels: []string{"K"}, Props: map[string]any{"uid": u, "k": c.key}})
+		}
+		g.Rels = []Rel{{From: 1, To: 2, Type: "T"}}
+		fx := f(t, g)
+		_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"K"}, IDProperty: "k"})
+		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
+			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
+			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
+		}
 	}
 }
