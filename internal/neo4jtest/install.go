@@ -31,7 +31,7 @@ var javaFiles embed.FS
 
 // installRevision is part of every installation's directory name: bump it
 // whenever what an installation holds changes, so old ones are not reused.
-const installRevision = "r1"
+const installRevision = "r2"
 
 // Environment variables understood by this package.
 const (
