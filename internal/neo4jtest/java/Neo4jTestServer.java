@@ -61,9 +61,15 @@ public final class Neo4jTestServer {
           + " version=" + version + " java=" + Runtime.version());
       System.out.flush();
     } catch (Throwable e) {
-      // Neo4j's threads would keep the JVM alive without a READY line.
-      System.err.println("Neo4jTestServer: start-up failed: " + e);
+      // Neo4j's threads would keep the JVM alive without a READY line. The
+      // summary comes last, so that the tail of the output shows it.
       e.printStackTrace();
+      Throwable cause = e;
+      while (cause.getCause() != null) {
+        cause = cause.getCause();
+      }
+      System.err.println("Neo4jTestServer: start-up failed: " + e
+          + (cause != e ? " (caused by " + cause + ")" : ""));
       stop.run();
       System.exit(1);
     }
