@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
@@ -661,4 +663,29 @@ func codeBlocks(readme, lang string) []string {
 		}
 	}
 	return blocks
+}
+
+// TestReadmeGoInstall: the README's go install line names this module's
+// command (go.mod's module path and cmd/fondue-neo4j, package main) at
+// @latest, so that the binary alone installs without a checkout.
+func TestReadmeGoInstall(t *testing.T) {
+	mod := regexp.MustCompile(`(?m)^module (\S+)$`).FindStringSubmatch(readRepoFile(t, "go.mod"))
+	if mod == nil {
+		t.Fatal("go.mod has no module line")
+	}
+	var found []string
+	for _, block := range codeBlocks(readRepoFile(t, "README.md"), "") {
+		for _, line := range strings.Split(block, "\n") {
+			if strings.HasPrefix(line, "go install ") {
+				found = append(found, line)
+			}
+		}
+	}
+	if want := "go install " + mod[1] + "/cmd/fondue-neo4j@latest"; !slices.Equal(found, []string{want}) {
+		t.Fatalf("README.md's go install lines: %q, want [%q]", found, want)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(repoRoot, "cmd", "fondue-neo4j", "main.go"), nil, parser.PackageClauseOnly)
+	if err != nil || f.Name.Name != "main" {
+		t.Errorf("cmd/fondue-neo4j is not a command (package main): %v", err)
+	}
 }
