@@ -192,7 +192,9 @@ type RestartOptions struct {
 // server goes away); then it listens again on the same address and relays
 // to the new Bolt port, so BoltURL does not change (DirectURL does). The
 // driver of Driver is closed and made again on next use; armed faults stay
-// armed. Restart is not safe to call concurrently with other methods.
+// armed. If the server does not come up again, Restart returns why (with
+// the output's tail) and the server is unusable; Stop still cleans up.
+// Restart is not safe to call concurrently with other methods.
 func (s *Server) Restart(ctx context.Context, opts RestartOptions) error {
 	begin := time.Now()
 	s.closeDriver()
