@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,49 +50,12 @@ func Find() (string, error) {
 // Ensure returns a Chromium binary, installing Debian's chromium package
 // with apt-get when there is none (once per machine: later runs find it).
 func Ensure(ctx context.Context, logf func(string, ...any)) (string, error) {
-	if p, err := Find(); err == nil {
-		return p, nil
-	}
-	apt, err := exec.LookPath("apt-get")
-	if err != nil || os.Geteuid() != 0 {
-		return "", fmt.Errorf("no Chromium found, and it cannot be installed here (needs apt-get as root): install Debian's chromium package (apt-get install chromium) or set %s to a Chrome or Chromium binary", EnvChromium)
-	}
-	cache, err := toolcache.Dir()
-	if err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(cache, 0o755); err != nil {
-		return "", err
-	}
-	unlock, err := toolcache.Lock(ctx, filepath.Join(cache, "chromium-apt.lock"))
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
-	if p, err := Find(); err == nil { // another process installed it meanwhile
-		return p, nil
-	}
-	run := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, apt, args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-			return fmt.Errorf("apt-get %s: %v: %s", strings.Join(args, " "), err, lines[len(lines)-1])
+	present := func() bool { _, err := Find(); return err == nil }
+	if err := toolcache.AptInstall(ctx, present, logf, "chromium"); err != nil {
+		if errors.Is(err, toolcache.ErrNoApt) {
+			return "", fmt.Errorf("no Chromium found, and it cannot be installed here (needs apt-get as root): install Debian's chromium package (apt-get install chromium) or set %s to a Chrome or Chromium binary", EnvChromium)
 		}
-		return nil
-	}
-	if logf != nil {
-		logf("browser: installing Debian's chromium package with apt-get (once per machine)")
-	}
-	install := []string{"install", "-y", "--no-install-recommends", "chromium"}
-	if err := run(install...); err != nil {
-		if err := run("update"); err != nil {
-			return "", fmt.Errorf("installing chromium: %w", err)
-		}
-		if err := run(install...); err != nil {
-			return "", fmt.Errorf("installing chromium: %w", err)
-		}
+		return "", fmt.Errorf("installing chromium: %w", err)
 	}
 	return Find()
 }

@@ -11,7 +11,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -31,7 +33,25 @@ var javaFiles embed.FS
 
 // installRevision is part of every installation's directory name: bump it
 // whenever what an installation holds changes, so old ones are not reused.
+// The launcher's sources need no bump: their hash is in the name too
+// (installName).
 const installRevision = "r1"
+
+// installName is the directory of version v's installation in the cache:
+// the versions, installRevision and a hash of the embedded launcher and pom
+// template, so that an installation built from other sources (an edit,
+// another branch sharing the machine's cache) is never reused.
+func installName(v Version) string {
+	h := sha256.New()
+	for _, f := range []string{"java/Neo4jTestServer.java", "java/pom.xml.tmpl"} {
+		b, err := javaFiles.ReadFile(f)
+		if err != nil {
+			panic(err) // embedded: cannot happen
+		}
+		h.Write(b)
+	}
+	return "neo4j-" + v.Neo4j + "-gds-" + v.GDS + "-apoc-" + v.APOC + "-" + installRevision + "-" + hex.EncodeToString(h.Sum(nil))[:10]
+}
 
 // Environment variables understood by this package.
 const (
@@ -69,7 +89,7 @@ func Install(ctx context.Context, cacheDir string, v Version, logf func(string, 
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	name := "neo4j-" + v.Neo4j + "-gds-" + v.GDS + "-apoc-" + v.APOC + "-" + installRevision
+	name := installName(v)
 	jdk, err := FindJDK(v.Java)
 	if err != nil {
 		return "", fmt.Errorf("neo4jtest: Neo4j %s: %w", v.Neo4j, err)

@@ -24,10 +24,12 @@ import (
 // is ignored. If a server cannot be started Main prints why and exits with
 // status 1: the tests fail, they are never skipped.
 func Main(m *testing.M, opts Options, use func(*Server)) {
-	os.Exit(run(m, opts, use))
+	os.Exit(Run(m, opts, use))
 }
 
-func run(m *testing.M, opts Options, use func(*Server)) int {
+// Run is Main without the exit: it returns the exit code, for a TestMain
+// that cleans up after the suites.
+func Run(m *testing.M, opts Options, use func(*Server)) int {
 	if opts.Logf == nil {
 		opts.Logf = func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, format+"\n", args...)

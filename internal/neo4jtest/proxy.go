@@ -70,6 +70,13 @@ func NewProxy(upstream string, logf func(string, ...any)) (*Proxy, error) {
 	return p, nil
 }
 
+// setUpstream relays new connections to addr (a restarted server's port).
+func (p *Proxy) setUpstream(addr string) {
+	p.mu.Lock()
+	p.upstream = addr
+	p.mu.Unlock()
+}
+
 // Addr is the proxy's host:port.
 func (p *Proxy) Addr() string { return p.addr }
 
@@ -87,9 +94,12 @@ func (p *Proxy) serve(ln net.Listener) {
 }
 
 func (p *Proxy) relay(client net.Conn) {
-	server, err := net.DialTimeout("tcp", p.upstream, 10*time.Second)
+	p.mu.Lock()
+	upstream := p.upstream
+	p.mu.Unlock()
+	server, err := net.DialTimeout("tcp", upstream, 10*time.Second)
 	if err != nil {
-		p.logf("neo4jtest proxy: dial %s: %v", p.upstream, err)
+		p.logf("neo4jtest proxy: dial %s: %v", upstream, err)
 		client.Close()
 		return
 	}

@@ -57,11 +57,14 @@ const (
 )
 
 // Server is a running Neo4j with a fault-injection Proxy in front of its Bolt
-// port. Its data lives in a fresh directory that Stop removes.
+// port. Its data lives in a fresh directory that Stop removes (Restart keeps
+// it).
 type Server struct {
 	version  Version
 	reported string // the version the server reports
 	java     string
+	jdk      JDK
+	opts     Options // as given to Start, for Restart
 	home     string
 	dir      string
 	boltAddr string
@@ -127,11 +130,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{
 		version:  v,
 		java:     jdk.Java(),
+		jdk:      jdk,
+		opts:     opts,
 		home:     home,
 		dir:      dir,
 		password: opts.Password,
 		logf:     logf,
-		exited:   make(chan struct{}),
 	}
 	if s.password == "" {
 		s.password = DefaultPassword
@@ -149,15 +153,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err = s.writeConf(opts); err != nil {
 		return nil, err
 	}
-	ready, err := s.launch(jdk, opts)
-	if err != nil {
-		return nil, err
-	}
-	timeout := opts.StartTimeout
-	if timeout <= 0 {
-		timeout = 4 * time.Minute
-	}
-	if err = s.waitReady(ctx, ready, timeout); err != nil {
+	if err = s.launchAndWait(ctx); err != nil {
 		return nil, err
 	}
 	if s.proxy, err = NewProxy(s.boltAddr, logf); err != nil {
@@ -166,6 +162,84 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	logf("neo4jtest: Neo4j %s ready in %s (Java %s, bolt %s, proxy %s, pid %d, dir %s)",
 		s.reported, time.Since(begin).Round(time.Millisecond), jdk.Version, s.boltAddr, s.proxy.Addr(), s.PID(), dir)
 	return s, nil
+}
+
+// launchAndWait starts the JVM on the server's directory and waits for its
+// READY line.
+func (s *Server) launchAndWait(ctx context.Context) error {
+	ready, err := s.launch(s.jdk, s.opts)
+	if err != nil {
+		return err
+	}
+	timeout := s.opts.StartTimeout
+	if timeout <= 0 {
+		timeout = 4 * time.Minute
+	}
+	return s.waitReady(ctx, ready, timeout)
+}
+
+// RestartOptions configure Restart. The zero value is a clean shutdown.
+type RestartOptions struct {
+	// Kill stops the server with SIGKILL instead of a clean shutdown, as a
+	// crash would: the restart then recovers the committed transactions
+	// from the transaction log.
+	Kill bool
+}
+
+// Restart stops the server and starts it again on the same directory: the
+// databases, the users and their passwords, and neo4j.conf are kept. While
+// it restarts, the proxy refuses connections (open ones are cut, as when a
+// server goes away); then it listens again on the same address and relays
+// to the new Bolt port, so BoltURL does not change (DirectURL does). The
+// driver of Driver is closed and made again on next use; armed faults stay
+// armed. If the server does not come up again, Restart returns why (with
+// the output's tail) and the server is unusable; Stop still cleans up.
+// Restart is not safe to call concurrently with other methods.
+func (s *Server) Restart(ctx context.Context, opts RestartOptions) error {
+	begin := time.Now()
+	s.closeDriver()
+	s.proxy.Refuse()
+	if err := s.stopJVM(opts.Kill); err != nil {
+		return err
+	}
+	if err := s.launchAndWait(ctx); err != nil {
+		return fmt.Errorf("neo4jtest: restart: %w", err)
+	}
+	s.proxy.setUpstream(s.boltAddr)
+	if err := s.proxy.Restore(); err != nil {
+		return fmt.Errorf("neo4jtest: restart: %w", err)
+	}
+	s.logf("neo4jtest: Neo4j %s restarted in %s (bolt %s, proxy %s, pid %d)",
+		s.reported, time.Since(begin).Round(time.Millisecond), s.boltAddr, s.proxy.Addr(), s.PID())
+	return nil
+}
+
+// stopJVM stops the running JVM and waits for it: cleanly (its stdin
+// closes, Neo4j shuts down; killed if that takes more than two minutes), or
+// at once with SIGKILL.
+func (s *Server) stopJVM(kill bool) error {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return nil
+	}
+	pid := s.cmd.Process.Pid
+	if s.stdin != nil {
+		s.stdin.Close()
+	}
+	if !kill {
+		select {
+		case <-s.exited:
+			return nil
+		case <-time.After(2 * time.Minute):
+			s.logf("neo4jtest: Neo4j %s (pid %d) did not shut down within 2 minutes; killing it", s.version.Neo4j, pid)
+		}
+	}
+	syscall.Kill(-pid, syscall.SIGKILL)
+	select {
+	case <-s.exited:
+		return nil
+	case <-time.After(30 * time.Second):
+		return fmt.Errorf("neo4jtest: JVM pid %d did not exit 30s after SIGKILL", pid)
+	}
 }
 
 func (s *Server) confPath() string   { return filepath.Join(s.dir, "neo4j.conf") }
@@ -230,10 +304,13 @@ func jvmArgs(jdk JDK, heap string) []string {
 // locked to a goroutine that lives until the JVM exits, so in practice the
 // JVM dies with the test process. ready receives the READY line's fields.
 func (s *Server) launch(jdk JDK, opts Options) (<-chan map[string]string, error) {
-	logFile, err := os.Create(s.consoleLog())
+	// Appended to: a restart's output follows the previous run's.
+	logFile, err := os.OpenFile(s.consoleLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("neo4jtest: %w", err)
 	}
+	exited := make(chan struct{})
+	s.exited, s.waitErr = exited, nil
 	args := append(jvmArgs(jdk, opts.HeapSize),
 		"-cp", filepath.Join(s.home, "classes")+string(os.PathListSeparator)+filepath.Join(s.home, "lib", "*"),
 		"Neo4jTestServer", s.dir, s.confPath())
@@ -256,12 +333,12 @@ func (s *Server) launch(jdk JDK, opts Options) (<-chan map[string]string, error)
 		defer logFile.Close()
 		if err := cmd.Start(); err != nil {
 			started <- err
-			close(s.exited)
+			close(exited)
 			return
 		}
 		started <- nil
 		s.waitErr = cmd.Wait()
-		close(s.exited)
+		close(exited)
 	}()
 	if err := <-started; err != nil {
 		return nil, fmt.Errorf("neo4jtest: start %s: %w", jdk.Java(), err)
@@ -417,14 +494,7 @@ func (s *Server) LogTail(n int) string { return tail(string(readFile(s.consoleLo
 // removes the server directory. It is safe to call more than once.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
-		s.driverMu.Lock()
-		if s.driver != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			s.driver.Close(ctx)
-			cancel()
-			s.driver = nil
-		}
-		s.driverMu.Unlock()
+		s.closeDriver()
 		if s.proxy != nil {
 			s.proxy.Close()
 		}
@@ -447,6 +517,18 @@ func (s *Server) Stop() error {
 		}
 	})
 	return s.stopErr
+}
+
+// closeDriver closes the driver of Driver, if any.
+func (s *Server) closeDriver() {
+	s.driverMu.Lock()
+	defer s.driverMu.Unlock()
+	if s.driver != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.driver.Close(ctx)
+		cancel()
+		s.driver = nil
+	}
 }
 
 // Driver returns a driver owned by the server (closed by Stop), for helpers

@@ -16,6 +16,59 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
+// TestRestartKeepsData restarts the suite's server mid-suite, cleanly and
+// then after SIGKILL, on its data folder: each time it comes up again, with
+// the nodes and the constraint committed before, the same password and the
+// same BoltURL; a driver opened before the restarts keeps working; and the
+// tests after this one run on the restarted server.
+func TestRestartKeepsData(t *testing.T) {
+	resetDB(t)
+	ctx := ctxT(t, 10*time.Minute)
+	d := newDriver(t, srv)
+	write := func(q string) {
+		t.Helper()
+		if _, err := neo4j.ExecuteQuery(ctx, d, q, nil, neo4j.EagerResultTransformer); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	write("CREATE CONSTRAINT kept_n FOR (k:Kept) REQUIRE k.n IS UNIQUE")
+	write("UNWIND range(1, 1000) AS i CREATE (:Kept {n: i})")
+	url, dir := srv.BoltURL(), srv.Dir()
+	for _, restart := range []struct {
+		name string
+		opts RestartOptions
+		n    int64
+	}{{"clean", RestartOptions{}, 1000}, {"after SIGKILL", RestartOptions{Kill: true}, 1001}} {
+		pid := srv.PID()
+		if err := srv.Restart(ctx, restart.opts); err != nil {
+			t.Fatalf("restart (%s): %v", restart.name, err)
+		}
+		if srv.PID() == pid || !processGone(pid) {
+			t.Fatalf("restart (%s): the JVM pid %d is still the server's or still running (now %d)", restart.name, pid, srv.PID())
+		}
+		if srv.BoltURL() != url || srv.Dir() != dir || srv.ServerVersion() != srv.Version().Neo4j {
+			t.Fatalf("restart (%s): BoltURL %s, dir %s, version %s; want %s, %s, %s", restart.name,
+				srv.BoltURL(), srv.Dir(), srv.ServerVersion(), url, dir, srv.Version().Neo4j)
+		}
+		if got := count(t, "(k:Kept)", nil); got != restart.n {
+			t.Fatalf("after the restart (%s): %d :Kept nodes, want %d", restart.name, got, restart.n)
+		}
+		// The old driver reconnects through the proxy; the constraint holds.
+		_, err := neo4j.ExecuteQuery(ctx, d, "CREATE (:Kept {n: 1})", nil, neo4j.EagerResultTransformer)
+		var nerr *neo4j.Neo4jError
+		if !errors.As(err, &nerr) || nerr.Code != "Neo.ClientError.Schema.ConstraintValidationFailed" {
+			t.Fatalf("after the restart (%s): a duplicate n: %v, want the constraint's error", restart.name, err)
+		}
+		if restart.n == 1000 {
+			write("CREATE (:Kept {n: 1001})") // committed, then the server is killed
+		}
+	}
+	fresh := newDriver(t, srv)
+	if err := fresh.VerifyConnectivity(ctx); err != nil {
+		t.Fatalf("a new driver after the restarts: %v", err)
+	}
+}
+
 // TestServerVersionAndPlugins checks that the running server is the pinned
 // version, with the pinned GDS and APOC core procedures callable.
 func TestServerVersionAndPlugins(t *testing.T) {
@@ -132,6 +185,27 @@ func TestStartFailureReportsLog(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{"exited before the server was ready", "server.no_such_setting"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q:\n%s", want, msg)
+		}
+	}
+	assertNoNewDir(t, before)
+}
+
+// TestStartFailureAfterBuildExits: a failure once the DBMS runs (here
+// setting a password Neo4j refuses as too short) ends the JVM at once with
+// the error in the output, rather than leaving Neo4j's threads running
+// without a READY line until the start timeout.
+func TestStartFailureAfterBuildExits(t *testing.T) {
+	ctx := ctxT(t, 5*time.Minute)
+	before := ownDirs(t)
+	s, err := Start(ctx, Options{Version: srv.Version(), Password: "short"})
+	if err == nil {
+		s.Stop()
+		t.Fatal("Start succeeded with a 5-character password")
+	}
+	msg := err.Error()
+	for _, want := range []string{"exited before the server was ready", "Neo4jTestServer: start-up failed", "password"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error lacks %q:\n%s", want, msg)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -148,5 +149,21 @@ func TestLockWaitsAndHonoursContext(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("the waiter did not get the lock after unlock")
+	}
+}
+
+// TestAptInstallPresentOrUnavailable: tools that are there need no apt-get;
+// without apt-get the error names the packages and is ErrNoApt. (The
+// install itself is exercised by the tests that need Chromium and podman.)
+func TestAptInstallPresentOrUnavailable(t *testing.T) {
+	ctx := context.Background()
+	asked := 0
+	if err := AptInstall(ctx, func() bool { asked++; return true }, t.Logf, "no-such-package"); err != nil || asked != 1 {
+		t.Fatalf("tools present: %v after %d checks, want nil after 1", err, asked)
+	}
+	t.Setenv("PATH", t.TempDir())
+	err := AptInstall(ctx, func() bool { return false }, t.Logf, "no-such-package")
+	if !errors.Is(err, ErrNoApt) || !strings.Contains(err.Error(), "no-such-package") {
+		t.Fatalf("no apt-get: %v, want ErrNoApt naming the package", err)
 	}
 }
