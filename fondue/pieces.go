@@ -47,7 +47,11 @@ type piecesWork struct {
 // than i, whatever the neighbourhood (the relation of the disconnection
 // test, MethodCombined); without, as described at the top of this file.
 func (w *piecesWork) pieceLabels(g *Graph, i int, touch bool) (label []int32, count int) {
-	e := g.Ego(i, &w.ego)
+	return w.labelsOf(g, g.Ego(i, &w.ego), touch)
+}
+
+// labelsOf is pieceLabels on the ego network e of the node, already built.
+func (w *piecesWork) labelsOf(g *Graph, e *EgoNet, touch bool) (label []int32, count int) {
 	m := e.NumNodes()
 	w.parent = mclResize(w.parent, m)
 	for k := range w.parent {
@@ -144,6 +148,17 @@ func (w *piecesWork) union(a, b int32) {
 		ra, rb = rb, ra
 	}
 	w.parent[ra] = rb
+}
+
+// groups returns the pieces of the neighbourhood e (the ego network of its
+// centre), as groups of original node indices in order of first member.
+func (w *piecesWork) groups(g *Graph, e *EgoNet) [][]int32 {
+	label, count := w.labelsOf(g, e, false)
+	out := make([][]int32, count)
+	for k, j := range e.Nodes {
+		out[label[k]] = append(out[label[k]], j)
+	}
+	return out
 }
 
 // pieceSizes returns the sizes of node i's pieces (aliasing w).

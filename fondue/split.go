@@ -88,10 +88,11 @@ type splitConfig struct {
 
 // splitWorker is one goroutine's scratch space for the built-in splitters.
 type splitWorker struct {
-	ego  EgoNet
-	mcl  MCLWorkspace
-	bw   bisectWork
-	ncut ncutWork
+	ego    EgoNet
+	mcl    MCLWorkspace
+	bw     bisectWork
+	ncut   ncutWork
+	pieces piecesWork
 }
 
 // Proposal says how to split one node: each group of neighbours becomes the

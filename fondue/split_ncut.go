@@ -7,12 +7,17 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// SplitNCut is the default splitter. It splits a node's neighbours in two
-// by normalized cut, which fits the model (a merged node is two entities)
-// better than MCL's many clusters or FONDUE's sign vector, and then keeps
-// apart the pieces of each side that nothing but the node itself connects:
+// SplitNCut is the default splitter. It keeps apart the pieces of a node's
+// neighbourhood that nothing but the node ties together, and cuts a piece
+// in two only where normalized cut finds two communities in it:
 //
-//  1. Affinity between two neighbours j and k: 1 if they are linked, plus
+//  1. Pieces (pieces.go): neighbours joined by links, or, in a
+//     neighbourhood without any link (an author's papers in
+//     (:Author)-[:WROTE]->(:Paper)), by a common neighbour other than the
+//     node (a co-author). In such a bipartite neighbourhood the pieces are
+//     the groups: a piece of papers joined by shared co-authors is one
+//     person's as far as the graph can tell, and nothing else is cut.
+//  2. Affinity between two neighbours j and k: 1 if they are linked, plus
 //     c_jk/sqrt(deg j · deg k) for their c_jk common neighbours other than
 //     the node (two-hop structure outside the ego network), plus, when an
 //     embedding is given, a Gaussian kernel of the embedding distance
@@ -20,10 +25,10 @@ import (
 //     embedding space (bandwidth: the median squared distance). The matrix
 //     is sparse; the cost is that of the two-hop paths plus O(m²·d) for the
 //     nearest neighbours.
-//  2. Bisection: the sweep over the relaxed normalized-cut solution (the
+//  3. Bisection: the sweep over the relaxed normalized-cut solution (the
 //     second eigenvector of the normalized affinity) that minimises
 //     cut/vol(A) + cut/vol(B).
-//  3. MCL check: two random neighbourhoods are about as densely linked as
+//  4. MCL check: two random neighbourhoods are about as densely linked as
 //     the whole graph. When MCL's clusters of the ego network, merged into
 //     two sides by the same affinity, are linked at most half as densely
 //     as the graph, and more sparsely than the bisection's sides, MCL's
@@ -31,27 +36,34 @@ import (
 //     bisection's boundary is at least four times as dense as the graph
 //     (it cuts through one entity's neighbourhood). Normalized cut dislikes
 //     very unequal sides; MCL does not.
-//  4. Hedge: each side is split into its connected pieces under "linked or
-//     with a common neighbour". A piece that only the node ties to the rest
-//     cannot be placed from the graph; a group of its own is the honest
-//     answer (and scores better under the adjusted Rand index than a guess).
-//  5. Dangling pieces: a group from which no other neighbour can be reached
-//     in the graph without the node (its connected component of G − node
-//     holds no other neighbour: co-authors known only through the node)
-//     hangs off one of the two entities. When there are two or more such
-//     groups, they are merged into one: an entity with one dangling piece
-//     tends to have several (a hub author's separate collaborations), and
-//     the benchmark measured the merge at or above keeping them apart in
-//     every cell (bench/SPLITTERS.md). The search is a breadth-first
-//     search from each group that stops at the first other neighbour, and
-//     gives up (not dangling) after ncutDangleBudget nodes.
+//  5. Rejoin: a piece (under links) that the sides cut in two parts linked
+//     at least half as densely as the parts are inside has no community
+//     boundary there; it goes whole to the side holding more of it. A knit
+//     neighbourhood of one entity stays one group.
+//  6. Hedge: each side is split into its pieces under links. A piece that
+//     only the node ties to the rest cannot be placed from the graph; a
+//     group of its own is the honest answer (and scores better under the
+//     adjusted Rand index than a guess). So the groups are the pieces, with
+//     a piece cut where the bisection found two communities in it.
+//
+// So a node gets as many groups as the graph can tell apart: one for a
+// single knit neighbourhood that does not cut (a node that should not be
+// split), two for two merged communities, dozens for a name shared by many
+// people who work in separate groups. On real homonyms
+// (bench/real-results) that is the count of the neighbourhood's
+// components, which no signal of the graph merges better; on the paper's
+// planted merges of two nodes, the cut of one piece in two
+// (bench/SPLITTERS.md).
+//
+// Common neighbours do not join pieces in a neighbourhood with links: on
+// the real name-keyed bibliography, two co-authors of different persons of
+// one name share a third person (often another ambiguous name) more often
+// than two of one person's separate collaborations do.
 //
 // For a hub whose neighbours share more than ncutPairBudget two-hop paths,
-// step 1 leaves out the common neighbours (and step 4 then uses links only).
-// It works without an embedding (step 1 then has no kernel), so it can
-// follow any scoring method, but it is better with one. The splitting
-// benchmark (bench/SPLITTERS.md) measured it above MCL, the paper's
-// recommendation, in every cell of the paper's split table.
+// step 2 leaves out the common neighbours. It works without an embedding
+// (step 2 then has no kernel), so it can follow any scoring method, but it
+// is better with one.
 const SplitNCut = "ncut"
 
 // DefaultSplitter is the splitter used when a split is asked for without
@@ -67,11 +79,6 @@ const ncutKNN = 5
 // networks of the paper's graphs stay far below it.
 var ncutPairBudget = 50_000_000
 
-// ncutDangleBudget bounds the nodes one breadth-first search of
-// mergeDangling visits; a group whose search reaches it is taken as not
-// dangling (its component of G − node is large).
-var ncutDangleBudget = 2000
-
 // ncutExactMax is the largest ego network whose relaxation is solved with a
 // dense eigensolver; larger ones use power iteration on the sparse matrix.
 const ncutExactMax = 300
@@ -85,11 +92,9 @@ type ncutWork struct {
 	epoch              uint32
 	touched            []int32
 	// sparse affinity, CSR over local indices
-	off    []int32
-	col    []int32
-	val    []float64
-	strong []bool // entry has a structural part (link or common neighbour)
-	flag   []bool // per local index, while building a row: structural
+	off []int32
+	col []int32
+	val []float64
 	// kNN in embedding space
 	knn   []int32
 	knnW  []float64
@@ -106,12 +111,6 @@ type ncutWork struct {
 	// hedge
 	label []int32
 	stack []int32
-	// dangling pieces: per graph node, the group of a neighbour of the
-	// centre (+1; 0 for other nodes) and a visit stamp
-	dGroup []int32
-	dSeen  []uint32
-	dEpoch uint32
-	dQueue []int32
 }
 
 func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32 {
@@ -119,6 +118,9 @@ func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker
 	m := e.NumNodes()
 	if m < 2 {
 		return [][]int32{slices.Clone(e.Nodes)}
+	}
+	if e.NumEdges() == 0 {
+		return w.pieces.groups(g, e)
 	}
 	nw := &w.ncut
 	nw.affinity(g, emb, e)
@@ -140,7 +142,8 @@ func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker
 			copy(side, alt)
 		}
 	}
-	return nw.mergeDangling(g, e.Center, nw.hedge(e, side))
+	nw.rejoin(e, side)
+	return nw.hedge(e, side)
 }
 
 // Thresholds of the MCL check, relative to the graph's density: MCL's split
@@ -201,9 +204,8 @@ func (w *ncutWork) affinity(g *Graph, emb *Embedding, e *EgoNet) {
 		w.epoch = 0
 	}
 	w.off = mclResize(w.off, m+1)
-	w.col, w.val, w.strong = w.col[:0], w.val[:0], w.strong[:0]
+	w.col, w.val = w.col[:0], w.val[:0]
 	w.off[0] = 0
-	w.flag = mclResize(w.flag, m)
 	for a := range e.Nodes {
 		w.affinityRow(g, e, a, useCN, emb != nil)
 	}
@@ -261,7 +263,6 @@ func (w *ncutWork) affinityRow(g *Graph, e *EgoNet, a int, useCN, kernel bool) {
 		clear(w.stamp)
 		w.epoch = 1
 	}
-	ep := w.epoch
 	w.touched = w.touched[:0]
 	for _, b := range e.Neighbors(a) {
 		w.addEntry(b, 1)
@@ -278,24 +279,15 @@ func (w *ncutWork) affinityRow(g *Graph, e *EgoNet, a int, useCN, kernel bool) {
 			}
 		}
 	}
-	for _, b := range w.touched {
-		w.flag[b] = true
-	}
 	if kernel {
 		own := w.knn[a*ncutKNN : (a+1)*ncutKNN]
 		for k, b := range own {
 			if b >= 0 {
-				if w.stamp[b] != ep {
-					w.flag[b] = false
-				}
 				w.addEntry(b, w.knnW[a*ncutKNN+k])
 			}
 		}
 		for p := w.revO[a]; p < w.revO[a+1]; p++ {
 			if b := w.rev[p]; !slices.Contains(own, b) {
-				if w.stamp[b] != ep {
-					w.flag[b] = false
-				}
 				w.addEntry(b, w.kernelOf(int(b), int32(a)))
 			}
 		}
@@ -304,7 +296,6 @@ func (w *ncutWork) affinityRow(g *Graph, e *EgoNet, a int, useCN, kernel bool) {
 	for _, b := range w.touched {
 		w.col = append(w.col, b)
 		w.val = append(w.val, w.acc[b])
-		w.strong = append(w.strong, w.flag[b])
 	}
 	w.off[a+1] = int32(len(w.col))
 }
@@ -622,9 +613,9 @@ func crossRate(e *EgoNet, side []int8) float64 {
 	return x / (n[0] * n[1])
 }
 
-// hedge splits each side into its connected pieces under the structural
-// affinity (a link or a common neighbour other than the centre) and returns
-// the pieces as groups of original indices.
+// hedge splits each side into its pieces under links (two neighbours of
+// one side joined by a chain of links within the side) and returns them as
+// groups of original indices.
 func (w *ncutWork) hedge(e *EgoNet, side []int8) [][]int32 {
 	m := e.NumNodes()
 	w.label = mclResize(w.label, m)
@@ -643,9 +634,8 @@ func (w *ncutWork) hedge(e *EgoNet, side []int8) [][]int32 {
 		for len(st) > 0 {
 			a := st[len(st)-1]
 			st = st[:len(st)-1]
-			for p := w.off[a]; p < w.off[a+1]; p++ {
-				b := w.col[p]
-				if w.strong[p] && w.label[b] < 0 && side[b] == side[a] {
+			for _, b := range e.Neighbors(int(a)) {
+				if w.label[b] < 0 && side[b] == side[a] {
 					w.label[b] = c
 					grp = append(grp, e.Nodes[b])
 					st = append(st, b)
@@ -658,96 +648,86 @@ func (w *ncutWork) hedge(e *EgoNet, side []int8) [][]int32 {
 	return groups
 }
 
-// mergeDangling merges into one group the groups (of neighbours of center)
-// whose connected component of the graph without center holds no
-// neighbour of center outside the group, when there are two or more of
-// them. It keeps the order of the groups (the merged group where its first
-// member was).
-func (w *ncutWork) mergeDangling(g *Graph, center int, groups [][]int32) [][]int32 {
-	if len(groups) < 3 {
-		return groups // at most one dangling group, or none
+// ncutRejoin is the density below which a cut through a piece stands:
+// its two parts must be linked less than this share as densely as inside
+// them.
+const ncutRejoin = 0.5
+
+// rejoin undoes the cut of every piece (under links) of the ego network
+// whose two parts are linked at least ncutRejoin times as densely as the
+// parts are inside, moving the piece to the side that holds more of it: a
+// cut through a knit neighbourhood that has no community boundary.
+func (w *ncutWork) rejoin(e *EgoNet, side []int8) {
+	m := e.NumNodes()
+	// link pieces of the whole ego net
+	w.label = mclResize(w.label, m)
+	for a := range w.label {
+		w.label[a] = -1
 	}
-	n := g.NumNodes()
-	if len(w.dGroup) < n {
-		w.dGroup = make([]int32, n)
-		w.dSeen = make([]uint32, n)
-		w.dEpoch = 0
-	}
-	for gi, grp := range groups {
-		for _, j := range grp {
-			w.dGroup[j] = int32(gi) + 1
+	count := int32(0)
+	for s := 0; s < m; s++ {
+		if w.label[s] >= 0 {
+			continue
 		}
-	}
-	first, count := -1, 0
-	dangling := make([]bool, len(groups))
-	for gi, grp := range groups {
-		if dangling[gi] = w.dangling(g, center, int32(gi)+1, grp); dangling[gi] {
-			count++
-			if first < 0 {
-				first = gi
+		w.label[s] = count
+		st := append(w.stack[:0], int32(s))
+		for len(st) > 0 {
+			a := st[len(st)-1]
+			st = st[:len(st)-1]
+			for _, b := range e.Neighbors(int(a)) {
+				if w.label[b] < 0 {
+					w.label[b] = count
+					st = append(st, b)
+				}
 			}
 		}
+		w.stack = st
+		count++
 	}
-	for _, grp := range groups {
-		for _, j := range grp {
-			w.dGroup[j] = 0
+	type acc struct{ na, nb, cross, inA, inB float64 }
+	pc := make([]acc, count)
+	for a := 0; a < m; a++ {
+		p := &pc[w.label[a]]
+		if side[a] > 0 {
+			p.na++
+		} else {
+			p.nb++
 		}
-	}
-	if count < 2 || count == len(groups) {
-		return groups
-	}
-	var merged []int32
-	for gi, grp := range groups {
-		if dangling[gi] {
-			merged = append(merged, grp...)
-		}
-	}
-	out := make([][]int32, 0, len(groups)-count+1)
-	for gi, grp := range groups {
-		switch {
-		case gi == first:
-			out = append(out, merged)
-		case !dangling[gi]:
-			out = append(out, grp)
-		}
-	}
-	return out
-}
-
-// dangling reports whether the breadth-first search of the graph without
-// center from the members of group (label id in w.dGroup) finds no other
-// neighbour of center within ncutDangleBudget visited nodes.
-func (w *ncutWork) dangling(g *Graph, center int, id int32, group []int32) bool {
-	w.dEpoch++
-	if w.dEpoch == 0 {
-		clear(w.dSeen)
-		w.dEpoch = 1
-	}
-	ep := w.dEpoch
-	q := w.dQueue[:0]
-	for _, j := range group {
-		w.dSeen[j] = ep
-		q = append(q, j)
-	}
-	w.dSeen[center] = ep
-	ok := true
-	for h := 0; h < len(q) && ok; h++ {
-		for _, y := range g.Neighbors(int(q[h])) {
-			if w.dSeen[y] == ep {
+		for _, b := range e.Neighbors(a) {
+			if int(b) <= a {
 				continue
 			}
-			if gy := w.dGroup[y]; gy != 0 && gy != id {
-				ok = false
-				break
+			switch {
+			case side[a] != side[b]:
+				p.cross++
+			case side[a] > 0:
+				p.inA++
+			default:
+				p.inB++
 			}
-			if len(q) >= ncutDangleBudget {
-				ok = false
-				break
-			}
-			w.dSeen[y] = ep
-			q = append(q, y)
 		}
 	}
-	w.dQueue = q
-	return ok
+	for c := range pc {
+		p := pc[c]
+		if p.na == 0 || p.nb == 0 {
+			continue
+		}
+		pairs := p.na*(p.na-1)/2 + p.nb*(p.nb-1)/2
+		din := 1.0
+		if pairs > 0 {
+			din = (p.inA + p.inB) / pairs
+		}
+		if p.cross/(p.na*p.nb) < ncutRejoin*din {
+			continue
+		}
+		keep := int8(1)
+		if p.nb > p.na {
+			keep = -1
+		}
+		for a := 0; a < m; a++ {
+			if w.label[a] == int32(c) {
+				side[a] = keep
+			}
+		}
+	}
 }

@@ -79,8 +79,9 @@ func TestNCutLargeEgoNet(t *testing.T) {
 }
 
 // A neighbour that only the centre ties to the rest is kept on its own (the
-// hedge), and one bridged to a clique by a common neighbour outside the ego
-// network stays with that clique.
+// hedge), and so is one that shares a neighbour outside the ego network
+// with a clique member: in a neighbourhood with links, only links join
+// pieces.
 func TestNCutHedge(t *testing.T) {
 	// Cliques 1..4 and 5..8 around centre 0; 9 is a pendant neighbour of 0;
 	// 10 is a neighbour of 0 linked to 11, which is linked to clique member 1.
@@ -98,9 +99,49 @@ func TestNCutHedge(t *testing.T) {
 	e = append(e, [2]int{10, 11}, [2]int{11, 1})
 	g := NewGraph(12, e)
 	got := propose(t, g, nil, SplitNCut, 0)
-	want := [][]int32{{1, 2, 3, 4, 10}, {5, 6, 7, 8}, {9}}
+	want := [][]int32{{1, 2, 3, 4}, {5, 6, 7, 8}, {9}, {10}}
 	if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
 		t.Fatalf("groups %v, want %v", got, want)
+	}
+}
+
+// Pieces that only the centre ties to anything stay apart, however many:
+// two cliques joined through the rest of the graph (4-8-9-5) and two
+// pendant pairs make four groups.
+func TestNCutKeepsPiecesApart(t *testing.T) {
+	var e [][2]int
+	clique := func(lo, hi int) { e = appendHubClique(e, lo, hi) }
+	clique(1, 4)
+	clique(5, 7)
+	e = append(e, [2]int{4, 8}, [2]int{8, 9}, [2]int{9, 5})
+	e = append(e, [2]int{0, 10}, [2]int{0, 11}, [2]int{10, 11}, [2]int{0, 12}, [2]int{0, 13}, [2]int{12, 13})
+	g := NewGraph(14, e)
+	want := [][]int32{{1, 2, 3, 4}, {5, 6, 7}, {10, 11}, {12, 13}}
+	for _, sp := range []string{SplitNCut} {
+		if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+			t.Fatalf("%s: groups %v, want %v", sp, got, want)
+		}
+	}
+}
+
+// In a neighbourhood without links (an author's papers), the groups are
+// the pieces joined by shared neighbours (co-authors), whatever the
+// embedding says: author 0 wrote papers 1-6; papers 1, 2 and 3 share
+// co-authors 10 and 11, papers 4 and 5 share co-author 12, paper 6 has
+// its own co-author 13. An embedding that pulls paper 3 towards paper 4
+// does not move it.
+func TestNCutBipartitePieces(t *testing.T) {
+	g := NewGraph(14, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6},
+		{10, 1}, {10, 2}, {11, 2}, {11, 3}, {12, 4}, {12, 5}, {13, 6}})
+	emb := &Embedding{Dim: 2, X: make([]float64, 2*14)}
+	for x, pos := range map[int][2]float64{1: {1, 0}, 2: {1, 0.1}, 3: {-1, 0}, 4: {-1, 0.1}, 5: {-1, 0.2}, 6: {0, 1}} {
+		emb.X[2*x], emb.X[2*x+1] = pos[0], pos[1]
+	}
+	want := [][]int32{{1, 2, 3}, {4, 5}, {6}}
+	for _, e := range []*Embedding{emb, nil} {
+		if got := propose(t, g, e, SplitNCut, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+			t.Fatalf("groups %v, want %v", got, want)
+		}
 	}
 }
 
@@ -148,5 +189,23 @@ func TestQuickMedian(t *testing.T) {
 	}
 	if !math.IsNaN(quickMedian(nil)) {
 		t.Error("quickMedian(nil) is not NaN")
+	}
+}
+
+// A knit neighbourhood without a community boundary is not cut: node 0's
+// neighbours form one clique (one group). Two cliques joined by one link
+// are two communities (two groups).
+func TestNCutOneGroupWithoutBoundary(t *testing.T) {
+	var e [][2]int
+	e = appendHubClique(e, 1, 8)
+	g := NewGraph(9, e)
+	if got := propose(t, g, nil, SplitNCut, 0); len(got) != 1 || len(got[0]) != 8 {
+		t.Fatalf("clique: groups %v, want one group of 8", got)
+	}
+	e = appendHubClique(appendHubClique(nil, 1, 6), 7, 11)
+	g = NewGraph(12, append(e, [2]int{6, 7}))
+	want := [][]int32{rangeGroup(1, 6), rangeGroup(7, 11)}
+	if got := propose(t, g, nil, SplitNCut, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+		t.Fatalf("two cliques joined by one link: groups %v, want %v", got, want)
 	}
 }
