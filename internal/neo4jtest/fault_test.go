@@ -181,3 +181,129 @@ func TestDropWhenSentNeverReachesServer(t *testing.T) {
 		t.Fatalf("after ClearFaults: %v", err)
 	}
 }
+
+// TestRefuseCutsConnectionsBeingSetUp: a connection the proxy accepted just
+// before the server went away, and was still setting up (dialling the
+// server) at that moment, is cut too, however late it registers; both ways
+// of going away (Refuse, a cut with RefuseAfterCut).
+func TestRefuseCutsConnectionsBeingSetUp(t *testing.T) {
+	for _, way := range []struct {
+		name string
+		gone func(t *testing.T)
+	}{
+		{"Refuse", func(*testing.T) { srv.Proxy().Refuse() }},
+		{"RefuseAfterCut", func(t *testing.T) {
+			// Another client's statement triggers the cut (this runs in the
+			// proxy's goroutine: no t.Fatal).
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			d, err := neo4j.NewDriverWithContext(srv.BoltURL(), srv.AuthToken(), func(c *neo4j.Config) { c.MaxTransactionRetryTime = 0 })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer d.Close(ctx)
+			srv.Proxy().DropWhenSent("RETURN 'cut'", 1)
+			srv.Proxy().RefuseAfterCut()
+			if _, err := neo4j.ExecuteQuery(ctx, d, "RETURN 'cut'", nil, neo4j.EagerResultTransformer); err == nil {
+				t.Error("the cut statement succeeded")
+			}
+		}},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			resetDB(t)
+			ctx := ctxT(t, time.Minute)
+			d, err := neo4j.NewDriverWithContext(srv.BoltURL(), srv.AuthToken())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close(ctx)
+			p := srv.Proxy()
+			before := p.Stats()
+			p.mu.Lock()
+			p.beforeRegister = func() { way.gone(t) }
+			p.mu.Unlock()
+			if err := d.VerifyConnectivity(ctx); err == nil {
+				t.Fatal("a connection accepted before the server went away was relayed after")
+			}
+			if st := p.Stats(); st.Refused != before.Refused+1 {
+				t.Errorf("stats %+v, before %+v: want one more refused", st, before)
+			}
+			if err := p.ClearFaults(); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.VerifyConnectivity(ctx); err != nil {
+				t.Fatalf("after ClearFaults: %v", err)
+			}
+		})
+	}
+}
+
+// TestDropAllKeepsRefuseAfterCutArmed: DropAll is not a fault's cut, so it
+// does not take the server away; the armed RefuseAfterCut waits for one.
+func TestDropAllKeepsRefuseAfterCutArmed(t *testing.T) {
+	resetDB(t)
+	d := newDriver(t, srv)
+	ctx := ctxT(t, time.Minute)
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.Proxy().RefuseAfterCut()
+	if n := srv.Proxy().DropAll(); n == 0 {
+		t.Fatal("no connection to drop")
+	}
+	if _, err := neo4j.ExecuteQuery(ctx, d, "RETURN 1", nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatalf("after DropAll with RefuseAfterCut armed: %v", err)
+	}
+	srv.Proxy().DropWhenSent("RETURN 'cut'", 1)
+	if _, err := neo4j.ExecuteQuery(ctx, d, "RETURN 'cut'", nil, neo4j.EagerResultTransformer); err == nil {
+		t.Fatal("the cut statement succeeded")
+	}
+	if err := d.VerifyConnectivity(ctx); err == nil {
+		t.Fatal("a new connection was accepted after the fault's cut")
+	}
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStallWhenSent: the proxy stalls as the client sends the text, before
+// those bytes reach the server, for every connection; a cut discards them.
+func TestStallWhenSent(t *testing.T) {
+	resetDB(t)
+	d := newDriver(t, srv)
+	ctx := ctxT(t, time.Minute)
+	if err := d.VerifyConnectivity(ctx); err != nil {
+		t.Fatal(err)
+	}
+	srv.Proxy().StallWhenSent("CREATE (:Held", 1)
+	s := d.NewSession(ctx, neo4j.SessionConfig{})
+	defer s.Close(ctx)
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	res, err := s.Run(short, "CREATE (:Held {x: 1})", nil)
+	if err == nil {
+		_, err = res.Consume(short)
+	}
+	if err == nil {
+		t.Fatal("a statement went through the stalled proxy")
+	}
+	if n := srv.Proxy().SentCount(); n != 1 {
+		t.Errorf("SentCount %d, want 1", n)
+	}
+	other, cancel2 := context.WithTimeout(ctx, time.Second)
+	defer cancel2()
+	if _, err := neo4j.ExecuteQuery(other, d, "RETURN 1", nil, neo4j.EagerResultTransformer); err == nil {
+		t.Fatal("another query went through the stalled proxy")
+	}
+	srv.Proxy().DropAll()
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	if c := count(t, "(n:Held)", nil); c != 0 {
+		t.Fatalf("the held statement reached the server: %d nodes", c)
+	}
+	if _, err := neo4j.ExecuteQuery(ctx, d, "RETURN 1", nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatalf("after ClearFaults: %v", err)
+	}
+}

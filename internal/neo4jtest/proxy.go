@@ -15,6 +15,12 @@ import (
 // protocol, and can cut connections (mid-result, or when the client sends
 // given bytes, e.g. a statement's text), refuse new ones, or stall. Faults
 // apply to every connection; tests that use them must not run in parallel.
+//
+// A fault that fires when the client sends given bytes (DropWhenSent,
+// DropWhen, StallWhenSent), with RefuseAfterCut, acts at a point of the
+// client's work that the test chooses and takes effect in the same step, in
+// the proxy: no goroutine of the test has to notice it in time, so the
+// outcome does not depend on how busy the machine is.
 type Proxy struct {
 	upstream string
 	logf     func(string, ...any)
@@ -28,6 +34,15 @@ type Proxy struct {
 	stalled  bool
 	accepted int
 	dropped  int
+	refused  int
+	// refusing: the server went away (Refuse, or a cut with
+	// RefuseAfterCut) and has not been restored; a connection that was
+	// accepted before but was still being set up is cut as it registers.
+	refusing bool
+	// beforeRegister, if set, runs (once) in the next connection's relay
+	// between dialling the server and registering the connection: a test
+	// hook for the moment a connection is accepted but not yet relayed.
+	beforeRegister func()
 
 	// Armed faults (zero: none).
 	dropAfter   int64  // cut once this many more bytes went to the client
@@ -35,6 +50,7 @@ type Proxy struct {
 	sendNth     int    // ... for the sendNth time (counting from 1)
 	sendSeen    int    // occurrences of sendPattern so far
 	sendFired   bool
+	sendStall   bool // the sendNth occurrence stalls the proxy instead of cutting
 	dropAtSend  func(sent []byte) bool
 	// refuseOnCut: when a fault cuts a connection, the proxy also stops
 	// listening and cuts every other connection, atomically (RefuseAfterCut).
@@ -43,8 +59,9 @@ type Proxy struct {
 
 // ProxyStats counts the proxy's connections since it started.
 type ProxyStats struct {
-	Accepted int // connections accepted
-	Dropped  int // connections cut by a fault (DropAll, DropAfterBytes, DropWhenSent)
+	Accepted int // connections accepted and relayed
+	Dropped  int // connections cut by a fault (DropAll, DropAfterBytes, DropWhenSent, DropWhen, Refuse)
+	Refused  int // connections accepted just before the server went away, cut before they were relayed
 }
 
 type proxyConn struct {
@@ -105,7 +122,20 @@ func (p *Proxy) relay(client net.Conn) {
 	}
 	pc := &proxyConn{client: client, server: server}
 	p.mu.Lock()
-	if p.closed {
+	hook := p.beforeRegister
+	p.beforeRegister = nil
+	p.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
+	p.mu.Lock()
+	if p.closed || p.refusing {
+		// Accepted before the server went away, registered after: the
+		// refusal's cut did not see it, so it is cut here, in the same
+		// critical section as the check.
+		if p.refusing {
+			p.refused++
+		}
 		p.mu.Unlock()
 		pc.cut()
 		return
@@ -136,8 +166,12 @@ func (p *Proxy) pipe(pc *proxyConn, src, dst net.Conn, toServer bool) {
 			}
 			var drop bool
 			if toServer {
-				if drop = p.checkSend(pc, chunk); drop {
+				var stall bool
+				drop, stall = p.checkSend(pc, chunk)
+				if drop {
 					chunk = nil // the server never sees the triggering bytes
+				} else if stall && !p.waitUnstalled(pc) {
+					return // cut while stalled: the held bytes are discarded
 				}
 			} else {
 				chunk, drop = p.checkReceive(chunk)
@@ -148,7 +182,7 @@ func (p *Proxy) pipe(pc *proxyConn, src, dst net.Conn, toServer bool) {
 				}
 			}
 			if drop {
-				p.drop(pc)
+				p.drop(pc, true)
 				return
 			}
 		}
@@ -180,9 +214,10 @@ func (p *Proxy) waitUnstalled(pc *proxyConn) bool {
 	return live && !p.closed
 }
 
-// checkSend decides whether the client's bytes trigger a cut (before they
-// reach the server: the chunk is then not forwarded, see pipe).
-func (p *Proxy) checkSend(pc *proxyConn, chunk []byte) (drop bool) {
+// checkSend decides whether the client's bytes trigger a cut or a stall
+// (before they reach the server: the chunk is then not forwarded, or held,
+// see pipe).
+func (p *Proxy) checkSend(pc *proxyConn, chunk []byte) (drop, stall bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	seen := append(pc.window, chunk...)
@@ -195,7 +230,7 @@ func (p *Proxy) checkSend(pc *proxyConn, chunk []byte) (drop bool) {
 	if p.dropAtSend != nil && p.dropAtSend(seen) {
 		p.dropAtSend = nil
 		pc.window = nil
-		return true
+		return true, false
 	}
 	if p.sendPattern != nil {
 		// Count occurrences that end inside this chunk.
@@ -209,11 +244,15 @@ func (p *Proxy) checkSend(pc *proxyConn, chunk []byte) (drop bool) {
 			if p.sendSeen == p.sendNth && !p.sendFired {
 				p.sendFired = true
 				pc.window = nil
-				return true
+				if p.sendStall {
+					p.stalled = true
+					return false, true
+				}
+				return true, false
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // checkReceive cuts the server's bytes short when DropAfterBytes is armed.
@@ -232,17 +271,19 @@ func (p *Proxy) checkReceive(chunk []byte) ([]byte, bool) {
 	return chunk, true
 }
 
-// drop cuts one connection (a reset to the client) and counts it; with
-// RefuseAfterCut armed, the server then goes away as a whole.
-func (p *Proxy) drop(pc *proxyConn) {
+// drop cuts one connection (a reset to the client) and counts it; when a
+// fault cut it (fault) and RefuseAfterCut is armed, the server then goes
+// away as a whole.
+func (p *Proxy) drop(pc *proxyConn, fault bool) {
 	p.mu.Lock()
 	if _, live := p.conns[pc]; live {
 		delete(p.conns, pc)
 		p.dropped++
 	}
 	var others []*proxyConn
-	if p.refuseOnCut {
+	if fault && p.refuseOnCut {
 		p.refuseOnCut = false
+		p.refusing = true
 		if p.ln != nil {
 			p.ln.Close()
 			p.ln = nil
@@ -262,8 +303,9 @@ func (p *Proxy) drop(pc *proxyConn) {
 }
 
 // RefuseAfterCut makes the next cut by a fault (DropAfterBytes,
-// DropWhenSent, DropWhen) take the server away as a whole, in the same
-// step: the listener closes and every other connection is cut, so that the
+// DropWhenSent, DropWhen; not DropAll) take the server away as a whole, in
+// the same step: the listener closes and every other connection is cut,
+// including one accepted just before and still being set up, so that the
 // driver's immediate reconnect is refused (until Restore or ClearFaults).
 func (p *Proxy) RefuseAfterCut() {
 	p.mu.Lock()
@@ -290,7 +332,7 @@ func (p *Proxy) DropAll() int {
 	}
 	p.mu.Unlock()
 	for _, pc := range all {
-		p.drop(pc)
+		p.drop(pc, false)
 	}
 	return len(all)
 }
@@ -312,7 +354,20 @@ func (p *Proxy) DropWhenSent(text string, nth int) {
 		nth = 1
 	}
 	p.mu.Lock()
-	p.sendPattern, p.sendNth, p.sendSeen, p.sendFired = []byte(text), nth, 0, false
+	p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.sendStall = []byte(text), nth, 0, false, false
+	p.mu.Unlock()
+}
+
+// StallWhenSent stalls the proxy (as Stall) at the moment a client sends
+// text for the nth time from now (nth >= 1): those bytes are held, not
+// relayed, until Resume (a cut meanwhile discards them). SentCount counts
+// the occurrences as for DropWhenSent.
+func (p *Proxy) StallWhenSent(text string, nth int) {
+	if nth < 1 {
+		nth = 1
+	}
+	p.mu.Lock()
+	p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.sendStall = []byte(text), nth, 0, false, true
 	p.mu.Unlock()
 }
 
@@ -320,12 +375,13 @@ func (p *Proxy) DropWhenSent(text string, nth int) {
 // send text, without cutting anything.
 func (p *Proxy) CountSent(text string) {
 	p.mu.Lock()
-	p.sendPattern, p.sendNth, p.sendSeen, p.sendFired = []byte(text), 0, 0, true
+	p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.sendStall = []byte(text), 0, 0, true, false
 	p.mu.Unlock()
 }
 
-// SentCount is the number of times the text of DropWhenSent or CountSent
-// was sent since it was armed (the cut one included).
+// SentCount is the number of times the text of DropWhenSent,
+// StallWhenSent or CountSent was sent since it was armed (the triggering
+// one included).
 func (p *Proxy) SentCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -360,6 +416,7 @@ func (p *Proxy) Resume() {
 // refused until Restore.
 func (p *Proxy) Refuse() {
 	p.mu.Lock()
+	p.refusing = true
 	if p.ln != nil {
 		p.ln.Close()
 		p.ln = nil
@@ -379,7 +436,7 @@ func (p *Proxy) Restore() error {
 	for i := 0; i < 50; i++ {
 		var ln net.Listener
 		if ln, err = net.Listen("tcp", p.addr); err == nil {
-			p.ln = ln
+			p.ln, p.refusing = ln, false
 			go p.serve(ln)
 			return nil
 		}
@@ -388,11 +445,12 @@ func (p *Proxy) Restore() error {
 	return fmt.Errorf("neo4jtest proxy: listen again on %s: %w", p.addr, err)
 }
 
-// ClearFaults disarms every fault, resumes a stall and listens again after
-// a Refuse.
+// ClearFaults disarms every fault, resumes a stall (relaying the bytes it
+// held: DropAll first to discard them) and listens again after a Refuse.
 func (p *Proxy) ClearFaults() error {
 	p.mu.Lock()
-	p.dropAfter, p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.dropAtSend, p.refuseOnCut = 0, nil, 0, 0, false, nil, false
+	p.dropAfter, p.sendPattern, p.sendNth, p.sendSeen, p.sendFired, p.sendStall, p.dropAtSend, p.refuseOnCut = 0, nil, 0, 0, false, false, nil, false
+	p.beforeRegister = nil
 	p.mu.Unlock()
 	p.Resume()
 	return p.Restore()
@@ -402,7 +460,7 @@ func (p *Proxy) ClearFaults() error {
 func (p *Proxy) Stats() ProxyStats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return ProxyStats{Accepted: p.accepted, Dropped: p.dropped}
+	return ProxyStats{Accepted: p.accepted, Dropped: p.dropped, Refused: p.refused}
 }
 
 // Close stops listening and cuts every connection.

@@ -357,11 +357,10 @@ func TestApprovedPlanResume(t *testing.T) {
 	}
 
 	// At the first clone of the second node, once the first is split.
-	stop := cutAt("fondue_split_key = $key", len(plan.Nodes[0].Groups))
+	fired := cutAt("fondue_split_key = $key", len(plan.Nodes[0].Groups))
 	code, _, stderr := runCLI(t, "", args...)
-	stop()
 	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "split node") {
-		t.Fatalf("cut: exit %d (want %d): %s", code, exitUnreachable, stderr)
+		t.Fatalf("cut: exit %d (want %d, fault fired %v): %s", code, exitUnreachable, fired(), stderr)
 	}
 	if n := cypher(t, "MATCH (c:FondueSplit) RETURN count(c)", nil)[0].Values[0]; n == int64(0) {
 		t.Fatal("the cut came before any split: the test resumes nothing")

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -215,11 +214,13 @@ func boltPulls(b []byte) int {
 }
 
 // The server goes away in the middle of the pull, of the write, then of
-// the split: the connection is cut and the proxy stops listening, so every
-// retry is refused; sync fails with exit 4 naming what it was doing. The
-// server also hangs mid-write (stall): sync fails with exit 4 within its
-// timeouts. Each time, the same command, re-run, completes, and the graph
-// is the one an uninterrupted run makes.
+// the split: the connection is cut and the proxy stops listening, in one
+// step (goneWhen), so every retry is refused; sync fails with exit 4 naming
+// what it was doing. The server also hangs mid-write (stall): sync fails
+// with exit 4 within its timeouts. Each time, the same command, re-run,
+// completes, and the graph is the one an uninterrupted run makes. Each
+// fault fires at a point of the run's requests that the test chooses, in
+// the proxy, so that a busy machine cannot move it.
 //
 // lock.ttl is long enough for the run's own retries to fail first: the
 // run gives up max_retry_time (3 s) after the cut.
@@ -238,35 +239,34 @@ func TestSyncFaultsRerun(t *testing.T) {
 
 	for _, stage := range []struct {
 		name string
-		arm  func() (stop func())
+		arm  func() (fired func() bool)
 		// doing is what the error says the run was doing.
 		doing string
 	}{
 		// Mid-result: the relationships' stream (one record per start node,
 		// with its targets) is cut once the client asks for its fifth batch
 		// of fetch records.
-		{"pull", func() func() {
+		{"pull", func() func() bool {
 			relQuery := []byte("AS source, targets")
-			return afterCut(func() {
+			return goneWhen(func() {
 				srv.Proxy().DropWhen(func(sent []byte) bool {
 					i := bytes.LastIndex(sent, relQuery)
 					return i >= 0 && boltPulls(sent[i:]) >= 5
 				})
 			})
 		}, "pull the subgraph"},
-		{"write", func() func() { return cutAt("UNWIND $rows", 2) }, "write batch 2 of"},
-		{"split", func() func() { return cutAt("fondue_split_key = $key", 2) }, "split node"},
+		{"write", func() func() bool { return cutAt("UNWIND $rows", 2) }, "write batch 2 of"},
+		{"split", func() func() bool { return cutAt("fondue_split_key = $key", 2) }, "split node"},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
 			reset(t)
 			load(t, polbooks, "Book", "CO_PURCHASED", "uid")
-			stop := stage.arm()
+			fired := stage.arm()
 			t0 := time.Now()
 			code, _, stderr := runCLI(t, "", args...)
-			stop()
 			if code != exitUnreachable || !strings.Contains(stderr, "lost the connection to Neo4j") || !strings.Contains(lastLine(stderr), stage.doing) {
-				t.Fatalf("exit %d (want %d), stderr (want %q in the last line):\n%s\nproxy: %+v, armed text sent %d times",
-					code, exitUnreachable, stage.doing, stderr, srv.Proxy().Stats(), srv.Proxy().SentCount())
+				t.Fatalf("exit %d (want %d), stderr (want %q in the last line):\n%s\nproxy: %+v, fault fired %v, armed text sent %d times",
+					code, exitUnreachable, stage.doing, stderr, srv.Proxy().Stats(), fired(), srv.Proxy().SentCount())
 			}
 			// The run gives up max_retry_time (3s) after the loss; the
 			// lock's release gets the rest of that budget (nothing): one
@@ -281,82 +281,49 @@ func TestSyncFaultsRerun(t *testing.T) {
 		})
 	}
 
-	// The server stops answering in the middle of the write: nothing is
-	// refused, nothing is cut, the bytes just stop. The lock cannot be
-	// refreshed either, so the run stops after lock.ttl and gives up
-	// releasing the lock after connect_timeout + max_retry_time.
+	// The server stops answering in the middle of the write (as the second
+	// batch's statement is sent): nothing is refused, nothing is cut, the
+	// bytes just stop. The lock cannot be refreshed either, so the run stops
+	// after lock.ttl and gives up releasing the lock after connect_timeout +
+	// max_retry_time.
 	t.Run("stall", func(t *testing.T) {
 		args := append(slices.Clone(args), "--lock-ttl", "6s")
 		reset(t)
 		load(t, polbooks, "Book", "CO_PURCHASED", "uid")
-		srv.Proxy().CountSent("UNWIND $rows")
-		stalled := make(chan struct{})
-		done := make(chan struct{})
-		go func() {
-			defer close(stalled)
-			for srv.Proxy().SentCount() < 1 {
-				select {
-				case <-done:
-					return
-				case <-time.After(200 * time.Microsecond):
-				}
-			}
-			srv.Proxy().Stall()
-		}()
+		srv.Proxy().StallWhenSent("UNWIND $rows", 2)
 		t0 := time.Now()
 		code, _, stderr := runCLI(t, "", args...)
 		elapsed := time.Since(t0)
-		close(done)
-		<-stalled
 		// lock.ttl 6s + connect_timeout 5s + max_retry_time 3s, and slack
 		// for two busy cores.
 		const bound = 6*time.Second + 5*time.Second + 3*time.Second + 15*time.Second
 		if code != exitUnreachable || !strings.Contains(lastLine(stderr), "lost the connection to Neo4j") || elapsed > bound {
-			t.Fatalf("stalled server: exit %d (want %d) after %s (want at most %s), stderr:\n%s", code, exitUnreachable, elapsed.Round(time.Millisecond), bound, stderr)
+			t.Fatalf("stalled server: exit %d (want %d) after %s (want at most %s), write statements sent %d (want 2), stderr:\n%s",
+				code, exitUnreachable, elapsed.Round(time.Millisecond), bound, srv.Proxy().SentCount(), stderr)
 		}
 		t.Logf("failed in %s: %s", elapsed.Round(time.Millisecond), lastLine(stderr))
 		rerun(t, args, splitAt, reference)
 	})
 }
 
-// cutAt cuts the connection that sends text for the nth time, then makes
-// the server go away (serverGone). Call the returned function once the run
-// is over.
-func cutAt(text string, nth int) (stop func()) {
-	return afterCut(func() { srv.Proxy().DropWhenSent(text, nth) })
+// cutAt makes the server go away (goneWhen) as a client sends text for the
+// nth time, before the server sees it.
+func cutAt(text string, nth int) (fired func() bool) {
+	return goneWhen(func() { srv.Proxy().DropWhenSent(text, nth) })
 }
 
-// afterCut arms a cut, then calls serverGone as soon as the proxy counts it:
-// the driver retries a transaction on a new connection at once, so the
-// watch is a busy loop. Call the returned function once the run is over.
-func afterCut(arm func()) (stop func()) {
+// goneWhen arms a cut (arm), with RefuseAfterCut: the cut, the refusal of
+// new connections and the cut of every other one happen in one step in the
+// proxy, until rerun (ClearFaults). The driver retries a transaction on a
+// new connection at once after a cut; a test goroutine that watched for the
+// cut and then refused would race that retry, which, on a busy machine,
+// could complete the whole interrupted step first. fired reports whether
+// the cut happened.
+func goneWhen(arm func()) (fired func() bool) {
 	before := srv.Proxy().Stats().Dropped
+	srv.Proxy().RefuseAfterCut()
 	arm()
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for srv.Proxy().Stats().Dropped == before {
-			select {
-			case <-quit:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-		serverGone()
-	}()
-	return func() { close(quit); <-done }
-}
-
-// serverGone makes the server unreachable: new connections are refused and
-// open ones cut, including those accepted just before the refusal and
-// still being set up.
-func serverGone() {
-	srv.Proxy().Refuse()
-	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		srv.Proxy().DropAll()
-	}
+	return func() bool { return srv.Proxy().Stats().Dropped > before }
 }
 
 // rerun brings the server back, expires the failed run's lock (it could not
@@ -364,10 +331,12 @@ func serverGone() {
 // the reference.
 func rerun(t *testing.T, args []string, splitAt *regexp.Regexp, reference string) {
 	t.Helper()
+	// Connections of a stall are in an unknown state: cut them before the
+	// stall ends, so that the bytes it held are never relayed.
+	srv.Proxy().DropAll()
 	if err := srv.Proxy().ClearFaults(); err != nil {
 		t.Fatal(err)
 	}
-	srv.Proxy().DropAll() // connections of a stall are in an unknown state
 	// A crashed run's lock expires after lock.ttl (TestSyncLocked waits for
 	// a real expiry); here it is expired at once.
 	cypher(t, "MATCH (l:FondueLock) SET l.expires = timestamp() - 1", nil)
@@ -489,11 +458,10 @@ func TestSyncLocked(t *testing.T) {
 	// takes it over. (On the same host the dead run's lock is taken over
 	// at once: TestSyncResumeAfterKill.)
 	args := syncArgs("sync", "--method", "degree", "--lock-ttl", "10s", "--batch-size", "20", "--max-retry-time", "1s")
-	stop := cutAt("UNWIND $rows", 1)
+	fired := cutAt("UNWIND $rows", 1)
 	code, _, stderr = runCLI(t, "", args...)
-	stop()
 	if code != exitUnreachable {
-		t.Fatalf("cut run: exit %d: %s", code, stderr)
+		t.Fatalf("cut run: exit %d (fault fired %v): %s", code, fired(), stderr)
 	}
 	if err := srv.Proxy().ClearFaults(); err != nil {
 		t.Fatal(err)
