@@ -99,6 +99,8 @@ var flagKeys = map[string]string{
 	"header":       "header",
 	"print-header": "print_header",
 	"names":        "names",
+	"score-prefix": "score_prefix",
+	"score-nodes":  "score_nodes",
 }
 
 // deprecatedFlags are older spellings of flags, still accepted with a

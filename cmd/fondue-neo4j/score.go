@@ -53,14 +53,23 @@ ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
 quotient). Isolated nodes cannot be scored; they are counted on stderr.
 Use "-" as FILE to read standard input.
 
+Knowledge graphs: --score-prefix a: scores only the nodes whose id starts with
+"a:" (the authors of an a:N -WROTE- p:N edge list), --score-nodes FILE only the
+ids it lists (one a line); with both, a node is scored when either selects
+it. The other nodes are context: they shape the embedding and the
+neighbourhoods but get no line; percentiles, --top and --split are about the
+scored nodes.
+
 Fields: a .csv file is CSV (RFC 4180: commas, quoted ids may hold spaces,
 commas, quotes and line breaks), a .tsv file the same with tabs; other files
 are sniffed from their first lines (CSV, TSV, or fields separated by runs of
 spaces, tabs and commas). A UTF-8 byte-order mark is ignored.
 
 Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input, 5 nothing
-to score (no edges), 7 not enough memory, 130 interrupted.`,
+to score (no edges, or none of the selected nodes has one), 7 not enough
+memory, 130 interrupted.`,
 		Example: `  fondue-neo4j score testdata/lesmis.edges --names testdata/lesmis.names --split --top 5
+  fondue-neo4j score wrote.edges --score-prefix a: --top 20
   fondue-neo4j score graph.csv --output json --split --top 20
   fondue-neo4j score graph.csv --split --splitter mcl --top 20`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -117,6 +126,7 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 	f.Var(&autoBool{v: "auto"}, "print-header", "print the TSV column names as a first line (auto: only when stdout is a terminal)")
 	f.Lookup("print-header").NoOptDefVal = "true"
 	addNamesFlag(f, "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
+	addTargetFlags(f)
 	addScoreFlags(f)
 	addMaxMemoryFlag(f)
 	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
@@ -162,6 +172,10 @@ var _ pflag.Value = (*autoBool)(nil)
 // can be checked before the fit is (a graph without edges, the memory, the
 // checkpoint's folder), so that a run never fits for nothing.
 func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+	sel, err := a.readTargetSelection()
+	if err != nil {
+		return nil, nil, err
+	}
 	t0 := time.Now()
 	g, err := a.readGraph(path, hm)
 	if err != nil {
@@ -170,6 +184,9 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	loadTime := time.Since(t0)
 	if g.NumEdges() == 0 {
 		return nil, nil, withCode(exitEmpty, fmt.Errorf("edge list %s: nothing to score: its %d edge lines are all self-loops (dropped)", path, g.SelfLoops()))
+	}
+	if opts.Targets, err = sel.targets(g); err != nil {
+		return nil, nil, err
 	}
 	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
@@ -201,8 +218,8 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
 		return nil, nil, err
 	}
-	if iso := res.Unscored(); len(iso) > 0 {
-		a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
+	if n, first := unscoredTargets(res, opts.Targets); n > 0 {
+		a.log.Warn("isolated nodes have no score", "count", n, "first", g.Key(first))
 	}
 	a.logSummary(g, res, loadTime, est)
 	return g, res, nil

@@ -83,6 +83,9 @@ var Settings = []Setting{
 	{Key: "header", Kind: Enum, Default: "auto", Values: []string{"auto", "yes", "no", "true", "false", "first", "none"}},
 	{Key: "print_header", Kind: AutoBool, Default: "auto", Want: "auto (column names only when stdout is a terminal), true or false"},
 	{Key: "names", Kind: String, Default: ""},
+	// score's and review's nodes to score (the rest is context).
+	{Key: "score_prefix", Kind: String, Default: ""},
+	{Key: "score_nodes", Kind: String, Default: ""},
 
 	// review's page.
 	{Key: "review.top", Kind: PosInt, Default: 20},
