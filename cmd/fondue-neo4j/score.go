@@ -33,7 +33,7 @@ func newScoreCmd(a *app) *cobra.Command {
 optional header, optional numeric weight which is ignored) and prints one line
 per node, most ambiguous first:
 
-    node <TAB> ambiguity <TAB> degree <TAB> score
+    node <TAB> ambiguity <TAB> degree <TAB> score <TAB> entities
 
 with the column names on a first line when stdout is a terminal (never when
 piped, unless --print-header). --names FILE adds a name column (and names the
@@ -50,8 +50,9 @@ max_memory once the file is read; a graph that would not fit is refused.
 
 ambiguity is the node's percentile among all scored nodes (0..1, 1 = most
 ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
-quotient). Isolated nodes cannot be scored; they are counted on stderr.
-Use "-" as FILE to read standard input.
+quotient); entities is the estimated number of real entities behind the
+node (1: not ambiguous). Isolated nodes cannot be scored; they are counted on
+stderr. Use "-" as FILE to read standard input.
 
 Knowledge graphs: --score-prefix a: scores only the nodes whose id starts with
 "a:" (the authors of an a:N -WROTE- p:N edge list), --score-nodes FILE only the
@@ -454,7 +455,7 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, n
 		if nm != nil {
 			cols += "\tname"
 		}
-		cols += "\tambiguity\tdegree\tscore"
+		cols += "\tambiguity\tdegree\tscore\tentities"
 		if res.Proposals != nil {
 			cols += "\tsplit"
 		}
@@ -468,7 +469,7 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, n
 			line += "\t" + tsvField(nm.Of(g.Key(i)))
 		}
 		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
-			"\t" + formatFloat(res.Scores[i])
+			"\t" + formatFloat(res.Scores[i]) + "\t" + strconv.Itoa(res.Entities[i])
 		if p, ok := props[i]; ok {
 			line += "\t" + tsvField(formatGroups(g, p.Groups, nm))
 		}
@@ -546,6 +547,7 @@ type nodeJSON struct {
 	Ambiguity float64 `json:"ambiguity"`
 	Degree    int     `json:"degree"`
 	Score     float64 `json:"score"`
+	Entities  int     `json:"entities"` // the estimated number of real entities (fondue.Result.Entities)
 	Split     [][]any `json:"split,omitempty"`
 	// SplitNames are the groups of Split by name (with --names).
 	SplitNames [][]string `json:"splitNames,omitempty"`
@@ -563,7 +565,7 @@ func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, 
 	ranking := limit(res.Ranking(), top)
 	out := make([]nodeJSON, 0, len(ranking))
 	for _, i := range ranking {
-		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i]}
+		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i], Entities: res.Entities[i]}
 		if nm != nil {
 			nj.Name = nm.Of(g.Key(i))
 		}

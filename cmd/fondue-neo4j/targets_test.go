@@ -105,8 +105,8 @@ func TestScorePrefix(t *testing.T) {
 		}
 		for _, r := range rows {
 			i, _ := g.Index(r.Node)
-			if !strings.HasPrefix(r.Node, "a:") || r.Score != res.Scores[i] || r.Ambiguity != res.Ambiguity[i] {
-				t.Fatalf("%v: row %+v; library: score %v, ambiguity %v", args, r, res.Scores[i], res.Ambiguity[i])
+			if !strings.HasPrefix(r.Node, "a:") || r.Score != res.Scores[i] || r.Ambiguity != res.Ambiguity[i] || r.Entities == nil || *r.Entities != res.Entities[i] {
+				t.Fatalf("%v: row %+v; library: score %v, ambiguity %v, entities %d", args, r, res.Scores[i], res.Ambiguity[i], res.Entities[i])
 			}
 		}
 		// One isolated author (a:99); the isolated paper is context.
