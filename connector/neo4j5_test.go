@@ -63,6 +63,10 @@ func TestHostileNames(t *testing.T) {
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "graph.display_property") || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("display property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
+				_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{WriteNodeLabels: []string{hn.name}})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "write.node_labels") || !strings.Contains(err.Error(), hn.refused) {
+					t.Fatalf("write label %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
+				}
 				if hn.name == "" {
 					return // an empty write property means the default one
 				}
@@ -82,12 +86,12 @@ func TestHostileNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{hn.name}, RelationshipTypes: []string{hn.name}, IDProperty: hn.name,
-				DisplayProperties: []string{hn.name + " absent", hn.name}})
+				DisplayProperties: []string{hn.name + " absent", hn.name}, WriteNodeLabels: []string{hn.name}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sg.Graph.NumNodes() != 4 || sg.Graph.NumEdges() != 4 {
-				t.Fatalf("pulled %d nodes %d edges, want 4 and 4", sg.Graph.NumNodes(), sg.Graph.NumEdges())
+			if sg.Graph.NumNodes() != 4 || sg.Graph.NumEdges() != 4 || !slices.Equal(sg.Targets, []bool{true, true, true, true}) {
+				t.Fatalf("pulled %d nodes %d edges, want 4 and 4; targets %v", sg.Graph.NumNodes(), sg.Graph.NumEdges(), sg.Targets)
 			}
 			for i := range 4 { // named by the second display property: the key
 				if sg.Names[i] != syncjob.KeyText(sg.Keys[i]) || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {

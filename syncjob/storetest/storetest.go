@@ -133,6 +133,7 @@ func Run(t *testing.T, f Factory) {
 		{"InvalidNamesFirst", testInvalidNamesFirst},
 		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
 		{"KeyTypes", testKeyTypes},
+		{"WriteLabels", testWriteLabels},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -876,6 +877,12 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.property: name") {
 		t.Fatalf("a dry run with a bad write property: %v", err)
 	}
+	wl := Pull
+	wl.WriteNodeLabels = []string{"Person", "bad\tlabel"}
+	o = syncjob.Options{RunID: "bad-4", Pull: wl, DryRun: true}
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.node_labels: name") {
+		t.Fatalf("a dry run with a bad write label: %v", err)
+	}
 	plan := bridgePlan(t, pull(t, st), "bad-3")
 	plan.SkipProperties = []string{"bad\x01"}
 	plan.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
@@ -939,6 +946,125 @@ func testKeyTypes(t *testing.T, f Factory) {
 		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
+		}
+	}
+}
+
+// With write labels (PullOptions.WriteNodeLabels) only the nodes of those
+// labels are scored, ranked among themselves, written and split; the other
+// pulled nodes are context, left alone (their old score properties too,
+// isolated or not), and counted apart per label. A write label that is not
+// pulled, or does not exist, is refused before anything is written.
+func testWriteLabels(t *testing.T, f Factory) {
+	g := Movies()
+	for k := range g.Nodes {
+		switch g.Nodes[k].Props["uid"] {
+		case int64(11), int64(16): // a movie, and the isolated one: an old score
+			g.Nodes[k].Props["ambiguity"] = 0.25
+			g.Nodes[k].Props["ambiguity_score"] = 0.5
+		}
+	}
+	g.Nodes = append(g.Nodes, Node{Labels: []string{"Critic"}, Props: map[string]any{"uid": int64(20)}}) // isolated
+	fx := f(t, g)
+	st := fx.Store()
+	ctx := ctxT(t)
+	pullOpts := MoviesPull
+	pullOpts.WriteNodeLabels = []string{"Person"}
+	sg, err := st.Pull(ctx, pullOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for uid, want := range map[int64]bool{1: true, 4: true, 11: false, 16: false} {
+		if got := sg.IsTarget(index(t, sg, uid)); got != want || sg.Targets == nil {
+			t.Fatalf("node %d: target %v, want %v (targets %v)", uid, got, want, sg.Targets)
+		}
+	}
+
+	before := fx.Dump(t)
+	for _, c := range []struct {
+		labels, write []string
+		invalid       bool // else empty
+		msg           string
+	}{
+		{[]string{"Person", "Movie"}, []string{"Critic"}, true, `label "Critic" is not one of graph.node_labels`},
+		{nil, []string{"Ghost"}, false, `"Ghost" (write.node_labels) does not exist`},
+		{[]string{"Person", "Movie", "Critic"}, []string{"Critic"}, false, "has a relationship"},
+	} {
+		o := pullOpts
+		o.NodeLabels, o.WriteNodeLabels = c.labels, c.write
+		_, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "wl-bad", Pull: o, Score: fondue.Options{Seed: 7}})
+		if c.invalid && !syncjob.IsInvalid(err) || !c.invalid && !syncjob.IsEmpty(err) || err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("labels %v, write labels %v: %v; want %q", c.labels, c.write, err, c.msg)
+		}
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("a refused run wrote")
+	}
+
+	o := syncjob.Options{RunID: "wl", Pull: pullOpts, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}, Split: true,
+		Write: syncjob.WriteOptions{ScoreProperty: "ambiguity_score", RunProperty: syncjob.DefaultRunProperty}}
+	dry := o
+	dry.DryRun = true
+	sum, err := syncjob.Sync(ctx, st, dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sum.Scored
+	wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4}, "Director": {Scored: 1}, "Movie": {Context: 6}}
+	if sc == nil || sc.Nodes != 4 || sc.Context != 6 || sum.UnscoredNodes != 0 || !maps.Equal(sc.Labels, wantCounts) {
+		t.Fatalf("dry run: scored %+v, unscored %d; want 4 persons scored, 6 movies context (%v)", sc, sum.UnscoredNodes, wantCounts)
+	}
+	for _, n := range sc.Top {
+		if !slices.Contains(n.Labels, "Person") {
+			t.Fatalf("top node %+v is not a Person", n)
+		}
+	}
+	if sum.Plan == nil || len(sum.Plan.Nodes) > 1 {
+		t.Fatalf("dry run plan: %+v", sum.Plan)
+	}
+	for _, pn := range sum.Plan.Nodes {
+		if !slices.Contains(pn.Labels, "Person") {
+			t.Fatalf("planned node %+v is not a Person", pn)
+		}
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("the dry run wrote")
+	}
+
+	sum, err = syncjob.Sync(ctx, st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.NodePropertiesWritten != 4*2 {
+		t.Fatalf("%d properties written, want 8 (4 persons, 2 properties)", sum.NodePropertiesWritten)
+	}
+	var amb []float64
+	for uid := int64(1); uid <= 4; uid++ {
+		p := fx.Props(t, uid)
+		a, ok := p["ambiguity"].(float64)
+		if !ok || p["ambiguity_score"] == nil || p[syncjob.DefaultRunProperty] != "wl" {
+			t.Fatalf("person %d: %v", uid, p)
+		}
+		amb = append(amb, a)
+	}
+	slices.Sort(amb)
+	if !slices.Equal(amb, []float64{0.25, 0.5, 0.75, 1}) {
+		t.Fatalf("the persons' ambiguities %v: want their percentiles among the 4 persons", amb)
+	}
+	for _, uid := range []int64{11, 12, 16, 20} {
+		p := fx.Props(t, uid)
+		old := uid == 11 || uid == 16
+		if p[syncjob.DefaultRunProperty] != nil || (old && (p["ambiguity"] != 0.25 || p["ambiguity_score"] != 0.5)) ||
+			(!old && (p["ambiguity"] != nil || p["ambiguity_score"] != nil)) {
+			t.Fatalf("context node %d was written: %v", uid, p)
+		}
+	}
+	if sum.Split == nil || sum.Split.Planned > 1 {
+		t.Fatalf("split: %+v", sum.Split)
+	}
+	if sum.Split.Planned == 1 {
+		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}, syncjob.LockOptions{}, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
