@@ -75,6 +75,11 @@ func TestHostileNames(t *testing.T) {
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
+				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3), Entities: make([]int, 3)},
+					syncjob.WriteOptions{EntitiesProperty: hn.name})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
+					t.Fatalf("entities property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
+				}
 				if got := len(run(t, "MATCH (n) RETURN n", nil)); got != 2 {
 					t.Fatalf("%d nodes after a refused name, want the 2 decoys", got)
 				}
@@ -99,7 +104,7 @@ func TestHostileNames(t *testing.T) {
 				}
 			}
 			res := score(t, sg.Graph, 1)
-			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", RunProperty: "", RunID: "h"})
+			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", EntitiesProperty: hn.name + "_entities", RunProperty: "", RunID: "h"})
 			if err != nil || ws.Nodes != 4 || ws.Missing != 0 {
 				t.Fatalf("write: %+v %v", ws, err)
 			}
@@ -114,7 +119,7 @@ func TestHostileNames(t *testing.T) {
 					ks = append(ks, k.(string))
 				}
 				slices.Sort(ks)
-				want := []string{hn.name, hn.name + "_raw"}
+				want := []string{hn.name, hn.name + "_raw", hn.name + "_entities"}
 				slices.Sort(want)
 				if !slices.Equal(ks, want) {
 					t.Fatalf("properties %q, want %q", ks, want)

@@ -26,7 +26,7 @@ func (c *Conn) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fondu
 	t0 := time.Now()
 	o = writeDefaults(o)
 	n := sg.Graph.NumNodes()
-	if len(res.Ambiguity) != n || len(res.Scores) != n {
+	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {
 		return syncjob.WriteStats{}, fmt.Errorf("connector: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
@@ -90,7 +90,7 @@ func (c *Conn) newScoreWriter(sg *syncjob.Subgraph, res *fondue.Result, o syncjo
 		labels = sg.Options.NodeLabels
 	}
 	q, err := c.render("write_scores", cypher.Vars{IDProperty: sg.Options.IDProperty, NodeLabels: labels,
-		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, RunProperty: o.RunProperty,
+		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, EntitiesProperty: o.EntitiesProperty, RunProperty: o.RunProperty,
 		EmbeddingProperty: o.EmbeddingProperty})
 	if err != nil {
 		return nil, err
@@ -113,7 +113,10 @@ func (c *Conn) newScoreWriter(sg *syncjob.Subgraph, res *fondue.Result, o syncjo
 	w := &scoreWriter{c: c, sg: sg, res: res, o: o, q: q, missingQ: missingQ, nodes: nodes, n: n,
 		nb: (n + o.BatchSize - 1) / o.BatchSize, props: 1}
 	if o.ScoreProperty != "" {
-		w.props = 2
+		w.props++
+	}
+	if o.EntitiesProperty != "" {
+		w.props++
 	}
 	return w, nil
 }
@@ -165,7 +168,8 @@ func (w *scoreWriter) node(k int) int {
 }
 
 // rows are the parameters of batch b: per node its element id, key,
-// ambiguity, raw score and embedding (null where the node has no score).
+// ambiguity, raw score, entities and embedding (null where the node has no
+// score).
 func (w *scoreWriter) rows(b int) []map[string]any {
 	lo, hi := w.bounds(b)
 	sg, res, o := w.sg, w.res, w.o
@@ -178,6 +182,12 @@ func (w *scoreWriter) rows(b int) []map[string]any {
 		}
 		if o.ScoreProperty != "" {
 			row["score"] = nullNaN(res.Scores[i])
+		}
+		if o.EntitiesProperty != "" {
+			row["entities"] = nil
+			if !math.IsNaN(res.Scores[i]) {
+				row["entities"] = int64(res.Entities[i])
+			}
 		}
 		if o.EmbeddingProperty != "" {
 			row["embedding"] = nil

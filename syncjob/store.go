@@ -124,8 +124,11 @@ const (
 	DefaultLockTTL       = 2 * time.Minute
 	DefaultWriteProperty = "ambiguity"
 	DefaultScoreProperty = "ambiguity_score"
-	DefaultRunProperty   = "fondue_run"
-	DefaultBatchSize     = 10000
+	// DefaultEntitiesProperty is the property of the estimated number of
+	// entities (WriteOptions.EntitiesProperty) that the CLI writes.
+	DefaultEntitiesProperty = "ambiguity_entities"
+	DefaultRunProperty      = "fondue_run"
+	DefaultBatchSize        = 10000
 	// DefaultMarkerLabel is the label added to the nodes a split creates.
 	DefaultMarkerLabel = "FondueSplit"
 )
@@ -370,6 +373,10 @@ type WriteOptions struct {
 	// ScoreProperty receives the raw score (fondue.Result.Scores); empty:
 	// not written.
 	ScoreProperty string
+	// EntitiesProperty receives the estimated number of real entities
+	// behind the node, an integer of at least 1 (fondue.Result.Entities);
+	// empty: not written.
+	EntitiesProperty string
 	// RunProperty receives RunID; empty: not written.
 	RunProperty string
 	RunID       string
@@ -391,9 +398,9 @@ type WriteOptions struct {
 type WriteStats struct {
 	// Nodes is the number of nodes found and written.
 	Nodes int
-	// PropertiesWritten counts the score properties set (ambiguity and raw
-	// score; not the run id). Isolated nodes have no score: their score
-	// properties are removed instead.
+	// PropertiesWritten counts the score properties set (ambiguity, raw
+	// score and entities; not the run id). Isolated nodes have no score:
+	// their score properties are removed instead.
 	PropertiesWritten int
 	// Missing counts nodes that were not found any more (deleted since the
 	// pull, or their key or labels changed); MissingKeys names some of them

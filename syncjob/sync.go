@@ -212,7 +212,7 @@ func (o *Options) defaults() {
 // skip is SkipProperties and the write properties, each once.
 func (o *Options) skip() []string {
 	var out []string
-	for _, p := range append(slices.Clone(o.SkipProperties), o.Write.Property, o.Write.ScoreProperty, o.Write.RunProperty, o.Write.EmbeddingProperty) {
+	for _, p := range append(slices.Clone(o.SkipProperties), o.Write.Property, o.Write.ScoreProperty, o.Write.EntitiesProperty, o.Write.RunProperty, o.Write.EmbeddingProperty) {
 		if p != "" && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
@@ -361,6 +361,7 @@ func (o *Options) names() []namedValue {
 	add("split.marker_label", o.Pull.MarkerLabel)
 	add("write.property", o.Write.Property)
 	add("write.score_property", o.Write.ScoreProperty)
+	add("write.entities_property", o.Write.EntitiesProperty)
 	add("write.run_property", o.Write.RunProperty)
 	add("split.skip_properties", o.SkipProperties...)
 	return out

@@ -82,6 +82,7 @@ var flagKeys = map[string]string{
 	"write-node-labels":   "write.node_labels",
 	"write-property":      "write.property",
 	"score-property":      "write.score_property",
+	"entities-property":   "write.entities_property",
 	"run-property":        "write.run_property",
 	"batch-size":          "write.batch_size",
 	"write-concurrency":   "write.concurrency",

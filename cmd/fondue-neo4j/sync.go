@@ -24,8 +24,8 @@ func newSyncCmd(a *app) *cobra.Command {
 		Short: "Score a Neo4j subgraph, write the ambiguity back, optionally split nodes",
 		Long: `sync pulls a subgraph from Neo4j (nodes by label, relationships by type, or two
 Cypher queries), scores every node with the same engine and flags as "score", and
-writes each node's ambiguity (percentile in (0, 1]), raw score and run id back as
-properties, in batches. With --split it then splits the most ambiguous nodes: one
+writes each node's ambiguity (percentile in (0, 1]), raw score, estimated number of
+entities and run id back as properties, in batches. With --split it then splits the most ambiguous nodes: one
 new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
 at once.
@@ -69,6 +69,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	cli.NamesFlag(f, "write-node-labels", "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)")
 	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
 	f.String("score-property", syncjob.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
+	f.String("entities-property", syncjob.DefaultEntitiesProperty, "node property receiving the estimated number of entities (empty: not written)")
 	f.String("run-property", syncjob.DefaultRunProperty, "node property receiving the run id (empty: not written)")
 	f.Int("batch-size", syncjob.DefaultBatchSize, "nodes per write transaction")
 	f.Int("write-concurrency", 1, "write transactions at once")
@@ -145,6 +146,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.write = syncjob.WriteOptions{
 		Property:          v.GetString("write.property"),
 		ScoreProperty:     v.GetString("write.score_property"),
+		EntitiesProperty:  v.GetString("write.entities_property"),
 		RunProperty:       v.GetString("write.run_property"),
 		RunID:             s.runID,
 		BatchSize:         bs,
@@ -154,10 +156,10 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	if s.write.Property == "" {
 		return nil, usageErrorf("write.property must not be empty")
 	}
-	props := []string{s.write.Property, s.write.ScoreProperty, s.write.RunProperty, s.write.EmbeddingProperty}
+	props := []string{s.write.Property, s.write.ScoreProperty, s.write.EntitiesProperty, s.write.RunProperty, s.write.EmbeddingProperty}
 	for k, p := range props {
 		if p != "" && slices.Contains(props[:k], p) {
-			return nil, usageErrorf("write.property, write.score_property, write.run_property and embedding.property must differ (%q twice)", p)
+			return nil, usageErrorf("write.property, write.score_property, write.entities_property, write.run_property and embedding.property must differ (%q twice)", p)
 		}
 	}
 	ttl, err := a.duration("lock.ttl")
@@ -212,6 +214,7 @@ func (s *syncSettings) configuration() map[string]any {
 		"idProperty":         s.pull.IDProperty,
 		"writeProperty":      s.write.Property,
 		"scoreProperty":      s.write.ScoreProperty,
+		"entitiesProperty":   s.write.EntitiesProperty,
 		"runProperty":        s.write.RunProperty,
 		"batchSize":          s.write.BatchSize,
 		"writeConcurrency":   s.write.Concurrency,

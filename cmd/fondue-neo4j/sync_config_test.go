@@ -294,3 +294,26 @@ func TestSyncWriteNodeLabels(t *testing.T) {
 		}
 	}
 }
+
+// write.entities_property: ambiguity_entities by default, "" turns it
+// off, it must differ from the other written properties, and it is never
+// copied to split nodes.
+func TestSyncEntitiesProperty(t *testing.T) {
+	s, err := syncSettingsOf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.write.EntitiesProperty != "ambiguity_entities" || !slices.Contains(s.skip, "ambiguity_entities") || s.configuration()["entitiesProperty"] != "ambiguity_entities" {
+		t.Fatalf("default: %q, skip %q", s.write.EntitiesProperty, s.skip)
+	}
+	t.Setenv("FONDUE_WRITE_ENTITIES_PROPERTY", "n_entities")
+	if s, err = syncSettingsOf(); err != nil || s.write.EntitiesProperty != "n_entities" || !slices.Contains(s.skip, "n_entities") {
+		t.Fatalf("from the environment: %v %+v", err, s)
+	}
+	if s, err = syncSettingsOf("--entities-property", ""); err != nil || s.write.EntitiesProperty != "" || slices.Contains(s.skip, "ambiguity_entities") {
+		t.Fatalf("off: %v %+v", err, s)
+	}
+	if _, err = syncSettingsOf("--entities-property", "ambiguity_score"); err == nil || !strings.Contains(err.Error(), `must differ ("ambiguity_score" twice)`) {
+		t.Fatalf("the score's property: %v", err)
+	}
+}

@@ -116,6 +116,7 @@ var Settings = []Setting{
 	{Key: "write.node_labels", Kind: List, Default: []string{}}, // the nodes scored and written; []: every pulled node
 	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty},
 	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty},
+	{Key: "write.entities_property", Kind: String, Default: syncjob.DefaultEntitiesProperty},
 	{Key: "write.run_property", Kind: String, Default: syncjob.DefaultRunProperty},
 	{Key: "write.batch_size", Kind: PosInt, Default: syncjob.DefaultBatchSize},
 	{Key: "write.concurrency", Kind: PosInt, Default: 1},

@@ -487,7 +487,7 @@ func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fond
 	}
 	n := sg.Graph.NumNodes()
 	var st syncjob.WriteStats
-	if len(res.Ambiguity) != n || len(res.Scores) != n {
+	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {
 		return st, fmt.Errorf("memstore: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
 	var nodes []int // the nodes to write: the targets (context nodes are left alone)
@@ -502,7 +502,10 @@ func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fond
 	}
 	props := 1
 	if o.ScoreProperty != "" {
-		props = 2
+		props++
+	}
+	if o.EntitiesProperty != "" {
+		props++
 	}
 	nb := (n + o.BatchSize - 1) / o.BatchSize
 	for b := range nb {
@@ -552,6 +555,13 @@ func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.W
 		setProp(nd.Props, o.Property, nullNaN(res.Ambiguity[i]))
 		if o.ScoreProperty != "" {
 			setProp(nd.Props, o.ScoreProperty, nullNaN(res.Scores[i]))
+		}
+		if o.EntitiesProperty != "" {
+			var v any
+			if scored {
+				v = int64(res.Entities[i])
+			}
+			setProp(nd.Props, o.EntitiesProperty, v)
 		}
 		if o.RunProperty != "" {
 			setProp(nd.Props, o.RunProperty, o.RunID)

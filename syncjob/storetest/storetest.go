@@ -217,7 +217,7 @@ func score(t *testing.T, sg *syncjob.Subgraph, split int) *fondue.Result {
 	return res
 }
 
-var write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
+var write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
 
 func testWriteScores(t *testing.T, f Factory) {
 	fx := f(t, Seed())
@@ -231,7 +231,7 @@ func testWriteScores(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws.Nodes != 11 || ws.PropertiesWritten != 22 || ws.Missing != 0 || ws.Batches != 3 || !slices.Equal(progress, []int{4, 8, 11}) {
+	if ws.Nodes != 11 || ws.PropertiesWritten != 33 || ws.Missing != 0 || ws.Batches != 3 || !slices.Equal(progress, []int{4, 8, 11}) {
 		t.Fatalf("stats %+v, progress %v", ws, progress)
 	}
 	for _, uid := range []int64{1, 100, 15} {
@@ -242,6 +242,9 @@ func testWriteScores(t *testing.T, f Factory) {
 		}
 		if s, _ := p["ambiguity_score"].(float64); math.Abs(s-res.Scores[i]) > 1e-9*math.Max(1, math.Abs(s)) {
 			t.Fatalf("node %d: score %v, want %v", uid, p["ambiguity_score"], res.Scores[i])
+		}
+		if e, ok := p["ambiguity_entities"].(int64); !ok || e != int64(res.Entities[i]) || e < 1 {
+			t.Fatalf("node %d: entities %#v, want %d", uid, p["ambiguity_entities"], res.Entities[i])
 		}
 	}
 	if p := fx.Props(t, 300); p["ambiguity"] != nil {
@@ -598,20 +601,33 @@ func testSync(t *testing.T, f Factory) {
 	ctx := ctxT(t)
 	before := fx.Dump(t)
 	o := syncjob.Options{RunID: "sync-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}},
-		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty}}
+		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty, EntitiesProperty: syncjob.DefaultEntitiesProperty}}
 	sum, err := syncjob.Sync(ctx, st, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 11 || sum.Split == nil || sum.Split.Split != 1 ||
+	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 22 || sum.Split == nil || sum.Split.Split != 1 ||
 		sum.Split.Nodes[0].Key != int64(100) || sum.Split.NodesCreated < 1 {
 		t.Fatalf("summary: %+v split %+v", sum, sum.Split)
 	}
-	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" {
+	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" || p[syncjob.DefaultEntitiesProperty] == nil {
 		t.Fatalf("node 100: %v", p)
 	}
 	// Re-running the run id resumes its plan: nothing more.
 	split := fx.Dump(t)
+	// The clones get none of the written properties (nor the run id).
+	clones := 0
+	for _, line := range strings.Split(split, "\n") {
+		if strings.HasPrefix(line, "N ") && strings.Contains(line, syncjob.DefaultMarkerLabel) {
+			clones++
+			if strings.Contains(line, "ambiguity") || strings.Contains(line, syncjob.DefaultRunProperty) {
+				t.Fatalf("a clone holds a written property: %s", line)
+			}
+		}
+	}
+	if clones != sum.Split.NodesCreated {
+		t.Fatalf("%d clones in the dump, %d created:\n%s", clones, sum.Split.NodesCreated, split)
+	}
 	sum, err = syncjob.Sync(ctx, st, o)
 	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 || fx.Dump(t) != split {
 		t.Fatalf("resume: %+v %v", sum, err)
@@ -877,6 +893,10 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.property: name") {
 		t.Fatalf("a dry run with a bad write property: %v", err)
 	}
+	o = syncjob.Options{RunID: "bad-5", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{EntitiesProperty: "n\x00entities"}}
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.entities_property: name") {
+		t.Fatalf("a dry run with a bad entities property: %v", err)
+	}
 	wl := Pull
 	wl.WriteNodeLabels = []string{"Person", "bad\tlabel"}
 	o = syncjob.Options{RunID: "bad-4", Pull: wl, DryRun: true}
@@ -962,9 +982,11 @@ func testWriteLabels(t *testing.T, f Factory) {
 		case int64(11), int64(16): // a movie, and the isolated one: an old score
 			g.Nodes[k].Props["ambiguity"] = 0.25
 			g.Nodes[k].Props["ambiguity_score"] = 0.5
+			g.Nodes[k].Props["ambiguity_entities"] = int64(2)
 		}
 	}
-	g.Nodes = append(g.Nodes, Node{Labels: []string{"Critic"}, Props: map[string]any{"uid": int64(20)}}) // isolated
+	g.Nodes = append(g.Nodes, Node{Labels: []string{"Critic"}, Props: map[string]any{"uid": int64(20)}}, // isolated
+		Node{Labels: []string{"Person"}, Props: map[string]any{"uid": int64(5), "ambiguity": 0.9, "ambiguity_score": 2.0, "ambiguity_entities": int64(3)}}) // isolated, an old score
 	fx := f(t, g)
 	st := fx.Store()
 	ctx := ctxT(t)
@@ -1002,7 +1024,7 @@ func testWriteLabels(t *testing.T, f Factory) {
 	}
 
 	o := syncjob.Options{RunID: "wl", Pull: pullOpts, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}, Split: true,
-		Write: syncjob.WriteOptions{ScoreProperty: "ambiguity_score", RunProperty: syncjob.DefaultRunProperty}}
+		Write: syncjob.WriteOptions{ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: syncjob.DefaultRunProperty}}
 	dry := o
 	dry.DryRun = true
 	sum, err := syncjob.Sync(ctx, st, dry)
@@ -1010,8 +1032,8 @@ func testWriteLabels(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	sc := sum.Scored
-	wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4}, "Director": {Scored: 1}, "Movie": {Context: 6}}
-	if sc == nil || sc.Nodes != 4 || sc.Context != 6 || sum.UnscoredNodes != 0 || !maps.Equal(sc.Labels, wantCounts) {
+	wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4, Unscored: 1}, "Director": {Scored: 1}, "Movie": {Context: 6}}
+	if sc == nil || sc.Nodes != 4 || sc.Context != 6 || sum.UnscoredNodes != 1 || !maps.Equal(sc.Labels, wantCounts) {
 		t.Fatalf("dry run: scored %+v, unscored %d; want 4 persons scored, 6 movies context (%v)", sc, sum.UnscoredNodes, wantCounts)
 	}
 	for _, n := range sc.Top {
@@ -1035,14 +1057,14 @@ func testWriteLabels(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.NodePropertiesWritten != 4*2 {
-		t.Fatalf("%d properties written, want 8 (4 persons, 2 properties)", sum.NodePropertiesWritten)
+	if sum.NodePropertiesWritten != 4*3 {
+		t.Fatalf("%d properties written, want 12 (4 persons, 3 properties)", sum.NodePropertiesWritten)
 	}
 	var amb []float64
 	for uid := int64(1); uid <= 4; uid++ {
 		p := fx.Props(t, uid)
 		a, ok := p["ambiguity"].(float64)
-		if !ok || p["ambiguity_score"] == nil || p[syncjob.DefaultRunProperty] != "wl" {
+		if e, _ := p["ambiguity_entities"].(int64); !ok || p["ambiguity_score"] == nil || e < 1 || p[syncjob.DefaultRunProperty] != "wl" {
 			t.Fatalf("person %d: %v", uid, p)
 		}
 		amb = append(amb, a)
@@ -1051,11 +1073,15 @@ func testWriteLabels(t *testing.T, f Factory) {
 	if !slices.Equal(amb, []float64{0.25, 0.5, 0.75, 1}) {
 		t.Fatalf("the persons' ambiguities %v: want their percentiles among the 4 persons", amb)
 	}
+	// The isolated person loses its old scores; context nodes keep theirs.
+	if p := fx.Props(t, 5); p["ambiguity"] != nil || p["ambiguity_score"] != nil || p["ambiguity_entities"] != nil || p[syncjob.DefaultRunProperty] != "wl" {
+		t.Fatalf("isolated person 5: %v", p)
+	}
 	for _, uid := range []int64{11, 12, 16, 20} {
 		p := fx.Props(t, uid)
 		old := uid == 11 || uid == 16
-		if p[syncjob.DefaultRunProperty] != nil || (old && (p["ambiguity"] != 0.25 || p["ambiguity_score"] != 0.5)) ||
-			(!old && (p["ambiguity"] != nil || p["ambiguity_score"] != nil)) {
+		if p[syncjob.DefaultRunProperty] != nil || (old && (p["ambiguity"] != 0.25 || p["ambiguity_score"] != 0.5 || p["ambiguity_entities"] != int64(2))) ||
+			(!old && (p["ambiguity"] != nil || p["ambiguity_score"] != nil || p["ambiguity_entities"] != nil)) {
 			t.Fatalf("context node %d was written: %v", uid, p)
 		}
 	}
