@@ -240,7 +240,7 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 		if k == top {
 			break
 		}
-		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID, pn.Name), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score}
+		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID, pn.Name), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score, Entities: pn.Entities}
 		var idx []int
 		for _, grp := range pn.Groups {
 			var members []int
