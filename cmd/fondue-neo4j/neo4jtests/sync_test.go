@@ -43,10 +43,12 @@ type syncSummary struct {
 // scoredSummary is the summary's "scored": the scored nodes per label and
 // the most ambiguous nodes.
 type scoredSummary struct {
-	Nodes  int `json:"nodes"`
-	Labels map[string]struct {
+	Nodes   int `json:"nodes"`
+	Context int `json:"context"`
+	Labels  map[string]struct {
 		Scored   int `json:"scored"`
 		Unscored int `json:"unscored"`
+		Context  int `json:"context"`
 	} `json:"labels"`
 	Top []struct {
 		Key       any      `json:"key"`
