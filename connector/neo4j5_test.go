@@ -63,6 +63,10 @@ func TestHostileNames(t *testing.T) {
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "graph.display_property") || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("display property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
+				_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{WriteNodeLabels: []string{hn.name}})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "write.node_labels") || !strings.Contains(err.Error(), hn.refused) {
+					t.Fatalf("write label %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
+				}
 				if hn.name == "" {
 					return // an empty write property means the default one
 				}
@@ -70,6 +74,11 @@ func TestHostileNames(t *testing.T) {
 				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3)}, syncjob.WriteOptions{Property: hn.name})
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
+				}
+				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3), Entities: make([]int, 3)},
+					syncjob.WriteOptions{EntitiesProperty: hn.name})
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
+					t.Fatalf("entities property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
 				if got := len(run(t, "MATCH (n) RETURN n", nil)); got != 2 {
 					t.Fatalf("%d nodes after a refused name, want the 2 decoys", got)
@@ -82,12 +91,12 @@ func TestHostileNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{hn.name}, RelationshipTypes: []string{hn.name}, IDProperty: hn.name,
-				DisplayProperties: []string{hn.name + " absent", hn.name}})
+				DisplayProperties: []string{hn.name + " absent", hn.name}, WriteNodeLabels: []string{hn.name}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sg.Graph.NumNodes() != 4 || sg.Graph.NumEdges() != 4 {
-				t.Fatalf("pulled %d nodes %d edges, want 4 and 4", sg.Graph.NumNodes(), sg.Graph.NumEdges())
+			if sg.Graph.NumNodes() != 4 || sg.Graph.NumEdges() != 4 || !slices.Equal(sg.Targets, []bool{true, true, true, true}) {
+				t.Fatalf("pulled %d nodes %d edges, want 4 and 4; targets %v", sg.Graph.NumNodes(), sg.Graph.NumEdges(), sg.Targets)
 			}
 			for i := range 4 { // named by the second display property: the key
 				if sg.Names[i] != syncjob.KeyText(sg.Keys[i]) || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {
@@ -95,7 +104,7 @@ func TestHostileNames(t *testing.T) {
 				}
 			}
 			res := score(t, sg.Graph, 1)
-			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", RunProperty: "", RunID: "h"})
+			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", EntitiesProperty: hn.name + "_entities", RunProperty: "", RunID: "h"})
 			if err != nil || ws.Nodes != 4 || ws.Missing != 0 {
 				t.Fatalf("write: %+v %v", ws, err)
 			}
@@ -110,7 +119,7 @@ func TestHostileNames(t *testing.T) {
 					ks = append(ks, k.(string))
 				}
 				slices.Sort(ks)
-				want := []string{hn.name, hn.name + "_raw"}
+				want := []string{hn.name, hn.name + "_raw", hn.name + "_entities"}
 				slices.Sort(want)
 				if !slices.Equal(ks, want) {
 					t.Fatalf("properties %q, want %q", ks, want)

@@ -33,6 +33,14 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 			return nil, errorf(syncjob.ErrInvalid, err, "graph.display_property: %v", err)
 		}
 	}
+	for _, l := range o.WriteNodeLabels {
+		if err := cypher.CheckName(l); err != nil {
+			return nil, errorf(syncjob.ErrInvalid, err, "write.node_labels: %v", err)
+		}
+	}
+	if err := o.CheckWriteLabels(); err != nil {
+		return nil, err
+	}
 	var nodeQ, relQ string
 	if o.Custom() {
 		switch {
@@ -46,6 +54,9 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 			if err := cypher.CheckName(o.IDProperty); err != nil {
 				return nil, errorf(syncjob.ErrInvalid, err, "graph.id_property: %v", err)
 			}
+		}
+		if err := c.checkTokens(ctx, o); err != nil { // the write labels
+			return nil, err
 		}
 	} else {
 		if o.EmbeddingProperty != "" {
@@ -86,11 +97,15 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	if err != nil {
 		return nil, err
 	}
+	if err := sg.SelectTargets(); err != nil {
+		return nil, err
+	}
 	sg.Stats.Duration = time.Since(t0)
 	return sg, nil
 }
 
-// checkTokens fails, naming them, for labels and types that do not exist.
+// checkTokens fails, naming them, for labels (graph.node_labels,
+// write.node_labels) and types that do not exist.
 func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 	check := func(stmt, col, what, key string, want []string) error {
 		if len(want) == 0 {
@@ -127,6 +142,11 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 	}
 	if err := check("labels", "label", "node label", "graph.node_labels", o.NodeLabels); err != nil {
 		return err
+	}
+	if len(o.NodeLabels) == 0 { // else CheckWriteLabels: each is one of them
+		if err := check("labels", "label", "node label", "write.node_labels", o.WriteNodeLabels); err != nil {
+			return err
+		}
 	}
 	return check("relationship_types", "relationshipType", "relationship type", "graph.relationship_types", o.RelationshipTypes)
 }

@@ -189,6 +189,35 @@ func TestPullErrors(t *testing.T) {
 	if err != nil || sg.Graph.NumNodes() != 3 || sg.Graph.NumEdges() != 2 {
 		t.Fatalf("weird names: %v", err)
 	}
+	// Write labels: escaped too; with a Cypher projection, from its column
+	// labels.
+	weirdQ := syncjob.PullOptions{NodeQuery: "MATCH (n:`We``ird})`) RETURN elementId(n) AS id, n.uid AS key, labels(n) AS labels",
+		RelationshipQuery: "MATCH (a:`We``ird})`)-->(b) RETURN elementId(a) AS source, elementId(b) AS target", IDProperty: "uid"}
+	for _, o := range []syncjob.PullOptions{
+		{NodeLabels: []string{"We`ird})"}, RelationshipTypes: []string{"RE`L})"}, IDProperty: "uid", WriteNodeLabels: []string{"We`ird})"}},
+		{NodeQuery: weirdQ.NodeQuery, RelationshipQuery: weirdQ.RelationshipQuery, IDProperty: "uid", WriteNodeLabels: []string{"We`ird})"}},
+	} {
+		sg, err := c.Pull(ctxT(t, time.Minute), o)
+		if err != nil {
+			t.Fatalf("write labels %+v: %v", o, err)
+		}
+		targets := 0
+		for i := range sg.Graph.NumNodes() {
+			if sg.IsTarget(i) {
+				targets++
+			}
+		}
+		if sg.Targets == nil || targets != 3 || sg.Graph.NumNodes() != 3 {
+			t.Fatalf("write labels %+v: %d of %d nodes are targets (%v)", o, targets, sg.Graph.NumNodes(), sg.Targets)
+		}
+	}
+	noLabels := weirdQ
+	noLabels.NodeQuery = strings.Replace(noLabels.NodeQuery, ", labels(n) AS labels", "", 1)
+	noLabels.WriteNodeLabels = []string{"We`ird})"}
+	notPulled := weirdQ
+	notPulled.WriteNodeLabels = []string{"Lonely"}
+	unknown := weirdQ
+	unknown.WriteNodeLabels = []string{"Persn"}
 	cases := []struct {
 		o    syncjob.PullOptions
 		kind error
@@ -213,6 +242,13 @@ func TestPullErrors(t *testing.T) {
 		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id, 1 AS labels", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, syncjob.ErrInvalid, "graph.node_query: column labels must hold a node's labels, as returned by labels(n); node elementId(n) = "},
 		{syncjob.PullOptions{NodeQuery: "MATCH (n) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target", DisplayProperties: []string{"name", "bad\nname"}}, syncjob.ErrInvalid, "graph.display_property: name \"bad\\nname\" contains the control character"},
 		{syncjob.PullOptions{NodeQuery: "MATCH (n:Nope) RETURN elementId(n) AS id", RelationshipQuery: "MATCH (a:Nope)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"}, syncjob.ErrEmpty, "graph.node_query returned no nodes"},
+		{syncjob.PullOptions{NodeLabels: []string{"We`ird})"}, WriteNodeLabels: []string{"Lonely"}}, syncjob.ErrInvalid, `write.node_labels: label "Lonely" is not one of graph.node_labels (We` + "`" + `ird}))`},
+		{syncjob.PullOptions{WriteNodeLabels: []string{"Persn"}}, syncjob.ErrEmpty, `node label "Persn" (write.node_labels) does not exist`},
+		{syncjob.PullOptions{WriteNodeLabels: []string{"bad\nlabel"}}, syncjob.ErrInvalid, `write.node_labels: name "bad\nlabel" contains the control character`},
+		{unknown, syncjob.ErrEmpty, `node label "Persn" (write.node_labels) does not exist`},
+		{noLabels, syncjob.ErrInvalid, "write.node_labels needs the nodes' labels: graph.node_query must also return labels(n) AS labels"},
+		{notPulled, syncjob.ErrEmpty, `nothing to score: none of the 3 pulled nodes has the label "Lonely" (write.node_labels)`},
+		{syncjob.PullOptions{NodeLabels: []string{"We`ird})", "Lonely"}, WriteNodeLabels: []string{"Lonely"}}, syncjob.ErrEmpty, `none of the 1 pulled nodes with the label "Lonely" (write.node_labels) has a relationship`},
 	}
 	for _, tc := range cases {
 		_, err := c.Pull(ctxT(t, time.Minute), tc.o)

@@ -14,18 +14,19 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// WriteScores writes res (computed on sg.Graph) back to the nodes of sg, in
-// batches of UNWIND $rows, each its own transaction, retried on transient
-// failures. Writes are idempotent: writing the same result again gives the
-// same graph, so an interrupted write is completed by running it again.
-// Nodes are matched by internal id and, with a key property, re-checked by
-// key, so a node deleted since the pull is counted in Missing, never
-// confused with another.
+// WriteScores writes res (computed on sg.Graph) back to the nodes of sg (to
+// sg.Targets only, when set: context nodes are left alone), in batches of
+// UNWIND $rows, each its own transaction, retried on transient failures.
+// Writes are idempotent: writing the same result again gives the same
+// graph, so an interrupted write is completed by running it again. Nodes
+// are matched by internal id and, with a key property, re-checked by key
+// (and by the write labels, else the pulled labels), so a node deleted
+// since the pull is counted in Missing, never confused with another.
 func (c *Conn) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) (syncjob.WriteStats, error) {
 	t0 := time.Now()
 	o = writeDefaults(o)
 	n := sg.Graph.NumNodes()
-	if len(res.Ambiguity) != n || len(res.Scores) != n {
+	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {
 		return syncjob.WriteStats{}, fmt.Errorf("connector: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
@@ -70,7 +71,8 @@ type scoreWriter struct {
 	o        syncjob.WriteOptions
 	q        string // writes a batch's rows
 	missingQ string // names the rows of a batch whose node was not found
-	n, nb    int    // nodes, batches
+	nodes    []int  // the nodes to write (sg.Targets), nil: every node
+	n, nb    int    // nodes to write, batches
 	props    int    // score properties per scored node
 
 	mu    sync.Mutex
@@ -80,14 +82,15 @@ type scoreWriter struct {
 }
 
 // newScoreWriter renders the write statements: nodes are matched by
-// element id and, with a key property, re-checked by key and labels.
+// element id and, with a key property, re-checked by key and labels (the
+// write labels, else the pulled labels of a native projection).
 func (c *Conn) newScoreWriter(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) (*scoreWriter, error) {
-	var labels []string
-	if !sg.Options.Custom() {
+	labels := sg.Options.WriteNodeLabels
+	if len(labels) == 0 && !sg.Options.Custom() {
 		labels = sg.Options.NodeLabels
 	}
 	q, err := c.render("write_scores", cypher.Vars{IDProperty: sg.Options.IDProperty, NodeLabels: labels,
-		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, RunProperty: o.RunProperty,
+		WriteProperty: o.Property, ScoreProperty: o.ScoreProperty, EntitiesProperty: o.EntitiesProperty, RunProperty: o.RunProperty,
 		EmbeddingProperty: o.EmbeddingProperty})
 	if err != nil {
 		return nil, err
@@ -96,11 +99,24 @@ func (c *Conn) newScoreWriter(sg *syncjob.Subgraph, res *fondue.Result, o syncjo
 	if err != nil {
 		return nil, err
 	}
+	var nodes []int
 	n := sg.Graph.NumNodes()
-	w := &scoreWriter{c: c, sg: sg, res: res, o: o, q: q, missingQ: missingQ, n: n,
+	if sg.Targets != nil {
+		nodes = make([]int, 0, n)
+		for i, ok := range sg.Targets {
+			if ok {
+				nodes = append(nodes, i)
+			}
+		}
+		n = len(nodes)
+	}
+	w := &scoreWriter{c: c, sg: sg, res: res, o: o, q: q, missingQ: missingQ, nodes: nodes, n: n,
 		nb: (n + o.BatchSize - 1) / o.BatchSize, props: 1}
 	if o.ScoreProperty != "" {
-		w.props = 2
+		w.props++
+	}
+	if o.EntitiesProperty != "" {
+		w.props++
 	}
 	return w, nil
 }
@@ -138,24 +154,40 @@ func (w *scoreWriter) run(ctx context.Context) (syncjob.WriteStats, error) {
 	return w.st, ctx.Err()
 }
 
-// bounds are the nodes [lo, hi) of batch b.
+// bounds are the positions [lo, hi) of batch b among the nodes to write.
 func (w *scoreWriter) bounds(b int) (lo, hi int) {
 	return b * w.o.BatchSize, min(w.n, (b+1)*w.o.BatchSize)
 }
 
+// node is the graph node at position k of the nodes to write.
+func (w *scoreWriter) node(k int) int {
+	if w.nodes == nil {
+		return k
+	}
+	return w.nodes[k]
+}
+
 // rows are the parameters of batch b: per node its element id, key,
-// ambiguity, raw score and embedding (null where the node has no score).
+// ambiguity, raw score, entities and embedding (null where the node has no
+// score).
 func (w *scoreWriter) rows(b int) []map[string]any {
 	lo, hi := w.bounds(b)
 	sg, res, o := w.sg, w.res, w.o
 	rows := make([]map[string]any, 0, hi-lo)
-	for i := lo; i < hi; i++ {
+	for k := lo; k < hi; k++ {
+		i := w.node(k)
 		row := map[string]any{"id": sg.IDs[i], "ambiguity": nullNaN(res.Ambiguity[i])}
 		if sg.Keys != nil {
 			row["key"] = sg.Keys[i]
 		}
 		if o.ScoreProperty != "" {
 			row["score"] = nullNaN(res.Scores[i])
+		}
+		if o.EntitiesProperty != "" {
+			row["entities"] = nil
+			if !math.IsNaN(res.Scores[i]) {
+				row["entities"] = int64(res.Entities[i])
+			}
 		}
 		if o.EmbeddingProperty != "" {
 			row["embedding"] = nil

@@ -75,9 +75,10 @@ type Vars struct {
 	RelationshipTypes []string
 	// IDProperty is the node key property; empty: internal ids only.
 	IDProperty string
-	// WriteProperty, ScoreProperty and RunProperty receive a node's
-	// ambiguity, raw score and run id; the last two may be empty (not written).
-	WriteProperty, ScoreProperty, RunProperty string
+	// WriteProperty, ScoreProperty, EntitiesProperty and RunProperty
+	// receive a node's ambiguity, raw score, estimated number of entities
+	// and run id; all but the first may be empty (not written).
+	WriteProperty, ScoreProperty, EntitiesProperty, RunProperty string
 	// EmbeddingProperty holds a node's embedding vector (warm starts); empty:
 	// not read or written.
 	EmbeddingProperty string

@@ -27,6 +27,7 @@ func full() Vars {
 		IDProperty:        weird[2],
 		WriteProperty:     "ambiguity",
 		ScoreProperty:     weird[3],
+		EntitiesProperty:  weird[1],
 		RunProperty:       "fondue_run",
 		EmbeddingProperty: weird[4],
 		DisplayProperties: []string{weird[3], "title"},
@@ -66,9 +67,11 @@ func examples() map[string][]Vars {
 		for _, run := range []string{"", "r"} {
 			for _, key := range []string{"", "uid"} {
 				for _, emb := range []string{"", "fondue_embedding"} {
-					v := full()
-					v.ScoreProperty, v.RunProperty, v.IDProperty, v.EmbeddingProperty = score, run, key, emb
-					ex["write_scores"] = append(ex["write_scores"], v)
+					for _, ent := range []string{"", "ambiguity_entities"} {
+						v := full()
+						v.ScoreProperty, v.RunProperty, v.IDProperty, v.EmbeddingProperty, v.EntitiesProperty = score, run, key, emb, ent
+						ex["write_scores"] = append(ex["write_scores"], v)
+					}
 				}
 			}
 		}

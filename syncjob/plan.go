@@ -114,13 +114,17 @@ const MaxPlanLinks = 4000
 
 // PlanNode is the split of one node.
 type PlanNode struct {
-	ID        any         `json:"id"`             // internal id
-	Key       any         `json:"key"`            // key property value, or the internal id
-	Name      string      `json:"name,omitempty"` // its Plan.DisplayProperties value
-	Labels    []string    `json:"labels,omitempty"`
-	Ambiguity float64     `json:"ambiguity"`
-	Score     float64     `json:"score"`
-	Groups    []PlanGroup `json:"groups"`
+	ID        any      `json:"id"`             // internal id
+	Key       any      `json:"key"`            // key property value, or the internal id
+	Name      string   `json:"name,omitempty"` // its Plan.DisplayProperties value
+	Labels    []string `json:"labels,omitempty"`
+	Ambiguity float64  `json:"ambiguity"`
+	Score     float64  `json:"score"`
+	// Entities is the estimated number of real entities behind the node
+	// (fondue.Result.Entities); 0 when unknown (an approved plan of an
+	// earlier version).
+	Entities int         `json:"entities,omitempty"`
+	Groups   []PlanGroup `json:"groups"`
 	// Staying counts the relationships that stay with the node whatever
 	// the groups: self-loops, other types, ends outside the subgraph
 	// (filled by Describe).
@@ -200,6 +204,9 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 			continue
 		}
 		pn := PlanNode{ID: sg.IDs[pr.Node], Key: sg.Key(pr.Node), Ambiguity: pr.Ambiguity, Score: pr.Score}
+		if pr.Node < len(res.Entities) {
+			pn.Entities = res.Entities[pr.Node]
+		}
 		if sg.Names != nil {
 			pn.Name = sg.Names[pr.Node]
 		}

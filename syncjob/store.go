@@ -47,15 +47,19 @@ type Lock interface {
 
 // Source reads the subgraph to score.
 type Source interface {
-	// Pull reads the subgraph that o selects. An empty selection wraps
-	// ErrEmpty; bad names, queries and keys wrap ErrInvalid.
+	// Pull reads the subgraph that o selects, with Subgraph.Targets set
+	// from o.WriteNodeLabels (Subgraph.SelectTargets). An empty selection
+	// wraps ErrEmpty, and so does a write label that no node has; bad
+	// names, queries and keys wrap ErrInvalid.
 	Pull(ctx context.Context, o PullOptions) (*Subgraph, error)
 }
 
 // Sink writes scores back.
 type Sink interface {
-	// WriteScores writes res (computed on sg.Graph) to the nodes of sg.
-	// Writes are idempotent; nodes gone since the pull are counted in
+	// WriteScores writes res (computed on sg.Graph) to the nodes of sg:
+	// to its Targets when they are set, leaving every other node (the
+	// context) alone, properties and all. Writes are idempotent; nodes gone
+	// since the pull (or no longer carrying a write label) are counted in
 	// WriteStats.Missing.
 	WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result, o WriteOptions) (WriteStats, error)
 }
@@ -120,8 +124,11 @@ const (
 	DefaultLockTTL       = 2 * time.Minute
 	DefaultWriteProperty = "ambiguity"
 	DefaultScoreProperty = "ambiguity_score"
-	DefaultRunProperty   = "fondue_run"
-	DefaultBatchSize     = 10000
+	// DefaultEntitiesProperty is the property of the estimated number of
+	// entities (WriteOptions.EntitiesProperty) that the CLI writes.
+	DefaultEntitiesProperty = "ambiguity_entities"
+	DefaultRunProperty      = "fondue_run"
+	DefaultBatchSize        = 10000
 	// DefaultMarkerLabel is the label added to the nodes a split creates.
 	DefaultMarkerLabel = "FondueSplit"
 )
@@ -187,6 +194,17 @@ type PullOptions struct {
 	// split plans and the summary (Subgraph.Names). Custom node queries may
 	// return it as a column "display".
 	DisplayProperties []string
+	// WriteNodeLabels chooses the pulled nodes that are scored, written
+	// and split (write.node_labels, GDS's label filter of a write): those
+	// with any of these labels. The other pulled nodes are context: they
+	// shape the embedding and the neighbourhoods but get no score, are
+	// never ranked, written or split. In (:Author)-[:WROTE]->(:Paper),
+	// WriteNodeLabels [Author] scores the authors with the papers as
+	// context. Empty: every pulled node. Each label must be one of
+	// NodeLabels when those are given (CheckWriteLabels: ErrInvalid) and
+	// exist in the database (ErrEmpty); a Cypher projection's node query
+	// must return the labels (labels(n) AS labels).
+	WriteNodeLabels []string
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
@@ -194,6 +212,21 @@ type PullOptions struct {
 
 // Custom reports whether the subgraph is chosen by Cypher queries.
 func (o PullOptions) Custom() bool { return o.NodeQuery != "" || o.RelationshipQuery != "" }
+
+// CheckWriteLabels refuses (ErrInvalid) a write label that is not one of
+// NodeLabels, when those are given: only pulled nodes can be scored.
+func (o PullOptions) CheckWriteLabels() error {
+	if len(o.NodeLabels) == 0 {
+		return nil
+	}
+	for _, l := range o.WriteNodeLabels {
+		if !slices.Contains(o.NodeLabels, l) {
+			return Errorf(ErrInvalid, nil, "write.node_labels: label %q is not one of graph.node_labels (%s): only the nodes pulled can be scored; add it there, or write labels of the subgraph",
+				l, strings.Join(o.NodeLabels, ", "))
+		}
+	}
+	return nil
+}
 
 // Subgraph is the pulled graph with the Neo4j identity of each node.
 type Subgraph struct {
@@ -220,9 +253,56 @@ type Subgraph struct {
 	// no column labels). See NodeLabels.
 	LabelSets [][]string
 	LabelSet  []int32
-	Options   PullOptions
-	Stats     PullStats
+	// Targets are the nodes scored, written and split: Targets[i] is set
+	// for the nodes with one of Options.WriteNodeLabels; nil (every node)
+	// without them. The others are context (see WriteNodeLabels).
+	Targets []bool
+	Options PullOptions
+	Stats   PullStats
 }
+
+// SelectTargets sets Targets from Options.WriteNodeLabels (nil without
+// them), as every Store's Pull does. It fails with ErrInvalid when the
+// labels were not read (a Cypher projection whose node query returns no
+// column labels) and with ErrEmpty when no pulled node has a write label,
+// or none of those that have one has a relationship in the subgraph:
+// nothing to score.
+func (s *Subgraph) SelectTargets() error {
+	s.Targets = nil
+	want := s.Options.WriteNodeLabels
+	if len(want) == 0 {
+		return nil
+	}
+	if s.LabelSet == nil {
+		return Errorf(ErrInvalid, nil, "write.node_labels needs the nodes' labels: graph.node_query must also return labels(n) AS labels")
+	}
+	inSet := make([]bool, len(s.LabelSets))
+	for k, labels := range s.LabelSets {
+		inSet[k] = slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(want, l) })
+	}
+	t := make([]bool, len(s.LabelSet))
+	targets, linked := 0, 0
+	for i, set := range s.LabelSet {
+		if t[i] = inSet[set]; t[i] {
+			targets++
+			if s.Graph.Degree(i) > 0 {
+				linked++
+			}
+		}
+	}
+	what := "label " + strings.Join(quoteAll(want), " or ")
+	switch {
+	case targets == 0:
+		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes has the %s (write.node_labels)", len(t), what)
+	case linked == 0:
+		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes with the %s (write.node_labels) has a relationship in the subgraph", targets, what)
+	}
+	s.Targets = t
+	return nil
+}
+
+// IsTarget reports whether node i is scored and written (see Targets).
+func (s *Subgraph) IsTarget(i int) bool { return s.Targets == nil || s.Targets[i] }
 
 // NodeLabels returns node i's labels, nil when they were not read.
 func (s *Subgraph) NodeLabels(i int) []string {
@@ -293,6 +373,10 @@ type WriteOptions struct {
 	// ScoreProperty receives the raw score (fondue.Result.Scores); empty:
 	// not written.
 	ScoreProperty string
+	// EntitiesProperty receives the estimated number of real entities
+	// behind the node, an integer of at least 1 (fondue.Result.Entities);
+	// empty: not written.
+	EntitiesProperty string
 	// RunProperty receives RunID; empty: not written.
 	RunProperty string
 	RunID       string
@@ -314,9 +398,9 @@ type WriteOptions struct {
 type WriteStats struct {
 	// Nodes is the number of nodes found and written.
 	Nodes int
-	// PropertiesWritten counts the score properties set (ambiguity and raw
-	// score; not the run id). Isolated nodes have no score: their score
-	// properties are removed instead.
+	// PropertiesWritten counts the score properties set (ambiguity, raw
+	// score and entities; not the run id). Isolated nodes have no score:
+	// their score properties are removed instead.
 	PropertiesWritten int
 	// Missing counts nodes that were not found any more (deleted since the
 	// pull, or their key or labels changed); MissingKeys names some of them

@@ -98,10 +98,14 @@ type Summary struct {
 const DefaultTopNodes = 10
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:
-// they are counted apart (Summary.UnscoredNodes, LabelCount.Unscored).
+// they are counted apart (Summary.UnscoredNodes, LabelCount.Unscored), and
+// so are the context nodes (PullOptions.WriteNodeLabels).
 type Scored struct {
 	// Nodes counts the scored nodes.
 	Nodes int `json:"nodes"`
+	// Context counts the pulled nodes that are context, not scored
+	// (PullOptions.WriteNodeLabels).
+	Context int `json:"context,omitempty"`
 	// Labels counts the nodes of each label (a node counts under each of
 	// its labels); nil when the labels are unknown (a Cypher projection
 	// whose node query returns no column labels).
@@ -114,7 +118,8 @@ type Scored struct {
 // LabelCount counts the nodes of one label.
 type LabelCount struct {
 	Scored   int `json:"scored"`             // nodes scored
-	Unscored int `json:"unscored,omitempty"` // isolated nodes: no score
+	Unscored int `json:"unscored,omitempty"` // isolated nodes to score: no score
+	Context  int `json:"context,omitempty"`  // context nodes: not to score (PullOptions.WriteNodeLabels)
 }
 
 // TopNode is one of the most ambiguous nodes of a run.
@@ -131,13 +136,21 @@ type TopNode struct {
 // and the top most ambiguous nodes (fewer when fewer were scored).
 func NewScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
 	sc := &Scored{Top: []TopNode{}}
+	for i := range sg.Graph.NumNodes() {
+		if !sg.IsTarget(i) {
+			sc.Context++
+		}
+	}
 	if sg.LabelSet != nil {
 		sc.Labels = map[string]LabelCount{}
-		perSet := make([][2]int, len(sg.LabelSets)) // scored, unscored per label set
+		perSet := make([][3]int, len(sg.LabelSets)) // scored, unscored, context per label set
 		for i, set := range sg.LabelSet {
-			if math.IsNaN(res.Scores[i]) {
+			switch {
+			case !sg.IsTarget(i):
+				perSet[set][2]++
+			case math.IsNaN(res.Scores[i]):
 				perSet[set][1]++
-			} else {
+			default:
 				perSet[set][0]++
 			}
 		}
@@ -146,6 +159,7 @@ func NewScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
 				c := sc.Labels[l]
 				c.Scored += perSet[k][0]
 				c.Unscored += perSet[k][1]
+				c.Context += perSet[k][2]
 				sc.Labels[l] = c
 			}
 		}
@@ -198,7 +212,7 @@ func (o *Options) defaults() {
 // skip is SkipProperties and the write properties, each once.
 func (o *Options) skip() []string {
 	var out []string
-	for _, p := range append(slices.Clone(o.SkipProperties), o.Write.Property, o.Write.ScoreProperty, o.Write.RunProperty, o.Write.EmbeddingProperty) {
+	for _, p := range append(slices.Clone(o.SkipProperties), o.Write.Property, o.Write.ScoreProperty, o.Write.EntitiesProperty, o.Write.RunProperty, o.Write.EmbeddingProperty) {
 		if p != "" && !slices.Contains(out, p) {
 			out = append(out, p)
 		}
@@ -224,6 +238,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	t0 := time.Now()
 	sum := &Summary{RunID: o.RunID, DryRun: o.DryRun}
 	if err := checkNames(st, o.names()); err != nil {
+		return sum, err
+	}
+	if err := o.Pull.CheckWriteLabels(); err != nil {
 		return sum, err
 	}
 
@@ -336,6 +353,7 @@ func (o *Options) names() []namedValue {
 		}
 	}
 	add("graph.node_labels", o.Pull.NodeLabels...)
+	add("write.node_labels", o.Pull.WriteNodeLabels...)
 	add("graph.relationship_types", o.Pull.RelationshipTypes...)
 	add("graph.id_property", o.Pull.IDProperty)
 	add("graph.display_property", o.Pull.DisplayProperties...)
@@ -343,6 +361,7 @@ func (o *Options) names() []namedValue {
 	add("split.marker_label", o.Pull.MarkerLabel)
 	add("write.property", o.Write.Property)
 	add("write.score_property", o.Write.ScoreProperty)
+	add("write.entities_property", o.Write.EntitiesProperty)
 	add("write.run_property", o.Write.RunProperty)
 	add("split.skip_properties", o.SkipProperties...)
 	return out
@@ -399,13 +418,18 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
 	}
 	opts.Progress = o.Progress
+	opts.Targets = sg.Targets
 	t1 := time.Now()
 	res, err := fondue.Score(ctx, g, opts)
 	if err != nil {
 		return nil, err
 	}
 	sum.ComputeMillis = time.Since(t1).Milliseconds()
-	sum.UnscoredNodes = len(res.Unscored())
+	for _, i := range res.Unscored() {
+		if sg.IsTarget(i) { // isolated; context nodes are not to be scored
+			sum.UnscoredNodes++
+		}
+	}
 	top := o.TopNodes
 	if top == 0 {
 		top = DefaultTopNodes

@@ -109,6 +109,7 @@ func TestSyncDryRun(t *testing.T) {
 	defer l.Release(ctx(t))
 	o := options("dry")
 	o.DryRun = true
+	o.Write.EntitiesProperty = syncjob.DefaultEntitiesProperty
 	sum, err := syncjob.Sync(ctx(t), s, o)
 	if err != nil {
 		t.Fatal(err)
@@ -127,8 +128,20 @@ func TestSyncDryRun(t *testing.T) {
 		t.Fatalf("not described: %+v", n)
 	}
 	// The write properties are not copied to clones.
-	if !slicesEqual(sum.Plan.SkipProperties, []string{"ambiguity", "ambiguity_score", "fondue_run"}) {
+	if !slicesEqual(sum.Plan.SkipProperties, []string{"ambiguity", "ambiguity_score", "ambiguity_entities", "fondue_run"}) {
 		t.Fatalf("skip %v", sum.Plan.SkipProperties)
+	}
+	// Each planned node carries its estimated number of entities.
+	g, _, _ := edgelist.ReadFile("../testdata/lesmis.edges", edgelist.HeaderAuto)
+	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pn := range sum.Plan.Nodes {
+		i, _ := g.Index(syncjob.KeyText(pn.Key))
+		if pn.Entities < 1 || pn.Entities != res.Entities[i] {
+			t.Fatalf("plan node %v: entities %d, want %d", pn.Key, pn.Entities, res.Entities[i])
+		}
 	}
 }
 

@@ -85,6 +85,7 @@ func TestReadmeExitCodes(t *testing.T) {
 			{args: []string{"score", bad}, want: `bad.txt:2: weight "x" is not a number`},
 			{args: []string{"score", lesmis, "--dim", "100"}, want: "embedding dimension 100 is not smaller than the graph's 77 nodes"},
 			{args: []string{"frobnicate"}, want: "unknown command"},
+			{args: []string{"score", lesmis, "--score-nodes", filepath.Join(dir, "absent.txt")}, want: "absent.txt: no such file"},
 		},
 		exitUnreachable: {
 			{args: []string{"sync", "--uri", "bolt://" + closed, "--connect-timeout", "2s"}, want: "cannot reach Neo4j"},
@@ -93,6 +94,7 @@ func TestReadmeExitCodes(t *testing.T) {
 		exitEmpty: {
 			{args: []string{"score", loops}, want: "nothing to score: its 2 edge lines are all self-loops"},
 			{args: []string{"score", empty}, want: "no edges found"},
+			{args: []string{"score", lesmis, "--score-prefix", "x"}, want: `no node of the edge list is selected by --score-prefix "x"`},
 		},
 		exitMemory: {
 			{args: []string{"score", lesmis, "--max-memory", "1MB"}, want: "exceeds the limit"},

@@ -43,7 +43,7 @@ func TestSplitFlagsNeedSplit(t *testing.T) {
 	// From a file, without --split: nothing is refused, nothing is split.
 	cfg := writeFile(t, t.TempDir(), "fondue.yaml", "split:\n  method: mcl\n  top: 3\n  min_ambiguity: 0.9\n")
 	code, out, stderr := runCLI(t, "", "score", lesmis, "--top", "2", "--method", "degree", "--config", cfg)
-	if code != 0 || strings.Count(out, "\t") != 2*3 {
+	if code != 0 || strings.Count(out, "\t") != 2*4 { // node, ambiguity, degree, score, entities
 		t.Errorf("split settings in a file without --split: exit %d, %q, %s", code, out, stderr)
 	}
 }

@@ -39,13 +39,14 @@ func TestScoreTSV(t *testing.T) {
 	prevAmb := 2.0
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
-		if len(f) != 4 {
+		if len(f) != 5 { // node, ambiguity, degree, score, entities
 			t.Fatalf("line %q: %d fields", l, len(f))
 		}
 		amb, err1 := strconv.ParseFloat(f[1], 64)
 		_, err2 := strconv.Atoi(f[2])
 		_, err3 := strconv.ParseFloat(f[3], 64)
-		if err1 != nil || err2 != nil || err3 != nil || amb > prevAmb || amb <= 0 || amb > 1 {
+		ent, err4 := strconv.Atoi(f[4])
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil || amb > prevAmb || amb <= 0 || amb > 1 || ent < 1 {
 			t.Fatalf("line %q: bad fields or order", l)
 		}
 		prevAmb = amb
@@ -121,6 +122,55 @@ func TestScoreMatchesLibrary(t *testing.T) {
 	}
 	if lower == 0 {
 		t.Error("no random splits gave the same scores as 100 random splits on every node")
+	}
+}
+
+// The entities column (JSON field entities) is the library's estimated
+// number of entities, after score and before split (and after name).
+func TestScoreEntities(t *testing.T) {
+	g, _, err := edgelist.ReadFile(lesmis, edgelist.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "score", lesmis, "--output", "json", "--seed", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		Node     int64 `json:"node"`
+		Entities *int  `json:"entities"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != g.NumNodes() {
+		t.Fatalf("JSON %v: %d rows", err, len(rows))
+	}
+	several := 0
+	for _, r := range rows {
+		i, _ := g.Index(strconv.FormatInt(r.Node, 10))
+		if r.Entities == nil || *r.Entities != res.Entities[i] || *r.Entities < 1 {
+			t.Fatalf("node %d: entities %v, library %d", r.Node, r.Entities, res.Entities[i])
+		}
+		if *r.Entities > 1 {
+			several++
+		}
+	}
+	if several == 0 {
+		t.Fatal("no node of lesmis is estimated to hold several entities")
+	}
+	code, out, stderr = runCLI(t, "", "score", lesmis, "--seed", "2", "--names", lesmisNames, "--split", "--top", "2", "--print-header")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || lines[0] != "node\tname\tambiguity\tdegree\tscore\tentities\tsplit" {
+		t.Fatalf("exit %d: %q %s", code, out, stderr)
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, "\t")
+		i, _ := g.Index(f[0])
+		if len(f) != 7 || f[5] != strconv.Itoa(res.Entities[i]) {
+			t.Fatalf("line %q: want entities %d in the sixth column", l, res.Entities[i])
+		}
 	}
 }
 

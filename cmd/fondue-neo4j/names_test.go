@@ -21,14 +21,14 @@ func TestScoreNamesTSV(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 4 || lines[0] != "node\tname\tambiguity\tdegree\tscore\tsplit" {
+	if len(lines) != 4 || lines[0] != "node\tname\tambiguity\tdegree\tscore\tentities\tsplit" {
 		t.Fatalf("output:\n%s", out)
 	}
 	f := strings.Split(lines[1], "\t")
-	if len(f) != 6 || f[0] != "11" || f[1] != "Valjean" || f[2] != "1" || f[3] != "36" {
+	if len(f) != 7 || f[0] != "11" || f[1] != "Valjean" || f[2] != "1" || f[3] != "36" {
 		t.Fatalf("first line %q", lines[1])
 	}
-	groups := strings.Split(f[5], "|")
+	groups := strings.Split(f[6], "|")
 	nm, _ := names.ReadFile(lesmisNames)
 	seen := 0
 	for _, g := range groups {
@@ -39,13 +39,13 @@ func TestScoreNamesTSV(t *testing.T) {
 			seen++
 		}
 	}
-	if len(groups) < 2 || seen != 36 || !strings.Contains(f[5], "Cosette") || !strings.Contains(f[5], "Myriel") {
-		t.Errorf("Valjean's split %q: %d groups, %d names", f[5], len(groups), seen)
+	if len(groups) < 2 || seen != 36 || !strings.Contains(f[6], "Cosette") || !strings.Contains(f[6], "Myriel") {
+		t.Errorf("Valjean's split %q: %d groups, %d names", f[6], len(groups), seen)
 	}
 	// Without --names, the same numbers with ids.
 	_, plain, _ := runCLI(t, "", "score", lesmis, "--split", "--top", "3")
 	pf := strings.Split(strings.Split(plain, "\n")[0], "\t")
-	if len(pf) != 5 || pf[0] != "11" || pf[1] != f[2] || pf[2] != f[3] || pf[3] != f[4] || strings.Count(pf[4], "|") != strings.Count(f[5], "|") {
+	if len(pf) != 6 || pf[0] != "11" || pf[1] != f[2] || pf[2] != f[3] || pf[3] != f[4] || pf[4] != f[5] || strings.Count(pf[5], "|") != strings.Count(f[6], "|") {
 		t.Errorf("with names %q, without %q", lines[1], pf)
 	}
 }
@@ -122,7 +122,7 @@ func TestScoreHeader(t *testing.T) {
 		t.Errorf("piped output has a header: %q", piped)
 	}
 	_, forced, _ := runCLI(t, "", "score", lesmis, "--top", "1", "--print-header")
-	if !strings.HasPrefix(forced, "node\tambiguity\tdegree\tscore\n11\t") {
+	if !strings.HasPrefix(forced, "node\tambiguity\tdegree\tscore\tentities\n11\t") {
 		t.Errorf("--print-header: %q", forced)
 	}
 	tty := func(args ...string) string {
@@ -134,7 +134,7 @@ func TestScoreHeader(t *testing.T) {
 		}
 		return readPTY(t, m)
 	}
-	if got := tty("score", lesmis, "--top", "1"); !strings.HasPrefix(got, "node\tambiguity\tdegree\tscore\r\n11\t") {
+	if got := tty("score", lesmis, "--top", "1"); !strings.HasPrefix(got, "node\tambiguity\tdegree\tscore\tentities\r\n11\t") {
 		t.Errorf("on a terminal: %q", got)
 	}
 	if got := tty("score", lesmis, "--top", "1", "--print-header=false"); !strings.HasPrefix(got, "11\t") {

@@ -30,7 +30,8 @@ and the links between them. A person accepts, rejects or edits each split
 exports the decisions as an approved plan (JSON), for "sync --split --plan".
 
 From an edge list, review scores the graph like "score" (same flags and
-configuration) and proposes splits with --splitter. From Neo4j, give it the
+configuration, --score-prefix and --score-nodes included) and proposes splits
+with --splitter. From Neo4j, give it the
 output of "sync --split --split-top K --dry-run --output json" with --plan
 FILE: the plan has the links between neighbours, and with
 --display-property name the names; an edge list (keys as in the plan) or
@@ -128,6 +129,7 @@ interrupted.`,
 	f.String("plan", "", "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)")
 	addHeaderFlag(f)
 	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
+	addTargetFlags(f)
 	addScoreFlags(f)
 	addMaxMemoryFlag(f)
 	return cmd
@@ -238,7 +240,7 @@ func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) 
 		if k == top {
 			break
 		}
-		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID, pn.Name), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score}
+		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID, pn.Name), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score, Entities: pn.Entities}
 		var idx []int
 		for _, grp := range pn.Groups {
 			var members []int

@@ -26,6 +26,7 @@ type reviewData struct {
 		IDJSON    string  `json:"ij"`
 		Name      string  `json:"name"`
 		Ambiguity float64 `json:"ambiguity"`
+		Entities  int     `json:"entities"`
 		Groups    [][]int `json:"groups"`
 		Links     []int   `json:"links"`
 		Neighbors []struct {
@@ -72,6 +73,7 @@ func TestReviewEdgeList(t *testing.T) {
 		Node       int64      `json:"node"`
 		Name       string     `json:"name"`
 		Ambiguity  float64    `json:"ambiguity"`
+		Entities   int        `json:"entities"`
 		SplitNames [][]string `json:"splitNames"`
 	}
 	if err := json.Unmarshal([]byte(js), &rows); err != nil {
@@ -79,7 +81,7 @@ func TestReviewEdgeList(t *testing.T) {
 	}
 	for k, n := range d.Nodes {
 		r := rows[k]
-		if n.KeyJSON != jsonNum(r.Node) || n.Name != r.Name || n.Ambiguity != r.Ambiguity || len(n.Groups) != len(r.SplitNames) {
+		if n.KeyJSON != jsonNum(r.Node) || n.Name != r.Name || n.Ambiguity != r.Ambiguity || n.Entities != r.Entities || r.Entities < 1 || len(n.Groups) != len(r.SplitNames) {
 			t.Fatalf("node %d: page %s %s, score %+v", k, n.KeyJSON, n.Name, r)
 		}
 		for g, grp := range n.Groups {
@@ -104,7 +106,7 @@ func dryRun(t *testing.T, bare bool) string {
 	t.Helper()
 	plan := &syncjob.Plan{RunID: "20250101T000000Z-abc", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut",
 		IDProperty: "uid", RelationshipTypes: []string{"APPEARS_WITH"}, MarkerLabel: "FondueSplit",
-		Nodes: []syncjob.PlanNode{{ID: "4:db:11", Key: int64(11), Labels: []string{"Character"}, Ambiguity: 1, Score: 36.9,
+		Nodes: []syncjob.PlanNode{{ID: "4:db:11", Key: int64(11), Labels: []string{"Character"}, Ambiguity: 1, Score: 36.9, Entities: 3,
 			Groups: []syncjob.PlanGroup{
 				{Neighbors: []any{int64(26), int64(55), int64(49)}, NeighborIDs: []any{"4:db:26", "4:db:55", "4:db:49"}},
 				{Neighbors: []any{int64(0), int64(2), int64(3)}, NeighborIDs: []any{"4:db:0", "4:db:2", "4:db:3"}},
@@ -144,7 +146,7 @@ func TestReviewPlan(t *testing.T) {
 		for _, nb := range n.Neighbors {
 			nbNames = append(nbNames, nb.Name+"="+nb.KeyJSON+"/"+nb.IDJSON)
 		}
-		if n.Name != "Valjean" || n.KeyJSON != "11" || n.IDJSON != `"4:db:11"` ||
+		if n.Name != "Valjean" || n.KeyJSON != "11" || n.IDJSON != `"4:db:11"` || n.Entities != 3 ||
 			strings.Join(nbNames, ",") != `Cosette=26/"4:db:26",Marius=55/"4:db:55",Gillenormand=49/"4:db:49",Myriel=0/"4:db:0",MlleBaptistine=2/"4:db:2",MmeMagloire=3/"4:db:3"` {
 			t.Errorf("node %s %s %s: %v", n.Name, n.KeyJSON, n.IDJSON, nbNames)
 		}

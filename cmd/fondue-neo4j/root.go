@@ -79,8 +79,10 @@ var flagKeys = map[string]string{
 	"id-property":         "graph.id_property",
 	"display-property":    "graph.display_property",
 	"fetch-size":          "graph.fetch_size",
+	"write-node-labels":   "write.node_labels",
 	"write-property":      "write.property",
 	"score-property":      "write.score_property",
+	"entities-property":   "write.entities_property",
 	"run-property":        "write.run_property",
 	"batch-size":          "write.batch_size",
 	"write-concurrency":   "write.concurrency",
@@ -99,6 +101,8 @@ var flagKeys = map[string]string{
 	"header":       "header",
 	"print-header": "print_header",
 	"names":        "names",
+	"score-prefix": "score_prefix",
+	"score-nodes":  "score_nodes",
 }
 
 // deprecatedFlags are older spellings of flags, still accepted with a

@@ -33,7 +33,7 @@ func newScoreCmd(a *app) *cobra.Command {
 optional header, optional numeric weight which is ignored) and prints one line
 per node, most ambiguous first:
 
-    node <TAB> ambiguity <TAB> degree <TAB> score
+    node <TAB> ambiguity <TAB> degree <TAB> score <TAB> entities
 
 with the column names on a first line when stdout is a terminal (never when
 piped, unless --print-header). --names FILE adds a name column (and names the
@@ -50,8 +50,16 @@ max_memory once the file is read; a graph that would not fit is refused.
 
 ambiguity is the node's percentile among all scored nodes (0..1, 1 = most
 ambiguous); score is the method's raw value (for FONDUE, the best Rayleigh
-quotient). Isolated nodes cannot be scored; they are counted on stderr.
-Use "-" as FILE to read standard input.
+quotient); entities is the estimated number of real entities behind the
+node (1: not ambiguous). Isolated nodes cannot be scored; they are counted on
+stderr. Use "-" as FILE to read standard input.
+
+Knowledge graphs: --score-prefix a: scores only the nodes whose id starts with
+"a:" (the authors of an a:N -WROTE- p:N edge list), --score-nodes FILE only the
+ids it lists (one a line); with both, a node is scored when either selects
+it. The other nodes are context: they shape the embedding and the
+neighbourhoods but get no line; percentiles, --top and --split are about the
+scored nodes.
 
 Fields: a .csv file is CSV (RFC 4180: commas, quoted ids may hold spaces,
 commas, quotes and line breaks), a .tsv file the same with tabs; other files
@@ -59,8 +67,10 @@ are sniffed from their first lines (CSV, TSV, or fields separated by runs of
 spaces, tabs and commas). A UTF-8 byte-order mark is ignored.
 
 Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input, 5 nothing
-to score (no edges), 7 not enough memory, 130 interrupted.`,
+to score (no edges, or none of the selected nodes has one), 7 not enough
+memory, 130 interrupted.`,
 		Example: `  fondue-neo4j score testdata/lesmis.edges --names testdata/lesmis.names --split --top 5
+  fondue-neo4j score wrote.edges --score-prefix a: --top 20
   fondue-neo4j score graph.csv --output json --split --top 20
   fondue-neo4j score graph.csv --split --splitter mcl --top 20`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -117,6 +127,7 @@ to score (no edges), 7 not enough memory, 130 interrupted.`,
 	f.Var(&autoBool{v: "auto"}, "print-header", "print the TSV column names as a first line (auto: only when stdout is a terminal)")
 	f.Lookup("print-header").NoOptDefVal = "true"
 	addNamesFlag(f, "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
+	addTargetFlags(f)
 	addScoreFlags(f)
 	addMaxMemoryFlag(f)
 	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
@@ -162,6 +173,10 @@ var _ pflag.Value = (*autoBool)(nil)
 // can be checked before the fit is (a graph without edges, the memory, the
 // checkpoint's folder), so that a run never fits for nothing.
 func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+	sel, err := a.readTargetSelection()
+	if err != nil {
+		return nil, nil, err
+	}
 	t0 := time.Now()
 	g, err := a.readGraph(path, hm)
 	if err != nil {
@@ -170,6 +185,9 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	loadTime := time.Since(t0)
 	if g.NumEdges() == 0 {
 		return nil, nil, withCode(exitEmpty, fmt.Errorf("edge list %s: nothing to score: its %d edge lines are all self-loops (dropped)", path, g.SelfLoops()))
+	}
+	if opts.Targets, err = sel.targets(g); err != nil {
+		return nil, nil, err
 	}
 	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
@@ -201,8 +219,8 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
 		return nil, nil, err
 	}
-	if iso := res.Unscored(); len(iso) > 0 {
-		a.log.Warn("isolated nodes have no score", "count", len(iso), "first", g.Key(iso[0]))
+	if n, first := unscoredTargets(res, opts.Targets); n > 0 {
+		a.log.Warn("isolated nodes have no score", "count", n, "first", g.Key(first))
 	}
 	a.logSummary(g, res, loadTime, est)
 	return g, res, nil
@@ -437,7 +455,7 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, n
 		if nm != nil {
 			cols += "\tname"
 		}
-		cols += "\tambiguity\tdegree\tscore"
+		cols += "\tambiguity\tdegree\tscore\tentities"
 		if res.Proposals != nil {
 			cols += "\tsplit"
 		}
@@ -451,7 +469,7 @@ func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, n
 			line += "\t" + tsvField(nm.Of(g.Key(i)))
 		}
 		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
-			"\t" + formatFloat(res.Scores[i])
+			"\t" + formatFloat(res.Scores[i]) + "\t" + strconv.Itoa(res.Entities[i])
 		if p, ok := props[i]; ok {
 			line += "\t" + tsvField(formatGroups(g, p.Groups, nm))
 		}
@@ -529,6 +547,7 @@ type nodeJSON struct {
 	Ambiguity float64 `json:"ambiguity"`
 	Degree    int     `json:"degree"`
 	Score     float64 `json:"score"`
+	Entities  int     `json:"entities"` // the estimated number of real entities (fondue.Result.Entities)
 	Split     [][]any `json:"split,omitempty"`
 	// SplitNames are the groups of Split by name (with --names).
 	SplitNames [][]string `json:"splitNames,omitempty"`
@@ -546,7 +565,7 @@ func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, 
 	ranking := limit(res.Ranking(), top)
 	out := make([]nodeJSON, 0, len(ranking))
 	for _, i := range ranking {
-		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i]}
+		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i], Entities: res.Entities[i]}
 		if nm != nil {
 			nj.Name = nm.Of(g.Key(i))
 		}

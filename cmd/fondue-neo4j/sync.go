@@ -24,8 +24,8 @@ func newSyncCmd(a *app) *cobra.Command {
 		Short: "Score a Neo4j subgraph, write the ambiguity back, optionally split nodes",
 		Long: `sync pulls a subgraph from Neo4j (nodes by label, relationships by type, or two
 Cypher queries), scores every node with the same engine and flags as "score", and
-writes each node's ambiguity (percentile in (0, 1]), raw score and run id back as
-properties, in batches. With --split it then splits the most ambiguous nodes: one
+writes each node's ambiguity (percentile in (0, 1]), raw score, estimated number of
+entities and run id back as properties, in batches. With --split it then splits the most ambiguous nodes: one
 new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
 at once.
@@ -39,6 +39,10 @@ refused before anything is written, naming what changed (exit code 2).
 Configuration: --config FILE (default ./fondue.yaml), FONDUE_* environment
 variables, flags; flag > environment > file > default. The password comes from
 FONDUE_NEO4J_PASSWORD or neo4j.password_file, never from a flag.
+
+Knowledge graphs: --write-node-labels Author (with --node-labels Author,Paper)
+scores, writes and splits only the authors; the papers are context: pulled,
+they shape the embedding and the neighbourhoods, but get nothing written.
 
 Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 4 Neo4j unreachable, 5 nothing to score, 6 another run holds the lock,
@@ -62,8 +66,10 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.StringSlice("display-property", nil, "node properties naming nodes for people, the first a node has (e.g. name,title): in the dry run's plan, the summary and messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
+	cli.NamesFlag(f, "write-node-labels", "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)")
 	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
 	f.String("score-property", syncjob.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
+	f.String("entities-property", syncjob.DefaultEntitiesProperty, "node property receiving the estimated number of entities (empty: not written)")
 	f.String("run-property", syncjob.DefaultRunProperty, "node property receiving the run id (empty: not written)")
 	f.Int("batch-size", syncjob.DefaultBatchSize, "nodes per write transaction")
 	f.Int("write-concurrency", 1, "write transactions at once")
@@ -123,6 +129,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		IDProperty:        v.GetString("graph.id_property"),
 		DisplayProperties: a.stringList("graph.display_property"),
 		MarkerLabel:       v.GetString("split.marker_label"),
+		WriteNodeLabels:   a.stringList("write.node_labels"),
 	}
 	s.checkpoint = v.GetString("embedding.checkpoint")
 	if fondue.MethodUsesEmbedding(s.engine.Method) {
@@ -139,6 +146,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.write = syncjob.WriteOptions{
 		Property:          v.GetString("write.property"),
 		ScoreProperty:     v.GetString("write.score_property"),
+		EntitiesProperty:  v.GetString("write.entities_property"),
 		RunProperty:       v.GetString("write.run_property"),
 		RunID:             s.runID,
 		BatchSize:         bs,
@@ -148,10 +156,10 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	if s.write.Property == "" {
 		return nil, usageErrorf("write.property must not be empty")
 	}
-	props := []string{s.write.Property, s.write.ScoreProperty, s.write.RunProperty, s.write.EmbeddingProperty}
+	props := []string{s.write.Property, s.write.ScoreProperty, s.write.EntitiesProperty, s.write.RunProperty, s.write.EmbeddingProperty}
 	for k, p := range props {
 		if p != "" && slices.Contains(props[:k], p) {
-			return nil, usageErrorf("write.property, write.score_property, write.run_property and embedding.property must differ (%q twice)", p)
+			return nil, usageErrorf("write.property, write.score_property, write.entities_property, write.run_property and embedding.property must differ (%q twice)", p)
 		}
 	}
 	ttl, err := a.duration("lock.ttl")
@@ -206,6 +214,7 @@ func (s *syncSettings) configuration() map[string]any {
 		"idProperty":         s.pull.IDProperty,
 		"writeProperty":      s.write.Property,
 		"scoreProperty":      s.write.ScoreProperty,
+		"entitiesProperty":   s.write.EntitiesProperty,
 		"runProperty":        s.write.RunProperty,
 		"batchSize":          s.write.BatchSize,
 		"writeConcurrency":   s.write.Concurrency,
@@ -218,6 +227,9 @@ func (s *syncSettings) configuration() map[string]any {
 	}
 	if s.pull.NodeQuery != "" {
 		c["nodeQuery"], c["relationshipQuery"] = s.pull.NodeQuery, s.pull.RelationshipQuery
+	}
+	if len(s.pull.WriteNodeLabels) > 0 {
+		c["writeNodeLabels"] = s.pull.WriteNodeLabels
 	}
 	if s.split {
 		c["splitter"] = s.splitter
@@ -320,6 +332,9 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 			if sc.Labels != nil {
 				attrs = append(attrs, "scoredByLabel", scoredByLabel(sc))
 			}
+			if sc.Context > 0 {
+				attrs = append(attrs, "contextNodes", sc.Context, "contextByLabel", contextByLabel(sc))
+			}
 			var top []string
 			for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
 				top = append(top, syncjob.DescribeNode(n.Key, n.Name))
@@ -350,10 +365,42 @@ func scoredByLabel(sc *syncjob.Scored) map[string]int {
 	return m
 }
 
+// contextByLabel is the number of context nodes of each label that has
+// some.
+func contextByLabel(sc *syncjob.Scored) map[string]int {
+	m := map[string]int{}
+	for l, c := range sc.Labels {
+		if c.Context > 0 {
+			m[l] = c.Context
+		}
+	}
+	return m
+}
+
+// labelParts lists counts per label, most first: "77 Character, 12 Paris"
+// (labels counting none left out).
+func labelParts(sc *syncjob.Scored, count func(syncjob.LabelCount) int) string {
+	labels := slices.Collect(maps.Keys(sc.Labels))
+	slices.SortFunc(labels, func(a, b string) int {
+		if c := cmp.Compare(count(sc.Labels[b]), count(sc.Labels[a])); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, l := range labels {
+		if n := count(sc.Labels[l]); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, l))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // printScored prints what a run scored, for people: the scored nodes per
-// label (most first), then the most ambiguous nodes, one a line:
+// label (most first), the context nodes (write.node_labels), then the
+// most ambiguous nodes, one a line:
 //
-//	scored 77 nodes: 77 Character, 12 Paris; 3 isolated nodes not scored
+//	scored 77 nodes: 77 Character, 12 Paris; 3 isolated nodes not scored; 120 context nodes: 120 Place
 //	most ambiguous (ambiguity, score, node, labels):
 //	  1.0000  0.974026  11 (Valjean)  :Character
 func printScored(w io.Writer, sum *syncSummary) {
@@ -362,26 +409,17 @@ func printScored(w io.Writer, sum *syncSummary) {
 		return
 	}
 	line := fmt.Sprintf("scored %d nodes", sc.Nodes)
-	if len(sc.Labels) > 0 {
-		labels := slices.Collect(maps.Keys(sc.Labels))
-		slices.SortFunc(labels, func(a, b string) int {
-			if c := cmp.Compare(sc.Labels[b].Scored, sc.Labels[a].Scored); c != 0 {
-				return c
-			}
-			return strings.Compare(a, b)
-		})
-		var parts []string
-		for _, l := range labels {
-			if n := sc.Labels[l].Scored; n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", n, l))
-			}
-		}
-		if len(parts) > 0 {
-			line += ": " + strings.Join(parts, ", ")
-		}
+	if parts := labelParts(sc, func(c syncjob.LabelCount) int { return c.Scored }); parts != "" {
+		line += ": " + parts
 	}
 	if sum.UnscoredNodes > 0 {
 		line += fmt.Sprintf("; %d isolated nodes not scored", sum.UnscoredNodes)
+	}
+	if sc.Context > 0 {
+		line += fmt.Sprintf("; %d context nodes", sc.Context)
+		if parts := labelParts(sc, func(c syncjob.LabelCount) int { return c.Context }); parts != "" {
+			line += ": " + parts
+		}
 	}
 	printf(w, "%s\n", line)
 	if len(sc.Top) == 0 {

@@ -227,3 +227,93 @@ func TestSyncNamesLiteral(t *testing.T) {
 		t.Fatalf("configuration: %v", c["nodeLabels"])
 	}
 }
+
+// With write.node_labels the summary shows the context nodes per label
+// beside the scored ones, on a terminal and in the log record.
+func TestSyncReportContext(t *testing.T) {
+	var sum syncSummary
+	err := json.Unmarshal([]byte(`{"runId": "r2", "nodeCount": 60, "relationshipCount": 90, "nodePropertiesWritten": 40, "unscoredNodes": 1,
+		"scored": {"nodes": 20, "context": 39, "labels": {"Author": {"scored": 20, "unscored": 1}, "Paper": {"context": 36}, "Preprint": {"context": 3}},
+		"top": [{"key": 7, "id": "4:x:7", "labels": ["Author"], "name": "J. Smith", "ambiguity": 1, "score": 0.99}]}}`), &sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errb)
+	a.tty = true
+	if err := a.report(&sum, &syncSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "scored 20 nodes: 20 Author; 1 isolated nodes not scored; 39 context nodes: 36 Paper, 3 Preprint\n"; !strings.Contains(errb.String(), want) {
+		t.Errorf("terminal summary:\n%s\nwant the line:\n%s", errb.String(), want)
+	}
+	var logs bytes.Buffer
+	a = newApp(strings.NewReader(""), &out, &errb)
+	a.log = slog.New(slog.NewJSONHandler(&logs, nil))
+	if err := a.report(&sum, &syncSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	var rec struct {
+		ScoredByLabel  map[string]int `json:"scoredByLabel"`
+		ContextNodes   int            `json:"contextNodes"`
+		ContextByLabel map[string]int `json:"contextByLabel"`
+	}
+	if err := json.Unmarshal(logs.Bytes(), &rec); err != nil {
+		t.Fatalf("%v: %s", err, logs.String())
+	}
+	if rec.ContextNodes != 39 || !maps.Equal(rec.ContextByLabel, map[string]int{"Paper": 36, "Preprint": 3}) || rec.ScoredByLabel["Author"] != 20 {
+		t.Errorf("log record: %s", logs.String())
+	}
+}
+
+// write.node_labels is a list, from a file, FONDUE_WRITE_NODE_LABELS or
+// --write-node-labels, and goes to the pull (and the summary's
+// configuration).
+func TestSyncWriteNodeLabels(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fondue.yaml")
+	if err := os.WriteFile(p, []byte("graph:\n  node_labels: [Author, Paper]\nwrite:\n  node_labels: [Paper]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env   string
+		flags []string
+		want  []string
+	}{
+		{want: []string{"Paper"}},
+		{env: "Author", want: []string{"Author"}},
+		{env: "Paper", flags: []string{"--write-node-labels", "Author"}, want: []string{"Author"}},
+		{flags: []string{"--write-node-labels", `We"ird,Author `, "--write-node-labels", "Paper"}, want: []string{`We"ird`, "Author ", "Paper"}}, // literal, repeatable
+	} {
+		t.Setenv("FONDUE_WRITE_NODE_LABELS", tc.env)
+		s, err := syncSettingsOf(append([]string{"--config", p}, tc.flags...)...)
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if !slices.Equal(s.pull.WriteNodeLabels, tc.want) || !slices.Equal(s.configuration()["writeNodeLabels"].([]string), tc.want) {
+			t.Errorf("%+v: write labels %q, want %q", tc, s.pull.WriteNodeLabels, tc.want)
+		}
+	}
+}
+
+// write.entities_property: ambiguity_entities by default, "" turns it
+// off, it must differ from the other written properties, and it is never
+// copied to split nodes.
+func TestSyncEntitiesProperty(t *testing.T) {
+	s, err := syncSettingsOf()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.write.EntitiesProperty != "ambiguity_entities" || !slices.Contains(s.skip, "ambiguity_entities") || s.configuration()["entitiesProperty"] != "ambiguity_entities" {
+		t.Fatalf("default: %q, skip %q", s.write.EntitiesProperty, s.skip)
+	}
+	t.Setenv("FONDUE_WRITE_ENTITIES_PROPERTY", "n_entities")
+	if s, err = syncSettingsOf(); err != nil || s.write.EntitiesProperty != "n_entities" || !slices.Contains(s.skip, "n_entities") {
+		t.Fatalf("from the environment: %v %+v", err, s)
+	}
+	if s, err = syncSettingsOf("--entities-property", ""); err != nil || s.write.EntitiesProperty != "" || slices.Contains(s.skip, "ambiguity_entities") {
+		t.Fatalf("off: %v %+v", err, s)
+	}
+	if _, err = syncSettingsOf("--entities-property", "ambiguity_score"); err == nil || !strings.Contains(err.Error(), `must differ ("ambiguity_score" twice)`) {
+		t.Fatalf("the score's property: %v", err)
+	}
+}

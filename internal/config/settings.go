@@ -83,6 +83,9 @@ var Settings = []Setting{
 	{Key: "header", Kind: Enum, Default: "auto", Values: []string{"auto", "yes", "no", "true", "false", "first", "none"}},
 	{Key: "print_header", Kind: AutoBool, Default: "auto", Want: "auto (column names only when stdout is a terminal), true or false"},
 	{Key: "names", Kind: String, Default: ""},
+	// score's and review's nodes to score (the rest is context).
+	{Key: "score_prefix", Kind: String, Default: ""},
+	{Key: "score_nodes", Kind: String, Default: ""},
 
 	// review's page.
 	{Key: "review.top", Kind: PosInt, Default: 20},
@@ -110,8 +113,10 @@ var Settings = []Setting{
 	{Key: "graph.id_property", Kind: String, Default: ""},
 	{Key: "graph.display_property", Kind: List, Default: []string{}}, // the first that a node has
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000},
+	{Key: "write.node_labels", Kind: List, Default: []string{}}, // the nodes scored and written; []: every pulled node
 	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty},
 	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty},
+	{Key: "write.entities_property", Kind: String, Default: syncjob.DefaultEntitiesProperty},
 	{Key: "write.run_property", Kind: String, Default: syncjob.DefaultRunProperty},
 	{Key: "write.batch_size", Kind: PosInt, Default: syncjob.DefaultBatchSize},
 	{Key: "write.concurrency", Kind: PosInt, Default: 1},

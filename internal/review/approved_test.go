@@ -13,7 +13,7 @@ import (
 func TestApprovedPlanToPlan(t *testing.T) {
 	ap := &ApprovedPlan{Source: SourceNeo4j, ReviewedAt: "2025-01-01T00:00:00.000Z",
 		PlanSettings: PlanSettings{RunID: "dry-1", Splitter: "ncut", IDProperty: "uid", NodeLabels: []string{"A", "B"}},
-		Nodes: []ApprovedNode{{Key: int64(11), ID: "4:x:11", Name: "Valjean", Groups: []ApprovedGroup{
+		Nodes: []ApprovedNode{{Key: int64(11), ID: "4:x:11", Name: "Valjean", Entities: 3, Groups: []ApprovedGroup{
 			{Neighbors: []any{int64(1)}, NeighborIDs: []any{"4:x:1"}, Names: []string{"one"}},
 			{Neighbors: []any{int64(2), int64(3)}}}}}}
 	sel := syncjob.PullOptions{NodeLabels: []string{"B", "A"}, IDProperty: "uid"}
@@ -25,7 +25,7 @@ func TestApprovedPlanToPlan(t *testing.T) {
 	n := p.Nodes[0]
 	if p.RunID != "dry-1" || !p.ExactNeighbors || p.MarkerLabel != syncjob.DefaultMarkerLabel || p.CreatedAt != "2025-02-03T04:05:06.000Z" ||
 		strings.Join(p.SkipProperties, ",") != "x,ambiguity" || p.Approved.File != "a.json" || n.ID != "4:x:11" ||
-		n.Groups[0].NeighborIDs[0] != "4:x:1" || n.Groups[1].NeighborIDs[0] != nil || n.Groups[1].Names != nil {
+		n.Groups[0].NeighborIDs[0] != "4:x:1" || n.Groups[1].NeighborIDs[0] != nil || n.Groups[1].Names != nil || n.Entities != 3 {
 		t.Fatalf("plan %+v, node %+v", p, n)
 	}
 	ap.RunID = "not a run id"

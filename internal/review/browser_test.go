@@ -86,6 +86,14 @@ func TestReviewPageInBrowser(t *testing.T) {
 				k, d, n.Key, n.Name, len(n.Neighbors), len(n.Links), len(n.Groups))
 		}
 	}
+	// Each node's numbers, with its estimated number of entities.
+	for k, n := range doc.Nodes {
+		var stats string
+		s.Eval(fmt.Sprintf(`document.querySelector('section[data-rank="%d"] .stats').textContent`, k+1), &stats)
+		if want := fmt.Sprintf(" · score %.3f · estimated entities: %d · neighbours %d", n.Score, n.Entities, len(n.Neighbors)); n.Entities < 1 || !strings.Contains(stats, want) {
+			t.Errorf("node %d: stats %q, want %q", k+1, stats, want)
+		}
+	}
 	var hover string
 	s.Eval(`document.querySelector('section[data-rank="1"] svg .nb title').textContent`, &hover)
 	if want := doc.Nodes[0].Neighbors[0].Name + " (id " + KeyString(doc.Nodes[0].Neighbors[0].Key) + ")"; hover != want {
@@ -154,9 +162,9 @@ func TestReviewPageInBrowser(t *testing.T) {
 	want := &ApprovedPlan{Format: PlanFormat, Version: PlanVersion, ReviewedAt: got.ReviewedAt, Source: SourceEdgeList,
 		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: fondue.DefaultSplitter},
 		Nodes: []ApprovedNode{
-			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score,
+			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score, Entities: n1.Entities,
 				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(KeyString(n1.Key), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},
-			{Key: n2.Key, Name: n2.Name, Decision: DecisionEdit, Ambiguity: n2.Ambiguity, Score: n2.Score,
+			{Key: n2.Key, Name: n2.Name, Decision: DecisionEdit, Ambiguity: n2.Ambiguity, Score: n2.Score, Entities: n2.Entities,
 				Degree: len(n2.Neighbors), Fingerprint: Fingerprint(KeyString(n2.Key), neighbourKeys(n2)), Groups: approvedGroups(n2, edited),
 				Proposed: proposed2},
 		},
@@ -224,6 +232,11 @@ func TestReviewPageEdgeCases(t *testing.T) {
 	if check.Name != evil || check.Imgs != 0 || check.Pwned {
 		t.Errorf("a name became markup: %+v", check)
 	}
+	var stats string
+	s.Eval(`document.querySelector('section[data-rank="1"] .stats').textContent`, &stats)
+	if strings.Contains(stats, "entities") {
+		t.Errorf("stats %q: a node without an estimate shows one", stats)
+	}
 	if !slices.Equal(check.Accept, []bool{false, true}) {
 		t.Errorf("accept disabled: %v, want [false true] (node 2 has one group)", check.Accept)
 	}
@@ -245,7 +258,7 @@ func TestReviewPageEdgeCases(t *testing.T) {
 	s.Decide(1, "accept")
 
 	raw := s.Export()
-	if !strings.Contains(string(raw), `"key": 9007199254740993`) || !strings.Contains(string(raw), `"neighbors": ["a", "b"]`) {
+	if !strings.Contains(string(raw), `"key": 9007199254740993`) || !strings.Contains(string(raw), `"neighbors": ["a", "b"]`) || strings.Contains(string(raw), "entities") {
 		t.Errorf("keys not exact in the exported text:\n%s", raw)
 	}
 	p, err := ParsePlan(raw)

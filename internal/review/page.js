@@ -155,13 +155,14 @@
       if (same) l[2].setAttribute("stroke", color(st.assign[l[0]])); else l[2].removeAttribute("stroke");
     });
     st.stats.textContent = "";
-    [["ambiguity", fmt(node.ambiguity, 4)], ["percentile", fmt(node.ambiguity * 100, 1)], ["score", fmt(node.score, 3)],
-      ["neighbours", String(node.nb.length)], ["groups", gs.map(function (g) { return g.length; }).join(" + ")]]
-      .forEach(function (kv, k) {
-        if (k) st.stats.appendChild(document.createTextNode(" \u00b7 "));
-        st.stats.appendChild(document.createTextNode(kv[0] + " "));
-        st.stats.appendChild(h("b", {}, kv[1]));
-      });
+    var stats = [["ambiguity", fmt(node.ambiguity, 4)], ["percentile", fmt(node.ambiguity * 100, 1)], ["score", fmt(node.score, 3)]];
+    if (node.entities) stats.push(["estimated entities:", String(node.entities)]);
+    stats.push(["neighbours", String(node.nb.length)], ["groups", gs.map(function (g) { return g.length; }).join(" + ")]);
+    stats.forEach(function (kv, k) {
+      if (k) st.stats.appendChild(document.createTextNode(" \u00b7 "));
+      st.stats.appendChild(document.createTextNode(kv[0] + " "));
+      st.stats.appendChild(h("b", {}, kv[1]));
+    });
     var label = st.decision === "accept" ? (edited ? "accepted, edited" : "accepted") :
       st.decision === "reject" ? "rejected" : (edited ? "edited, undecided" : "undecided");
     st.status.textContent = label;
@@ -282,6 +283,7 @@
         n.decision = edited ? "edit" : "accept";
         n.ambiguity = node.ambiguity;
         n.score = node.score;
+        if (node.entities) n.entities = node.entities;
         n.degree = nb.length;
         n.fingerprint = node.fp;
         n.groups = groupsOf(st).map(function (grp) {

@@ -32,7 +32,7 @@ const (
 // as approved), the ones rejected, and the ones left undecided. Its
 // top-level fields and Nodes have the names and shapes of the split plan
 // that "sync --dry-run" prints (runId, splitter, idProperty, ...; per node
-// id, key, ambiguity, score, groups of neighbors and neighborIds), so the
+// id, key, ambiguity, score, entities, groups of neighbors and neighborIds), so the
 // connector's plan reader reads it as a plan of the accepted nodes only.
 //
 // Each node carries a fingerprint of the neighbourhood that was reviewed
@@ -76,7 +76,8 @@ type ApprovedNode struct {
 	Decision    string  `json:"decision"` // accept or edit
 	Ambiguity   float64 `json:"ambiguity"`
 	Score       float64 `json:"score"`
-	Degree      int     `json:"degree"` // neighbours reviewed: the groups hold each once
+	Entities    int     `json:"entities,omitempty"` // the estimated number of entities, when the page had it
+	Degree      int     `json:"degree"`             // neighbours reviewed: the groups hold each once
 	Fingerprint string  `json:"fingerprint"`
 	// Groups: group 0 stays on the node, each further group moves to a
 	// new node.
@@ -313,7 +314,7 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 		}
 	}
 	for _, an := range ap.Nodes {
-		n := syncjob.PlanNode{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score}
+		n := syncjob.PlanNode{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score, Entities: an.Entities}
 		if sel.IDProperty == "" && n.ID == nil {
 			n.ID = n.Key // without a key property, keys are element ids
 		}

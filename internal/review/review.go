@@ -57,6 +57,9 @@ type Node struct {
 	Labels    []string
 	Ambiguity float64
 	Score     float64
+	// Entities is the estimated number of real entities behind the node
+	// (fondue.Result.Entities); 0 when unknown.
+	Entities  int
 	Neighbors []Neighbor
 	// Groups is the proposed split: indices into Neighbors; group 0 stays
 	// on the node. Every neighbour is in exactly one group.
@@ -130,6 +133,7 @@ type jsonNode struct {
 	Labels       []string `json:"labels,omitempty"`
 	Ambiguity    float64  `json:"ambiguity"`
 	Score        float64  `json:"score"`
+	Entities     int      `json:"entities,omitempty"`
 	Fingerprint  string   `json:"fp"`
 	Neighbors    []jsonNb `json:"nb"`
 	Groups       [][]int  `json:"groups"`
@@ -172,7 +176,7 @@ func pageData(d *Doc) (*jsonDoc, error) {
 		if err := n.check(); err != nil {
 			return nil, fmt.Errorf("review: node %s: %w", key, err)
 		}
-		jn := jsonNode{Name: n.Name, Labels: n.Labels, Ambiguity: n.Ambiguity, Score: n.Score,
+		jn := jsonNode{Name: n.Name, Labels: n.Labels, Ambiguity: n.Ambiguity, Score: n.Score, Entities: n.Entities,
 			Groups: n.Groups, Links: []int{}}
 		if jn.Name == "" {
 			jn.Name = key
@@ -372,6 +376,9 @@ func FromResult(g *fondue.Graph, res *fondue.Result, nm names.Names) []Node {
 	var out []Node
 	for _, p := range res.Proposals {
 		n := Node{Key: graphKey(g, p.Node), Name: nm.Of(g.Key(p.Node)), Ambiguity: res.Ambiguity[p.Node], Score: res.Scores[p.Node]}
+		if p.Node < len(res.Entities) {
+			n.Entities = res.Entities[p.Node]
+		}
 		var idx []int
 		for _, grp := range p.Groups {
 			var members []int

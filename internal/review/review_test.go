@@ -66,6 +66,9 @@ func TestWriteLesmis(t *testing.T) {
 		if n.Fingerprint != Fingerprint(KeyString(in.Key), keys) || len(n.Neighbors) != len(in.Neighbors) || len(n.Links) != 2*len(in.Links) {
 			t.Errorf("node %s: data differs from the review", n.Name)
 		}
+		if in.Entities < 1 || n.Entities != in.Entities {
+			t.Errorf("node %s: entities %d on the page, %d estimated", n.Name, n.Entities, in.Entities)
+		}
 		// Each neighbour on the circle, apart from the others.
 		seen := map[[2]float64]bool{}
 		for _, nb := range n.Neighbors {

@@ -246,10 +246,18 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = syncjob.DefaultMarkerLabel
 	}
+	if err := o.CheckWriteLabels(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for _, l := range o.WriteNodeLabels {
+		if !s.hasLabel(l) {
+			return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "node label %q (write.node_labels) does not exist in the database", l)
+		}
 	}
 	var st syncjob.PullStats
 	sel := s.selectNodes(o, &st)
@@ -275,9 +283,22 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them: nothing to score", len(sel))
 	}
 	sg := subgraph(g, sel, keys, o, &st)
+	if err := sg.SelectTargets(); err != nil {
+		return nil, err
+	}
 	st.Duration = time.Since(t0)
 	sg.Stats = st
 	return sg, nil
+}
+
+// hasLabel reports whether some node has label l. s.mu is held.
+func (s *Store) hasLabel(l string) bool {
+	for _, n := range s.nodes {
+		if slices.Contains(n.Labels, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // selectNodes returns the nodes o selects, by id. s.mu is held.
@@ -466,15 +487,25 @@ func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fond
 	}
 	n := sg.Graph.NumNodes()
 	var st syncjob.WriteStats
-	if len(res.Ambiguity) != n || len(res.Scores) != n {
+	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {
 		return st, fmt.Errorf("memstore: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
+	var nodes []int // the nodes to write: the targets (context nodes are left alone)
+	for i := range n {
+		if sg.IsTarget(i) {
+			nodes = append(nodes, i)
+		}
+	}
+	n = len(nodes)
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
 		return st, syncjob.Errorf(syncjob.ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
 	}
 	props := 1
 	if o.ScoreProperty != "" {
-		props = 2
+		props++
+	}
+	if o.EntitiesProperty != "" {
+		props++
 	}
 	nb := (n + o.BatchSize - 1) / o.BatchSize
 	for b := range nb {
@@ -482,7 +513,7 @@ func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fond
 			return st, err
 		}
 		lo, hi := b*o.BatchSize, min(n, (b+1)*o.BatchSize)
-		if err := s.writeBatch(sg, res, o, lo, hi, props, &st, fmt.Sprintf("writing batch %d of %d", b+1, nb)); err != nil {
+		if err := s.writeBatch(sg, res, o, nodes[lo:hi], props, &st, fmt.Sprintf("writing batch %d of %d", b+1, nb)); err != nil {
 			return st, err
 		}
 		if o.Progress != nil {
@@ -493,7 +524,7 @@ func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fond
 	return st, nil
 }
 
-func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions, lo, hi, props int, st *syncjob.WriteStats, doing string) error {
+func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions, nodes []int, props int, st *syncjob.WriteStats, doing string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkFence(doing); err != nil {
@@ -501,11 +532,15 @@ func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.W
 	}
 	s.writes++
 	st.Batches++
-	for i := lo; i < hi; i++ {
+	labels := sg.Options.WriteNodeLabels // the node must still carry one
+	if len(labels) == 0 {
+		labels = sg.Options.NodeLabels
+	}
+	for _, i := range nodes {
 		id, _ := sg.IDs[i].(string)
 		nd := s.nodes[id]
 		if nd == nil || (sg.Keys != nil && !syncjob.SameValue(nd.Props[sg.Options.IDProperty], sg.Keys[i])) ||
-			(len(sg.Options.NodeLabels) > 0 && !hasAnyLabel(nd.Labels, sg.Options.NodeLabels)) {
+			(len(labels) > 0 && !hasAnyLabel(nd.Labels, labels)) {
 			st.Missing++
 			if len(st.MissingKeys) < 100 {
 				st.MissingKeys = append(st.MissingKeys, sg.Key(i))
@@ -520,6 +555,13 @@ func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.W
 		setProp(nd.Props, o.Property, nullNaN(res.Ambiguity[i]))
 		if o.ScoreProperty != "" {
 			setProp(nd.Props, o.ScoreProperty, nullNaN(res.Scores[i]))
+		}
+		if o.EntitiesProperty != "" {
+			var v any
+			if scored {
+				v = int64(res.Entities[i])
+			}
+			setProp(nd.Props, o.EntitiesProperty, v)
 		}
 		if o.RunProperty != "" {
 			setProp(nd.Props, o.RunProperty, o.RunID)

@@ -133,6 +133,7 @@ func Run(t *testing.T, f Factory) {
 		{"InvalidNamesFirst", testInvalidNamesFirst},
 		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
 		{"KeyTypes", testKeyTypes},
+		{"WriteLabels", testWriteLabels},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -216,7 +217,7 @@ func score(t *testing.T, sg *syncjob.Subgraph, split int) *fondue.Result {
 	return res
 }
 
-var write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
+var write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
 
 func testWriteScores(t *testing.T, f Factory) {
 	fx := f(t, Seed())
@@ -230,7 +231,7 @@ func testWriteScores(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws.Nodes != 11 || ws.PropertiesWritten != 22 || ws.Missing != 0 || ws.Batches != 3 || !slices.Equal(progress, []int{4, 8, 11}) {
+	if ws.Nodes != 11 || ws.PropertiesWritten != 33 || ws.Missing != 0 || ws.Batches != 3 || !slices.Equal(progress, []int{4, 8, 11}) {
 		t.Fatalf("stats %+v, progress %v", ws, progress)
 	}
 	for _, uid := range []int64{1, 100, 15} {
@@ -241,6 +242,9 @@ func testWriteScores(t *testing.T, f Factory) {
 		}
 		if s, _ := p["ambiguity_score"].(float64); math.Abs(s-res.Scores[i]) > 1e-9*math.Max(1, math.Abs(s)) {
 			t.Fatalf("node %d: score %v, want %v", uid, p["ambiguity_score"], res.Scores[i])
+		}
+		if e, ok := p["ambiguity_entities"].(int64); !ok || e != int64(res.Entities[i]) || e < 1 {
+			t.Fatalf("node %d: entities %#v, want %d", uid, p["ambiguity_entities"], res.Entities[i])
 		}
 	}
 	if p := fx.Props(t, 300); p["ambiguity"] != nil {
@@ -597,20 +601,33 @@ func testSync(t *testing.T, f Factory) {
 	ctx := ctxT(t)
 	before := fx.Dump(t)
 	o := syncjob.Options{RunID: "sync-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}},
-		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty}}
+		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty, EntitiesProperty: syncjob.DefaultEntitiesProperty}}
 	sum, err := syncjob.Sync(ctx, st, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 11 || sum.Split == nil || sum.Split.Split != 1 ||
+	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 22 || sum.Split == nil || sum.Split.Split != 1 ||
 		sum.Split.Nodes[0].Key != int64(100) || sum.Split.NodesCreated < 1 {
 		t.Fatalf("summary: %+v split %+v", sum, sum.Split)
 	}
-	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" {
+	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" || p[syncjob.DefaultEntitiesProperty] == nil {
 		t.Fatalf("node 100: %v", p)
 	}
 	// Re-running the run id resumes its plan: nothing more.
 	split := fx.Dump(t)
+	// The clones get none of the written properties (nor the run id).
+	clones := 0
+	for _, line := range strings.Split(split, "\n") {
+		if strings.HasPrefix(line, "N ") && strings.Contains(line, syncjob.DefaultMarkerLabel) {
+			clones++
+			if strings.Contains(line, "ambiguity") || strings.Contains(line, syncjob.DefaultRunProperty) {
+				t.Fatalf("a clone holds a written property: %s", line)
+			}
+		}
+	}
+	if clones != sum.Split.NodesCreated {
+		t.Fatalf("%d clones in the dump, %d created:\n%s", clones, sum.Split.NodesCreated, split)
+	}
 	sum, err = syncjob.Sync(ctx, st, o)
 	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 || fx.Dump(t) != split {
 		t.Fatalf("resume: %+v %v", sum, err)
@@ -876,6 +893,16 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.property: name") {
 		t.Fatalf("a dry run with a bad write property: %v", err)
 	}
+	o = syncjob.Options{RunID: "bad-5", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{EntitiesProperty: "n\x00entities"}}
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.entities_property: name") {
+		t.Fatalf("a dry run with a bad entities property: %v", err)
+	}
+	wl := Pull
+	wl.WriteNodeLabels = []string{"Person", "bad\tlabel"}
+	o = syncjob.Options{RunID: "bad-4", Pull: wl, DryRun: true}
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.node_labels: name") {
+		t.Fatalf("a dry run with a bad write label: %v", err)
+	}
 	plan := bridgePlan(t, pull(t, st), "bad-3")
 	plan.SkipProperties = []string{"bad\x01"}
 	plan.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
@@ -939,6 +966,131 @@ func testKeyTypes(t *testing.T, f Factory) {
 		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
+		}
+	}
+}
+
+// With write labels (PullOptions.WriteNodeLabels) only the nodes of those
+// labels are scored, ranked among themselves, written and split; the other
+// pulled nodes are context, left alone (their old score properties too,
+// isolated or not), and counted apart per label. A write label that is not
+// pulled, or does not exist, is refused before anything is written.
+func testWriteLabels(t *testing.T, f Factory) {
+	g := Movies()
+	for k := range g.Nodes {
+		switch g.Nodes[k].Props["uid"] {
+		case int64(11), int64(16): // a movie, and the isolated one: an old score
+			g.Nodes[k].Props["ambiguity"] = 0.25
+			g.Nodes[k].Props["ambiguity_score"] = 0.5
+			g.Nodes[k].Props["ambiguity_entities"] = int64(2)
+		}
+	}
+	g.Nodes = append(g.Nodes, Node{Labels: []string{"Critic"}, Props: map[string]any{"uid": int64(20)}}, // isolated
+		Node{Labels: []string{"Person"}, Props: map[string]any{"uid": int64(5), "ambiguity": 0.9, "ambiguity_score": 2.0, "ambiguity_entities": int64(3)}}) // isolated, an old score
+	fx := f(t, g)
+	st := fx.Store()
+	ctx := ctxT(t)
+	pullOpts := MoviesPull
+	pullOpts.WriteNodeLabels = []string{"Person"}
+	sg, err := st.Pull(ctx, pullOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for uid, want := range map[int64]bool{1: true, 4: true, 11: false, 16: false} {
+		if got := sg.IsTarget(index(t, sg, uid)); got != want || sg.Targets == nil {
+			t.Fatalf("node %d: target %v, want %v (targets %v)", uid, got, want, sg.Targets)
+		}
+	}
+
+	before := fx.Dump(t)
+	for _, c := range []struct {
+		labels, write []string
+		invalid       bool // else empty
+		msg           string
+	}{
+		{[]string{"Person", "Movie"}, []string{"Critic"}, true, `label "Critic" is not one of graph.node_labels`},
+		{nil, []string{"Ghost"}, false, `"Ghost" (write.node_labels) does not exist`},
+		{[]string{"Person", "Movie", "Critic"}, []string{"Critic"}, false, "has a relationship"},
+	} {
+		o := pullOpts
+		o.NodeLabels, o.WriteNodeLabels = c.labels, c.write
+		_, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "wl-bad", Pull: o, Score: fondue.Options{Seed: 7}})
+		if c.invalid && !syncjob.IsInvalid(err) || !c.invalid && !syncjob.IsEmpty(err) || err == nil || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("labels %v, write labels %v: %v; want %q", c.labels, c.write, err, c.msg)
+		}
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("a refused run wrote")
+	}
+
+	o := syncjob.Options{RunID: "wl", Pull: pullOpts, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}, Split: true,
+		Write: syncjob.WriteOptions{ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: syncjob.DefaultRunProperty}}
+	dry := o
+	dry.DryRun = true
+	sum, err := syncjob.Sync(ctx, st, dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := sum.Scored
+	wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4, Unscored: 1}, "Director": {Scored: 1}, "Movie": {Context: 6}}
+	if sc == nil || sc.Nodes != 4 || sc.Context != 6 || sum.UnscoredNodes != 1 || !maps.Equal(sc.Labels, wantCounts) {
+		t.Fatalf("dry run: scored %+v, unscored %d; want 4 persons scored, 6 movies context (%v)", sc, sum.UnscoredNodes, wantCounts)
+	}
+	for _, n := range sc.Top {
+		if !slices.Contains(n.Labels, "Person") {
+			t.Fatalf("top node %+v is not a Person", n)
+		}
+	}
+	if sum.Plan == nil || len(sum.Plan.Nodes) > 1 {
+		t.Fatalf("dry run plan: %+v", sum.Plan)
+	}
+	for _, pn := range sum.Plan.Nodes {
+		if !slices.Contains(pn.Labels, "Person") {
+			t.Fatalf("planned node %+v is not a Person", pn)
+		}
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatal("the dry run wrote")
+	}
+
+	sum, err = syncjob.Sync(ctx, st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.NodePropertiesWritten != 4*3 {
+		t.Fatalf("%d properties written, want 12 (4 persons, 3 properties)", sum.NodePropertiesWritten)
+	}
+	var amb []float64
+	for uid := int64(1); uid <= 4; uid++ {
+		p := fx.Props(t, uid)
+		a, ok := p["ambiguity"].(float64)
+		if e, _ := p["ambiguity_entities"].(int64); !ok || p["ambiguity_score"] == nil || e < 1 || p[syncjob.DefaultRunProperty] != "wl" {
+			t.Fatalf("person %d: %v", uid, p)
+		}
+		amb = append(amb, a)
+	}
+	slices.Sort(amb)
+	if !slices.Equal(amb, []float64{0.25, 0.5, 0.75, 1}) {
+		t.Fatalf("the persons' ambiguities %v: want their percentiles among the 4 persons", amb)
+	}
+	// The isolated person loses its old scores; context nodes keep theirs.
+	if p := fx.Props(t, 5); p["ambiguity"] != nil || p["ambiguity_score"] != nil || p["ambiguity_entities"] != nil || p[syncjob.DefaultRunProperty] != "wl" {
+		t.Fatalf("isolated person 5: %v", p)
+	}
+	for _, uid := range []int64{11, 12, 16, 20} {
+		p := fx.Props(t, uid)
+		old := uid == 11 || uid == 16
+		if p[syncjob.DefaultRunProperty] != nil || (old && (p["ambiguity"] != 0.25 || p["ambiguity_score"] != 0.5 || p["ambiguity_entities"] != int64(2))) ||
+			(!old && (p["ambiguity"] != nil || p["ambiguity_score"] != nil || p["ambiguity_entities"] != nil)) {
+			t.Fatalf("context node %d was written: %v", uid, p)
+		}
+	}
+	if sum.Split == nil || sum.Split.Planned > 1 {
+		t.Fatalf("split: %+v", sum.Split)
+	}
+	if sum.Split.Planned == 1 {
+		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}, syncjob.LockOptions{}, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -162,7 +162,7 @@ func TestReadmeNeo4jPath(t *testing.T) {
 	}
 	env := map[string]string{"FONDUE_NEO4J_URI": srv.BoltURL(), "FONDUE_NEO4J_PASSWORD": srv.Password()}
 	first := readmeSync(t, env, args...)
-	if first.NodeCount != 80 || first.RelationshipCount != 254 || first.NodePropertiesWritten != 2*77 || first.UnscoredNodes != 3 || first.Neo4jVersion != srv.ServerVersion() {
+	if first.NodeCount != 80 || first.RelationshipCount != 254 || first.NodePropertiesWritten != 3*77 || first.UnscoredNodes != 3 || first.Neo4jVersion != srv.ServerVersion() {
 		t.Fatalf("README sync: summary %+v", first)
 	}
 	if sc := first.Scored; sc == nil || sc.Nodes != 77 || !slices.Equal(sc.labelCounts(), []string{"Character 77/3"}) || len(sc.Top) != 10 || sc.Top[0].Ambiguity != 1 {

@@ -42,10 +42,12 @@ type syncSummary struct {
 // scoredSummary is the summary's "scored": the scored nodes per label and
 // the most ambiguous nodes.
 type scoredSummary struct {
-	Nodes  int `json:"nodes"`
-	Labels map[string]struct {
+	Nodes   int `json:"nodes"`
+	Context int `json:"context"`
+	Labels  map[string]struct {
 		Scored   int `json:"scored"`
 		Unscored int `json:"unscored"`
+		Context  int `json:"context"`
 	} `json:"labels"`
 	Top []struct {
 		Key       any      `json:"key"`
@@ -79,11 +81,12 @@ type scoreRow struct {
 	Node      int64   `json:"node"`
 	Ambiguity float64 `json:"ambiguity"`
 	Score     float64 `json:"score"`
+	Entities  int64   `json:"entities"`
 }
 
 // End to end: an edge list loaded into Neo4j, synced, read back: the
-// properties equal score's ambiguity and score columns on the same file
-// with the same seed, exactly.
+// properties equal score's ambiguity, score and entities columns on the
+// same file with the same seed, exactly.
 func TestSyncMatchesScore(t *testing.T) {
 	reset(t)
 	g := load(t, netscience, "Author", "COAUTHOR", "id")
@@ -97,7 +100,7 @@ func TestSyncMatchesScore(t *testing.T) {
 		t.Fatalf("summary %v: %s", err, out)
 	}
 	if sum.RunID != "e2e" || sum.NodeCount != g.NumNodes() || sum.RelationshipCount != g.NumEdges() ||
-		sum.NodePropertiesWritten != 2*g.NumNodes() || sum.Configuration["writeProperty"] != "ambiguity" ||
+		sum.NodePropertiesWritten != 3*g.NumNodes() || sum.Configuration["writeProperty"] != "ambiguity" ||
 		sum.Configuration["randomSeed"] != 7.0 || sum.ComputeMillis <= 0 || sum.Neo4jVersion != srv.ServerVersion() {
 		t.Fatalf("summary %+v (server %s)", sum, srv.ServerVersion())
 	}
@@ -109,14 +112,14 @@ func TestSyncMatchesScore(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != g.NumNodes() {
 		t.Fatalf("score output %v: %d rows", err, len(rows))
 	}
-	recs := cypher(t, "MATCH (n:Author) RETURN n.id, n.ambiguity, n.ambiguity_score, n.fondue_run", nil)
+	recs := cypher(t, "MATCH (n:Author) RETURN n.id, n.ambiguity, n.ambiguity_score, n.fondue_run, n.ambiguity_entities", nil)
 	got := map[int64][]any{}
 	for _, r := range recs {
 		got[r.Values[0].(int64)] = r.Values[1:]
 	}
 	for _, r := range rows {
 		v := got[r.Node]
-		if v == nil || v[0] != r.Ambiguity || v[1] != r.Score || v[2] != "e2e" {
+		if v == nil || v[0] != r.Ambiguity || v[1] != r.Score || v[2] != "e2e" || v[3] != r.Entities || r.Entities < 1 {
 			t.Fatalf("node %d: Neo4j has %v, score printed %v %v", r.Node, v, r.Ambiguity, r.Score)
 		}
 	}

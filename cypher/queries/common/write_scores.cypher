@@ -1,4 +1,5 @@
-// One batch of scores. Each row is {id, key, ambiguity, score, embedding}; a null
+// One batch of scores. Each row is {id, key, ambiguity, score, entities,
+// embedding}; a null
 // value removes the property (isolated nodes have no score). The node is found
 // by its element id in a subquery of its own (so that the planner always seeks
 // by element id, the fastest plan on every version), then the key, when
@@ -17,6 +18,7 @@ WHERE {{with .IDProperty}}n.{{name .}} = row.key{{end}}{{if and .IDProperty .Nod
 {{- end}}
 SET n.{{name .WriteProperty}} = row.ambiguity
 {{- with .ScoreProperty}}, n.{{name .}} = row.score{{end}}
+{{- with .EntitiesProperty}}, n.{{name .}} = row.entities{{end}}
 {{- with .RunProperty}}, n.{{name .}} = $run{{end}}
 {{- with .EmbeddingProperty}}, n.{{name .}} = row.embedding{{end}}
 RETURN count(n) AS written, count(row.ambiguity) AS scored

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+)
+
+// addTargetFlags adds --score-prefix and --score-nodes (config
+// score_prefix, score_nodes), for score and review: which nodes of the
+// edge list are scored, the others being context.
+func addTargetFlags(f flagSet) {
+	f.String("score-prefix", "", "score only the nodes whose id starts with this (e.g. a: for a:1, a:2; the rest is context)")
+	f.String("score-nodes", "", "score only the nodes listed in this file, one id a line (# comments); with --score-prefix, a node is scored when either selects it")
+}
+
+// targetSelection is the choice of the nodes to score: by id prefix
+// (score_prefix), by a list of ids (score_nodes), or both (a node is
+// scored when either selects it). The zero value scores every node.
+type targetSelection struct {
+	prefix string
+	file   string     // the list's file, "" for none
+	ids    []listedID // the ids it lists
+}
+
+// listedID is an id of a score_nodes file and its line.
+type listedID struct {
+	id   string
+	line int
+}
+
+// readTargetSelection reads score_prefix and score_nodes; the file is
+// read (and its errors reported) before the edge list.
+func (a *app) readTargetSelection() (targetSelection, error) {
+	sel := targetSelection{prefix: a.v.GetString("score_prefix"), file: a.v.GetString("score_nodes")}
+	if sel.file == "" {
+		return sel, nil
+	}
+	f, err := os.Open(sel.file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return sel, usageErrorf("score_nodes %s: no such file", sel.file)
+	case err != nil:
+		return sel, withCode(exitUsage, fmt.Errorf("score_nodes %s: %w", sel.file, errors.Unwrap(err)))
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for line := 1; sc.Scan(); line++ {
+		s := sc.Text()
+		if line == 1 {
+			s = strings.TrimPrefix(s, "\ufeff") // a UTF-8 byte-order mark
+		}
+		s = strings.TrimSpace(s)
+		if s == "" || strings.HasPrefix(s, "#") {
+			continue
+		}
+		sel.ids = append(sel.ids, listedID{s, line})
+	}
+	if err := sc.Err(); err != nil {
+		return sel, withCode(exitUsage, fmt.Errorf("score_nodes %s: %w", sel.file, err))
+	}
+	return sel, nil
+}
+
+// chooses reports whether the selection chooses nodes (else every node is
+// scored).
+func (s targetSelection) chooses() bool { return s.prefix != "" || s.file != "" }
+
+// describe names the selection for messages.
+func (s targetSelection) describe() string {
+	var parts []string
+	if s.prefix != "" {
+		parts = append(parts, "--score-prefix "+strconv.Quote(s.prefix))
+	}
+	if s.file != "" {
+		parts = append(parts, "--score-nodes "+s.file)
+	}
+	return strings.Join(parts, " or ")
+}
+
+// targets returns the nodes of g to score (fondue.Options.Targets), nil
+// for all of them. An id of the list that is not in g is a usage error
+// naming its file and line; a selection none of whose nodes has an edge
+// leaves nothing to score (exit code 5).
+func (s targetSelection) targets(g *fondue.Graph) ([]bool, error) {
+	if !s.chooses() {
+		return nil, nil
+	}
+	t := make([]bool, g.NumNodes())
+	if s.prefix != "" {
+		for i := range t {
+			t[i] = strings.HasPrefix(g.Key(i), s.prefix)
+		}
+	}
+	for _, x := range s.ids {
+		i, ok := g.Index(x.id)
+		if !ok {
+			return nil, usageErrorf("%s:%d: node %s is not in the edge list", s.file, x.line, strconv.Quote(x.id))
+		}
+		t[i] = true
+	}
+	selected, linked := 0, 0
+	for i, ok := range t {
+		if ok {
+			selected++
+			if g.Degree(i) > 0 {
+				linked++
+			}
+		}
+	}
+	switch {
+	case selected == 0:
+		return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: no node of the edge list is selected by %s", s.describe()))
+	case linked == 0:
+		return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: none of the %d nodes selected by %s has an edge", selected, s.describe()))
+	}
+	return t, nil
+}
+
+// unscoredTargets counts the isolated nodes among the targets (every node
+// when targets is nil), the nodes that were to be scored but cannot be,
+// and returns the first of them.
+func unscoredTargets(res *fondue.Result, targets []bool) (count, first int) {
+	first = -1
+	for _, i := range res.Unscored() {
+		if targets == nil || targets[i] {
+			if count == 0 {
+				first = i
+			}
+			count++
+		}
+	}
+	return count, first
+}
