@@ -28,17 +28,25 @@ import (
 //
 // The embedding sees the split only through the node's position, so the two
 // kinds use different information. Their answers live on different
-// scales, so the score is a weighted mean of the two percentiles (average
-// ranks among the scored nodes): a node must look split in both to rank
-// high. Nodes with fewer than two neighbours have no pair and get graph
-// evidence 0.
+// scales, so each becomes a percentile among the scored nodes (average
+// ranks for ties), read as a p-value, and the two are combined as
+// independent tests are by Stouffer's method: the score is the weighted
+// mean of their normal quantiles, z = Φ⁻¹((rank − ½)/count)
+// (combineRanks). A plain mean of the percentiles would count a step from
+// the 50th to the 60th percentile as much as one from the 90th to the
+// 100th; as p-values the tail counts more, which matters where most nodes
+// have no graph evidence at all (92% of the real co-author graph's nodes,
+// one clique of co-authors each: there, any fragmentation ranks above the
+// 92nd percentile, and a mean would squeeze all of it into the top tenth
+// of the scale while the FONDUE percentile spans the whole). Nodes with
+// fewer than two neighbours have no pair and get graph evidence 0.
 //
 // The weight of the graph evidence is 1 - (its median over the nodes with
 // two or more neighbours), with weight 1 on the FONDUE percentile
 // (disconnectionWeight). Strangers around a node are evidence only where
 // they are unusual: in a graph whose neighbourhoods are knit
-// (co-authorship, social and knowledge graphs: median 0, weight 1, the
-// plain mean) they are, but where the typical node's neighbours are
+// (co-authorship, social and knowledge graphs: median 0, weight 1, an
+// equal weight) they are, but where the typical node's neighbours are
 // already strangers to each other (sparse, locally tree-like graphs, such
 // as a block model of average degree 10) the evidence hardly separates
 // merged nodes from the rest, and an equal weight would drown the FONDUE
@@ -294,11 +302,13 @@ func disconnectionWeight(g *Graph, disc []float64) float64 {
 }
 
 // combineRanks returns, for each entry, the weighted mean
-// (pa + wb pb) / (1 + wb) of its percentiles pa in a and pb in b, where an
-// entry's percentile in a list is its average rank among the entries
-// non-NaN in both lists divided by their number (ties share their mean
-// rank). An entry NaN in either list is NaN. With wb = 1 it is the plain
-// mean, bit for bit.
+// (za + wb zb) / (1 + wb) of the normal quantiles of its percentiles in a
+// and b: z = Φ⁻¹((r − ½)/count) for r its average rank among the entries
+// non-NaN in both lists (ties share their mean rank) and count their
+// number, Stouffer's weighted combination of two p-values. The mid-rank
+// keeps z finite at both ends (±4.9 for a million entries). An entry NaN
+// in either list is NaN. The order of the result depends only on the two
+// rankings and wb.
 func combineRanks(a, b []float64, wb float64) []float64 {
 	out := make([]float64, len(a))
 	ok := make([]bool, len(a))
@@ -310,14 +320,27 @@ func combineRanks(a, b []float64, wb float64) []float64 {
 	go func() { pa = averageRanks(a, ok); close(done) }()
 	pb := averageRanks(b, ok)
 	<-done
+	half := 0.0
+	for _, v := range ok {
+		if v {
+			half++
+		}
+	}
+	half = 0.5 / half // ½ rank, as a share of the count
 	for k := range out {
 		if ok[k] {
-			out[k] = (pa[k] + wb*pb[k]) / (1 + wb)
+			out[k] = (normalQuantile(pa[k]-half) + wb*normalQuantile(pb[k]-half)) / (1 + wb)
 		} else {
 			out[k] = math.NaN()
 		}
 	}
 	return out
+}
+
+// normalQuantile returns Φ⁻¹(p), the standard normal quantile of p in
+// (0, 1): √2·erf⁻¹(2p − 1).
+func normalQuantile(p float64) float64 {
+	return math.Sqrt2 * math.Erfinv(2*p-1)
 }
 
 // averageRanks returns rank/count for the entries with ok set: ranks

@@ -228,12 +228,30 @@ func TestCombineRanksByHand(t *testing.T) {
 	b := []float64{0, 5, 5, 1, 9}
 	// Scored: entries 0, 1, 2, 4 (3 is NaN in a). Ranks in a: 1 → 1,
 	// 2 and 2 → 2.5 each, 3 → 4. In b over the same entries: 0 → 1,
-	// 5 and 5 → 2.5, 9 → 4. Percentiles divide by 4.
-	want := []float64{(4.0/4 + 1.0/4) / 2, (1.0/4 + 2.5/4) / 2, (2.5/4 + 2.5/4) / 2, math.NaN(), (2.5/4 + 4.0/4) / 2}
+	// 5 and 5 → 2.5, 9 → 4. Mid-rank shares (r − ½)/4: ranks 1, 2.5, 4
+	// give 1/8, 1/2, 7/8, whose normal quantiles are −q, 0, q with
+	// q = Φ⁻¹(7/8) = 1.1503493803760079 (tables).
+	const q = 1.1503493803760079
+	want := []float64{(q - q) / 2, (-q + 0) / 2, (0 + 0) / 2, math.NaN(), (0 + q) / 2}
 	got := combineRanks(a, b, 1)
 	for k := range want {
-		if !(math.Abs(got[k]-want[k]) < 1e-15 || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
+		if !(math.Abs(got[k]-want[k]) < 1e-14 || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
 			t.Errorf("entry %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+}
+
+// normalQuantile against the normal table, and symmetric about ½.
+func TestNormalQuantileByTable(t *testing.T) {
+	for _, c := range []struct{ p, z float64 }{
+		{0.5, 0}, {0.975, 1.959963984540054}, {0.8413447460685429, 1}, {0.001, -3.090232306167813},
+		{5e-7, -4.891638475699412},
+	} {
+		if got := normalQuantile(c.p); math.Abs(got-c.z) > 1e-9 {
+			t.Errorf("Φ⁻¹(%v) = %v, want %v", c.p, got, c.z)
+		}
+		if got, neg := normalQuantile(1-c.p), -normalQuantile(c.p); math.Abs(got-neg) > 1e-9 {
+			t.Errorf("Φ⁻¹(1 − %v) = %v, want %v", c.p, got, neg)
 		}
 	}
 }
@@ -272,20 +290,21 @@ func TestScoreCombinedMatchesParts(t *testing.T) {
 	}
 }
 
-// The weighted combination by hand: percentiles as in
+// The weighted combination by hand: quantiles as in
 // TestCombineRanksByHand, the second list weighted 3.
 func TestCombineRanksWeightedByHand(t *testing.T) {
 	a := []float64{3, 1, 2, math.NaN(), 2}
 	b := []float64{0, 5, 5, 1, 9}
-	pa := []float64{4.0 / 4, 1.0 / 4, 2.5 / 4, 0, 2.5 / 4}
-	pb := []float64{1.0 / 4, 2.5 / 4, 2.5 / 4, 0, 4.0 / 4}
+	const q = 1.1503493803760079 // Φ⁻¹(7/8)
+	za := []float64{q, -q, 0, 0, 0}
+	zb := []float64{-q, 0, 0, 0, q}
 	got := combineRanks(a, b, 3)
 	for k := range a {
-		want := (pa[k] + 3*pb[k]) / 4
+		want := (za[k] + 3*zb[k]) / 4
 		if k == 3 {
 			want = math.NaN()
 		}
-		if !(math.Abs(got[k]-want) < 1e-15 || math.IsNaN(got[k]) && math.IsNaN(want)) {
+		if !(math.Abs(got[k]-want) < 1e-14 || math.IsNaN(got[k]) && math.IsNaN(want)) {
 			t.Errorf("entry %d: %v, want %v", k, got[k], want)
 		}
 	}

@@ -113,7 +113,8 @@ type Timings struct {
 type Result struct {
 	Method string
 	// Scores holds each node's raw score under Method (for FONDUE the best
-	// Rayleigh quotient, for MethodCombined the weighted mean of two percentiles);
+	// Rayleigh quotient, for MethodCombined the weighted mean of the normal
+	// quantiles of two percentiles);
 	// NaN for isolated nodes, which cannot be scored.
 	Scores []float64
 	// Ambiguity is each scored node's percentile in (0, 1]: the fraction of
