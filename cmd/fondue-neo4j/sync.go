@@ -63,7 +63,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
 	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
 	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
-	f.StringSlice("display-property", nil, "node properties naming nodes for people, the first a node has (e.g. name,title): in the dry run's plan, the summary and messages")
+	cli.NamesFlag(f, "display-property", "node properties naming nodes for people, the first a node has, comma-separated, each literal (e.g. name,title): in the dry run's plan, the summary and messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
 	cli.NamesFlag(f, "write-node-labels", "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)")

@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // syncSettingsOf returns the settings "sync args..." runs with.
@@ -315,5 +317,44 @@ func TestSyncEntitiesProperty(t *testing.T) {
 	}
 	if _, err = syncSettingsOf("--entities-property", "ambiguity_score"); err == nil || !strings.Contains(err.Error(), `must differ ("ambiguity_score" twice)`) {
 		t.Fatalf("the score's property: %v", err)
+	}
+}
+
+// Every flag of sync that takes a list of names (a List setting: labels,
+// types, properties) takes them literally, like the setting's variable: a
+// quote or a space is part of a name, never CSV syntax (--display-property
+// 'We"ird' was a CSV parser's error).
+func TestSyncListFlagsLiteral(t *testing.T) {
+	var lists []string
+	root := newApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).rootCmd()
+	sc, _, _ := root.Find([]string{"sync"})
+	sc.Flags().VisitAll(func(f *pflag.Flag) {
+		if s, ok := config.Lookup(flagKeys[f.Name]); ok && s.Kind == config.List && !f.Hidden {
+			lists = append(lists, f.Name)
+		}
+	})
+	if len(lists) < 5 {
+		t.Fatalf("sync has %d flags of lists of names (%q); want node-labels, relationship-types, display-property, write-node-labels, skip-properties at least", len(lists), lists)
+	}
+	empty := filepath.Join(t.TempDir(), "fondue.yaml")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range lists {
+		key := flagKeys[name]
+		var out, errb bytes.Buffer
+		a := newApp(strings.NewReader(""), &out, &errb)
+		root := a.rootCmd()
+		sc, _, _ := root.Find([]string{"sync"})
+		var got []string
+		sc.RunE = func(*cobra.Command, []string) error {
+			got = a.stringList(key)
+			return nil
+		}
+		root.SetArgs([]string{"sync", "--config", empty, "--" + name, `We"ird, spaced ,`, "--" + name, `'q'`})
+		err := root.ExecuteContext(context.Background())
+		if want := []string{`We"ird`, " spaced ", `'q'`}; err != nil || !slices.Equal(got, want) {
+			t.Errorf("--%s: %q, %v (%s); want %q", name, got, err, errb.String(), want)
+		}
 	}
 }
