@@ -66,6 +66,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	f.StringSlice("display-property", nil, "node properties naming nodes for people, the first a node has (e.g. name,title): in the dry run's plan, the summary and messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
+	f.Int("read-concurrency", connector.DefaultReadConcurrency, "read transactions at once when pulling the relationships (each for a part of the nodes)")
 	cli.NamesFlag(f, "write-node-labels", "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)")
 	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
 	f.String("score-property", syncjob.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
@@ -216,6 +217,7 @@ func (s *syncSettings) configuration() map[string]any {
 		"scoreProperty":      s.write.ScoreProperty,
 		"entitiesProperty":   s.write.EntitiesProperty,
 		"runProperty":        s.write.RunProperty,
+		"readConcurrency":    s.conn.ReadConcurrency,
 		"batchSize":          s.write.BatchSize,
 		"writeConcurrency":   s.write.Concurrency,
 		"concurrency":        s.engine.Workers,
