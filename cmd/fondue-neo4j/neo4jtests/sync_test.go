@@ -243,7 +243,7 @@ func TestSyncFaultsRerun(t *testing.T) {
 				srv.Proxy().DropWhen(func(sent []byte) bool { return bytes.Contains(sent, relQuery) })
 			})
 		}, "pull the subgraph"},
-		{"write", func() func() bool { return cutAt("UNWIND $rows", 2) }, "write batch 2 of"},
+		{"write", func() func() bool { return cutAt("= $ambiguity[i]", 2) }, "write batch 2 of"},
 		{"split", func() func() bool { return cutAt("fondue_split_key = $key", 2) }, "split node"},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
@@ -278,7 +278,7 @@ func TestSyncFaultsRerun(t *testing.T) {
 		args := append(slices.Clone(args), "--lock-ttl", "6s")
 		reset(t)
 		load(t, polbooks, "Book", "CO_PURCHASED", "uid")
-		srv.Proxy().StallWhenSent("UNWIND $rows", 2)
+		srv.Proxy().StallWhenSent("= $ambiguity[i]", 2)
 		t0 := time.Now()
 		code, _, stderr := runCLI(t, "", args...)
 		elapsed := time.Since(t0)
@@ -448,7 +448,7 @@ func TestSyncLocked(t *testing.T) {
 	// takes it over. (On the same host the dead run's lock is taken over
 	// at once: TestSyncResumeAfterKill.)
 	args := syncArgs("sync", "--method", "degree", "--lock-ttl", "10s", "--batch-size", "20", "--max-retry-time", "1s")
-	fired := cutAt("UNWIND $rows", 1)
+	fired := cutAt("= $ambiguity[i]", 1)
 	code, _, stderr = runCLI(t, "", args...)
 	if code != exitUnreachable {
 		t.Fatalf("cut run: exit %d (fault fired %v): %s", code, fired(), stderr)
@@ -582,7 +582,7 @@ func TestSyncRetryBudgetAndConnectTimeout(t *testing.T) {
 	const budget, connect = 10 * time.Second, 5 * time.Second
 	args := []string{"sync", "--uri", srv.BoltURL(), "--node-labels", "Book", "--id-property", "uid", "--method", "degree",
 		"--batch-size", "20", "--max-retry-time", budget.String(), "--connect-timeout", connect.String()}
-	stop := cutAt("UNWIND $rows", 2)
+	stop := cutAt("= $ambiguity[i]", 2)
 	t0 := time.Now()
 	code, _, stderr := runCLI(t, "", args...)
 	elapsed := time.Since(t0)
@@ -626,7 +626,7 @@ func TestSyncResumeAfterKill(t *testing.T) {
 	reset(t)
 	load(t, netscience, "Author", "COAUTHOR", "uid")
 	args := syncArgs("sync", "--node-labels", "Author", "--id-property", "uid", "--method", "degree", "--run-id", "killed-1")
-	srv.Proxy().CountSent("UNWIND $rows")
+	srv.Proxy().CountSent("= $ambiguity[i]")
 	cmd := exec.Command(cli, append(args, "--batch-size", "1")...)
 	cmd.Env = cliEnv(t, nil)
 	var errb bytes.Buffer
