@@ -244,7 +244,7 @@ func TestSyncFaultsRerun(t *testing.T) {
 			})
 		}, "pull the subgraph"},
 		{"write", func() func() bool { return cutAt("= $ambiguity[i]", 2) }, "write batch 2 of"},
-		{"split", func() func() bool { return cutAt("fondue_split_key = $key", 2) }, "split node"},
+		{"split", func() func() bool { return cutAt("fondue_split_key = g.key", 2) }, "split node"},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
 			reset(t)
