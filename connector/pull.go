@@ -181,9 +181,10 @@ func list(xs []string, max int) string {
 // in the order the nodes were read, which is also its index in the
 // Builder.
 type puller struct {
-	c   *Conn
-	o   syncjob.PullOptions
-	pos map[string]int32 // element id -> position (custom queries; native pulls without a key)
+	c     *Conn
+	o     syncjob.PullOptions
+	pos   map[string]int32 // element id -> position (custom queries)
+	index *idIndex         // element id -> position (native pulls)
 
 	ids     []any
 	intKeys []int64  // key per position when keys are integers

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -39,13 +38,8 @@ func (c *Conn) pullNative(ctx context.Context, o syncjob.PullOptions, nodeQ, rel
 	if err != nil {
 		return nil, err
 	}
-	if o.IDProperty == "" {
-		// Relationships name their ends by element id.
-		p.pos = make(map[string]int32, len(p.ids))
-		for k, id := range p.ids {
-			p.pos[id.(string)] = int32(k)
-		}
-	}
+	// Relationships name their ends by element id.
+	p.index = newIDIndex(p.ids)
 	if o.Progress != nil {
 		o.Progress(p.st.NodeRows, 0)
 	}
@@ -204,34 +198,24 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 }
 
 // part selects the start nodes of one of the reads of the relationships
-// that run at once: those whose name (key, else element id, as a string)
-// ends with a character of in, or, when in is nil, with none of notIn
-// (nil: every node).
+// that run at once: those whose element id ends with a character of in,
+// or, when in is nil, with none of notIn (nil: every node).
 type part struct{ in, notIn []string }
 
 // parts splits the nodes read into up to n parts of about as many nodes,
-// by the last character of their names: the last digit of integer keys,
-// the last character of string keys or element ids. Unlike ranges of keys,
-// it spreads nodes evenly whatever order relationships follow (they often
-// point from older nodes to newer, or from smaller keys to larger). The
-// last part takes every character no other part has, so that every node
-// is in exactly one part, whatever the server counts as a character.
+// by the last character of their element ids (the last digit of a number,
+// in Neo4j 5). Unlike ranges of keys or ids, it spreads nodes evenly
+// whatever order relationships follow (they often point from older nodes
+// to newer, or from smaller keys to larger). The last part takes every
+// character no other part has, so that every node is in exactly one part,
+// whatever the element ids look like.
 func (p *puller) parts(n int) []part {
 	if n <= 1 || len(p.ids) < 2*n {
 		return []part{{}}
 	}
 	counts := map[string]int{}
-	for k := range p.ids {
-		var name string
-		switch {
-		case p.intKeys != nil:
-			name = strconv.FormatInt(p.intKeys[k], 10)
-		case p.strKeys != nil:
-			name = p.strKeys[k]
-		default:
-			name = p.ids[k].(string)
-		}
-		r, _ := utf8.DecodeLastRuneInString(name)
+	for _, id := range p.ids {
+		r, _ := utf8.DecodeLastRuneInString(id.(string))
 		counts[string(r)]++
 	}
 	chars := slices.Collect(maps.Keys(counts))
@@ -322,25 +306,84 @@ func (p *puller) relChunks(ctx context.Context, tx neo4j.ManagedTransaction, q s
 	return res.Err()
 }
 
-// position is the position of the node a relationship's end names: by
-// key with IDProperty, else by element id. Ends that name no node read
-// (created since, a clone without a key, another type) have none.
+// position is the position of the node an element id names, if it is
+// one of the nodes read (a relationship's end may be a node created since,
+// or a clone without a key).
 func (p *puller) position(v any) (int32, bool) {
-	switch k := v.(type) {
-	case int64:
-		if p.o.IDProperty == "" || p.intKeys == nil {
-			return 0, false
-		}
-		return p.b.IntIndex(k)
-	case string:
-		if p.o.IDProperty == "" {
-			i, ok := p.pos[k]
-			return i, ok
-		}
-		if p.strKeys == nil {
-			return 0, false
-		}
-		return p.b.Index(k)
+	id, ok := v.(string)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	return p.index.lookup(id)
+}
+
+// idIndex finds a node's position from its element id. Neo4j 5's element
+// ids are a prefix shared by the nodes of a database and a number that
+// runs from 0 to about the number of nodes: when every node read has such
+// an id, it is a table indexed by the number (a lookup is a subtraction
+// and a load, where a map of a million strings is cache misses); otherwise
+// a map. Either way an id is found only if it is one of the nodes'.
+type idIndex struct {
+	prefix string
+	table  []int32 // position + 1 by number; nil: m
+	m      map[string]int32
+}
+
+func newIDIndex(ids []any) *idIndex {
+	x := &idIndex{}
+	if len(ids) > 0 {
+		first := ids[0].(string)
+		x.prefix = first[:strings.LastIndexByte(first, ':')+1]
+		limit := int64(4*len(ids) + 1<<20) // a table at most 16 bytes a node, and 4 MB
+		nums := make([]int64, len(ids))
+		ok := x.prefix != ""
+		var top int64
+		for k := 0; ok && k < len(ids); k++ {
+			nums[k], ok = x.number(ids[k].(string))
+			ok = ok && nums[k] < limit
+			top = max(top, nums[k])
+		}
+		if ok {
+			x.table = make([]int32, top+1)
+			for k, num := range nums {
+				x.table[num] = int32(k) + 1
+			}
+			return x
+		}
+	}
+	x.m = make(map[string]int32, len(ids))
+	for k, id := range ids {
+		x.m[id.(string)] = int32(k)
+	}
+	return x
+}
+
+// number reads the number of an element id with the index's prefix,
+// written canonically (so that one id has one number).
+func (x *idIndex) number(id string) (int64, bool) {
+	rest, ok := strings.CutPrefix(id, x.prefix)
+	if !ok || rest == "" || len(rest) > 18 || (rest[0] == '0' && len(rest) > 1) {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
+}
+
+func (x *idIndex) lookup(id string) (int32, bool) {
+	if x.table == nil {
+		i, ok := x.m[id]
+		return i, ok
+	}
+	v, ok := x.number(id)
+	if !ok || v >= int64(len(x.table)) || x.table[v] == 0 {
+		return 0, false
+	}
+	return x.table[v] - 1, true
 }

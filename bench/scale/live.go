@@ -419,7 +419,10 @@ func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jt
 	sr.FirstPullS, sr.FirstWriteS = first.PullS, first.WriteS
 	logf("%s on %s: first sync (degree): pull %.1fs, write %.1fs", c.Name, v.Neo4j, first.PullS, first.WriteS)
 
-	if err := gdsReferences(ctx, q, &sr, lc.GDSRepeats, logf); err != nil {
+	scramble := func(props ...string) error {
+		return scrambleProps(ctx, d, props...)
+	}
+	if err := gdsReferences(ctx, q, scramble, &sr, lc.GDSRepeats, logf); err != nil {
 		return err
 	}
 	if rss, err := procMemMB(srv.PID(), "VmRSS"); err == nil {
@@ -434,6 +437,12 @@ func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jt
 				extra = lc.SyncArgs
 			}
 			runID := fmt.Sprintf("bench-%s-%d", b[0], rep+1)
+			// Neo4j does not write a property set to the value it has:
+			// every run's write must change every value, as a nightly
+			// run's does (the run id changes anyway).
+			if err := scramble(scoreProps...); err != nil {
+				return err
+			}
 			lr, err := runSync(ctx, cfg, srv, c, b, rep, runID, append([]string{"--split", "--split-top", strconv.Itoa(lc.SplitTop)}, extra...), true)
 			if err != nil {
 				return fmt.Errorf("sync (%s): %w", b[0], err)
@@ -476,9 +485,31 @@ func checkNote(lr LiveRun) string {
 	return fmt.Sprintf("%d nodes' scores DIFFER from score's", lr.Mismatches)
 }
 
+// scoreProps are the numeric properties sync writes by default.
+var scoreProps = []string{"ambiguity", "ambiguity_score", "ambiguity_entities"}
+
+// scrambleProps sets props of every node to -1 (untimed), so that the next
+// write of each changes its value: Neo4j skips a property set to the value
+// it has, which would make a repeated write of the same scores (same seed)
+// look cheaper than a nightly run's.
+func scrambleProps(ctx context.Context, d neo4j.DriverWithContext, props ...string) error {
+	sets := make([]string, len(props))
+	for k, p := range props {
+		sets[k] = fmt.Sprintf("n.%s = -1", p)
+	}
+	s := d.NewSession(ctx, neo4j.SessionConfig{})
+	defer s.Close(ctx)
+	res, err := s.Run(ctx, fmt.Sprintf("MATCH (n:%s) CALL (n) { SET %s } IN TRANSACTIONS OF 50000 ROWS", liveLabel, strings.Join(sets, ", ")), nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	return err
+}
+
 // gdsReferences times GDS on the same graph: the projection, the write of
-// the three numeric properties sync writes, and gds.degree.write of one.
-func gdsReferences(ctx context.Context, q func(string) ([]*neo4j.Record, error), sr *ServerRun, repeats int, logf func(string, ...any)) error {
+// the three numeric properties sync writes, and gds.degree.write of one,
+// each write changing every value it writes (scramble first).
+func gdsReferences(ctx context.Context, q func(string) ([]*neo4j.Record, error), scramble func(...string) error, sr *ServerRun, repeats int, logf func(string, ...any)) error {
 	timed := func(stmts ...string) (float64, error) {
 		t0 := time.Now()
 		for _, s := range stmts {
@@ -513,11 +544,17 @@ func gdsReferences(ctx context.Context, q func(string) ([]*neo4j.Record, error),
 	}
 	defer drop("fb-write")
 	for k := 0; k <= repeats; k++ {
+		if err := scramble(scoreProps...); err != nil {
+			return err
+		}
 		s, err := timed("CALL gds.graph.nodeProperties.write('fb-write', ['ambiguity', 'ambiguity_score', 'ambiguity_entities']) YIELD propertiesWritten RETURN propertiesWritten")
 		if err != nil {
 			return err
 		}
 		// Overwrites ambiguity with the degree: the next sync writes it again.
+		if err := scramble("ambiguity"); err != nil {
+			return err
+		}
 		s1, err := timed("CALL gds.degree.write('fb-write', {writeProperty: 'ambiguity'}) YIELD nodePropertiesWritten RETURN nodePropertiesWritten")
 		if err != nil {
 			return err

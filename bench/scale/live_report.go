@@ -194,7 +194,7 @@ func WriteLiveMarkdown(w io.Writer, res *Results) {
 	}
 
 	if len(res.Servers) > 0 {
-		fmt.Fprint(w, "\nThe servers: the import (`neo4j-admin database import full`), the key's uniqueness constraint, the first sync (which creates the written properties; `--method degree`), and GDS on the same graph (medians; the projection as stored, NATURAL; the write of the three numeric properties sync writes, `gds.graph.nodeProperties.write`; `gds.degree.write` of one property).\n\n")
+		fmt.Fprint(w, "\nThe servers: the import (`neo4j-admin database import full`), the key's uniqueness constraint, the first sync (which creates the written properties; `--method degree`), and GDS on the same graph (medians; the projection as stored, NATURAL; the write of the three numeric properties sync writes, `gds.graph.nodeProperties.write`; `gds.degree.write` of one property). Every timed write, GDS's and sync's, changes every value it writes: Neo4j skips a property set to the value it has, so the bench sets them to -1 first, untimed.\n\n")
 		fmt.Fprintln(w, "| case | server | nodes | relationships | heap | page cache | import s | stop + start s | constraint s | store MB | first pull s | first write s | GDS project s | GDS write 3 props s | GDS degree.write s | server RSS MB |")
 		fmt.Fprintln(w, "|---|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range res.Servers {
