@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -85,12 +86,14 @@ func (c *Conn) pullNative(ctx context.Context, o syncjob.PullOptions, nodeQ, rel
 	if first != nil {
 		return nil, first
 	}
-	for _, pt := range parts {
+	for k := range parts {
+		pt := &parts[k]
 		p.st.RelationshipRows += pt.rows
 		p.st.Dangling += pt.dangling
-		for k := 0; k+1 < len(pt.ends); k += 2 {
-			p.b.AddIndexEdge(pt.ends[k], pt.ends[k+1])
+		for e := 0; e+1 < len(pt.ends); e += 2 {
+			p.b.AddIndexEdge(pt.ends[e], pt.ends[e+1])
 		}
+		pt.ends = nil // merged: the collector may take it
 	}
 	if o.Progress != nil {
 		o.Progress(p.st.NodeRows, p.st.RelationshipRows)
@@ -386,4 +389,67 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 		return 0, false
 	}
 	return x.table[v] - 1, true
+}
+
+// PullMemory is the memory of a native pull of nodes nodes and rels
+// relationships beside the engine's (fondue.EstimateOptions): load, the
+// pull's own buffers while the graph is built, and held, what the
+// subgraph keeps through the run to write the scores back. In bytes:
+//
+//	held = 64n element ids (an interface and a 48-byte string each)
+//	       + 24n keys (an interface and its integer; strings: 32n + key length)
+//	       + 4n label sets [+ names, saved embeddings]
+//	       + (c+1) (64 PullChunk (1 + r/n) + 64 KiB) the driver's buffers:
+//	         its c+1 connections (c = readConcurrency) each keep one the
+//	         size of the largest record read, and their own state
+//	load = 16n the node table (its slice of ids, the keys, the label sets)
+//	       + 4n the element-id index (a table by number; a map: 40n)
+//	       + 16r the relationships' parts (8 bytes an edge, with append's growth)
+//
+// with n nodes and r relationships (rows read). A Cypher projection's
+// load is the node table and a map of element ids (16n + 40n).
+func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readConcurrency int) (load, held []fondue.MemoryPart) {
+	n, r := nodes, rels
+	if readConcurrency <= 0 {
+		readConcurrency = DefaultReadConcurrency
+	}
+	keys := int64(0)
+	if o.IDProperty != "" {
+		keys = 24 * n
+		if stringKeys {
+			keys = n * (32 + 16)
+		}
+	}
+	// The driver's connections keep a buffer the size of the largest
+	// record they read (a chunk of nodes, each with its ends), and their
+	// own state (buffered reader and writer, chunker: about 64 KiB).
+	record := int64(PullChunk)*(1+r/max(n, 1))*64 + 64<<10
+	if o.Custom() {
+		record = 64 << 10
+	}
+	held = []fondue.MemoryPart{
+		{Name: "pulled nodes' element ids", Bytes: 64 * n},
+		{Name: "pulled nodes' keys", Bytes: keys},
+		{Name: "pulled nodes' label sets", Bytes: 4 * n},
+		{Name: "the driver's read buffers (a record per connection)", Bytes: int64(readConcurrency+1) * record},
+	}
+	if len(o.DisplayProperties) > 0 {
+		held = append(held, fondue.MemoryPart{Name: "pulled nodes' names", Bytes: n * (16 + 32)})
+	}
+	if o.EmbeddingProperty != "" {
+		held = append(held, fondue.MemoryPart{Name: "saved embeddings", Bytes: n * (24 + 8*16)})
+	}
+	if o.Custom() {
+		// A record per row, straight into the graph, nodes found by a map.
+		return []fondue.MemoryPart{
+			{Name: "pull: node table", Bytes: 16 * n},
+			{Name: "pull: element-id map", Bytes: 40 * n},
+		}, held
+	}
+	load = []fondue.MemoryPart{
+		{Name: "pull: node table", Bytes: 16 * n},
+		{Name: "pull: element-id index", Bytes: 4 * n},
+		{Name: "pull: relationships read, by part", Bytes: 16 * r},
+	}
+	return load, held
 }

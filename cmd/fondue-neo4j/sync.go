@@ -270,10 +270,14 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// The counts are known: refuse a graph that would not fit
 			// before the heavy work starts.
 			g := sg.Graph
+			// The pull's buffers, and the element ids and keys the run
+			// keeps to write the scores back, count too.
+			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency)
 			est = fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
-				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split})
+				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split,
+				SourceLoad: load, Held: held})
 			if err := a.checkMemory(est); err != nil {
 				return err
 			}
