@@ -45,9 +45,17 @@ type Config struct {
 	// FetchSize is the number of records per batch when streaming results
 	// (Bolt 4 and later; default 10,000).
 	FetchSize int
+	// ReadConcurrency is the number of read transactions, each in a
+	// session of its own, that a native pull reads the relationships with
+	// at once, each for a range of the start nodes (default 2; GDS's name
+	// for the same setting of its projections).
+	ReadConcurrency int
 	// Log receives the connector's and the driver's messages (default: none).
 	Log *slog.Logger
 }
+
+// DefaultReadConcurrency is Config.ReadConcurrency's default.
+const DefaultReadConcurrency = 2
 
 // Conn is a connection to one Neo4j server (a driver and its pool). It is
 // safe for concurrent use.
@@ -79,6 +87,9 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	if cfg.FetchSize <= 0 {
 		cfg.FetchSize = 10000
+	}
+	if cfg.ReadConcurrency <= 0 {
+		cfg.ReadConcurrency = DefaultReadConcurrency
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)

@@ -233,13 +233,15 @@ func (c *Conn) EnsureConstraint(ctx context.Context, label, property string) err
 	return nil
 }
 
-// checkFence runs first in every write transaction of a connection that
-// holds a lock (fencing): it takes the lock node's write lock, so that no
-// other run can take the lock over while the transaction runs, and fails
-// with ErrLocked (wrapping ErrLockLost) if the lock is no longer ours. A run
-// that lost its lock, for instance because it was paused for longer than
-// lock.ttl, therefore writes nothing more, even before its heartbeat
-// notices. Without a lock it does nothing.
+// checkFence runs in every write transaction of a connection that holds a
+// lock (fencing): first, or for a batch of scores last (batches written at
+// once then wait for each other's commit only). It takes the lock node's
+// write lock, so that no other run can take the lock over until the
+// transaction ends, and fails with ErrLocked (wrapping ErrLockLost) if the
+// lock is no longer ours, which rolls the transaction back. A run that lost
+// its lock, for instance because it was paused for longer than lock.ttl,
+// therefore commits nothing more, even before its heartbeat notices.
+// Without a lock it does nothing.
 func (c *Conn) checkFence(ctx context.Context, tx neo4j.ManagedTransaction, doing string) error {
 	c.fenceMu.Lock()
 	l := c.fence

@@ -15,12 +15,18 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// Pull reads the subgraph in one read transaction, streaming both results
-// (records arrive in batches of Config.FetchSize; none is kept). The graph
-// is undirected: parallel and opposite relationships are collapsed and
-// self-loops dropped. An empty selection wraps ErrEmpty; a label or type
-// that does not exist, too (naming it); bad names, bad custom queries and
-// bad key properties wrap ErrInvalid.
+// Pull reads the subgraph, streaming the results (records arrive in
+// batches of Config.FetchSize; none is kept). A native projection (labels
+// and types) is read in records of PullChunk nodes each: first the nodes
+// (one read transaction), then their relationships, the start nodes cut
+// into Config.ReadConcurrency ranges of their keys (else of their element
+// ids), each range in a read transaction and session of its own, at once;
+// the ranges are merged in order. A Cypher projection is read in one read
+// transaction, a record per row. The graph is undirected: parallel and
+// opposite relationships are collapsed and self-loops dropped. An empty
+// selection wraps ErrEmpty; a label or type that does not exist, too
+// (naming it); bad names, bad custom queries and bad key properties wrap
+// ErrInvalid.
 func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	t0 := time.Now()
 	if o.MarkerLabel == "" {
@@ -80,16 +86,21 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	}
 	c.log.Debug("pulling the subgraph", "node_query", nodeQ, "relationship_query", relQ)
 
-	s := c.session(ctx, neo4j.AccessModeRead)
-	defer s.Close(ctx)
 	var p *puller
-	_, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
-		p = &puller{c: c, o: o, pos: map[any]int32{}} // fresh state on every attempt
-		if err := p.nodes(ctx, tx, nodeQ); err != nil {
-			return nil, err
-		}
-		return nil, p.relationships(ctx, tx, relQ)
-	})
+	var err error
+	if o.Custom() {
+		s := c.session(ctx, neo4j.AccessModeRead)
+		defer s.Close(ctx)
+		_, err = c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
+			p = &puller{c: c, o: o, pos: map[string]int32{}} // fresh state on every attempt
+			if err := p.nodes(ctx, tx, nodeQ); err != nil {
+				return nil, err
+			}
+			return nil, p.relationships(ctx, tx, relQ)
+		})
+	} else {
+		p, err = c.pullNative(ctx, o, nodeQ, relQ)
+	}
 	if err != nil {
 		return nil, c.classify(err, "pull the subgraph")
 	}
@@ -166,18 +177,20 @@ func list(xs []string, max int) string {
 	return s
 }
 
-// puller accumulates one attempt of a pull.
+// puller accumulates one attempt of a pull. A node's position is its index
+// in the order the nodes were read, which is also its index in the
+// Builder.
 type puller struct {
-	c   *Conn
-	o   syncjob.PullOptions
-	pos map[any]int32 // internal id -> position
+	c     *Conn
+	o     syncjob.PullOptions
+	pos   map[string]int32 // element id -> position (custom queries)
+	index *idIndex         // element id -> position (native pulls)
 
 	ids     []any
-	intKeys []int64     // key per position when keys are integers
-	strKeys []string    // key per position when keys are strings
-	keyKind string      // "int" or "string", from the first key
-	keySeen map[any]any // key -> internal id, to find duplicates (IDProperty only)
-	firstID any         // the first node, for error messages
+	intKeys []int64  // key per position when keys are integers
+	strKeys []string // key per position when keys are strings
+	keyKind string   // "int" or "string", from the first key
+	firstID any      // the first node, for error messages
 	relIDs  map[[2]string][]string
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	names   []string    // display name per position (DisplayProperties only)
@@ -270,9 +283,6 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 	if p.o.IDProperty != "" && !p.o.Custom() {
 		cloneCol = slices.Index(keys, "clone")
 	}
-	if p.o.IDProperty != "" {
-		p.keySeen = map[any]any{}
-	}
 	for res.Next(ctx) {
 		vals := res.Record().Values
 		p.st.NodeRows++
@@ -280,47 +290,71 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		if err := p.checkID(id, false, "id", p.st.NodeRows); err != nil {
 			return err
 		}
-		if _, dup := p.pos[id]; dup {
+		if _, dup := p.pos[id.(string)]; dup {
 			continue
 		}
-		var key any
+		var key, clone, emb, display, labels any
 		if p.o.IDProperty != "" {
 			key = vals[cols[1]]
-			if key == nil && cloneCol >= 0 && vals[cloneCol] == true {
-				p.st.KeylessClones++
-				continue
+			if cloneCol >= 0 {
+				clone = vals[cloneCol]
 			}
-			if err := p.addKey(id, key); err != nil {
-				return err
-			}
-		} else if err := p.addKey(id, id); err != nil {
-			return err
 		}
-		p.pos[id] = int32(len(p.ids))
-		p.ids = append(p.ids, id)
 		if embCol >= 0 {
-			p.vecs = append(p.vecs, p.vector(vals[embCol]))
+			emb = vals[embCol]
+		}
+		if displayCol >= 0 {
+			display = vals[displayCol]
 		}
 		if labelsCol >= 0 {
-			if err := p.addLabels(vals[labelsCol], id); err != nil {
-				return err
-			}
+			labels = vals[labelsCol]
 		}
-		if len(p.o.DisplayProperties) > 0 {
-			var name string
-			if displayCol >= 0 {
-				name = syncjob.DisplayText(vals[displayCol])
-			}
-			p.names = append(p.names, name)
+		added, err := p.addNode(id, key, clone, emb, display, labels, labelsCol >= 0)
+		if err != nil {
+			return err
 		}
-		if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
-			p.o.Progress(p.st.NodeRows, 0)
+		if added {
+			p.pos[id.(string)] = int32(len(p.ids) - 1)
 		}
 	}
 	if err := res.Err(); err != nil {
 		return p.queryError(err, false)
 	}
 	return nil
+}
+
+// addNode adds a node read from a row or a chunk: its element id, key
+// (nil without IDProperty), whether it carries the split marker, saved
+// embedding, display name and labels (when hasLabels). A split clone
+// without a key is left out (added is false).
+func (p *puller) addNode(id, key, clone, emb, display, labels any, hasLabels bool) (added bool, err error) {
+	if p.o.IDProperty != "" {
+		if key == nil && clone == true {
+			p.st.KeylessClones++
+			return false, nil
+		}
+		if err := p.addKey(id, key); err != nil {
+			return false, err
+		}
+	} else if err := p.addKey(id, id); err != nil {
+		return false, err
+	}
+	p.ids = append(p.ids, id)
+	if p.o.EmbeddingProperty != "" {
+		p.vecs = append(p.vecs, p.vector(emb))
+	}
+	if hasLabels {
+		if err := p.addLabels(labels, id); err != nil {
+			return false, err
+		}
+	}
+	if len(p.o.DisplayProperties) > 0 {
+		p.names = append(p.names, syncjob.DisplayText(display))
+	}
+	if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
+		p.o.Progress(p.st.NodeRows, 0)
+	}
+	return true, nil
 }
 
 // addLabels records a node's labels: a list of strings (column labels).
@@ -360,21 +394,22 @@ func (p *puller) addKey(id, key any) error {
 		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss (node %s) and %ss (node %s: %s): use one type",
 			prop, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(key))
 	}
-	if p.keySeen != nil {
-		if prev, dup := p.keySeen[key]; dup {
-			return errorf(syncjob.ErrInvalid, nil, "nodes %s and %s have the same %s = %v (graph.id_property): keys must be unique",
-				p.nodeName(prev), p.nodeName(id), prop, key)
-		}
-		p.keySeen[key] = id
+	// The Builder numbers keys in the order they come: a key it has
+	// already is a duplicate, the node of that number the other one.
+	var i int32
+	if kind == "int" {
+		i = p.b.AddIntNode(key.(int64))
+	} else {
+		i = p.b.AddNode(key.(string))
+	}
+	if int(i) < len(p.ids) {
+		return errorf(syncjob.ErrInvalid, nil, "nodes %s and %s have the same %s = %v (graph.id_property): keys must be unique",
+			p.nodeName(p.ids[i]), p.nodeName(id), prop, key)
 	}
 	if kind == "int" {
-		k := key.(int64)
-		p.intKeys = append(p.intKeys, k)
-		p.b.AddIntNode(k)
+		p.intKeys = append(p.intKeys, key.(int64))
 	} else {
-		k := key.(string)
-		p.strKeys = append(p.strKeys, k)
-		p.b.AddNode(k)
+		p.strKeys = append(p.strKeys, key.(string))
 	}
 	return nil
 }
@@ -406,42 +441,22 @@ func (p *puller) vector(v any) []float64 {
 }
 
 func (p *puller) relationships(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
-	p.keySeen = nil // not needed any more
 	res, err := tx.Run(ctx, q, nil)
 	if err != nil {
 		return p.queryError(err, true)
 	}
-	// The built-in query returns one row per start node, with a list of
-	// targets; custom queries one row per relationship.
-	perNode := !p.o.Custom()
-	want := "target"
-	if perNode {
-		want = "targets"
-	}
-	cols, err := p.columns(res, true, "source", want)
+	// A custom relationship query returns one row per relationship.
+	cols, err := p.columns(res, true, "source", "target")
 	if err != nil {
 		return err
 	}
-	relCol := -1
-	if p.o.Custom() {
-		keys, _ := res.Keys()
-		if relCol = slices.Index(keys, "relationship"); relCol >= 0 {
-			p.relIDs = map[[2]string][]string{}
-		}
+	keys, _ := res.Keys()
+	relCol := slices.Index(keys, "relationship")
+	if relCol >= 0 {
+		p.relIDs = map[[2]string][]string{}
 	}
 	for res.Next(ctx) {
 		vals := res.Record().Values
-		if perNode {
-			s := vals[cols[0]]
-			targets, _ := vals[cols[1]].([]any)
-			for _, t := range targets {
-				p.st.RelationshipRows++
-				if err := p.edge(s, t); err != nil {
-					return err
-				}
-			}
-			continue
-		}
 		p.st.RelationshipRows++
 		s, t := vals[cols[0]], vals[cols[1]]
 		if relCol >= 0 {
@@ -478,17 +493,13 @@ func (p *puller) edge(s, t any) error {
 	if err := p.checkID(t, true, "target", p.st.RelationshipRows); err != nil {
 		return err
 	}
-	ps, ok1 := p.pos[s]
-	pt, ok2 := p.pos[t]
+	ps, ok1 := p.pos[s.(string)]
+	pt, ok2 := p.pos[t.(string)]
 	if !ok1 || !ok2 {
 		p.st.Dangling++
 		return nil
 	}
-	if p.intKeys != nil {
-		p.b.AddIntEdge(p.intKeys[ps], p.intKeys[pt])
-	} else {
-		p.b.AddEdge(p.strKeys[ps], p.strKeys[pt])
-	}
+	p.b.AddIndexEdge(ps, pt)
 	if p.o.Progress != nil && p.st.RelationshipRows%progressEvery == 0 {
 		p.o.Progress(p.st.NodeRows, p.st.RelationshipRows)
 	}

@@ -294,3 +294,49 @@ func TestOpenErrors(t *testing.T) {
 		t.Errorf("refused: %v after %s", err, time.Since(t0))
 	}
 }
+
+// A native pull reads the relationships of ReadConcurrency parts of the
+// start nodes at once (by the last character of their keys, else of their
+// element ids): whatever the number of parts, every node is in exactly one,
+// and the subgraph is the same, with integer keys, string keys and element
+// ids, split clones without a key, relationships to unselected nodes and
+// to clones (dangling), and the same counts.
+func TestPullPartsMatch(t *testing.T) {
+	reset(t)
+	loadEdgeList(t, "testdata/polbooks.edges", "Book", "CO_PURCHASED", "id")
+	run(t, "MATCH (b:Book) SET b.sid = 'book-' + toString(b.id) + CASE b.id % 3 WHEN 0 THEN 'é' WHEN 1 THEN '😀' ELSE '' END", nil)
+	run(t, "MATCH (a:Book {id: 3}), (b:Book {id: 5}) CREATE (a)-[:CO_PURCHASED]->(:Book:FondueSplit {fondue_split_key: 'x'})-[:CO_PURCHASED]->(b), (a)-[:CO_PURCHASED]->(:Shelf {id: 1})", nil)
+	for _, o := range []syncjob.PullOptions{
+		{NodeLabels: []string{"Book"}, RelationshipTypes: []string{"CO_PURCHASED"}, IDProperty: "id"},
+		{NodeLabels: []string{"Book"}, RelationshipTypes: []string{"CO_PURCHASED"}, IDProperty: "sid"},
+		{NodeLabels: []string{"Book", "Shelf"}},
+		{},
+	} {
+		var ref *syncjob.Subgraph
+		for _, parts := range []int{1, 2, 3, 7, 200} {
+			c, _ := open(t, func(c *Config) { c.ReadConcurrency = parts })
+			sg, err := c.Pull(ctxT(t, time.Minute), o)
+			if err != nil {
+				t.Fatalf("%+v, %d parts: %v", o, parts, err)
+			}
+			if ref == nil {
+				ref = sg
+				if o.IDProperty != "" && (sg.Stats.KeylessClones != 1 || sg.Stats.Dangling < 2) {
+					t.Errorf("%+v: stats %+v, want the clone left out and the relationships to it and to the shelf dangling", o, sg.Stats)
+				}
+				continue
+			}
+			g, h := sg.Graph, ref.Graph
+			st, rst := sg.Stats, ref.Stats
+			st.Duration, rst.Duration = 0, 0
+			if g.NumNodes() != h.NumNodes() || g.NumEdges() != h.NumEdges() || st != rst {
+				t.Fatalf("%+v, %d parts: %d nodes %d edges %+v; 1 part: %d %d %+v", o, parts, g.NumNodes(), g.NumEdges(), st, h.NumNodes(), h.NumEdges(), rst)
+			}
+			for i := range g.NumNodes() {
+				if g.Key(i) != h.Key(i) || sg.IDs[i] != ref.IDs[i] || !slices.Equal(g.Neighbors(i), h.Neighbors(i)) {
+					t.Fatalf("%+v, %d parts: node %d differs", o, parts, i)
+				}
+			}
+		}
+	}
+}

@@ -165,27 +165,34 @@ func relVarsOf(p *syncjob.Plan) relVars {
 }
 
 func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, rv relVars) ([]syncjob.Rel, error) {
+	m, err := c.readRelsOf(ctx, tx, []any{id}, rv)
+	return m[id], err
+}
+
+// readRelsOf reads the relationships of several nodes in one statement,
+// by node.
+func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids []any, rv relVars) (map[any][]syncjob.Rel, error) {
 	q, err := c.render("node_relationships", cypher.Vars{Label: rv.marker, IDProperty: rv.idProp, DisplayProperties: rv.display})
 	if err != nil {
 		return nil, err
 	}
-	run := rv.run
-	res, err := tx.Run(ctx, q, map[string]any{"id": id, "run": run})
+	res, err := tx.Run(ctx, q, map[string]any{"ids": ids, "run": rv.run})
 	if err != nil {
 		return nil, err
 	}
-	var rels []syncjob.Rel
-	seen := map[any]bool{}
+	rels := map[any][]syncjob.Rel{}
+	type seenRel struct{ node, rid any }
+	seen := map[seenRel]bool{}
 	for res.Next(ctx) {
-		v := res.Record().Values // rid, type, outgoing, other, origin
-		if seen[v[0]] {
+		v := res.Record().Values // node, rid, type, outgoing, other, origin, otherLabels
+		if seen[seenRel{v[0], v[1]}] {
 			continue // a self-loop may be listed twice
 		}
-		seen[v[0]] = true
-		typ, _ := v[1].(string)
-		out, _ := v[2].(bool)
-		r := syncjob.Rel{ID: v[0], Type: typ, Outgoing: out, Other: v[3], Origin: v[4]}
-		labels, _ := v[5].([]any)
+		seen[seenRel{v[0], v[1]}] = true
+		typ, _ := v[2].(string)
+		out, _ := v[3].(bool)
+		r := syncjob.Rel{ID: v[1], Type: typ, Outgoing: out, Other: v[4], Origin: v[5]}
+		labels, _ := v[6].([]any)
 		for _, l := range labels {
 			ls, _ := l.(string)
 			r.OtherLabels = append(r.OtherLabels, ls)
@@ -197,7 +204,7 @@ func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any
 			name, _ := res.Record().Get("otherName")
 			r.OtherName = syncjob.DisplayText(name)
 		}
-		rels = append(rels, r)
+		rels[v[0]] = append(rels[v[0]], r)
 	}
 	return rels, res.Err()
 }
@@ -461,25 +468,42 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sy
 	if err != nil {
 		return o, err
 	}
+	// Every clone in one statement, then every move in one statement per
+	// type and direction.
+	groups := make([]any, 0, len(n.Groups)-1)
 	for g := 1; g < len(n.Groups); g++ {
-		res, err := tx.Run(ctx, cloneQ, map[string]any{
-			"id": n.ID, "key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "run": p.RunID,
-			"from": n.Key, "group": int64(g), "at": at,
-		})
+		groups = append(groups, map[string]any{"key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "group": int64(g)})
+	}
+	if len(groups) > 0 {
+		res, err := tx.Run(ctx, cloneQ, map[string]any{"id": n.ID, "groups": groups, "run": p.RunID, "from": n.Key, "at": at})
 		if err != nil {
 			return o, err
 		}
-		rec, err := res.Single(ctx)
+		recs, err := res.Collect(ctx)
 		if err != nil {
 			return o, err
 		}
-		clone := rec.Values[0]
-		o.Clones++
-		moved, err := c.moveRels(ctx, tx, n.ID, clone, a.Groups[g])
-		if err != nil {
+		if len(recs) != len(groups) {
+			return o, fmt.Errorf("%w: made %d of %d clones", errChanged, len(recs), len(groups))
+		}
+		clones := make([]any, len(n.Groups))
+		for _, r := range recs {
+			g, _ := r.Values[0].(int64)
+			if g < 1 || int(g) >= len(clones) {
+				return o, fmt.Errorf("split node %v: a clone of group %d", n.Key, g)
+			}
+			clones[g] = r.Values[1]
+		}
+		o.Clones = len(recs)
+		var moves []move
+		for g := 1; g < len(n.Groups); g++ {
+			for _, r := range a.Groups[g] {
+				moves = append(moves, move{r, n.ID, clones[g]})
+			}
+		}
+		if o.Moved, err = c.moveRels(ctx, tx, moves); err != nil {
 			return o, err
 		}
-		o.Moved += moved
 	}
 	markQ, err := c.render("split_mark", cypher.Vars{})
 	if err != nil {
@@ -492,21 +516,27 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sy
 	return o, nil
 }
 
-// moveRels moves relationships of node from to node to, one statement per
-// type and direction, and checks that each one was found.
-func (c *Conn) moveRels(ctx context.Context, tx neo4j.ManagedTransaction, from, to any, rels []syncjob.Rel) (int, error) {
+// move is a relationship to move from one node to another.
+type move struct {
+	rel      syncjob.Rel
+	from, to any
+}
+
+// moveRels moves relationships from their node to another, one statement
+// per type and direction, and checks that each one was found.
+func (c *Conn) moveRels(ctx context.Context, tx neo4j.ManagedTransaction, moves []move) (int, error) {
 	type batch struct {
 		typ string
 		out bool
 	}
 	batches := map[batch][]map[string]any{}
 	var order []batch
-	for _, r := range rels {
-		b := batch{r.Type, r.Outgoing}
+	for _, m := range moves {
+		b := batch{m.rel.Type, m.rel.Outgoing}
 		if _, ok := batches[b]; !ok {
 			order = append(order, b)
 		}
-		batches[b] = append(batches[b], map[string]any{"rid": r.ID, "other": r.Other})
+		batches[b] = append(batches[b], map[string]any{"rid": m.rel.ID, "other": m.rel.Other, "from": m.from, "to": m.to})
 	}
 	moved := 0
 	for _, b := range order {
@@ -518,7 +548,7 @@ func (c *Conn) moveRels(ctx context.Context, tx neo4j.ManagedTransaction, from, 
 		if err != nil {
 			return moved, err
 		}
-		res, err := tx.Run(ctx, q, map[string]any{"from": from, "to": to, "rels": batches[b]})
+		res, err := tx.Run(ctx, q, map[string]any{"rels": batches[b]})
 		if err != nil {
 			return moved, err
 		}

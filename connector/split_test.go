@@ -250,7 +250,7 @@ func TestSplitFaults(t *testing.T) {
 		return dump(t)
 	}()
 
-	// 1. Cut the connection at the second clone's CREATE (inside N's
+	// 1. Cut the connection at N's clones' CREATE (inside N's
 	// transaction, after M's commit): N's transaction is rolled back and
 	// retried.
 	reset(t)
@@ -259,7 +259,7 @@ func TestSplitFaults(t *testing.T) {
 	_, p := splitPlan(t, c, "run-f")
 	var creates int
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhenSent("fondue_split_key = $key", 2)
+	srv.Proxy().DropWhenSent("fondue_split_key = g.key", 2)
 	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
 	creates = srv.Proxy().SentCount()
 	srv.Proxy().ClearFaults()
@@ -370,5 +370,63 @@ func TestSplitCloneFailsOnConstraint(t *testing.T) {
 	after := dump(t)
 	if strings.Contains(after, "clone:run-v/101/") || strings.Count(after, `"fondue_split_runs":["run-v"]`) != 1 {
 		t.Fatalf("the failed split of N left changes:\n%s", diff(before, after))
+	}
+}
+
+// A node split into several clones: the split makes them in one statement
+// and the undo moves every clone's relationships back in one statement per
+// type and direction; a relationship added between two clones of the same
+// node after the split (the batched moves cannot see each other) is undone
+// clone by clone, and becomes a self-loop of the original.
+func TestSplitUndoManyClones(t *testing.T) {
+	reset(t)
+	run(t, splitGraph, nil)
+	before := dump(t)
+	c, _ := open(t)
+	plan := func(runID string) *syncjob.Plan {
+		sg, _ := splitPlan(t, c, runID)
+		idx := func(uids ...int64) []int32 {
+			var out []int32
+			for _, u := range uids {
+				i, _ := sg.Graph.Index(itoa(u))
+				out = append(out, int32(i))
+			}
+			slices.Sort(out)
+			return out
+		}
+		m, _ := sg.Graph.Index("100")
+		res := &fondue.Result{Proposals: []fondue.Proposal{
+			{Node: m, Groups: [][]int32{idx(1, 2, 3, 200), idx(11, 12), idx(13), idx(101)}, Ambiguity: 1, Score: 2},
+		}}
+		p, err := syncjob.NewPlan(sg, res, syncjob.PlanOptions{RunID: runID, Splitter: "test", Now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)})
+		if err != nil || len(p.Nodes) != 1 {
+			t.Fatalf("plan: %v", err)
+		}
+		return p
+	}
+	for _, linked := range []bool{false, true} {
+		runID := fmt.Sprintf("run-many-%v", linked)
+		st, err := c.Split(ctxT(t, time.Minute), plan(runID), splitTime, nil)
+		if err != nil || st.Split != 1 || st.NodesCreated != 3 || st.RelationshipsMoved != 5 {
+			t.Fatalf("split: %+v %v", st, err)
+		}
+		if n := run(t, "MATCH (c:FondueSplit {fondue_split_run: $run}) RETURN count(DISTINCT c.fondue_split_group)", map[string]any{"run": runID})[0].Values[0]; n != int64(3) {
+			t.Fatalf("%v clone groups, want 3", n)
+		}
+		want := before
+		if linked {
+			run(t, "MATCH (a:FondueSplit {fondue_split_run: $run, fondue_split_group: 1}), (b:FondueSplit {fondue_split_run: $run, fondue_split_group: 3}) CREATE (a)-[:KNOWS {added: true}]->(b)", map[string]any{"run": runID})
+			want = strings.Join(slices.Sorted(slices.Values(append(strings.Split(before, "\n"), `R uid:100 -["KNOWS" {"added":true}]-> uid:100`))), "\n")
+		}
+		us, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: runID})
+		if err != nil || us.Restored != 1 || us.ClonesDeleted != 3 || len(us.Failed) != 0 {
+			t.Fatalf("undo (linked clones %v): %+v %v", linked, us, err)
+		}
+		if d := dump(t); d != want {
+			t.Fatalf("undo (linked clones %v) did not restore the graph:\n%s", linked, diff(want, d))
+		}
+		if linked {
+			run(t, "MATCH (n {uid: 100})-[r:KNOWS {added: true}]->(n) DELETE r", nil)
+		}
 	}
 }

@@ -136,29 +136,83 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o sync
 			return out, fmt.Errorf("%w: clone elementId(n) = %q was split again by a later run: undo that run first", errUndo, cl.id)
 		}
 	}
-	delQ, err := c.render("undo_delete_clone", cypher.Vars{Label: o.MarkerLabel})
+	// Every clone's relationships in one statement, their moves in one
+	// statement per type and direction, the clones deleted in one.
+	ids := make([]any, len(clones))
+	for k, cl := range clones {
+		ids[k] = cl.id
+	}
+	rels, err := c.readRelsOf(ctx, tx, ids, relVars{marker: o.MarkerLabel, run: o.RunID})
 	if err != nil {
 		return out, err
 	}
+	var moves []move
+	listed := map[any]int{}
+	for _, id := range ids {
+		for _, r := range rels[id] {
+			listed[r.ID]++
+			moves = append(moves, move{r, id, origin})
+		}
+	}
+	for _, n := range listed {
+		if n > 1 {
+			// A relationship between two clones of the node (added
+			// after the split): clone by clone, each move sees the
+			// previous ones.
+			return c.undoClones(ctx, tx, o, origin, clones, out)
+		}
+	}
+	if out.Moved, err = c.moveRels(ctx, tx, moves); err != nil {
+		return out, err
+	}
+	if err := c.deleteClones(ctx, tx, o, ids); err != nil {
+		return out, err
+	}
+	out.Clones = len(ids)
+	return c.unmark(ctx, tx, o, origin, out)
+}
+
+// undoClones moves the relationships of a node's clones back and deletes
+// them, one clone at a time.
+func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone, out syncjob.NodeOutcome) (syncjob.NodeOutcome, error) {
 	for _, cl := range clones {
 		rels, err := c.readRels(ctx, tx, cl.id, relVars{marker: o.MarkerLabel, run: o.RunID})
 		if err != nil {
 			return out, err
 		}
-		moved, err := c.moveRels(ctx, tx, cl.id, origin, rels)
+		moves := make([]move, len(rels))
+		for k, r := range rels {
+			moves[k] = move{r, cl.id, origin}
+		}
+		moved, err := c.moveRels(ctx, tx, moves)
 		if err != nil {
 			return out, err
 		}
 		out.Moved += moved
-		res, err := tx.Run(ctx, delQ, map[string]any{"id": cl.id, "run": o.RunID})
-		if err != nil {
-			return out, err
-		}
-		if _, err := res.Consume(ctx); err != nil {
+		if err := c.deleteClones(ctx, tx, o, []any{cl.id}); err != nil {
 			return out, err
 		}
 		out.Clones++
 	}
+	return c.unmark(ctx, tx, o, origin, out)
+}
+
+// deleteClones deletes clones whose relationships were all moved back.
+func (c *Conn) deleteClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, ids []any) error {
+	q, err := c.render("undo_delete_clone", cypher.Vars{Label: o.MarkerLabel})
+	if err != nil {
+		return err
+	}
+	res, err := tx.Run(ctx, q, map[string]any{"ids": ids, "run": o.RunID})
+	if err != nil {
+		return err
+	}
+	_, err = res.Consume(ctx)
+	return err
+}
+
+// unmark removes the run from the original's fondue_split_runs.
+func (c *Conn) unmark(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, out syncjob.NodeOutcome) (syncjob.NodeOutcome, error) {
 	q, err := c.render("undo_unmark", cypher.Vars{})
 	if err != nil {
 		return out, err

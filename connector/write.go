@@ -16,7 +16,8 @@ import (
 
 // WriteScores writes res (computed on sg.Graph) back to the nodes of sg (to
 // sg.Targets only, when set: context nodes are left alone), in batches of
-// UNWIND $rows, each its own transaction, retried on transient failures.
+// UNWIND (lists of ids, keys and values), each its own transaction, retried
+// on transient failures.
 // Writes are idempotent: writing the same result again gives the same
 // graph, so an interrupted write is completed by running it again. Nodes
 // are matched by internal id and, with a key property, re-checked by key
@@ -167,48 +168,53 @@ func (w *scoreWriter) node(k int) int {
 	return w.nodes[k]
 }
 
-// rows are the parameters of batch b: per node its element id, key,
-// ambiguity, raw score, entities and embedding (null where the node has no
-// score).
-func (w *scoreWriter) rows(b int) []map[string]any {
+// params are the parameters of batch b: per node (a list per column) its
+// element id, key, ambiguity, raw score, entities and embedding (null where
+// the node has no score), and the run id.
+func (w *scoreWriter) params(b int) map[string]any {
 	lo, hi := w.bounds(b)
 	sg, res, o := w.sg, w.res, w.o
-	rows := make([]map[string]any, 0, hi-lo)
-	for k := lo; k < hi; k++ {
-		i := w.node(k)
-		row := map[string]any{"id": sg.IDs[i], "ambiguity": nullNaN(res.Ambiguity[i])}
-		if sg.Keys != nil {
-			row["key"] = sg.Keys[i]
-		}
-		if o.ScoreProperty != "" {
-			row["score"] = nullNaN(res.Scores[i])
-		}
-		if o.EntitiesProperty != "" {
-			row["entities"] = nil
-			if !math.IsNaN(res.Scores[i]) {
-				row["entities"] = int64(res.Entities[i])
-			}
-		}
-		if o.EmbeddingProperty != "" {
-			row["embedding"] = nil
-			if !math.IsNaN(res.Scores[i]) {
-				row["embedding"] = slices.Clone(res.Embedding.Row(i))
-			}
-		}
-		rows = append(rows, row)
+	n := hi - lo
+	ids, amb := make([]any, n), make([]any, n)
+	var keys, scores, entities, embs []any
+	if sg.Keys != nil {
+		keys = make([]any, n)
 	}
-	return rows
+	if o.ScoreProperty != "" {
+		scores = make([]any, n)
+	}
+	if o.EntitiesProperty != "" {
+		entities = make([]any, n)
+	}
+	if o.EmbeddingProperty != "" {
+		embs = make([]any, n)
+	}
+	for k := range n {
+		i := w.node(lo + k)
+		ids[k], amb[k] = sg.IDs[i], nullNaN(res.Ambiguity[i])
+		if keys != nil {
+			keys[k] = sg.Keys[i]
+		}
+		if scores != nil {
+			scores[k] = nullNaN(res.Scores[i])
+		}
+		scored := !math.IsNaN(res.Scores[i])
+		if entities != nil && scored {
+			entities[k] = int64(res.Entities[i])
+		}
+		if embs != nil && scored {
+			embs[k] = slices.Clone(res.Embedding.Row(i))
+		}
+	}
+	return map[string]any{"ids": ids, "keys": keys, "ambiguity": amb, "scores": scores, "entities": entities, "embeddings": embs, "run": w.o.RunID}
 }
 
 // writeBatch writes batch b in one transaction (retried by the driver),
 // after the lock's fence, and names the nodes it did not find.
 func (w *scoreWriter) writeBatch(ctx context.Context, s neo4j.SessionWithContext, b int) (batchResult, error) {
-	rows := w.rows(b)
-	params := map[string]any{"rows": rows, "run": w.o.RunID}
+	params := w.params(b)
+	lo, hi := w.bounds(b)
 	out, err := w.c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
-		if err := w.c.checkFence(ctx, tx, fmt.Sprintf("writing batch %d of %d", b+1, w.nb)); err != nil {
-			return nil, err
-		}
 		r, err := tx.Run(ctx, w.q, params)
 		if err != nil {
 			return nil, err
@@ -222,12 +228,24 @@ func (w *scoreWriter) writeBatch(ctx context.Context, s neo4j.SessionWithContext
 			return nil, err
 		}
 		scored, _, err := neo4j.GetRecordValue[int64](rec, "scored")
-		if err != nil || int(written) == len(rows) {
-			return batchResult{int(written), int(scored), nil}, err
+		if err != nil {
+			return nil, err
 		}
-		// Some nodes were not found: name them (rare).
-		missing, err := w.missing(ctx, tx, params)
-		return batchResult{int(written), int(scored), missing}, err
+		br := batchResult{int(written), int(scored), nil}
+		if br.written != hi-lo {
+			// Some nodes were not found: name them (rare).
+			if br.missing, err = w.missing(ctx, tx, params); err != nil {
+				return nil, err
+			}
+		}
+		// The fence comes last: the lock node's write lock is then held
+		// for the commit only, and batches written at once (concurrency)
+		// do not wait for each other; a batch that finds the lock lost is
+		// rolled back.
+		if err := w.c.checkFence(ctx, tx, fmt.Sprintf("writing batch %d of %d", b+1, w.nb)); err != nil {
+			return nil, err
+		}
+		return br, nil
 	}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": w.o.RunID}))
 	if err != nil {
 		return batchResult{}, err

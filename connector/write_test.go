@@ -28,7 +28,7 @@ func TestWriteFaults(t *testing.T) {
 	// 1. The third batch's RUN never reaches Neo4j: its transaction is
 	// retried on a new connection.
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhenSent("UNWIND $rows", 3)
+	srv.Proxy().DropWhenSent("= $ambiguity[i]", 3)
 	st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
 	srv.Proxy().ClearFaults()
 	if err != nil || st.Nodes != nodes || st.Batches != 8 || srv.Proxy().Stats().Dropped != dropped+1 {

@@ -134,21 +134,23 @@ func TestStatements(t *testing.T) {
 	if w := "CREATE CONSTRAINT `fondue_split_key` IF NOT EXISTS FOR (n:`FondueSplit`) REQUIRE n.`fondue_split_key` IS UNIQUE"; err != nil || q != w {
 		t.Errorf("constraint: %q, %v; want %q", q, err, w)
 	}
+	// The nodes come in records of $chunk nodes, each column a list.
+	const chunked = "WITH collect(n) AS nodes\nUNWIND range(0, size(nodes) - 1, $chunk) AS i\nWITH nodes[i..i + $chunk] AS chunk\n"
 	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"We`ird})"}, IDProperty: "uid"})
-	if err != nil || q != "MATCH (n:`We``ird})`)\nRETURN elementId(n) AS id, labels(n) AS labels, n.`uid` AS key" {
+	if err != nil || q != "MATCH (n:`We``ird})`)\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels, [n IN chunk | n.`uid`] AS key" {
 		t.Errorf("pull_nodes one label: %q %v", q, err)
 	}
 	q, err = Render("pull_nodes", Vars{ExcludeLabels: []string{"FondueLock"}})
-	if err != nil || q != "MATCH (n)\nWHERE NOT n:`FondueLock`\nRETURN elementId(n) AS id, labels(n) AS labels" {
+	if err != nil || q != "MATCH (n)\nWHERE NOT n:`FondueLock`\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels" {
 		t.Errorf("pull_nodes all: %q %v", q, err)
 	}
 	// The display name is the first of the display properties a node has.
 	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Person"}, DisplayProperties: []string{"name"}})
-	if err != nil || q != "MATCH (n:`Person`)\nRETURN elementId(n) AS id, labels(n) AS labels, n.`name` AS display" {
+	if err != nil || q != "MATCH (n:`Person`)\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels, [n IN chunk | n.`name`] AS display" {
 		t.Errorf("pull_nodes one display property: %q %v", q, err)
 	}
 	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Person"}, DisplayProperties: []string{"name", "ti`tle"}})
-	if err != nil || q != "MATCH (n:`Person`)\nRETURN elementId(n) AS id, labels(n) AS labels, coalesce(n.`name`, n.`ti``tle`) AS display" {
+	if err != nil || q != "MATCH (n:`Person`)\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels, [n IN chunk | coalesce(n.`name`, n.`ti``tle`)] AS display" {
 		t.Errorf("pull_nodes two display properties: %q %v", q, err)
 	}
 	q, err = Render("node_relationships", Vars{Label: "FondueSplit", DisplayProperties: []string{"name", "title"}})
@@ -159,7 +161,9 @@ func TestStatements(t *testing.T) {
 		t.Errorf("a bad display property: %v", err)
 	}
 	q, err = Render("pull_relationships", Vars{NodeLabels: []string{"A", "B"}, RelationshipTypes: []string{"T", "U"}})
-	if err != nil || q != "MATCH (s)\nWHERE (s:`A` OR s:`B`)\nWITH s, [(s)-[:`T`|`U`]->(t) WHERE (t:`A` OR t:`B`) | elementId(t)] AS targets\nWHERE size(targets) > 0\nRETURN elementId(s) AS source, targets" {
+	if err != nil || q != "MATCH (s)\nWHERE (s:`A` OR s:`B`) AND CASE WHEN $in IS NOT NULL THEN right(elementId(s), 1) IN $in\n    ELSE $notIn IS NULL OR NOT coalesce(right(elementId(s), 1) IN $notIn, false) END\n"+
+		"WITH collect(s) AS sources\nUNWIND range(0, size(sources) - 1, $chunk) AS i\nWITH sources[i..i + $chunk] AS chunk\n"+
+		"RETURN [s IN chunk | elementId(s)] AS source,\n  [s IN chunk | [(s)-[:`T`|`U`]->(t) WHERE (t:`A` OR t:`B`) | elementId(t)]] AS targets" {
 		t.Errorf("pull_relationships: %q %v", q, err)
 	}
 }

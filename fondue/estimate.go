@@ -2,6 +2,7 @@ package fondue
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 )
@@ -51,6 +52,14 @@ type EstimateOptions struct {
 	// FromFile adds the edge-list reader's buffers to the load phase
 	// (score); the connector builds the graph from streamed records instead.
 	FromFile bool
+	// SourceLoad are a graph source's own buffers while the graph is
+	// built, added to the load phase (the Neo4j connector's node table and
+	// relationship buffers: connector.PullMemory).
+	SourceLoad []MemoryPart
+	// Held are what the caller keeps beside the engine through every
+	// phase, added to each (sync keeps the pulled nodes' element ids and
+	// keys to write the scores back).
+	Held []MemoryPart
 }
 
 // Go's collector lets the heap grow to twice the live data before it runs
@@ -102,9 +111,10 @@ const (
 // differences to the neighbours of the largest node (8dD) and its
 // projections, order, signs and sides (about 32D). The embedding phase
 // is skipped (exact mode) for graphs of up to ExactMaxNode nodes, whose
-// buffers are not per worker. Live is the largest phase; Peak is Live
-// times the collector's headroom (1.6) plus the runtime's 16 MiB and
-// 8 MiB a worker thread.
+// buffers are not per worker. A source's buffers (SourceLoad) are added to
+// the load phase, what the caller holds (Held) to every phase. Live is the
+// largest phase; Peak is Live times the collector's headroom (1.6) plus
+// the runtime's 16 MiB and 8 MiB a worker thread.
 func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	if o.Dim <= 0 {
 		o.Dim = 8
@@ -141,6 +151,7 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	if o.FromFile {
 		load = append(load, MemoryPart{"reader buffers", 1 << 20})
 	}
+	load = append(load, o.SourceLoad...)
 	vec := 8 * n * d
 	cne := append([]MemoryPart{}, graph...)
 	cne = append(cne,
@@ -205,7 +216,7 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 	}
 	e := MemoryEstimate{Nodes: nodes, Edges: edges}
 	for _, ph := range phases {
-		pm := PhaseMemory{Phase: ph.name, Parts: ph.parts}
+		pm := PhaseMemory{Phase: ph.name, Parts: slices.Concat(ph.parts, o.Held)}
 		for _, p := range ph.parts {
 			pm.Bytes += p.Bytes
 		}

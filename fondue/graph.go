@@ -277,6 +277,45 @@ func (b *Builder) sortKeys() {
 	}
 }
 
+// IntIndex returns the index of the node with integer key k, if it was
+// added. It only reads: safe for concurrent use while nothing is added.
+func (b *Builder) IntIndex(key int64) (int32, bool) {
+	if b.strMode {
+		i, ok := b.strIdx[strconv.FormatInt(key, 10)]
+		return i, ok
+	}
+	i, ok := b.intIdx[key]
+	return i, ok
+}
+
+// Index returns the index of the node with the given key, if it was added
+// (a canonical integer such as "7" is the node of integer key 7, as in
+// AddNode). It only reads: safe for concurrent use while nothing is added.
+func (b *Builder) Index(key string) (int32, bool) {
+	if !b.strMode {
+		if k, ok := parseIntKey(key); ok {
+			i, ok := b.intIdx[k]
+			return i, ok
+		}
+		return 0, false
+	}
+	i, ok := b.strIdx[key]
+	return i, ok
+}
+
+// AddIndexEdge adds an undirected edge between the nodes of indices i and
+// j: the indices AddNode and AddIntNode returned, in the order the nodes
+// were added. A self-loop is counted, not stored. It panics if an index is
+// not that of a node added so far: callers that map keys to nodes
+// themselves (the Neo4j connector, which checks every key) use it to add
+// each edge without looking its keys up again.
+func (b *Builder) AddIndexEdge(i, j int32) {
+	if n := int32(b.NumNodes()); i < 0 || j < 0 || i >= n || j >= n {
+		panic(fmt.Sprintf("fondue.Builder.AddIndexEdge: index %d or %d not in [0,%d)", i, j, n))
+	}
+	b.addIndexEdge(i, j)
+}
+
 func (b *Builder) addIndexEdge(i, j int32) {
 	if i == j {
 		b.selfLoops++

@@ -83,3 +83,39 @@ func TestNewGraphMatchesBuilder(t *testing.T) {
 		}
 	}
 }
+
+// AddIndexEdge builds the graph AddIntEdge builds, for nodes added in any
+// order (the indices are those AddIntNode returned), with self-loops
+// counted; an index of no node panics.
+func TestAddIndexEdgeMatchesAddIntEdge(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	keys := r.Perm(80)
+	var a, b Builder
+	idx := map[int64]int32{}
+	for _, k := range keys {
+		a.AddIntNode(int64(k * 7))
+		idx[int64(k*7)] = b.AddIntNode(int64(k * 7))
+	}
+	for range 500 {
+		u, v := int64(keys[r.IntN(80)]*7), int64(keys[r.IntN(80)]*7)
+		a.AddIntEdge(u, v)
+		b.AddIndexEdge(idx[u], idx[v])
+	}
+	ga, gb := a.Build(), b.Build()
+	if ga.NumNodes() != gb.NumNodes() || ga.NumEdges() != gb.NumEdges() || ga.SelfLoops() != gb.SelfLoops() || ga.Duplicates() != gb.Duplicates() {
+		t.Fatalf("AddIndexEdge: %d nodes, %d edges, %d loops; AddIntEdge: %d, %d, %d", gb.NumNodes(), gb.NumEdges(), gb.SelfLoops(), ga.NumNodes(), ga.NumEdges(), ga.SelfLoops())
+	}
+	for i := range ga.NumNodes() {
+		if ga.Key(i) != gb.Key(i) || !slices.Equal(ga.Neighbors(i), gb.Neighbors(i)) {
+			t.Fatalf("node %d differs", i)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("AddIndexEdge with an index of no node did not panic")
+		}
+	}()
+	var c Builder
+	c.AddIntNode(1)
+	c.AddIndexEdge(0, 1)
+}

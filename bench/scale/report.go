@@ -193,8 +193,8 @@ func (r Run) MarshalJSON() ([]byte, error) {
 }
 
 // WriteJSON writes every run.
-func WriteJSON(path string, runs []Run, config any) error {
-	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": runs}, "", "  ")
+func WriteJSON(path string, res *Results, config any) error {
+	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -331,22 +331,29 @@ func PlotCost(path string, runs []Run) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// Report writes results.md, results.json and cost.png into dir.
-func Report(dir string, runs []Run, header string, config any) error {
+// Report writes results.md, results.json and cost.png into dir, and for
+// live cases live-time.png and live-memory.png.
+func Report(dir string, res *Results, header string, config any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	var sb strings.Builder
-	if err := WriteMarkdown(&sb, runs, header); err != nil {
+	if err := WriteMarkdown(&sb, res.Runs, header); err != nil {
 		return err
 	}
+	WriteLiveMarkdown(&sb, res)
 	if err := writeFileAtomic(filepath.Join(dir, "results.md"), []byte(sb.String())); err != nil {
 		return err
 	}
-	if err := WriteJSON(filepath.Join(dir, "results.json"), runs, config); err != nil {
+	if err := WriteJSON(filepath.Join(dir, "results.json"), res, config); err != nil {
 		return err
 	}
-	return PlotCost(filepath.Join(dir, "cost.png"), runs)
+	if len(res.Live) > 0 {
+		if err := PlotLive(filepath.Join(dir, "live-time.png"), filepath.Join(dir, "live-memory.png"), res); err != nil {
+			return err
+		}
+	}
+	return PlotCost(filepath.Join(dir, "cost.png"), res.Runs)
 }
 
 // ReadJSON reads the runs of a results.json that WriteJSON wrote, for

@@ -35,10 +35,22 @@ type Case struct {
 	Nodes     int     // SBM size (ignored with File)
 	AvgDegree float64 // SBM average degree
 	File      string  // an existing edge list instead of a generated graph
+	// Neo4j makes it a live case (neo4j:sbm:...): the graph is imported
+	// into each test server and synced (see LiveConfig).
+	Neo4j bool
 }
 
-// ParseCase reads "sbm:NODES:DEGREE" or "file:PATH" (name = base name).
+// ParseCase reads "sbm:NODES:DEGREE" or "file:PATH" (name = base name),
+// or either after "neo4j:" for a live case.
 func ParseCase(s string) (Case, error) {
+	if rest, ok := strings.CutPrefix(s, "neo4j:"); ok {
+		c, err := ParseCase(rest)
+		if err != nil || c.Neo4j {
+			return Case{}, fmt.Errorf("case %q: want neo4j:sbm:NODES:DEGREE or neo4j:file:PATH", s)
+		}
+		c.Name, c.Neo4j = "neo4j-"+c.Name, true
+		return c, nil
+	}
 	switch {
 	case strings.HasPrefix(s, "sbm:"):
 		f := strings.Split(s, ":")
@@ -55,7 +67,7 @@ func ParseCase(s string) (Case, error) {
 		p := strings.TrimPrefix(s, "file:")
 		return Case{Name: strings.TrimSuffix(filepath.Base(p), ".edges"), File: p}, nil
 	}
-	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE or file:PATH", s)
+	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, file:PATH, or either after neo4j:", s)
 }
 
 // Resolve finds a file case's edge list: the path as given if it exists,
@@ -117,6 +129,13 @@ type Config struct {
 	// cases too slow to repeat (10M nodes take an hour). The report says
 	// which.
 	Reuse []Run
+	// Live configures the live cases (neo4j:...). ReuseLive, ReuseServers
+	// and ReuseFaults are earlier results of live cases: a case and server
+	// found in ReuseServers is reported from them instead of being run.
+	Live         LiveConfig
+	ReuseLive    []LiveRun
+	ReuseServers []ServerRun
+	ReuseFaults  []FaultRun
 }
 
 // The binaries a Run can come from: the one measured, the --baseline one
@@ -163,7 +182,14 @@ type prepared struct {
 }
 
 // Execute runs every case and returns the measurements.
-func Execute(ctx context.Context, cfg Config) ([]Run, error) {
+func Execute(ctx context.Context, cfg Config) (*Results, error) {
+	res := &Results{}
+	var err error
+	res.Runs, err = execute(ctx, cfg, res)
+	return res, err
+}
+
+func execute(ctx context.Context, cfg Config, res *Results) ([]Run, error) {
 	if cfg.Ratio == 0 {
 		cfg.Ratio = 0.01
 	}
@@ -176,6 +202,7 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 	if err := os.MkdirAll(cfg.CacheDir, 0o755); err != nil {
 		return nil, err
 	}
+	cfg.Live.defaults()
 	logf := func(format string, args ...any) {
 		if cfg.Log != nil {
 			fmt.Fprintf(cfg.Log, format+"\n", args...)
@@ -193,6 +220,23 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 		return rs
 	}
 	for _, c := range cfg.Cases {
+		if c.Neo4j {
+			logf("%s: preparing input", c.Name)
+			p, err := prepare(c, cfg)
+			if err != nil {
+				return runs, fmt.Errorf("%s: %w", c.Name, err)
+			}
+			lres := &Results{}
+			err = executeLive(ctx, cfg, c, p, lres, logf)
+			runs = append(runs, lres.Runs...)
+			res.Live = append(res.Live, lres.Live...)
+			res.Servers = append(res.Servers, lres.Servers...)
+			res.Faults = append(res.Faults, lres.Faults...)
+			if err != nil {
+				return runs, err
+			}
+			continue
+		}
 		bins := [][2]string{{BinaryMain, cfg.Binary}}
 		if cfg.Baseline != "" {
 			bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
@@ -260,7 +304,8 @@ func Execute(ctx context.Context, cfg Config) ([]Run, error) {
 // prepare generates (or finds in the cache) the case's contracted graph and
 // the keys of its planted ambiguous nodes.
 func prepare(c Case, cfg Config) (*prepared, error) {
-	base := filepath.Join(cfg.CacheDir, fmt.Sprintf("%s-r%g-s%d", c.Name, cfg.Ratio, cfg.Seed))
+	// A live case shares its graph with the file case of the same name.
+	base := filepath.Join(cfg.CacheDir, fmt.Sprintf("%s-r%g-s%d", strings.TrimPrefix(c.Name, "neo4j-"), cfg.Ratio, cfg.Seed))
 	p := &prepared{edges: base + ".edges", labels: base + ".labels"}
 	if _, err := os.Stat(p.labels); err != nil {
 		var g *fondue.Graph
@@ -334,11 +379,23 @@ func writeEdges(path string, g *fondue.Graph, name string) error {
 
 // runScore runs one `score` child and measures it.
 func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string) (Run, error) {
+	r, _, err := scoreChild(ctx, cfg, c, p, bin, rep, extra, false)
+	return r, err
+}
+
+// runScoreOut is runScore with --output json among extra: the output is
+// kept whole (and parsed once the child has exited, so that parsing does
+// not compete with it) and returned.
+func runScoreOut(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string) (Run, []byte, error) {
+	return scoreChild(ctx, cfg, c, p, bin, rep, extra, true)
+}
+
+func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string, jsonOut bool) (Run, []byte, error) {
 	r := Run{Case: c.Name, Binary: bin[0], Repeat: rep, Ambiguous: len(p.ambiguous)}
 	// An empty config file keeps a stray fondue.yaml out of the measurement.
 	empty := filepath.Join(cfg.CacheDir, "empty.yaml")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		return r, err
+		return r, nil, err
 	}
 	args := []string{"score", p.edges, "--config", empty, "--seed", strconv.FormatUint(cfg.Seed, 10),
 		"--log-level", "debug", "--log-format", "json"}
@@ -351,7 +408,7 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 	cmd.Env = filterEnv(os.Environ())
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return r, err
+		return r, nil, err
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -360,16 +417,35 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 	_ = sysmem.ResetPeakRSS()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return r, err
+		return r, nil, err
 	}
-	scores, perr := readScores(out)
+	var scores map[string]float64
+	var raw []byte
+	var perr error
+	if jsonOut {
+		raw, perr = io.ReadAll(out)
+	} else {
+		scores, perr = readScores(out)
+	}
 	werr := cmd.Wait()
 	r.WallS = time.Since(start).Seconds()
 	if werr != nil {
-		return r, fmt.Errorf("%v: %s", werr, lastLine(stderr.String()))
+		return r, nil, fmt.Errorf("%v: %s", werr, lastLine(stderr.String()))
 	}
 	if perr != nil {
-		return r, perr
+		return r, nil, perr
+	}
+	if jsonOut {
+		ref, err := parseScoreJSON(raw)
+		if err != nil {
+			return r, nil, err
+		}
+		scores = make(map[string]float64, len(ref))
+		for k, row := range ref {
+			if row.Ambiguity != nil {
+				scores[k] = *row.Ambiguity
+			}
+		}
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.PeakRSSMB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
@@ -394,7 +470,7 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 	if r.Nodes == 0 {
 		r.Nodes = len(scores)
 	}
-	return r, nil
+	return r, raw, nil
 }
 
 // filterEnv drops the caller's FONDUE_* settings, so that the children run

@@ -68,7 +68,7 @@ func TestCompareWithPrevious(t *testing.T) {
 		{Case: "h", Binary: BinaryMain, DoubleEpochs: true, WallS: 100, Edges: 10000},
 	}
 	oldDir := t.TempDir()
-	if err := Report(oldDir, old, "# old", nil); err != nil {
+	if err := Report(oldDir, &Results{Runs: old}, "# old", nil); err != nil {
 		t.Fatal(err)
 	}
 	prev, err := ReadJSON(filepath.Join(oldDir, "results.json"))
@@ -83,7 +83,7 @@ func TestCompareWithPrevious(t *testing.T) {
 		{Case: "h", Binary: BinaryMain, WallS: 20, CPUS: 44, EmbeddingS: 10, Epochs: 40, AUC: 0.95, Edges: 10000, PeakRSSMB: 130, EstimateMB: 120},
 	}
 	dir := t.TempDir()
-	if err := Report(dir, append(now, prev...), "# now", nil); err != nil {
+	if err := Report(dir, &Results{Runs: append(now, prev...)}, "# now", nil); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
@@ -119,7 +119,7 @@ func TestSummarizeAndReport(t *testing.T) {
 		t.Fatalf("%+v", sums)
 	}
 	dir := t.TempDir()
-	if err := Report(dir, runs, "# test", map[string]any{"seed": 1}); err != nil {
+	if err := Report(dir, &Results{Runs: runs}, "# test", map[string]any{"seed": 1}); err != nil {
 		t.Fatal(err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "results.md"))
@@ -190,7 +190,7 @@ func TestReportWithoutPlantedNodes(t *testing.T) {
 		{Case: "big", Binary: "main", WallS: 3, Edges: 1000, Nodes: 200, PeakRSSMB: 30, Epochs: 60, AUC: 0.8},
 	}
 	dir := t.TempDir()
-	if err := Report(dir, runs, "# test", map[string]any{"ratio": 0.01}); err != nil {
+	if err := Report(dir, &Results{Runs: runs}, "# test", map[string]any{"ratio": 0.01}); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
@@ -228,14 +228,15 @@ func TestReuse(t *testing.T) {
 		{Case: "other", Binary: BinaryMain, WallS: 9, AUC: 0.8},
 	}
 	dir := t.TempDir()
-	if err := WriteJSON(filepath.Join(dir, "results.json"), append(earlier, Run{Case: c.Name, Binary: BinaryPrevious, WallS: 5}), nil); err != nil {
+	if err := WriteJSON(filepath.Join(dir, "results.json"), &Results{Runs: append(earlier, Run{Case: c.Name, Binary: BinaryPrevious, WallS: 5})}, nil); err != nil {
 		t.Fatal(err)
 	}
 	reuse, err := ReadRuns(filepath.Join(dir, "results.json"))
 	if err != nil || len(reuse) != 2 {
 		t.Fatalf("ReadRuns: %v, %+v (want the two main runs, not the previous one)", err, reuse)
 	}
-	runs, err := Execute(context.Background(), Config{Cases: []Case{c}, CacheDir: dir, Binary: filepath.Join(dir, "no-such-binary"), Reuse: reuse})
+	res, err := Execute(context.Background(), Config{Cases: []Case{c}, CacheDir: dir, Binary: filepath.Join(dir, "no-such-binary"), Reuse: reuse})
+	runs := res.Runs
 	if err != nil {
 		t.Fatalf("Execute ran something: %v", err)
 	}
@@ -262,7 +263,8 @@ func TestReuse(t *testing.T) {
 	if err != nil || len(older) != 1 || !older[0].PeakFromRusage {
 		t.Fatalf("ReadRuns(old file) = %+v, %v; want its peak marked as wait's maxrss", older, err)
 	}
-	runs, err = Execute(context.Background(), Config{Cases: []Case{c}, CacheDir: dir, Binary: filepath.Join(dir, "no-such-binary"), Reuse: append(reuse, older...)})
+	res, err = Execute(context.Background(), Config{Cases: []Case{c}, CacheDir: dir, Binary: filepath.Join(dir, "no-such-binary"), Reuse: append(reuse, older...)})
+	runs = res.Runs
 	if err != nil || len(runs) != 2 || runs[1].Binary != BinaryBaseline || !runs[1].Reused {
 		t.Fatalf("runs %+v, %v: want the reused main and baseline runs", runs, err)
 	}

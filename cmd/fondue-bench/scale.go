@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/spf13/cobra"
 )
 
@@ -27,6 +28,10 @@ func newScaleCmd(a *app) *cobra.Command {
 		seed                                   uint64
 		repeats, threads                       int
 		double                                 bool
+		neo4jVersions, heap, pageCache         string
+		syncArgs                               []string
+		splitTop, faultEpochs, gdsRepeats      int
+		faults                                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scale [-- extra score flags]",
@@ -44,6 +49,21 @@ program (as "go install ./cmd/..." leaves them), else the one on $PATH.
 Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way;
 a bare file name that is not in the working folder is looked up in the
 datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
+
+Live cases, neo4j:sbm:NODES:DEGREE (or neo4j:file:PATH), measure "sync"
+against a live Neo4j: the same graph is bulk-imported (neo4j-admin database
+import full) as (:Node {uid})-[:LINK]->(:Node) into each test server
+(--neo4j-versions; installed and started as the integration tests do, with
+--neo4j-heap and --neo4j-page-cache), a first sync writes the properties,
+GDS's projection and write mode are timed for reference, then each binary
+runs "sync --id-property uid --split --split-top K" and "undo", --repeats
+times, interleaved, with per phase the wall time and the CPU seconds of the
+job and of the server (/proc), both peaks, the planted nodes' AUC, and the
+written scores compared bit for bit with "score" on the edge list (run
+first, with the same --split-top, no server running). --faults then runs
+the fault scenarios on each server: kill -9 mid-write and mid-split and a
+re-run, and a compute of several lock TTLs against a second run.
+
 --baseline BIN runs another fondue-neo4j binary on the same inputs for speed
 ratios; --compare FILE adds an earlier run's results.json (for instance
 bench/scale-results/sizes.json) as "previous": its curve is drawn dashed beside
@@ -54,10 +74,23 @@ stop, to show what early stopping costs.`,
 		Example: `  go build -o fondue-neo4j ./cmd/fondue-neo4j
   fondue-bench scale --binary ./fondue-neo4j --cases sbm:1000000:20 --double-epochs
   fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3
-  fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json`,
+  fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json
+  fondue-bench scale --binary ./fondue-neo4j --baseline ./old-fondue-neo4j --cases neo4j:sbm:1000000:20 --repeats 3 --neo4j-versions 5.26`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
-				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args}
+				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args,
+				Live: scale.LiveConfig{Heap: heap, PageCache: pageCache, SplitTop: splitTop, SyncArgs: syncArgs,
+					Faults: faults, FaultEpochs: faultEpochs, GDSRepeats: gdsRepeats}}
+			if neo4jVersions != "" {
+				t := os.Getenv(neo4jtest.EnvVersions)
+				os.Setenv(neo4jtest.EnvVersions, neo4jVersions)
+				vs, err := neo4jtest.SelectedVersions()
+				os.Setenv(neo4jtest.EnvVersions, t)
+				if err != nil {
+					return cli.UsageErrorf("--neo4j-versions: %v", err)
+				}
+				cfg.Live.Versions = vs
+			}
 			for _, c := range strings.Split(cases, ",") {
 				sc, err := scale.ParseCase(strings.TrimSpace(c))
 				if err != nil {
@@ -100,6 +133,13 @@ stop, to show what early stopping costs.`,
 				if err != nil {
 					return cli.UsageErrorf("--reuse: %v", err)
 				}
+				live, servers, faults, err := scale.ReadLive(path)
+				if err != nil {
+					return cli.UsageErrorf("--reuse: %v", err)
+				}
+				cfg.ReuseLive = append(cfg.ReuseLive, live...)
+				cfg.ReuseServers = append(cfg.ReuseServers, servers...)
+				cfg.ReuseFaults = append(cfg.ReuseFaults, faults...)
 				fromHere := map[[2]string]bool{}
 				for _, r := range rs {
 					if k := [2]string{r.Case, r.Binary}; !taken[k] {
@@ -112,13 +152,13 @@ stop, to show what early stopping costs.`,
 				}
 			}
 			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)
-			runs, err := scale.Execute(cmd.Context(), cfg)
-			if len(runs) > 0 {
-				runs = append(runs, previous...)
+			res, err := scale.Execute(cmd.Context(), cfg)
+			if len(res.Runs) > 0 || len(res.Live) > 0 {
+				res.Runs = append(res.Runs, previous...)
 				host, _ := os.Hostname()
 				header := fmt.Sprintf("# fondue-bench scale\n\nCommand: `fondue-bench %s`\n\nBinary: `%s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
 					strings.Join(os.Args[1:], " "), cfg.Binary, host, runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), time.Now().UTC().Format("2006-01-02"))
-				if rerr := scale.Report(out, runs, header, cfg); rerr != nil && err == nil {
+				if rerr := scale.Report(out, res, header, cfg); rerr != nil && err == nil {
 					err = rerr
 				}
 				fmt.Fprintf(a.stderr, "results in %s\n", out)
@@ -139,6 +179,14 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&reuse, "reuse", "", "earlier results.json files (comma-separated): their runs of these cases are reported instead of being run again (the first file wins)")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "output-dir", "bench-scale-out", "folder of the reports")
+	f.StringVar(&neo4jVersions, "neo4j-versions", "", "live cases: the test servers to run on, comma-separated versions or prefixes (default: all, 5.26 and 2026.01)")
+	f.StringVar(&heap, "neo4j-heap", "2g", "live cases: each server's JVM heap")
+	f.StringVar(&pageCache, "neo4j-page-cache", "1g", "live cases: each server's page cache")
+	f.IntVar(&splitTop, "split-top", 1000, "live cases: sync's --split-top (score runs with the same)")
+	f.StringArrayVar(&syncArgs, "sync-arg", nil, "live cases: a flag added to every sync of --binary (not of --baseline); repeat for several, e.g. --sync-arg=--write-concurrency=2")
+	f.BoolVar(&faults, "faults", false, "live cases: after the measurements, run the fault scenarios on each server")
+	f.IntVar(&faultEpochs, "fault-epochs", 400, "live cases: epochs of the fault scenarios' long compute (no early stop)")
+	f.IntVar(&gdsRepeats, "gds-repeats", 3, "live cases: runs of each GDS reference")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	return cmd
 }

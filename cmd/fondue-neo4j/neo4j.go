@@ -71,6 +71,9 @@ func (a *app) neo4jConfig() (connector.Config, error) {
 		return cfg, err
 	}
 	cfg.FetchSize = fs
+	if cfg.ReadConcurrency, err = a.positiveInt("graph.read_concurrency"); err != nil {
+		return cfg, err
+	}
 	cfg.Log = a.log
 	return cfg, nil
 }

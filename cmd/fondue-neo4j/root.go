@@ -79,6 +79,7 @@ var flagKeys = map[string]string{
 	"id-property":         "graph.id_property",
 	"display-property":    "graph.display_property",
 	"fetch-size":          "graph.fetch_size",
+	"read-concurrency":    "graph.read_concurrency",
 	"write-node-labels":   "write.node_labels",
 	"write-property":      "write.property",
 	"score-property":      "write.score_property",

@@ -66,6 +66,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 	cli.NamesFlag(f, "display-property", "node properties naming nodes for people, the first a node has, comma-separated, each literal (e.g. name,title): in the dry run's plan, the summary and messages")
 	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
 	f.Int("fetch-size", 10000, "records per batch when reading")
+	f.Int("read-concurrency", connector.DefaultReadConcurrency, "read transactions at once when pulling the relationships (each for a part of the nodes)")
 	cli.NamesFlag(f, "write-node-labels", "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)")
 	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
 	f.String("score-property", syncjob.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
@@ -216,6 +217,7 @@ func (s *syncSettings) configuration() map[string]any {
 		"scoreProperty":      s.write.ScoreProperty,
 		"entitiesProperty":   s.write.EntitiesProperty,
 		"runProperty":        s.write.RunProperty,
+		"readConcurrency":    s.conn.ReadConcurrency,
 		"batchSize":          s.write.BatchSize,
 		"writeConcurrency":   s.write.Concurrency,
 		"concurrency":        s.engine.Workers,
@@ -268,10 +270,14 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// The counts are known: refuse a graph that would not fit
 			// before the heavy work starts.
 			g := sg.Graph
+			// The pull's buffers, and the element ids and keys the run
+			// keeps to write the scores back, count too.
+			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency)
 			est = fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
-				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split})
+				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split,
+				SourceLoad: load, Held: held})
 			if err := a.checkMemory(est); err != nil {
 				return err
 			}

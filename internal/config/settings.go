@@ -113,6 +113,7 @@ var Settings = []Setting{
 	{Key: "graph.id_property", Kind: String, Default: ""},
 	{Key: "graph.display_property", Kind: List, Default: []string{}}, // the first that a node has
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000},
+	{Key: "graph.read_concurrency", Kind: PosInt, Default: 2},
 	{Key: "write.node_labels", Kind: List, Default: []string{}}, // the nodes scored and written; []: every pulled node
 	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty},
 	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty},

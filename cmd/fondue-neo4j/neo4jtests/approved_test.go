@@ -356,8 +356,9 @@ func TestApprovedPlanResume(t *testing.T) {
 		t.Fatalf("undo did not restore the graph:\n%s", testgraph.Diff(before, d))
 	}
 
-	// At the first clone of the second node, once the first is split.
-	fired := cutAt("fondue_split_key = $key", len(plan.Nodes[0].Groups))
+	// At the clones of the second node (one statement a node), once the
+	// first is split.
+	fired := cutAt("fondue_split_key = g.key", 2)
 	code, _, stderr := runCLI(t, "", args...)
 	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "split node") {
 		t.Fatalf("cut: exit %d (want %d, fault fired %v): %s", code, exitUnreachable, fired(), stderr)

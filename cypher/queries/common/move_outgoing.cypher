@@ -1,10 +1,18 @@
-// Move outgoing relationships of type Type from node $from to node $to:
-// the same type, direction and properties, then the old one is deleted.
-// Each row of $rels is {rid, other}; a self-loop of $from becomes one of $to.
-MATCH (a) WHERE {{id "a"}} = $from
-MATCH (b) WHERE {{id "b"}} = $to
+// Move outgoing relationships of type Type, each from node mv.from to node
+// mv.to: the same type, direction and properties, then the old one is
+// deleted. Each row of $rels is {rid, other, from, to}; the relationship is
+// found by its element id (a seek, whatever the node's degree) and checked
+// to still join from and other. A self-loop (other = from) becomes a
+// self-loop of the new node.
 UNWIND $rels AS mv
-MATCH (a)-[r{{relType .Type}}]->(o) WHERE {{id "r"}} = mv.rid AND {{id "o"}} = mv.other
+MATCH (a) WHERE {{id "a"}} = mv.from
+MATCH (b) WHERE {{id "b"}} = mv.to
+CALL (mv) {
+  MATCH ()-[r{{relType .Type}}]->() WHERE {{id "r"}} = mv.rid
+  RETURN r
+}
+WITH a, b, r, endNode(r) AS o, mv
+WHERE startNode(r) = a AND {{id "o"}} = mv.other
 WITH b, r, CASE WHEN o = a THEN b ELSE o END AS tgt
 CREATE (b)-[r2{{relType .Type}}]->(tgt)
 SET r2 = properties(r)

@@ -1,0 +1,113 @@
+package connector
+
+import (
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+)
+
+// The element-id index finds every node read, by a table when the ids are
+// a shared prefix and a canonical number not much larger than the count,
+// else by a map; and nothing else: another prefix, a number written
+// otherwise ("007", "+7"), a number beyond the table, a gap in it.
+func TestIDIndex(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		ids   []any
+		table bool
+	}{
+		{"dense", []any{"4:db:5", "4:db:0", "4:db:12", "4:db:3"}, true},
+		{"other prefix", []any{"4:db:5", "4:xx:0"}, false},
+		{"not a number", []any{"4:db:5", "4:db:a"}, false},
+		{"leading zero", []any{"4:db:5", "4:db:07"}, false},
+		{"too sparse", []any{"4:db:5", fmt.Sprintf("4:db:%d", 1<<40)}, false},
+		{"no colon", []any{"abc", "abd"}, false},
+	} {
+		x := newIDIndex(c.ids)
+		if (x.table != nil) != c.table {
+			t.Errorf("%s: table %v, want %v", c.name, x.table != nil, c.table)
+		}
+		for k, id := range c.ids {
+			if i, ok := x.lookup(id.(string)); !ok || int(i) != k {
+				t.Errorf("%s: lookup(%q) = %d %v, want %d", c.name, id, i, ok, k)
+			}
+		}
+		for _, miss := range []string{"4:db:1", "4:db:4", "4:db:13", "4:db:99999999", "4:db:007", "4:db:+5", "4:db:", "5:db:5", "4:db:5x", ""} {
+			if i, ok := x.lookup(miss); ok {
+				t.Errorf("%s: lookup(%q) = %d, want none", c.name, miss, i)
+			}
+		}
+	}
+}
+
+// The memory a native pull needs (PullMemory, with the load phase of
+// fondue's estimate) bounds what it uses: the heap's peak during a pull of
+// a generated graph, with the collector's headroom, and what the subgraph
+// keeps afterwards.
+func TestPullMemoryEstimate(t *testing.T) {
+	reset(t)
+	g0, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := srv.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testgraph.Load(ctxT(t, 5*time.Minute), d, g0, "Node", "LINK", "uid"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := open(t)
+	o := syncjob.PullOptions{NodeLabels: []string{"Node"}, RelationshipTypes: []string{"LINK"}, IDProperty: "uid"}
+	var ms runtime.MemStats
+	heap := func() int64 { runtime.ReadMemStats(&ms); return int64(ms.HeapAlloc) }
+	runtime.GC()
+	base := heap()
+	var peak atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+				if h := heap(); h > peak.Load() {
+					peak.Store(h)
+				}
+			}
+		}
+	}()
+	sg, err := c.Pull(ctxT(t, time.Minute), o)
+	close(done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	kept := heap() - base
+	n, m := int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges())
+	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency)
+	est := fondue.EstimateMemory(n, m, fondue.EstimateOptions{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
+	var loadBytes, graphAndHeld int64
+	for _, p := range est.Phases[0].Parts {
+		loadBytes += p.Bytes
+	}
+	for _, p := range append(est.Phases[0].Parts[:3:3], held...) { // the graph (CSR, keys, index) and what sync holds
+		graphAndHeld += p.Bytes
+	}
+	t.Logf("%d nodes, %d edges: heap peak %.1f MB over the start (load phase %.1f MB, times 1.6: %.1f MB); kept %.1f MB (graph and held %.1f MB)",
+		n, m, float64(peak.Load()-base)/(1<<20), float64(loadBytes)/(1<<20), 1.6*float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
+	if got := peak.Load() - base; float64(got) > 1.6*float64(loadBytes) {
+		t.Errorf("the pull's heap peaked %d bytes over the start, above 1.6 times the estimate's load phase (%d)", got, loadBytes)
+	}
+	if kept > graphAndHeld {
+		t.Errorf("the subgraph keeps %d bytes, above the estimate's graph and held parts (%d)", kept, graphAndHeld)
+	}
+	runtime.KeepAlive(sg)
+}
