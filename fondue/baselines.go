@@ -212,7 +212,7 @@ func baselineScores(ctx context.Context, g *Graph, method string, workers int, t
 	case "nc":
 		score = func(w *baselineWorker, i int) float64 {
 			e := g.Ego(i, &w.ego)
-			cl := w.mcl.Cluster(e, MCLOptions{})
+			cl, _ := w.mcl.Cluster(e, MCLOptions{}) // the defaults are valid
 			w.label = mclResize(w.label, e.NumNodes())
 			_, nassoc := baselineNC(e, cl, w.label)
 			return nassoc

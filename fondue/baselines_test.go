@@ -253,7 +253,7 @@ func TestBaselineScoresNetscience(t *testing.T) {
 				want = float64(baselineBruteComponents(g, i))
 			case "nc":
 				e := g.Ego(i, nil)
-				want = normalizedAssociation(e, clusterMCL(e, MCLOptions{}))
+				want = normalizedAssociation(e, mustClusterMCL(t, e, MCLOptions{}))
 			case "lcc":
 				want = 0
 				if k, linked := baselineBrutePairs(g, i); k > 0 {

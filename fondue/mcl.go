@@ -30,8 +30,16 @@ type MCLOptions struct {
 	PruneThreshold float64
 }
 
+// Validate reports options that cannot work (Expansion 1 or negative,
+// Inflation 1 or less, negative MaxIter, a LoopValue or PruneThreshold that
+// is not a number) as an *OptionsError.
+func (o MCLOptions) Validate() error {
+	_, err := o.mclResolved()
+	return err
+}
+
 // mclResolved replaces zero fields by the defaults and checks the rest.
-func (o MCLOptions) mclResolved() MCLOptions {
+func (o MCLOptions) mclResolved() (MCLOptions, error) {
 	if o.Expansion == 0 {
 		o.Expansion = 2
 	}
@@ -53,9 +61,9 @@ func (o MCLOptions) mclResolved() MCLOptions {
 	}
 	if o.Expansion < 2 || !(o.Inflation > 1) || o.MaxIter < 0 || math.IsNaN(o.LoopValue) ||
 		math.IsInf(o.LoopValue, 0) || math.IsNaN(o.PruneThreshold) {
-		panic(fmt.Sprintf("fondue.MCL: invalid options %+v", o))
+		return o, &OptionsError{Msg: fmt.Sprintf("invalid MCL options %+v: Expansion must be at least 2, Inflation above 1, MaxIter not negative", o)}
 	}
-	return o
+	return o, nil
 }
 
 // Convergence tolerances of numpy.allclose, which run_mcl uses.
@@ -121,11 +129,14 @@ var mclPool = sync.Pool{New: func() any { return new(MCLWorkspace) }}
 // of its local indices 0..e.NumNodes()-1: each cluster sorted, clusters
 // ordered by their smallest member. It allocates its result; use an
 // MCLWorkspace to cluster many ego nets. See MCLWorkspace.Cluster for the
-// exact semantics. It panics on invalid options (Expansion 1 or negative,
-// Inflation ≤ 1, negative MaxIter).
-func clusterMCL(e *EgoNet, opts MCLOptions) [][]int32 {
+// exact semantics and the errors.
+func clusterMCL(e *EgoNet, opts MCLOptions) ([][]int32, error) {
 	w := mclPool.Get().(*MCLWorkspace)
-	cl := w.Cluster(e, opts)
+	defer mclPool.Put(w)
+	cl, err := w.Cluster(e, opts)
+	if err != nil {
+		return nil, err
+	}
 	flat := slices.Clone(w.flat)
 	out := make([][]int32, len(cl))
 	off := 0
@@ -133,13 +144,12 @@ func clusterMCL(e *EgoNet, opts MCLOptions) [][]int32 {
 		out[c] = flat[off : off+len(m) : off+len(m)]
 		off += len(m)
 	}
-	mclPool.Put(w)
-	return out
+	return out, nil
 }
 
 // Cluster runs MCL on the unweighted adjacency of e and returns the
 // partition; the result aliases the workspace and is valid until its next
-// use.
+// use. Invalid options (see MCLOptions.Validate) return an *OptionsError.
 //
 // The iteration is that of run_mcl in GuyAllard/markov_clustering (read at
 // commit 9ca5203, the 0.0.6 code): the diagonal is set to LoopValue, columns
@@ -169,8 +179,11 @@ func clusterMCL(e *EgoNet, opts MCLOptions) [][]int32 {
 // smallest. A node with no attractor entry in its column, and a node isolated
 // in the ego net, is a singleton. The computation is sequential and
 // deterministic.
-func (w *MCLWorkspace) Cluster(e *EgoNet, opts MCLOptions) [][]int32 {
-	o := opts.mclResolved()
+func (w *MCLWorkspace) Cluster(e *EgoNet, opts MCLOptions) ([][]int32, error) {
+	o, err := opts.mclResolved()
+	if err != nil {
+		return nil, err
+	}
 	n := e.NumNodes()
 	w.prepare(n)
 	w.initial(e, o.LoopValue)
@@ -192,7 +205,7 @@ func (w *MCLWorkspace) Cluster(e *EgoNet, opts MCLOptions) [][]int32 {
 			break
 		}
 	}
-	return w.extract(n)
+	return w.extract(n), nil
 }
 
 // prepare sizes the dense per-node buffers for an n-node ego net.

@@ -1,6 +1,7 @@
 package fondue
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -51,7 +52,7 @@ func TestMCLKnownAnswers(t *testing.T) {
 	}
 	for _, c := range cases {
 		e := mclTestEgo(c.n, c.edges)
-		got := clusterMCL(e, MCLOptions{})
+		got := mustClusterMCL(t, e, MCLOptions{})
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: MCL = %v, want %v", c.name, got, c.want)
 		}
@@ -63,13 +64,18 @@ func TestMCLKnownAnswers(t *testing.T) {
 
 func TestMCLConvergesOnSmallGraphs(t *testing.T) {
 	var w MCLWorkspace
-	w.Cluster(mclTestEgo(8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4})), MCLOptions{})
+	if _, err := w.Cluster(mclTestEgo(8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4})), MCLOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	it, conv := w.Iterations()
 	if !conv || it < 2 || it >= 100 {
 		t.Fatalf("iterations %d converged %v", it, conv)
 	}
 	// MaxIter 1 stops before convergence; the result is still a partition.
-	got := w.Cluster(mclTestEgo(8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4})), MCLOptions{MaxIter: 1})
+	got, err := w.Cluster(mclTestEgo(8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4})), MCLOptions{MaxIter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if it, conv := w.Iterations(); it != 1 || conv {
 		t.Fatalf("MaxIter 1: iterations %d converged %v", it, conv)
 	}
@@ -128,7 +134,10 @@ func TestMCLMatchesDenseReference(t *testing.T) {
 		}
 		e := mclTestEgo(n, edges)
 		o := opts[trial%len(opts)]
-		got := w.Cluster(e, o)
+		got, err := w.Cluster(e, o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		mclCheckPartition(t, got, n)
 		want := mclDenseReference(e, o)
 		if !reflect.DeepEqual(got, want) {
@@ -137,7 +146,7 @@ func TestMCLMatchesDenseReference(t *testing.T) {
 		if len(got) > 1 && len(got) < n {
 			nontrivial++
 		}
-		if again := clusterMCL(e, o); !reflect.DeepEqual(again, got) {
+		if again := mustClusterMCL(t, e, o); !reflect.DeepEqual(again, got) {
 			t.Fatalf("trial %d: MCL and a reused workspace differ", trial)
 		}
 	}
@@ -146,17 +155,35 @@ func TestMCLMatchesDenseReference(t *testing.T) {
 	}
 }
 
-func TestMCLInvalidOptionsPanic(t *testing.T) {
-	for _, o := range []MCLOptions{{Expansion: 1}, {Inflation: 1}, {Inflation: 0.5}, {MaxIter: -1}} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("options %+v: no panic", o)
-				}
-			}()
-			clusterMCL(mclTestEgo(3, nil), o)
-		}()
+// Invalid options are refused with an *OptionsError, by Validate, by
+// Cluster and by a workspace, and never panic.
+func TestMCLInvalidOptions(t *testing.T) {
+	for _, o := range []MCLOptions{{Expansion: 1}, {Expansion: -2}, {Inflation: 1}, {Inflation: 0.5}, {MaxIter: -1},
+		{LoopValue: math.NaN()}, {LoopValue: math.Inf(1)}, {PruneThreshold: math.NaN()}} {
+		var oe *OptionsError
+		if err := o.Validate(); !errors.As(err, &oe) {
+			t.Errorf("options %+v: Validate = %v, want an *OptionsError", o, err)
+		}
+		if cl, err := clusterMCL(mclTestEgo(3, nil), o); !errors.As(err, &oe) || cl != nil {
+			t.Errorf("options %+v: clusterMCL = %v, %v; want an *OptionsError", o, cl, err)
+		}
+		var w MCLWorkspace
+		if cl, err := w.Cluster(mclTestEgo(3, [][2]int{{0, 1}}), o); !errors.As(err, &oe) || cl != nil {
+			t.Errorf("options %+v: Cluster = %v, %v; want an *OptionsError", o, cl, err)
+		}
 	}
+	if err := (MCLOptions{}).Validate(); err != nil {
+		t.Errorf("default options: %v", err)
+	}
+}
+
+func mustClusterMCL(t testing.TB, e *EgoNet, o MCLOptions) [][]int32 {
+	t.Helper()
+	cl, err := clusterMCL(e, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }
 
 func TestMCLWorkspaceAllocations(t *testing.T) {
@@ -181,7 +208,10 @@ func TestMCLWorkspaceAllocations(t *testing.T) {
 // (or k) in ascending order, as in the sparse code, so the two agree bit
 // for bit and partitions can be compared exactly.
 func mclDenseReference(e *EgoNet, opts MCLOptions) [][]int32 {
-	o := opts.mclResolved()
+	o, err := opts.mclResolved()
+	if err != nil {
+		panic(err)
+	}
 	n := e.NumNodes()
 	newMat := func() [][]float64 {
 		m := make([][]float64, n)
@@ -346,7 +376,10 @@ func mclBenchEgo(k int, pin, pout float64) *EgoNet {
 
 func benchmarkMCL(b *testing.B, e *EgoNet) {
 	var w MCLWorkspace
-	cl := w.Cluster(e, MCLOptions{})
+	cl, err := w.Cluster(e, MCLOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	it, _ := w.Iterations()
 	for b.Loop() {
 		w.Cluster(e, MCLOptions{})

@@ -267,6 +267,9 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !MethodUsesEmbedding(opts.Method) {
 		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), MethodCombined, MethodFONDUE, opts.Method)}
 	}
+	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
+		return nil, err
+	}
 	if g.NumEdges() == 0 {
 		return nil, fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
 	}

@@ -64,3 +64,28 @@ func TestScoreRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Invalid MCL options are refused with an *OptionsError, by Score before
+// the fit and by ProposeSplits, for every splitter that clusters with MCL.
+func TestInvalidMCLOptionsRefused(t *testing.T) {
+	ctx := context.Background()
+	g, err := readEdgesFile("testdata/karate.edges")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := MCLOptions{Inflation: 0.5}
+	var oe *OptionsError
+	for _, sp := range []Splitter{ncutSplitter, mclSplitter} {
+		opts := Options{Method: MethodDegree, Split: SplitOptions{Splitter: sp, Top: 3, MCL: bad}}
+		if res, err := Score(ctx, g, opts); !errors.As(err, &oe) || res != nil {
+			t.Errorf("%s: Score = %v, %v; want an *OptionsError", sp.Name(), res, err)
+		}
+		res, err := Score(ctx, g, Options{Method: MethodDegree})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if props, err := ProposeSplits(ctx, g, res, res.Ranking()[:3], opts); !errors.As(err, &oe) || props != nil {
+			t.Errorf("%s: ProposeSplits = %v, %v; want an *OptionsError", sp.Name(), props, err)
+		}
+	}
+}

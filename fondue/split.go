@@ -21,7 +21,7 @@ const (
 type Splitter interface {
 	// Name is the splitter's name on the command line and in configuration.
 	Name() string
-	// NeedsEmbedding reports whether the splitter reads Result.Embedding,
+	// NeedsEmbedding reports whether the splitter reads SplitInput.Embedding,
 	// and so cannot follow a baseline method.
 	NeedsEmbedding() bool
 	// NewWorker returns the function one goroutine of ProposeSplits calls
@@ -30,10 +30,25 @@ type Splitter interface {
 }
 
 // SplitFunc returns groups of the neighbours of node (node indices; any
-// order, empty groups allowed: ProposeSplits drops them and sorts the rest).
-// res is the score behind the proposal (its Embedding and Prior may be nil)
-// and opts the options it was scored with; neither is nil.
-type SplitFunc func(g *Graph, res *Result, node int, opts *Options) [][]int32
+// order, empty groups allowed: ProposeSplits drops them and sorts the rest),
+// or an error for input it cannot work with (an *OptionsError for invalid
+// in.MCL). in is not nil.
+type SplitFunc func(g *Graph, in *SplitInput, node int) ([][]int32, error)
+
+// SplitInput is what a splitter reads besides the graph and the node: the
+// score behind the proposal and the options it was made with.
+type SplitInput struct {
+	Embedding *Embedding // the scores' embedding; nil after a baseline
+	Prior     *Prior     // the embedding's prior; may be nil
+	CNE       CNEOptions // the options the embedding was fitted with (its sigmas)
+	MCL       MCLOptions
+	// The FONDUE splitter reproduces the sign vector behind the score
+	// from the options it was scored with.
+	Seed         uint64
+	RandomSplits int
+	Unnormalized bool
+	Polish       bool
+}
 
 // Splitters returns the splitters of this package, the default
 // (DefaultSplitter) first: ncut, mcl and fondue.
@@ -62,7 +77,7 @@ func FindSplitter(splitters []Splitter, name string) Splitter {
 type builtinSplitter struct {
 	name           string
 	needsEmbedding bool
-	split          func(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32
+	split          func(g *Graph, in *SplitInput, i int, w *splitWorker) ([][]int32, error)
 }
 
 func (s *builtinSplitter) Name() string         { return s.name }
@@ -70,20 +85,9 @@ func (s *builtinSplitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
 func (s *builtinSplitter) NewWorker() SplitFunc {
 	w := new(splitWorker)
-	return func(g *Graph, res *Result, node int, opts *Options) [][]int32 {
-		cfg := splitConfig{MCL: opts.Split.MCL, Seed: opts.Seed, RandomSplits: opts.RandomSplits,
-			Unnormalized: opts.Unnormalized, Polish: opts.Polish}
-		return s.split(g, res.Embedding, node, &cfg, w)
+	return func(g *Graph, in *SplitInput, node int) ([][]int32, error) {
+		return s.split(g, in, node, w)
 	}
-}
-
-// splitConfig is what the built-in splitters read of Options.
-type splitConfig struct {
-	MCL          MCLOptions
-	Seed         uint64 // the FONDUE splitter reproduces the score's sign vector
-	RandomSplits int
-	Unnormalized bool
-	Polish       bool
 }
 
 // splitWorker is one goroutine's scratch space for the built-in splitters.
@@ -135,36 +139,59 @@ func ProposeSplits(ctx context.Context, g *Graph, res *Result, nodes []int, opts
 			return nil, fmt.Errorf("node index %d out of range [0,%d)", i, g.NumNodes())
 		}
 	}
-	out := make([]Proposal, len(nodes))
-	workers := min(workerCount(opts.Workers), max(1, len(nodes)))
-	split := make([]SplitFunc, workers)
-	for w := range split {
-		split[w] = sp.NewWorker()
+	in := &SplitInput{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
+		RandomSplits: opts.RandomSplits, Unnormalized: opts.Unnormalized, Polish: opts.Polish}
+	groups, err := proposeGroups(ctx, g, in, sp, nodes, opts.Workers)
+	if err != nil {
+		return nil, err
 	}
-	err := forChunks(ctx, workers, len(nodes), func(w, k int) {
-		i := nodes[k]
-		out[k] = Proposal{Node: i}
+	out := make([]Proposal, len(nodes))
+	for k, i := range nodes {
+		out[k] = Proposal{Node: i, Groups: groups[k]}
 		if i < len(res.Scores) {
 			out[k].Score = res.Scores[i]
 		}
 		if i < len(res.Ambiguity) {
 			out[k].Ambiguity = res.Ambiguity[i]
 		}
-		if g.Degree(i) == 0 {
-			return
+	}
+	return out, nil
+}
+
+// proposeGroups runs sp on each of nodes (indices of g) on up to workers
+// goroutines and returns each node's groups, normalized (normalizeGroups);
+// nodes without neighbours get none. The result follows the order of
+// nodes and does not depend on workers; the first node's error (in that
+// order) is returned.
+func proposeGroups(ctx context.Context, g *Graph, in *SplitInput, sp Splitter, nodes []int, workers int) ([][][]int32, error) {
+	out := make([][][]int32, len(nodes))
+	errs := make([]error, len(nodes))
+	workers = min(workerCount(workers), max(1, len(nodes)))
+	split := make([]SplitFunc, workers)
+	for w := range split {
+		split[w] = sp.NewWorker()
+	}
+	err := forChunks(ctx, workers, len(nodes), func(w, k int) {
+		if i := nodes[k]; g.Degree(i) > 0 {
+			groups, err := split[w](g, in, i)
+			out[k], errs[k] = normalizeGroups(groups), err
 		}
-		out[k].Groups = normalizeGroups(split[w](g, res, i, &opts))
 	})
 	if err != nil {
 		return nil, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
 
 // splitFONDUE splits by the sign vector behind the FONDUE score.
-func splitFONDUE(g *Graph, emb *Embedding, i int, cfg *splitConfig, _ *splitWorker) [][]int32 {
-	b := fondueSplit(g, emb, i, signParams{T: randomSplits(cfg.RandomSplits), Normalize: !cfg.Unnormalized, Polish: cfg.Polish, Seed: cfg.Seed})
-	return signGroups(g.Neighbors(i), b)
+func splitFONDUE(g *Graph, in *SplitInput, i int, _ *splitWorker) ([][]int32, error) {
+	b := fondueSplit(g, in.Embedding, i, signParams{T: randomSplits(in.RandomSplits), Normalize: !in.Unnormalized, Polish: in.Polish, Seed: in.Seed})
+	return signGroups(g.Neighbors(i), b), nil
 }
 
 // signGroups turns a sign vector over nb into two groups (+1, −1).
@@ -181,9 +208,13 @@ func signGroups(nb []int32, b []int8) [][]int32 {
 }
 
 // splitMCL clusters the ego net with MCL: one group per cluster.
-func splitMCL(g *Graph, _ *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32 {
+func splitMCL(g *Graph, in *SplitInput, i int, w *splitWorker) ([][]int32, error) {
 	e := g.Ego(i, &w.ego)
-	return mclGroups(e, w.mcl.Cluster(e, cfg.MCL))
+	clusters, err := w.mcl.Cluster(e, in.MCL)
+	if err != nil {
+		return nil, err
+	}
+	return mclGroups(e, clusters), nil
 }
 
 // mclGroups maps clusters of local indices to fresh groups of original indices.

@@ -113,24 +113,27 @@ type ncutWork struct {
 	stack []int32
 }
 
-func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker) [][]int32 {
+func splitNCut(g *Graph, in *SplitInput, i int, w *splitWorker) ([][]int32, error) {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
 	if m < 2 {
-		return [][]int32{slices.Clone(e.Nodes)}
+		return [][]int32{slices.Clone(e.Nodes)}, nil
 	}
 	if e.NumEdges() == 0 {
-		return w.pieces.groups(g, e)
+		return w.pieces.groups(g, e), nil
 	}
 	nw := &w.ncut
-	nw.affinity(g, emb, e)
+	nw.affinity(g, in.Embedding, e)
 	side := nw.bisect(m)
 	// The MCL check. Two random neighbourhoods are linked about as densely
 	// as the graph (density); a side boundary much denser than that cuts
 	// through one entity's neighbourhood.
 	n := float64(g.NumNodes())
 	density := 2 * float64(g.NumEdges()) / (n * (n - 1))
-	clusters := w.mcl.Cluster(e, cfg.MCL)
+	clusters, err := w.mcl.Cluster(e, in.MCL)
+	if err != nil {
+		return nil, err
+	}
 	r1 := crossRate(e, side)
 	alt, strict := nw.mclTwo(e, clusters), true
 	if alt == nil {
@@ -143,7 +146,7 @@ func splitNCut(g *Graph, emb *Embedding, i int, cfg *splitConfig, w *splitWorker
 		}
 	}
 	nw.rejoin(e, side)
-	return nw.hedge(e, side)
+	return nw.hedge(e, side), nil
 }
 
 // Thresholds of the MCL check, relative to the graph's density: MCL's split

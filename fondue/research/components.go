@@ -35,8 +35,8 @@ func (*componentSplitter) NeedsEmbedding() bool { return false }
 
 func (s *componentSplitter) NewWorker() fondue.SplitFunc {
 	w := new(componentWork)
-	return func(g *fondue.Graph, _ *fondue.Result, node int, _ *fondue.Options) [][]int32 {
-		return w.components(g, node, s.twoHop)
+	return func(g *fondue.Graph, _ *fondue.SplitInput, node int) ([][]int32, error) {
+		return w.components(g, node, s.twoHop), nil
 	}
 }
 

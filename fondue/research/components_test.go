@@ -112,14 +112,14 @@ func TestComponentSplittersReuseWorker(t *testing.T) {
 	split := fondue.FindSplitter(Splitters(), TwoHopComponents).NewWorker()
 	for range 3 {
 		// 1 and 2 share 3 in g1.
-		if got := split(g1, &fondue.Result{}, 0, &fondue.Options{}); len(got) != 1 {
+		if got, _ := split(g1, &fondue.SplitInput{}, 0); len(got) != 1 {
 			t.Fatalf("g1 node 0: %v, want one group", got)
 		}
-		if got := split(g2, &fondue.Result{}, 0, &fondue.Options{}); len(got) != 3 {
+		if got, _ := split(g2, &fondue.SplitInput{}, 0); len(got) != 3 {
 			t.Fatalf("g2 node 0: %v, want three groups", got)
 		}
 		// In g1 node 3's neighbours 1 and 2 share 0; 4 is alone.
-		if got := split(g1, &fondue.Result{}, 3, &fondue.Options{}); len(got) != 2 {
+		if got, _ := split(g1, &fondue.SplitInput{}, 3); len(got) != 2 {
 			t.Fatalf("g1 node 3: %v, want two groups", got)
 		}
 	}

@@ -37,11 +37,11 @@ func Splitters() []fondue.Splitter {
 }
 
 var (
-	spectral  = &splitter{name: Spectral, split: splitSpectral}
-	posterior = &splitter{name: Posterior, needsEmbedding: true, split: splitPosterior}
-	hybrid    = &splitter{name: Hybrid, needsEmbedding: true, split: splitHybrid}
+	spectral  = &splitter{name: Spectral, split: infallible(splitSpectral)}
+	posterior = &splitter{name: Posterior, needsEmbedding: true, split: infallible(splitPosterior)}
+	hybrid    = &splitter{name: Hybrid, needsEmbedding: true, split: infallible(splitHybrid)}
 	mcl2      = &splitter{name: MCL2, needsEmbedding: true, split: splitMCL2}
-	kMeans    = &splitter{name: KMeans, needsEmbedding: true, split: splitKMeans}
+	kMeans    = &splitter{name: KMeans, needsEmbedding: true, split: infallible(splitKMeans)}
 )
 
 // IsSplitter reports whether name is one of Splitters.
@@ -54,7 +54,14 @@ func IsSplitter(name string) bool {
 type splitter struct {
 	name           string
 	needsEmbedding bool
-	split          func(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32
+	split          func(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]int32, error)
+}
+
+// infallible adapts a split that cannot fail.
+func infallible(split func(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]int32) func(*fondue.Graph, *fondue.SplitInput, int, *worker) ([][]int32, error) {
+	return func(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]int32, error) {
+		return split(g, in, i, w), nil
+	}
 }
 
 func (s *splitter) Name() string         { return s.name }
@@ -62,8 +69,8 @@ func (s *splitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
 func (s *splitter) NewWorker() fondue.SplitFunc {
 	w := new(worker)
-	return func(g *fondue.Graph, res *fondue.Result, node int, opts *fondue.Options) [][]int32 {
-		return s.split(g, res, node, opts, w)
+	return func(g *fondue.Graph, in *fondue.SplitInput, node int) ([][]int32, error) {
+		return s.split(g, in, node, w)
 	}
 }
 
@@ -76,8 +83,8 @@ type worker struct {
 }
 
 // posteriorParams returns gamma/2 and log(s1/s2) of the CNE posterior.
-func posteriorParams(opts *fondue.Options) (halfGamma, logRatio float64) {
-	s1, s2 := opts.CNE.Sigma1, opts.CNE.Sigma2
+func posteriorParams(in *fondue.SplitInput) (halfGamma, logRatio float64) {
+	s1, s2 := in.CNE.Sigma1, in.CNE.Sigma2
 	if s1 <= 0 {
 		s1 = 1
 	}
@@ -88,12 +95,12 @@ func posteriorParams(opts *fondue.Options) (halfGamma, logRatio float64) {
 }
 
 // posteriorAffinity fills W (m×m) with the CNE posterior link probability
-// of every pair of i's neighbours under the embedding and prior of res (a
+// of every pair of i's neighbours under the embedding and prior of in (a
 // flat prior when it has none); the diagonal is 0.
-func posteriorAffinity(res *fondue.Result, nb []int32, opts *fondue.Options, W []float64) {
+func posteriorAffinity(in *fondue.SplitInput, nb []int32, W []float64) {
 	m := len(nb)
-	emb, prior := res.Embedding, res.Prior
-	hg, lr := posteriorParams(opts)
+	emb, prior := in.Embedding, in.Prior
+	hg, lr := posteriorParams(in)
 	d := emb.Dim
 	for a := 0; a < m; a++ {
 		W[a*m+a] = 0
@@ -141,7 +148,7 @@ func twoGroups(nb []int32, w *worker, fill func(W []float64)) [][]int32 {
 	return signGroups(nb, w.bi.Bisect(w.aff, m))
 }
 
-func splitSpectral(g *fondue.Graph, _ *fondue.Result, i int, _ *fondue.Options, w *worker) [][]int32 {
+func splitSpectral(g *fondue.Graph, _ *fondue.SplitInput, i int, w *worker) [][]int32 {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
 	return twoGroups(e.Nodes, w, func(W []float64) {
@@ -153,30 +160,34 @@ func splitSpectral(g *fondue.Graph, _ *fondue.Result, i int, _ *fondue.Options, 
 	})
 }
 
-func splitPosterior(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32 {
+func splitPosterior(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]int32 {
 	nb := g.Neighbors(i)
-	return twoGroups(nb, w, func(W []float64) { posteriorAffinity(res, nb, opts, W) })
+	return twoGroups(nb, w, func(W []float64) { posteriorAffinity(in, nb, W) })
 }
 
-func splitHybrid(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32 {
+func splitHybrid(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]int32 {
 	e := g.Ego(i, &w.ego)
 	return twoGroups(e.Nodes, w, func(W []float64) {
-		posteriorAffinity(res, e.Nodes, opts, W)
+		posteriorAffinity(in, e.Nodes, W)
 		addEgoAdjacency(e, W, 1)
 	})
 }
 
-func splitMCL2(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32 {
+func splitMCL2(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]int32, error) {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
-	clusters := mclGroups(e, w.mcl.Cluster(e, opts.Split.MCL))
+	local, err := w.mcl.Cluster(e, in.MCL)
+	if err != nil {
+		return nil, err
+	}
+	clusters := mclGroups(e, local)
 	k := len(clusters)
 	if k <= 2 {
-		return clusters
+		return clusters, nil
 	}
 	// Node affinities, then summed per pair of clusters.
 	w.aff = resize(w.aff, m*m)
-	posteriorAffinity(res, e.Nodes, opts, w.aff)
+	posteriorAffinity(in, e.Nodes, w.aff)
 	addEgoAdjacency(e, w.aff, 1)
 	of := make([]int, m)
 	for c, cl := range clusters {
@@ -202,14 +213,14 @@ func splitMCL2(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options,
 			minus = append(minus, cl...)
 		}
 	}
-	return [][]int32{plus, minus}
+	return [][]int32{plus, minus}, nil
 }
 
 // splitKMeans runs Lloyd's 2-means on the neighbours' embedding vectors,
 // started from the neighbour farthest from the mean and the neighbour
 // farthest from that one.
-func splitKMeans(g *fondue.Graph, res *fondue.Result, i int, _ *fondue.Options, _ *worker) [][]int32 {
-	emb := res.Embedding
+func splitKMeans(g *fondue.Graph, in *fondue.SplitInput, i int, _ *worker) [][]int32 {
+	emb := in.Embedding
 	nb := g.Neighbors(i)
 	m, d := len(nb), emb.Dim
 	if m < 2 {
