@@ -9,9 +9,6 @@ import (
 	"sync/atomic"
 )
 
-// BaselineMethods lists the methods baselineScores accepts.
-var BaselineMethods = []string{"degree", "cc", "nc", "lcc"}
-
 // egoComponents returns the number of connected components of the ego net:
 // the CC baseline of [P §3.2], where a node whose neighbours fall into
 // several unconnected groups looks like several entities merged. Higher

@@ -728,7 +728,7 @@ func (f *cneFit) finish() {
 // reorderMinBytes is the embedding size above which sampled mode renumbers
 // nodes for locality (a variable so that tests can take that path on small
 // graphs).
-var reorderMinBytes int64 = 8 << 20
+var reorderMinBytes int64 = ReorderMinBytes
 
 // permuteRows returns rows of a (d columns) reordered: row k of the result
 // is row order[k] of a, or with inverse set, row order[k] of the result is

@@ -61,7 +61,7 @@ func (f *cneFit) smooth(ctx context.Context) error {
 
 // smoothChunkCost is the target cost of a chunk of smoothing rows (cost of a
 // row: its degree plus 4).
-const smoothChunkCost = 1 << 14
+const smoothChunkCost = SmoothChunkCost
 
 // smoothedStart turns the noise in X (n x d, row-major) into the smoothed
 // start in place, using tmp (same size) as scratch; tmp is left zeroed.

@@ -277,9 +277,9 @@ func TestStabilitySpread(t *testing.T) {
 			continue
 		}
 		sp := s.spread(g, emb, i)
-		sweep := fondueNode(g, emb, i, 0, true, false, nil, w, nil)
-		w.differences(emb, i, g.Neighbors(i))
-		lam := topEigenvector(w.scat, 8, w.vecs, w.u)
+		sweep := fondueNode(g, emb.X, i, 0, true, false, nil, w, nil)
+		w.differences(emb.X, i, g.Neighbors(i))
+		lam := topEigenvector(w.Scatter(), 8, make([]float64, 64), make([]float64, 8))
 		if sp > lam/m*(1+1e-9) || sp < 0.5*lam/m || sweep > lam*(1+1e-9) {
 			t.Fatalf("node %d: spread %g, sweep %g, lambda_max %g, degree %g", i, sp, sweep, lam, m)
 		}

@@ -21,7 +21,7 @@ import (
 // which keep the gradient-norm test alone, as before.
 var (
 	stableEvery   = 20
-	stableSample  = 1000
+	stableSample  = StableSample
 	stableTop     = 0.10
 	stableOverlap = 0.95
 )
@@ -54,8 +54,8 @@ var stableEigenSweep = false
 // confirmed with this statistic (bench/EPOCHS.md).
 func (s *stabilityStop) spread(g *Graph, emb *Embedding, i int) float64 {
 	w := s.work
-	d := w.d
-	w.differences(emb, i, g.Neighbors(i))
+	d := emb.Dim
+	w.differences(emb.X, i, g.Neighbors(i))
 	if s.v == nil {
 		s.v, s.u = make([]float64, d), make([]float64, d)
 	}
@@ -66,7 +66,7 @@ func (s *stabilityStop) spread(g *Graph, emb *Embedding, i int) float64 {
 	lam := 0.0
 	for it := 0; it < stablePower; it++ {
 		for p := 0; p < d; p++ {
-			u[p] = dot(w.scat[p*d:(p+1)*d], v)
+			u[p] = dot(w.Scatter()[p*d:(p+1)*d], v)
 		}
 		nv := math.Sqrt(dot(v, v))
 		nu := math.Sqrt(dot(u, u))
@@ -125,7 +125,7 @@ func newStabilityStop(g *Graph, d int) *stabilityStop {
 func (s *stabilityStop) check(g *Graph, emb *Embedding) bool {
 	for k, i := range s.sample {
 		if stableEigenSweep {
-			s.score[k] = fondueNode(g, emb, int(i), 0, true, false, nil, s.work, nil)
+			s.score[k] = fondueNode(g, emb.X, int(i), 0, true, false, nil, s.work, nil)
 		} else {
 			s.score[k] = s.spread(g, emb, int(i))
 		}

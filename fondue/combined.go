@@ -6,61 +6,6 @@ import (
 	"math/bits"
 )
 
-// MethodCombined is the default ranking method. It weighs two kinds of
-// evidence that a node merges several entities:
-//
-//  1. Embedding evidence: how much would the CNE objective gain by splitting
-//     the node along the best sign vector b of the Rayleigh quotient? That
-//     is the FONDUE score itself.
-//  2. Graph evidence: are the node's neighbours strangers to each other,
-//     tied together only by the node? Two shares of neighbour pairs that
-//     are neither linked nor have a common neighbour other than the node,
-//     averaged (graphEvidence): across the split b (splitDisconnection),
-//     and across the pieces of the neighbourhood, the groups that such
-//     pairs leave apart (the fragmentation 1 − Σp², p the pieces' shares
-//     of the neighbours). Two entities merged into one node bring two
-//     neighbourhoods that nothing but the node ties together; the
-//     neighbours of one real entity are usually linked, or share someone
-//     else. The split's share sees two entities where the embedding put
-//     them; the pieces see them however many there are (a real homonym
-//     stands for four persons on average, bench/real-results), which the
-//     split's two sides cannot.
-//
-// The embedding sees the split only through the node's position, so the two
-// kinds use different information. Their answers live on different
-// scales, so each becomes a percentile among the scored nodes (average
-// ranks for ties), read as a p-value, and the two are combined as
-// independent tests are by Stouffer's method: the score is the weighted
-// mean of their normal quantiles, z = Φ⁻¹((rank − ½)/count)
-// (combineRanks). A plain mean of the percentiles would count a step from
-// the 50th to the 60th percentile as much as one from the 90th to the
-// 100th; as p-values the tail counts more, which matters where most nodes
-// have no graph evidence at all (92% of the real co-author graph's nodes,
-// one clique of co-authors each: there, any fragmentation ranks above the
-// 92nd percentile, and a mean would squeeze all of it into the top tenth
-// of the scale while the FONDUE percentile spans the whole). Nodes with
-// fewer than two neighbours have no pair and get graph evidence 0.
-//
-// The weight of the graph evidence is 1 - (its median over the nodes with
-// two or more neighbours), with weight 1 on the FONDUE percentile
-// (disconnectionWeight). Strangers around a node are evidence only where
-// they are unusual: in a graph whose neighbourhoods are knit
-// (co-authorship, social and knowledge graphs: median 0, weight 1, an
-// equal weight) they are, but where the typical node's neighbours are
-// already strangers to each other (sparse, locally tree-like graphs, such
-// as a block model of average degree 10) the evidence hardly separates
-// merged nodes from the rest, and an equal weight would drown the FONDUE
-// score in its noise. The weight is read off the graph, not fitted to
-// labels.
-const MethodCombined = "combined"
-
-// DefaultMethod is the method used when none is named.
-const DefaultMethod = MethodCombined
-
-// MethodUsesEmbedding reports whether a method fits the CNE embedding (and
-// so can be followed by splitters that need it, and checkpointed).
-func MethodUsesEmbedding(m string) bool { return m == MethodFONDUE || m == MethodCombined }
-
 // disconnectionBudget bounds the pair tests of one node: when the split has
 // more cross pairs than this, and counting them all would take more steps
 // than testing this many (exactIsCheaper), that many are drawn at random
@@ -117,7 +62,7 @@ func splitDisconnection(ctx context.Context, g *Graph, emb *Embedding, p signPar
 			}
 			cw.b = mclResize(cw.b, m)
 			r := splitmix{s: streamSeed(seed, streamSigns, uint64(i), 0)}
-			scores[i] = fondueNode(g, emb, i, randomSplits, normalize, polish, &r, &cw.fondueWork, cw.b)
+			scores[i] = fondueNode(g, emb.X, i, randomSplits, normalize, polish, &r, &cw.fondueWork, cw.b)
 			disconnection[i] = cw.disconnection(g, i, seed)
 		}
 	})

@@ -119,28 +119,3 @@ func egoCeilLog2(x int) int {
 	}
 	return c
 }
-
-// egoSearch returns the first index of s whose value is >= v (len(s) if
-// none), like sort.Search, without the closure call.
-func egoSearch(s []int32, v int32) int {
-	lo, hi := 0, len(s)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s[m] < v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
-}
-
-// egoGrowCap rounds a requested capacity up so that buffers grown one ego net at
-// a time reach their final size after O(log) reallocations.
-func egoGrowCap(n int) int {
-	c := 16
-	for c < n {
-		c += c / 2
-	}
-	return c
-}

@@ -152,7 +152,7 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 		// stop holds its sample (index, score, rank: 16 bytes each, two
 		// top sets of a tenth) and the differences to the neighbours of
 		// its largest sampled node.
-		MemoryPart{"smoothed start sums, stability-stop sample", 8*d*d*((2*m+4*n)/smoothChunkCost+1) + int64(stableSample)*20},
+		MemoryPart{"smoothed start sums, stability-stop sample", 8*d*d*((2*m+4*n)/SmoothChunkCost+1) + int64(StableSample)*20},
 		MemoryPart{"stability-stop differences of the largest sampled node", deg * (8*d + 16)},
 	)
 	if n > int64(o.ExactMaxNode) {
@@ -163,7 +163,7 @@ func EstimateMemory(nodes, edges int64, o EstimateOptions) MemoryEstimate {
 			MemoryPart{"negative-sampling buffers (per worker, grow with the largest degree)", w * need * (8*d + 12)},
 			MemoryPart{"gathered neighbours of the largest node (per worker)", w * deg * (8*d + 8)})
 	}
-	if n > int64(o.ExactMaxNode) && vec > reorderMinBytes {
+	if n > int64(o.ExactMaxNode) && vec > ReorderMinBytes {
 		cne = append(cne,
 			MemoryPart{"renumbered graph for locality", 8*m + 16*n},
 			MemoryPart{"renumbered vectors (transient)", 3 * vec},

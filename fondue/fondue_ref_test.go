@@ -234,7 +234,7 @@ func TestFondueNodeMatchesReference(t *testing.T) {
 							b, rb := make([]int8, m), make([]int8, m)
 							r := splitmix{s: streamSeed(7, streamSigns, uint64(i), 0)}
 							rr := r
-							got := fondueNode(g, emb, i, T, norm, polish, &r, w, b)
+							got := fondueNode(g, emb.X, i, T, norm, polish, &r, w, b)
 							want := refFondueNode(g, emb, i, T, norm, polish, &rr, rw, rb)
 							if math.Float64bits(got) != math.Float64bits(want) || !slices.Equal(b, rb) || r != rr {
 								t.Fatalf("d %d n %d T %d polish %v norm %v node %d (degree %d): got %v %v, want %v %v",

@@ -21,17 +21,6 @@ package fondue
 
 import "math"
 
-// sqDist returns ||a - b||^2, summed in coordinate order.
-func sqDist(a, b []float64) float64 {
-	b = b[:len(a)]
-	s := 0.0
-	for k := range a {
-		t := a[k] - b[k]
-		s += t * t
-	}
-	return s
-}
-
 // addScaledDiff adds c (a - b) to acc.
 func addScaledDiff(acc []float64, c float64, a, b []float64) {
 	b, acc = b[:len(a)], acc[:len(a)]

@@ -539,12 +539,3 @@ func (w *MCLWorkspace) layOut(n int, nc int32) [][]int32 {
 	}
 	return w.out
 }
-
-// mclResize returns s with length n, reusing its storage when it can. The
-// contents are not cleared.
-func mclResize[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n, egoGrowCap(n))
-	}
-	return s[:n]
-}

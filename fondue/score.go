@@ -9,18 +9,6 @@ import (
 	"time"
 )
 
-// Scoring methods: FONDUE itself and the paper's baselines.
-const (
-	MethodFONDUE = "fondue" // best Rayleigh quotient of a CNE embedding
-	MethodDegree = "degree" // the node's degree
-	MethodCC     = "cc"     // connected components of the ego network without the node
-	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see normalizedAssociation)
-	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
-)
-
-// Methods lists the scoring methods Score accepts, the default first.
-var Methods = []string{MethodCombined, MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
-
 // Phase names a stage of Score, for progress reports and timings.
 type Phase string
 
@@ -83,12 +71,6 @@ type Options struct {
 	// of the nodes of scoring and splitting. They change no result.
 	Progress func(Progress)
 }
-
-// Defaults and "none" for Options.RandomSplits.
-const (
-	DefaultRandomSplits = 100
-	NoRandomSplits      = -1
-)
 
 // SplitOptions configures split proposals: in Score, which nodes get one
 // (a node is chosen if it is among the Top best, or scores at least
@@ -159,79 +141,8 @@ func (r *Result) Unscored() []int {
 // lower node index.
 func (r *Result) Ranking() []int { return rankDescending(r.Scores) }
 
-func rankDescending(scores []float64) []int {
-	return sortedIndices(scores, nil, true)
-}
-
-// sortedIndices returns the indices k of x with x[k] not NaN (and ok[k]
-// set, when ok is given), in ascending (or descending) order of x[k], ties
-// (== compares -0 and +0 equal) in index order: the order a stable sort of
-// the indices by x gives. It sorts (value, index) pairs, which reads memory
-// in order, instead.
-func sortedIndices(x []float64, ok []bool, descending bool) []int {
-	type entry struct {
-		v float64
-		i int
-	}
-	es := make([]entry, 0, len(x))
-	for k, v := range x {
-		if !math.IsNaN(v) && (ok == nil || ok[k]) {
-			es = append(es, entry{v, k})
-		}
-	}
-	sign := 1
-	if descending {
-		sign = -1
-	}
-	slices.SortFunc(es, func(a, b entry) int {
-		switch {
-		case a.v < b.v:
-			return -sign
-		case a.v > b.v:
-			return sign
-		}
-		return a.i - b.i
-	})
-	idx := make([]int, len(es))
-	for k, e := range es {
-		idx[k] = e.i
-	}
-	return idx
-}
-
-// percentiles maps scores to their empirical CDF: the fraction of scored
-// nodes whose score is lower or equal, in (0, 1]. NaN stays NaN.
-func percentiles(scores []float64) []float64 {
-	order := rankDescending(scores)
-	slices.Reverse(order) // ascending
-	out := make([]float64, len(scores))
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	n := float64(len(order))
-	for a := 0; a < len(order); {
-		b := a
-		for b < len(order) && scores[order[b]] == scores[order[a]] {
-			b++
-		}
-		for _, i := range order[a:b] {
-			out[i] = float64(b) / n
-		}
-		a = b
-	}
-	return out
-}
-
 // ErrNothingToScore is the cause of Score's error for a graph without edges.
 var ErrNothingToScore = errors.New("nothing to score")
-
-// OptionsError reports options that cannot work (an unknown method, a
-// splitter that needs an embedding after a baseline) or cannot work on the
-// graph at hand (an embedding with as many dimensions as the graph has
-// nodes). Test for it with errors.As.
-type OptionsError struct{ Msg string }
-
-func (e *OptionsError) Error() string { return e.Msg }
 
 // WarmStartError reports a warm start from a checkpoint that shares too few
 // nodes with the graph (Options.WarmStartMinShare): it was saved for
@@ -342,10 +253,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 // Shares of the scoring phase's progress: the scores, then the entity
 // estimates; in the combined method's scores, the split's tests, then the
 // pieces. (About the shares of their time on the paper's graphs.)
-const (
-	scoringShare  = 0.9
-	combinedShare = 0.85
-)
+const scoringShare = 0.9
 
 // phaseContext returns ctx with, when Score reports progress (progress is
 // not nil), a report of the phase's parallel loop (withChunkProgress): a
@@ -407,7 +315,7 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
 	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
-	if res.Scores, err = ScoreEmbedding(subProgress(pctx, 0, scoringShare), g, emb, opts); err != nil {
+	if res.Scores, err = scoreEmbedding(subProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
 		return err
 	}
 	if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
@@ -424,37 +332,13 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 // opts.RandomSplits, Unnormalized, Polish, Seed and Workers. Isolated nodes
 // get NaN. It lets a caller score one embedding both ways.
 func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options) ([]float64, error) {
-	if emb == nil || emb.Len() != g.NumNodes() {
-		return nil, &OptionsError{Msg: fmt.Sprintf("ScoreEmbedding needs an embedding of the graph's %d nodes", g.NumNodes())}
-	}
-	p := signParamsOf(&opts)
-	switch opts.Method {
-	case MethodFONDUE:
-		return fondueScores(ctx, g, emb, p)
-	case "", MethodCombined:
-		fs, disc, err := splitDisconnection(subProgress(ctx, 0, combinedShare), g, emb, p)
-		if err != nil {
-			return nil, err
-		}
-		eff, err := effectivePieces(subProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
-		if err != nil {
-			return nil, err
-		}
-		ev := graphEvidence(disc, eff)
-		return combineRanks(fs, ev, disconnectionWeight(g, ev)), nil
-	}
-	return nil, &OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
+	return scoreEmbedding(ctx, g, emb, opts.scoring())
 }
 
-// randomSplits resolves Options.RandomSplits to a count.
-func randomSplits(t int) int {
-	switch {
-	case t == 0:
-		return DefaultRandomSplits
-	case t < 0:
-		return 0
-	}
-	return t
+// scoring returns the options of the scores.
+func (o *Options) scoring() ScoringOptions {
+	return ScoringOptions{Method: o.Method, Seed: o.Seed, Workers: o.Workers, RandomSplits: o.RandomSplits,
+		Unnormalized: o.Unnormalized, Polish: o.Polish, Targets: o.Targets}
 }
 
 // splitCandidates returns the nodes chosen by so, best-ranked first, without duplicates.

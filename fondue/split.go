@@ -2,7 +2,6 @@ package fondue
 
 import (
 	"context"
-	"fmt"
 	"slices"
 )
 
@@ -99,65 +98,6 @@ type splitWorker struct {
 	pieces piecesWork
 }
 
-// Proposal says how to split one node: each group of neighbours becomes the
-// neighbourhood of one node. Groups[0] stays with the original node; each
-// further group moves to a new node.
-type Proposal struct {
-	Node      int       // node index
-	Groups    [][]int32 // neighbour node indices, each group sorted; largest group first
-	Score     float64   // the node's raw score, when known
-	Ambiguity float64   // the node's ambiguity percentile, when known
-}
-
-// ProposeSplits proposes a split of each of the given nodes with
-// opts.Split.Splitter (nil: the default, DefaultSplitter). res is the score
-// of g the proposals follow, and opts the options it was scored with: the
-// splitters that use the embedding read res.Embedding (and res.Prior, when
-// set); the others accept a nil res. The proposals carry the nodes' scores
-// and ambiguities from res. Nodes without neighbours get no groups. The
-// result follows the order of nodes and does not depend on opts.Workers.
-func ProposeSplits(ctx context.Context, g *Graph, res *Result, nodes []int, opts Options) ([]Proposal, error) {
-	sp := opts.Split.Splitter
-	if sp == nil {
-		sp = Splitters()[0]
-	}
-	if res == nil {
-		res = &Result{}
-	}
-	emb := res.Embedding
-	if sp.NeedsEmbedding() && emb == nil {
-		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), MethodCombined, MethodFONDUE)}
-	}
-	if emb != nil && emb.Len() != g.NumNodes() {
-		return nil, fmt.Errorf("embedding has %d rows for %d nodes", emb.Len(), g.NumNodes())
-	}
-	if res.Prior != nil && len(res.Prior.Lambda) != g.NumNodes() {
-		return nil, fmt.Errorf("prior has %d nodes, graph %d", len(res.Prior.Lambda), g.NumNodes())
-	}
-	for _, i := range nodes {
-		if i < 0 || i >= g.NumNodes() {
-			return nil, fmt.Errorf("node index %d out of range [0,%d)", i, g.NumNodes())
-		}
-	}
-	in := &SplitInput{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
-		RandomSplits: opts.RandomSplits, Unnormalized: opts.Unnormalized, Polish: opts.Polish}
-	groups, err := proposeGroups(ctx, g, in, sp, nodes, opts.Workers)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Proposal, len(nodes))
-	for k, i := range nodes {
-		out[k] = Proposal{Node: i, Groups: groups[k]}
-		if i < len(res.Scores) {
-			out[k].Score = res.Scores[i]
-		}
-		if i < len(res.Ambiguity) {
-			out[k].Ambiguity = res.Ambiguity[i]
-		}
-	}
-	return out, nil
-}
-
 // proposeGroups runs sp on each of nodes (indices of g) on up to workers
 // goroutines and returns each node's groups, normalized (normalizeGroups);
 // nodes without neighbours get none. The result follows the order of
@@ -190,7 +130,7 @@ func proposeGroups(ctx context.Context, g *Graph, in *SplitInput, sp Splitter, n
 
 // splitFONDUE splits by the sign vector behind the FONDUE score.
 func splitFONDUE(g *Graph, in *SplitInput, i int, _ *splitWorker) ([][]int32, error) {
-	b := fondueSplit(g, in.Embedding, i, signParams{T: randomSplits(in.RandomSplits), Normalize: !in.Unnormalized, Polish: in.Polish, Seed: in.Seed})
+	b := signVector(g, in.Embedding, i, ScoringOptions{Seed: in.Seed, RandomSplits: in.RandomSplits, Unnormalized: in.Unnormalized, Polish: in.Polish})
 	return signGroups(g.Neighbors(i), b), nil
 }
 

@@ -401,41 +401,6 @@ func (w *ncutWork) kNN(emb *Embedding, e *EgoNet) {
 	w.order = pos
 }
 
-// quickMedian returns the lower median of x, reordering x.
-func quickMedian(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	k := (len(x) - 1) / 2
-	lo, hi := 0, len(x)-1
-	for lo < hi {
-		p := x[(lo+hi)/2]
-		a, b := lo, hi
-		for a <= b {
-			for x[a] < p {
-				a++
-			}
-			for x[b] > p {
-				b--
-			}
-			if a <= b {
-				x[a], x[b] = x[b], x[a]
-				a++
-				b--
-			}
-		}
-		switch {
-		case k <= b:
-			hi = b
-		case k >= a:
-			lo = a
-		default:
-			return x[k]
-		}
-	}
-	return x[k]
-}
-
 // bisect returns the normalized-cut bisection (+1/−1 per local index) of
 // the affinity built by affinity; the result aliases w.
 func (w *ncutWork) bisect(m int) []int8 {
