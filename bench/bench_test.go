@@ -13,6 +13,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Tests read bench/testdata (copies of polbooks and netscience), never
@@ -128,10 +130,10 @@ func TestQuickPresetRegression(t *testing.T) {
 		if f < floor[name] || f <= d {
 			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, f, floor[name], d)
 		}
-		ariDefault += c.Splitters[fondue.DefaultSplitter].ARI.Mean / 2
-		ariMCL += c.Splitters[fondue.SplitMCL].ARI.Mean / 2
+		ariDefault += c.Splitters[split.Default].ARI.Mean / 2
+		ariMCL += c.Splitters[split.MCL].ARI.Mean / 2
 	}
-	t.Logf("mean ARI: %s %.3f, mcl %.3f", fondue.DefaultSplitter, ariDefault, ariMCL)
+	t.Logf("mean ARI: %s %.3f, mcl %.3f", split.Default, ariDefault, ariMCL)
 	if ariDefault <= ariMCL {
 		t.Errorf("default splitter mean ARI %.3f not above MCL's %.3f", ariDefault, ariMCL)
 	}
@@ -168,7 +170,7 @@ func TestRunnerContractionInvariants(t *testing.T) {
 // the JSON; the writers' output parses.
 func TestWritersSkippedCell(t *testing.T) {
 	cfg := Config{Datasets: []string{"polbooks"}, Ratios: []float64{0.001, 0.1}, Seeds: 1, SplitSeeds: 1,
-		DataDir: testData, Engine: fondue.Options{Seed: 1}, Splitters: []string{fondue.DefaultSplitter, fondue.SplitMCL}}
+		DataDir: testData, Engine: fondue.Options{Seed: 1}, Splitters: []string{split.Default, split.MCL}}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -225,12 +227,12 @@ func TestWritersSkippedCell(t *testing.T) {
 func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 	// 0 and 1 are merged. 0's neighbours 2, 3 (linked), 1's neighbours 5, 6
 	// (linked); 4 is adjacent to both. 7 hangs off 4 so nothing is isolated.
-	g := fondue.NewGraph(8, [][2]int{{0, 2}, {0, 3}, {2, 3}, {0, 4}, {1, 4}, {1, 5}, {1, 6}, {5, 6}, {4, 7}})
+	g := graph.NewGraph(8, [][2]int{{0, 2}, {0, 3}, {2, 3}, {0, 4}, {1, 4}, {1, 5}, {1, 6}, {5, 6}, {4, 7}})
 	c, err := eval.ContractPairs(g, [][2]int{{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := EvaluateSplits(context.Background(), c, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: fondue.FindSplitter(fondue.Splitters(), fondue.SplitMCL)}})
+	r, err := EvaluateSplits(context.Background(), c, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: split.Find(split.Splitters(), split.MCL)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +251,9 @@ func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 		t.Fatalf("ARI %v, want 0 (by hand)", got)
 	}
 	// A node whose neighbours are all shared is skipped.
-	h := fondue.NewGraph(4, [][2]int{{0, 2}, {1, 2}, {2, 3}})
+	h := graph.NewGraph(4, [][2]int{{0, 2}, {1, 2}, {2, 3}})
 	c2, _ := eval.ContractPairs(h, [][2]int{{0, 1}})
-	r2, err := EvaluateSplits(context.Background(), c2, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: fondue.FindSplitter(fondue.Splitters(), fondue.SplitMCL)}})
+	r2, err := EvaluateSplits(context.Background(), c2, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: split.Find(split.Splitters(), split.MCL)}})
 	if err != nil {
 		t.Fatal(err)
 	}

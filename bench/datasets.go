@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // DataDirEnv names the environment variable that points at the datasets.
@@ -54,7 +54,7 @@ func FindDataDir(explicit string) (string, error) {
 }
 
 // LoadDataset reads a dataset's edge list from dir.
-func LoadDataset(dir string, d PaperDataset) (*fondue.Graph, error) {
+func LoadDataset(dir string, d PaperDataset) (*graph.Graph, error) {
 	if !d.Available() {
 		return nil, fmt.Errorf("dataset %s is not available: %s", d.Name, d.Unavailable)
 	}

@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
 
@@ -99,7 +99,7 @@ type LabelledNeighbour struct {
 // RealSet is a loaded real set.
 type RealSet struct {
 	Name  string
-	Graph *fondue.Graph
+	Graph *graph.Graph
 	// Names are the display names (X.names), nil when there is none.
 	Names names.Names
 	// Labelled are the truth file's names, in its order.
@@ -279,7 +279,7 @@ func readTruth(file string, r io.Reader) ([]LabelledName, error) {
 	return out, nil
 }
 
-func readNeighboursFile(path string, truth []LabelledName, g *fondue.Graph) (map[string][]LabelledNeighbour, error) {
+func readNeighboursFile(path string, truth []LabelledName, g *graph.Graph) (map[string][]LabelledNeighbour, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func readNeighboursFile(path string, truth []LabelledName, g *fondue.Graph) (map
 
 // readNeighbours parses a neighbours file (neighbourColumns): every id must
 // be a labelled name of truth, and every neighbour a neighbour of it in g.
-func readNeighbours(file string, r io.Reader, truth []LabelledName, g *fondue.Graph) (map[string][]LabelledNeighbour, error) {
+func readNeighbours(file string, r io.Reader, truth []LabelledName, g *graph.Graph) (map[string][]LabelledNeighbour, error) {
 	labelled := make(map[string]bool, len(truth))
 	for _, ln := range truth {
 		labelled[ln.ID] = true

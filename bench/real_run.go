@@ -12,6 +12,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // The halves of the labelled names every real metric is reported for.
@@ -264,18 +266,18 @@ func (cfg RealConfig) withDefaults() (RealConfig, error) {
 		cfg.Sets = sets
 	}
 	if cfg.Methods == nil {
-		cfg.Methods = slices.Clone(fondue.Methods)
+		cfg.Methods = slices.Clone(score.Methods)
 	}
 	for _, m := range cfg.Methods {
-		if !slices.Contains(fondue.Methods, m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, fondue.Methods)
+		if !slices.Contains(score.Methods, m) {
+			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods)
 		}
 	}
 	if cfg.Splitters == nil {
 		cfg.Splitters = SplitterNames()
 	}
 	for _, s := range cfg.Splitters {
-		if fondue.FindSplitter(Splitters(), s) == nil {
+		if split.Find(Splitters(), s) == nil {
 			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, SplitterNames())
 		}
 	}
@@ -285,13 +287,13 @@ func (cfg RealConfig) withDefaults() (RealConfig, error) {
 func (cfg RealConfig) record() RealConfigRecord {
 	var det []string
 	for _, m := range cfg.Methods {
-		if !fondue.MethodUsesEmbedding(m) {
+		if !score.UsesEmbedding(m) {
 			det = append(det, m)
 		}
 	}
 	return RealConfigRecord{
 		Dir: cfg.Dir, Sets: cfg.Sets, Seeds: cfg.Seeds, Methods: cfg.Methods, Splitters: cfg.Splitters,
-		DefaultMethod: fondue.DefaultMethod, DefaultSplitter: fondue.DefaultSplitter, Deterministic: det,
+		DefaultMethod: score.DefaultMethod, DefaultSplitter: split.Default, Deterministic: det,
 		Workers: cfg.Engine.Workers, Engine: NewEngineRecord(cfg.Engine),
 		SeedRule: "seed k (1-based) scores with engine seed base_seed + k - 1; the methods that fit no embedding (deterministic_methods) run once; " +
 			"the splitters split the split-evaluated names on the default method's score of the same seed (with its embedding)",
@@ -500,7 +502,7 @@ func (ev *realEval) options(k int) fondue.Options {
 	o.Targets = ev.set.Targets
 	o.Split = fondue.SplitOptions{}
 	o.Progress = nil
-	o.Method = fondue.DefaultMethod
+	o.Method = score.DefaultMethod
 	return o
 }
 
@@ -518,16 +520,16 @@ func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
 	if err != nil {
 		return nil, err
 	}
-	seed.Seconds["method:"+fondue.DefaultMethod] = time.Since(t0).Seconds()
+	seed.Seconds["method:"+score.DefaultMethod] = time.Since(t0).Seconds()
 	withEmb := def
 	if def.Embedding == nil {
 		o := opts
-		o.Method = fondue.MethodFONDUE
+		o.Method = score.MethodFONDUE
 		t0 := time.Now()
 		if withEmb, err = fondue.Score(ctx, g, o); err != nil {
 			return nil, err
 		}
-		seed.Seconds["method:"+fondue.MethodFONDUE] = time.Since(t0).Seconds()
+		seed.Seconds["method:"+score.MethodFONDUE] = time.Since(t0).Seconds()
 	}
 	if withEmb.Embedding != nil {
 		seed.CNE = &CNEInfo{Mode: withEmb.CNE.Mode.String(), Epochs: withEmb.CNE.Epochs, Converged: withEmb.CNE.Converged}
@@ -544,7 +546,7 @@ func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
 	}
 	for _, s := range ev.cfg.Splitters {
 		o := opts
-		o.Split = fondue.SplitOptions{Splitter: fondue.FindSplitter(Splitters(), s)}
+		o.Split = fondue.SplitOptions{Splitter: split.Find(Splitters(), s)}
 		nodes := make([]int, len(ev.split))
 		for j, sn := range ev.split {
 			nodes[j] = sn.node
@@ -556,7 +558,7 @@ func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
 		}
 		seed.Seconds["splitter:"+s] = time.Since(t0).Seconds()
 		seed.Splitting[s] = ev.splitting(s, props)
-		if s == fondue.DefaultSplitter && k == 1 {
+		if s == split.Default && k == 1 {
 			for j, sn := range ev.split {
 				for t := range ev.result.Top {
 					if ev.result.Top[t].ID == sn.ln.ID {
@@ -583,7 +585,7 @@ func (ev *realEval) methodScores(ctx context.Context, m string, opts fondue.Opti
 		return def.Scores, nil
 	case m == withEmb.Method:
 		return withEmb.Scores, nil
-	case !fondue.MethodUsesEmbedding(m):
+	case !score.UsesEmbedding(m):
 		if s, ok := ev.once[m]; ok {
 			secs[key] = ev.onceSecs[m]
 			return s, nil
@@ -700,7 +702,7 @@ func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *Real
 		}
 		for _, name := range RealEstimators[1:] {
 			o := ev.options(1)
-			o.Split = fondue.SplitOptions{Splitter: fondue.FindSplitter(research.Splitters(), name)}
+			o.Split = fondue.SplitOptions{Splitter: split.Find(research.Splitters(), name)}
 			props, err := fondue.ProposeSplits(ctx, g, nil, nodes, o)
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)

@@ -14,7 +14,10 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // realTestData is the copy of the real sets (without their .names files).
@@ -151,7 +154,7 @@ func TestRealParseErrors(t *testing.T) {
 	if err != nil || len(truth) != 1 || !slices.Equal(truth[0].Labels, []PersonCount{{"7", 2}, {"8", 1}}) || truth[0].Line != 2 {
 		t.Fatalf("good truth: %+v, %v", truth, err)
 	}
-	g := fondue.NewGraph(4, [][2]int{{1, 2}, {1, 3}})
+	g := graph.NewGraph(4, [][2]int{{1, 2}, {1, 3}})
 	const nh = "id\tneighbour\tlabels\n"
 	nbCases := []struct{ text, want string }{
 		{nh + "9\t2\t7\n", "n.tsv:2: name 9 is not in the truth file"},
@@ -285,7 +288,7 @@ func TestRealTinySet(t *testing.T) {
 		t.Fatalf("tiny set: prefix %q, targets %v, names %v, dev %q", set.Prefix, set.Targets != nil, set.Names, set.DevRule)
 	}
 	cfg := RealConfig{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2},
-		Methods:   []string{fondue.MethodDegree, fondue.MethodCC},
+		Methods:   []string{score.MethodDegree, score.MethodCC},
 		Splitters: []string{research.EgoComponents, research.TwoHopComponents}}
 	res, err := RunReal(context.Background(), cfg)
 	if err != nil {
@@ -326,7 +329,7 @@ func TestRealTinySet(t *testing.T) {
 	}
 	// The default method ran too (the splits follow its score) and was
 	// measured only if asked: here it was not.
-	if _, ok := s.Summary.Detection[fondue.DefaultMethod]; ok && !slices.Contains(cfg.Methods, fondue.DefaultMethod) {
+	if _, ok := s.Summary.Detection[score.DefaultMethod]; ok && !slices.Contains(cfg.Methods, score.DefaultMethod) {
 		t.Error("the default method is reported without being asked for")
 	}
 	// Ego components: name 1 is one component (14 joins them): ARI 0, one
@@ -435,7 +438,7 @@ func TestRealTargetsByPrefix(t *testing.T) {
 		t.Fatalf("prefix %q, %d targets", set.Prefix, n)
 	}
 	res, err := RunReal(context.Background(), RealConfig{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 1},
-		Methods: []string{fondue.MethodDegree}, Splitters: []string{research.TwoHopComponents}})
+		Methods: []string{score.MethodDegree}, Splitters: []string{research.TwoHopComponents}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +512,7 @@ func TestRealQuick(t *testing.T) {
 		{co, "ego-components ARI", spl(co, research.EgoComponents, MetricARI), .782, 1e3},
 		{co, "ego-components ARI, 2 persons", spl(co, research.EgoComponents, MetricARI2), .814, 1e3},
 		{co, "ego-components groups", spl(co, research.EgoComponents, MetricGroups), 6.2, 10},
-		{co, "mcl ARI", spl(co, fondue.SplitMCL, MetricARI), .746, 1e3},
+		{co, "mcl ARI", spl(co, split.MCL, MetricARI), .746, 1e3},
 		{wrote, "degree AUC", det(wrote, "degree", MetricAUC), .859, 1e3},
 		{wrote, "cc AUC within bins", det(wrote, "cc", MetricAUCBins), .476, 1e3},
 		{wrote, "nc AUC", det(wrote, "nc", MetricAUC), .500, 1e3},
@@ -517,7 +520,7 @@ func TestRealQuick(t *testing.T) {
 		{wrote, "two-hop-components ARI", spl(wrote, research.TwoHopComponents, MetricARI), .720, 1e3},
 		{wrote, "two-hop-components ARI, 2 persons", spl(wrote, research.TwoHopComponents, MetricARI2), .741, 1e3},
 		{wrote, "two-hop-components ARI, 3+", spl(wrote, research.TwoHopComponents, MetricARI3), .701, 1e3},
-		{wrote, "mcl ARI", spl(wrote, fondue.SplitMCL, MetricARI), .158, 1e3},
+		{wrote, "mcl ARI", spl(wrote, split.MCL, MetricARI), .158, 1e3},
 	} {
 		if math.Round(c.got*c.digits)/c.digits != c.want {
 			t.Errorf("%s %s = %v, the data README says %v", c.s.Name, c.what, c.got, c.want)
@@ -533,8 +536,8 @@ func TestRealQuick(t *testing.T) {
 	}
 	// The default method sees real ambiguity on both shapes.
 	for _, s := range res.Sets {
-		if auc := det(s, fondue.DefaultMethod, MetricAUC); !(auc > 0.8) {
-			t.Errorf("%s: default method %s AUC %.3f", s.Name, fondue.DefaultMethod, auc)
+		if auc := det(s, score.DefaultMethod, MetricAUC); !(auc > 0.8) {
+			t.Errorf("%s: default method %s AUC %.3f", s.Name, score.DefaultMethod, auc)
 		}
 		if s.HasNames || len(s.Top) != realTopN || s.Top[0].Name == "" {
 			t.Errorf("%s: top names %+v (display names: %v)", s.Name, s.Top, s.HasNames)
@@ -548,7 +551,7 @@ func TestRealQuick(t *testing.T) {
 			}
 		}
 		for _, rec := range s.Splits {
-			if len(rec.ARI[fondue.DefaultSplitter]) != 1 {
+			if len(rec.ARI[split.Default]) != 1 {
 				t.Fatalf("%s %s: %v", s.Name, rec.ID, rec.ARI)
 			}
 		}
@@ -568,9 +571,9 @@ func TestRealQuick(t *testing.T) {
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## dblp679\n", "## dblp679-wrote\n", "| **`" + fondue.DefaultMethod + "`** |", "| **`" + fondue.DefaultSplitter + "`** |",
+	for _, want := range []string{"## dblp679\n", "## dblp679-wrote\n", "| **`" + score.DefaultMethod + "`** |", "| **`" + split.Default + "`** |",
 		"only the nodes with ids `a:…` scored", "committed list bench/real/dblp679.dev.txt", "![real-groups](real-groups.png)",
-		"## Summary", "| dblp679 | detection AUC | `" + fondue.DefaultMethod + "` ", "| dblp679-wrote | split ARI, 3+ persons | `" + fondue.DefaultSplitter + "` "} {
+		"## Summary", "| dblp679 | detection AUC | `" + score.DefaultMethod + "` ", "| dblp679-wrote | split ARI, 3+ persons | `" + split.Default + "` "} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("RESULTS.md lacks %q", want)
 		}

@@ -17,6 +17,9 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Config describes one benchmark run.
@@ -244,18 +247,18 @@ func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 		return cfg, fmt.Errorf("seeds %d, split seeds %d: need at least one seed", cfg.Seeds, cfg.SplitSeeds)
 	}
 	if cfg.Methods == nil {
-		cfg.Methods = slices.Clone(fondue.Methods)
+		cfg.Methods = slices.Clone(score.Methods)
 	}
 	for _, m := range cfg.Methods {
-		if !slices.Contains(fondue.Methods, m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, fondue.Methods)
+		if !slices.Contains(score.Methods, m) {
+			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods)
 		}
 	}
 	if cfg.Splitters == nil {
 		cfg.Splitters = SplitterNames()
 	}
 	for _, s := range cfg.Splitters {
-		if fondue.FindSplitter(Splitters(), s) == nil {
+		if split.Find(Splitters(), s) == nil {
 			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, SplitterNames())
 		}
 	}
@@ -361,7 +364,7 @@ type runner struct {
 	nSeeds  int                     // seeds per cell
 	total   int                     // seeds of the whole run
 	done    int                     // seeds done, resumed or skipped
-	g       *fondue.Graph           // the current dataset's graph, once loaded
+	g       *graph.Graph            // the current dataset's graph, once loaded
 }
 
 func (ru *runner) emit(e Event) {
@@ -478,7 +481,7 @@ func (ru *runner) addSeed(name string, r float64, sr *SeedResult) error {
 
 // runSeed contracts g with seed k and evaluates the methods (ident) and the
 // splitters (split) on the result.
-func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r float64, k int, ident, split bool) (*SeedResult, error) {
+func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r float64, k int, ident, splits bool) (*SeedResult, error) {
 	t0 := time.Now()
 	c, err := eval.Contract(g, r, uint64(k))
 	if err != nil {
@@ -493,7 +496,7 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 	labels := c.Ambiguous
 	// The splitters get the embedding of the contracted graph (some need
 	// it, the default uses it when it is there, as after a FONDUE score).
-	needEmb := split || (ident && slices.ContainsFunc(cfg.Methods, fondue.MethodUsesEmbedding))
+	needEmb := splits || (ident && slices.ContainsFunc(cfg.Methods, score.UsesEmbedding))
 	base := cfg.Engine
 	base.Seed = sr.EngineSeed
 	base.Split = fondue.SplitOptions{}
@@ -501,7 +504,7 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 	var fres *fondue.Result
 	if needEmb {
 		o := base
-		o.Method = fondue.MethodFONDUE
+		o.Method = score.MethodFONDUE
 		if fres, err = fondue.Score(ctx, c.Graph, o); err != nil {
 			return nil, err
 		}
@@ -513,13 +516,13 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 		sr.Methods = map[string]*MethodResult{}
 		for _, m := range cfg.Methods {
 			res := fres
-			if m == fondue.MethodCombined {
+			if m == score.MethodCombined {
 				// The same embedding as FONDUE's: its prior and embedding
 				// times, and its own scoring time.
 				if res, err = combinedFrom(ctx, c.Graph, fres, base); err != nil {
 					return nil, err
 				}
-			} else if m != fondue.MethodFONDUE {
+			} else if m != score.MethodFONDUE {
 				o := base
 				o.Method = m
 				if res, err = fondue.Score(ctx, c.Graph, o); err != nil {
@@ -529,11 +532,11 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 			sr.Methods[m] = methodResult(res, labels, cfg.Ties)
 		}
 	}
-	if split {
+	if splits {
 		sr.Splitters = map[string]*SplitResult{}
 		for _, s := range cfg.Splitters {
 			o := base
-			o.Split = fondue.SplitOptions{Splitter: fondue.FindSplitter(Splitters(), s)}
+			o.Split = fondue.SplitOptions{Splitter: split.Find(Splitters(), s)}
 			if sr.Splitters[s], err = EvaluateSplits(ctx, c, fres, o); err != nil {
 				return nil, err
 			}
@@ -544,15 +547,15 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 
 // combinedFrom scores the combined method on the embedding of a FONDUE
 // result, as fondue.Score with MethodCombined would on the same embedding.
-func combinedFrom(ctx context.Context, g *fondue.Graph, fres *fondue.Result, o fondue.Options) (*fondue.Result, error) {
+func combinedFrom(ctx context.Context, g *graph.Graph, fres *fondue.Result, o fondue.Options) (*fondue.Result, error) {
 	t0 := time.Now()
-	o.Method = fondue.MethodCombined
+	o.Method = score.MethodCombined
 	scores, err := fondue.ScoreEmbedding(ctx, g, fres.Embedding, o)
 	if err != nil {
 		return nil, err
 	}
 	res := *fres
-	res.Method = fondue.MethodCombined
+	res.Method = score.MethodCombined
 	res.Scores = scores
 	res.Timings.Scoring = time.Since(t0)
 	return &res, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // SplitResult is one splitter's score on one contracted graph
@@ -35,8 +36,8 @@ type SplitResult struct {
 // Splitters returns the splitters the bench can evaluate: fondue's
 // (fondue.Splitters, the default first) and the research candidates
 // (research.Splitters).
-func Splitters() []fondue.Splitter {
-	return append(fondue.Splitters(), research.Splitters()...)
+func Splitters() []split.Splitter {
+	return append(split.Splitters(), research.Splitters()...)
 }
 
 // SplitterNames returns the names of Splitters.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strings"
@@ -156,8 +157,8 @@ func EnsureNameRoundTrip(t *testing.T, c *Conn, name string) error {
 	return nil
 }
 
-func mustGraph(t *testing.T) *fondue.Graph {
-	var b fondue.Builder
+func mustGraph(t *testing.T) *graph.Graph {
+	var b graph.Builder
 	b.AddEdge("x", "y")
 	b.AddEdge("y", "z")
 	return b.Build()

@@ -10,8 +10,11 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // Benchmarks of the engine's hot paths. The shared datasets are used when
@@ -30,12 +33,12 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchGraph(b *testing.B, name string) *fondue.Graph {
+func benchGraph(b *testing.B, name string) *graph.Graph {
 	b.Helper()
 	if g, ok := benchGraphs.Load(name); ok {
-		return g.(*fondue.Graph)
+		return g.(*graph.Graph)
 	}
-	var g *fondue.Graph
+	var g *graph.Graph
 	var err error
 	switch name {
 	case "sbm100k":
@@ -61,13 +64,13 @@ func BenchmarkCNEEpoch(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm100k", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
 			g := benchGraph(b, name)
-			p, err := fondue.FitPrior(context.Background(), g, fondue.PriorOptions{})
+			p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			cpu0 := cpuTime()
-			_, st, err := fondue.FitCNE(context.Background(), g, p, fondue.CNEOptions{Mode: fondue.ModeSampled, MaxEpochs: b.N, Tol: 1e-300, Seed: 1})
+			_, st, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: b.N, Tol: 1e-300, Seed: 1})
 			if err != nil || st.Epochs != b.N {
 				b.Fatalf("epochs %d, err %v", st.Epochs, err)
 			}
@@ -102,7 +105,7 @@ func BenchmarkScoreEmbedding(b *testing.B) {
 	emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
-		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: fondue.MethodFONDUE, Seed: 1}); err != nil {
+		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: score.MethodFONDUE, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -140,7 +143,7 @@ func BenchmarkReadEdgeList(b *testing.B) {
 }
 
 // writeEdgeList writes g as "u v" lines, each edge once.
-func writeEdgeList(path string, g *fondue.Graph) error {
+func writeEdgeList(path string, g *graph.Graph) error {
 	var sb []byte
 	for i := 0; i < g.NumNodes(); i++ {
 		for _, j := range g.Neighbors(i) {
@@ -162,7 +165,7 @@ func writeEdgeList(path string, g *fondue.Graph) error {
 func BenchmarkScoreCombined(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm200k", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
-			var g *fondue.Graph
+			var g *graph.Graph
 			if name == "sbm200k" {
 				var err error
 				if g, err = generate.SBM(generate.SBMOptions{Nodes: 200_000, AvgDegree: 10, Seed: 1}); err != nil {

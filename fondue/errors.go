@@ -1,9 +1,10 @@
 package fondue
 
-// OptionsError reports options that cannot work (an unknown method, a
-// splitter that needs an embedding after a baseline) or cannot work on the
-// graph at hand (an embedding with as many dimensions as the graph has
-// nodes). Test for it with errors.As.
-type OptionsError struct{ Msg string }
+import "github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 
-func (e *OptionsError) Error() string { return e.Msg }
+// OptionsError reports caller input that cannot work: options (an unknown
+// method, a splitter that needs an embedding after a baseline, invalid MCL
+// options) or arguments that cannot work on the graph at hand (an embedding
+// with as many dimensions as the graph has nodes). Every package of the
+// engine returns it; test for it with errors.As.
+type OptionsError = errs.OptionsError

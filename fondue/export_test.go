@@ -2,8 +2,8 @@ package fondue
 
 // Test helpers of this package for its external tests (package fondue_test).
 var (
-	ChangeEdges     = changeEdges
-	TwoCliques      = twoCliques
-	RangeGroup      = rangeGroup
-	RandomEmbedding = randomEmbedding
+	ChangeEdges     = cne.changeEdges
+	TwoCliques      = split.twoCliques
+	RangeGroup      = split.rangeGroup
+	RandomEmbedding = cne.randomEmbedding
 )

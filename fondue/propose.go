@@ -3,6 +3,10 @@ package fondue
 import (
 	"context"
 	"fmt"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Proposal says how to split one node: each group of neighbours becomes the
@@ -22,17 +26,17 @@ type Proposal struct {
 // set); the others accept a nil res. The proposals carry the nodes' scores
 // and ambiguities from res. Nodes without neighbours get no groups. The
 // result follows the order of nodes and does not depend on opts.Workers.
-func ProposeSplits(ctx context.Context, g *Graph, res *Result, nodes []int, opts Options) ([]Proposal, error) {
+func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int, opts Options) ([]Proposal, error) {
 	sp := opts.Split.Splitter
 	if sp == nil {
-		sp = Splitters()[0]
+		sp = split.Splitters()[0]
 	}
 	if res == nil {
 		res = &Result{}
 	}
 	emb := res.Embedding
 	if sp.NeedsEmbedding() && emb == nil {
-		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), MethodCombined, MethodFONDUE)}
+		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), score.MethodCombined, score.MethodFONDUE)}
 	}
 	if emb != nil && emb.Len() != g.NumNodes() {
 		return nil, fmt.Errorf("embedding has %d rows for %d nodes", emb.Len(), g.NumNodes())
@@ -45,9 +49,9 @@ func ProposeSplits(ctx context.Context, g *Graph, res *Result, nodes []int, opts
 			return nil, fmt.Errorf("node index %d out of range [0,%d)", i, g.NumNodes())
 		}
 	}
-	in := &SplitInput{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
+	in := &split.Input{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
 		RandomSplits: opts.RandomSplits, Unnormalized: opts.Unnormalized, Polish: opts.Polish}
-	groups, err := proposeGroups(ctx, g, in, sp, nodes, opts.Workers)
+	groups, err := split.Propose(ctx, g, in, sp, nodes, opts.Workers)
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,11 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // The paper's evaluation on two small real graphs: contract r = 10% of the
@@ -40,17 +43,17 @@ func TestQualityContractedGraphs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: fondue.MethodFONDUE, Seed: seed})
+			res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: score.MethodFONDUE, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			combined, err := fondue.ScoreEmbedding(context.Background(), c.Graph, res.Embedding, fondue.Options{Method: fondue.MethodCombined, Seed: seed})
+			combined, err := fondue.ScoreEmbedding(context.Background(), c.Graph, res.Embedding, fondue.Options{Method: score.MethodCombined, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
 			combinedAUC += eval.AUC(combined, c.Ambiguous, eval.TiesAverage) / seeds
 			fondueAUC += eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage) / seeds
-			for _, m := range fondue.BaselineMethods {
+			for _, m := range score.BaselineMethods {
 				b, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: m})
 				if err != nil {
 					t.Fatal(err)
@@ -84,7 +87,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	sampled := fondue.CNEOptions{Mode: fondue.ModeSampled}
+	sampled := cne.Options{Mode: cne.ModeSampled}
 	first, err := fondue.Score(ctx, ct.Graph, fondue.Options{Seed: 1, CNE: sampled, KeepState: true})
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +97,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 	if err := ck.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	ck, err = fondue.ReadCheckpoint(&buf)
+	ck, err = cne.ReadCheckpoint(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 }
 
 // readTestGraph reads testdata/NAME.edges.
-func readTestGraph(t testing.TB, name string) *fondue.Graph {
+func readTestGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
 	g, _, err := edgelist.ReadFile("testdata/"+name+".edges", edgelist.HeaderAuto)
 	if err != nil {

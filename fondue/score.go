@@ -7,6 +7,13 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Phase names a stage of Score, for progress reports and timings.
@@ -31,8 +38,8 @@ type Options struct {
 	Method  string // one of Methods; default DefaultMethod
 	Seed    uint64 // seeds the embedding and the random sign vectors
 	Workers int    // goroutines (default: all cores); results do not depend on it
-	CNE     CNEOptions
-	Prior   PriorOptions
+	CNE     cne.Options
+	Prior   cne.PriorOptions
 	// RandomSplits is T, the number of random sign vectors tried per node
 	// besides the eigenvector sweep (0: DefaultRandomSplits; NoRandomSplits,
 	// or any negative value: none).
@@ -56,7 +63,7 @@ type Options struct {
 	Split SplitOptions
 	// WarmStart, when set, starts the embedding from a previous run's
 	// checkpoint instead of noise (see Checkpoint.WarmStart).
-	WarmStart *Checkpoint
+	WarmStart *cne.Checkpoint
 	// WarmStartMinShare refuses a WarmStart whose nodes and the graph's
 	// overlap less than this (shared nodes over the nodes of either: a
 	// checkpoint saved for another graph) with a *WarmStartError; 0
@@ -79,11 +86,11 @@ type Options struct {
 type SplitOptions struct {
 	// Splitter proposes the groups. Score makes no proposals when it is
 	// nil; ProposeSplits then uses the default, Splitters()[0].
-	Splitter     Splitter
+	Splitter     split.Splitter
 	Top          int     // the Top best-ranked nodes
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
 	Nodes        []int   // explicit node indices
-	MCL          MCLOptions
+	MCL          mcl.Options
 }
 
 // Timings records the wall time of each phase.
@@ -108,10 +115,10 @@ type Result struct {
 	// least 1: the effective number of the pieces of its neighbourhood (see
 	// EstimateEntities); 0 for the nodes without a score.
 	Entities  []int
-	Embedding *Embedding // nil for the baselines
-	Prior     *Prior     // nil for the baselines
-	CNE       CNEStats
-	Warm      *WarmStats // how the warm start mapped, when there was one
+	Embedding *cne.Embedding // nil for the baselines
+	Prior     *cne.Prior     // nil for the baselines
+	CNE       cne.Stats
+	Warm      *cne.WarmStats // how the warm start mapped, when there was one
 	Proposals []Proposal
 	Timings   Timings
 }
@@ -119,11 +126,11 @@ type Result struct {
 // Checkpoint returns what the next run needs to warm-start from this one:
 // the embedding by node key, with the optimizer state if Options.KeepState
 // was set. It is nil for the baselines, which have no embedding.
-func (r *Result) Checkpoint(g *Graph, opts Options) *Checkpoint {
+func (r *Result) Checkpoint(g *graph.Graph, opts Options) *cne.Checkpoint {
 	if r.Embedding == nil {
 		return nil
 	}
-	return NewCheckpoint(g, r.Embedding, opts.CNE)
+	return cne.NewCheckpoint(g, r.Embedding, opts.CNE)
 }
 
 // Unscored returns the nodes that got no score (isolated nodes).
@@ -139,7 +146,7 @@ func (r *Result) Unscored() []int {
 
 // Ranking returns the scored nodes, most ambiguous first; ties go to the
 // lower node index.
-func (r *Result) Ranking() []int { return rankDescending(r.Scores) }
+func (r *Result) Ranking() []int { return score.Ranking(r.Scores) }
 
 // ErrNothingToScore is the cause of Score's error for a graph without edges.
 var ErrNothingToScore = errors.New("nothing to score")
@@ -168,15 +175,15 @@ func (e *WarmStartError) Error() string {
 // combined method the disconnection of each split); optionally split
 // proposals for the chosen nodes. It is the one entry point the CLI and the
 // connector share.
-func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
+func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	if opts.Method == "" {
-		opts.Method = DefaultMethod
+		opts.Method = score.DefaultMethod
 	}
-	if !slices.Contains(Methods, opts.Method) {
-		return nil, &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, Methods)}
+	if !slices.Contains(score.Methods, opts.Method) {
+		return nil, &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods)}
 	}
-	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !MethodUsesEmbedding(opts.Method) {
-		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), MethodCombined, MethodFONDUE, opts.Method)}
+	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
+		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}
 	}
 	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
 		return nil, err
@@ -204,7 +211,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	// A dimension up to the default (the paper's 8) works on any graph;
 	// beyond it, an embedding with as many dimensions as nodes has room for
 	// any graph, says nothing about this one, and is slow.
-	if d, def := opts.CNE.withDefaults().Dim, (CNEOptions{}).withDefaults().Dim; MethodUsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
+	if d, def := opts.CNE.WithDefaults().Dim, (cne.Options{}).WithDefaults().Dim; score.UsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
 		return nil, &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
 			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
 			d, g.NumNodes(), g.NumNodes(), def)}
@@ -216,7 +223,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	}
 	res := &Result{Method: opts.Method}
 	var err error
-	if MethodUsesEmbedding(opts.Method) {
+	if score.UsesEmbedding(opts.Method) {
 		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
 			return nil, err
 		}
@@ -224,16 +231,16 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
 		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
-		if res.Scores, err = baselineScores(subProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
+		if res.Scores, err = score.Baseline(parallel.SubProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
 			return nil, err
 		}
-		if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+		if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
 			return nil, err
 		}
 		res.Timings.Scoring = time.Since(t0)
 		report(PhaseScoring, g.NumNodes(), g.NumNodes())
 	}
-	res.Ambiguity = percentiles(res.Scores)
+	res.Ambiguity = score.Percentiles(res.Scores)
 
 	if opts.Split.Splitter != nil {
 		t0 := time.Now()
@@ -264,15 +271,15 @@ func phaseContext(ctx context.Context, progress func(Progress), ph Phase, total 
 	if progress == nil {
 		return ctx
 	}
-	return withChunkProgress(ctx, func(done, chunks int) {
+	return parallel.WithChunkProgress(ctx, func(done, chunks int) {
 		progress(Progress{Phase: ph, Done: int(int64(done) * int64(total) / int64(chunks)), Total: total})
 	})
 }
 
-func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, report func(Phase, int, int)) error {
+func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result, report func(Phase, int, int)) error {
 	t0 := time.Now()
 	report(PhasePrior, 0, 1)
-	prior, err := FitPrior(ctx, g, opts.Prior)
+	prior, err := cne.FitPrior(ctx, g, opts.Prior)
 	if err != nil {
 		return err
 	}
@@ -281,30 +288,30 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	report(PhasePrior, 1, 1)
 
 	t1 := time.Now()
-	cne := opts.CNE
-	cne.Seed, cne.Workers = opts.Seed, opts.Workers
-	cne.KeepState = cne.KeepState || opts.KeepState
+	fit := opts.CNE
+	fit.Seed, fit.Workers = opts.Seed, opts.Workers
+	fit.KeepState = fit.KeepState || opts.KeepState
 	if opts.WarmStart != nil {
-		init, ws, err := opts.WarmStart.WarmStart(g, cne)
+		init, ws, err := opts.WarmStart.WarmStart(g, fit)
 		if err != nil {
 			return fmt.Errorf("warm start: %w", err)
 		}
 		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
 			return &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
 		}
-		cne.Init = init
+		fit.Init = init
 		res.Warm = &ws
 	}
-	maxEpochs := cne.withDefaults().MaxEpochs
+	maxEpochs := fit.WithDefaults().MaxEpochs
 	report(PhaseEmbedding, 0, maxEpochs)
-	user := cne.Progress
-	cne.Progress = func(p CNEProgress) {
+	user := fit.Progress
+	fit.Progress = func(p cne.Progress) {
 		report(PhaseEmbedding, p.Epoch, p.MaxEpochs)
 		if user != nil {
 			user(p)
 		}
 	}
-	emb, st, err := FitCNE(ctx, g, prior, cne)
+	emb, st, err := cne.Fit(ctx, g, prior, fit)
 	if err != nil {
 		return err
 	}
@@ -315,10 +322,10 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
 	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
-	if res.Scores, err = scoreEmbedding(subProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
+	if res.Scores, err = score.Embedding(parallel.SubProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
 		return err
 	}
-	if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+	if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
 		return err
 	}
 	res.Timings.Scoring = time.Since(t2)
@@ -331,13 +338,13 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 // MethodFONDUE) or the combined method (MethodCombined, the default), using
 // opts.RandomSplits, Unnormalized, Polish, Seed and Workers. Isolated nodes
 // get NaN. It lets a caller score one embedding both ways.
-func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options) ([]float64, error) {
-	return scoreEmbedding(ctx, g, emb, opts.scoring())
+func ScoreEmbedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, error) {
+	return score.Embedding(ctx, g, emb, opts.scoring())
 }
 
 // scoring returns the options of the scores.
-func (o *Options) scoring() ScoringOptions {
-	return ScoringOptions{Method: o.Method, Seed: o.Seed, Workers: o.Workers, RandomSplits: o.RandomSplits,
+func (o *Options) scoring() score.Options {
+	return score.Options{Method: o.Method, Seed: o.Seed, Workers: o.Workers, RandomSplits: o.RandomSplits,
 		Unnormalized: o.Unnormalized, Polish: o.Polish, Targets: o.Targets}
 }
 

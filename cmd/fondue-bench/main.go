@@ -18,7 +18,7 @@ import (
 	"os"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/spf13/cobra"
 	"github.com/spf13/viper"
@@ -99,7 +99,7 @@ func flagValues(_, flag string) []string {
 	case "ties":
 		return []string{"average", "loss"}
 	case "methods":
-		return fondue.Methods
+		return score.Methods
 	case "splitters":
 		return bench.SplitterNames()
 	}

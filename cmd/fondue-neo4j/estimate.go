@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 	"text/tabwriter"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
@@ -82,7 +82,7 @@ like score and sync.`,
 			if err != nil {
 				return err
 			}
-			e := fondue.EstimateMemory(nodes, edges, fondue.EstimateOptions{Dim: opts.CNE.Dim, Workers: opts.Workers,
+			e := memory.Predict(nodes, edges, memory.Options{Dim: opts.CNE.Dim, Workers: opts.Workers,
 				StringKeys: stringKeys, KeepState: a.v.GetString("embedding.checkpoint") != "", FromFile: true,
 				ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio, MaxDegree: maxDegree})
 			fitErr := e.CheckMemory(limit)
@@ -118,7 +118,7 @@ like score and sync.`,
 }
 
 // writeEstimateText prints the estimate's phases and the verdict.
-func writeEstimateText(a *app, e fondue.MemoryEstimate, fits bool, limit int64) error {
+func writeEstimateText(a *app, e memory.Estimate, fits bool, limit int64) error {
 	tw := tabwriter.NewWriter(a.stdout, 2, 8, 3, ' ', 0)
 	for _, ph := range e.Phases {
 		fmt.Fprintf(tw, "%s\t%s\t\n", ph.Phase, sysmem.FormatBytes(ph.Bytes))
@@ -167,7 +167,7 @@ func (a *app) memoryLimit() (int64, error) {
 }
 
 // checkMemory refuses a run whose estimate exceeds max_memory.
-func (a *app) checkMemory(e fondue.MemoryEstimate) error {
+func (a *app) checkMemory(e memory.Estimate) error {
 	limit, err := a.memoryLimit()
 	if err != nil {
 		return err

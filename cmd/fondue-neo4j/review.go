@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
@@ -85,7 +86,7 @@ interrupted.`,
 			}
 			var doc *review.Doc
 			if planFile != "" {
-				var g *fondue.Graph
+				var g *graph.Graph
 				if len(args) == 1 {
 					if g, err = a.readGraph(args[0], hm); err != nil {
 						return err
@@ -128,7 +129,7 @@ interrupted.`,
 	addNamesFlag(f, "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}")
 	f.String("plan", "", "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)")
 	addHeaderFlag(f)
-	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
+	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(splitterNames(), ", ")+" (default "+split.Default+")")
 	addTargetFlags(f)
 	addScoreFlags(f)
 	addMaxMemoryFlag(f)
@@ -191,7 +192,7 @@ type dryRunOutput struct {
 
 // planReview turns the plan printed by "sync --split --dry-run" into a
 // review; g, when given, is the graph whose links are drawn.
-func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) (*review.Doc, error) {
+func (a *app) planReview(path string, g *graph.Graph, nm names.Names, top int) (*review.Doc, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, usageErrorf("plan %s: no such file", path)

@@ -17,7 +17,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
@@ -172,7 +176,7 @@ var _ pflag.Value = (*autoBool)(nil)
 // of nodes shown, the default number of split proposals. Everything that
 // can be checked before the fit is (a graph without edges, the memory, the
 // checkpoint's folder), so that a run never fits for nothing.
-func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*graph.Graph, *fondue.Result, error) {
 	sel, err := a.readTargetSelection()
 	if err != nil {
 		return nil, nil, err
@@ -189,7 +193,7 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	if opts.Targets, err = sel.targets(g); err != nil {
 		return nil, nil, err
 	}
-	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
 		KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
 		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil})
@@ -246,7 +250,7 @@ func (a *app) readNames(path string) (names.Names, error) {
 
 // checkNames warns when the names file names none, or only some, of the
 // graph's nodes: ids that do not match are the usual mistake.
-func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
+func (a *app) checkNames(nm names.Names, g *graph.Graph) {
 	if nm == nil {
 		return
 	}
@@ -291,14 +295,14 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 // cold start (the first scheduled run), anything unreadable is an error.
 // An empty path does nothing.
 func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
-	if path == "" || !fondue.MethodUsesEmbedding(opts.Method) {
+	if path == "" || !score.UsesEmbedding(opts.Method) {
 		return nil
 	}
 	if err := checkWritable(path); err != nil {
 		return withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
 	}
 	opts.KeepState = true
-	ck, err := fondue.ReadCheckpointFile(path)
+	ck, err := cne.ReadCheckpointFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		a.log.Info("no checkpoint yet: cold start", "file", path)
@@ -346,7 +350,7 @@ func checkWritable(path string) error {
 
 // saveCheckpoint saves the run's embedding to path for the next warm start
 // (an empty path does nothing) and logs how the warm start went.
-func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, opts fondue.Options) error {
+func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, opts fondue.Options) error {
 	if res.Warm != nil {
 		a.log.Info("warm start", "reused", res.Warm.Reused, "new", res.Warm.New,
 			"dropped", res.Warm.Dropped, "share", round3(float64(res.Warm.Reused)/float64(max(g.NumNodes()+res.Warm.Dropped, 1))),
@@ -364,9 +368,9 @@ func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, o
 
 // readGraph reads an edge list; its errors already say file and line.
 // Reading a large file is a phase of its own (load), with its progress.
-func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, error) {
+func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*graph.Graph, error) {
 	var (
-		g   *fondue.Graph
+		g   *graph.Graph
 		st  edgelist.Stats
 		err error
 	)
@@ -407,7 +411,7 @@ func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, err
 // logSummary logs what a scoring run did and cost, with the memory
 // estimate it was admitted on (est) and, where the OS tells, the peak
 // resident memory so far, so that the two can be checked against each other.
-func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration, est fondue.MemoryEstimate) {
+func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration, est memory.Estimate) {
 	t := res.Timings
 	attrs := []any{"nodes", g.NumNodes(), "edges", g.NumEdges(), "max_degree", g.MaxDegree(), "method", res.Method,
 		"load_s", round3(load.Seconds()), "scoring_s", round3(t.Scoring.Seconds()),
@@ -448,7 +452,7 @@ func limit(ranking []int, top int) []int {
 	return ranking
 }
 
-func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names, header bool) error {
+func writeScoresTSV(w io.Writer, g *graph.Graph, res *fondue.Result, top int, nm names.Names, header bool) error {
 	props := proposalsByNode(res)
 	if header {
 		cols := "node"
@@ -514,7 +518,7 @@ func quoteField(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`)
 // quoted as in CSV ("Smith, J." becomes "\"Smith, J.\""), so that the field
 // splits back unambiguously; tsvField then quotes the whole field if it
 // needs it.
-func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
+func formatGroups(g *graph.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
 	for k, grp := range groups {
 		if k > 0 {
@@ -553,14 +557,14 @@ type nodeJSON struct {
 	SplitNames [][]string `json:"splitNames,omitempty"`
 }
 
-func nodeKey(g *fondue.Graph, i int) any {
+func nodeKey(g *graph.Graph, i int) any {
 	if k, ok := g.IntKey(i); ok {
 		return k
 	}
 	return g.Key(i)
 }
 
-func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names) error {
+func writeScoresJSON(w io.Writer, g *graph.Graph, res *fondue.Result, top int, nm names.Names) error {
 	props := proposalsByNode(res)
 	ranking := limit(res.Ranking(), top)
 	out := make([]nodeJSON, 0, len(ranking))

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -40,7 +40,7 @@ func (s *splitFlag) Set(v string) error {
 func addSplitFlags(f *pflag.FlagSet, what, topUsage string) {
 	f.Var(&splitFlag{}, "split", what+" (the splitter is --splitter)")
 	f.Lookup("split").NoOptDefVal = "true"
-	f.String("splitter", "", "with --split: the splitter, "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
+	f.String("splitter", "", "with --split: the splitter, "+strings.Join(splitterNames(), ", ")+" (default "+split.Default+")")
 	f.Int("split-top", 0, "with --split: "+topUsage)
 	f.Float64("split-min-ambiguity", 0, "with --split: also every node whose ambiguity is at least this (0 < x <= 1; 0: off)")
 }

@@ -13,6 +13,9 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
@@ -132,7 +135,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		WriteNodeLabels:   a.stringList("write.node_labels"),
 	}
 	s.checkpoint = v.GetString("embedding.checkpoint")
-	if fondue.MethodUsesEmbedding(s.engine.Method) {
+	if score.UsesEmbedding(s.engine.Method) {
 		s.pull.EmbeddingProperty = v.GetString("embedding.property")
 	}
 	bs, err := a.positiveInt("write.batch_size")
@@ -183,8 +186,8 @@ func (a *app) syncSettings() (*syncSettings, error) {
 			s.engine.Split.Splitter = defaultSplitter()
 		}
 		s.splitter = s.engine.Split.Splitter.Name()
-		if s.splitter == fondue.SplitFONDUE && !fondue.MethodUsesEmbedding(s.engine.Method) {
-			return nil, usageErrorf("splitter %q needs method %q", fondue.SplitFONDUE, fondue.MethodFONDUE)
+		if s.splitter == split.FONDUE && !score.UsesEmbedding(s.engine.Method) {
+			return nil, usageErrorf("splitter %q needs method %q", split.FONDUE, score.MethodFONDUE)
 		}
 		if s.engine.Split.Top == 0 && s.engine.Split.MinAmbiguity == 0 {
 			return nil, usageErrorf("split.enabled needs split.top or split.min_ambiguity to choose the nodes to split")
@@ -260,7 +263,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	pull.Progress = func(nodes, relationships int) {
 		pr.report(fondue.Progress{Phase: phasePull, Done: nodes + relationships}) // rows read; the total is unknown
 	}
-	var est fondue.MemoryEstimate
+	var est memory.Estimate
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun,
@@ -268,7 +271,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// The counts are known: refuse a graph that would not fit
 			// before the heavy work starts.
 			g := sg.Graph
-			est = fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+			est = memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
 				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // addTargetFlags adds --score-prefix and --score-nodes (config
@@ -88,7 +89,7 @@ func (s targetSelection) describe() string {
 // for all of them. An id of the list that is not in g is a usage error
 // naming its file and line; a selection none of whose nodes has an edge
 // leaves nothing to score (exit code 5).
-func (s targetSelection) targets(g *fondue.Graph) ([]bool, error) {
+func (s targetSelection) targets(g *graph.Graph) ([]bool, error) {
 	if !s.chooses() {
 		return nil, nil
 	}

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // MaxLineBytes is the longest line Read accepts. Longer lines are far
@@ -112,7 +112,7 @@ type Stats struct {
 }
 
 // ReadFile reads an edge list from a file; see Read.
-func ReadFile(path string, header HeaderMode) (*fondue.Graph, Stats, error) {
+func ReadFile(path string, header HeaderMode) (*graph.Graph, Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Stats{}, err
@@ -148,7 +148,7 @@ const sniffLines = 100
 //
 // name is used in error messages, which have the form "name:line: what is
 // wrong".
-func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, error) {
+func Read(r io.Reader, name string, header HeaderMode) (*graph.Graph, Stats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
@@ -188,7 +188,7 @@ func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, er
 		return nil, el.st, &ParseError{File: name, Msg: fmt.Sprintf("no edges found (%d lines read)", el.st.Lines), Err: ErrNoEdges}
 	}
 	if !el.strMode {
-		return fondue.NewIntKeyGraph(el.ints), el.st, nil
+		return graph.NewIntKeyGraph(el.ints), el.st, nil
 	}
 	return el.b.Build(), el.st, nil
 }
@@ -252,7 +252,7 @@ type edgeListReader struct {
 	name        string
 	header      HeaderMode
 	st          Stats
-	b           fondue.Builder
+	b           graph.Builder
 	strMode     bool      // a key was not a canonical integer: edges go to b
 	ints        [][]int64 // until then, the edges' integer keys, two per edge, in blocks
 	pending     [][]byte  // first data line, held until we know whether it is a header

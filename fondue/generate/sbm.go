@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // SBMOptions describes a synthetic graph for benchmarks: a degree-corrected
@@ -66,7 +66,7 @@ func (o SBMOptions) withDefaults() SBMOptions {
 
 // SBM draws a graph from o. Node keys are 0..Nodes-1; the same
 // options and seed give the same graph. It takes O(Nodes + edges) time.
-func SBM(o SBMOptions) (*fondue.Graph, error) {
+func SBM(o SBMOptions) (*graph.Graph, error) {
 	o = o.withDefaults()
 	if err := o.check(); err != nil {
 		return nil, err
@@ -183,13 +183,13 @@ func (s *edgeSampler) draw(count int) {
 // top-up rounds have run): repeated pairs and self-loops are dropped when
 // the graph is built, so each round tops up by the shortfall, scaled by the
 // last round's yield.
-func (s *edgeSampler) graph(n, m int) *fondue.Graph {
+func (s *edgeSampler) graph(n, m int) *graph.Graph {
 	s.draw(m)
-	g := fondue.NewGraph(n, s.edges)
+	g := graph.NewGraph(n, s.edges)
 	for round := 0; round < 20 && g.NumEdges() < m; round++ {
 		yield := float64(g.NumEdges()) / float64(len(s.edges))
 		s.draw(int(float64(m-g.NumEdges())/max(yield, 0.05)) + 1)
-		g = fondue.NewGraph(n, s.edges)
+		g = graph.NewGraph(n, s.edges)
 	}
 	return g
 }

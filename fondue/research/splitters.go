@@ -4,7 +4,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Names of the candidate splitters of Splitters, which always make two groups. See
@@ -32,8 +34,8 @@ const (
 // mcl2 and 2means, then the component baselines ego-components and
 // two-hop-components. They plug into fondue.ProposeSplits like fondue's own
 // (fondue.Splitters); the bench evaluates both sets.
-func Splitters() []fondue.Splitter {
-	return []fondue.Splitter{spectral, posterior, hybrid, mcl2, kMeans, egoComponents, twoHopComponents}
+func Splitters() []split.Splitter {
+	return []split.Splitter{spectral, posterior, hybrid, mcl2, kMeans, egoComponents, twoHopComponents}
 }
 
 var (
@@ -46,7 +48,7 @@ var (
 
 // IsSplitter reports whether name is one of Splitters.
 func IsSplitter(name string) bool {
-	return fondue.FindSplitter(Splitters(), name) != nil
+	return split.Find(Splitters(), name) != nil
 }
 
 // splitter is a research splitter: a function over one goroutine's
@@ -54,36 +56,36 @@ func IsSplitter(name string) bool {
 type splitter struct {
 	name           string
 	needsEmbedding bool
-	split          func(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]int32, error)
+	split          func(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error)
 }
 
 // infallible adapts a split that cannot fail.
-func infallible(split func(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]int32) func(*fondue.Graph, *fondue.SplitInput, int, *worker) ([][]int32, error) {
-	return func(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]int32, error) {
-		return split(g, in, i, w), nil
+func infallible(f func(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32) func(*graph.Graph, *split.Input, int, *worker) ([][]int32, error) {
+	return func(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
+		return f(g, in, i, w), nil
 	}
 }
 
 func (s *splitter) Name() string         { return s.name }
 func (s *splitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
-func (s *splitter) NewWorker() fondue.SplitFunc {
+func (s *splitter) NewWorker() split.Func {
 	w := new(worker)
-	return func(g *fondue.Graph, in *fondue.SplitInput, node int) ([][]int32, error) {
+	return func(g *graph.Graph, in *split.Input, node int) ([][]int32, error) {
 		return s.split(g, in, node, w)
 	}
 }
 
 // worker is one goroutine's scratch space.
 type worker struct {
-	ego fondue.EgoNet
-	mcl fondue.MCLWorkspace
-	bi  fondue.Bisector
+	ego graph.EgoNet
+	mcl mcl.Workspace
+	bi  split.Bisector
 	aff []float64 // dense affinity among the neighbours
 }
 
 // posteriorParams returns gamma/2 and log(s1/s2) of the CNE posterior.
-func posteriorParams(in *fondue.SplitInput) (halfGamma, logRatio float64) {
+func posteriorParams(in *split.Input) (halfGamma, logRatio float64) {
 	s1, s2 := in.CNE.Sigma1, in.CNE.Sigma2
 	if s1 <= 0 {
 		s1 = 1
@@ -97,7 +99,7 @@ func posteriorParams(in *fondue.SplitInput) (halfGamma, logRatio float64) {
 // posteriorAffinity fills W (m×m) with the CNE posterior link probability
 // of every pair of i's neighbours under the embedding and prior of in (a
 // flat prior when it has none); the diagonal is 0.
-func posteriorAffinity(in *fondue.SplitInput, nb []int32, W []float64) {
+func posteriorAffinity(in *split.Input, nb []int32, W []float64) {
 	m := len(nb)
 	emb, prior := in.Embedding, in.Prior
 	hg, lr := posteriorParams(in)
@@ -127,7 +129,7 @@ func posteriorAffinity(in *fondue.SplitInput, nb []int32, W []float64) {
 }
 
 // addEgoAdjacency adds weight to W for every edge of the ego net.
-func addEgoAdjacency(e *fondue.EgoNet, W []float64, weight float64) {
+func addEgoAdjacency(e *graph.EgoNet, W []float64, weight float64) {
 	m := e.NumNodes()
 	for a := 0; a < m; a++ {
 		for _, b := range e.Neighbors(a) {
@@ -148,7 +150,7 @@ func twoGroups(nb []int32, w *worker, fill func(W []float64)) [][]int32 {
 	return signGroups(nb, w.bi.Bisect(w.aff, m))
 }
 
-func splitSpectral(g *fondue.Graph, _ *fondue.SplitInput, i int, w *worker) [][]int32 {
+func splitSpectral(g *graph.Graph, _ *split.Input, i int, w *worker) [][]int32 {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
 	return twoGroups(e.Nodes, w, func(W []float64) {
@@ -160,12 +162,12 @@ func splitSpectral(g *fondue.Graph, _ *fondue.SplitInput, i int, w *worker) [][]
 	})
 }
 
-func splitPosterior(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]int32 {
+func splitPosterior(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32 {
 	nb := g.Neighbors(i)
 	return twoGroups(nb, w, func(W []float64) { posteriorAffinity(in, nb, W) })
 }
 
-func splitHybrid(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]int32 {
+func splitHybrid(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32 {
 	e := g.Ego(i, &w.ego)
 	return twoGroups(e.Nodes, w, func(W []float64) {
 		posteriorAffinity(in, e.Nodes, W)
@@ -173,7 +175,7 @@ func splitHybrid(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) [][]i
 	})
 }
 
-func splitMCL2(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]int32, error) {
+func splitMCL2(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
 	e := g.Ego(i, &w.ego)
 	m := e.NumNodes()
 	local, err := w.mcl.Cluster(e, in.MCL)
@@ -219,7 +221,7 @@ func splitMCL2(g *fondue.Graph, in *fondue.SplitInput, i int, w *worker) ([][]in
 // splitKMeans runs Lloyd's 2-means on the neighbours' embedding vectors,
 // started from the neighbour farthest from the mean and the neighbour
 // farthest from that one.
-func splitKMeans(g *fondue.Graph, in *fondue.SplitInput, i int, _ *worker) [][]int32 {
+func splitKMeans(g *graph.Graph, in *split.Input, i int, _ *worker) [][]int32 {
 	emb := in.Embedding
 	nb := g.Neighbors(i)
 	m, d := len(nb), emb.Dim
@@ -312,7 +314,7 @@ func signGroups(nb []int32, b []int8) [][]int32 {
 }
 
 // mclGroups maps clusters of local indices to groups of node indices.
-func mclGroups(e *fondue.EgoNet, clusters [][]int32) [][]int32 {
+func mclGroups(e *graph.EgoNet, clusters [][]int32) [][]int32 {
 	groups := make([][]int32, len(clusters))
 	for c, cl := range clusters {
 		grp := make([]int32, len(cl))

@@ -6,7 +6,10 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/spf13/viper"
 )
 
@@ -58,10 +61,10 @@ var engineFlags = []struct {
 		f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
 	}},
 	{"method", func(f FlagSet) {
-		f.String("method", fondue.DefaultMethod, "scoring method: "+strings.Join(fondue.Methods, ", "))
+		f.String("method", score.DefaultMethod, "scoring method: "+strings.Join(score.Methods, ", "))
 	}},
 	{"random-splits", func(f FlagSet) {
-		f.Int("random-splits", fondue.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (-1: none)")
+		f.Int("random-splits", score.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (-1: none)")
 	}},
 	{"unnormalized", func(f FlagSet) { f.Bool("unnormalized", false, "do not divide the Rayleigh quotient by the degree") }},
 	{"polish", func(f FlagSet) {
@@ -139,7 +142,7 @@ func EngineOptions(v *viper.Viper) (fondue.Options, error) {
 		// The default is 100, so a 0 was given on purpose. It used to mean
 		// none, and the library reads 0 as the default: refuse it rather
 		// than silently run 100.
-		return o, UsageErrorf("random_splits 0: give -1 for no random splits, or leave it out for the default (%d)", fondue.DefaultRandomSplits)
+		return o, UsageErrorf("random_splits 0: give -1 for no random splits, or leave it out for the default (%d)", score.DefaultRandomSplits)
 	}
 	o.Unnormalized = v.GetBool("unnormalized")
 	o.Polish = v.GetBool("polish")
@@ -154,7 +157,7 @@ func EngineOptions(v *viper.Viper) (fondue.Options, error) {
 	o.CNE.NoStabilityStop = !v.GetBool("embedding.stability_stop")
 	o.CNE.ExactMaxNodes = v.GetInt("embedding.exact_max_nodes")
 	var err error
-	if o.CNE.Mode, err = fondue.ParseMode(v.GetString("embedding.mode")); err != nil {
+	if o.CNE.Mode, err = cne.ParseMode(v.GetString("embedding.mode")); err != nil {
 		return o, UsageErrorf("embedding.mode: %v", err)
 	}
 	if err := o.CNE.Validate(); err != nil {
@@ -164,8 +167,8 @@ func EngineOptions(v *viper.Viper) (fondue.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	if sp != nil && sp.NeedsEmbedding() && !fondue.MethodUsesEmbedding(o.Method) {
-		return o, UsageErrorf("split method %q needs method %q or %q, not %q", sp.Name(), fondue.MethodCombined, fondue.MethodFONDUE, o.Method)
+	if sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(o.Method) {
+		return o, UsageErrorf("split method %q needs method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, o.Method)
 	}
 	o.Split.Splitter = sp
 	o.Split.Top = v.GetInt("split.top")
@@ -174,13 +177,13 @@ func EngineOptions(v *viper.Viper) (fondue.Options, error) {
 }
 
 // DefaultSplitter is the splitter sync uses when split.method is empty.
-func DefaultSplitter() fondue.Splitter { return fondue.Splitters()[0] }
+func DefaultSplitter() split.Splitter { return split.Splitters()[0] }
 
 // SplitterNames lists the splitters of score, review and sync, the default
 // first.
 func SplitterNames() []string {
 	var names []string
-	for _, s := range fondue.Splitters() {
+	for _, s := range split.Splitters() {
 		names = append(names, s.Name())
 	}
 	return names
@@ -194,11 +197,11 @@ func IsSplitterName(name string) bool {
 
 // SplitterNamed returns fondue's splitter called name, nil for "". A
 // research splitter is refused: it is evaluated by the bench only.
-func SplitterNamed(name string) (fondue.Splitter, error) {
+func SplitterNamed(name string) (split.Splitter, error) {
 	if name == "" {
 		return nil, nil
 	}
-	if s := fondue.FindSplitter(fondue.Splitters(), name); s != nil {
+	if s := split.Find(split.Splitters(), name); s != nil {
 		return s, nil
 	}
 	if research.IsSplitter(name) {

@@ -5,7 +5,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -50,7 +50,7 @@ func IsTerminal(w any) bool {
 func FlagValues(flag string) []string {
 	switch flag {
 	case "method":
-		return fondue.Methods
+		return score.Methods
 	case "mode":
 		return []string{"auto", "exact", "sampled"}
 	case "log-level":

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -56,7 +57,7 @@ var Settings = []Setting{
 	{Key: "max_memory", Kind: Size, Default: "", Check: checkSize},
 	{Key: "seed", Kind: Uint, Default: uint64(1)},
 	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)"},
-	{Key: "method", Kind: Enum, Default: fondue.DefaultMethod, Values: fondue.Methods},
+	{Key: "method", Kind: Enum, Default: score.DefaultMethod, Values: score.Methods},
 	{Key: "random_splits", Kind: Int, Default: 100, Want: "an integer (-1: none; default 100)"},
 	{Key: "unnormalized", Kind: Bool, Default: false},
 	{Key: "polish", Kind: Bool, Default: false},
@@ -134,10 +135,10 @@ var Settings = []Setting{
 // splitterWant describes the values of split.method that commands accept.
 func splitterWant() string {
 	var names []string
-	for _, s := range fondue.Splitters() {
+	for _, s := range split.Splitters() {
 		names = append(names, s.Name())
 	}
-	return `one of ` + strings.Join(names, ", ") + ` ("": the default, ` + fondue.DefaultSplitter + `)`
+	return `one of ` + strings.Join(names, ", ") + ` ("": the default, ` + split.Default + `)`
 }
 
 // splitterNames lists the values of split.method: none (""), fondue's
@@ -145,7 +146,7 @@ func splitterWant() string {
 // with a message that points to the bench.
 func splitterNames() []string {
 	names := []string{""}
-	for _, s := range append(fondue.Splitters(), research.Splitters()...) {
+	for _, s := range append(split.Splitters(), research.Splitters()...) {
 		names = append(names, s.Name())
 	}
 	return names

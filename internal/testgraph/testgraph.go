@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -26,7 +26,7 @@ func Run(ctx context.Context, d neo4j.DriverWithContext, q string, params map[st
 // and one (a)-[:relType]->(b) relationship per edge, a < b, in batches,
 // with an index on :label(prop) (Cypher 5: Neo4j 5.26 and later). Names
 // are backtick-escaped; label and relType may not be empty.
-func Load(ctx context.Context, d neo4j.DriverWithContext, g *fondue.Graph, label, relType, prop string) error {
+func Load(ctx context.Context, d neo4j.DriverWithContext, g *graph.Graph, label, relType, prop string) error {
 	esc := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 	if _, err := Run(ctx, d, fmt.Sprintf("CREATE INDEX IF NOT EXISTS FOR (n:%s) ON (n.%s)", esc(label), esc(prop)), nil); err != nil {
 		return err

@@ -1,0 +1,85 @@
+package graph
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestGraphCSR(t *testing.T) {
+	var b Builder
+	b.AddIntEdge(5, 1)
+	b.AddIntEdge(1, 9)
+	b.AddIntEdge(9, 5)
+	b.AddIntEdge(9, 5)
+	b.AddIntNode(42)
+	g := b.Build()
+	if g.NumNodes() != 4 || g.NumEdges() != 3 || g.Duplicates() != 1 {
+		t.Fatalf("nodes %d edges %d dups %d", g.NumNodes(), g.NumEdges(), g.Duplicates())
+	}
+	for i := 0; i < g.NumNodes(); i++ {
+		nb := g.Neighbors(i)
+		for k := 1; k < len(nb); k++ {
+			if nb[k] <= nb[k-1] {
+				t.Fatalf("row %d not strictly sorted: %v", i, nb)
+			}
+		}
+		for _, j := range nb {
+			if !g.HasEdge(int(j), i) {
+				t.Fatalf("edge %d-%d not symmetric", i, j)
+			}
+		}
+	}
+	// Nodes are numbered in key order: 1, 5, 9, 42.
+	if !g.IntKeys() || g.Key(3) != "42" || g.Degree(3) != 0 || g.Key(0) != "1" {
+		t.Fatalf("key/degree of isolated node: %q %d", g.Key(3), g.Degree(3))
+	}
+	// The same graph added in another order has the same CSR.
+	var b2 Builder
+	b2.AddIntNode(42)
+	b2.AddIntEdge(9, 5)
+	b2.AddIntEdge(5, 1)
+	b2.AddIntEdge(9, 1)
+	g2 := b2.Build()
+	if !slices.Equal(g.adj, g2.adj) || !slices.Equal(g.off, g2.off) {
+		t.Fatalf("insertion order changed the graph: %v vs %v", g.adj, g2.adj)
+	}
+	if _, ok := g.Index("007"); ok {
+		t.Fatal(`Index("007") found a node`)
+	}
+	if g.MaxDegree() != 2 {
+		t.Fatalf("max degree %d", g.MaxDegree())
+	}
+}
+
+func TestNewGraphMatchesBuilder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	n := 60
+	var edges [][2]int
+	var b Builder
+	for i := 0; i < n; i++ {
+		b.AddIntNode(int64(i))
+	}
+	for k := 0; k < 400; k++ {
+		e := [2]int{r.IntN(n), r.IntN(n)}
+		edges = append(edges, e)
+		b.AddIntEdge(int64(e[0]), int64(e[1]))
+	}
+	g1, g2 := NewGraph(n, edges), b.Build()
+	want := map[[2]int]bool{}
+	for _, e := range edges {
+		if e[0] != e[1] {
+			want[[2]int{min(e[0], e[1]), max(e[0], e[1])}] = true
+		}
+	}
+	for _, g := range []*Graph{g1, g2} {
+		if g.NumEdges() != len(want) {
+			t.Fatalf("%d edges, want %d", g.NumEdges(), len(want))
+		}
+		for e := range want {
+			if !g.HasEdge(e[0], e[1]) {
+				t.Fatalf("missing edge %v", e)
+			}
+		}
+	}
+}

@@ -1,0 +1,12 @@
+package fitsize
+
+// Sizes of the CNE fit that the memory estimate reads too.
+const (
+	// ReorderMinBytes is the embedding size above which sampled mode
+	// renumbers the nodes for locality.
+	ReorderMinBytes = 8 << 20
+	// SmoothChunkCost is the cost of one chunk of rows of the smoothed start.
+	SmoothChunkCost = 1 << 14
+	// StableSample is the largest sample of nodes of the ranking-stability stop.
+	StableSample = 1000
+)
