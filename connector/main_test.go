@@ -130,7 +130,7 @@ func dump(t testing.TB) string {
 
 func diff(a, b string) string { return testgraph.Diff(a, b) }
 
-func score(t testing.TB, g *graph.Graph, seed uint64) *fondue.Result {
+func scoreGraph(t testing.TB, g *graph.Graph, seed uint64) *fondue.Result {
 	t.Helper()
 	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: seed})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
@@ -102,7 +103,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 func BenchmarkScoreEmbedding(b *testing.B) {
 	g := benchGraph(b, "sbm100k")
-	emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
+	emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: score.MethodFONDUE, Seed: 1}); err != nil {
@@ -174,7 +175,7 @@ func BenchmarkScoreCombined(b *testing.B) {
 			} else {
 				g = benchGraph(b, name)
 			}
-			emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
+			emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for k := 0; k < b.N; k++ {

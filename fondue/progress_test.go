@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -26,7 +27,7 @@ func goroutineID() string {
 // between: at every percent on one worker). The reports change no score and
 // no split, on one worker or two.
 func TestScoreReportsProgressWithinPhases(t *testing.T) {
-	g := cne.communityGraph(3000, 50, 1)
+	g := testkit.CommunityGraph(3000, 50, 1)
 	mcl := split.Find(split.Splitters(), "mcl")
 	for _, method := range []string{score.MethodCombined, score.MethodFONDUE, score.MethodNC, score.MethodCC} {
 		for _, workers := range []int{1, 2} {

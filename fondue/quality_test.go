@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
@@ -101,7 +102,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := fondue.ChangeEdges(ct.Graph, 0.01, 4)
+	changed := testkit.ChangeEdges(ct.Graph, 0.01, 4)
 	cold, err := fondue.Score(ctx, changed, fondue.Options{Seed: 2, CNE: sampled})
 	if err != nil {
 		t.Fatal(err)

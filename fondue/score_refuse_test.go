@@ -9,6 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -23,7 +24,7 @@ func TestScoreRefuses(t *testing.T) {
 	if _, err := Score(ctx, loops, Options{}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("no edges: err = %v, want ErrNothingToScore", err)
 	}
-	g, err := graph.readEdgesFile("testdata/karate.edges")
+	g, err := testkit.ReadEdgesFile("testdata/karate.edges")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,13 +77,13 @@ func TestScoreRefuses(t *testing.T) {
 // the fit and by ProposeSplits, for every splitter that clusters with MCL.
 func TestInvalidMCLOptionsRefused(t *testing.T) {
 	ctx := context.Background()
-	g, err := graph.readEdgesFile("testdata/karate.edges")
+	g, err := testkit.ReadEdgesFile("testdata/karate.edges")
 	if err != nil {
 		t.Fatal(err)
 	}
 	bad := mcl.Options{Inflation: 0.5}
 	var oe *errs.OptionsError
-	for _, sp := range []split.Splitter{split.ncutSplitter, split.mclSplitter} {
+	for _, sp := range []split.Splitter{split.Find(split.Splitters(), split.NCut), split.Find(split.Splitters(), split.MCL)} {
 		opts := Options{Method: score.MethodDegree, Split: SplitOptions{Splitter: sp, Top: 3, MCL: bad}}
 		if res, err := Score(ctx, g, opts); !errors.As(err, &oe) || res != nil {
 			t.Errorf("%s: Score = %v, %v; want an *OptionsError", sp.Name(), res, err)

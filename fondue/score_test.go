@@ -10,12 +10,13 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 func TestScoreDeterministicAcrossWorkers(t *testing.T) {
-	g := cne.readTestGraph(t, "netscience")
+	g := testkit.ReadGraph(t, "netscience")
 	for _, method := range score.Methods {
 		var ref *Result
 		for _, w := range []int{1, 4} {
@@ -87,7 +88,7 @@ func TestScoreResultShape(t *testing.T) {
 }
 
 func TestScoreErrors(t *testing.T) {
-	g := cne.readTestGraph(t, "karate")
+	g := testkit.ReadGraph(t, "karate")
 	var oe *errs.OptionsError
 	if _, err := Score(context.Background(), g, Options{Method: "pagerank"}); !errors.As(err, &oe) {
 		t.Fatalf("unknown method: err = %v, want an *OptionsError", err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"math"
-	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,30 +86,4 @@ func TestWarmStartMapping(t *testing.T) {
 	if _, _, err := c.WarmStart(g2, Options{Dim: 8}); err == nil {
 		t.Fatal("dimension mismatch accepted")
 	}
-}
-
-// changeEdges removes frac/2 of the edges and adds as many random ones,
-// keeping the node keys.
-func changeEdges(g *graph.Graph, frac float64, seed uint64) *graph.Graph {
-	r := rand.New(rand.NewPCG(seed, 9))
-	n := g.NumNodes()
-	var e [][2]int
-	for i := 0; i < n; i++ {
-		for _, j := range g.Neighbors(i) {
-			if int(j) > i {
-				e = append(e, [2]int{i, int(j)})
-			}
-		}
-	}
-	k := int(frac * float64(len(e)) / 2)
-	r.Shuffle(len(e), func(a, b int) { e[a], e[b] = e[b], e[a] })
-	e = e[k:]
-	for t := 0; t < k; t++ {
-		e = append(e, [2]int{r.IntN(n), r.IntN(n)})
-	}
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = g.Key(i)
-	}
-	return graph.NewGraph(n, e).WithKeys(keys)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/quotient"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 )
 
 // The smoothed start against a dense computation by hand on a 30-node graph
@@ -176,7 +177,7 @@ func TestSmoothedStartTooSmall(t *testing.T) {
 // The smoothing alone is bit-identical for 1, 2, 4 and 7 workers on a
 // graph of many chunks.
 func TestSmoothedStartDeterministic(t *testing.T) {
-	g := communityGraph(20000, 100, 3)
+	g := testkit.CommunityGraph(20000, 100, 3)
 	const d = 8
 	bounds := parallel.RowChunks(g.NumNodes(), smoothChunkCost, func(i int) float64 { return float64(g.Degree(i) + 4) })
 	if len(bounds)-1 < 7 {
@@ -243,7 +244,7 @@ func TestStabilityStopRule(t *testing.T) {
 // The sample: every live node of a small graph; stableSample evenly
 // spaced live nodes of a large one.
 func TestStabilityStopSample(t *testing.T) {
-	g := communityGraph(3000, 30, 4)
+	g := testkit.CommunityGraph(3000, 30, 4)
 	old := stableSample
 	t.Cleanup(func() { stableSample = old })
 	stableSample = 5000

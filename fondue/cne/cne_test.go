@@ -9,16 +9,10 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 )
 
-func readTestGraph(t testing.TB, name string) *graph.Graph {
-	t.Helper()
-	g, err := graph.readEdgesFile("testdata/" + name + ".edges")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
+func readTestGraph(t testing.TB, name string) *graph.Graph { return testkit.ReadGraph(t, name) }
 
 func fitTestPrior(t testing.TB, g *graph.Graph) *Prior {
 	t.Helper()
@@ -30,12 +24,7 @@ func fitTestPrior(t testing.TB, g *graph.Graph) *Prior {
 }
 
 func randomEmbedding(n, d int, seed uint64) *Embedding {
-	r := rng.SplitMix{S: seed}
-	e := &Embedding{Dim: d, X: make([]float64, n*d)}
-	for k := range e.X {
-		e.X[k] = r.Norm()
-	}
-	return e
+	return &Embedding{Dim: d, X: testkit.RandomRows(n, d, seed)}
 }
 
 // The analytic gradient of -O must match central finite differences of the
@@ -217,25 +206,6 @@ func TestCNEFitImprovesObjective(t *testing.T) {
 // whose members link to about 4 others of their community and 1 node
 // anywhere, plus node 0 as a hub adjacent to hubDeg random nodes and the
 // last two nodes isolated.
-func communityGraph(n, hubDeg int, seed uint64) *graph.Graph {
-	r := rng.SplitMix{S: seed}
-	var e [][2]int
-	live := n - 2
-	for i := 0; i < live; i++ {
-		lo := i / 60 * 60
-		size := min(60, live-lo)
-		for k := 0; k < 2; k++ {
-			e = append(e, [2]int{i, lo + int(r.Intn(uint32(size)))})
-		}
-		if r.Intn(2) == 0 {
-			e = append(e, [2]int{i, int(r.Intn(uint32(live)))})
-		}
-	}
-	for k := 0; k < hubDeg; k++ {
-		e = append(e, [2]int{0, 1 + int(r.Intn(uint32(live-1)))})
-	}
-	return graph.NewGraph(n, e)
-}
 
 // Same seed, 1, 2, 4 and 7 workers: bit-identical embeddings, in both
 // modes. The graphs are large enough for several chunks, so the workers
@@ -259,7 +229,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 		mode Mode
 		n    int
 	}{{ModeExact, 800}, {ModeSampled, 4000}} {
-		g := communityGraph(tc.n, tc.n/4, 9)
+		g := testkit.CommunityGraph(tc.n, tc.n/4, 9)
 		p := fitTestPrior(t, g)
 		o := Options{Mode: tc.mode, Seed: 42, MaxEpochs: 40}.WithDefaults()
 		chunks := len(cneChunks(g, tc.mode, o.NegRatio)) - 1

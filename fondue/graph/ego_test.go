@@ -141,7 +141,7 @@ func TestEgoBufferAcrossGraphs(t *testing.T) {
 // egoReadTestdata reads fondue/testdata/NAME.edges.
 func egoReadTestdata(t testing.TB, name string) *Graph {
 	t.Helper()
-	g, err := readEdgesFile("testdata/" + name + ".edges")
+	g, err := readEdgesFile("../testdata/" + name + ".edges")
 	if err != nil {
 		t.Fatal(err)
 	}

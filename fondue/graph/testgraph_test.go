@@ -41,7 +41,7 @@ func readEdgesFile(path string) (*Graph, error) {
 }
 
 func TestReadEdgesFile(t *testing.T) {
-	g, err := readEdgesFile("testdata/netscience.edges")
+	g, err := readEdgesFile("../testdata/netscience.edges")
 	if err != nil {
 		t.Fatal(err)
 	}

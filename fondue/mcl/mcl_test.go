@@ -11,27 +11,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 )
-
-// mclTestEgo returns the ego net of a centre joined to nodes 0..n-1 that
-// carry the given edges, so local index k is node k.
-func mclTestEgo(n int, edges [][2]int) *graph.EgoNet {
-	all := slices.Clone(edges)
-	for k := 0; k < n; k++ {
-		all = append(all, [2]int{n, k})
-	}
-	return graph.NewGraph(n+1, all).Ego(n, nil)
-}
-
-func mclClique(nodes ...int) [][2]int {
-	var e [][2]int
-	for a := range nodes {
-		for b := a + 1; b < len(nodes); b++ {
-			e = append(e, [2]int{nodes[a], nodes[b]})
-		}
-	}
-	return e
-}
 
 func TestMCLKnownAnswers(t *testing.T) {
 	cases := []struct {
@@ -40,21 +21,21 @@ func TestMCLKnownAnswers(t *testing.T) {
 		edges [][2]int
 		want  [][]int32
 	}{
-		{"two disjoint triangles", 6, append(mclClique(0, 1, 2), mclClique(3, 4, 5)...),
+		{"two disjoint triangles", 6, append(testkit.Clique(0, 1, 2), testkit.Clique(3, 4, 5)...),
 			[][]int32{{0, 1, 2}, {3, 4, 5}}},
-		{"two K4 joined by one edge", 8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4}),
+		{"two K4 joined by one edge", 8, append(append(testkit.Clique(0, 1, 2, 3), testkit.Clique(4, 5, 6, 7)...), [2]int{3, 4}),
 			[][]int32{{0, 1, 2, 3}, {4, 5, 6, 7}}},
-		{"interleaved K5s joined by one edge", 10, append(append(mclClique(0, 2, 4, 6, 8), mclClique(1, 3, 5, 7, 9)...), [2]int{8, 9}),
+		{"interleaved K5s joined by one edge", 10, append(append(testkit.Clique(0, 2, 4, 6, 8), testkit.Clique(1, 3, 5, 7, 9)...), [2]int{8, 9}),
 			[][]int32{{0, 2, 4, 6, 8}, {1, 3, 5, 7, 9}}},
-		{"single clique", 6, mclClique(0, 1, 2, 3, 4, 5), [][]int32{{0, 1, 2, 3, 4, 5}}},
+		{"single clique", 6, testkit.Clique(0, 1, 2, 3, 4, 5), [][]int32{{0, 1, 2, 3, 4, 5}}},
 		{"no edges", 4, nil, [][]int32{{0}, {1}, {2}, {3}}},
-		{"triangle and isolated node", 4, mclClique(1, 2, 3), [][]int32{{0}, {1, 2, 3}}},
+		{"triangle and isolated node", 4, testkit.Clique(1, 2, 3), [][]int32{{0}, {1, 2, 3}}},
 		// The hub absorbs the flow of every leaf: one cluster around it.
 		{"star", 6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}}, [][]int32{{0, 1, 2, 3, 4, 5}}},
 		{"empty ego net", 0, nil, [][]int32{}},
 	}
 	for _, c := range cases {
-		e := mclTestEgo(c.n, c.edges)
+		e := testkit.Ego(c.n, c.edges)
 		got := mustClusterMCL(t, e, Options{})
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: MCL = %v, want %v", c.name, got, c.want)
@@ -67,7 +48,7 @@ func TestMCLKnownAnswers(t *testing.T) {
 
 func TestMCLConvergesOnSmallGraphs(t *testing.T) {
 	var w Workspace
-	if _, err := w.Cluster(mclTestEgo(8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4})), Options{}); err != nil {
+	if _, err := w.Cluster(testkit.Ego(8, append(append(testkit.Clique(0, 1, 2, 3), testkit.Clique(4, 5, 6, 7)...), [2]int{3, 4})), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	it, conv := w.Iterations()
@@ -75,7 +56,7 @@ func TestMCLConvergesOnSmallGraphs(t *testing.T) {
 		t.Fatalf("iterations %d converged %v", it, conv)
 	}
 	// MaxIter 1 stops before convergence; the result is still a partition.
-	got, err := w.Cluster(mclTestEgo(8, append(append(mclClique(0, 1, 2, 3), mclClique(4, 5, 6, 7)...), [2]int{3, 4})), Options{MaxIter: 1})
+	got, err := w.Cluster(testkit.Ego(8, append(append(testkit.Clique(0, 1, 2, 3), testkit.Clique(4, 5, 6, 7)...), [2]int{3, 4})), Options{MaxIter: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +116,7 @@ func TestMCLMatchesDenseReference(t *testing.T) {
 				}
 			}
 		}
-		e := mclTestEgo(n, edges)
+		e := testkit.Ego(n, edges)
 		o := opts[trial%len(opts)]
 		got, err := w.Cluster(e, o)
 		if err != nil {
@@ -167,11 +148,11 @@ func TestMCLInvalidOptions(t *testing.T) {
 		if err := o.Validate(); !errors.As(err, &oe) {
 			t.Errorf("options %+v: Validate = %v, want an *OptionsError", o, err)
 		}
-		if cl, err := clusterMCL(mclTestEgo(3, nil), o); !errors.As(err, &oe) || cl != nil {
+		if cl, err := clusterMCL(testkit.Ego(3, nil), o); !errors.As(err, &oe) || cl != nil {
 			t.Errorf("options %+v: clusterMCL = %v, %v; want an *OptionsError", o, cl, err)
 		}
 		var w Workspace
-		if cl, err := w.Cluster(mclTestEgo(3, [][2]int{{0, 1}}), o); !errors.As(err, &oe) || cl != nil {
+		if cl, err := w.Cluster(testkit.Ego(3, [][2]int{{0, 1}}), o); !errors.As(err, &oe) || cl != nil {
 			t.Errorf("options %+v: Cluster = %v, %v; want an *OptionsError", o, cl, err)
 		}
 	}
@@ -190,7 +171,7 @@ func mustClusterMCL(t testing.TB, e *graph.EgoNet, o Options) [][]int32 {
 }
 
 func TestMCLWorkspaceAllocations(t *testing.T) {
-	g := graph.egoReadTestdata(t, "netscience")
+	g := testkit.ReadGraph(t, "netscience")
 	var w Workspace
 	var e graph.EgoNet
 	for i := 0; i < g.NumNodes(); i++ {
@@ -374,7 +355,7 @@ func mclBenchEgo(k int, pin, pout float64) *graph.EgoNet {
 			}
 		}
 	}
-	return mclTestEgo(n, edges)
+	return testkit.Ego(n, edges)
 }
 
 func benchmarkMCL(b *testing.B, e *graph.EgoNet) {

@@ -111,17 +111,17 @@ func TestComponentSplittersWrote(t *testing.T) {
 func TestComponentSplittersReuseWorker(t *testing.T) {
 	g1 := graph.NewGraph(5, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}})
 	g2 := graph.NewGraph(4, [][2]int{{0, 1}, {0, 2}, {0, 3}})
-	split := split.Find(Splitters(), TwoHopComponents).NewWorker()
+	sp := split.Find(Splitters(), TwoHopComponents).NewWorker()
 	for range 3 {
 		// 1 and 2 share 3 in g1.
-		if got, _ := split(g1, &split.Input{}, 0); len(got) != 1 {
+		if got, _ := sp(g1, &split.Input{}, 0); len(got) != 1 {
 			t.Fatalf("g1 node 0: %v, want one group", got)
 		}
-		if got, _ := split(g2, &split.Input{}, 0); len(got) != 3 {
+		if got, _ := sp(g2, &split.Input{}, 0); len(got) != 3 {
 			t.Fatalf("g2 node 0: %v, want three groups", got)
 		}
 		// In g1 node 3's neighbours 1 and 2 share 0; 4 is alone.
-		if got, _ := split(g1, &split.Input{}, 3); len(got) != 2 {
+		if got, _ := sp(g1, &split.Input{}, 3); len(got) != 2 {
 			t.Fatalf("g1 node 3: %v, want two groups", got)
 		}
 	}

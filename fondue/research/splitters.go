@@ -6,6 +6,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
@@ -147,7 +148,7 @@ func twoGroups(nb []int32, w *worker, fill func(W []float64)) [][]int32 {
 	w.aff = resize(w.aff, m*m)
 	clear(w.aff)
 	fill(w.aff)
-	return signGroups(nb, w.bi.Bisect(w.aff, m))
+	return score.SignGroups(nb, w.bi.Bisect(w.aff, m))
 }
 
 func splitSpectral(g *graph.Graph, _ *split.Input, i int, w *worker) [][]int32 {
@@ -288,7 +289,7 @@ func splitKMeans(g *graph.Graph, in *split.Input, i int, _ *worker) [][]int32 {
 			cB[c] /= float64(nB)
 		}
 	}
-	return signGroups(nb, side)
+	return score.SignGroups(nb, side)
 }
 
 func sqDist2(a, b []float64) float64 {
@@ -298,19 +299,6 @@ func sqDist2(a, b []float64) float64 {
 		s += t * t
 	}
 	return s
-}
-
-// signGroups turns a sign vector over nb into two groups (+1, −1).
-func signGroups(nb []int32, b []int8) [][]int32 {
-	var plus, minus []int32
-	for k, j := range nb {
-		if b[k] > 0 {
-			plus = append(plus, j)
-		} else {
-			minus = append(minus, j)
-		}
-	}
-	return [][]int32{plus, minus}
 }
 
 // mclGroups maps clusters of local indices to groups of node indices.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
 )
 
@@ -23,11 +24,11 @@ func TestEgoComponentsByHand(t *testing.T) {
 		{"empty ego net", 0, nil, 0},
 		{"no edges", 4, nil, 4},
 		{"path", 4, [][2]int{{0, 1}, {1, 2}, {2, 3}}, 1},
-		{"two triangles and an isolated node", 7, append(mcl.mclClique(0, 1, 2), mcl.mclClique(3, 4, 5)...), 3},
+		{"two triangles and an isolated node", 7, append(testkit.Clique(0, 1, 2), testkit.Clique(3, 4, 5)...), 3},
 		{"interleaved components", 6, [][2]int{{0, 4}, {4, 2}, {1, 5}, {3, 3}}, 3},
 	}
 	for _, c := range cases {
-		if got := egoComponents(mcl.mclTestEgo(c.n, c.edges)); got != c.want {
+		if got := egoComponents(testkit.Ego(c.n, c.edges)); got != c.want {
 			t.Errorf("%s: %d components, want %d", c.name, got, c.want)
 		}
 	}
@@ -37,7 +38,7 @@ func TestEgoComponentsByHand(t *testing.T) {
 // normalized association sums the share of the volume that stays inside.
 func TestNormalizedCutAndAssociationByHand(t *testing.T) {
 	path4 := [][2]int{{0, 1}, {1, 2}, {2, 3}}
-	bridged := append(append(mcl.mclClique(0, 1, 2), mcl.mclClique(3, 4, 5)...), [2]int{2, 3})
+	bridged := append(append(testkit.Clique(0, 1, 2), testkit.Clique(3, 4, 5)...), [2]int{2, 3})
 	cases := []struct {
 		name            string
 		n               int
@@ -60,12 +61,12 @@ func TestNormalizedCutAndAssociationByHand(t *testing.T) {
 		// same 5 cut edges.
 		{"bad split", 6, bridged, [][]int32{{0, 1, 3}, {2, 4, 5}}, 10.0 / 7, 4.0 / 7},
 		// The isolated node 6 has vol 0: 0/0 := 0 in both.
-		{"isolated node", 7, append(mcl.mclClique(0, 1, 2), mcl.mclClique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 0, 2},
+		{"isolated node", 7, append(testkit.Clique(0, 1, 2), testkit.Clique(3, 4, 5)...), [][]int32{{0, 1, 2}, {3, 4, 5}, {6}}, 0, 2},
 		// Node 2 in no cluster: {0,1} has vol 1+2 = 3, cut 1 (edge 1-2).
 		{"node left out", 3, [][2]int{{0, 1}, {1, 2}}, [][]int32{{0, 1}}, 1.0 / 3, 2.0 / 3},
 	}
 	for _, c := range cases {
-		e := mcl.mclTestEgo(c.n, c.edges)
+		e := testkit.Ego(c.n, c.edges)
 		if got := normalizedCut(e, c.clusters); math.Abs(got-c.wantCut) > 1e-15 {
 			t.Errorf("%s: NC = %v, want %v", c.name, got, c.wantCut)
 		}
@@ -81,12 +82,12 @@ func TestNormalizedCutRejectsOverlap(t *testing.T) {
 			t.Fatal("no panic for a node in two clusters")
 		}
 	}()
-	normalizedCut(mcl.mclTestEgo(3, nil), [][]int32{{0, 1}, {1, 2}})
+	normalizedCut(testkit.Ego(3, nil), [][]int32{{0, 1}, {1, 2}})
 }
 
 func TestBaselineScoresHandBuilt(t *testing.T) {
 	// Node 0's neighbours 1..6 form two triangles; node 7 is isolated.
-	edges := append(mcl.mclClique(1, 2, 3), mcl.mclClique(4, 5, 6)...)
+	edges := append(testkit.Clique(1, 2, 3), testkit.Clique(4, 5, 6)...)
 	for k := 1; k <= 6; k++ {
 		edges = append(edges, [2]int{0, k})
 	}
@@ -124,7 +125,7 @@ func TestBaselineScoresUnknownMethod(t *testing.T) {
 func TestBaselineScoresCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	g := graph.egoReadTestdata(t, "netscience")
+	g := testkit.ReadGraph(t, "netscience")
 	s, err := Baseline(ctx, g, "nc", 2, nil)
 	if !errors.Is(err, context.Canceled) || s != nil {
 		t.Fatalf("scores %v err %v, want nil and context.Canceled", s != nil, err)
@@ -212,7 +213,7 @@ func TestLocalClusteringByHand(t *testing.T) {
 
 // LocalClustering against brute force over all neighbour pairs, on a real graph.
 func TestLocalClusteringBruteForce(t *testing.T) {
-	g := graph.egoReadTestdata(t, "polbooks")
+	g := testkit.ReadGraph(t, "polbooks")
 	got, err := LocalClustering(context.Background(), g, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -229,7 +230,7 @@ func TestLocalClusteringBruteForce(t *testing.T) {
 }
 
 func TestBaselineScoresNetscience(t *testing.T) {
-	g := graph.egoReadTestdata(t, "netscience")
+	g := testkit.ReadGraph(t, "netscience")
 	ctx := context.Background()
 	for _, m := range BaselineMethods {
 		one, err := Baseline(ctx, g, m, 1, nil)
@@ -256,7 +257,7 @@ func TestBaselineScoresNetscience(t *testing.T) {
 				want = float64(baselineBruteComponents(g, i))
 			case "nc":
 				e := g.Ego(i, nil)
-				want = normalizedAssociation(e, mcl.mustClusterMCL(t, e, mcl.Options{}))
+				want = normalizedAssociation(e, clusterMCL(t, e))
 			case "lcc":
 				want = 0
 				if k, linked := baselineBrutePairs(g, i); k > 0 {
@@ -284,7 +285,7 @@ func BenchmarkBaselineScoresShared(b *testing.B) {
 		b.Skip("FONDUE_DATASETS not set")
 	}
 	for _, name := range []string{"fb-sc", "condmat05"} {
-		g, err := graph.readEdgesFile(filepath.Join(dir, name+".edges"))
+		g, err := testkit.ReadEdgesFile(filepath.Join(dir, name+".edges"))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -298,4 +299,14 @@ func BenchmarkBaselineScoresShared(b *testing.B) {
 			})
 		}
 	}
+}
+
+// clusterMCL clusters e with MCL's default options.
+func clusterMCL(t *testing.T, e *graph.EgoNet) [][]int32 {
+	t.Helper()
+	cl, err := new(mcl.Workspace).Cluster(e, mcl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl
 }

@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 )
 
 // combinedRandomEmbedding returns an N(0,1) embedding of n nodes.
@@ -56,7 +56,7 @@ func combinedBrute(g *graph.Graph, i int, b []int8) float64 {
 // linked, and 3-5, 3-6 (via 4) and 1-4, 2-4 (via 3) share a neighbour:
 // 4 of 9 are strangers.
 func TestSplitDisconnectionByHand(t *testing.T) {
-	edges := append(mcl.mclClique(1, 2, 3), mcl.mclClique(4, 5, 6)...)
+	edges := append(testkit.Clique(1, 2, 3), testkit.Clique(4, 5, 6)...)
 	for k := 1; k <= 6; k++ {
 		edges = append(edges, [2]int{0, k})
 	}
@@ -85,7 +85,7 @@ func TestSplitDisconnectionByHand(t *testing.T) {
 // the brute force over the split FondueSplit returns, on a real graph with
 // a random embedding; the result does not depend on the number of workers.
 func TestSplitDisconnectionBruteForce(t *testing.T) {
-	g := cne.readTestGraph(t, "polbooks")
+	g := testkit.ReadGraph(t, "polbooks")
 	emb := combinedRandomEmbedding(g.NumNodes(), 4, 3)
 	want, err := fondueScores(context.Background(), g, emb, signParams{T: 20, Normalize: true, Polish: false, Seed: 7, Workers: 1})
 	if err != nil {
@@ -162,7 +162,7 @@ func TestSplitDisconnectionExactAboveBudget(t *testing.T) {
 // split (a sparse random graph around the hub), one worker reused
 // throughout as in splitDisconnection.
 func TestUnlinkedPairsBruteForce(t *testing.T) {
-	g := graph.egoTestRandomGraph(260, 0.02, 1, 8)
+	g := testkit.RandomGraph(260, 0.02, 1, 8)
 	nb := g.Neighbors(0)
 	if len(nb) < 180 {
 		t.Fatalf("hub has %d neighbours", len(nb))
@@ -180,7 +180,7 @@ func TestUnlinkedPairsBruteForce(t *testing.T) {
 				set++
 			}
 		}
-		groups := split.signGroups(nb, b)
+		groups := SignGroups(nb, b)
 		a, c := groups[0], groups[1]
 		want := combinedBrute(g, 0, b) * float64(len(a)*len(c))
 		for _, sides := range [][2][]int32{{a, c}, {c, a}} {
@@ -205,7 +205,7 @@ func TestSplitDisconnectionSampled(t *testing.T) {
 	g, emb := hubOfTwoSides(h)
 	b := fondueSplit(g, emb, 0, signParams{T: 0, Normalize: true, Polish: false, Seed: 1})
 	exact := combinedBrute(g, 0, b)
-	sides := split.signGroups(g.Neighbors(0), b)
+	sides := SignGroups(g.Neighbors(0), b)
 	if len(sides[0])*len(sides[1]) <= disconnectionBudget || exactIsCheaper(g, sides[0], sides[1]) {
 		t.Fatalf("split %d / %d: the test needs the sampled path", len(sides[0]), len(sides[1]))
 	}
@@ -261,40 +261,6 @@ func TestNormalQuantileByTable(t *testing.T) {
 	}
 }
 
-// Score with the combined method fits the same embedding as FONDUE and
-// ranks by CombineRanks of SplitDisconnection on it; FONDUE's own scores
-// stay those of FondueScores.
-func TestScoreCombinedMatchesParts(t *testing.T) {
-	g := cne.readTestGraph(t, "lesmis")
-	ctx := context.Background()
-	f, err := fondue.Score(ctx, g, fondue.Options{Method: MethodFONDUE, Seed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := fondue.Score(ctx, g, fondue.Options{Seed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Method != MethodCombined || c.Embedding == nil || c.Prior == nil {
-		t.Fatalf("default method %q, embedding %v", c.Method, c.Embedding != nil)
-	}
-	fs, disc, err := splitDisconnection(ctx, g, f.Embedding, signParams{T: 100, Normalize: true, Polish: false, Seed: 4, Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eff, err := effectivePieces(ctx, g, nil, 1, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev := graphEvidence(disc, eff)
-	want := combineRanks(fs, ev, disconnectionWeight(g, ev))
-	for i := range want {
-		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
-			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])
-		}
-	}
-}
-
 // The weighted combination by hand: quantiles as in
 // TestCombineRanksByHand, the second list weighted 3.
 func TestCombineRanksWeightedByHand(t *testing.T) {
@@ -332,38 +298,6 @@ func TestDisconnectionWeightByHand(t *testing.T) {
 	}
 	if w := disconnectionWeight(graph.NewGraph(3, [][2]int{{0, 1}}), []float64{0, 0, math.NaN()}); w != 1 {
 		t.Errorf("no node of degree 2: weight %v, want 1", w)
-	}
-}
-
-// The weight is what it is meant to be on the two kinds of graph, with
-// the splits of a CNE fit: 1 on a knit graph (les Misérables, where the
-// median split has no disconnected pair across it), near 0 on a sparse
-// random graph, where any two neighbours of a node are strangers.
-func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
-	ctx := context.Background()
-	weight := func(g *graph.Graph) float64 {
-		res, err := fondue.Score(ctx, g, fondue.Options{Method: MethodFONDUE, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, disc, err := splitDisconnection(ctx, g, res.Embedding, signParams{T: 100, Normalize: true, Seed: 1, Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		eff, err := effectivePieces(ctx, g, nil, 1, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return disconnectionWeight(g, graphEvidence(disc, eff))
-	}
-	if w := weight(cne.readTestGraph(t, "lesmis")); w != 1 {
-		t.Errorf("lesmis: weight %v, want 1", w)
-	}
-	// A G(n, p) graph of 3000 nodes and average degree 6: locally a tree.
-	w := weight(graph.egoTestRandomGraph(3000, 0.002, 0, 5))
-	t.Logf("sparse random graph: weight %v", w)
-	if w > 0.1 {
-		t.Errorf("sparse random graph: weight %v, want at most 0.1", w)
 	}
 }
 

@@ -112,3 +112,16 @@ func fondueSplit(g *graph.Graph, emb *cne.Embedding, i int, p signParams) []int8
 	quotient.Node(g, emb.X, i, p.T, p.Normalize, p.Polish, &r, quotient.New(emb.Dim), b)
 	return b
 }
+
+// SignGroups turns a sign vector over nb into two groups (+1, −1).
+func SignGroups(nb []int32, b []int8) [][]int32 {
+	var plus, minus []int32
+	for k, j := range nb {
+		if b[k] > 0 {
+			plus = append(plus, j)
+		} else {
+			minus = append(minus, j)
+		}
+	}
+	return [][]int32{plus, minus}
+}

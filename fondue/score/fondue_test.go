@@ -9,6 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/quotient"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 )
 
@@ -46,8 +47,8 @@ func TestFondueHeuristicVersusBruteForce(t *testing.T) {
 		"polbooks":   {0.97, 0.81},
 	}
 	for _, name := range []string{"netscience", "polbooks"} {
-		g := cne.readTestGraph(t, name)
-		p := cne.fitTestPrior(t, g)
+		g := testkit.ReadGraph(t, name)
+		p := fitTestPrior(t, g)
 		emb, _, err := cne.Fit(context.Background(), g, p, cne.Options{Seed: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -103,7 +104,7 @@ func TestFondueHeuristicVersusBruteForce(t *testing.T) {
 // isolated nodes get NaN.
 func TestFondueSpecialDegrees(t *testing.T) {
 	g := graph.NewGraph(4, [][2]int{{0, 1}, {1, 2}})
-	emb := cne.randomEmbedding(4, 3, 9)
+	emb := randomEmbedding(4, 3, 9)
 	s, err := fondueScores(context.Background(), g, emb, signParams{T: 10, Normalize: true, Polish: false, Seed: 1, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +119,8 @@ func TestFondueSpecialDegrees(t *testing.T) {
 
 // Scores, and FondueSplit's sign vectors, do not depend on the worker count.
 func TestFondueScoresDeterministic(t *testing.T) {
-	g := cne.readTestGraph(t, "netscience")
-	emb := cne.randomEmbedding(g.NumNodes(), 8, 1)
+	g := testkit.ReadGraph(t, "netscience")
+	emb := randomEmbedding(g.NumNodes(), 8, 1)
 	a, _ := fondueScores(context.Background(), g, emb, signParams{T: 50, Normalize: true, Polish: false, Seed: 7, Workers: 1})
 	b, _ := fondueScores(context.Background(), g, emb, signParams{T: 50, Normalize: true, Polish: false, Seed: 7, Workers: 4})
 	for i := range a {
@@ -133,4 +134,17 @@ func TestFondueScoresDeterministic(t *testing.T) {
 			t.Fatalf("node %d: split gives %g, score %g", i, got, a[i])
 		}
 	}
+}
+
+func fitTestPrior(t testing.TB, g *graph.Graph) *cne.Prior {
+	t.Helper()
+	p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func randomEmbedding(n, d int, seed uint64) *cne.Embedding {
+	return &cne.Embedding{Dim: d, X: testkit.RandomRows(n, d, seed)}
 }

@@ -137,20 +137,7 @@ func Propose(ctx context.Context, g *graph.Graph, in *Input, sp Splitter, nodes 
 // splitFONDUE splits by the sign vector behind the FONDUE score.
 func splitFONDUE(g *graph.Graph, in *Input, i int, _ *splitWorker) ([][]int32, error) {
 	b := score.SignVector(g, in.Embedding, i, score.Options{Seed: in.Seed, RandomSplits: in.RandomSplits, Unnormalized: in.Unnormalized, Polish: in.Polish})
-	return signGroups(g.Neighbors(i), b), nil
-}
-
-// signGroups turns a sign vector over nb into two groups (+1, −1).
-func signGroups(nb []int32, b []int8) [][]int32 {
-	var plus, minus []int32
-	for k, j := range nb {
-		if b[k] > 0 {
-			plus = append(plus, j)
-		} else {
-			minus = append(minus, j)
-		}
-	}
-	return [][]int32{plus, minus}
+	return score.SignGroups(g.Neighbors(i), b), nil
 }
 
 // splitMCL clusters the ego net with MCL: one group per cluster.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
@@ -56,20 +55,19 @@ func rangeGroup(lo, hi int) []int32 {
 
 func propose(t *testing.T, g *graph.Graph, emb *cne.Embedding, method string, node int) [][]int32 {
 	t.Helper()
-	opts := fondue.Options{Seed: 1, Workers: 2, Split: fondue.SplitOptions{Splitter: Find(Splitters(), method)}}
-	res := &fondue.Result{Embedding: emb}
+	in := &Input{Embedding: emb, Seed: 1}
 	if emb != nil {
 		p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Prior = p
+		in.Prior = p
 	}
-	props, err := fondue.ProposeSplits(context.Background(), g, res, []int{node}, opts)
+	groups, err := Propose(context.Background(), g, in, Find(Splitters(), method), []int{node}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return props[0].Groups
+	return groups[0]
 }
 
 // The power-iteration path (more than ncutExactMax neighbours) finds the

@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -44,8 +45,8 @@ func propose(t *testing.T, g *graph.Graph, emb *cne.Embedding, sp split.Splitter
 // the embedding for the splitters that do not need it.
 func TestSplittersSeparateMergedCliques(t *testing.T) {
 	for _, sizes := range [][2]int{{5, 5}, {8, 3}, {12, 2}} {
-		g, emb := fondue.TwoCliques(sizes[0], sizes[1])
-		want := [][]int32{fondue.RangeGroup(1, sizes[0]), fondue.RangeGroup(sizes[0]+1, sizes[0]+sizes[1])}
+		g, emb := split.TwoCliques(sizes[0], sizes[1])
+		want := [][]int32{split.RangeGroup(1, sizes[0]), split.RangeGroup(sizes[0]+1, sizes[0]+sizes[1])}
 		for _, sp := range allSplitters() {
 			if (sp.Name() == split.FONDUE || sp.Name() == research.Posterior) && sizes[1] == 2 {
 				// Known weaknesses of two research candidates: the Rayleigh
@@ -68,7 +69,7 @@ func TestSplittersSeparateMergedCliques(t *testing.T) {
 
 // Splitters are deterministic and do not depend on the number of workers.
 func TestSplittersDeterministicAcrossWorkers(t *testing.T) {
-	g := readTestGraph(t, "polbooks")
+	g := testkit.ReadGraph(t, "polbooks")
 	c, err := eval.Contract(g, 0.1, 3)
 	if err != nil {
 		t.Fatal(err)
