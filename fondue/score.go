@@ -179,42 +179,8 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	if opts.Method == "" {
 		opts.Method = score.DefaultMethod
 	}
-	if !slices.Contains(score.Methods, opts.Method) {
-		return nil, &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods)}
-	}
-	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
-		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}
-	}
-	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
+	if err := opts.check(g); err != nil {
 		return nil, err
-	}
-	if g.NumEdges() == 0 {
-		return nil, fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
-	}
-	if t := opts.Targets; t != nil {
-		if len(t) != g.NumNodes() {
-			return nil, &OptionsError{Msg: fmt.Sprintf("Targets has %d entries for a graph of %d nodes", len(t), g.NumNodes())}
-		}
-		targets, linked := 0, 0
-		for i, ok := range t {
-			if ok {
-				targets++
-				if g.Degree(i) > 0 {
-					linked++
-				}
-			}
-		}
-		if linked == 0 {
-			return nil, fmt.Errorf("none of the %d target nodes has a neighbour: %w", targets, ErrNothingToScore)
-		}
-	}
-	// A dimension up to the default (the paper's 8) works on any graph;
-	// beyond it, an embedding with as many dimensions as nodes has room for
-	// any graph, says nothing about this one, and is slow.
-	if d, def := opts.CNE.WithDefaults().Dim, (cne.Options{}).WithDefaults().Dim; score.UsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
-		return nil, &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
-			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
-			d, g.NumNodes(), g.NumNodes(), def)}
 	}
 	report := func(ph Phase, done, total int) {
 		if opts.Progress != nil {
@@ -255,6 +221,49 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 		report(PhaseSplitting, len(nodes), len(nodes))
 	}
 	return res, nil
+}
+
+// check refuses, before any work, options that cannot work on g and a
+// graph (or a choice of targets) with nothing to score.
+func (opts *Options) check(g *graph.Graph) error {
+	if !slices.Contains(score.Methods, opts.Method) {
+		return &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods)}
+	}
+	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
+		return &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}
+	}
+	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
+		return err
+	}
+	if g.NumEdges() == 0 {
+		return fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
+	}
+	if t := opts.Targets; t != nil {
+		if len(t) != g.NumNodes() {
+			return &OptionsError{Msg: fmt.Sprintf("Targets has %d entries for a graph of %d nodes", len(t), g.NumNodes())}
+		}
+		targets, linked := 0, 0
+		for i, ok := range t {
+			if ok {
+				targets++
+				if g.Degree(i) > 0 {
+					linked++
+				}
+			}
+		}
+		if linked == 0 {
+			return fmt.Errorf("none of the %d target nodes has a neighbour: %w", targets, ErrNothingToScore)
+		}
+	}
+	// A dimension up to the default (the paper's 8) works on any graph;
+	// beyond it, an embedding with as many dimensions as nodes has room for
+	// any graph, says nothing about this one, and is slow.
+	if d, def := opts.CNE.WithDefaults().Dim, (cne.Options{}).WithDefaults().Dim; score.UsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
+		return &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
+			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
+			d, g.NumNodes(), g.NumNodes(), def)}
+	}
+	return nil
 }
 
 // Shares of the scoring phase's progress: the scores, then the entity
