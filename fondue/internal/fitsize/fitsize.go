@@ -1,6 +1,8 @@
+// Package fitsize holds the sizes of the CNE fit that the memory estimate
+// (package fondue/memory) reads too.
 package fitsize
 
-// Sizes of the CNE fit that the memory estimate reads too.
+// Sizes of the fit.
 const (
 	// ReorderMinBytes is the embedding size above which sampled mode
 	// renumbers the nodes for locality.
