@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/fitsize"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
 )
@@ -96,6 +95,8 @@ type Options struct {
 	NoStabilityStop bool
 	// Progress, when set, is called after every epoch from the fitting goroutine.
 	Progress func(Progress)
+
+	tune tuning // settings that only tests change (tuning.go)
 }
 
 // CNEProgress reports one finished epoch.
@@ -460,7 +461,7 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embeddin
 	}
 	var stop *stabilityStop
 	if o.Init == nil && !o.NoStabilityStop {
-		stop = newStabilityStop(f.g, o.Dim)
+		stop = newStabilityStop(f.g, o.Dim, o.tune)
 	}
 	for epoch := 0; epoch < o.MaxEpochs; epoch++ {
 		norm, err := f.gradient(ctx, epoch)
@@ -470,8 +471,8 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embeddin
 		f.adamStep()
 		f.hist = append(f.hist, norm)
 		st.Epochs = epoch + 1
-		if cneEpochHook != nil {
-			cneEpochHook(f, epoch+1)
+		if o.tune.epochHook != nil {
+			o.tune.epochHook(f, epoch+1)
 		}
 		st.GradNorm = norm
 		if o.Progress != nil {
@@ -482,7 +483,7 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embeddin
 			st.Converged = true
 			break
 		}
-		if stop != nil && (epoch+1)%stableEvery == 0 && stop.check(f.g, f.emb) {
+		if stop != nil && (epoch+1)%o.tune.every() == 0 && stop.check(f.g, f.emb) {
 			st.Converged, st.Stable = true, true
 			break
 		}
@@ -533,7 +534,7 @@ type cneFit struct {
 	workers int
 	pool    negativePool
 	work    []blockWork // per worker
-	ranBy   []int32     // the worker of each chunk in the last epoch; only under cneEpochHook
+	ranBy   []int32     // the worker of each chunk in the last epoch; only under tune.epochHook
 }
 
 // newCNEFit sets up the starting point: o.Init (a warm start, with its
@@ -573,7 +574,7 @@ func (f *cneFit) prepare() {
 	// In sampled mode on graphs whose vectors outgrow the caches, renumber
 	// the nodes so that neighbours sit close in memory (about 10% faster
 	// epochs at 10^6 nodes); every per-node array is mapped back at the end.
-	if f.mode == ModeSampled && int64(n)*int64(d)*8 > reorderMinBytes {
+	if f.mode == ModeSampled && int64(n)*int64(d)*8 > o.tune.reorderAbove() {
 		f.order = f.g.BFSOrder()
 		f.g = f.g.Permute(f.order)
 		lam := make([]float64, n)
@@ -593,7 +594,7 @@ func (f *cneFit) prepare() {
 	f.sq = make([]float64, chunks)
 	f.pool = newNegativePool(f.g)
 	f.work = make([]blockWork, f.workers)
-	if cneEpochHook != nil {
+	if o.tune.epochHook != nil {
 		f.ranBy = make([]int32, chunks)
 	}
 	f.b1t, f.b2t = math.Pow(adamBeta1, float64(f.step)), math.Pow(adamBeta2, float64(f.step))
@@ -730,11 +731,6 @@ func (f *cneFit) finish() {
 	}
 }
 
-// reorderMinBytes is the embedding size above which sampled mode renumbers
-// nodes for locality (a variable so that tests can take that path on small
-// graphs).
-var reorderMinBytes int64 = fitsize.ReorderMinBytes
-
 // permuteRows returns rows of a (d columns) reordered: row k of the result
 // is row order[k] of a, or with inverse set, row order[k] of the result is
 // row k of a.
@@ -750,10 +746,6 @@ func permuteRows(a []float64, d int, order []int32, inverse bool) []float64 {
 	}
 	return out
 }
-
-// cneEpochHook, when set by a test, sees the fit after every epoch (1-based).
-// While it is set, fits also record which worker computed each chunk.
-var cneEpochHook func(f *cneFit, epoch int)
 
 func mean(xs []float64) float64 {
 	s := 0.0

@@ -245,16 +245,12 @@ func TestStabilityStopRule(t *testing.T) {
 // spaced live nodes of a large one.
 func TestStabilityStopSample(t *testing.T) {
 	g := testkit.CommunityGraph(3000, 30, 4)
-	old := stableSample
-	t.Cleanup(func() { stableSample = old })
-	stableSample = 5000
-	s := newStabilityStop(g, 8)
+	s := newStabilityStop(g, 8, tuning{stableSample: 5000})
 	live := len(s.sample)
 	if live != g.NumNodes()-len(g.Isolated()) || !slices.IsSorted(s.sample) {
 		t.Fatalf("sample of %d", live)
 	}
-	stableSample = 500
-	s = newStabilityStop(g, 8)
+	s = newStabilityStop(g, 8, tuning{stableSample: 500})
 	if len(s.sample) != 500 || !slices.IsSorted(s.sample) {
 		t.Fatalf("sample of %d", len(s.sample))
 	}
@@ -274,7 +270,7 @@ func TestStabilityStopSample(t *testing.T) {
 func TestStabilitySpread(t *testing.T) {
 	g := readTestGraph(t, "netscience")
 	emb := randomEmbedding(g.NumNodes(), 8, 3)
-	s := newStabilityStop(g, 8)
+	s := newStabilityStop(g, 8, tuning{})
 	w := quotient.New(8)
 	var ratios []float64
 	for i := 0; i < g.NumNodes(); i++ {

@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/fitsize"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/quotient"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 )
@@ -23,13 +22,8 @@ import (
 // numbering. Checks therefore cost O(stableSample * mean degree * d^2),
 // independent of the graph's size, a small fraction of an epoch on graphs
 // larger than the sample. The stop is off on warm starts (CNEOptions.Init),
-// which keep the gradient-norm test alone, as before.
-var (
-	stableEvery   = 20
-	stableSample  = fitsize.StableSample
-	stableTop     = 0.10
-	stableOverlap = 0.95
-)
+// which keep the gradient-norm test alone, as before. The defaults
+// (stableEvery and the others) are in tuning.go, where tests change them.
 
 // stabilityStop holds the state of the ranking-stability stop.
 type stabilityStop struct {
@@ -40,11 +34,8 @@ type stabilityStop struct {
 	top    []int32
 	work   *quotient.Work
 	v, u   []float64 // power-iteration vectors
+	t      tuning    // the stop's parameters (zero: the defaults)
 }
-
-// stableEigenSweep scores the sample with FONDUE's eigenvector sweep
-// instead of the cheaper spread (a variable for the epochs measurement).
-var stableEigenSweep = false
 
 // spread returns the largest eigenvalue of node i's scatter matrix
 // sum_j y_j y_j' (y_j = x_i - x_j over the neighbours) divided by its
@@ -90,8 +81,9 @@ func (s *stabilityStop) spread(g *graph.Graph, emb *Embedding, i int) float64 {
 const stablePower = 12
 
 // newStabilityStop picks the sample of g's nodes with neighbours.
-func newStabilityStop(g *graph.Graph, d int) *stabilityStop {
+func newStabilityStop(g *graph.Graph, d int, t tuning) *stabilityStop {
 	n := g.NumNodes()
+	size := t.sample()
 	live := 0
 	for i := 0; i < n; i++ {
 		if g.Degree(i) > 0 {
@@ -99,7 +91,7 @@ func newStabilityStop(g *graph.Graph, d int) *stabilityStop {
 		}
 	}
 	var sample []int32
-	if live <= stableSample {
+	if live <= size {
 		sample = make([]int32, 0, live)
 		for i := 0; i < n; i++ {
 			if g.Degree(i) > 0 {
@@ -107,29 +99,29 @@ func newStabilityStop(g *graph.Graph, d int) *stabilityStop {
 			}
 		}
 	} else {
-		// The k-th of stableSample evenly spaced live nodes: walk the live
+		// The k-th of size evenly spaced live nodes: walk the live
 		// nodes once and take every one whose rank crosses the next mark.
-		sample = make([]int32, 0, stableSample)
+		sample = make([]int32, 0, size)
 		rank := 0
-		for i := 0; i < n && len(sample) < stableSample; i++ {
+		for i := 0; i < n && len(sample) < size; i++ {
 			if g.Degree(i) == 0 {
 				continue
 			}
-			if int64(rank)*int64(stableSample) >= int64(len(sample))*int64(live) {
+			if int64(rank)*int64(size) >= int64(len(sample))*int64(live) {
 				sample = append(sample, int32(i))
 			}
 			rank++
 		}
 	}
 	return &stabilityStop{sample: sample, score: make([]float64, len(sample)),
-		order: make([]int32, len(sample)), work: quotient.New(d)}
+		order: make([]int32, len(sample)), work: quotient.New(d), t: t}
 }
 
 // check scores the sample on emb and reports whether its top set overlaps
-// the previous check's by at least stableOverlap.
+// the previous check's by at least the overlap of s.t.
 func (s *stabilityStop) check(g *graph.Graph, emb *Embedding) bool {
 	for k, i := range s.sample {
-		if stableEigenSweep {
+		if s.t.stableEigenSweep {
 			s.score[k] = quotient.Node(g, emb.X, int(i), 0, true, false, nil, s.work, nil)
 		} else {
 			s.score[k] = s.spread(g, emb, int(i))
@@ -141,7 +133,7 @@ func (s *stabilityStop) check(g *graph.Graph, emb *Embedding) bool {
 // observe ranks s.score and compares the top set with the previous one.
 func (s *stabilityStop) observe() bool {
 	m := len(s.score)
-	top := int(stableTop * float64(m))
+	top := int(s.t.top() * float64(m))
 	if top < 1 {
 		return false
 	}
@@ -174,7 +166,7 @@ func (s *stabilityStop) observe() bool {
 				b++
 			}
 		}
-		stable = float64(common) >= stableOverlap*float64(top)
+		stable = float64(common) >= s.t.overlap()*float64(top)
 	}
 	s.top, s.prev = s.prev, cur
 	if s.top == nil {

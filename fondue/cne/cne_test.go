@@ -218,9 +218,6 @@ func TestCNEFitImprovesObjective(t *testing.T) {
 // epochs (sampled mode samples 1000 of its 4000 nodes): every worker count
 // must stop at the same epoch, by that stop.
 func TestCNEDeterministicAcrossWorkers(t *testing.T) {
-	old, oldEvery, oldOverlap := reorderMinBytes, stableEvery, stableOverlap
-	reorderMinBytes, stableEvery, stableOverlap = 0, 5, 0.8
-	t.Cleanup(func() { reorderMinBytes, stableEvery, stableOverlap = old, oldEvery, oldOverlap; cneEpochHook = nil })
 	// At least 4 threads, so that the workers can run at once even where
 	// the test runs with fewer (GOMAXPROCS=1).
 	prev := runtime.GOMAXPROCS(max(4, runtime.GOMAXPROCS(0)))
@@ -232,6 +229,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 		g := testkit.CommunityGraph(tc.n, tc.n/4, 9)
 		p := fitTestPrior(t, g)
 		o := Options{Mode: tc.mode, Seed: 42, MaxEpochs: 40}.WithDefaults()
+		o.tune = tuning{reorderMinBytes: -1, stableEvery: 5, stableOverlap: 0.8}
 		chunks := len(cneChunks(g, tc.mode, o.NegRatio)) - 1
 		if chunks < 7 {
 			t.Fatalf("%v: %d chunks; the test needs at least 7 for 7 workers", tc.mode, chunks)
@@ -249,7 +247,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 			used := map[int32]bool{}
 			for attempt := 1; ; attempt++ {
 				renumbered := false
-				cneEpochHook = func(f *cneFit, epoch int) {
+				o.tune.epochHook = func(f *cneFit, epoch int) {
 					if f.workers != w || len(f.ranBy) != chunks {
 						t.Fatalf("%v: %d workers over %d chunks, want %d over %d", tc.mode, f.workers, len(f.ranBy), w, chunks)
 					}

@@ -2,18 +2,13 @@
 
 package cne
 
-// SetStabilityStop sets the parameters of the ranking-stability stop for
-// the epochs measurement (epochs_test.go) and returns a function that
-// restores them.
-func SetStabilityStop(every, sample int, top, overlap float64) func() {
-	e, s, t, o := stableEvery, stableSample, stableTop, stableOverlap
-	stableEvery, stableSample, stableTop, stableOverlap = every, sample, top, overlap
-	return func() { stableEvery, stableSample, stableTop, stableOverlap = e, s, t, o }
-}
-
-// SetStabilityEigenSweep makes the stop score with the eigenvector sweep.
-func SetStabilityEigenSweep(on bool) func() {
-	old := stableEigenSweep
-	stableEigenSweep = on
-	return func() { stableEigenSweep = old }
+// WithStabilityStop returns o with the parameters of the ranking-stability
+// stop set, for the epochs measurement (epochs_test.go): check every
+// `every` epochs a sample of at most `sample` nodes, stop at `overlap` of
+// the top `top` share; score with the eigenvector sweep when sweep is set.
+func WithStabilityStop(o Options, every, sample int, top, overlap float64, sweep bool) Options {
+	o.tune.stableEvery, o.tune.stableSample = every, sample
+	o.tune.stableTop, o.tune.stableOverlap = top, overlap
+	o.tune.stableEigenSweep = sweep
+	return o
 }

@@ -60,9 +60,9 @@ func parseSeeds(t *testing.T, s string) []uint64 {
 	return out
 }
 
-// leverOptions returns the CNE options of a lever and sets the stop's
-// parameters (restored by the returned function).
-func leverOptions(t *testing.T, lever string) (cne.Options, func()) {
+// leverOptions returns the CNE options of a lever, the stop's parameters
+// included.
+func leverOptions(t *testing.T, lever string) cne.Options {
 	name, params, _ := strings.Cut(lever, ":")
 	o := cne.Options{Workers: 1}
 	every, sample, top, overlap := 20, 1000, 0.10, 0.95
@@ -102,9 +102,7 @@ func leverOptions(t *testing.T, lever string) (cne.Options, func()) {
 	default:
 		t.Fatalf("unknown lever %q", lever)
 	}
-	r1 := cne.SetStabilityStop(every, sample, top, overlap)
-	r2 := cne.SetStabilityEigenSweep(sweep)
-	return o, func() { r2(); r1() }
+	return cne.WithStabilityStop(o, every, sample, top, overlap, sweep)
 }
 
 func TestEpochs(t *testing.T) {
@@ -138,11 +136,10 @@ func TestEpochs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cne, restore := leverOptions(t, lever)
+				cne := leverOptions(t, lever)
 				cpu0, wall0 := cpuSeconds(), time.Now()
 				res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: score.MethodFONDUE, Seed: seed, Workers: 1, CNE: cne})
 				cpu, wall := cpuSeconds()-cpu0, time.Since(wall0).Seconds()
-				restore()
 				if err != nil {
 					t.Fatal(err)
 				}

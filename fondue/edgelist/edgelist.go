@@ -149,6 +149,12 @@ const sniffLines = 100
 // name is used in error messages, which have the form "name:line: what is
 // wrong".
 func Read(r io.Reader, name string, header HeaderMode) (*graph.Graph, Stats, error) {
+	return read(r, name, header, false)
+}
+
+// read is Read; generalLines turns off the fast path for lines of two
+// integer keys (intPairLine), which tests compare with the general path.
+func read(r io.Reader, name string, header HeaderMode, generalLines bool) (*graph.Graph, Stats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
@@ -168,7 +174,7 @@ func Read(r io.Reader, name string, header HeaderMode) (*graph.Graph, Stats, err
 		// Read again what the sniffing consumed.
 		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(seen), br), 64<<10)
 	}
-	el := &edgeListReader{name: name, header: header}
+	el := &edgeListReader{name: name, header: header, generalLines: generalLines}
 	el.st.Format = format
 	var err error
 	if format == FormatWhitespace {
@@ -257,6 +263,8 @@ type edgeListReader struct {
 	ints        [][]int64 // until then, the edges' integer keys, two per edge, in blocks
 	pending     [][]byte  // first data line, held until we know whether it is a header
 	pendingLine int
+	// generalLines turns off the fast path of intPairLine in readWhitespace.
+	generalLines bool
 }
 
 func (el *edgeListReader) fail(line int, format string, args ...any) error {
@@ -342,7 +350,7 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", el.name, el.st.Lines, err)
 		}
-		if fastLines && el.st.Edges > 0 && el.pending == nil && !el.strMode {
+		if !el.generalLines && el.st.Edges > 0 && el.pending == nil && !el.strMode {
 			// Past the header decision, a line of two integer keys is an
 			// edge and nothing else: skip the general checks.
 			if u, v, ok := intPairLine(line); ok {
@@ -504,10 +512,6 @@ func (el *edgeListReader) addInts(u, v int64) {
 	bl := &el.ints[len(el.ints)-1]
 	*bl = append(*bl, u, v)
 }
-
-// fastLines enables intPairLine in readWhitespace (tests turn it off to
-// compare with the general path).
-var fastLines = true
 
 // intPairLine parses a line that is exactly two canonical integer keys
 // separated by a run of spaces, tabs and commas, nothing before or after.

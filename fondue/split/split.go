@@ -83,6 +83,9 @@ type builtinSplitter struct {
 	name           string
 	needsEmbedding bool
 	split          func(g *graph.Graph, in *Input, i int, w *splitWorker) ([][]int32, error)
+	// pairBudget, when set, replaces ncutPairBudget in the workers (tests
+	// take the path above the budget on small graphs).
+	pairBudget int
 }
 
 func (s *builtinSplitter) Name() string         { return s.name }
@@ -90,6 +93,7 @@ func (s *builtinSplitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
 func (s *builtinSplitter) NewWorker() Func {
 	w := new(splitWorker)
+	w.ncut.pairBudget = s.pairBudget
 	return func(g *graph.Graph, in *Input, node int) ([][]int32, error) {
 		return s.split(g, in, node, w)
 	}

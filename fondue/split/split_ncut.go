@@ -79,8 +79,9 @@ const ncutKNN = 5
 
 // ncutPairBudget bounds the work (and the affinity entries) of the
 // common-neighbour part for one node; above it the part is left out. Ego
-// networks of the paper's graphs stay far below it.
-var ncutPairBudget = 50_000_000
+// networks of the paper's graphs stay far below it. (A splitter's
+// pairBudget replaces it in tests.)
+const ncutPairBudget = 50_000_000
 
 // ncutExactMax is the largest ego network whose relaxation is solved with a
 // dense eigensolver; larger ones use power iteration on the sparse matrix.
@@ -88,6 +89,7 @@ const ncutExactMax = 300
 
 // ncutWork is one worker's scratch space.
 type ncutWork struct {
+	pairBudget         int     // replaces ncutPairBudget when set (tests)
 	head, next, member []int32 // two-hop lists: for node w, the locals adjacent to w
 	touchedW           []int32
 	acc                []float64 // row accumulator, by local index
@@ -256,7 +258,11 @@ func (w *ncutWork) twoHopLists(g *graph.Graph, e *graph.EgoNet) bool {
 		}
 		cost += c * c
 	}
-	return cost <= ncutPairBudget
+	budget := w.pairBudget
+	if budget == 0 {
+		budget = ncutPairBudget
+	}
+	return cost <= budget
 }
 
 // affinityRow appends row a of the affinity (local index a, node

@@ -151,13 +151,16 @@ func TestNCutBipartitePieces(t *testing.T) {
 // Over the common-neighbour budget, the two cliques still come apart (on
 // links and the kernel alone).
 func TestNCutPairBudget(t *testing.T) {
-	defer func(b int) { ncutPairBudget = b }(ncutPairBudget)
-	ncutPairBudget = 10
+	sp := &builtinSplitter{name: NCut, split: splitNCut, pairBudget: 10}
 	g, emb := twoCliques(8, 5)
 	want := [][]int32{rangeGroup(1, 8), rangeGroup(9, 13)}
 	for _, e := range []*cne.Embedding{emb, nil} {
-		if got := propose(t, g, e, NCut, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-			t.Fatalf("groups %v, want %v", got, want)
+		got, err := Propose(context.Background(), g, &Input{Embedding: e, Seed: 1}, sp, []int{0}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got[0], want, slices.Equal[[]int32]) {
+			t.Fatalf("groups %v, want %v", got[0], want)
 		}
 	}
 }
