@@ -109,7 +109,7 @@ type RealConfig struct {
 	// Seeds: engine seeds 1..Seeds (seed k embeds with Engine.Seed + k − 1).
 	// The methods that fit no embedding are deterministic and run once.
 	Seeds int
-	// Methods are the detection methods (default fondue.Methods).
+	// Methods are the detection methods (default score.Methods()).
 	Methods []string
 	// Splitters are the splitters (default SplitterNames()).
 	Splitters []string
@@ -266,11 +266,11 @@ func (cfg RealConfig) withDefaults() (RealConfig, error) {
 		cfg.Sets = sets
 	}
 	if cfg.Methods == nil {
-		cfg.Methods = slices.Clone(score.Methods)
+		cfg.Methods = score.Methods()
 	}
 	for _, m := range cfg.Methods {
-		if !slices.Contains(score.Methods, m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods)
+		if !slices.Contains(score.Methods(), m) {
+			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods())
 		}
 	}
 	if cfg.Splitters == nil {

@@ -299,7 +299,7 @@ func (r *Report) writeDefaultTargets(p func(string, ...any)) {
 	if !slices.Contains(r.Results.Config.Methods, def) {
 		return
 	}
-	baselines := score.BaselineMethods
+	baselines := score.BaselineMethods()
 	p("### Targets: the default method (`%s`) against the paper's FONDUE and the best baseline\n\n", def)
 	p("Target: in every cell the paper reports, the default's mean AUC at least 0.01 above the best baseline of the cell (the highest of %s, with this run's tie convention) and not more than one standard error (SE = sd/sqrt(seeds)) below the paper's FONDUE; on average over the cells, at least 0.03 above both.\n\n", methodNames(baselines))
 	p("| dataset | ratio | seeds | ours %s ± SE | paper FONDUE | ours − paper | best baseline | ours − best | target |\n", def)

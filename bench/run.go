@@ -33,7 +33,7 @@ type Config struct {
 	// splitting (seeds 1..SplitSeeds; the paper used 3). A seed counted by
 	// both uses one contraction and one embedding for both evaluations.
 	Seeds, SplitSeeds int
-	// Methods are the identification methods (default fondue.Methods).
+	// Methods are the identification methods (default score.Methods()).
 	Methods []string
 	// Splitters are the splitters evaluated (default SplitterNames()).
 	Splitters []string
@@ -247,11 +247,11 @@ func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 		return cfg, fmt.Errorf("seeds %d, split seeds %d: need at least one seed", cfg.Seeds, cfg.SplitSeeds)
 	}
 	if cfg.Methods == nil {
-		cfg.Methods = slices.Clone(score.Methods)
+		cfg.Methods = score.Methods()
 	}
 	for _, m := range cfg.Methods {
-		if !slices.Contains(score.Methods, m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods)
+		if !slices.Contains(score.Methods(), m) {
+			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods())
 		}
 	}
 	if cfg.Splitters == nil {

@@ -54,7 +54,7 @@ func TestQualityContractedGraphs(t *testing.T) {
 			}
 			combinedAUC += eval.AUC(combined, c.Ambiguous, eval.TiesAverage) / seeds
 			fondueAUC += eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage) / seeds
-			for _, m := range score.BaselineMethods {
+			for _, m := range score.BaselineMethods() {
 				b, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: m})
 				if err != nil {
 					t.Fatal(err)

@@ -226,8 +226,8 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 // check refuses, before any work, options that cannot work on g and a
 // graph (or a choice of targets) with nothing to score.
 func (opts *Options) check(g *graph.Graph) error {
-	if !slices.Contains(score.Methods, opts.Method) {
-		return &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods)}
+	if !slices.Contains(score.Methods(), opts.Method) {
+		return &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods())}
 	}
 	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
 		return &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}

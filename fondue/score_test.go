@@ -17,7 +17,7 @@ import (
 
 func TestScoreDeterministicAcrossWorkers(t *testing.T) {
 	g := testkit.ReadGraph(t, "netscience")
-	for _, method := range score.Methods {
+	for _, method := range score.Methods() {
 		var ref *Result
 		for _, w := range []int{1, 4} {
 			res, err := Score(context.Background(), g, Options{Method: method, Seed: 5, Workers: w,
@@ -178,7 +178,7 @@ func wroteGraph(na, np int, seed uint64) (*graph.Graph, []bool) {
 
 func TestScoreTargets(t *testing.T) {
 	g, targets := wroteGraph(41, 200, 3)
-	for _, method := range score.Methods {
+	for _, method := range score.Methods() {
 		res, err := Score(context.Background(), g, Options{Method: method, Seed: 2, Targets: targets,
 			Split: SplitOptions{Splitter: split.Splitters()[0], Top: 3}})
 		if err != nil {

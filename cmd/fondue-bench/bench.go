@@ -81,7 +81,7 @@ measures score at growing graph sizes instead.`,
 	f.StringVar(&bf.ratios, "ratios", "0.001,0.01,0.1", "contraction ratios r (q = floor(r*n) merged pairs), comma-separated; 1% = 0.01")
 	f.IntVar(&bf.seeds, "contractions", 10, "random contractions per cell for identification, seeds 1..N (the paper: 10)")
 	f.IntVar(&bf.splitSeeds, "split-contractions", 3, "random contractions per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
-	f.StringSliceVar(&bf.methods, "methods", nil, "identification methods (default: "+strings.Join(score.Methods, ",")+")")
+	f.StringSliceVar(&bf.methods, "methods", nil, "identification methods (default: "+strings.Join(score.Methods(), ",")+")")
 	f.StringSliceVar(&bf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+"; the first is the default splitter)")
 	f.StringVar(&bf.out, "output-dir", "bench-out", "folder of the reports")
 	f.BoolVar(&bf.quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
@@ -201,8 +201,8 @@ func (bf *benchFlags) config(paper *bench.PaperData) (bench.Config, error) {
 		cfg.Methods = bf.methods
 	}
 	for _, m := range cfg.Methods {
-		if !slices.Contains(score.Methods, m) {
-			return cfg, cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(score.Methods, ","))
+		if !slices.Contains(score.Methods(), m) {
+			return cfg, cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(score.Methods(), ","))
 		}
 	}
 	if bf.splitters != nil {
@@ -408,7 +408,7 @@ func (p *benchProgress) event(e bench.Event) {
 // seedLine summarises one seed: AUC per method, ARI per splitter, seconds.
 func seedLine(s *bench.SeedResult) string {
 	var parts []string
-	for _, m := range score.Methods {
+	for _, m := range score.Methods() {
 		if r, ok := s.Methods[m]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.3f", m, r.AUC))
 		}
@@ -448,7 +448,7 @@ func (p *benchProgress) flushCell() {
 		}
 	}
 	var parts []string
-	for _, m := range score.Methods {
+	for _, m := range score.Methods() {
 		if k := "auc " + m; n[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %.3f", m, sum[k]/float64(n[k])))
 		}

@@ -99,7 +99,7 @@ func flagValues(_, flag string) []string {
 	case "ties":
 		return []string{"average", "loss"}
 	case "methods":
-		return score.Methods
+		return score.Methods()
 	case "splitters":
 		return bench.SplitterNames()
 	}

@@ -65,7 +65,7 @@ each for all labelled names, the development half and the held-out half, into
 	f.StringSliceVar(&rf.sets, "sets", nil, "real sets to run, comma-separated (default: every set in the real-data folder)")
 	f.IntVar(&rf.seeds, "runs", realSeeds, "engine runs per set, with seeds --seed, --seed+1, ... (the methods that fit no embedding are deterministic and run once)")
 	f.BoolVar(&rf.quick, "quick", false, fmt.Sprintf("quick preset: %d run (explicit flags still win)", realQuickSeeds))
-	f.StringSliceVar(&rf.methods, "methods", nil, "detection methods (default: "+strings.Join(score.Methods, ",")+")")
+	f.StringSliceVar(&rf.methods, "methods", nil, "detection methods (default: "+strings.Join(score.Methods(), ",")+")")
 	f.StringSliceVar(&rf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+")")
 	f.StringVar(&rf.out, "output-dir", "bench-real-out", "output directory")
 	f.StringVar(&rf.dataDir, "data-dir", "", "datasets directory, holding the folder real (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
@@ -105,8 +105,8 @@ func (a *app) runRealCmd(cmd *cobra.Command, rf *realFlags) error {
 // checkMethodsSplitters checks --methods and --splitters.
 func checkMethodsSplitters(methods, splitters []string) error {
 	for _, m := range methods {
-		if !slices.Contains(score.Methods, m) {
-			return cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(score.Methods, ","))
+		if !slices.Contains(score.Methods(), m) {
+			return cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(score.Methods(), ","))
 		}
 	}
 	for _, s := range splitters {
@@ -191,7 +191,7 @@ func realProgress(a *app) func(bench.RealEvent) {
 // realSeedLine summarises a seed: AUC per method, ARI per splitter.
 func realSeedLine(s *bench.RealSeed) string {
 	var auc, ari []string
-	for _, m := range score.Methods {
+	for _, m := range score.Methods() {
 		if d, ok := s.Detection[m]; ok {
 			auc = append(auc, fmt.Sprintf("%s %.3f", m, float64(d[bench.HalfAll][bench.MetricAUC])))
 		}

@@ -222,7 +222,7 @@ func Baseline(ctx context.Context, g *graph.Graph, method string, workers int, t
 	case "lcc":
 		score = func(w *baselineWorker, i int) float64 { return lccScore(g.Ego(i, &w.ego)) }
 	default:
-		return nil, fmt.Errorf("fondue: unknown baseline method %q (valid: %q)", method, BaselineMethods)
+		return nil, fmt.Errorf("fondue: unknown baseline method %q (valid: %q)", method, BaselineMethods())
 	}
 	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
 		if g.Degree(i) == 0 || (targets != nil && !targets[i]) {

@@ -104,7 +104,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 		// unlinked. Node 1: 3 pairs (0-2, 0-3, 2-3), all linked.
 		"lcc": {9.0 / 15, 0},
 	}
-	for _, m := range BaselineMethods {
+	for _, m := range BaselineMethods() {
 		s, err := Baseline(context.Background(), g, m, 2, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +232,7 @@ func TestLocalClusteringBruteForce(t *testing.T) {
 func TestBaselineScoresNetscience(t *testing.T) {
 	g := testkit.ReadGraph(t, "netscience")
 	ctx := context.Background()
-	for _, m := range BaselineMethods {
+	for _, m := range BaselineMethods() {
 		one, err := Baseline(ctx, g, m, 1, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -289,7 +289,7 @@ func BenchmarkBaselineScoresShared(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, m := range BaselineMethods {
+		for _, m := range BaselineMethods() {
 			b.Run(name+"/"+m, func(b *testing.B) {
 				for b.Loop() {
 					if _, err := Baseline(context.Background(), g, m, 0, nil); err != nil {

@@ -21,8 +21,11 @@ const (
 	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
 )
 
-// Methods lists the scoring methods Score accepts, the default first.
-var Methods = []string{MethodCombined, MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
+// Methods returns the scoring methods Score accepts, the default first (a
+// fresh slice: the caller may change it).
+func Methods() []string {
+	return []string{MethodCombined, MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
+}
 
 // Defaults and "none" for Options.RandomSplits.
 const (
@@ -159,8 +162,9 @@ const DefaultMethod = MethodCombined
 // so can be followed by splitters that need it, and checkpointed).
 func UsesEmbedding(m string) bool { return m == MethodFONDUE || m == MethodCombined }
 
-// BaselineMethods lists the methods baselineScores accepts.
-var BaselineMethods = []string{"degree", "cc", "nc", "lcc"}
+// BaselineMethods returns the methods baselineScores accepts (a fresh
+// slice).
+func BaselineMethods() []string { return []string{MethodDegree, MethodCC, MethodNC, MethodLCC} }
 
 // ScoringOptions configures the scores of an embedding (the scoring part of
 // Score's Options).

@@ -61,7 +61,7 @@ var engineFlags = []struct {
 		f.Int("threads", 0, "worker goroutines (0: all cores); does not change results (--concurrency: the same)")
 	}},
 	{"method", func(f FlagSet) {
-		f.String("method", score.DefaultMethod, "scoring method: "+strings.Join(score.Methods, ", "))
+		f.String("method", score.DefaultMethod, "scoring method: "+strings.Join(score.Methods(), ", "))
 	}},
 	{"random-splits", func(f FlagSet) {
 		f.Int("random-splits", score.DefaultRandomSplits, "random sign vectors tried per node besides the eigenvector sweep (-1: none)")

@@ -50,7 +50,7 @@ func IsTerminal(w any) bool {
 func FlagValues(flag string) []string {
 	switch flag {
 	case "method":
-		return score.Methods
+		return score.Methods()
 	case "mode":
 		return []string{"auto", "exact", "sampled"}
 	case "log-level":

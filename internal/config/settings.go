@@ -57,7 +57,7 @@ var Settings = []Setting{
 	{Key: "max_memory", Kind: Size, Default: "", Check: checkSize},
 	{Key: "seed", Kind: Uint, Default: uint64(1)},
 	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)"},
-	{Key: "method", Kind: Enum, Default: score.DefaultMethod, Values: score.Methods},
+	{Key: "method", Kind: Enum, Default: score.DefaultMethod, Values: score.Methods()},
 	{Key: "random_splits", Kind: Int, Default: 100, Want: "an integer (-1: none; default 100)"},
 	{Key: "unnormalized", Kind: Bool, Default: false},
 	{Key: "polish", Kind: Bool, Default: false},
