@@ -227,7 +227,10 @@ func TestWritersSkippedCell(t *testing.T) {
 func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 	// 0 and 1 are merged. 0's neighbours 2, 3 (linked), 1's neighbours 5, 6
 	// (linked); 4 is adjacent to both. 7 hangs off 4 so nothing is isolated.
-	g := graph.NewGraph(8, [][2]int{{0, 2}, {0, 3}, {2, 3}, {0, 4}, {1, 4}, {1, 5}, {1, 6}, {5, 6}, {4, 7}})
+	g, err := graph.NewGraph(8, [][2]int{{0, 2}, {0, 3}, {2, 3}, {0, 4}, {1, 4}, {1, 5}, {1, 6}, {5, 6}, {4, 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := eval.ContractPairs(g, [][2]int{{0, 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -242,16 +245,19 @@ func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 	}
 	// Hand-made groups: the shared neighbour 4 is ignored wherever it goes.
 	truth, pred, shared := splitLabels(c, 0, [][]int32{{1, 2, 3}, {4, 5}})
-	if shared != 1 || len(truth) != 4 || eval.ARI(truth, pred) != 1 {
+	if ari, err := eval.ARI(truth, pred); shared != 1 || len(truth) != 4 || err != nil || ari != 1 {
 		t.Fatalf("labels %v %v shared %d", truth, pred, shared)
 	}
 	// {2} | {3, 5, 6}: contingency [[1 1] [0 2]], ARI = (1 − 1)/(2.5 − 1) = 0.
 	truth, pred, _ = splitLabels(c, 0, [][]int32{{1}, {2, 4, 5}})
-	if got := eval.ARI(truth, pred); got != 0 {
+	if got, err := eval.ARI(truth, pred); err != nil || got != 0 {
 		t.Fatalf("ARI %v, want 0 (by hand)", got)
 	}
 	// A node whose neighbours are all shared is skipped.
-	h := graph.NewGraph(4, [][2]int{{0, 2}, {1, 2}, {2, 3}})
+	h, err := graph.NewGraph(4, [][2]int{{0, 2}, {1, 2}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c2, _ := eval.ContractPairs(h, [][2]int{{0, 1}})
 	r2, err := EvaluateSplits(context.Background(), c2, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: split.Find(split.Splitters(), split.MCL)}})
 	if err != nil {
@@ -266,7 +272,10 @@ func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 func TestMethodResultByHand(t *testing.T) {
 	res := &fondue.Result{Scores: []float64{0.9, 0.8, 0.7, 0.6, math.NaN()}}
 	labels := []bool{true, false, true, false, true}
-	mr := methodResult(res, labels, eval.TiesAverage)
+	mr, err := methodResult(res, labels, eval.TiesAverage)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Pairs (positive, negative): (.9,.8) (.9,.6) (.7,.6) won, (.7,.8) lost.
 	if mr.AUC != 0.75 || mr.AUCLoss != 0.75 {
 		t.Errorf("AUC %v %v, want .75", mr.AUC, mr.AUCLoss)
@@ -284,11 +293,14 @@ func TestMethodResultByHand(t *testing.T) {
 	// Ties: one tied positive–negative pair counts half, or as a loss.
 	tied := &fondue.Result{Scores: []float64{1, 1, 0}}
 	tl := []bool{true, false, false}
-	if a := methodResult(tied, tl, eval.TiesAverage); a.AUC != 0.75 || a.AUCLoss != 0.5 {
-		t.Errorf("tied AUC %v / %v, want .75 / .5", a.AUC, a.AUCLoss)
+	if a, err := methodResult(tied, tl, eval.TiesAverage); err != nil || a.AUC != 0.75 || a.AUCLoss != 0.5 {
+		t.Errorf("tied AUC %v, want .75 / .5", a)
 	}
-	if a := methodResult(tied, tl, eval.TiesAsLoss); a.AUC != 0.5 {
-		t.Errorf("AUC with ties as loss %v, want .5", a.AUC)
+	if a, err := methodResult(tied, tl, eval.TiesAsLoss); err != nil || a.AUC != 0.5 {
+		t.Errorf("AUC with ties as loss %v, want .5", a)
+	}
+	if _, err := methodResult(tied, tl[:2], eval.TiesAverage); err == nil {
+		t.Error("labels of another length accepted")
 	}
 }
 

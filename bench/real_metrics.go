@@ -56,7 +56,8 @@ func AUCWithinBins(scores []float64, pos []bool, degree []int) float64 {
 			continue
 		}
 		n := float64(np) * float64(nn)
-		wins += eval.AUC(b.s, b.l, eval.TiesAverage) * n
+		auc, _ := eval.AUC(b.s, b.l, eval.TiesAverage) // a score and a label per entry: no error
+		wins += auc * n
 		pairs += n
 	}
 	if pairs == 0 {
@@ -130,7 +131,8 @@ func SplitARI(neighbours []LabelledNeighbour, groupOf map[string]int) (ari float
 	if len(personIndex) < 2 {
 		return math.NaN(), len(truth), len(personIndex), false
 	}
-	return eval.ARI(truth, pred), len(truth), len(personIndex), true
+	ari, _ = eval.ARI(truth, pred) // a label of each per neighbour: no error
+	return ari, len(truth), len(personIndex), true
 }
 
 // CountErrors compares estimated counts with true ones: the share of exact

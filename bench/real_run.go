@@ -634,10 +634,13 @@ func (ev *realEval) detection(scores []float64) map[string]Metrics {
 				s2, pos2 = append(s2, x), append(pos2, e.pos)
 			}
 		}
+		// A label per score in both lists: AUC has no error to report.
+		auc, _ := eval.AUC(s, pos, eval.TiesAverage)
+		auc2, _ := eval.AUC(s2, pos2, eval.TiesAverage)
 		out[h] = Metrics{
-			MetricAUC:     Num(eval.AUC(s, pos, eval.TiesAverage)),
+			MetricAUC:     Num(auc),
 			MetricAUCBins: Num(AUCWithinBins(s, pos, deg)),
-			MetricAUC2:    Num(eval.AUC(s2, pos2, eval.TiesAverage)),
+			MetricAUC2:    Num(auc2),
 			MetricP100:    Num(PrecisionAt(s, pos, PrecisionK)),
 		}
 	}

@@ -154,7 +154,10 @@ func TestRealParseErrors(t *testing.T) {
 	if err != nil || len(truth) != 1 || !slices.Equal(truth[0].Labels, []PersonCount{{"7", 2}, {"8", 1}}) || truth[0].Line != 2 {
 		t.Fatalf("good truth: %+v, %v", truth, err)
 	}
-	g := graph.NewGraph(4, [][2]int{{1, 2}, {1, 3}})
+	g, err := graph.NewGraph(4, [][2]int{{1, 2}, {1, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	const nh = "id\tneighbour\tlabels\n"
 	nbCases := []struct{ text, want string }{
 		{nh + "9\t2\t7\n", "n.tsv:2: name 9 is not in the truth file"},

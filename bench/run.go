@@ -529,7 +529,9 @@ func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r flo
 					return nil, err
 				}
 			}
-			sr.Methods[m] = methodResult(res, labels, cfg.Ties)
+			if sr.Methods[m], err = methodResult(res, labels, cfg.Ties); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if splits {
@@ -561,16 +563,29 @@ func combinedFrom(ctx context.Context, g *graph.Graph, fres *fondue.Result, o fo
 	return &res, nil
 }
 
-func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) *MethodResult {
+// methodResult measures the scores of res against labels (one per node);
+// the error is eval's, for labels of another length.
+func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) (*MethodResult, error) {
 	t := res.Timings
 	mr := &MethodResult{
-		AUCAverage: eval.AUC(res.Scores, labels, eval.TiesAverage),
-		AUCLoss:    eval.AUC(res.Scores, labels, eval.TiesAsLoss),
-		NDCG:       eval.NDCG(res.Scores, labels),
-		ROC:        rocGrid(eval.ROC(res.Scores, labels)),
 		Seconds: Phases{Prior: t.Prior.Seconds(), Embedding: t.Embedding.Seconds(), Scoring: t.Scoring.Seconds(),
 			Total: (t.Prior + t.Embedding + t.Scoring).Seconds()},
 	}
+	var err error
+	if mr.AUCAverage, err = eval.AUC(res.Scores, labels, eval.TiesAverage); err != nil {
+		return nil, err
+	}
+	if mr.AUCLoss, err = eval.AUC(res.Scores, labels, eval.TiesAsLoss); err != nil {
+		return nil, err
+	}
+	if mr.NDCG, err = eval.NDCG(res.Scores, labels); err != nil {
+		return nil, err
+	}
+	fpr, tpr, err := eval.ROC(res.Scores, labels)
+	if err != nil {
+		return nil, err
+	}
+	mr.ROC = rocGrid(fpr, tpr)
 	for k, v := range mr.ROC {
 		mr.ROC[k] = round6(v)
 	}
@@ -578,7 +593,7 @@ func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) *MethodR
 	if ties == eval.TiesAsLoss {
 		mr.AUC = mr.AUCLoss
 	}
-	return mr
+	return mr, nil
 }
 
 // rocGrid samples a ROC curve (points in order of increasing FPR, as

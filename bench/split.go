@@ -80,7 +80,11 @@ func EvaluateSplits(ctx context.Context, c *eval.Contraction, scored *fondue.Res
 		}
 		res.Neighbors += len(truth)
 		res.Nodes = append(res.Nodes, i)
-		res.ARI = append(res.ARI, round6(eval.ARI(truth, pred)))
+		ari, err := eval.ARI(truth, pred)
+		if err != nil {
+			return nil, err
+		}
+		res.ARI = append(res.ARI, round6(ari))
 		groups += len(props[k].Groups)
 	}
 	if len(res.ARI) > 0 {

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
@@ -20,7 +19,7 @@ import (
 // a warm start from a checkpoint of another graph.
 func TestScoreRefuses(t *testing.T) {
 	ctx := context.Background()
-	loops := graph.NewGraph(3, [][2]int{{0, 0}, {1, 1}})
+	loops := testkit.NewGraph(3, [][2]int{{0, 0}, {1, 1}})
 	if _, err := Score(ctx, loops, Options{}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("no edges: err = %v, want ErrNothingToScore", err)
 	}
@@ -37,7 +36,7 @@ func TestScoreRefuses(t *testing.T) {
 	}
 	// The default dimension works on any graph, a triangle included;
 	// beyond it, the dimension must be below the node count.
-	triangle := graph.NewGraph(3, [][2]int{{0, 1}, {1, 2}, {2, 0}})
+	triangle := testkit.NewGraph(3, [][2]int{{0, 1}, {1, 2}, {2, 0}})
 	if _, err := Score(ctx, triangle, Options{CNE: cne.Options{MaxEpochs: 10}}); err != nil {
 		t.Fatalf("default dimension on a triangle: %v", err)
 	}

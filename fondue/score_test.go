@@ -45,7 +45,7 @@ func TestScoreDeterministicAcrossWorkers(t *testing.T) {
 
 func TestScoreResultShape(t *testing.T) {
 	// A triangle, a pendant and an isolated node.
-	g := graph.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
 	res, err := Score(context.Background(), g, Options{Seed: 1, Split: SplitOptions{Splitter: split.Find(split.Splitters(), split.FONDUE), Top: 2, Nodes: []int{4, 3}}})
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func TestScoreErrors(t *testing.T) {
 	if _, err := Score(context.Background(), g, Options{Method: "pagerank"}); !errors.As(err, &oe) {
 		t.Fatalf("unknown method: err = %v, want an *OptionsError", err)
 	}
-	if _, err := Score(context.Background(), graph.NewGraph(3, nil), Options{}); !errors.Is(err, ErrNothingToScore) {
+	if _, err := Score(context.Background(), testkit.NewGraph(3, nil), Options{}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("edgeless graph: err = %v, want ErrNothingToScore", err)
 	}
 	fondueSplitter := split.Find(split.Splitters(), split.FONDUE)
@@ -126,7 +126,7 @@ func TestSplitRecoversMergedCliques(t *testing.T) {
 		e = append(e, [2]int{k, k + 1})
 	}
 	e = append(e, [2]int{1, 13}, [2]int{30, 7})
-	g := graph.NewGraph(31, e)
+	g := testkit.NewGraph(31, e)
 	for _, sp := range split.Splitters() {
 		res, err := Score(context.Background(), g, Options{Seed: 2, Split: SplitOptions{Splitter: sp, Nodes: []int{0}}})
 		if err != nil {
@@ -173,7 +173,7 @@ func wroteGraph(na, np int, seed uint64) (*graph.Graph, []bool) {
 	for a := 0; a < na; a++ {
 		targets[a] = true
 	}
-	return graph.NewGraph(na+np, edges), targets
+	return testkit.NewGraph(na+np, edges), targets
 }
 
 func TestScoreTargets(t *testing.T) {
@@ -220,7 +220,7 @@ func TestScoreTargets(t *testing.T) {
 	if _, err := Score(context.Background(), g, Options{Targets: targets[:5]}); !errors.As(err, new(*errs.OptionsError)) {
 		t.Fatalf("short Targets: %v, want an OptionsError", err)
 	}
-	iso := graph.NewGraph(3, [][2]int{{0, 1}})
+	iso := testkit.NewGraph(3, [][2]int{{0, 1}})
 	if _, err := Score(context.Background(), iso, Options{Method: score.MethodDegree, Targets: []bool{false, false, true}}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("only an isolated target: %v, want ErrNothingToScore", err)
 	}

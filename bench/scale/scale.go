@@ -391,7 +391,9 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 		labels = append(labels, p.ambiguous[k])
 		vals = append(vals, v)
 	}
-	r.AUC = eval.AUC(vals, labels, eval.TiesAverage)
+	if r.AUC, err = eval.AUC(vals, labels, eval.TiesAverage); err != nil {
+		return r, err
+	}
 	if r.Nodes == 0 {
 		r.Nodes = len(scores)
 	}

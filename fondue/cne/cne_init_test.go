@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/quotient"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
@@ -29,7 +28,7 @@ func TestSmoothedStartMatchesDense(t *testing.T) {
 			}
 		}
 	}
-	g := graph.NewGraph(n, edges)
+	g := testkit.NewGraph(n, edges)
 	X := make([]float64, n*d)
 	for k := range X {
 		X[k] = r.Norm()
@@ -160,7 +159,7 @@ func TestSmoothedStartMatchesDense(t *testing.T) {
 
 // Graphs with at most d nodes with neighbours keep the noise.
 func TestSmoothedStartTooSmall(t *testing.T) {
-	g := graph.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
 	X := make([]float64, 5*8)
 	ok, err := smoothedStart(context.Background(), g, X, make([]float64, len(X)), 8, 1)
 	if err != nil || ok {

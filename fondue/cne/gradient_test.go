@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
@@ -22,7 +24,7 @@ func lesmisWithIsolated(t *testing.T) *graph.Graph {
 			}
 		}
 	}
-	return graph.NewGraph(g0.NumNodes()+2, e)
+	return testkit.NewGraph(g0.NumNodes()+2, e)
 }
 
 // relDiff returns max_c |a_c - b_c| / max_c |b_c|.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
@@ -56,7 +58,7 @@ func TestPriorDegenerateGraphs(t *testing.T) {
 		for i := 1; i < n; i++ {
 			e = append(e, [2]int{0, i})
 		}
-		return graph.NewGraph(n, e)
+		return testkit.NewGraph(n, e)
 	}
 	complete := func(n int) *graph.Graph {
 		var e [][2]int
@@ -65,14 +67,14 @@ func TestPriorDegenerateGraphs(t *testing.T) {
 				e = append(e, [2]int{i, j})
 			}
 		}
-		return graph.NewGraph(n, e)
+		return testkit.NewGraph(n, e)
 	}
 	path := func(n int) *graph.Graph {
 		var e [][2]int
 		for i := 0; i+1 < n; i++ {
 			e = append(e, [2]int{i, i + 1})
 		}
-		return graph.NewGraph(n, e)
+		return testkit.NewGraph(n, e)
 	}
 	// A hub attached to every node, plus a sparse ring: degree-1..3 nodes and
 	// one node of degree n-1.
@@ -84,15 +86,15 @@ func TestPriorDegenerateGraphs(t *testing.T) {
 				e = append(e, [2]int{i, i + 1})
 			}
 		}
-		return graph.NewGraph(n, e)
+		return testkit.NewGraph(n, e)
 	}
-	checkPrior(t, "single edge", graph.NewGraph(2, [][2]int{{0, 1}}))
+	checkPrior(t, "single edge", testkit.NewGraph(2, [][2]int{{0, 1}}))
 	checkPrior(t, "star 1000", star(1000))
 	checkPrior(t, "complete 30", complete(30))
 	checkPrior(t, "path 500", path(500))
 	checkPrior(t, "hub ring 2000", hubRing(2000))
 	// Isolated nodes are left out: probability 0 with everyone.
-	g := graph.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}})
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}})
 	p := checkPrior(t, "with isolated", g)
 	if p.Prob(3, 0) != 0 || !math.IsInf(p.Lambda[4], -1) {
 		t.Fatalf("isolated node: prob %g, lambda %g", p.Prob(3, 0), p.Lambda[4])

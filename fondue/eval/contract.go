@@ -178,10 +178,14 @@ func ContractPairs(g *graph.Graph, pairs [][2]int) (*Contraction, error) {
 			edges = append(edges, [2]int{int(a), int(b)})
 		}
 	}
-	h := graph.NewGraph(n-q, edges)
+	h, err := graph.NewGraph(n-q, edges)
+	if err != nil {
+		return nil, err
+	}
 	c.MergedEdges = h.Duplicates()
-	h = h.WithKeys(keys)
-	c.Graph = h
+	if c.Graph, err = h.WithKeys(keys); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -213,6 +217,9 @@ func (c *Contraction) TruthSplit(i int) (neighbors []int32, side []int8) {
 		return neighbors, side
 	}
 	kept, removed := c.Pairs[p][0], c.Pairs[p][1]
+	// The panics below guard the invariant Contract built c with (every
+	// neighbour of a merged node comes from one of its two originals);
+	// only a Contraction changed after Contract could break it.
 	flags := make([]uint8, len(neighbors))
 	mark := func(orig, other int, bit uint8) {
 		for _, x := range c.Original.Neighbors(orig) {

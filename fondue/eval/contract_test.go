@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
@@ -128,7 +130,7 @@ func TestContractSharedNeighboursAndBothMerged(t *testing.T) {
 
 func TestContractAdjacentPairDropsLoop(t *testing.T) {
 	// Path 0-1-2-3; merging 2 into 1 gives the path 0-1-3 (indices 0,1,2).
-	g := graph.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	g := testkit.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	c, err := ContractPairs(g, [][2]int{{1, 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +189,7 @@ func TestContractDeterministicBySeed(t *testing.T) {
 func TestContractSamplingIsUniform(t *testing.T) {
 	// n = 10, q = 2: each node is kept with probability 2/10 and removed with
 	// probability 2/10. 4000 seeds: standard error about 0.0063.
-	g := graph.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
+	g := testkit.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
 	const trials = 4000
 	var kept, removed [10]int
 	for s := uint64(0); s < trials; s++ {
@@ -210,7 +212,7 @@ func TestContractSamplingIsUniform(t *testing.T) {
 }
 
 func TestContractErrors(t *testing.T) {
-	g := graph.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
 	for _, r := range []float64{0.6, 1, -0.1, math.NaN(), math.Inf(1)} {
 		if _, err := Contract(g, r, 1); err == nil {
 			t.Errorf("ratio %v: no error", r)
@@ -231,7 +233,7 @@ func TestContractErrors(t *testing.T) {
 // become 0..7; 4 maps to 0 and 8 to 6.
 func contractHandCase(t *testing.T) (*graph.Graph, *Contraction) {
 	t.Helper()
-	g := graph.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
+	g := testkit.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
 	c, err := ContractPairs(g, [][2]int{{0, 4}, {7, 8}})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 )
@@ -56,12 +58,23 @@ const egoBinaryFactor = 1
 // binary-searching Γ(i) in Γ(u) (deg(i)·log deg(u)); so at most
 // O(Σ_{u∈Γ(i)} deg(u)) and O(deg(i)² log Δ) for a hub, plus the output size.
 // Adj holds twice the edge count of the ego net, at most deg(i)·(deg(i)−1)
-// entries; Ego panics if that exceeds the int32 range, which takes a node of
-// degree above 46,000 whose neighbours are nearly all linked: far beyond the
-// graphs CNE can embed (about 100k nodes).
+// entries; more than the int32 offsets hold (a node of degree above 46,000
+// whose neighbours are nearly all linked: far beyond the graphs CNE can
+// embed, about 100k nodes) is an error that wraps ErrEgoTooLarge, and buf
+// stays usable.
 //
+// i must be a node of g, as an index of a slice must be in range.
 // buf must not be used by two goroutines at once; use one per worker.
-func (g *Graph) Ego(i int, buf *EgoNet) *EgoNet {
+func (g *Graph) Ego(i int, buf *EgoNet) (*EgoNet, error) {
+	return g.ego(i, buf, math.MaxInt32)
+}
+
+// ErrEgoTooLarge is the cause of Ego's error for an ego network with more
+// edges than its int32 offsets hold; test for it with errors.Is.
+var ErrEgoTooLarge = errors.New("ego network too large")
+
+// ego is Ego with maxAdj, the most entries Adj may hold (tests lower it).
+func (g *Graph) ego(i int, buf *EgoNet, maxAdj int) (*EgoNet, error) {
 	if buf == nil {
 		buf = &EgoNet{}
 	}
@@ -103,15 +116,18 @@ func (g *Graph) Ego(i int, buf *EgoNet) *EgoNet {
 				}
 			}
 		}
-		if len(e.Adj) > int(^uint32(0)>>1) {
-			panic(fmt.Sprintf("fondue.Graph.Ego: ego net of node %d has too many edges for int32 offsets", i))
+		if len(e.Adj) > maxAdj {
+			for _, v := range nb {
+				mark[v] = 0
+			}
+			return nil, fmt.Errorf("graph: node %d of degree %d: more than %d entries among its neighbours: %w", i, d, maxAdj, ErrEgoTooLarge)
 		}
 		e.Off[k+1] = int32(len(e.Adj))
 	}
 	for _, v := range nb {
 		mark[v] = 0
 	}
-	return e
+	return e, nil
 }
 
 // egoCeilLog2 returns ⌈log2 x⌉ for x ≥ 1, and 1 for smaller x (a search always

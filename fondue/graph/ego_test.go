@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -8,7 +9,7 @@ import (
 
 // egoTestRandomGraph returns a G(n, p) graph plus a few hubs, so that both
 // the marker scan and the binary-search path of Ego are exercised.
-func egoTestRandomGraph(n int, p float64, hubs int, seed uint64) *Graph {
+func egoTestRandomGraph(t testing.TB, n int, p float64, hubs int, seed uint64) *Graph {
 	r := rand.New(rand.NewPCG(seed, 7))
 	var edges [][2]int
 	for i := 0; i < n; i++ {
@@ -25,7 +26,7 @@ func egoTestRandomGraph(n int, p float64, hubs int, seed uint64) *Graph {
 			}
 		}
 	}
-	return NewGraph(n, edges)
+	return newTestGraph(t, n, edges)
 }
 
 // egoBrute builds the ego net of i from HasEdge alone.
@@ -65,16 +66,16 @@ func egoCheck(t *testing.T, g *Graph, e *EgoNet, i int) {
 
 func TestEgoMatchesBruteForce(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		g := egoTestRandomGraph(120, 0.05, 3, seed)
+		g := egoTestRandomGraph(t, 120, 0.05, 3, seed)
 		var buf EgoNet
 		for i := 0; i < g.NumNodes(); i++ {
-			egoCheck(t, g, g.Ego(i, &buf), i)
+			egoCheck(t, g, egoOf(t, g, i, &buf), i)
 		}
 	}
 	g := egoReadTestdata(t, "lesmis")
 	var buf EgoNet
 	for i := 0; i < g.NumNodes(); i++ {
-		egoCheck(t, g, g.Ego(i, &buf), i)
+		egoCheck(t, g, egoOf(t, g, i, &buf), i)
 	}
 }
 
@@ -85,11 +86,11 @@ func TestEgoBothPaths(t *testing.T) {
 	for j := 4; j < 204; j++ {
 		edges = append(edges, [2]int{1, j})
 	}
-	g := NewGraph(204, edges)
+	g := newTestGraph(t, 204, edges)
 	if g.Degree(1) <= egoBinaryFactor*g.Degree(0)*egoCeilLog2(g.Degree(1)) {
 		t.Fatalf("test graph does not trigger the search path")
 	}
-	e := g.Ego(0, nil)
+	e := egoOf(t, g, 0, nil)
 	egoCheck(t, g, e, 0)
 	// Local: 0<->1, 1<->2 (original 1-2, 2-3); local 1 = original 2.
 	if !slices.Equal(e.Adj, []int32{1, 0, 2, 1}) {
@@ -98,12 +99,12 @@ func TestEgoBothPaths(t *testing.T) {
 }
 
 func TestEgoIsolatedAndLeaf(t *testing.T) {
-	g := NewGraph(4, [][2]int{{0, 1}})
-	e := g.Ego(3, nil)
+	g := newTestGraph(t, 4, [][2]int{{0, 1}})
+	e := egoOf(t, g, 3, nil)
 	if e.NumNodes() != 0 || e.NumEdges() != 0 || len(e.Off) != 1 {
 		t.Fatalf("isolated node: %+v", e)
 	}
-	e = g.Ego(0, e)
+	e = egoOf(t, g, 0, e)
 	if !slices.Equal(e.Nodes, []int32{1}) || e.NumEdges() != 0 {
 		t.Fatalf("leaf: %+v", e)
 	}
@@ -127,15 +128,64 @@ func TestEgoNoSteadyStateAllocation(t *testing.T) {
 
 func TestEgoBufferAcrossGraphs(t *testing.T) {
 	// A buffer sized for a big graph must still be correct on a small one.
-	big := egoTestRandomGraph(200, 0.05, 2, 9)
+	big := egoTestRandomGraph(t, 200, 0.05, 2, 9)
 	small := egoReadTestdata(t, "karate")
 	var buf EgoNet
 	for i := 0; i < big.NumNodes(); i++ {
-		big.Ego(i, &buf)
+		egoOf(t, big, i, &buf)
 	}
 	for i := 0; i < small.NumNodes(); i++ {
-		egoCheck(t, small, small.Ego(i, &buf), i)
+		egoCheck(t, small, egoOf(t, small, i, &buf), i)
 	}
+}
+
+// An ego network larger than its offsets hold is an error that wraps
+// ErrEgoTooLarge (with the limit lowered: the real one takes a node of
+// degree 46,000), and the buffer stays usable: its marks are cleared.
+func TestEgoTooLarge(t *testing.T) {
+	g := egoReadTestdata(t, "lesmis")
+	var buf EgoNet
+	failed := 0
+	for i := 0; i < g.NumNodes(); i++ {
+		_, err := g.ego(i, &buf, 20)
+		if err != nil {
+			failed++
+			if !errors.Is(err, ErrEgoTooLarge) {
+				t.Fatalf("node %d: err = %v, want ErrEgoTooLarge", i, err)
+			}
+			continue
+		}
+		egoCheck(t, g, &buf, i)
+		if len(buf.Adj) > 20 {
+			t.Fatalf("node %d: %d entries accepted, limit 20", i, len(buf.Adj))
+		}
+	}
+	if failed == 0 || failed == g.NumNodes() {
+		t.Fatalf("%d of %d ego nets over the limit: the test needs some of each", failed, g.NumNodes())
+	}
+	for i := 0; i < g.NumNodes(); i++ {
+		egoCheck(t, g, egoOf(t, g, i, &buf), i)
+	}
+}
+
+// newTestGraph is NewGraph for a test's own edges.
+func newTestGraph(t testing.TB, n int, edges [][2]int) *Graph {
+	t.Helper()
+	g, err := NewGraph(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// egoOf is Ego for tests.
+func egoOf(t testing.TB, g *Graph, i int, buf *EgoNet) *EgoNet {
+	t.Helper()
+	e, err := g.Ego(i, buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // egoReadTestdata reads fondue/testdata/NAME.edges.

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 )
 
@@ -309,15 +311,19 @@ func (b *Builder) Build() *Graph {
 
 // NewGraph builds a graph over nodes 0..n-1 whose keys are their indices,
 // from edge endpoint pairs. Self-loops are dropped and counted, duplicates
-// collapsed. It panics if an endpoint is out of range: it is meant for
-// generated graphs, not for input.
-func NewGraph(n int, edges [][2]int) *Graph {
+// collapsed. A negative n, more nodes than int32 indices hold, or an
+// endpoint out of range is an *OptionsError (errors.As with
+// *fondue.OptionsError).
+func NewGraph(n int, edges [][2]int) (*Graph, error) {
+	if n < 0 || n > math.MaxInt32 {
+		return nil, &errs.OptionsError{Msg: fmt.Sprintf("graph: %d nodes (want 0 to %d)", n, math.MaxInt32)}
+	}
 	src := make([]int32, 0, len(edges))
 	dst := make([]int32, 0, len(edges))
 	loops := 0
-	for _, e := range edges {
+	for k, e := range edges {
 		if e[0] < 0 || e[0] >= n || e[1] < 0 || e[1] >= n {
-			panic(fmt.Sprintf("fondue.NewGraph: edge %v out of range [0,%d)", e, n))
+			return nil, &errs.OptionsError{Msg: fmt.Sprintf("graph: edge %d, %v, out of range [0,%d)", k, e, n)}
 		}
 		if e[0] == e[1] {
 			loops++
@@ -328,21 +334,21 @@ func NewGraph(n int, edges [][2]int) *Graph {
 	}
 	g := buildCSR(n, src, dst)
 	g.selfLoops = loops
-	return g
+	return g, nil
 }
 
 // WithKeys returns a copy of g's structure with the given node keys, one per
-// node. It is used to carry input ids through derived graphs.
-func (g *Graph) WithKeys(keys []string) *Graph {
+// node. It is used to carry input ids through derived graphs. Keys that are
+// not one per node, or that repeat, are an *OptionsError.
+func (g *Graph) WithKeys(keys []string) (*Graph, error) {
 	if len(keys) != g.NumNodes() {
-		panic(fmt.Sprintf("fondue.Graph.WithKeys: %d keys for %d nodes", len(keys), g.NumNodes()))
+		return nil, &errs.OptionsError{Msg: fmt.Sprintf("graph: %d keys for %d nodes", len(keys), g.NumNodes())}
 	}
 	var b Builder
-	for _, k := range keys {
-		b.AddNode(k)
-	}
-	if b.NumNodes() != len(keys) {
-		panic("fondue.Graph.WithKeys: duplicate keys")
+	for k, key := range keys {
+		if b.AddNode(key) != int32(k) {
+			return nil, &errs.OptionsError{Msg: fmt.Sprintf("graph: key %q of node %d repeats an earlier node's", key, k)}
+		}
 	}
 	h := &Graph{off: g.off, adj: g.adj, selfLoops: g.selfLoops, duplicates: g.duplicates}
 	if b.strMode {
@@ -350,7 +356,7 @@ func (g *Graph) WithKeys(keys []string) *Graph {
 	} else {
 		h.intKeys, h.intIndex = b.intKeys, b.intIdx
 	}
-	return h
+	return h, nil
 }
 
 // buildCSR builds the adjacency of an undirected graph from (src, dst) pairs

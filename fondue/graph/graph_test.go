@@ -1,9 +1,13 @@
 package graph
 
 import (
+	"errors"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 )
 
 func TestGraphCSR(t *testing.T) {
@@ -65,7 +69,7 @@ func TestNewGraphMatchesBuilder(t *testing.T) {
 		edges = append(edges, e)
 		b.AddIntEdge(int64(e[0]), int64(e[1]))
 	}
-	g1, g2 := NewGraph(n, edges), b.Build()
+	g1, g2 := newTestGraph(t, n, edges), b.Build()
 	want := map[[2]int]bool{}
 	for _, e := range edges {
 		if e[0] != e[1] {
@@ -81,5 +85,61 @@ func TestNewGraphMatchesBuilder(t *testing.T) {
 				t.Fatalf("missing edge %v", e)
 			}
 		}
+	}
+}
+
+// NewGraph refuses, with an *OptionsError naming the fault, a negative node
+// count and every edge with an endpoint out of range.
+func TestNewGraphRefusesBadInput(t *testing.T) {
+	for _, c := range []struct {
+		n     int
+		edges [][2]int
+		msg   string
+	}{
+		{-1, nil, "-1 nodes"},
+		{3, [][2]int{{0, 1}, {1, 3}}, "edge 1, [1 3], out of range [0,3)"},
+		{3, [][2]int{{-1, 2}}, "edge 0, [-1 2], out of range"},
+		{0, [][2]int{{0, 0}}, "out of range [0,0)"},
+	} {
+		g, err := NewGraph(c.n, c.edges)
+		var oe *errs.OptionsError
+		if !errors.As(err, &oe) || g != nil || !strings.Contains(err.Error(), c.msg) {
+			t.Fatalf("NewGraph(%d, %v) = %v, %v; want an *OptionsError saying %q", c.n, c.edges, g, err, c.msg)
+		}
+	}
+	if g, err := NewGraph(0, nil); err != nil || g.NumNodes() != 0 {
+		t.Fatalf("empty graph: %v, %v", g, err)
+	}
+}
+
+// WithKeys refuses keys that are not one per node or that repeat (as
+// integers or as strings), and keeps the structure with valid ones.
+func TestWithKeys(t *testing.T) {
+	g := newTestGraph(t, 3, [][2]int{{0, 1}, {1, 2}})
+	for _, c := range []struct {
+		keys []string
+		msg  string
+	}{
+		{[]string{"a", "b"}, "2 keys for 3 nodes"},
+		{[]string{"a", "b", "c", "d"}, "4 keys for 3 nodes"},
+		{[]string{"a", "b", "a"}, `key "a" of node 2 repeats`},
+		{[]string{"7", "8", "7"}, `key "7" of node 2 repeats`},
+		{[]string{"7", "x", "7"}, `key "7" of node 2 repeats`},
+	} {
+		h, err := g.WithKeys(c.keys)
+		var oe *errs.OptionsError
+		if !errors.As(err, &oe) || h != nil || !strings.Contains(err.Error(), c.msg) {
+			t.Fatalf("WithKeys(%q) = %v, %v; want an *OptionsError saying %q", c.keys, h, err, c.msg)
+		}
+	}
+	h, err := g.WithKeys([]string{"c", "007", "7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.NumEdges() != 2 || !h.HasEdge(0, 1) || !h.HasEdge(1, 2) || h.Key(1) != "007" {
+		t.Fatalf("keyed graph: %d edges, key(1) %q", h.NumEdges(), h.Key(1))
+	}
+	if i, ok := h.Index("7"); !ok || i != 2 {
+		t.Fatalf(`Index("7") = %d, %v`, i, ok)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -32,7 +34,7 @@ func hubGraph(n, avgDeg, hubs, hub int, seed uint64) *graph.Graph {
 			edges = append(edges, [2]int{h, (h*hub + j) % n})
 		}
 	}
-	return graph.NewGraph(n, edges)
+	return testkit.NewGraph(n, edges)
 }
 
 // heapPeak samples the Go heap in use (live objects and not yet swept

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -34,7 +36,7 @@ func sameGroups(a, b [][]int32) bool { return slices.EqualFunc(a, b, slices.Equa
 // linked (so 1, 2, 3 are one ego component), 4 and 5 share node 7 (not a
 // neighbour of 0), 6 shares only 0 with the others, 8 hangs off 6.
 func TestComponentSplittersCoAuthor(t *testing.T) {
-	g := graph.NewGraph(9, [][2]int{
+	g := testkit.NewGraph(9, [][2]int{
 		{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6},
 		{1, 2}, {2, 3}, {4, 7}, {5, 7}, {6, 8},
 	})
@@ -109,8 +111,8 @@ func TestComponentSplittersWrote(t *testing.T) {
 // One worker serves nodes of different graphs and many calls: its marks
 // never leak from one call to the next.
 func TestComponentSplittersReuseWorker(t *testing.T) {
-	g1 := graph.NewGraph(5, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}})
-	g2 := graph.NewGraph(4, [][2]int{{0, 1}, {0, 2}, {0, 3}})
+	g1 := testkit.NewGraph(5, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}})
+	g2 := testkit.NewGraph(4, [][2]int{{0, 1}, {0, 2}, {0, 3}})
 	sp := split.Find(Splitters(), TwoHopComponents).NewWorker()
 	for range 3 {
 		// 1 and 2 share 3 in g1.

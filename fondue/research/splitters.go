@@ -40,9 +40,9 @@ func Splitters() []split.Splitter {
 }
 
 var (
-	spectral  = &splitter{name: Spectral, split: infallible(splitSpectral)}
+	spectral  = &splitter{name: Spectral, split: splitSpectral}
 	posterior = &splitter{name: Posterior, needsEmbedding: true, split: infallible(splitPosterior)}
-	hybrid    = &splitter{name: Hybrid, needsEmbedding: true, split: infallible(splitHybrid)}
+	hybrid    = &splitter{name: Hybrid, needsEmbedding: true, split: splitHybrid}
 	mcl2      = &splitter{name: MCL2, needsEmbedding: true, split: splitMCL2}
 	kMeans    = &splitter{name: KMeans, needsEmbedding: true, split: infallible(splitKMeans)}
 )
@@ -151,8 +151,11 @@ func twoGroups(nb []int32, w *worker, fill func(W []float64)) [][]int32 {
 	return score.SignGroups(nb, w.bi.Bisect(w.aff, m))
 }
 
-func splitSpectral(g *graph.Graph, _ *split.Input, i int, w *worker) [][]int32 {
-	e := g.Ego(i, &w.ego)
+func splitSpectral(g *graph.Graph, _ *split.Input, i int, w *worker) ([][]int32, error) {
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	m := e.NumNodes()
 	return twoGroups(e.Nodes, w, func(W []float64) {
 		addEgoAdjacency(e, W, 1)
@@ -160,7 +163,7 @@ func splitSpectral(g *graph.Graph, _ *split.Input, i int, w *worker) [][]int32 {
 		for k := range W {
 			W[k] += tau
 		}
-	})
+	}), nil
 }
 
 func splitPosterior(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32 {
@@ -168,16 +171,22 @@ func splitPosterior(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32
 	return twoGroups(nb, w, func(W []float64) { posteriorAffinity(in, nb, W) })
 }
 
-func splitHybrid(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32 {
-	e := g.Ego(i, &w.ego)
+func splitHybrid(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	return twoGroups(e.Nodes, w, func(W []float64) {
 		posteriorAffinity(in, e.Nodes, W)
 		addEgoAdjacency(e, W, 1)
-	})
+	}), nil
 }
 
 func splitMCL2(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
-	e := g.Ego(i, &w.ego)
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	m := e.NumNodes()
 	local, err := w.mcl.Cluster(e, in.MCL)
 	if err != nil {

@@ -41,8 +41,12 @@ func egoClustering(e *graph.EgoNet) float64 {
 // number of workers. It is the raw coefficient behind the "lcc" baseline,
 // comparable with gds.localClusteringCoefficient on the same graph.
 func LocalClustering(ctx context.Context, g *graph.Graph, workers int) ([]float64, error) {
-	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
-		return egoClustering(g.Ego(i, &w.ego))
+	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) (float64, error) {
+		e, err := g.Ego(i, &w.ego)
+		if err != nil {
+			return 0, err
+		}
+		return egoClustering(e), nil
 	})
 }
 
@@ -143,6 +147,9 @@ func baselineNC(e *graph.EgoNet, clusters [][]int32, label []int32) (ncut, nasso
 	for k := range label {
 		label[k] = -1
 	}
+	// The clusters come from MCL's clustering of e (the nc baseline) or
+	// from tests: no caller input reaches these panics, which guard the
+	// invariant that they partition the ego net.
 	for c, cl := range clusters {
 		for _, u := range cl {
 			if u < 0 || int(u) >= n {
@@ -201,41 +208,49 @@ const baselineChunk = 64
 // nodes per worker (one chunk is a few dozen nodes; one hub's MCL is not
 // interrupted) and returns ctx's error.
 func Baseline(ctx context.Context, g *graph.Graph, method string, workers int, targets []bool) ([]float64, error) {
-	var score func(w *baselineWorker, i int) float64
+	var score func(w *baselineWorker, e *graph.EgoNet) float64
 	switch method {
 	case "degree":
-		score = func(_ *baselineWorker, i int) float64 { return float64(g.Degree(i)) }
+		return baselineParallel(ctx, g, workers, func(_ *baselineWorker, i int) (float64, error) {
+			if g.Degree(i) == 0 || (targets != nil && !targets[i]) {
+				return math.NaN(), nil
+			}
+			return float64(g.Degree(i)), nil
+		})
 	case "cc":
-		score = func(w *baselineWorker, i int) float64 {
-			e := g.Ego(i, &w.ego)
+		score = func(w *baselineWorker, e *graph.EgoNet) float64 {
 			w.label = vec.Resize(w.label, e.NumNodes())
 			return float64(baselineComponents(e, w.label))
 		}
 	case "nc":
-		score = func(w *baselineWorker, i int) float64 {
-			e := g.Ego(i, &w.ego)
+		score = func(w *baselineWorker, e *graph.EgoNet) float64 {
 			cl, _ := w.mcl.Cluster(e, mcl.Options{}) // the defaults are valid
 			w.label = vec.Resize(w.label, e.NumNodes())
 			_, nassoc := baselineNC(e, cl, w.label)
 			return nassoc
 		}
 	case "lcc":
-		score = func(w *baselineWorker, i int) float64 { return lccScore(g.Ego(i, &w.ego)) }
+		score = func(_ *baselineWorker, e *graph.EgoNet) float64 { return lccScore(e) }
 	default:
 		return nil, fmt.Errorf("fondue: unknown baseline method %q (valid: %q)", method, BaselineMethods())
 	}
-	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) float64 {
+	return baselineParallel(ctx, g, workers, func(w *baselineWorker, i int) (float64, error) {
 		if g.Degree(i) == 0 || (targets != nil && !targets[i]) {
-			return math.NaN()
+			return math.NaN(), nil
 		}
-		return score(w, i)
+		e, err := g.Ego(i, &w.ego)
+		if err != nil {
+			return 0, err
+		}
+		return score(w, e), nil
 	})
 }
 
 // baselineParallel evaluates score for every node on workers goroutines,
 // in chunks of baselineChunk nodes, checking ctx before every chunk (and
-// reporting progress when ctx asks for it, withChunkProgress).
-func baselineParallel(ctx context.Context, g *graph.Graph, workers int, score func(w *baselineWorker, i int) float64) ([]float64, error) {
+// reporting progress when ctx asks for it, withChunkProgress). The error
+// is ctx's, or else the first node's (in index order) that score returned.
+func baselineParallel(ctx context.Context, g *graph.Graph, workers int, score func(w *baselineWorker, i int) (float64, error)) ([]float64, error) {
 	n := g.NumNodes()
 	out := make([]float64, n)
 	if workers <= 0 {
@@ -243,6 +258,16 @@ func baselineParallel(ctx context.Context, g *graph.Graph, workers int, score fu
 	}
 	chunks := (n + baselineChunk - 1) / baselineChunk
 	workers = max(1, min(workers, chunks))
+	errs := make([]error, chunks)
+	chunk := func(w *baselineWorker, c int) {
+		for i := c * baselineChunk; i < min(n, (c+1)*baselineChunk); i++ {
+			var err error
+			if out[i], err = score(w, i); err != nil {
+				errs[c] = err
+				return
+			}
+		}
+	}
 	t := parallel.NewChunkTicker(ctx, chunks) // progress, when Score asks for it
 	if workers == 1 {
 		w := &baselineWorker{}
@@ -250,13 +275,22 @@ func baselineParallel(ctx context.Context, g *graph.Graph, workers int, score fu
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			for i := c * baselineChunk; i < min(n, (c+1)*baselineChunk); i++ {
-				out[i] = score(w, i)
-			}
+			chunk(w, c)
 			t.FinishedHere()
 		}
-		return out, nil
+	} else if !baselineWorkers(ctx, workers, chunks, chunk, t) {
+		return nil, ctx.Err()
 	}
+	if err := parallel.FirstError(errs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// baselineWorkers runs chunk for every chunk on workers goroutines (each
+// with its buffers) and reports whether they ran them all: false when ctx
+// was cancelled before some chunk.
+func baselineWorkers(ctx context.Context, workers, chunks int, chunk func(w *baselineWorker, c int), t *parallel.ChunkTicker) bool {
 	var next atomic.Int64
 	var stopped atomic.Bool
 	var wg sync.WaitGroup
@@ -274,16 +308,11 @@ func baselineParallel(ctx context.Context, g *graph.Graph, workers int, score fu
 					stopped.Store(true)
 					return
 				}
-				for i := c * baselineChunk; i < min(n, (c+1)*baselineChunk); i++ {
-					out[i] = score(w, i)
-				}
+				chunk(w, c)
 				t.Finished()
 			}
 		}()
 	}
 	t.Wait(&wg)
-	if stopped.Load() {
-		return nil, ctx.Err()
-	}
-	return out, nil
+	return !stopped.Load()
 }

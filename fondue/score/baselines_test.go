@@ -3,6 +3,7 @@ package score
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -91,7 +92,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 	for k := 1; k <= 6; k++ {
 		edges = append(edges, [2]int{0, k})
 	}
-	g := graph.NewGraph(8, edges)
+	g := testkit.NewGraph(8, edges)
 	want := map[string]struct{ node0, node1 float64 }{
 		"degree": {6, 3},
 		// Node 1's ego net: 0, 2, 3, all adjacent: one component.
@@ -116,7 +117,7 @@ func TestBaselineScoresHandBuilt(t *testing.T) {
 }
 
 func TestBaselineScoresUnknownMethod(t *testing.T) {
-	_, err := Baseline(context.Background(), graph.NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1, nil)
+	_, err := Baseline(context.Background(), testkit.NewGraph(2, [][2]int{{0, 1}}), "pagerank", 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "pagerank") || !strings.Contains(err.Error(), `"nc"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -185,7 +186,7 @@ func TestLocalClusteringByHand(t *testing.T) {
 	// 5: a leaf of 4:
 	// degree 1, 0. 4: neighbours 0, 3, 5; only 0-3 linked: 2·1/(3·2) = 1/3.
 	// 6: isolated, 0. 7-8-9: a path; 8 has neighbours 7 and 9, unlinked: 0.
-	g := graph.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {3, 4}, {4, 5}, {7, 8}, {8, 9}})
+	g := testkit.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {3, 4}, {4, 5}, {7, 8}, {8, 9}})
 	want := []float64{1.0 / 3, 1, 1, 1, 1.0 / 3, 0, 0, 0, 0, 0}
 	for _, w := range []int{1, 3} {
 		got, err := LocalClustering(context.Background(), g, w)
@@ -256,7 +257,10 @@ func TestBaselineScoresNetscience(t *testing.T) {
 			case "cc":
 				want = float64(baselineBruteComponents(g, i))
 			case "nc":
-				e := g.Ego(i, nil)
+				e, err := g.Ego(i, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
 				want = normalizedAssociation(e, clusterMCL(t, e))
 			case "lcc":
 				want = 0
@@ -309,4 +313,21 @@ func clusterMCL(t *testing.T, e *graph.EgoNet) [][]int32 {
 		t.Fatal(err)
 	}
 	return cl
+}
+
+// A node's error stops the baseline and is reported, the first in index
+// order whatever the number of workers.
+func TestBaselineParallelReportsFirstError(t *testing.T) {
+	g := testkit.RandomGraph(1000, 0.01, 0, 3)
+	for _, workers := range []int{1, 4} {
+		_, err := baselineParallel(context.Background(), g, workers, func(_ *baselineWorker, i int) (float64, error) {
+			if i == 130 || i == 900 {
+				return 0, fmt.Errorf("node %d: %w", i, graph.ErrEgoTooLarge)
+			}
+			return 1, nil
+		})
+		if !errors.Is(err, graph.ErrEgoTooLarge) || !strings.HasPrefix(err.Error(), "node 130:") {
+			t.Fatalf("%d workers: err = %v, want node 130's", workers, err)
+		}
+	}
 }

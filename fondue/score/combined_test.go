@@ -67,7 +67,7 @@ func TestSplitDisconnectionByHand(t *testing.T) {
 		extra [][2]int
 		want  float64
 	}{{"separate", nil, 1}, {"bridged", [][2]int{{3, 4}}, 4.0 / 9}} {
-		g := graph.NewGraph(7, append(append([][2]int(nil), edges...), c.extra...))
+		g := testkit.NewGraph(7, append(append([][2]int(nil), edges...), c.extra...))
 		s, disc, err := splitDisconnection(context.Background(), g, emb, signParams{T: 10, Normalize: true, Polish: false, Seed: 1, Workers: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -137,7 +137,7 @@ func hubOfTwoSides(h int) (*graph.Graph, *cne.Embedding) {
 			}
 		}
 	}
-	return graph.NewGraph(2*h+1, edges), &cne.Embedding{Dim: 2, X: x}
+	return testkit.NewGraph(2*h+1, edges), &cne.Embedding{Dim: 2, X: x}
 }
 
 // Above the budget, a split whose pairs are cheaper to count than to
@@ -286,7 +286,7 @@ func TestCombineRanksWeightedByHand(t *testing.T) {
 func TestDisconnectionWeightByHand(t *testing.T) {
 	// Degrees: node 0 has 3 neighbours, nodes 2 and 4 have 2, nodes 1, 3
 	// and 5 have 1.
-	g := graph.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 4}, {2, 3}, {4, 5}})
+	g := testkit.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 4}, {2, 3}, {4, 5}})
 	// Nodes with two or more neighbours: 0, 2, 4.
 	disc := []float64{0.2, 0.99, 0.9, 0.99, 0, 0.99}
 	if w := disconnectionWeight(g, disc); math.Abs(w-0.8) > 1e-15 {
@@ -296,7 +296,7 @@ func TestDisconnectionWeightByHand(t *testing.T) {
 	if w := disconnectionWeight(g, disc); math.Abs(w-0.8) > 1e-15 {
 		t.Errorf("even count: weight %v, want 0.8", w)
 	}
-	if w := disconnectionWeight(graph.NewGraph(3, [][2]int{{0, 1}}), []float64{0, 0, math.NaN()}); w != 1 {
+	if w := disconnectionWeight(testkit.NewGraph(3, [][2]int{{0, 1}}), []float64{0, 0, math.NaN()}); w != 1 {
 		t.Errorf("no node of degree 2: weight %v, want 1", w)
 	}
 }

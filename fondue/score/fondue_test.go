@@ -103,7 +103,7 @@ func TestFondueHeuristicVersusBruteForce(t *testing.T) {
 // Degree-1 nodes score exactly their squared distance to the neighbour;
 // isolated nodes get NaN.
 func TestFondueSpecialDegrees(t *testing.T) {
-	g := graph.NewGraph(4, [][2]int{{0, 1}, {1, 2}})
+	g := testkit.NewGraph(4, [][2]int{{0, 1}, {1, 2}})
 	emb := randomEmbedding(4, 3, 9)
 	s, err := fondueScores(context.Background(), g, emb, signParams{T: 10, Normalize: true, Polish: false, Seed: 1, Workers: 1})
 	if err != nil {

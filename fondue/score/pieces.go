@@ -50,8 +50,14 @@ type Pieces struct {
 // neighbours are related when they are linked or share a neighbour other
 // than i, whatever the neighbourhood (the relation of the disconnection
 // test, MethodCombined); without, as described at the top of this file.
-func (w *Pieces) pieceLabels(g *graph.Graph, i int, touch bool) (label []int32, count int) {
-	return w.labelsOf(g, g.Ego(i, &w.ego), touch)
+// The error is Ego's.
+func (w *Pieces) pieceLabels(g *graph.Graph, i int, touch bool) (label []int32, count int, err error) {
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, 0, err
+	}
+	label, count = w.labelsOf(g, e, touch)
+	return label, count, nil
 }
 
 // labelsOf is pieceLabels on the ego network e of the node, already built.
@@ -166,14 +172,17 @@ func (w *Pieces) Groups(g *graph.Graph, e *graph.EgoNet) [][]int32 {
 }
 
 // pieceSizes returns the sizes of node i's pieces (aliasing w).
-func (w *Pieces) pieceSizes(g *graph.Graph, i int, touch bool) []int32 {
-	label, count := w.pieceLabels(g, i, touch)
+func (w *Pieces) pieceSizes(g *graph.Graph, i int, touch bool) ([]int32, error) {
+	label, count, err := w.pieceLabels(g, i, touch)
+	if err != nil {
+		return nil, err
+	}
 	w.sizes = vec.Resize(w.sizes, count)
 	clear(w.sizes)
 	for _, l := range label {
 		w.sizes[l]++
 	}
-	return w.sizes
+	return w.sizes, nil
 }
 
 // effectiveCount returns the effective number of groups of the given
@@ -241,7 +250,8 @@ func scoredOf(scores []float64) []bool {
 // effectivePieces returns, for every node with scored[i] set (every node
 // when scored is nil) and at least one neighbour, the effective number of
 // pieces of its neighbourhood (under the touch relation when touch is
-// set, see pieceLabels); NaN for the others.
+// set, see pieceLabels); NaN for the others. The error is ctx's, or the
+// first node's (in index order) whose ego network Ego refuses.
 func effectivePieces(ctx context.Context, g *graph.Graph, scored []bool, workers int, touch bool) ([]float64, error) {
 	n := g.NumNodes()
 	out := make([]float64, n)
@@ -249,6 +259,7 @@ func effectivePieces(ctx context.Context, g *graph.Graph, scored []bool, workers
 	chunks := len(bounds) - 1
 	workers = min(parallel.WorkerCount(workers), max(1, chunks))
 	work := make([]Pieces, workers)
+	errs := make([]error, chunks)
 	err := parallel.ForChunks(ctx, workers, chunks, func(wk, c int) {
 		w := &work[wk]
 		for i := bounds[c]; i < bounds[c+1]; i++ {
@@ -256,9 +267,17 @@ func effectivePieces(ctx context.Context, g *graph.Graph, scored []bool, workers
 				out[i] = math.NaN()
 				continue
 			}
-			out[i] = effectiveCount(w.pieceSizes(g, i, touch))
+			sizes, err := w.pieceSizes(g, i, touch)
+			if err != nil {
+				errs[c] = err
+				return
+			}
+			out[i] = effectiveCount(sizes)
 		}
 	})
+	if err == nil {
+		err = parallel.FirstError(errs)
+	}
 	if err != nil {
 		return nil, err
 	}

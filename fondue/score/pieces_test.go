@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
@@ -57,8 +59,12 @@ func refPieces(g *graph.Graph, i int) [][]int32 {
 }
 
 // piecesOf groups node i's neighbours by pieceLabels.
-func piecesOf(g *graph.Graph, i int, w *Pieces) [][]int32 {
-	label, count := w.pieceLabels(g, i, false)
+func piecesOf(t *testing.T, g *graph.Graph, i int, w *Pieces) [][]int32 {
+	t.Helper()
+	label, count, err := w.pieceLabels(g, i, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := make([][]int32, count)
 	for k, j := range g.Neighbors(i) {
 		out[label[k]] = append(out[label[k]], j)
@@ -70,21 +76,21 @@ func TestPiecesKnownGraphs(t *testing.T) {
 	var w Pieces
 	// Node 0 with two triangles of neighbours {1,2,3} and {4,5}, plus 6
 	// alone: links relate them, three pieces.
-	g := graph.NewGraph(7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {1, 2}, {2, 3}, {4, 5}})
-	if got, want := piecesOf(g, 0, &w), [][]int32{{1, 2, 3}, {4, 5}, {6}}; !slices.EqualFunc(got, want, slices.Equal) {
+	g := testkit.NewGraph(7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {1, 2}, {2, 3}, {4, 5}})
+	if got, want := piecesOf(t, g, 0, &w), [][]int32{{1, 2, 3}, {4, 5}, {6}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("pieces of 0: %v, want %v", got, want)
 	}
 	// Bipartite: author 0 wrote papers 1, 2, 3; author 4 also wrote 1 and
 	// 2, author 5 only 3. Papers are never linked: 1 and 2 share author 4,
 	// 3 shares nobody but 0.
-	b := graph.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {4, 1}, {4, 2}, {5, 3}})
-	if got, want := piecesOf(b, 0, &w), [][]int32{{1, 2}, {3}}; !slices.EqualFunc(got, want, slices.Equal) {
+	b := testkit.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {4, 1}, {4, 2}, {5, 3}})
+	if got, want := piecesOf(t, b, 0, &w), [][]int32{{1, 2}, {3}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("pieces of author 0: %v, want %v", got, want)
 	}
 	// With a link among the neighbours, common neighbours no longer count:
 	// 1-2 linked, 3 and 4 share node 5 but stay apart.
-	c := graph.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {3, 5}, {4, 5}})
-	if got, want := piecesOf(c, 0, &w), [][]int32{{1, 2}, {3}, {4}}; !slices.EqualFunc(got, want, slices.Equal) {
+	c := testkit.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {3, 5}, {4, 5}})
+	if got, want := piecesOf(t, c, 0, &w), [][]int32{{1, 2}, {3}, {4}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("pieces of 0 with a link: %v, want %v", got, want)
 	}
 }
@@ -106,10 +112,10 @@ func TestPiecesMatchBreadthFirstSearch(t *testing.T) {
 				}
 			}
 		}
-		g := graph.NewGraph(n, edges)
+		g := testkit.NewGraph(n, edges)
 		var w Pieces
 		for i := 0; i < n; i++ {
-			got := piecesOf(g, i, &w)
+			got := piecesOf(t, g, i, &w)
 			for _, grp := range got {
 				slices.Sort(grp)
 			}
@@ -164,7 +170,7 @@ func TestEstimateEntities(t *testing.T) {
 		edges = append(edges, [2]int{0, j})
 	}
 	edges = append(edges, [2]int{9, 1})
-	g := graph.NewGraph(11, edges)
+	g := testkit.NewGraph(11, edges)
 	got, err := EstimateEntities(context.Background(), g, nil, 2)
 	if err != nil {
 		t.Fatal(err)

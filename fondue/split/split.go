@@ -127,13 +127,11 @@ func Propose(ctx context.Context, g *graph.Graph, in *Input, sp Splitter, nodes 
 			out[k], errs[k] = normalizeGroups(groups), err
 		}
 	})
+	if err == nil {
+		err = parallel.FirstError(errs)
+	}
 	if err != nil {
 		return nil, err
-	}
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }
@@ -146,7 +144,10 @@ func splitFONDUE(g *graph.Graph, in *Input, i int, _ *splitWorker) ([][]int32, e
 
 // splitMCL clusters the ego net with MCL: one group per cluster.
 func splitMCL(g *graph.Graph, in *Input, i int, w *splitWorker) ([][]int32, error) {
-	e := g.Ego(i, &w.ego)
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	clusters, err := w.mcl.Cluster(e, in.MCL)
 	if err != nil {
 		return nil, err

@@ -119,7 +119,10 @@ type ncutWork struct {
 }
 
 func splitNCut(g *graph.Graph, in *Input, i int, w *splitWorker) ([][]int32, error) {
-	e := g.Ego(i, &w.ego)
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	m := e.NumNodes()
 	if m < 2 {
 		return [][]int32{slices.Clone(e.Nodes)}, nil

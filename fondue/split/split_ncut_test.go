@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
@@ -32,7 +34,7 @@ func twoCliques(a, b int) (*graph.Graph, *cne.Embedding) {
 	clique(1, a)
 	clique(a+1, a+b)
 	n := a + b + 1
-	g := graph.NewGraph(n, e)
+	g := testkit.NewGraph(n, e)
 	emb := &cne.Embedding{Dim: 2, X: make([]float64, 2*n)}
 	for x := 1; x < n; x++ {
 		s := 1.0
@@ -100,7 +102,7 @@ func TestNCutHedge(t *testing.T) {
 		e = append(e, [2]int{0, x})
 	}
 	e = append(e, [2]int{10, 11}, [2]int{11, 1})
-	g := graph.NewGraph(12, e)
+	g := testkit.NewGraph(12, e)
 	got := propose(t, g, nil, NCut, 0)
 	want := [][]int32{{1, 2, 3, 4}, {5, 6, 7, 8}, {9}, {10}}
 	if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
@@ -118,7 +120,7 @@ func TestNCutKeepsPiecesApart(t *testing.T) {
 	clique(5, 7)
 	e = append(e, [2]int{4, 8}, [2]int{8, 9}, [2]int{9, 5})
 	e = append(e, [2]int{0, 10}, [2]int{0, 11}, [2]int{10, 11}, [2]int{0, 12}, [2]int{0, 13}, [2]int{12, 13})
-	g := graph.NewGraph(14, e)
+	g := testkit.NewGraph(14, e)
 	want := [][]int32{{1, 2, 3, 4}, {5, 6, 7}, {10, 11}, {12, 13}}
 	for _, sp := range []string{NCut} {
 		if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
@@ -134,7 +136,7 @@ func TestNCutKeepsPiecesApart(t *testing.T) {
 // its own co-author 13. An embedding that pulls paper 3 towards paper 4
 // does not move it.
 func TestNCutBipartitePieces(t *testing.T) {
-	g := graph.NewGraph(14, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6},
+	g := testkit.NewGraph(14, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6},
 		{10, 1}, {10, 2}, {11, 2}, {11, 3}, {12, 4}, {12, 5}, {13, 6}})
 	emb := &cne.Embedding{Dim: 2, X: make([]float64, 2*14)}
 	for x, pos := range map[int][2]float64{1: {1, 0}, 2: {1, 0.1}, 3: {-1, 0}, 4: {-1, 0.1}, 5: {-1, 0.2}, 6: {0, 1}} {
@@ -204,12 +206,12 @@ func TestQuickMedian(t *testing.T) {
 func TestNCutOneGroupWithoutBoundary(t *testing.T) {
 	var e [][2]int
 	e = appendHubClique(e, 1, 8)
-	g := graph.NewGraph(9, e)
+	g := testkit.NewGraph(9, e)
 	if got := propose(t, g, nil, NCut, 0); len(got) != 1 || len(got[0]) != 8 {
 		t.Fatalf("clique: groups %v, want one group of 8", got)
 	}
 	e = appendHubClique(appendHubClique(nil, 1, 6), 7, 11)
-	g = graph.NewGraph(12, append(e, [2]int{6, 7}))
+	g = testkit.NewGraph(12, append(e, [2]int{6, 7}))
 	want := [][]int32{rangeGroup(1, 6), rangeGroup(7, 11)}
 	if got := propose(t, g, nil, NCut, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
 		t.Fatalf("two cliques joined by one link: groups %v, want %v", got, want)

@@ -171,3 +171,15 @@ func RowChunks(n int, target float64, cost func(i int) float64) []int {
 	}
 	return append(bounds, n)
 }
+
+// FirstError returns the first error of errs that is not nil, or nil.
+// Loops over chunks keep one error per chunk (or per item) and return this
+// one, so that the error they return does not depend on the workers.
+func FirstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -224,7 +224,7 @@ func TestFondueNodeMatchesReference(t *testing.T) {
 					}
 				}
 			}
-			g := graph.NewGraph(n, edges)
+			g := testkit.NewGraph(n, edges)
 			emb := &rows{Dim: d, X: testkit.RandomRows(n, d, uint64(d*1000+n))}
 			if d == 8 && n == 70 { // ties and zeros: coincident points
 				copy(emb.Row(3), emb.Row(4))

@@ -69,7 +69,7 @@ func CommunityGraph(n, hubDeg int, seed uint64) *graph.Graph {
 	for k := 0; k < hubDeg; k++ {
 		e = append(e, [2]int{0, 1 + int(r.Intn(uint32(live-1)))})
 	}
-	return graph.NewGraph(n, e)
+	return NewGraph(n, e)
 }
 
 // ChangeEdges returns g (same nodes and keys) with a share frac of its
@@ -95,7 +95,11 @@ func ChangeEdges(g *graph.Graph, frac float64, seed uint64) *graph.Graph {
 	for i := range keys {
 		keys[i] = g.Key(i)
 	}
-	return graph.NewGraph(n, e).WithKeys(keys)
+	h, err := NewGraph(n, e).WithKeys(keys)
+	if err != nil {
+		panic(err) // the keys are g's: one per node, distinct
+	}
+	return h
 }
 
 // RandomGraph returns G(n, p) with hubs more nodes (0..hubs-1) linked to
@@ -117,7 +121,7 @@ func RandomGraph(n int, p float64, hubs int, seed uint64) *graph.Graph {
 			}
 		}
 	}
-	return graph.NewGraph(n, edges)
+	return NewGraph(n, edges)
 }
 
 // Ego returns the ego network of a centre linked to nodes 0..n-1, which
@@ -127,7 +131,21 @@ func Ego(n int, edges [][2]int) *graph.EgoNet {
 	for k := 0; k < n; k++ {
 		all = append(all, [2]int{n, k})
 	}
-	return graph.NewGraph(n+1, all).Ego(n, nil)
+	e, err := NewGraph(n+1, all).Ego(n, nil)
+	if err != nil {
+		panic(err)
+	}
+	return e
+}
+
+// NewGraph is graph.NewGraph for a test's own graphs, whose edges are in
+// range: an error is a broken test, and panics.
+func NewGraph(n int, edges [][2]int) *graph.Graph {
+	g, err := graph.NewGraph(n, edges)
+	if err != nil {
+		panic(err)
+	}
+	return g
 }
 
 // Clique returns the edges of a clique on nodes.
