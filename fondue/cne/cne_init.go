@@ -77,14 +77,75 @@ const smoothChunkCost = fitsize.SmoothChunkCost
 // on X, and every sum over rows is taken per chunk of rowChunks and added
 // in chunk order.
 func smoothedStart(ctx context.Context, g *graph.Graph, X, tmp []float64, d, workers int) (bool, error) {
+	s := newSmoother(ctx, g, d, workers)
+	if err := s.walk(X, tmp); err != nil {
+		return false, err
+	}
+	clear(tmp)
+	vol := 0.0
+	for i := 0; i < s.n; i++ {
+		vol += float64(g.Degree(i))
+	}
+	live := 0
+	for i := 0; i < s.n; i++ {
+		if g.Degree(i) > 0 {
+			live++
+		}
+	}
+	if live <= d {
+		return false, nil
+	}
+	if err := s.center(X, vol); err != nil {
+		return false, err
+	}
+	// Cholesky QR, twice: G = X'DX/vol = R'R, X <- X R^-1 smoothScale.
+	for pass := 0; pass < 2; pass++ {
+		if ok, err := s.orthonormalize(X, vol); !ok || err != nil {
+			return false, err
+		}
+	}
+	for k := range X {
+		if g.Degree(k/d) > 0 {
+			X[k] *= smoothScale
+		}
+	}
+	return true, nil
+}
+
+// smoother runs the steps of smoothedStart over fixed chunks of rows
+// (bounds), on up to workers goroutines; part holds per-chunk partial sums
+// (up to d x d a chunk), which the steps add in chunk order.
+type smoother struct {
+	ctx     context.Context
+	g       *graph.Graph
+	n, d    int
+	workers int
+	bounds  []int
+	part    []float64
+}
+
+func newSmoother(ctx context.Context, g *graph.Graph, d, workers int) *smoother {
 	n := g.NumNodes()
 	bounds := parallel.RowChunks(n, smoothChunkCost, func(i int) float64 { return float64(g.Degree(i) + 4) })
 	chunks := len(bounds) - 1
-	workers = min(parallel.WorkerCount(workers), chunks)
+	return &smoother{ctx: ctx, g: g, n: n, d: d, workers: min(parallel.WorkerCount(workers), chunks),
+		bounds: bounds, part: make([]float64, chunks*d*d)}
+}
+
+// chunks runs fn for every chunk of rows.
+func (s *smoother) chunks(fn func(c int)) error {
+	return parallel.ForChunks(s.ctx, s.workers, len(s.bounds)-1, func(_, c int) { fn(c) })
+}
+
+// walk takes smoothSteps lazy random-walk steps X <- (X + D^-1 A X)/2,
+// alternating between X and tmp, and leaves the result in X. Isolated
+// nodes keep their row.
+func (s *smoother) walk(X, tmp []float64) error {
+	g, d := s.g, s.d
 	src, dst := X, tmp
 	for step := 0; step < smoothSteps; step++ {
-		err := parallel.ForChunks(ctx, workers, chunks, func(_, c int) {
-			for i := bounds[c]; i < bounds[c+1]; i++ {
+		err := s.chunks(func(c int) {
+			for i := s.bounds[c]; i < s.bounds[c+1]; i++ {
 				xi, yi := src[i*d:(i+1)*d], dst[i*d:(i+1)*d]
 				nb := g.Neighbors(i)
 				if len(nb) == 0 {
@@ -105,53 +166,44 @@ func smoothedStart(ctx context.Context, g *graph.Graph, X, tmp []float64, d, wor
 			}
 		})
 		if err != nil {
-			return false, err
+			return err
 		}
 		src, dst = dst, src
 	}
 	if &src[0] != &X[0] {
 		copy(X, src)
 	}
-	clear(tmp)
-	vol := 0.0
-	for i := 0; i < n; i++ {
-		vol += float64(g.Degree(i))
-	}
-	live := 0
-	for i := 0; i < n; i++ {
-		if g.Degree(i) > 0 {
-			live++
-		}
-	}
-	if live <= d {
-		return false, nil
-	}
-	// Degree-weighted column means, per chunk, summed in chunk order.
-	part := make([]float64, chunks*d*d)
-	err := parallel.ForChunks(ctx, workers, chunks, func(_, c int) {
-		s := part[c*d : (c+1)*d]
-		clear(s)
-		for i := bounds[c]; i < bounds[c+1]; i++ {
+	return nil
+}
+
+// center subtracts the degree-weighted column means (vol the sum of the
+// degrees) from the rows of the nodes with neighbours.
+func (s *smoother) center(X []float64, vol float64) error {
+	g, d := s.g, s.d
+	err := s.chunks(func(c int) {
+		sum := s.part[c*d : (c+1)*d]
+		clear(sum)
+		for i := s.bounds[c]; i < s.bounds[c+1]; i++ {
 			w := float64(g.Degree(i))
 			for k, v := range X[i*d : (i+1)*d] {
-				s[k] += w * v
+				sum[k] += w * v
 			}
 		}
 	})
 	if err != nil {
-		return false, err
+		return err
 	}
 	mu := make([]float64, d)
-	for c := 0; c < chunks; c++ {
+	for c := 0; c < len(s.bounds)-1; c++ {
 		for k := range mu {
-			mu[k] += part[c*d+k]
+			mu[k] += s.part[c*d+k]
 		}
 	}
 	for k := range mu {
 		mu[k] /= vol
 	}
-	err = parallel.ForChunks(ctx, workers, chunks, func(_, c int) {
-		for i := bounds[c]; i < bounds[c+1]; i++ {
+	return s.chunks(func(c int) {
+		for i := s.bounds[c]; i < s.bounds[c+1]; i++ {
 			if g.Degree(i) == 0 {
 				continue
 			}
@@ -160,74 +212,65 @@ func smoothedStart(ctx context.Context, g *graph.Graph, X, tmp []float64, d, wor
 			}
 		}
 	})
+}
+
+// orthonormalize is one pass of Cholesky QR under the degree-weighted
+// inner product: G = X'DX/vol = R'R, X <- X R^-1 on the rows of the nodes
+// with neighbours. It reports false when G is not numerically positive
+// definite.
+func (s *smoother) orthonormalize(X []float64, vol float64) (bool, error) {
+	g, d := s.g, s.d
+	err := s.chunks(func(c int) {
+		sum := s.part[c*d*d : (c+1)*d*d]
+		clear(sum)
+		for i := s.bounds[c]; i < s.bounds[c+1]; i++ {
+			w := float64(g.Degree(i))
+			if w == 0 {
+				continue
+			}
+			xi := X[i*d : (i+1)*d]
+			for p := 0; p < d; p++ {
+				wp := w * xi[p]
+				for q := p; q < d; q++ {
+					sum[p*d+q] += wp * xi[q]
+				}
+			}
+		}
+	})
 	if err != nil {
 		return false, err
 	}
-	// Cholesky QR, twice: G = X'DX/vol = R'R, X <- X R^-1 smoothScale.
 	gram := make([]float64, d*d)
-	rinv := make([]float64, d*d)
-	for pass := 0; pass < 2; pass++ {
-		err := parallel.ForChunks(ctx, workers, chunks, func(_, c int) {
-			s := part[c*d*d : (c+1)*d*d]
-			clear(s)
-			for i := bounds[c]; i < bounds[c+1]; i++ {
-				w := float64(g.Degree(i))
-				if w == 0 {
-					continue
-				}
-				xi := X[i*d : (i+1)*d]
-				for p := 0; p < d; p++ {
-					wp := w * xi[p]
-					for q := p; q < d; q++ {
-						s[p*d+q] += wp * xi[q]
-					}
-				}
-			}
-		})
-		if err != nil {
-			return false, err
-		}
-		clear(gram)
-		for c := 0; c < chunks; c++ {
-			for k := range gram {
-				gram[k] += part[c*d*d+k]
-			}
-		}
+	for c := 0; c < len(s.bounds)-1; c++ {
 		for k := range gram {
-			gram[k] /= vol
+			gram[k] += s.part[c*d*d+k]
 		}
-		if !upperCholeskyInverse(gram, rinv, d) {
-			return false, nil
-		}
-		err = parallel.ForChunks(ctx, workers, chunks, func(_, c int) {
-			row := make([]float64, d)
-			for i := bounds[c]; i < bounds[c+1]; i++ {
-				if g.Degree(i) == 0 {
-					continue
-				}
-				xi := X[i*d : (i+1)*d]
-				for q := 0; q < d; q++ {
-					s := 0.0
-					for p := 0; p <= q; p++ {
-						s += xi[p] * rinv[p*d+q]
-					}
-					row[q] = s
-				}
-				for q := range xi {
-					xi[q] = row[q]
-				}
+	}
+	for k := range gram {
+		gram[k] /= vol
+	}
+	rinv := make([]float64, d*d)
+	if !upperCholeskyInverse(gram, rinv, d) {
+		return false, nil
+	}
+	err = s.chunks(func(c int) {
+		row := make([]float64, d)
+		for i := s.bounds[c]; i < s.bounds[c+1]; i++ {
+			if g.Degree(i) == 0 {
+				continue
 			}
-		})
-		if err != nil {
-			return false, err
+			xi := X[i*d : (i+1)*d]
+			for q := 0; q < d; q++ {
+				sum := 0.0
+				for p := 0; p <= q; p++ {
+					sum += xi[p] * rinv[p*d+q]
+				}
+				row[q] = sum
+			}
+			copy(xi, row)
 		}
-	}
-	for k := range X {
-		if g.Degree(k/d) > 0 {
-			X[k] *= smoothScale
-		}
-	}
-	return true, nil
+	})
+	return err == nil, err
 }
 
 // upperCholeskyInverse factors the symmetric positive definite d x d matrix

@@ -108,6 +108,36 @@ const (
 // times the collector's headroom (1.6) plus the runtime's 16 MiB and
 // 8 MiB a worker thread.
 func Predict(nodes, edges int64, o Options) Estimate {
+	s := newSizes(nodes, edges, o)
+	phases := []Phase{
+		{Phase: "load", Parts: s.load()},
+		{Phase: "embedding", Parts: s.embedding()},
+		{Phase: "scoring", Parts: s.scoring()},
+	}
+	if o.Split {
+		phases = append(phases, Phase{Phase: "split", Parts: s.split()})
+	}
+	e := Estimate{Nodes: nodes, Edges: edges}
+	for _, pm := range phases {
+		for _, p := range pm.Parts {
+			pm.Bytes += p.Bytes
+		}
+		e.Phases = append(e.Phases, pm)
+		e.Live = max(e.Live, pm.Bytes)
+	}
+	e.Peak = int64(float64(e.Live)*gcHeadroom) + runtimeOverhead(parallel.WorkerCount(o.Workers))
+	return e
+}
+
+// sizes are the quantities of Predict's formulas: n nodes, m edges,
+// dimension d, negative ratio r, w workers, largest degree deg, and vec =
+// 8nd, the bytes of one float64 vector per node; o with its defaults.
+type sizes struct {
+	o                       Options
+	n, m, d, r, w, deg, vec int64
+}
+
+func newSizes(nodes, edges int64, o Options) sizes {
 	if o.Dim <= 0 {
 		o.Dim = 8
 	}
@@ -120,32 +150,44 @@ func Predict(nodes, edges int64, o Options) Estimate {
 	if o.NegRatio <= 0 {
 		o.NegRatio = 5
 	}
-	n, m, d, r := nodes, edges, int64(o.Dim), int64(o.NegRatio)
-	w := int64(parallel.WorkerCount(o.Workers))
-	deg := o.MaxDegree
-	if deg <= 0 {
-		deg = max(min(n-1, m), 0)
+	s := sizes{o: o, n: nodes, m: edges, d: int64(o.Dim), r: int64(o.NegRatio),
+		w: int64(parallel.WorkerCount(o.Workers)), deg: o.MaxDegree}
+	if s.deg <= 0 {
+		s.deg = max(min(s.n-1, s.m), 0)
 	}
-	keys := 8 * n
-	if o.StringKeys {
-		keys = n * (16 + int64(o.AvgKeyBytes))
+	s.vec = 8 * s.n * s.d
+	return s
+}
+
+// graph returns the parts of the graph itself, a fresh slice.
+func (s sizes) graph() []Part {
+	keys := 8 * s.n
+	if s.o.StringKeys {
+		keys = s.n * (16 + int64(s.o.AvgKeyBytes))
 	}
-	graph := []Part{
-		{"adjacency (CSR)", 8*m + 8*(n+1)},
+	return []Part{
+		{"adjacency (CSR)", 8*s.m + 8*(s.n+1)},
 		{"node keys", keys},
-		{"key index", mapEntry * n},
+		{"key index", mapEntry * s.n},
 	}
-	load := append([]Part{}, graph...)
-	load = append(load,
-		Part{"edge buffer while building", 2 * 8 * m}, // src/dst, with append's growth
-		Part{"renumbering by key", 16 * n},
+}
+
+// load returns the parts of the load phase.
+func (s sizes) load() []Part {
+	load := append(s.graph(),
+		Part{"edge buffer while building", 2 * 8 * s.m}, // src/dst, with append's growth
+		Part{"renumbering by key", 16 * s.n},
 	)
-	if o.FromFile {
+	if s.o.FromFile {
 		load = append(load, Part{"reader buffers", 1 << 20})
 	}
-	vec := 8 * n * d
-	cne := append([]Part{}, graph...)
-	cne = append(cne,
+	return load
+}
+
+// embedding returns the parts of the embedding phase.
+func (s sizes) embedding() []Part {
+	n, m, d, r, w, deg, vec := s.n, s.m, s.d, s.r, s.w, s.deg, s.vec
+	cne := append(s.graph(),
 		Part{"prior multipliers", 12 * n},
 		Part{"embedding, gradient, Adam moments", 4 * vec},
 		Part{"node marks (per worker)", w * (n/8 + workerFixed)},
@@ -157,7 +199,7 @@ func Predict(nodes, edges int64, o Options) Estimate {
 		Part{"smoothed start sums, stability-stop sample", 8*d*d*((2*m+4*n)/fitsize.SmoothChunkCost+1) + int64(fitsize.StableSample)*20},
 		Part{"stability-stop differences of the largest sampled node", deg * (8*d + 16)},
 	)
-	if n > int64(o.ExactMaxNode) {
+	if n > int64(s.o.ExactMaxNode) {
 		// Both buffers are padded to a multiple of eight entries, which
 		// the fixed scratch of each worker covers.
 		need := min(r*deg, r*max(n-1, 0)/(r+1))
@@ -165,57 +207,50 @@ func Predict(nodes, edges int64, o Options) Estimate {
 			Part{"negative-sampling buffers (per worker, grow with the largest degree)", w * need * (8*d + 12)},
 			Part{"gathered neighbours of the largest node (per worker)", w * deg * (8*d + 8)})
 	}
-	if n > int64(o.ExactMaxNode) && vec > fitsize.ReorderMinBytes {
+	if n > int64(s.o.ExactMaxNode) && vec > fitsize.ReorderMinBytes {
 		cne = append(cne,
 			Part{"renumbered graph for locality", 8*m + 16*n},
 			Part{"renumbered vectors (transient)", 3 * vec},
 		)
 	}
-	if o.KeepState {
+	if s.o.KeepState {
 		cne = append(cne, Part{"optimizer state for the checkpoint", 2 * vec})
 	}
-	scored := append([]Part{}, graph...)
-	scored = append(scored,
-		Part{"embedding", vec},
-		Part{"prior multipliers", 8 * n},
+	return cne
+}
+
+// scored returns the parts held once the embedding is fitted: the graph,
+// the embedding, the prior (and the optimizer state for a checkpoint).
+func (s sizes) scored() []Part {
+	scored := append(s.graph(),
+		Part{"embedding", s.vec},
+		Part{"prior multipliers", 8 * s.n},
 	)
-	if o.KeepState {
-		scored = append(scored, Part{"optimizer state for the checkpoint", 2 * vec})
+	if s.o.KeepState {
+		scored = append(scored, Part{"optimizer state for the checkpoint", 2 * s.vec})
 	}
-	scoring := append([]Part{}, scored...)
-	scoring = append(scoring,
+	return scored
+}
+
+// scoring returns the parts of the scoring phase.
+func (s sizes) scoring() []Part {
+	n, d, w, deg := s.n, s.d, s.w, s.deg
+	return append(s.scored(),
 		Part{"scores, disconnection, ranks", 49 * n},
 		Part{"cross-pair marks (per worker)", w * (8*n + workerFixed)},
 		Part{"cross-pair side words (per worker)", w * 16 * min(64*deg, n)},
 		Part{"split search of the largest node (per worker)", w * deg * (8*d + 32)},
 	)
-	phases := []struct {
-		name  string
-		parts []Part
-	}{{"load", load}, {"embedding", cne}, {"scoring", scoring}}
-	if o.Split {
-		split := append([]Part{}, scored...)
-		split = append(split,
-			Part{"scores, ambiguity, ranking", 24 * n},
-			Part{"ego and two-hop markers (per worker)", w * (8*n + workerFixed)},
-			Part{"ego net, two-hop lists, affinity, MCL of the largest node (per worker)", w * 40 * (min(deg*deg, 2*m) + deg)},
-		)
-		phases = append(phases, struct {
-			name  string
-			parts []Part
-		}{"split", split})
-	}
-	e := Estimate{Nodes: nodes, Edges: edges}
-	for _, ph := range phases {
-		pm := Phase{Phase: ph.name, Parts: ph.parts}
-		for _, p := range ph.parts {
-			pm.Bytes += p.Bytes
-		}
-		e.Phases = append(e.Phases, pm)
-		e.Live = max(e.Live, pm.Bytes)
-	}
-	e.Peak = int64(float64(e.Live)*gcHeadroom) + runtimeOverhead(parallel.WorkerCount(o.Workers))
-	return e
+}
+
+// split returns the parts of the split phase.
+func (s sizes) split() []Part {
+	n, m, w, deg := s.n, s.m, s.w, s.deg
+	return append(s.scored(),
+		Part{"scores, ambiguity, ranking", 24 * n},
+		Part{"ego and two-hop markers (per worker)", w * (8*n + workerFixed)},
+		Part{"ego net, two-hop lists, affinity, MCL of the largest node (per worker)", w * 40 * (min(deg*deg, 2*m) + deg)},
+	)
 }
 
 // runtimeOverhead is the Go runtime's own memory with w worker threads.
