@@ -7,7 +7,7 @@
 //
 // Score is the one call that scores a graph:
 //
-//	var b fondue.Builder
+//	var b graph.Builder
 //	b.AddEdge("alice", "bob") // ... every edge, by node key
 //	g := b.Build()
 //	res, err := fondue.Score(ctx, g, fondue.Options{Seed: 1})

@@ -20,7 +20,7 @@ type Proposal struct {
 }
 
 // ProposeSplits proposes a split of each of the given nodes with
-// opts.Split.Splitter (nil: the default, DefaultSplitter). res is the score
+// opts.Split.Splitter (nil: the default, split.Default). res is the score
 // of g the proposals follow, and opts the options it was scored with: the
 // splitters that use the embedding read res.Embedding (and res.Prior, when
 // set); the others accept a nil res. The proposals carry the nodes' scores

@@ -272,7 +272,7 @@ func (opts *Options) check(g *graph.Graph) error {
 const scoringShare = 0.9
 
 // phaseContext returns ctx with, when Score reports progress (progress is
-// not nil), a report of the phase's parallel loop (withChunkProgress): a
+// not nil), a report of the phase's parallel loop (parallel.WithChunkProgress): a
 // share of its chunks done is reported as that share of the phase's total
 // items (nodes), rounded down. The chunks of the scoring loops are of about
 // equal cost, so the share is that of the work.

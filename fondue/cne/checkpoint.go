@@ -37,7 +37,7 @@ type Checkpoint struct {
 func (c *Checkpoint) Len() int { return len(c.Keys) }
 
 // NewCheckpoint captures an embedding of g fitted with options o. The
-// optimizer state is included when the fit kept it (CNEOptions.KeepState).
+// optimizer state is included when the fit kept it (Options.KeepState).
 func NewCheckpoint(g *graph.Graph, emb *Embedding, o Options) *Checkpoint {
 	o = o.WithDefaults()
 	c := &Checkpoint{Dim: emb.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2, X: emb.X,
@@ -63,7 +63,7 @@ type WarmStats struct {
 // checkpoint (by key) takes its saved vector and optimizer state; a new node
 // starts at the mean of its neighbours that were saved, plus a little noise
 // so that two new nodes with the same neighbours do not coincide, or at
-// N(0,1) noise when it has none. Pass the result as CNEOptions.Init.
+// N(0,1) noise when it has none. Pass the result as Options.Init.
 func (c *Checkpoint) WarmStart(g *graph.Graph, o Options) (*Embedding, WarmStats, error) {
 	o = o.WithDefaults()
 	var ws WarmStats

@@ -16,7 +16,7 @@ import (
 type Mode int
 
 const (
-	// ModeAuto uses ModeExact up to CNEOptions.ExactMaxNodes nodes and
+	// ModeAuto uses ModeExact up to Options.ExactMaxNodes nodes and
 	// ModeSampled above.
 	ModeAuto Mode = iota
 	// ModeExact sums over all n(n-1)/2 pairs every epoch: O(n^2 d).
@@ -50,7 +50,7 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown CNE mode %q (want auto, exact or sampled)", s)
 }
 
-// CNEOptions configures the embedding. The zero value gives the defaults,
+// Options configures the embedding. The zero value gives the defaults,
 // which are those of the FONDUE paper (sigma1=1, sigma2=2, d=8) and of the
 // authors' CNE code (Adam with learning rate 0.1, up to 2000 epochs, 5
 // negatives per positive).
@@ -98,14 +98,14 @@ type Options struct {
 	tune tuning // settings that only tests change (tuning.go)
 }
 
-// CNEProgress reports one finished epoch.
+// Progress reports one finished epoch.
 type Progress struct {
 	Epoch     int // 1-based
 	MaxEpochs int
 	GradNorm  float64
 }
 
-// CNEStats describes a finished fit.
+// Stats describes a finished fit.
 type Stats struct {
 	Mode      Mode
 	Epochs    int
@@ -140,6 +140,7 @@ func (e *Embedding) Len() int { return len(e.X) / e.Dim }
 // Row returns node i's vector; it aliases the embedding.
 func (e *Embedding) Row(i int) []float64 { return e.X[i*e.Dim : (i+1)*e.Dim : (i+1)*e.Dim] }
 
+// WithDefaults returns o with every zero field set to its default.
 func (o Options) WithDefaults() Options {
 	if o.Dim <= 0 {
 		o.Dim = 8
@@ -195,7 +196,7 @@ const (
 	stopLong  = 50
 )
 
-// FitCNE fits a Conditional Network Embedding of g under prior p by Adam on
+// Fit fits a Conditional Network Embedding of g under prior p by Adam on
 // the negative log-likelihood. The result depends only on the graph, the
 // prior and the options (Seed included), not on Workers.
 func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embedding, Stats, error) {
@@ -268,7 +269,7 @@ func (o Options) resolveMode(n int) Mode {
 	return ModeSampled
 }
 
-// cneFit is one run of FitCNE: the embedding, Adam's state, and the
+// cneFit is one run of Fit: the embedding, Adam's state, and the
 // per-epoch work split into chunks.
 type cneFit struct {
 	o    Options

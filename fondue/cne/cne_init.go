@@ -74,7 +74,7 @@ const smoothChunkCost = fitsize.SmoothChunkCost
 // nodes with neighbours (the centred columns then span at most d-1
 // dimensions).
 // The result does not depend on workers: every row's update depends only
-// on X, and every sum over rows is taken per chunk of rowChunks and added
+// on X, and every sum over rows is taken per chunk of parallel.RowChunks and added
 // in chunk order.
 func smoothedStart(ctx context.Context, g *graph.Graph, X, tmp []float64, d, workers int) (bool, error) {
 	s := newSmoother(ctx, g, d, workers)

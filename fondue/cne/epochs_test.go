@@ -8,7 +8,7 @@ package cne_test
 // 10%), averaged over seeds. Run as
 //
 //	EPOCHS_LEVERS=old,smooth,stop EPOCHS_SEEDS=1001-1005 \
-//	  go test -tags epochs -run TestEpochs -v -timeout 0 ./fondue/
+//	  go test -tags epochs -run TestEpochs -v -timeout 0 ./fondue/cne/
 //
 // Levers: old (plain noise, gradient test only: the behaviour of 6c9321f),
 // smooth (smoothed start, gradient test only), stop (the default: smoothed

@@ -26,7 +26,7 @@ package cne
 // gradient's links and negatives, the dense rows of sampled mode, the
 // objective) evaluates the same steps for a row i and a partner j:
 //
-//	z   = base - l_j + gamma/2 ||x_i - x_j||^2   pairZ (with sqDist), base = log(s1/s2) - l_i
+//	z   = base - l_j + gamma/2 ||x_i - x_j||^2   pairZ (with vec.SqDist), base = log(s1/s2) - l_i
 //	P   = posterior(z)                           P_ij, the link posterior
 //	acc += c(P) (x_i - x_j)                      addScaledDiff
 //

@@ -427,7 +427,7 @@ func buildCSR(n int, src, dst []int32) *Graph {
 	return &Graph{off: off, adj: adj, duplicates: dups / 2}
 }
 
-// bfsOrder returns a permutation of the nodes (order[new] = old) in which
+// BFSOrder returns a permutation of the nodes (order[new] = old) in which
 // most neighbours are close to each other: breadth-first search from the
 // lowest unvisited index, neighbours in index order (Cuthill-McKee without
 // the degree sort). Algorithms that touch the vectors of a node's neighbours
@@ -454,7 +454,7 @@ func (g *Graph) BFSOrder() []int32 {
 	return order
 }
 
-// permute returns the graph with node order[k] renumbered k, without keys.
+// Permute returns the graph with node order[k] renumbered k, without keys.
 func (g *Graph) Permute(order []int32) *Graph {
 	n := g.NumNodes()
 	inv := make([]int32, n)

@@ -11,7 +11,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 )
 
-// MCLOptions are the Markov clustering parameters. The paper does not give
+// Options are the Markov clustering parameters. The paper does not give
 // them; the defaults are those of run_mcl in the PyPI package
 // markov-clustering (GuyAllard/markov_clustering), the tool the NC baseline
 // most likely used. The zero value selects all defaults.
@@ -94,7 +94,7 @@ func (m *mclMatrix) reset(n int) {
 	m.val = m.val[:0]
 }
 
-// MCLWorkspace holds the buffers of Markov clustering so that clustering the
+// Workspace holds the buffers of Markov clustering so that clustering the
 // ego net of every node of a large graph does not allocate per node. The zero
 // value is ready to use; a workspace must not be shared between goroutines.
 type Workspace struct {
@@ -132,7 +132,7 @@ var mclPool = sync.Pool{New: func() any { return new(Workspace) }}
 // clusterMCL clusters the ego net e with Markov clustering and returns a partition
 // of its local indices 0..e.NumNodes()-1: each cluster sorted, clusters
 // ordered by their smallest member. It allocates its result; use an
-// MCLWorkspace to cluster many ego nets. See MCLWorkspace.Cluster for the
+// Workspace to cluster many ego nets. See Workspace.Cluster for the
 // exact semantics and the errors.
 func clusterMCL(e *graph.EgoNet, opts Options) ([][]int32, error) {
 	w := mclPool.Get().(*Workspace)
@@ -153,7 +153,7 @@ func clusterMCL(e *graph.EgoNet, opts Options) ([][]int32, error) {
 
 // Cluster runs MCL on the unweighted adjacency of e and returns the
 // partition; the result aliases the workspace and is valid until its next
-// use. Invalid options (see MCLOptions.Validate) return an *OptionsError.
+// use. Invalid options (see Options.Validate) return an *OptionsError.
 //
 // The iteration is that of run_mcl in GuyAllard/markov_clustering (read at
 // commit 9ca5203, the 0.0.6 code): the diagonal is set to LoopValue, columns

@@ -8,7 +8,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 )
 
-// MemoryEstimate predicts the peak memory of scoring a graph, like the
+// Estimate predicts the peak memory of scoring a graph, like the
 // .estimate mode of Neo4j GDS: a breakdown by phase and the expected peak
 // resident size, so that a run that cannot fit is refused before it starts.
 type Estimate struct {
@@ -21,20 +21,20 @@ type Estimate struct {
 	Peak int64
 }
 
-// PhaseMemory is the memory in use during one phase.
+// Phase is the memory in use during one phase.
 type Phase struct {
 	Phase string `json:"phase"`
 	Bytes int64  `json:"bytes"`
 	Parts []Part `json:"parts"`
 }
 
-// MemoryPart is one data structure.
+// Part is one data structure.
 type Part struct {
 	Name  string `json:"name"`
 	Bytes int64  `json:"bytes"`
 }
 
-// EstimateOptions describes the run being estimated.
+// Options describes the run being estimated.
 type Options struct {
 	Dim          int  // embedding dimension (default 8)
 	Workers      int  // goroutines (default: all cores)
@@ -70,9 +70,9 @@ const (
 	workerFixed = 1 << 16
 )
 
-// EstimateMemory predicts the memory of Score with FONDUE on a graph of the
+// Predict predicts the memory of Score with FONDUE on a graph of the
 // given size. With n nodes, m edges, dimension d, W workers, largest degree
-// D (EstimateOptions.MaxDegree, or min(n-1, m) when unknown), negative
+// D (Options.MaxDegree, or min(n-1, m) when unknown), negative
 // ratio r and V = 8nd (one float64 vector per node), in bytes:
 //
 //	graph     = 8m + 8(n+1) + keys (8n, or n(16+key length)) + 40n (key index)

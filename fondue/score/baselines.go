@@ -188,14 +188,14 @@ type baselineWorker struct {
 }
 
 // baselineChunk is the number of nodes a worker takes at a time in
-// baselineScores; the context is checked before every chunk. Small chunks
+// Baseline; the context is checked before every chunk. Small chunks
 // keep the load balanced when a few hubs dominate the cost.
 const baselineChunk = 64
 
-// baselineScores computes a baseline ambiguity score for every node of g:
+// Baseline computes a baseline ambiguity score for every node of g:
 // "degree" (the degree in g), "cc" (egoComponents of the ego net), "nc"
 // (normalizedAssociation of the ego net's MCL clustering with default
-// MCLOptions; see there why the association and not the cut) or "lcc" (the
+// mcl.Options; see there why the association and not the cut) or "lcc" (the
 // fraction of neighbour pairs that are unlinked, 1 − egoClustering, and 0
 // below two neighbours; not in the paper). Higher means more ambiguous for
 // all four; the first three are the paper's [P §3.2]. Isolated nodes get NaN:
@@ -248,7 +248,7 @@ func Baseline(ctx context.Context, g *graph.Graph, method string, workers int, t
 
 // baselineParallel evaluates score for every node on workers goroutines,
 // in chunks of baselineChunk nodes, checking ctx before every chunk (and
-// reporting progress when ctx asks for it, withChunkProgress). The error
+// reporting progress when ctx asks for it, parallel.WithChunkProgress). The error
 // is ctx's, or else the first node's (in index order) that score returned.
 func baselineParallel(ctx context.Context, g *graph.Graph, workers int, score func(w *baselineWorker, i int) (float64, error)) ([]float64, error) {
 	n := g.NumNodes()

@@ -33,6 +33,8 @@ const (
 	NoRandomSplits      = -1
 )
 
+// Ranking returns the indices of the scores that are not NaN, highest
+// first, ties in index order.
 func Ranking(scores []float64) []int {
 	return sortedIndices(scores, nil, true)
 }
@@ -73,7 +75,7 @@ func sortedIndices(x []float64, ok []bool, descending bool) []int {
 	return idx
 }
 
-// percentiles maps scores to their empirical CDF: the fraction of scored
+// Percentiles maps scores to their empirical CDF: the fraction of scored
 // nodes whose score is lower or equal, in (0, 1]. NaN stays NaN.
 func Percentiles(scores []float64) []float64 {
 	order := Ranking(scores)
@@ -158,15 +160,15 @@ const MethodCombined = "combined"
 // DefaultMethod is the method used when none is named.
 const DefaultMethod = MethodCombined
 
-// MethodUsesEmbedding reports whether a method fits the CNE embedding (and
+// UsesEmbedding reports whether a method fits the CNE embedding (and
 // so can be followed by splitters that need it, and checkpointed).
 func UsesEmbedding(m string) bool { return m == MethodFONDUE || m == MethodCombined }
 
-// BaselineMethods returns the methods baselineScores accepts (a fresh
+// BaselineMethods returns the methods Baseline accepts (a fresh
 // slice).
 func BaselineMethods() []string { return []string{MethodDegree, MethodCC, MethodNC, MethodLCC} }
 
-// ScoringOptions configures the scores of an embedding (the scoring part of
+// Options configures the scores of an embedding (the scoring part of
 // Score's Options).
 type Options struct {
 	Method       string // MethodCombined (default) or MethodFONDUE
@@ -182,7 +184,7 @@ type Options struct {
 // progress of scoring an embedding: the split's tests, then the pieces.
 const combinedShare = 0.85
 
-// scoreEmbedding scores every node of g from a CNE embedding of it: with
+// Embedding scores every node of g from a CNE embedding of it: with
 // FONDUE's quotient (opts.Method MethodFONDUE) or the combined method
 // (MethodCombined, the default). Isolated nodes, and nodes that are not
 // opts.Targets, get NaN.

@@ -32,7 +32,7 @@ import (
 // of its neighbours' degrees); above it only links relate neighbours.
 const piecesTwoHopBudget = 1 << 26
 
-// piecesWork is one worker's scratch space for neighbourhoodPieces.
+// Pieces is one worker's scratch space for the pieces of neighbourhoods (Groups).
 type Pieces struct {
 	ego    graph.EgoNet
 	parent []int32
@@ -160,7 +160,7 @@ func (w *Pieces) union(a, b int32) {
 	w.parent[ra] = rb
 }
 
-// groups returns the pieces of the neighbourhood e (the ego network of its
+// Groups returns the pieces of the neighbourhood e (the ego network of its
 // centre), as groups of original node indices in order of first member.
 func (w *Pieces) Groups(g *graph.Graph, e *graph.EgoNet) [][]int32 {
 	label, count := w.labelsOf(g, e, false)
@@ -233,7 +233,7 @@ func EstimateEntities(ctx context.Context, g *graph.Graph, scored []bool, worker
 	return out, nil
 }
 
-// entityEstimates is EstimateEntities for the nodes with a score.
+// Entities is EstimateEntities for the nodes with a score.
 func Entities(ctx context.Context, g *graph.Graph, scores []float64, workers int) ([]int, error) {
 	return EstimateEntities(ctx, g, scoredOf(scores), workers)
 }

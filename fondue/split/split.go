@@ -13,10 +13,10 @@ import (
 
 // Names of the splitters of Splitters.
 const (
-	// SplitMCL clusters the ego network (the node removed) with Markov
+	// MCL clusters the ego network (the node removed) with Markov
 	// clustering: one new node per cluster. The paper's recommended splitter.
 	MCL = "mcl"
-	// SplitFONDUE uses the sign vector behind the node's FONDUE score: two groups.
+	// FONDUE uses the sign vector behind the node's FONDUE score: two groups.
 	FONDUE = "fondue"
 )
 
@@ -26,7 +26,7 @@ const (
 type Splitter interface {
 	// Name is the splitter's name on the command line and in configuration.
 	Name() string
-	// NeedsEmbedding reports whether the splitter reads SplitInput.Embedding,
+	// NeedsEmbedding reports whether the splitter reads Input.Embedding,
 	// and so cannot follow a baseline method.
 	NeedsEmbedding() bool
 	// NewWorker returns the function one goroutine of ProposeSplits calls
@@ -34,13 +34,13 @@ type Splitter interface {
 	NewWorker() Func
 }
 
-// SplitFunc returns groups of the neighbours of node (node indices; any
+// Func returns groups of the neighbours of node (node indices; any
 // order, empty groups allowed: ProposeSplits drops them and sorts the rest),
 // or an error for input it cannot work with (an *OptionsError for invalid
 // in.MCL). in is not nil.
 type Func func(g *graph.Graph, in *Input, node int) ([][]int32, error)
 
-// SplitInput is what a splitter reads besides the graph and the node: the
+// Input is what a splitter reads besides the graph and the node: the
 // score behind the proposal and the options it was made with.
 type Input struct {
 	Embedding *cne.Embedding // the scores' embedding; nil after a baseline
@@ -56,7 +56,7 @@ type Input struct {
 }
 
 // Splitters returns the splitters of this package, the default
-// (DefaultSplitter) first: ncut, mcl and fondue.
+// (Default) first: ncut, mcl and fondue.
 func Splitters() []Splitter {
 	return []Splitter{ncutSplitter, mclSplitter, fondueSplitter}
 }
@@ -67,7 +67,7 @@ var (
 	fondueSplitter = &builtinSplitter{name: FONDUE, needsEmbedding: true, split: splitFONDUE}
 )
 
-// FindSplitter returns the splitter called name among splitters, or nil.
+// Find returns the splitter called name among splitters, or nil.
 func Find(splitters []Splitter, name string) Splitter {
 	for _, s := range splitters {
 		if s.Name() == name {
@@ -108,7 +108,7 @@ type splitWorker struct {
 	pieces score.Pieces
 }
 
-// proposeGroups runs sp on each of nodes (indices of g) on up to workers
+// Propose runs sp on each of nodes (indices of g) on up to workers
 // goroutines and returns each node's groups, normalized (normalizeGroups);
 // nodes without neighbours get none. The result follows the order of
 // nodes and does not depend on workers; the first node's error (in that

@@ -12,7 +12,7 @@ import (
 // neighbourhood; the package documentation says what it does, step by step.
 const NCut = "ncut"
 
-// DefaultSplitter is the splitter used when a split is asked for without
+// Default is the splitter used when a split is asked for without
 // naming one (score --split, the connector's split mode).
 const Default = NCut
 

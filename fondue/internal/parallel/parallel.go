@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 )
 
-// workerCount resolves a requested number of workers (0 or less: all cores).
+// WorkerCount resolves a requested number of workers (0 or less: all cores).
 func WorkerCount(n int) int {
 	if n <= 0 {
 		return runtime.GOMAXPROCS(0)
@@ -15,12 +15,12 @@ func WorkerCount(n int) int {
 	return n
 }
 
-// forChunks runs fn(worker, chunk) for every chunk in [0, chunks) on up to
+// ForChunks runs fn(worker, chunk) for every chunk in [0, chunks) on up to
 // workers goroutines. Chunks are handed out dynamically for load balance;
 // callers keep results deterministic by making each chunk's output depend only
 // on the chunk, never on the worker. It stops early and returns ctx.Err()
 // when ctx is cancelled. When ctx carries a progress report
-// (withChunkProgress), the calling goroutine makes it as the chunks finish.
+// (WithChunkProgress), the calling goroutine makes it as the chunks finish.
 func ForChunks(ctx context.Context, workers, chunks int, fn func(worker, chunk int)) error {
 	workers = min(WorkerCount(workers), chunks)
 	t := NewChunkTicker(ctx, chunks)
@@ -62,7 +62,7 @@ type chunkProgressKey struct{}
 // chunkReport receives how many chunks of a parallel loop are done.
 type chunkReport func(done, total int)
 
-// withChunkProgress returns a context under which forChunks and
+// WithChunkProgress returns a context under which ForChunks and
 // baselineParallel report how many of their chunks are done, at each
 // percent of them (each chunk when there are fewer than 100), from the
 // calling goroutine, never with done = total (the loop's end is its
@@ -72,7 +72,7 @@ func WithChunkProgress(ctx context.Context, report func(done, total int)) contex
 	return context.WithValue(ctx, chunkProgressKey{}, chunkReport(report))
 }
 
-// subProgress returns ctx with its chunk progress report (if any) mapped
+// SubProgress returns ctx with its chunk progress report (if any) mapped
 // to the share [lo, hi) of it: for a phase made of several parallel loops
 // one after another, each reports its part and the whole never goes back.
 func SubProgress(ctx context.Context, lo, hi float64) context.Context {
@@ -86,8 +86,8 @@ func SubProgress(ctx context.Context, lo, hi float64) context.Context {
 	}))
 }
 
-// chunkTicker makes the reports of withChunkProgress for one loop; a nil
-// *chunkTicker (no report asked) does nothing.
+// ChunkTicker makes the reports of WithChunkProgress for one loop; a nil
+// *ChunkTicker (no report asked) does nothing.
 type ChunkTicker struct {
 	report chunkReport
 	chunks int
@@ -95,6 +95,8 @@ type ChunkTicker struct {
 	tick   chan struct{} // a percent was crossed (workers to the caller)
 }
 
+// NewChunkTicker returns the ticker of a loop of chunks under ctx: nil
+// when ctx asks for no report (WithChunkProgress) or there is one chunk.
 func NewChunkTicker(ctx context.Context, chunks int) *ChunkTicker {
 	report, _ := ctx.Value(chunkProgressKey{}).(chunkReport)
 	if report == nil || chunks <= 1 {
@@ -108,7 +110,7 @@ func (t *ChunkTicker) step(d int) bool {
 	return d < t.chunks && d*100/t.chunks != (d-1)*100/t.chunks
 }
 
-// finished counts a chunk done by a worker, and wakes the caller at a step.
+// Finished counts a chunk done by a worker, and wakes the caller at a step.
 func (t *ChunkTicker) Finished() {
 	if t == nil {
 		return
@@ -121,7 +123,7 @@ func (t *ChunkTicker) Finished() {
 	}
 }
 
-// finishedHere counts a chunk done by the calling goroutine itself.
+// FinishedHere counts a chunk done by the calling goroutine itself.
 func (t *ChunkTicker) FinishedHere() {
 	if t == nil {
 		return
@@ -131,7 +133,7 @@ func (t *ChunkTicker) FinishedHere() {
 	}
 }
 
-// wait waits for the workers of wg, making the reports meanwhile.
+// Wait waits for the workers of wg, making the reports meanwhile.
 func (t *ChunkTicker) Wait(wg *sync.WaitGroup) {
 	if t == nil {
 		wg.Wait()
@@ -156,7 +158,7 @@ func (t *ChunkTicker) Wait(wg *sync.WaitGroup) {
 	}
 }
 
-// rowChunks splits rows 0..n-1 into contiguous chunks of roughly equal cost,
+// RowChunks splits rows 0..n-1 into contiguous chunks of roughly equal cost,
 // where cost(i) is given. The split depends only on the costs, never on the
 // number of workers, which is what keeps per-chunk sums reproducible.
 func RowChunks(n int, target float64, cost func(i int) float64) []int {

@@ -2,7 +2,7 @@ package quotient
 
 import "math"
 
-// topEigenvector writes into v a unit eigenvector of the largest eigenvalue of
+// TopEigenvector writes into v a unit eigenvector of the largest eigenvalue of
 // the symmetric d x d matrix a (row-major), and returns that eigenvalue. a is
 // destroyed; vecs must have room for d*d values. It uses cyclic Jacobi
 // rotations: for the 8 x 8 matrices of FONDUE this is exact to rounding,

@@ -9,7 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 )
 
-// fondueWork is one worker's scratch space for scoring nodes.
+// Work is one worker's scratch space for scoring nodes.
 type Work struct {
 	d      int
 	y      []float64 // m x d rows y_j = x_i - x_j
@@ -28,12 +28,13 @@ type Work struct {
 // of the last Differences.
 func (w *Work) Scatter() []float64 { return w.scat }
 
+// New returns the scratch space for embeddings of dimension d.
 func New(d int) *Work {
 	return &Work{d: d, scat: make([]float64, d*d), vecs: make([]float64, d*d),
 		u: make([]float64, d), total: make([]float64, d), acc: make([]float64, d)}
 }
 
-// fondueNode returns node i's ambiguity: the best quotient R_i found by the
+// Node returns node i's ambiguity: the best quotient R_i found by the
 // eigenvector sweep and by T random sign vectors drawn from r, optionally
 // polished by single-sign flips. When b is not nil it receives the
 // maximising sign vector (+1/-1 per neighbour, in the order of
@@ -60,7 +61,7 @@ func Node(g *graph.Graph, X []float64, i, T int, normalize, polish bool, r *rng.
 	return best * scale
 }
 
-// differences fills w.y with the rows y_j = x_i - x_j over the neighbours
+// Differences fills w.y with the rows y_j = x_i - x_j over the neighbours
 // nb of i, w.total with their sum and w.scat with their scatter matrix.
 func (w *Work) Differences(X []float64, i int, nb []int32) {
 	m, d := len(nb), w.d

@@ -21,31 +21,32 @@ func mix64(z uint64) uint64 {
 	return z ^ z>>31
 }
 
-// streamSeed derives the seed of one random stream.
+// StreamSeed derives the seed of one random stream.
 func StreamSeed(seed, purpose, a, b uint64) uint64 {
 	return mix64(seed ^ mix64(purpose*0x9e3779b97f4a7c15^mix64(a+0x632be59bd9b4e019)^b))
 }
 
-// splitmix is a small, fast generator: one add and a hash per draw.
+// SplitMix is a small, fast generator: one add and a hash per draw.
 type SplitMix struct{ S uint64 }
 
+// Next returns the next 64 random bits.
 func (r *SplitMix) Next() uint64 {
 	r.S += 0x9e3779b97f4a7c15
 	return mix64(r.S)
 }
 
-// intn returns a uniform-enough value in [0, n) by Lemire's multiply-shift;
+// Intn returns a uniform-enough value in [0, n) by Lemire's multiply-shift;
 // the bias is below 2^-32 for the n used here.
 func (r *SplitMix) Intn(n uint32) uint32 {
 	return uint32((uint64(uint32(r.Next()>>32)) * uint64(n)) >> 32)
 }
 
-// float64 returns a uniform value in [0, 1).
+// Float64 returns a uniform value in [0, 1).
 func (r *SplitMix) Float64() float64 {
 	return float64(r.Next()>>11) / (1 << 53)
 }
 
-// norm returns a standard normal value (Box–Muller, one of the pair).
+// Norm returns a standard normal value (Box–Muller, one of the pair).
 func (r *SplitMix) Norm() float64 {
 	u := r.Float64()
 	for u == 0 {

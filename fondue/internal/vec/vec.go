@@ -2,7 +2,7 @@ package vec
 
 import "math"
 
-// mclResize returns s with length n, reusing its storage when it can. The
+// Resize returns s with length n, reusing its storage when it can. The
 // contents are not cleared.
 func Resize[T any](s []T, n int) []T {
 	if cap(s) < n {
@@ -11,7 +11,7 @@ func Resize[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// egoSearch returns the first index of s whose value is >= v (len(s) if
+// Search returns the first index of s whose value is >= v (len(s) if
 // none), like sort.Search, without the closure call.
 func Search(s []int32, v int32) int {
 	lo, hi := 0, len(s)
@@ -26,7 +26,7 @@ func Search(s []int32, v int32) int {
 	return lo
 }
 
-// egoGrowCap rounds a requested capacity up so that buffers grown one ego net at
+// GrowCap rounds a requested capacity up so that buffers grown one ego net at
 // a time reach their final size after O(log) reallocations.
 func GrowCap(n int) int {
 	c := 16
@@ -36,6 +36,7 @@ func GrowCap(n int) int {
 	return c
 }
 
+// Dot returns the dot product of a and b (len(a) entries).
 func Dot(a, b []float64) float64 {
 	s := 0.0
 	for k := range a {
@@ -44,7 +45,7 @@ func Dot(a, b []float64) float64 {
 	return s
 }
 
-// sqDist returns ||a - b||^2, summed in coordinate order.
+// SqDist returns ||a - b||^2, summed in coordinate order.
 func SqDist(a, b []float64) float64 {
 	b = b[:len(a)]
 	s := 0.0
@@ -55,7 +56,7 @@ func SqDist(a, b []float64) float64 {
 	return s
 }
 
-// quickMedian returns the lower median of x, reordering x.
+// QuickMedian returns the lower median of x, reordering x.
 func QuickMedian(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
