@@ -42,30 +42,15 @@ func (t tuning) reorderAbove() int64 {
 	return fitsize.ReorderMinBytes
 }
 
-func (t tuning) every() int {
-	if t.stableEvery > 0 {
-		return t.stableEvery
-	}
-	return stableEvery
-}
+func (t tuning) every() int       { return positiveOr(t.stableEvery, stableEvery) }
+func (t tuning) sample() int      { return positiveOr(t.stableSample, stableSample) }
+func (t tuning) top() float64     { return positiveOr(t.stableTop, stableTop) }
+func (t tuning) overlap() float64 { return positiveOr(t.stableOverlap, stableOverlap) }
 
-func (t tuning) sample() int {
-	if t.stableSample > 0 {
-		return t.stableSample
+// positiveOr returns v if it is positive, else the default def.
+func positiveOr[T int | float64](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return stableSample
-}
-
-func (t tuning) top() float64 {
-	if t.stableTop > 0 {
-		return t.stableTop
-	}
-	return stableTop
-}
-
-func (t tuning) overlap() float64 {
-	if t.stableOverlap > 0 {
-		return t.stableOverlap
-	}
-	return stableOverlap
+	return def
 }

@@ -42,6 +42,20 @@ func (e *EgoNet) Degree(k int) int { return int(e.Off[k+1] - e.Off[k]) }
 // aliases the EgoNet's storage.
 func (e *EgoNet) Neighbors(k int) []int32 { return e.Adj[e.Off[k]:e.Off[k+1]:e.Off[k+1]] }
 
+// Originals maps groups of local indices (of e) to fresh groups of the
+// original node indices.
+func (e *EgoNet) Originals(groups [][]int32) [][]int32 {
+	out := make([][]int32, len(groups))
+	for c, grp := range groups {
+		orig := make([]int32, len(grp))
+		for k, local := range grp {
+			orig[k] = e.Nodes[local]
+		}
+		out[c] = orig
+	}
+	return out
+}
+
 // egoBinaryFactor decides, per neighbour u, between scanning Γ(u) against a
 // marker array and binary-searching each member of Γ(i) in Γ(u). Scanning
 // costs deg(u); searching costs about deg(i)·log2(deg(u)). A hub neighbour of

@@ -197,3 +197,16 @@ func egoReadTestdata(t testing.TB, name string) *Graph {
 	}
 	return g
 }
+
+// Originals maps groups of local indices to the original nodes, in fresh
+// slices that a later Ego on the same buffer does not change.
+func TestEgoOriginals(t *testing.T) {
+	g := newTestGraph(t, 6, [][2]int{{0, 2}, {0, 3}, {0, 5}, {2, 3}, {1, 4}, {1, 5}})
+	var buf EgoNet
+	e := egoOf(t, g, 0, &buf) // neighbours 2, 3, 5: locals 0, 1, 2
+	got := e.Originals([][]int32{{2}, {0, 1}, {}})
+	egoOf(t, g, 1, &buf)
+	if want := [][]int32{{5}, {2, 3}, {}}; len(got) != 3 || !slices.Equal(got[0], want[0]) || !slices.Equal(got[1], want[1]) || len(got[2]) != 0 {
+		t.Fatalf("Originals = %v, want %v", got, want)
+	}
+}

@@ -2,6 +2,7 @@ package research
 
 import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
@@ -67,7 +68,7 @@ func (w *componentWork) components(g *graph.Graph, i int, twoHop bool) [][]int32
 		clear(w.stamp)
 		w.cur = 1
 	}
-	w.parent = resize(w.parent, m)
+	w.parent = vec.Resize(w.parent, m)
 	for a, j := range nb {
 		w.parent[a] = int32(a)
 		w.stamp[j], w.first[j] = w.cur, int32(a)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -145,7 +146,7 @@ func twoGroups(nb []int32, w *worker, fill func(W []float64)) [][]int32 {
 	if m < 2 {
 		return [][]int32{append([]int32(nil), nb...)}
 	}
-	w.aff = resize(w.aff, m*m)
+	w.aff = vec.Resize(w.aff, m*m)
 	clear(w.aff)
 	fill(w.aff)
 	return score.SignGroups(nb, w.bi.Bisect(w.aff, m))
@@ -192,13 +193,13 @@ func splitMCL2(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, er
 	if err != nil {
 		return nil, err
 	}
-	clusters := mclGroups(e, local)
+	clusters := e.Originals(local)
 	k := len(clusters)
 	if k <= 2 {
 		return clusters, nil
 	}
 	// Node affinities, then summed per pair of clusters.
-	w.aff = resize(w.aff, m*m)
+	w.aff = vec.Resize(w.aff, m*m)
 	posteriorAffinity(in, e.Nodes, w.aff)
 	addEgoAdjacency(e, w.aff, 1)
 	of := make([]int, m)
@@ -247,7 +248,7 @@ func splitKMeans(g *graph.Graph, in *split.Input, i int, _ *worker) [][]int32 {
 	far := func(from []float64) int {
 		best, bk := -1.0, 0
 		for k, j := range nb {
-			if s := sqDist2(emb.Row(int(j)), from); s > best {
+			if s := vec.SqDist(emb.Row(int(j)), from); s > best {
 				best, bk = s, k
 			}
 		}
@@ -263,7 +264,7 @@ func splitKMeans(g *graph.Graph, in *split.Input, i int, _ *worker) [][]int32 {
 		for k, j := range nb {
 			x := emb.Row(int(j))
 			s := int8(-1)
-			if sqDist2(x, cA) <= sqDist2(x, cB) {
+			if vec.SqDist(x, cA) <= vec.SqDist(x, cB) {
 				s = 1
 			}
 			if s != side[k] {
@@ -299,34 +300,4 @@ func splitKMeans(g *graph.Graph, in *split.Input, i int, _ *worker) [][]int32 {
 		}
 	}
 	return score.SignGroups(nb, side)
-}
-
-func sqDist2(a, b []float64) float64 {
-	s := 0.0
-	for k := range a {
-		t := a[k] - b[k]
-		s += t * t
-	}
-	return s
-}
-
-// mclGroups maps clusters of local indices to groups of node indices.
-func mclGroups(e *graph.EgoNet, clusters [][]int32) [][]int32 {
-	groups := make([][]int32, len(clusters))
-	for c, cl := range clusters {
-		grp := make([]int32, len(cl))
-		for k, local := range cl {
-			grp[k] = e.Nodes[local]
-		}
-		groups[c] = grp
-	}
-	return groups
-}
-
-// resize returns s with length n, reusing its storage when it can.
-func resize[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n)
 }

@@ -152,20 +152,7 @@ func splitMCL(g *graph.Graph, in *Input, i int, w *splitWorker) ([][]int32, erro
 	if err != nil {
 		return nil, err
 	}
-	return mclGroups(e, clusters), nil
-}
-
-// mclGroups maps clusters of local indices to fresh groups of original indices.
-func mclGroups(e *graph.EgoNet, clusters [][]int32) [][]int32 {
-	groups := make([][]int32, len(clusters))
-	for c, cl := range clusters {
-		grp := make([]int32, len(cl))
-		for k, local := range cl {
-			grp[k] = e.Nodes[local]
-		}
-		groups[c] = grp
-	}
-	return groups
+	return e.Originals(clusters), nil
 }
 
 // normalizeGroups drops empty groups, sorts each, and orders them largest
