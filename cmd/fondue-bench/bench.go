@@ -15,6 +15,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -92,7 +93,7 @@ measures score at growing graph sizes instead.`,
 	f.BoolVar(&bf.skipReal, "skip-real", false, "do not run the real evaluation (fondue-bench real) after the paper's")
 	// The engine's flags but the warm start (the bench saves no embedding);
 	// --method is --methods here.
-	cli.AddEngineFlags(f, cli.EngineFlagsExcept(append([]string{"method"}, cli.CheckpointFlags...)...)...)
+	cli.AddFlags(cmd, config.CmdBench)
 	return cmd
 }
 
@@ -106,7 +107,7 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Engine, err = cli.EngineOptions(a.v); err != nil {
+	if cfg.Engine, err = cli.EngineOptions(a.cfg); err != nil {
 		return err
 	}
 	if cfg.DataDir, err = bench.FindDataDir(bf.dataDir); err != nil {

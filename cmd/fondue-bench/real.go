@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +72,7 @@ each for all labelled names, the development half and the held-out half, into
 	f.StringVar(&rf.dataDir, "data-dir", "", "datasets directory, holding the folder real (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
 	// The engine's flags but the warm start (the bench saves no embedding);
 	// --method is --methods here.
-	cli.AddEngineFlags(f, cli.EngineFlagsExcept(append([]string{"method"}, cli.CheckpointFlags...)...)...)
+	cli.AddFlags(cmd, config.CmdBenchReal)
 	return cmd
 }
 
@@ -86,7 +87,7 @@ func (a *app) runRealCmd(cmd *cobra.Command, rf *realFlags) error {
 	if err := checkMethodsSplitters(rf.methods, rf.splitters); err != nil {
 		return err
 	}
-	engine, err := cli.EngineOptions(a.v)
+	engine, err := cli.EngineOptions(a.cfg)
 	if err != nil {
 		return err
 	}

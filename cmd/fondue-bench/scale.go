@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -24,8 +25,7 @@ func newScaleCmd(a *app) *cobra.Command {
 		compare, reuse                         string
 		dataDir                                string
 		ratio                                  float64
-		seed                                   uint64
-		repeats, threads                       int
+		repeats                                int
 		double                                 bool
 	)
 	cmd := &cobra.Command{
@@ -56,6 +56,11 @@ stop, to show what early stopping costs.`,
   fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3
   fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --seed and --threads are the settings' flags (checked as
+			// theirs), but scale reads the flags alone: the seed of its
+			// graphs is not the engine's seed of the configuration.
+			seed, _ := cmd.Flags().GetUint64("seed")
+			threads, _ := cmd.Flags().GetInt("threads")
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
 				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args}
 			for _, c := range strings.Split(cases, ",") {
@@ -129,9 +134,7 @@ stop, to show what early stopping costs.`,
 	f := cmd.Flags()
 	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE or file:PATH")
 	f.Float64Var(&ratio, "ratio", 0.01, "fraction of nodes merged into planted ambiguous pairs")
-	f.Uint64Var(&seed, "seed", 1, "seed of the generated graphs, the contraction and the runs")
 	f.IntVar(&repeats, "repeats", 1, "runs per case and binary (medians are reported)")
-	f.IntVar(&threads, "threads", 0, "worker goroutines of the runs (0: all cores)")
 	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")
 	f.StringVar(&binary, "binary", "", "the fondue-neo4j binary to measure (default: the one beside this program, else on $PATH)")
 	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
@@ -140,6 +143,7 @@ stop, to show what early stopping costs.`,
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "output-dir", "bench-scale-out", "folder of the reports")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	cli.AddFlags(cmd, config.CmdBenchScale) // --seed, --threads
 	return cmd
 }
 

@@ -28,22 +28,6 @@ const (
 	Int            // any integer (stored as int)
 )
 
-// Setting is one configuration key.
-type Setting struct {
-	Key     string // dotted, lower case: "embedding.dim"
-	Kind    Kind
-	Default any
-	Values  []string // Enum's values
-	// Want, when set, replaces the kind's description in error messages.
-	Want string
-	// NotInFile, when set, makes the key an error in a config file; it is
-	// the message saying where the value belongs instead.
-	NotInFile string
-	// Check, when set, checks a String or Size value further; its error
-	// says what is expected.
-	Check func(string) error
-}
-
 // want describes the values a setting accepts, for error messages.
 func (s *Setting) want() string {
 	if s.Want != "" {

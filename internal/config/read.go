@@ -97,35 +97,9 @@ func describe(raw any) string {
 	return fmt.Sprintf("%v", raw)
 }
 
-// Lookup returns the setting of a key (or of an alias of it).
-func Lookup(key string) (*Setting, bool) {
-	key = strings.ToLower(key)
-	if k, ok := Aliases[key]; ok {
-		key = k
-	}
-	i, ok := index()[key]
-	if !ok {
-		return nil, false
-	}
-	return &Settings[i], true
-}
-
-var byKey map[string]int
-
-func index() map[string]int {
-	if byKey == nil {
-		m := make(map[string]int, len(Settings))
-		for i, s := range Settings {
-			m[s.Key] = i
-		}
-		byKey = m
-	}
-	return byKey
-}
-
 // isSection reports whether key is a section: the prefix of other keys.
 func isSection(key string) bool {
-	for _, s := range Settings {
+	for _, s := range settings {
 		if strings.HasPrefix(s.Key, key+".") {
 			return true
 		}
@@ -135,7 +109,7 @@ func isSection(key string) bool {
 
 func sectionKeys(key string) []string {
 	var out []string
-	for _, s := range Settings {
+	for _, s := range settings {
 		if rest, ok := strings.CutPrefix(s.Key, key+"."); ok {
 			out = append(out, rest)
 		}
@@ -185,7 +159,7 @@ func ReadFile(name string, data []byte) (map[string]Value, error) {
 			if prefix != "" {
 				key = prefix + "." + key
 			}
-			s, known := Lookup(key)
+			s, known := lookup(key)
 			switch {
 			case known:
 				if s.NotInFile != "" {
@@ -260,13 +234,15 @@ func yamlError(s string) string {
 // fileKeys lists every key a file may hold, aliases included.
 func fileKeys() []string {
 	var out []string
-	for _, s := range Settings {
+	for _, s := range settings {
 		if s.NotInFile == "" {
 			out = append(out, s.Key)
 		}
 	}
-	for a := range Aliases {
-		out = append(out, a)
+	for _, s := range settings {
+		if s.NotInFile == "" {
+			out = append(out, s.Aliases...)
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -277,11 +253,11 @@ func fileKeys() []string {
 // and its value must parse. Empty values count as unset.
 func ReadEnv(environ []string) (map[string]Value, error) {
 	names := map[string]string{} // variable -> key
-	for _, s := range Settings {
+	for _, s := range settings {
 		names[EnvName(s.Key)] = s.Key
-	}
-	for a, k := range Aliases {
-		names[EnvName(a)] = k
+		for _, a := range s.Aliases {
+			names[EnvName(a)] = s.Key
+		}
 	}
 	out := map[string]Value{}
 	var sorted []string
@@ -309,7 +285,7 @@ func ReadEnv(environ []string) (map[string]Value, error) {
 		if val == "" {
 			continue
 		}
-		s, _ := Lookup(key)
+		s, _ := lookup(key)
 		v, err := s.Parse(val)
 		if err != nil {
 			return nil, &Error{Source: src, Key: s.Key, Raw: val, Msg: err.Error()}
