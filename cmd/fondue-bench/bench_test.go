@@ -347,3 +347,21 @@ func TestBenchVocabulary(t *testing.T) {
 		t.Errorf("--checkpoint: exit %d, %s", code, stderr)
 	}
 }
+
+// Every command of fondue-bench has the settings' flags that the table of
+// internal/config declares for it, and no other setting's.
+func TestBenchSettingsAsDeclared(t *testing.T) {
+	root := newApp(&strings.Builder{}, &strings.Builder{}).rootCmd()
+	for _, c := range []struct {
+		path []string
+		on   config.Commands
+	}{{nil, config.CmdBench}, {nil, config.CmdEvery}, {[]string{"real"}, config.CmdBenchReal}, {[]string{"scale"}, config.CmdBenchScale}} {
+		cmd, _, err := root.Find(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cli.CheckFlags(cmd, c.on); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,4 +104,49 @@ func completeWith(cmd *cobra.Command, name string, values []string) {
 	_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return slices.Clone(values), cobra.ShellCompDirectiveNoFileComp
 	})
+}
+
+// CheckFlags reports how cmd's flags differ from the settings' flags on the
+// commands on (the table of internal/config): a flag missing, another
+// setting's, with other help, or an older spelling missing; and a
+// setting's flag that the table does not give cmd. Nil when they agree;
+// the tests of both programs call it for every command.
+func CheckFlags(cmd *cobra.Command, on config.Commands) error {
+	fs := cmd.LocalNonPersistentFlags()
+	if on == config.CmdEvery {
+		fs = cmd.PersistentFlags()
+	}
+	var errs []error
+	fail := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{cmd.CommandPath()}, args...)...))
+	}
+	want := map[string]string{} // flag -> setting
+	for _, s := range config.Settings() {
+		fl, ok := s.FlagOn(on)
+		if !ok {
+			continue
+		}
+		want[fl.Name] = s.Key
+		f := fs.Lookup(fl.Name)
+		switch key, _ := KeyOf(f); {
+		case f == nil:
+			fail("no --%s (%s)", fl.Name, s.Key)
+			continue
+		case key != s.Key:
+			fail("--%s sets %q, not %s", fl.Name, key, s.Key)
+		case f.Usage != fl.Help:
+			fail("--%s says %q, not %q", fl.Name, f.Usage, fl.Help)
+		}
+		if fl.Old != "" {
+			if old := fs.Lookup(fl.Old); old == nil || !old.Hidden || DeprecatedFor(old) != fl.Name {
+				fail("no hidden --%s for --%s", fl.Old, fl.Name)
+			}
+		}
+	}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if key, ok := KeyOf(f); ok && want[f.Name] != key {
+			fail("--%s sets %s, which the table does not give it", f.Name, key)
+		}
+	})
+	return errors.Join(errs...)
 }
