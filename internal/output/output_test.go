@@ -26,8 +26,8 @@ func TestTSVField(t *testing.T) {
 		`\.`:        `"\."`,
 		"a,b|c":     "a,b|c", // only the split column quotes these
 	} {
-		if got := TSVField(in); got != want {
-			t.Errorf("TSVField(%q) = %q, want %q", in, got, want)
+		if got := tsvField(in); got != want {
+			t.Errorf("tsvField(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -60,14 +60,14 @@ func (r Ranking) WriteTSV(w io.Writer, header bool) error {
 		}
 	}
 	for _, i := range r.nodes() {
-		line := TSVField(g.Key(i))
+		line := tsvField(g.Key(i))
 		if nm != nil {
-			line += "\t" + TSVField(nm.Of(g.Key(i)))
+			line += "\t" + tsvField(nm.Of(g.Key(i)))
 		}
 		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
 			"\t" + formatFloat(res.Scores[i]) + "\t" + strconv.Itoa(res.Entities[i])
 		if p, ok := props[i]; ok {
-			line += "\t" + TSVField(SplitField(g, p.Groups, nm))
+			line += "\t" + tsvField(splitField(g, p.Groups, nm))
 		}
 		if _, err := io.WriteString(w, line+"\n"); err != nil {
 			return err
@@ -76,12 +76,12 @@ func (r Ranking) WriteTSV(w io.Writer, header bool) error {
 	return nil
 }
 
-// TSVField quotes a field of the tab-separated output as RFC 4180 (and
+// tsvField quotes a field of the tab-separated output as RFC 4180 (and
 // encoding/csv's writer, with a tab for the comma) does: a field holding a
 // tab, a quote or a line break, or starting with a space, is put in quotes,
 // its quotes doubled. The output stays one record per node and reads back
 // with encoding/csv (Comma '\t') or "score" itself.
-func TSVField(s string) string {
+func tsvField(s string) string {
 	if !fieldNeedsQuotes(s, "\t") {
 		return s
 	}
@@ -104,13 +104,13 @@ func fieldNeedsQuotes(s, seps string) bool {
 
 func quoteField(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// SplitField writes groups of neighbour keys (or names) as "a,b|c,d":
+// splitField writes groups of neighbour keys (or names) as "a,b|c,d":
 // '|' between groups, ',' between the members of a group. A member holding
 // ',', '|' or a quote (or a line break, or starting with a space) is
 // quoted as in CSV ("Smith, J." becomes "\"Smith, J.\""), so that the field
-// splits back unambiguously; TSVField then quotes the whole field if it
+// splits back unambiguously; tsvField then quotes the whole field if it
 // needs it.
-func SplitField(g *graph.Graph, groups [][]int32, nm names.Names) string {
+func splitField(g *graph.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
 	for k, grp := range groups {
 		if k > 0 {

@@ -16,12 +16,12 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
-// TerminalTop is how many of a sync summary's most ambiguous nodes the
+// terminalTop is how many of a sync summary's most ambiguous nodes the
 // terminal summary and the log record show.
-const TerminalTop = 5
+const terminalTop = 5
 
 // SyncText writes a sync run's summary for people (on a terminal): what
-// was written or the approved plan applied, what was scored (Scored), and
+// was written or the approved plan applied, what was scored, and
 // what was split with the command that undoes it.
 func SyncText(w io.Writer, sum *syncjob.Summary) {
 	if ap := sum.ApprovedPlan; ap != nil {
@@ -31,7 +31,7 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 			sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
 			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
 	}
-	Scored(w, sum)
+	scored(w, sum)
 	if sp := sum.Split; sp != nil {
 		fmt.Fprintf(w, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run-id %s\n",
 			sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
@@ -53,7 +53,7 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 			attrs = append(attrs, "contextNodes", sc.Context, "contextByLabel", contextByLabel(sc))
 		}
 		var top []string
-		for _, n := range sc.Top[:min(len(sc.Top), TerminalTop)] {
+		for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
 			top = append(top, syncjob.DescribeNode(n.Key, n.Name))
 		}
 		attrs = append(attrs, "mostAmbiguous", top)
@@ -107,14 +107,14 @@ func labelParts(sc *syncjob.Scored, count func(syncjob.LabelCount) int) string {
 	return strings.Join(parts, ", ")
 }
 
-// Scored writes what a run scored, for people: the scored nodes per
+// scored writes what a run scored, for people: the scored nodes per
 // label (most first), the context nodes (write.node_labels), then the
 // most ambiguous nodes, one a line:
 //
 //	scored 77 nodes: 77 Character, 12 Paris; 3 isolated nodes not scored; 120 context nodes: 120 Place
 //	most ambiguous (ambiguity, score, node, labels):
 //	  1.0000  0.974026  11 (Valjean)  :Character
-func Scored(w io.Writer, sum *syncjob.Summary) {
+func scored(w io.Writer, sum *syncjob.Summary) {
 	sc := sum.Scored
 	if sc == nil {
 		return
@@ -137,7 +137,7 @@ func Scored(w io.Writer, sum *syncjob.Summary) {
 		return
 	}
 	fmt.Fprintf(w, "most ambiguous (ambiguity, score, node, labels):\n")
-	for _, n := range sc.Top[:min(len(sc.Top), TerminalTop)] {
+	for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
 		labels := ""
 		if len(n.Labels) > 0 {
 			labels = "  :" + strings.Join(n.Labels, ":")
