@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -64,7 +65,7 @@ func barPlot(p *plot.Plot, file string, categories []string, series []realBars, 
 			return err
 		}
 	}
-	finishCellAxis(p, categories)
+	plots.CellAxis(p, categories)
 	width := vg.Length(math.Max(6, 0.12*float64(n*len(categories))+1.5)) * vg.Inch
 	return p.Save(width, 4.8*vg.Inch, file)
 }
@@ -88,9 +89,9 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 	var files []string
 	methods := r.methods()
 	{
-		p := newPlot("Detection on real ambiguity (all labelled names; light: within degree bins)", "", "AUC")
+		p := plots.New("Detection on real ambiguity (all labelled names; light: within degree bins)", "", "AUC")
 		p.Y.Min, p.Y.Max = 0, 1.35
-		p.Y.Tick.Marker = unitTicks{}
+		p.Y.Tick.Marker = plots.UnitTicks{}
 		var series []realBars
 		for k, s := range sets {
 			for _, m := range []struct {
@@ -112,9 +113,9 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 	}
 	splitters := r.splitters()
 	{
-		p := newPlot("Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "", "ARI")
+		p := plots.New("Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "", "ARI")
 		p.Y.Max = 1.35
-		p.Y.Tick.Marker = unitTicks{}
+		p.Y.Tick.Marker = plots.UnitTicks{}
 		var series []realBars
 		for k, s := range sets {
 			for _, m := range []struct {
@@ -150,7 +151,7 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 // line. The axis stops at 2.5 times the largest true mean; taller bars are
 // cut there and carry their value.
 func (r *RealReport) groupsPlot(dir string, sets []*RealSetResult, splitters []string) (string, error) {
-	p := newPlot("Groups proposed on the split-evaluated names (dashed: true persons)", "", "mean number of groups")
+	p := plots.New("Groups proposed on the split-evaluated names (dashed: true persons)", "", "mean number of groups")
 	cats := append(markDefault(splitters, r.Results.Config.DefaultSplitter), "entities (estimate)")
 	top := 0.0
 	for _, s := range sets {

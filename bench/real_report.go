@@ -11,6 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
@@ -18,7 +21,7 @@ import (
 // results.
 type RealReport struct {
 	Results *RealResults
-	Machine Machine
+	Machine setup.Machine
 	Command string
 	// Plots are the picture files (relative to the markdown file) to show.
 	Plots []string
@@ -34,25 +37,25 @@ type realColumn struct {
 
 var (
 	detectionColumns = []realColumn{
-		{MetricAUC, "AUC", f3, 1},
-		{MetricAUCBins, "AUC within degree bins", f3, 1},
-		{MetricAUC2, "AUC, 2-person positives", f3, 1},
-		{MetricP100, "P@100", f3, 1},
+		{MetricAUC, "AUC", format.F3, 1},
+		{MetricAUCBins, "AUC within degree bins", format.F3, 1},
+		{MetricAUC2, "AUC, 2-person positives", format.F3, 1},
+		{MetricP100, "P@100", format.F3, 1},
 	}
 	splitColumns = []realColumn{
-		{MetricARI, "ARI", f3, 1},
-		{MetricARI2, "ARI, 2 persons", f3, 1},
-		{MetricARI3, "ARI, 3+ persons", f3, 1},
+		{MetricARI, "ARI", format.F3, 1},
+		{MetricARI2, "ARI, 2 persons", format.F3, 1},
+		{MetricARI3, "ARI, 3+ persons", format.F3, 1},
 		{MetricGroups, "groups", f1, 0},
-		{MetricGroupsExact, "groups = persons", f3, 1},
+		{MetricGroupsExact, "groups = persons", format.F3, 1},
 		{MetricGroupsMAE, "groups MAE", f2, -1},
 	}
 	entityColumns = []realColumn{
 		{MetricSplitMean, "mean, split-evaluated", f1, 0},
-		{MetricSplitExact, "exact, split-evaluated", f3, 1},
+		{MetricSplitExact, "exact, split-evaluated", format.F3, 1},
 		{MetricSplitMAE, "MAE, split-evaluated", f2, -1},
 		{MetricAllMean, "mean, all eligible", f2, 0},
-		{MetricAllExact, "exact, all eligible", f3, 1},
+		{MetricAllExact, "exact, all eligible", format.F3, 1},
 		{MetricAllMAE, "MAE, all eligible", f2, -1},
 	}
 )
@@ -133,14 +136,14 @@ func (r *RealReport) writeHeadline(p func(string, ...any)) {
 	cfg := r.Results.Config
 	type line struct {
 		label string
-		table func(*RealSetSummary) map[string]map[string]map[string]Stat
+		table func(*RealSetSummary) map[string]map[string]map[string]metrics.Stat
 		names []string
 		def   string
 		col   realColumn
 	}
-	det := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Detection }
-	spl := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Splitting }
-	ent := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Entities }
+	det := func(s *RealSetSummary) map[string]map[string]map[string]metrics.Stat { return s.Detection }
+	spl := func(s *RealSetSummary) map[string]map[string]map[string]metrics.Stat { return s.Splitting }
+	ent := func(s *RealSetSummary) map[string]map[string]map[string]metrics.Stat { return s.Entities }
 	lines := []line{
 		{"detection AUC", det, r.methods(), cfg.DefaultMethod, detectionColumns[0]},
 		{"AUC within degree bins", det, r.methods(), cfg.DefaultMethod, detectionColumns[1]},
@@ -284,18 +287,18 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 	var parts []string
 	for _, m := range r.methods() {
 		if v, ok := s.Summary.Seconds["method:"+m]; ok {
-			parts = append(parts, fmt.Sprintf("`%s` %s", m, fsec(v)))
+			parts = append(parts, fmt.Sprintf("`%s` %s", m, format.Seconds(v)))
 		}
 	}
 	p("- methods: %s\n", strings.Join(parts, ", "))
 	parts = nil
 	for _, sp := range r.splitters() {
 		if v, ok := s.Summary.Seconds["splitter:"+sp]; ok {
-			parts = append(parts, fmt.Sprintf("`%s` %s", sp, fsec(v)))
+			parts = append(parts, fmt.Sprintf("`%s` %s", sp, format.Seconds(v)))
 		}
 	}
 	p("- splitters: %s\n\n", strings.Join(parts, ", "))
-	p("The whole set: %s s.\n\n", fsec(s.Seconds))
+	p("The whole set: %s s.\n\n", format.Seconds(s.Seconds))
 }
 
 // componentEstimator names the component count that fits the set's shape.
@@ -336,7 +339,7 @@ func mdEscape(s string) string {
 // writeTable writes one table: a row per name (def first and bold), a
 // column per metric and half.
 func (r *RealReport) writeTable(p func(string, ...any), what string, names []string, def string,
-	table map[string]map[string]map[string]Stat, cols []realColumn, halves []string) {
+	table map[string]map[string]map[string]metrics.Stat, cols []realColumn, halves []string) {
 	names = defaultFirst(names, def)
 	var present []string
 	for _, n := range names {
@@ -412,7 +415,7 @@ func (r *RealReport) WriteJSON(w io.Writer) error {
 	enc := func(v any) string {
 		b, err := json.Marshal(v)
 		if err != nil {
-			panic(err) // Num and Stat write NaN as null: nothing else can fail
+			panic(err) // Num and metrics.Stat write NaN as null: nothing else can fail
 		}
 		return string(b)
 	}

@@ -9,6 +9,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
@@ -83,7 +86,7 @@ func (x Num) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
 		return []byte("null"), nil
 	}
-	return json.Marshal(round6(float64(x)))
+	return json.Marshal(format.Round6(float64(x)))
 }
 
 func (x *Num) UnmarshalJSON(b []byte) error {
@@ -111,7 +114,7 @@ type RealConfig struct {
 	Seeds int
 	// Methods are the detection methods (default score.Methods()).
 	Methods []string
-	// Splitters are the splitters (default SplitterNames()).
+	// Splitters are the splitters (default setup.SplitterNames()).
 	Splitters []string
 	// Engine configures the engine as the score command does; Method,
 	// Targets, Split and Progress are ignored.
@@ -148,7 +151,7 @@ type RealConfigRecord struct {
 	DefaultSplitter string       `json:"default_splitter"`
 	Deterministic   []string     `json:"deterministic_methods"` // run once, the same in every seed's record
 	Workers         int          `json:"workers"`
-	Engine          EngineRecord `json:"engine"`
+	Engine          setup.Engine `json:"engine"`
 	SeedRule        string       `json:"seed_rule"`
 }
 
@@ -196,7 +199,7 @@ type RealTopName struct {
 type RealSeed struct {
 	Seed       int                           `json:"seed"`
 	EngineSeed uint64                        `json:"engine_seed"`
-	CNE        *CNEInfo                      `json:"cne,omitempty"`
+	CNE        *metrics.CNE                  `json:"cne,omitempty"`
 	Detection  map[string]map[string]Metrics `json:"detection"`
 	Splitting  map[string]map[string]Metrics `json:"splitting"`
 	Entities   map[string]map[string]Metrics `json:"entities"`
@@ -245,10 +248,10 @@ type RealSplitRecord struct {
 // RealSetSummary holds the mean (and spread) over seeds of every metric:
 // per method (splitter, estimator), per half, per metric.
 type RealSetSummary struct {
-	Detection map[string]map[string]map[string]Stat `json:"detection"`
-	Splitting map[string]map[string]map[string]Stat `json:"splitting"`
-	Entities  map[string]map[string]map[string]Stat `json:"entities"`
-	Seconds   map[string]float64                    `json:"seconds"` // mean per seed
+	Detection map[string]map[string]map[string]metrics.Stat `json:"detection"`
+	Splitting map[string]map[string]map[string]metrics.Stat `json:"splitting"`
+	Entities  map[string]map[string]map[string]metrics.Stat `json:"entities"`
+	Seconds   map[string]float64                            `json:"seconds"` // mean per seed
 }
 
 func (cfg RealConfig) withDefaults() (RealConfig, error) {
@@ -274,11 +277,11 @@ func (cfg RealConfig) withDefaults() (RealConfig, error) {
 		}
 	}
 	if cfg.Splitters == nil {
-		cfg.Splitters = SplitterNames()
+		cfg.Splitters = setup.SplitterNames()
 	}
 	for _, s := range cfg.Splitters {
-		if split.Find(Splitters(), s) == nil {
-			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, SplitterNames())
+		if split.Find(setup.Splitters(), s) == nil {
+			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, setup.SplitterNames())
 		}
 	}
 	return cfg, cfg.Engine.CNE.Validate()
@@ -294,7 +297,7 @@ func (cfg RealConfig) record() RealConfigRecord {
 	return RealConfigRecord{
 		Dir: cfg.Dir, Sets: cfg.Sets, Seeds: cfg.Seeds, Methods: cfg.Methods, Splitters: cfg.Splitters,
 		DefaultMethod: score.DefaultMethod, DefaultSplitter: split.Default, Deterministic: det,
-		Workers: cfg.Engine.Workers, Engine: NewEngineRecord(cfg.Engine),
+		Workers: cfg.Engine.Workers, Engine: setup.NewEngine(cfg.Engine),
 		SeedRule: "seed k (1-based) scores with engine seed base_seed + k - 1; the methods that fit no embedding (deterministic_methods) run once; " +
 			"the splitters split the split-evaluated names on the default method's score of the same seed (with its embedding)",
 	}
@@ -532,7 +535,7 @@ func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
 		seed.Seconds["method:"+score.MethodFONDUE] = time.Since(t0).Seconds()
 	}
 	if withEmb.Embedding != nil {
-		seed.CNE = &CNEInfo{Mode: withEmb.CNE.Mode.String(), Epochs: withEmb.CNE.Epochs, Converged: withEmb.CNE.Converged}
+		seed.CNE = metrics.NewCNE(withEmb.CNE)
 	}
 	for _, m := range ev.cfg.Methods {
 		scores, err := ev.methodScores(ctx, m, opts, def, withEmb, seed.Seconds)
@@ -546,7 +549,7 @@ func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
 	}
 	for _, s := range ev.cfg.Splitters {
 		o := opts
-		o.Split = fondue.SplitOptions{Splitter: split.Find(Splitters(), s)}
+		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
 		nodes := make([]int, len(ev.split))
 		for j, sn := range ev.split {
 			nodes[j] = sn.node
@@ -639,9 +642,9 @@ func (ev *realEval) detection(scores []float64) map[string]Metrics {
 		auc2, _ := eval.AUC(s2, pos2, eval.TiesAverage)
 		out[h] = Metrics{
 			MetricAUC:     Num(auc),
-			MetricAUCBins: Num(AUCWithinBins(s, pos, deg)),
+			MetricAUCBins: Num(metrics.AUCWithinBins(s, pos, deg)),
 			MetricAUC2:    Num(auc2),
-			MetricP100:    Num(PrecisionAt(s, pos, PrecisionK)),
+			MetricP100:    Num(metrics.PrecisionAt(s, pos, PrecisionK)),
 		}
 	}
 	return out
@@ -663,7 +666,7 @@ func (ev *realEval) splitting(splitter string, props []fondue.Proposal) map[stri
 		ari[j], _, _, _ = SplitARI(sn.nb, groupOf)
 		groups[j] = len(props[j].Groups)
 		rec := &ev.result.Splits[j]
-		rec.ARI[splitter] = append(rec.ARI[splitter], round6(ari[j]))
+		rec.ARI[splitter] = append(rec.ARI[splitter], format.Round6(ari[j]))
 		rec.Groups[splitter] = append(rec.Groups[splitter], groups[j])
 	}
 	out := map[string]Metrics{}
@@ -682,7 +685,7 @@ func (ev *realEval) splitting(splitter string, props []fondue.Proposal) map[stri
 			}
 			est, truth = append(est, groups[j]), append(truth, sn.ln.Persons)
 		}
-		exact, mae := CountErrors(est, truth)
+		exact, mae := metrics.CountErrors(est, truth)
 		out[h] = Metrics{
 			MetricARI: Num(meanFloats(all)), MetricARI2: Num(meanFloats(two)), MetricARI3: Num(meanFloats(more)),
 			MetricGroups: Num(meanInts(est)), MetricPersons: Num(meanInts(truth)),
@@ -743,8 +746,8 @@ func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *Real
 					sEst, sTrue = append(sEst, est[j]), append(sTrue, e.ln.Persons)
 				}
 			}
-			se, sm := CountErrors(sEst, sTrue)
-			ae, am := CountErrors(aEst, aTrue)
+			se, sm := metrics.CountErrors(sEst, sTrue)
+			ae, am := metrics.CountErrors(aEst, aTrue)
 			per[h] = Metrics{MetricSplitExact: Num(se), MetricSplitMAE: Num(sm), MetricSplitMean: Num(meanInts(sEst)),
 				MetricAllExact: Num(ae), MetricAllMAE: Num(am), MetricAllMean: Num(meanInts(aEst))}
 		}
@@ -778,7 +781,7 @@ func (ev *realEval) top(scores []float64, entities []int) []RealTopName {
 	for r, j := range order[:min(realTopN, len(order))] {
 		e := ev.elig[j]
 		t := RealTopName{Rank: r + 1, ID: e.ln.ID, Name: ev.set.DisplayName(e.ln), Persons: e.ln.Persons, Foreign: e.ln.Foreign,
-			Degree: e.degree, Score: round6(scores[e.node]), Dev: e.dev}
+			Degree: e.degree, Score: format.Round6(scores[e.node]), Dev: e.dev}
 		if entities != nil {
 			t.Entities = entities[e.node]
 		}
@@ -789,8 +792,8 @@ func (ev *realEval) top(scores []float64, entities []int) []RealTopName {
 
 // summarizeReal aggregates the seeds: mean and spread of every metric.
 func summarizeReal(seeds []*RealSeed) *RealSetSummary {
-	agg := func(get func(*RealSeed) map[string]map[string]Metrics) map[string]map[string]map[string]Stat {
-		out := map[string]map[string]map[string]Stat{}
+	agg := func(get func(*RealSeed) map[string]map[string]Metrics) map[string]map[string]map[string]metrics.Stat {
+		out := map[string]map[string]map[string]metrics.Stat{}
 		vals := map[[3]string][]float64{}
 		for _, s := range seeds {
 			for m, halves := range get(s) {
@@ -804,12 +807,12 @@ func summarizeReal(seeds []*RealSeed) *RealSetSummary {
 		}
 		for key, xs := range vals {
 			if out[key[0]] == nil {
-				out[key[0]] = map[string]map[string]Stat{}
+				out[key[0]] = map[string]map[string]metrics.Stat{}
 			}
 			if out[key[0]][key[1]] == nil {
-				out[key[0]][key[1]] = map[string]Stat{}
+				out[key[0]][key[1]] = map[string]metrics.Stat{}
 			}
-			out[key[0]][key[1]][key[2]] = newStat(xs)
+			out[key[0]][key[1]][key[2]] = metrics.NewStat(xs)
 		}
 		return out
 	}
@@ -829,7 +832,7 @@ func summarizeReal(seeds []*RealSeed) *RealSetSummary {
 
 // statMean returns the mean over seeds of a metric of a summary table
 // (name, half, metric), NaN when absent.
-func statMean(table map[string]map[string]map[string]Stat, name, half, metric string) float64 {
+func statMean(table map[string]map[string]map[string]metrics.Stat, name, half, metric string) float64 {
 	if st, ok := table[name][half][metric]; ok && st.N > 0 {
 		return st.Mean
 	}

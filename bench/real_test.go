@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
@@ -24,50 +26,6 @@ import (
 const realTestData = "testdata/real"
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-
-func TestDegreeBin(t *testing.T) {
-	for deg, want := range map[int]int{0: -1, 1: 0, 2: 1, 3: 1, 4: 2, 7: 2, 8: 3, 1023: 9, 1024: 10} {
-		if got := DegreeBin(deg); got != want {
-			t.Errorf("DegreeBin(%d) = %d, want %d", deg, got, want)
-		}
-	}
-}
-
-// AUC within degree bins pools the positive–negative pairs of each bin
-// floor(log2(degree)) and ignores pairs across bins.
-func TestAUCWithinBins(t *testing.T) {
-	scores := []float64{0.9, 0.5, 0.2, 0.3, 0.2, 0.7, math.NaN(), 0.1}
-	pos := []bool{true, false, true, false, false, true, false, false}
-	deg := []int{1, 1, 2, 3, 3, 4, 5, 40}
-	// Bin 0 (degree 1): 0.9 beats 0.5, 1 of 1 pair. Bin 1 (2, 3): 0.2
-	// loses to 0.3 and ties 0.2, half a win of 2 pairs. Bin 2 (4; the NaN
-	// is left out): no negative. Bin 5 (40): no positive. The pairs across
-	// bins (0.7 against 0.5, 0.3, 0.2, 0.1, ...) do not count.
-	if got, want := AUCWithinBins(scores, pos, deg), 1.5/3; !near(got, want) {
-		t.Errorf("AUCWithinBins = %v, want %v", got, want)
-	}
-	if got := AUCWithinBins([]float64{1, 0}, []bool{true, false}, []int{1, 2}); !math.IsNaN(got) {
-		t.Errorf("no bin with both: %v, want NaN", got)
-	}
-}
-
-// Precision at k breaks the tie at the cut by expectation.
-func TestPrecisionAt(t *testing.T) {
-	scores := []float64{4, 5, 4, 3, 4, math.NaN()}
-	pos := []bool{true, true, false, false, true, true}
-	// Ranked: 5 (positive), then a block of three 4s with two positives,
-	// then 3. At k = 3 the block takes two places worth 2/3 each.
-	if got, want := PrecisionAt(scores, pos, 3), (1+2*2.0/3)/3; !near(got, want) {
-		t.Errorf("P@3 = %v, want %v", got, want)
-	}
-	if got, want := PrecisionAt(scores, pos, 1), 1.0; !near(got, want) {
-		t.Errorf("P@1 = %v, want %v", got, want)
-	}
-	// k beyond the five scored names: P@5, the NaN left out.
-	if got, want := PrecisionAt(scores, pos, 100), 3.0/5; !near(got, want) {
-		t.Errorf("P@100 of 5 names = %v, want %v", got, want)
-	}
-}
 
 // A neighbour with several persons or none is left out of the ARI; one
 // missing from the proposal is a group of its own.
@@ -92,16 +50,6 @@ func TestSplitARI(t *testing.T) {
 	// One person among the labelled neighbours: not evaluated.
 	if _, n, persons, ok := SplitARI(nb[:2], groups); ok || n != 2 || persons != 1 {
 		t.Errorf("one person: %d neighbours, %d persons, ok %v", n, persons, ok)
-	}
-}
-
-func TestCountErrors(t *testing.T) {
-	exact, mae := CountErrors([]int{2, 3, 5, 1}, []int{2, 4, 2, 1})
-	if !near(exact, 0.5) || !near(mae, 1) {
-		t.Errorf("CountErrors = %v, %v; want 0.5, 1", exact, mae)
-	}
-	if e, m := CountErrors(nil, nil); !math.IsNaN(e) || !math.IsNaN(m) {
-		t.Errorf("no pair: %v, %v", e, m)
 	}
 }
 
@@ -311,7 +259,7 @@ func TestRealTinySet(t *testing.T) {
 	if s.DegreeAgrees != 4 || s.Eligible != 4 {
 		t.Errorf("eligible %d, degree agrees %d", s.Eligible, s.DegreeAgrees)
 	}
-	got := func(table map[string]map[string]map[string]Stat, name, metric string) float64 {
+	got := func(table map[string]map[string]map[string]metrics.Stat, name, metric string) float64 {
 		return statMean(table, name, HalfAll, metric)
 	}
 	// Positives 1 (degree 5, cc 1) and 4 (3, 3); negatives 2 (3, 1) and
@@ -382,7 +330,7 @@ func TestRealTinySet(t *testing.T) {
 		t.Errorf("top names: %v", shown)
 	}
 	// The reports: every table, the default's row first when it ran.
-	rep := &RealReport{Results: res, Machine: ThisMachine(), Command: "fondue-bench real"}
+	rep := &RealReport{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real"}
 	var md, js bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
@@ -548,7 +496,7 @@ func TestRealQuick(t *testing.T) {
 	}
 	// Every splitter the bench knows ran on every split-evaluated name.
 	for _, s := range res.Sets {
-		for _, sp := range SplitterNames() {
+		for _, sp := range setup.SplitterNames() {
 			if _, ok := s.Summary.Splitting[sp]; !ok {
 				t.Errorf("%s: no results for splitter %s", s.Name, sp)
 			}
@@ -561,7 +509,7 @@ func TestRealQuick(t *testing.T) {
 	}
 	// The reports and plots.
 	out := t.TempDir()
-	rep := &RealReport{Results: res, Machine: ThisMachine(), Command: "fondue-bench real --quick"}
+	rep := &RealReport{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real --quick"}
 	if rep.Plots, err = rep.WritePlots(out); err != nil || !slices.Equal(rep.Plots, []string{"real-detection.png", "real-ari.png", "real-groups.png"}) {
 		t.Fatalf("plots %v: %v", rep.Plots, err)
 	}

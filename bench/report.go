@@ -6,98 +6,23 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
-
-// Machine describes where a run happened.
-type Machine struct {
-	CPU        string `json:"cpu"`
-	Cores      int    `json:"cores"`
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	MemoryGB   int    `json:"memory_gb,omitempty"`
-	OS         string `json:"os"`
-	Go         string `json:"go"`
-}
-
-// ThisMachine describes the current machine (CPU model and memory from /proc
-// on Linux).
-func ThisMachine() Machine {
-	m := Machine{Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		OS: runtime.GOOS + "/" + runtime.GOARCH, Go: runtime.Version()}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				m.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.Atoi(f[1]); err == nil {
-					m.MemoryGB = int(math.Round(float64(kb) / (1 << 20)))
-				}
-			}
-		}
-	}
-	return m
-}
-
-func (m Machine) String() string {
-	s := fmt.Sprintf("%d cores (GOMAXPROCS %d)", m.Cores, m.GOMAXPROCS)
-	if m.CPU != "" {
-		s = m.CPU + ", " + s
-	}
-	if m.MemoryGB > 0 {
-		s += fmt.Sprintf(", %d GB RAM", m.MemoryGB)
-	}
-	return s + ", " + m.OS + ", " + m.Go
-}
 
 // Report is what the writers need besides the results.
 type Report struct {
 	Results *Results
 	Paper   *PaperData
-	Machine Machine
+	Machine setup.Machine
 	Command string // the command line that produced the results
 	// Plots are the picture files (relative to the markdown file) to show.
 	Plots []string
-}
-
-// f3 formats a value like the paper's tables: three decimals, no leading
-// zero (".868", "-.012"); NaN as "?".
-func f3(x float64) string {
-	if math.IsNaN(x) {
-		return "?"
-	}
-	s := strconv.FormatFloat(x, 'f', 3, 64)
-	s = strings.Replace(s, "0.", ".", 1)
-	if s == "-.000" {
-		s = ".000"
-	}
-	return s
-}
-
-// fsec formats seconds with about three significant digits.
-func fsec(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "?"
-	case x >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case x >= 10:
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	case x >= 1:
-		return strconv.FormatFloat(x, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
 }
 
 // reportDatasets lists the rows of a table in the paper's order: the
@@ -158,13 +83,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	p("- Machine: %s\n", r.Machine)
 	p("- Run: %s to %s (%s wall, %d seeds run, %d resumed from the journal)%s\n",
-		res.Started.Format("2006-01-02 15:04"), res.Finished.Format("15:04 MST"), fsec(res.Seconds)+" s",
+		res.Started.Format("2006-01-02 15:04"), res.Finished.Format("15:04 MST"), format.Seconds(res.Seconds)+" s",
 		len(res.Seeds)-res.Resumed, res.Resumed, map[bool]string{true: "", false: "; **incomplete**"}[res.Complete])
 	compute := 0.0
 	for _, s := range res.Seeds {
 		compute += seedSeconds(s)
 	}
-	p("- Compute time of the seeds reported (sum of their wall times, whenever they ran): %s s\n", fsec(compute))
+	p("- Compute time of the seeds reported (sum of their wall times, whenever they ran): %s s\n", format.Seconds(compute))
 	p("- Seeds: %d contraction seeds per cell for identification, %d for splitting (the paper: 10 and 3); %s\n",
 		cfg.Seeds, cfg.SplitSeeds, cfg.SeedRule)
 	e := cfg.Engine
@@ -225,7 +150,7 @@ func (r *Report) writeAUC(p func(string, ...any)) {
 				var parts []string
 				for _, m := range methods {
 					if ms, ok := c.Methods[m]; ok {
-						parts = append(parts, f3(ms.AUC.Mean))
+						parts = append(parts, format.F3(ms.AUC.Mean))
 					} else {
 						parts = append(parts, "·")
 					}
@@ -236,7 +161,7 @@ func (r *Report) writeAUC(p func(string, ...any)) {
 				var parts []string
 				for _, m := range paperMethods {
 					v, _ := r.Paper.AUC.Get(d.Name, x, m)
-					parts = append(parts, f3(v))
+					parts = append(parts, format.F3(v))
 				}
 				ours += "<br>(" + strings.Join(parts, "/") + ")"
 			} else if ours != "-" {
@@ -327,14 +252,14 @@ func (r *Report) writeDefaultTargets(p func(string, ...any)) {
 					best, bestName = ms.AUC.Mean, b
 				}
 			}
-			line := fmt.Sprintf("| %s | %s | %d | %s ± %s | %s | %+.3f |", d.Paper, RatioLabel(x), f.N, f3(f.Mean), f3(se), f3(pv), f.Mean-pv)
+			line := fmt.Sprintf("| %s | %s | %d | %s ± %s | %s | %+.3f |", d.Paper, RatioLabel(x), f.N, format.F3(f.Mean), format.F3(se), format.F3(pv), f.Mean-pv)
 			p1 := f.Mean >= pv-se
 			dPaper = append(dPaper, f.Mean-pv)
 			p2 := true
 			if bestName != "" {
 				p2 = f.Mean >= best+0.01
 				dBase = append(dBase, f.Mean-best)
-				line += fmt.Sprintf(" %s %s | %+.3f |", methodLabels[bestName], f3(best), f.Mean-best)
+				line += fmt.Sprintf(" %s %s | %+.3f |", methodLabels[bestName], format.F3(best), f.Mean-best)
 			} else {
 				line += " | |"
 			}
@@ -390,16 +315,16 @@ func (r *Report) writeTargets(p func(string, ...any)) {
 				if mark == "" {
 					mark = "not run"
 				}
-				p("| %s | %s | | %s | %s | | | | |\n", d.Paper, RatioLabel(x), mark, f3(pv))
+				p("| %s | %s | | %s | %s | | | | |\n", d.Paper, RatioLabel(x), mark, format.F3(pv))
 				continue
 			}
 			f := c.Methods["fondue"].AUC
-			line := fmt.Sprintf("| %s | %s | %d | %s ± %s | %s | %+.3f |", d.Paper, RatioLabel(x), f.N, f3(f.Mean), f3(f.SD), f3(pv), f.Mean-pv)
+			line := fmt.Sprintf("| %s | %s | %d | %s ± %s | %s | %+.3f |", d.Paper, RatioLabel(x), f.N, format.F3(f.Mean), format.F3(f.SD), format.F3(pv), f.Mean-pv)
 			ok1 := f.Mean >= pv-0.02
 			ok2 := true
 			if dg := c.Methods["degree"]; dg != nil {
 				ok2 = f.Mean > dg.AUC.Mean
-				line += fmt.Sprintf(" %s | %+.3f |", f3(dg.AUC.Mean), f.Mean-dg.AUC.Mean)
+				line += fmt.Sprintf(" %s | %+.3f |", format.F3(dg.AUC.Mean), f.Mean-dg.AUC.Mean)
 			} else {
 				line += " | |"
 			}
@@ -441,7 +366,7 @@ func (r *Report) writeNDCG(p func(string, ...any)) {
 			var parts []string
 			for _, m := range methods {
 				if ms, ok := c.Methods[m]; ok {
-					parts = append(parts, f3(ms.NDCG.Mean))
+					parts = append(parts, format.F3(ms.NDCG.Mean))
 				} else {
 					parts = append(parts, "·")
 				}
@@ -500,9 +425,9 @@ func (r *Report) splitCellLines(d PaperDataset, x float64, splitters []string) [
 			if !ok {
 				continue
 			}
-			l := s + " " + f3(ss.ARI.Mean)
+			l := s + " " + format.F3(ss.ARI.Mean)
 			if pv, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
-				l += " (" + f3(pv) + ")"
+				l += " (" + format.F3(pv) + ")"
 			}
 			lines = append(lines, l)
 		}
@@ -511,7 +436,7 @@ func (r *Report) splitCellLines(d PaperDataset, x float64, splitters []string) [
 		var pp []string
 		for _, s := range []string{"fondue", "mcl"} {
 			if v, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
-				pp = append(pp, s+" "+f3(v))
+				pp = append(pp, s+" "+format.F3(v))
 			}
 		}
 		lines = append(lines, "(paper: "+strings.Join(pp, ", ")+")")
@@ -563,7 +488,7 @@ func (r *Report) writeSplitDetail(p func(string, ...any), splitters []string, ra
 	if cmp.n > 0 && def != "mcl" {
 		n := float64(cmp.n)
 		p("\nOn the %d cells of the paper's split table that ran: default splitter `%s` mean ARI %s, `mcl` %s (difference %+.3f); `%s` at least as good as `mcl` in %d of %d cells.\n",
-			cmp.n, def, f3(cmp.sumDef/n), f3(cmp.sumMCL/n), (cmp.sumDef-cmp.sumMCL)/n, def, cmp.winsDef, cmp.n)
+			cmp.n, def, format.F3(cmp.sumDef/n), format.F3(cmp.sumMCL/n), (cmp.sumDef-cmp.sumMCL)/n, def, cmp.winsDef, cmp.n)
 	}
 	p("\n")
 }
@@ -583,14 +508,14 @@ func (r *Report) writeSplitDetailRow(p func(string, ...any), d PaperDataset, x f
 	p("| %s | %s | %d | %d | %d/%d |", d.Paper, RatioLabel(x), c.SplitSeeds, counts.Nodes, counts.Shared, counts.Shared+counts.Neighbors)
 	for _, s := range splitters {
 		if ss := c.Splitters[s]; ss != nil {
-			p(" %s ± %s |", f3(ss.ARI.Mean), f3(ss.ARI.SD))
+			p(" %s ± %s |", format.F3(ss.ARI.Mean), format.F3(ss.ARI.SD))
 		} else {
 			p(" |")
 		}
 	}
 	paperCell := func(s string) string {
 		if v, ok := r.Paper.ARI.Get(d.Name, x, s); ok {
-			return f3(v)
+			return format.F3(v)
 		}
 		return ""
 	}
@@ -645,7 +570,7 @@ func (r *Report) runtimeCell(d PaperDataset, x float64) string {
 		var parts []string
 		for _, m := range runtimeMethods {
 			if ms, ok := c.Methods[m]; ok {
-				parts = append(parts, fsec(ms.Seconds.Total))
+				parts = append(parts, format.Seconds(ms.Seconds.Total))
 			} else {
 				parts = append(parts, "·")
 			}
@@ -656,7 +581,7 @@ func (r *Report) runtimeCell(d PaperDataset, x float64) string {
 		var parts []string
 		for _, m := range runtimeMethods {
 			v, _ := r.Paper.Runtime.Get(d.Name, x, m)
-			parts = append(parts, fsec(v))
+			parts = append(parts, format.Seconds(v))
 		}
 		s += "<br>(" + strings.Join(parts, "/") + ")"
 	}
@@ -674,7 +599,7 @@ func (r *Report) writePhaseRow(p func(string, ...any), cs *CellSummary) {
 	total /= float64(len(seeds))
 	methodTotal := func(m string) string {
 		if ms, ok := cs.Methods[m]; ok {
-			return fsec(ms.Seconds.Total)
+			return format.Seconds(ms.Seconds.Total)
 		}
 		return ""
 	}
@@ -684,14 +609,14 @@ func (r *Report) writePhaseRow(p func(string, ...any), cs *CellSummary) {
 	}
 	pr, em, sc := "", "", ""
 	if f, ok := cs.Methods["fondue"]; ok {
-		pr, em, sc = fsec(f.Seconds.Prior), fsec(f.Seconds.Embedding), fsec(f.Seconds.Scoring)
+		pr, em, sc = format.Seconds(f.Seconds.Prior), format.Seconds(f.Seconds.Embedding), format.Seconds(f.Seconds.Scoring)
 	}
 	ep := ""
 	if cs.Epochs.N > 0 {
 		ep = strconv.FormatFloat(cs.Epochs.Mean, 'f', 0, 64)
 	}
 	p("| %s | %s | %.0f | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cs.Dataset, RatioLabel(cs.Ratio), n, cs.Ambiguous,
-		pr, em, sc, ep, methodTotal("degree"), methodTotal("cc"), methodTotal("nc"), fsec(split), fsec(total))
+		pr, em, sc, ep, methodTotal("degree"), methodTotal("cc"), methodTotal("nc"), format.Seconds(split), format.Seconds(total))
 }
 
 // seedSeconds is the wall time spent on one seed: contraction, the

@@ -15,6 +15,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -35,7 +38,7 @@ type Config struct {
 	Seeds, SplitSeeds int
 	// Methods are the identification methods (default score.Methods()).
 	Methods []string
-	// Splitters are the splitters evaluated (default SplitterNames()).
+	// Splitters are the splitters evaluated (default setup.SplitterNames()).
 	Splitters []string
 	// Ties is the AUC tie convention of the tables; both conventions are
 	// always recorded in the JSON.
@@ -108,13 +111,6 @@ type MethodResult struct {
 // ROCPoints is the number of grid points of MethodResult.ROC.
 const ROCPoints = 101
 
-// CNEInfo describes the embedding of one seed.
-type CNEInfo struct {
-	Mode      string `json:"mode"`
-	Epochs    int    `json:"epochs"`
-	Converged bool   `json:"converged"`
-}
-
 // SeedResult holds everything measured on one contracted graph.
 type SeedResult struct {
 	Dataset    string  `json:"dataset"`
@@ -132,60 +128,10 @@ type SeedResult struct {
 	// EmbedSeconds is the time of the FONDUE run (prior, embedding,
 	// scoring) shared by the FONDUE method and the splitters.
 	EmbedSeconds float64                  `json:"embed_seconds"`
-	CNE          *CNEInfo                 `json:"cne,omitempty"`
+	CNE          *metrics.CNE             `json:"cne,omitempty"`
 	Methods      map[string]*MethodResult `json:"methods,omitempty"`
 	Splitters    map[string]*SplitResult  `json:"splitters,omitempty"`
 	Fingerprint  string                   `json:"fingerprint"`
-}
-
-// EngineRecord is the engine configuration as recorded in the results.
-type EngineRecord struct {
-	BaseSeed      uint64  `json:"base_seed"`
-	Dim           int     `json:"dim"`
-	Sigma1        float64 `json:"sigma1"`
-	Sigma2        float64 `json:"sigma2"`
-	LearningRate  float64 `json:"learning_rate"`
-	MaxEpochs     int     `json:"max_epochs"`
-	Tol           float64 `json:"tol"`
-	NegRatio      int     `json:"neg_ratio"`
-	Mode          string  `json:"mode"`
-	ExactMaxNodes int     `json:"exact_max_nodes"`
-	RandomSplits  int     `json:"random_splits"`
-	Normalized    bool    `json:"normalized"`
-	Polish        bool    `json:"polish"`
-	PriorTol      float64 `json:"prior_tol,omitempty"`
-	PriorMaxIter  int     `json:"prior_max_iter,omitempty"`
-}
-
-// NewEngineRecord resolves the engine options' defaults for the record.
-func NewEngineRecord(o fondue.Options) EngineRecord {
-	c := o.CNE
-	def := func(x, d float64) float64 {
-		if x <= 0 {
-			return d
-		}
-		return x
-	}
-	idef := func(x, d int) int {
-		if x <= 0 {
-			return d
-		}
-		return x
-	}
-	rs := o.RandomSplits
-	switch {
-	case rs == 0:
-		rs = 100
-	case rs < 0:
-		rs = 0
-	}
-	return EngineRecord{
-		BaseSeed: o.Seed, Dim: idef(c.Dim, 8), Sigma1: def(c.Sigma1, 1), Sigma2: def(c.Sigma2, 2),
-		LearningRate: def(c.LearningRate, 0.1), MaxEpochs: idef(c.MaxEpochs, 2000), Tol: def(c.Tol, 1e-3),
-		NegRatio: idef(c.NegRatio, 5), Mode: c.Mode.String(), ExactMaxNodes: idef(c.ExactMaxNodes, 1000),
-		RandomSplits: rs, Normalized: !o.Unnormalized, Polish: o.Polish,
-		PriorTol: o.Prior.Tol, PriorMaxIter: o.Prior.MaxIter,
-	}
 }
 
 // ConfigRecord is Config as recorded in the results.
@@ -198,7 +144,7 @@ type ConfigRecord struct {
 	Splitters  []string     `json:"splitters"`
 	Ties       string       `json:"ties"`
 	Workers    int          `json:"workers"`
-	Engine     EngineRecord `json:"engine"`
+	Engine     setup.Engine `json:"engine"`
 	DataDir    string       `json:"data_dir"`
 	// SeedRule says how seeds are derived.
 	SeedRule string `json:"seed_rule"`
@@ -255,11 +201,11 @@ func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 		}
 	}
 	if cfg.Splitters == nil {
-		cfg.Splitters = SplitterNames()
+		cfg.Splitters = setup.SplitterNames()
 	}
 	for _, s := range cfg.Splitters {
-		if split.Find(Splitters(), s) == nil {
-			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, SplitterNames())
+		if split.Find(setup.Splitters(), s) == nil {
+			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, setup.SplitterNames())
 		}
 	}
 	if cfg.Ties != eval.TiesAverage && cfg.Ties != eval.TiesAsLoss {
@@ -275,7 +221,7 @@ func (cfg Config) record() ConfigRecord {
 	return ConfigRecord{
 		Datasets: cfg.Datasets, Ratios: cfg.Ratios, Seeds: cfg.Seeds, SplitSeeds: cfg.SplitSeeds,
 		Methods: cfg.Methods, Splitters: cfg.Splitters, Ties: cfg.Ties.String(), Workers: cfg.Engine.Workers,
-		Engine: NewEngineRecord(cfg.Engine), DataDir: cfg.DataDir,
+		Engine: setup.NewEngine(cfg.Engine), DataDir: cfg.DataDir,
 		SeedRule: "seed k (1-based) of a cell contracts with eval.Contract(graph, ratio, k) and embeds with engine seed base_seed + k - 1; identification uses seeds 1..seeds, splitting seeds 1..split_seeds, on the same contraction and embedding",
 	}
 }
@@ -285,7 +231,7 @@ func (cfg Config) record() ConfigRecord {
 // would be computed the same way again.
 func (cfg Config) fingerprint(ident, split bool) string {
 	type fp struct {
-		Engine    EngineRecord
+		Engine    setup.Engine
 		Methods   []string
 		Splitters []string
 		Ident     bool
@@ -299,7 +245,7 @@ func (cfg Config) fingerprint(ident, split bool) string {
 	if split {
 		s = slices.Sorted(slices.Values(cfg.Splitters))
 	}
-	b, _ := json.Marshal(fp{NewEngineRecord(cfg.Engine), m, s, ident, split, journalVersion})
+	b, _ := json.Marshal(fp{setup.NewEngine(cfg.Engine), m, s, ident, split, journalVersion})
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
 }
@@ -510,7 +456,7 @@ func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r flo
 		}
 		t := fres.Timings
 		sr.EmbedSeconds = (t.Prior + t.Embedding + t.Scoring).Seconds()
-		sr.CNE = &CNEInfo{Mode: fres.CNE.Mode.String(), Epochs: fres.CNE.Epochs, Converged: fres.CNE.Converged}
+		sr.CNE = metrics.NewCNE(fres.CNE)
 	}
 	if ident {
 		sr.Methods = map[string]*MethodResult{}
@@ -538,7 +484,7 @@ func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r flo
 		sr.Splitters = map[string]*SplitResult{}
 		for _, s := range cfg.Splitters {
 			o := base
-			o.Split = fondue.SplitOptions{Splitter: split.Find(Splitters(), s)}
+			o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
 			if sr.Splitters[s], err = EvaluateSplits(ctx, c, fres, o); err != nil {
 				return nil, err
 			}
@@ -587,7 +533,7 @@ func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) (*Method
 	}
 	mr.ROC = rocGrid(fpr, tpr)
 	for k, v := range mr.ROC {
-		mr.ROC[k] = round6(v)
+		mr.ROC[k] = format.Round6(v)
 	}
 	mr.AUC = mr.AUCAverage
 	if ties == eval.TiesAsLoss {
@@ -695,7 +641,3 @@ func ReadSeeds(r io.Reader, fn func(*SeedResult)) error {
 	}
 	return sc.Err()
 }
-
-// round6 rounds to six decimals, plenty for metrics in [−1, 1], and halves
-// the size of the JSON files.
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

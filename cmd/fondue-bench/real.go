@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/spf13/cobra"
@@ -37,8 +38,8 @@ func newRealCmd(a *app) *cobra.Command {
 		Short: "Detection, splitting and entity estimates on real ambiguity: name-keyed graphs whose true persons are known",
 		Long: `real evaluates the engine on real ambiguity: graphs keyed by name (one node per
 author name) in which some names stand for several real persons, with a truth file
-saying which. Every set X in the real-data folder (--data-dir, else $` + bench.DataDirEnv + `,
-else ` + bench.DefaultDataDir + `, and in it the folder "real") with X.edges, X.truth.tsv and
+saying which. Every set X in the real-data folder (--data-dir, else $` + setup.DataDirEnv + `,
+else ` + setup.DefaultDataDir + `, and in it the folder "real") with X.edges, X.truth.tsv and
 X.neighbours.tsv is run (X.names, when there, gives display names). When the truth's
 ids carry a prefix ("a:41"), only the nodes with that prefix are scored and the
 rest of the graph is context: (:Author)-[:WROTE]->(:Paper).
@@ -66,9 +67,9 @@ each for all labelled names, the development half and the held-out half, into
 	f.IntVar(&rf.seeds, "runs", realSeeds, "engine runs per set, with seeds --seed, --seed+1, ... (the methods that fit no embedding are deterministic and run once)")
 	f.BoolVar(&rf.quick, "quick", false, fmt.Sprintf("quick preset: %d run (explicit flags still win)", realQuickSeeds))
 	f.StringSliceVar(&rf.methods, "methods", nil, "detection methods (default: "+strings.Join(score.Methods(), ",")+")")
-	f.StringSliceVar(&rf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+")")
+	f.StringSliceVar(&rf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(setup.SplitterNames(), ",")+")")
 	f.StringVar(&rf.out, "output-dir", "bench-real-out", "output directory")
-	f.StringVar(&rf.dataDir, "data-dir", "", "datasets directory, holding the folder real (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	f.StringVar(&rf.dataDir, "data-dir", "", "datasets directory, holding the folder real (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	// The engine's flags but the warm start (the bench saves no embedding);
 	// --method is --methods here.
 	cli.AddEngineFlags(f, cli.EngineFlagsExcept(append([]string{"method"}, cli.CheckpointFlags...)...)...)
@@ -90,7 +91,7 @@ func (a *app) runRealCmd(cmd *cobra.Command, rf *realFlags) error {
 	if err != nil {
 		return err
 	}
-	dataDir, err := bench.FindDataDir(rf.dataDir)
+	dataDir, err := setup.FindDataDir(rf.dataDir)
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
@@ -110,8 +111,8 @@ func checkMethodsSplitters(methods, splitters []string) error {
 		}
 	}
 	for _, s := range splitters {
-		if !slices.Contains(bench.SplitterNames(), s) {
-			return cli.UsageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(bench.SplitterNames(), ","))
+		if !slices.Contains(setup.SplitterNames(), s) {
+			return cli.UsageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(setup.SplitterNames(), ","))
 		}
 	}
 	return nil
@@ -145,7 +146,7 @@ func (a *app) runReal(ctx context.Context, cfg bench.RealConfig, out, command st
 		}
 		return runErr
 	}
-	rep := &bench.RealReport{Results: res, Machine: bench.ThisMachine(), Command: command}
+	rep := &bench.RealReport{Results: res, Machine: setup.ThisMachine(), Command: command}
 	if err := writeRealReports(rep, out); err != nil {
 		return errors.Join(runErr, err)
 	}
@@ -196,7 +197,7 @@ func realSeedLine(s *bench.RealSeed) string {
 			auc = append(auc, fmt.Sprintf("%s %.3f", m, float64(d[bench.HalfAll][bench.MetricAUC])))
 		}
 	}
-	for _, sp := range bench.SplitterNames() {
+	for _, sp := range setup.SplitterNames() {
 		if d, ok := s.Splitting[sp]; ok {
 			ari = append(ari, fmt.Sprintf("%s %.3f", sp, float64(d[bench.HalfAll][bench.MetricARI])))
 		}
