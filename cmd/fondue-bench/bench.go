@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/real"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
@@ -152,8 +153,8 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 // runBenchReal runs the real evaluation after the paper's, into --out/real,
 // when the datasets folder has real sets.
 func (a *app) runBenchReal(cmd *cobra.Command, bf *benchFlags, cfg bench.Config) error {
-	dir := bench.RealDir(cfg.DataDir)
-	if sets, err := bench.RealSetNames(dir); err != nil || len(sets) == 0 {
+	dir := real.Dir(cfg.DataDir)
+	if sets, err := real.SetNames(dir); err != nil || len(sets) == 0 {
 		fmt.Fprintf(a.stderr, "bench: no real sets in %s: the real evaluation is skipped\n", dir)
 		return nil
 	}
@@ -161,7 +162,7 @@ func (a *app) runBenchReal(cmd *cobra.Command, bf *benchFlags, cfg bench.Config)
 	if bf.quick {
 		seeds = realQuickSeeds
 	}
-	rc := bench.RealConfig{Dir: dir, Seeds: seeds, Methods: bf.methods, Splitters: bf.splitters, Engine: cfg.Engine}
+	rc := real.Config{Dir: dir, Seeds: seeds, Methods: bf.methods, Splitters: bf.splitters, Engine: cfg.Engine}
 	return a.runReal(cmd.Context(), rc, filepath.Join(bf.out, "real"), commandLine(cmd))
 }
 

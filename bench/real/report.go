@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"bufio"
@@ -17,10 +17,10 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
-// RealReport is what the writers of the real benchmark need besides the
+// Report is what the writers of the real benchmark need besides the
 // results.
-type RealReport struct {
-	Results *RealResults
+type Report struct {
+	Results *Results
 	Machine setup.Machine
 	Command string
 	// Plots are the picture files (relative to the markdown file) to show.
@@ -29,20 +29,20 @@ type RealReport struct {
 
 // metric columns: header, how to format, and which way is better (+1
 // higher, -1 lower, 0 not ranked).
-type realColumn struct {
+type column struct {
 	metric, header string
 	format         func(float64) string
 	better         int
 }
 
 var (
-	detectionColumns = []realColumn{
+	detectionColumns = []column{
 		{MetricAUC, "AUC", format.F3, 1},
 		{MetricAUCBins, "AUC within degree bins", format.F3, 1},
 		{MetricAUC2, "AUC, 2-person positives", format.F3, 1},
 		{MetricP100, "P@100", format.F3, 1},
 	}
-	splitColumns = []realColumn{
+	splitColumns = []column{
 		{MetricARI, "ARI", format.F3, 1},
 		{MetricARI2, "ARI, 2 persons", format.F3, 1},
 		{MetricARI3, "ARI, 3+ persons", format.F3, 1},
@@ -50,7 +50,7 @@ var (
 		{MetricGroupsExact, "groups = persons", format.F3, 1},
 		{MetricGroupsMAE, "groups MAE", f2, -1},
 	}
-	entityColumns = []realColumn{
+	entityColumns = []column{
 		{MetricSplitMean, "mean, split-evaluated", f1, 0},
 		{MetricSplitExact, "exact, split-evaluated", format.F3, 1},
 		{MetricSplitMAE, "MAE, split-evaluated", f2, -1},
@@ -88,17 +88,17 @@ func defaultFirst(names []string, def string) []string {
 }
 
 // Methods returns the run's methods, the default first.
-func (r *RealReport) methods() []string {
+func (r *Report) methods() []string {
 	return defaultFirst(r.Results.Config.Methods, r.Results.Config.DefaultMethod)
 }
 
 // splitters returns the run's splitters, the default first.
-func (r *RealReport) splitters() []string {
+func (r *Report) splitters() []string {
 	return defaultFirst(r.Results.Config.Splitters, r.Results.Config.DefaultSplitter)
 }
 
 // WriteMarkdown writes RESULTS.md.
-func (r *RealReport) WriteMarkdown(w io.Writer) error {
+func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	res := r.Results
@@ -132,26 +132,26 @@ func (r *RealReport) WriteMarkdown(w io.Writer) error {
 
 // writeHeadline writes the summary: per set and headline metric (all
 // labelled names), the default against the best of the others.
-func (r *RealReport) writeHeadline(p func(string, ...any)) {
+func (r *Report) writeHeadline(p func(string, ...any)) {
 	cfg := r.Results.Config
 	type line struct {
 		label string
-		table func(*RealSetSummary) map[string]map[string]map[string]metrics.Stat
+		table func(*SetSummary) map[string]map[string]map[string]metrics.Stat
 		names []string
 		def   string
-		col   realColumn
+		col   column
 	}
-	det := func(s *RealSetSummary) map[string]map[string]map[string]metrics.Stat { return s.Detection }
-	spl := func(s *RealSetSummary) map[string]map[string]map[string]metrics.Stat { return s.Splitting }
-	ent := func(s *RealSetSummary) map[string]map[string]map[string]metrics.Stat { return s.Entities }
+	det := func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Detection }
+	spl := func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Splitting }
+	ent := func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Entities }
 	lines := []line{
 		{"detection AUC", det, r.methods(), cfg.DefaultMethod, detectionColumns[0]},
 		{"AUC within degree bins", det, r.methods(), cfg.DefaultMethod, detectionColumns[1]},
 		{"split ARI", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[0]},
 		{"split ARI, 3+ persons", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[2]},
 		{"groups = persons (split names)", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[4]},
-		{"entities MAE (split names)", ent, RealEstimators, EstimatorEntities, entityColumns[2]},
-		{"entities MAE (all eligible)", ent, RealEstimators, EstimatorEntities, entityColumns[5]},
+		{"entities MAE (split names)", ent, estimators[:], EstimatorEntities, entityColumns[2]},
+		{"entities MAE (all eligible)", ent, estimators[:], EstimatorEntities, entityColumns[5]},
 	}
 	var rows []string
 	for _, s := range r.Results.Sets {
@@ -216,18 +216,18 @@ func methodList(names []string) string {
 }
 
 // shape describes a set's shape in words.
-func (s *RealSetResult) shape() string {
+func (s *SetResult) shape() string {
 	if s.Prefix == "" {
 		return "every node scored"
 	}
 	return fmt.Sprintf("only the nodes with ids `%s…` scored (%d of %d nodes; fondue.Options.Targets), the others context", s.Prefix, s.Scored, s.Nodes)
 }
 
-func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
+func (r *Report) writeSet(p func(string, ...any), s *SetResult) {
 	p("## %s\n\n", s.Name)
 	p("%d nodes, %d edges; %s. Development half: %s.\n\n", s.Nodes, s.Edges, s.shape(), s.DevRule)
 	p("| names | labelled | positives (2 persons) | negatives | left out | split-evaluated (2 / 3+ persons) |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, h := range RealHalves {
+	for _, h := range halfOrder {
 		hi := s.Halves[h]
 		p("| %s | %d | %d (%d) | %d | %d | %d (%d / %d) |\n", h, hi.Labelled, hi.Positives, hi.Positives2, hi.Negatives, hi.LeftOut,
 			hi.SplitNames, hi.SplitNames2, hi.SplitNames3)
@@ -253,7 +253,7 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 	r.writeTable(p, "splitter", r.splitters(), r.Results.Config.DefaultSplitter, s.Summary.Splitting, splitColumns, []string{HalfAll})
 	p("Development and held-out halves:\n\n")
 	r.writeTable(p, "splitter", r.splitters(), r.Results.Config.DefaultSplitter, s.Summary.Splitting,
-		[]realColumn{splitColumns[0], splitColumns[1], splitColumns[2], splitColumns[4]}, []string{HalfDev, HalfHeldOut})
+		[]column{splitColumns[0], splitColumns[1], splitColumns[2], splitColumns[4]}, []string{HalfDev, HalfHeldOut})
 
 	p("### Number of entities\n\n")
 	hi := s.Halves[HalfAll]
@@ -261,10 +261,10 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 		"(%s in this shape), over the %d split-evaluated positives (%.2f persons on average) and over all %d eligible labelled names "+
 		"(negatives have 1 person; %.2f on average):\n\n",
 		r.Results.Config.DefaultMethod, s.componentEstimator(), hi.SplitNames, s.truthMean(true), hi.Positives+hi.Negatives, s.truthMean(false))
-	r.writeTable(p, "estimator", RealEstimators, EstimatorEntities, s.Summary.Entities, entityColumns, []string{HalfAll})
+	r.writeTable(p, "estimator", estimators[:], EstimatorEntities, s.Summary.Entities, entityColumns, []string{HalfAll})
 	p("Development and held-out halves:\n\n")
-	r.writeTable(p, "estimator", RealEstimators, EstimatorEntities, s.Summary.Entities,
-		[]realColumn{entityColumns[1], entityColumns[2], entityColumns[4], entityColumns[5]}, []string{HalfDev, HalfHeldOut})
+	r.writeTable(p, "estimator", estimators[:], EstimatorEntities, s.Summary.Entities,
+		[]column{entityColumns[1], entityColumns[2], entityColumns[4], entityColumns[5]}, []string{HalfDev, HalfHeldOut})
 
 	if len(s.Top) > 0 {
 		p("### The default method's top %d (seed %d)\n\n", len(s.Top), s.Seeds[0].Seed)
@@ -302,7 +302,7 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 }
 
 // componentEstimator names the component count that fits the set's shape.
-func (s *RealSetResult) componentEstimator() string {
+func (s *SetResult) componentEstimator() string {
 	if s.Prefix != "" {
 		return "`" + research.TwoHopComponents + "`: papers sharing a co-author"
 	}
@@ -311,14 +311,14 @@ func (s *RealSetResult) componentEstimator() string {
 
 // truthMean is the mean number of persons of the split-evaluated names
 // (split) or of all eligible names.
-func (s *RealSetResult) truthMean(split bool) float64 {
+func (s *SetResult) truthMean(split bool) float64 {
 	if split {
 		return float64(s.SplitPersons)
 	}
 	return float64(s.EligiblePersons)
 }
 
-func (s *RealSetResult) epochsNote() string {
+func (s *SetResult) epochsNote() string {
 	var ep []string
 	for _, sd := range s.Seeds {
 		if sd.CNE != nil {
@@ -338,8 +338,8 @@ func mdEscape(s string) string {
 
 // writeTable writes one table: a row per name (def first and bold), a
 // column per metric and half.
-func (r *RealReport) writeTable(p func(string, ...any), what string, names []string, def string,
-	table map[string]map[string]map[string]metrics.Stat, cols []realColumn, halves []string) {
+func (r *Report) writeTable(p func(string, ...any), what string, names []string, def string,
+	table map[string]map[string]map[string]metrics.Stat, cols []column, halves []string) {
 	names = defaultFirst(names, def)
 	var present []string
 	for _, n := range names {
@@ -410,7 +410,7 @@ func (r *RealReport) writeTable(p func(string, ...any), what string, names []str
 // configuration and every set's results, indented at the top and one line
 // per seed and per split-evaluated name, so that it stays readable and
 // diffable while holding every number.
-func (r *RealReport) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	enc := func(v any) string {
 		b, err := json.Marshal(v)

@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"context"
@@ -26,21 +26,18 @@ const (
 	HalfHeldOut = "held-out"
 )
 
-// RealHalves lists the halves in report order.
-var RealHalves = []string{HalfAll, HalfDev, HalfHeldOut}
+// halfOrder lists the halves in report order.
+var halfOrder = [...]string{HalfAll, HalfDev, HalfHeldOut}
 
-// Detection metrics (RealSeed.Detection).
+// Detection metrics (Seed.Detection).
 const (
 	MetricAUC     = "auc"             // ROC AUC, ties by average rank
-	MetricAUCBins = "auc_within_bins" // AUCWithinBins
+	MetricAUCBins = "auc_within_bins" // metrics.AUCWithinBins
 	MetricAUC2    = "auc_2_persons"   // AUC with only the 2-person positives
-	MetricP100    = "p_at_100"        // PrecisionAt 100
+	MetricP100    = "p_at_100"        // metrics.PrecisionAt 100
 )
 
-// DetectionMetrics lists the detection metrics in report order.
-var DetectionMetrics = []string{MetricAUC, MetricAUCBins, MetricAUC2, MetricP100}
-
-// Splitting metrics (RealSeed.Splitting).
+// Splitting metrics (Seed.Splitting).
 const (
 	MetricARI         = "ari"               // mean over the split-evaluated names
 	MetricARI2        = "ari_2_persons"     // over those with 2 persons
@@ -51,10 +48,7 @@ const (
 	MetricGroupsMAE   = "groups_mae"        // mean |groups − persons|
 )
 
-// SplitMetrics lists the splitting metrics in report order.
-var SplitMetrics = []string{MetricARI, MetricARI2, MetricARI3, MetricGroups, MetricPersons, MetricGroupsExact, MetricGroupsMAE}
-
-// Entity-estimate metrics (RealSeed.Entities): over the split-evaluated
+// Entity-estimate metrics (Seed.Entities): over the split-evaluated
 // positives (split_) and over all eligible labelled names (all_).
 const (
 	MetricSplitExact = "split_exact"
@@ -65,19 +59,16 @@ const (
 	MetricAllMean    = "all_mean"
 )
 
-// EntityMetrics lists the entity metrics in report order.
-var EntityMetrics = []string{MetricSplitExact, MetricSplitMAE, MetricSplitMean, MetricAllExact, MetricAllMAE, MetricAllMean}
-
 // EstimatorEntities is the engine's estimate of the number of entities
 // (fondue.Result.Entities of the default method); the other estimators
 // are the component splitters' numbers of groups.
 const EstimatorEntities = "entities"
 
-// RealEstimators lists the entity estimators in report order.
-var RealEstimators = []string{EstimatorEntities, research.EgoComponents, research.TwoHopComponents}
+// estimators lists the entity estimators in report order.
+var estimators = [...]string{EstimatorEntities, research.EgoComponents, research.TwoHopComponents}
 
-// PrecisionK is the k of the precision metric.
-const PrecisionK = 100
+// precisionK is the k of the precision metric.
+const precisionK = 100
 
 // Num is a metric value; NaN (nothing to measure) is null in JSON.
 type Num float64
@@ -103,9 +94,9 @@ func (x *Num) UnmarshalJSON(b []byte) error {
 // Metrics are named metric values.
 type Metrics map[string]Num
 
-// RealConfig describes a run of the real benchmark.
-type RealConfig struct {
-	// Dir is the real-data folder (RealDir of the datasets folder).
+// Config describes a run of the real benchmark.
+type Config struct {
+	// Dir is the real-data folder (Dir of the datasets folder).
 	Dir string
 	// Sets are the real sets to run (default: every set in Dir).
 	Sets []string
@@ -120,28 +111,28 @@ type RealConfig struct {
 	// Targets, Split and Progress are ignored.
 	Engine fondue.Options
 	// Progress, when set, receives events from the calling goroutine.
-	Progress func(RealEvent)
+	Progress func(Event)
 }
 
-// RealEventKind says what a RealEvent reports.
-type RealEventKind int
+// EventKind says what a Event reports.
+type EventKind int
 
 const (
-	RealLoaded   RealEventKind = iota // a set was read (Set)
-	RealSeedDone                      // a seed of a set finished (Set, Seed)
-	RealSetDone                       // a set finished (Set)
+	EventLoaded   EventKind = iota // a set was read (Set)
+	EventSeedDone                  // a seed of a set finished (Set, Seed)
+	EventSetDone                   // a set finished (Set)
 )
 
-// RealEvent is a progress report of RunReal.
-type RealEvent struct {
-	Kind        RealEventKind
-	Set         *RealSetResult
-	Seed        *RealSeed
+// Event is a progress report of Run.
+type Event struct {
+	Kind        EventKind
+	Set         *SetResult
+	Seed        *Seed
 	Done, Total int // seeds done and in total
 }
 
-// RealConfigRecord is RealConfig as recorded in the results.
-type RealConfigRecord struct {
+// ConfigRecord is Config as recorded in the results.
+type ConfigRecord struct {
 	Dir             string       `json:"dir"`
 	Sets            []string     `json:"sets"`
 	Seeds           int          `json:"seeds"`
@@ -155,17 +146,17 @@ type RealConfigRecord struct {
 	SeedRule        string       `json:"seed_rule"`
 }
 
-// RealResults is the outcome of RunReal.
-type RealResults struct {
-	Config   RealConfigRecord `json:"config"`
-	Started  time.Time        `json:"started"`
-	Finished time.Time        `json:"finished"`
-	Seconds  float64          `json:"wall_seconds"`
-	Sets     []*RealSetResult `json:"sets"`
+// Results is the outcome of Run.
+type Results struct {
+	Config   ConfigRecord `json:"config"`
+	Started  time.Time    `json:"started"`
+	Finished time.Time    `json:"finished"`
+	Seconds  float64      `json:"wall_seconds"`
+	Sets     []*SetResult `json:"sets"`
 }
 
-// RealHalfInfo counts the names of a half.
-type RealHalfInfo struct {
+// HalfInfo counts the names of a half.
+type HalfInfo struct {
 	Labelled   int `json:"labelled"`
 	Positives  int `json:"positives"`   // persons >= 2, with an edge
 	Positives2 int `json:"positives_2"` // of which exactly 2 persons
@@ -180,8 +171,8 @@ type RealHalfInfo struct {
 	SplitNames3 int `json:"split_names_3plus"`
 }
 
-// RealTopName is one of the default method's highest-ranked labelled names.
-type RealTopName struct {
+// TopName is one of the default method's highest-ranked labelled names.
+type TopName struct {
 	Rank     int     `json:"rank"` // among the eligible labelled names
 	ID       string  `json:"id"`
 	Name     string  `json:"name"`
@@ -194,9 +185,9 @@ type RealTopName struct {
 	Dev      bool    `json:"dev"`
 }
 
-// RealSeed is everything measured on a set with one engine seed: per
-// method (splitter, estimator) and per half (RealHalves), the metrics.
-type RealSeed struct {
+// Seed is everything measured on a set with one engine seed: per
+// method (splitter, estimator) and per half (halfOrder), the metrics.
+type Seed struct {
 	Seed       int                           `json:"seed"`
 	EngineSeed uint64                        `json:"engine_seed"`
 	CNE        *metrics.CNE                  `json:"cne,omitempty"`
@@ -208,35 +199,35 @@ type RealSeed struct {
 	Seconds map[string]float64 `json:"seconds"`
 }
 
-// RealSetResult is a set's results over the seeds.
-type RealSetResult struct {
+// SetResult is a set's results over the seeds.
+type SetResult struct {
 	Name string `json:"name"`
 	// Prefix is the scored nodes' id prefix ("" when all are scored).
-	Prefix  string                  `json:"target_prefix"`
-	Nodes   int                     `json:"nodes"`
-	Edges   int                     `json:"edges"`
-	Scored  int                     `json:"scored_nodes"` // nodes with an edge among the targets
-	DevRule string                  `json:"dev_rule"`
-	Halves  map[string]RealHalfInfo `json:"halves"`
+	Prefix  string              `json:"target_prefix"`
+	Nodes   int                 `json:"nodes"`
+	Edges   int                 `json:"edges"`
+	Scored  int                 `json:"scored_nodes"` // nodes with an edge among the targets
+	DevRule string              `json:"dev_rule"`
+	Halves  map[string]HalfInfo `json:"halves"`
 	// DegreeAgrees counts the eligible names whose truth-file degree is the
 	// graph's (the graph's is used).
 	DegreeAgrees int `json:"degree_agrees"`
 	Eligible     int `json:"eligible"`
 	// SplitPersons and EligiblePersons are the mean numbers of persons of
 	// the split-evaluated names and of all eligible names (all halves).
-	SplitPersons    Num               `json:"split_persons_mean"`
-	EligiblePersons Num               `json:"eligible_persons_mean"`
-	Top             []RealTopName     `json:"top"`
-	Seeds           []*RealSeed       `json:"seeds"`
-	Summary         *RealSetSummary   `json:"summary"`
-	Seconds         float64           `json:"seconds"`
-	HasNames        bool              `json:"display_names"`
-	Splits          []RealSplitRecord `json:"splits"`
+	SplitPersons    Num           `json:"split_persons_mean"`
+	EligiblePersons Num           `json:"eligible_persons_mean"`
+	Top             []TopName     `json:"top"`
+	Seeds           []*Seed       `json:"seeds"`
+	Summary         *SetSummary   `json:"summary"`
+	Seconds         float64       `json:"seconds"`
+	HasNames        bool          `json:"display_names"`
+	Splits          []SplitRecord `json:"splits"`
 }
 
-// RealSplitRecord is one split-evaluated name's ARI and groups, per
+// SplitRecord is one split-evaluated name's ARI and groups, per
 // splitter, over the seeds (for a reader who wants per-name numbers).
-type RealSplitRecord struct {
+type SplitRecord struct {
 	ID       string               `json:"id"`
 	Persons  int                  `json:"persons"`
 	Dev      bool                 `json:"dev"`
@@ -245,26 +236,26 @@ type RealSplitRecord struct {
 	Groups   map[string][]int     `json:"groups"` // splitter -> per seed
 }
 
-// RealSetSummary holds the mean (and spread) over seeds of every metric:
+// SetSummary holds the mean (and spread) over seeds of every metric:
 // per method (splitter, estimator), per half, per metric.
-type RealSetSummary struct {
+type SetSummary struct {
 	Detection map[string]map[string]map[string]metrics.Stat `json:"detection"`
 	Splitting map[string]map[string]map[string]metrics.Stat `json:"splitting"`
 	Entities  map[string]map[string]map[string]metrics.Stat `json:"entities"`
 	Seconds   map[string]float64                            `json:"seconds"` // mean per seed
 }
 
-func (cfg RealConfig) withDefaults() (RealConfig, error) {
+func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Seeds < 1 {
 		return cfg, fmt.Errorf("seeds %d: need at least one", cfg.Seeds)
 	}
 	if len(cfg.Sets) == 0 {
-		sets, err := RealSetNames(cfg.Dir)
+		sets, err := SetNames(cfg.Dir)
 		if err != nil {
 			return cfg, fmt.Errorf("real data folder: %w", err)
 		}
 		if len(sets) == 0 {
-			return cfg, fmt.Errorf("no real set in %s (want X%s with X%s and X%s beside it)", cfg.Dir, realEdges, realTruth, realNeighbours)
+			return cfg, fmt.Errorf("no real set in %s (want X%s with X%s and X%s beside it)", cfg.Dir, suffixEdges, suffixTruth, suffixNeighbours)
 		}
 		cfg.Sets = sets
 	}
@@ -287,14 +278,14 @@ func (cfg RealConfig) withDefaults() (RealConfig, error) {
 	return cfg, cfg.Engine.CNE.Validate()
 }
 
-func (cfg RealConfig) record() RealConfigRecord {
+func (cfg Config) record() ConfigRecord {
 	var det []string
 	for _, m := range cfg.Methods {
 		if !score.UsesEmbedding(m) {
 			det = append(det, m)
 		}
 	}
-	return RealConfigRecord{
+	return ConfigRecord{
 		Dir: cfg.Dir, Sets: cfg.Sets, Seeds: cfg.Seeds, Methods: cfg.Methods, Splitters: cfg.Splitters,
 		DefaultMethod: score.DefaultMethod, DefaultSplitter: split.Default, Deterministic: det,
 		Workers: cfg.Engine.Workers, Engine: setup.NewEngine(cfg.Engine),
@@ -303,17 +294,17 @@ func (cfg RealConfig) record() RealConfigRecord {
 	}
 }
 
-// RunReal runs the real benchmark: for each set, every method's detection
+// Run runs the real benchmark: for each set, every method's detection
 // metrics, every splitter's split metrics and the entity estimates, per
 // seed and half, with their means over seeds. On cancellation or error it
 // returns what it has with the error.
-func RunReal(ctx context.Context, cfg RealConfig) (*RealResults, error) {
+func Run(ctx context.Context, cfg Config) (*Results, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	res := &RealResults{Config: cfg.record(), Started: time.Now()}
-	finish := func(err error) (*RealResults, error) {
+	res := &Results{Config: cfg.record(), Started: time.Now()}
+	finish := func(err error) (*Results, error) {
 		res.Finished = time.Now()
 		res.Seconds = res.Finished.Sub(res.Started).Seconds()
 		return res, err
@@ -321,14 +312,14 @@ func RunReal(ctx context.Context, cfg RealConfig) (*RealResults, error) {
 	total, done := len(cfg.Sets)*cfg.Seeds, 0
 	for _, name := range cfg.Sets {
 		t0 := time.Now()
-		set, err := LoadRealSet(cfg.Dir, name)
+		set, err := LoadSet(cfg.Dir, name)
 		if err != nil {
-			return finish(&RealDataError{Set: name, Err: err})
+			return finish(&DataError{Set: name, Err: err})
 		}
-		ev := newRealEval(set, cfg)
+		ev := newSetEval(set, cfg)
 		sr := ev.result
 		res.Sets = append(res.Sets, sr)
-		cfg.emit(RealEvent{Kind: RealLoaded, Set: sr, Done: done, Total: total})
+		cfg.emit(Event{Kind: EventLoaded, Set: sr, Done: done, Total: total})
 		for k := 1; k <= cfg.Seeds; k++ {
 			if err := ctx.Err(); err != nil {
 				return finish(err)
@@ -339,32 +330,32 @@ func RunReal(ctx context.Context, cfg RealConfig) (*RealResults, error) {
 			}
 			sr.Seeds = append(sr.Seeds, seed)
 			done++
-			cfg.emit(RealEvent{Kind: RealSeedDone, Set: sr, Seed: seed, Done: done, Total: total})
+			cfg.emit(Event{Kind: EventSeedDone, Set: sr, Seed: seed, Done: done, Total: total})
 		}
-		sr.Summary = summarizeReal(sr.Seeds)
+		sr.Summary = summarize(sr.Seeds)
 		sr.Seconds = time.Since(t0).Seconds()
-		cfg.emit(RealEvent{Kind: RealSetDone, Set: sr, Done: done, Total: total})
+		cfg.emit(Event{Kind: EventSetDone, Set: sr, Done: done, Total: total})
 	}
 	return finish(nil)
 }
 
-// RealDataError is a real set that could not be read: a missing or
+// DataError is a real set that could not be read: a missing or
 // malformed file (the error names file:line).
-type RealDataError struct {
+type DataError struct {
 	Set string
 	Err error
 }
 
-func (e *RealDataError) Error() string { return e.Err.Error() }
-func (e *RealDataError) Unwrap() error { return e.Err }
+func (e *DataError) Error() string { return e.Err.Error() }
+func (e *DataError) Unwrap() error { return e.Err }
 
-// IsRealDataError reports whether err is (or wraps) a RealDataError.
-func IsRealDataError(err error) bool {
-	var e *RealDataError
+// IsDataError reports whether err is (or wraps) a DataError.
+func IsDataError(err error) bool {
+	var e *DataError
 	return errors.As(err, &e)
 }
 
-func (cfg RealConfig) emit(e RealEvent) {
+func (cfg Config) emit(e Event) {
 	if cfg.Progress != nil {
 		cfg.Progress(e)
 	}
@@ -387,13 +378,13 @@ type splitName struct {
 	nb   []LabelledNeighbour
 }
 
-// realEval is the state of one set's evaluation.
-type realEval struct {
-	cfg    RealConfig
-	set    *RealSet
+// setEval is the state of one set's evaluation.
+type setEval struct {
+	cfg    Config
+	set    *Set
 	elig   []eligName
 	split  []splitName
-	result *RealSetResult
+	result *SetResult
 	// once holds the scores of the methods that fit no embedding, and
 	// components the component splitters' groups of the eligible names:
 	// deterministic, computed on the first seed.
@@ -406,11 +397,11 @@ func inHalf(half string, dev bool) bool {
 	return half == HalfAll || (half == HalfDev) == dev
 }
 
-func newRealEval(set *RealSet, cfg RealConfig) *realEval {
+func newSetEval(set *Set, cfg Config) *setEval {
 	g := set.Graph
-	ev := &realEval{cfg: cfg, set: set, once: map[string][]float64{}, onceSecs: map[string]float64{}}
-	sr := &RealSetResult{Name: set.Name, Prefix: set.Prefix, Nodes: g.NumNodes(), Edges: g.NumEdges(),
-		DevRule: set.DevRule, Halves: map[string]RealHalfInfo{}, HasNames: set.Names != nil}
+	ev := &setEval{cfg: cfg, set: set, once: map[string][]float64{}, onceSecs: map[string]float64{}}
+	sr := &SetResult{Name: set.Name, Prefix: set.Prefix, Nodes: g.NumNodes(), Edges: g.NumEdges(),
+		DevRule: set.DevRule, Halves: map[string]HalfInfo{}, HasNames: set.Names != nil}
 	for i := range g.NumNodes() {
 		if g.Degree(i) > 0 && (set.Targets == nil || set.Targets[i]) {
 			sr.Scored++
@@ -422,7 +413,7 @@ func newRealEval(set *RealSet, cfg RealConfig) *realEval {
 		node, linked := set.NodeOf(ln.ID)
 		pos := ln.Persons >= 2
 		neg := ln.Persons == 1 && ln.Foreign == 0
-		for _, h := range RealHalves {
+		for _, h := range halfOrder {
 			if !inHalf(h, dev) {
 				continue
 			}
@@ -453,11 +444,11 @@ func newRealEval(set *RealSet, cfg RealConfig) *realEval {
 		}
 		// Evaluated for splitting when its singly-labelled neighbours span
 		// two persons or more.
-		if _, _, _, ok := SplitARI(set.Neighbours[ln.ID], nil); !ok {
+		if _, _, _, ok := splitARI(set.Neighbours[ln.ID], nil); !ok {
 			continue
 		}
 		ev.split = append(ev.split, splitName{ln: ln, node: node, dev: dev, nb: set.Neighbours[ln.ID]})
-		for _, h := range RealHalves {
+		for _, h := range halfOrder {
 			if inHalf(h, dev) {
 				hi := sr.Halves[h]
 				hi.SplitNames++
@@ -480,7 +471,7 @@ func newRealEval(set *RealSet, cfg RealConfig) *realEval {
 	}
 	sr.EligiblePersons, sr.SplitPersons = Num(meanInts(ep)), Num(meanInts(sp))
 	for _, s := range ev.split {
-		sr.Splits = append(sr.Splits, RealSplitRecord{ID: s.ln.ID, Persons: s.ln.Persons, Dev: s.dev,
+		sr.Splits = append(sr.Splits, SplitRecord{ID: s.ln.ID, Persons: s.ln.Persons, Dev: s.dev,
 			Labelled: labelledCount(s.nb), ARI: map[string][]float64{}, Groups: map[string][]int{}})
 	}
 	ev.result = sr
@@ -499,7 +490,7 @@ func labelledCount(nb []LabelledNeighbour) int {
 }
 
 // options returns the engine options of seed k.
-func (ev *realEval) options(k int) fondue.Options {
+func (ev *setEval) options(k int) fondue.Options {
 	o := ev.cfg.Engine
 	o.Seed = ev.cfg.Engine.Seed + uint64(k) - 1
 	o.Targets = ev.set.Targets
@@ -510,10 +501,10 @@ func (ev *realEval) options(k int) fondue.Options {
 }
 
 // runSeed measures every method, splitter and estimator with seed k.
-func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
+func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 	g := ev.set.Graph
 	opts := ev.options(k)
-	seed := &RealSeed{Seed: k, EngineSeed: opts.Seed, Seconds: map[string]float64{},
+	seed := &Seed{Seed: k, EngineSeed: opts.Seed, Seconds: map[string]float64{},
 		Detection: map[string]map[string]Metrics{}, Splitting: map[string]map[string]Metrics{}, Entities: map[string]map[string]Metrics{}}
 	// The default method's score: its entity estimates, and the score the
 	// splits follow (with an embedding: when the default fits none, the
@@ -580,7 +571,7 @@ func (ev *realEval) runSeed(ctx context.Context, k int) (*RealSeed, error) {
 // methodScores returns method m's scores: the default's from def, the
 // other embedding methods' from the same embedding (ScoreEmbedding, else a
 // Score of their own), and the deterministic ones computed once.
-func (ev *realEval) methodScores(ctx context.Context, m string, opts fondue.Options, def, withEmb *fondue.Result, secs map[string]float64) ([]float64, error) {
+func (ev *setEval) methodScores(ctx context.Context, m string, opts fondue.Options, def, withEmb *fondue.Result, secs map[string]float64) ([]float64, error) {
 	g := ev.set.Graph
 	key := "method:" + m
 	switch {
@@ -621,9 +612,9 @@ func (ev *realEval) methodScores(ctx context.Context, m string, opts fondue.Opti
 }
 
 // detection computes the detection metrics of scores (graph-indexed) per half.
-func (ev *realEval) detection(scores []float64) map[string]Metrics {
+func (ev *setEval) detection(scores []float64) map[string]Metrics {
 	out := map[string]Metrics{}
-	for _, h := range RealHalves {
+	for _, h := range halfOrder {
 		var s, s2 []float64
 		var pos, pos2 []bool
 		var deg []int
@@ -644,7 +635,7 @@ func (ev *realEval) detection(scores []float64) map[string]Metrics {
 			MetricAUC:     Num(auc),
 			MetricAUCBins: Num(metrics.AUCWithinBins(s, pos, deg)),
 			MetricAUC2:    Num(auc2),
-			MetricP100:    Num(metrics.PrecisionAt(s, pos, PrecisionK)),
+			MetricP100:    Num(metrics.PrecisionAt(s, pos, precisionK)),
 		}
 	}
 	return out
@@ -652,7 +643,7 @@ func (ev *realEval) detection(scores []float64) map[string]Metrics {
 
 // splitting computes a splitter's metrics per half from its proposals (in
 // the order of ev.split), and records each name's ARI and groups.
-func (ev *realEval) splitting(splitter string, props []fondue.Proposal) map[string]Metrics {
+func (ev *setEval) splitting(splitter string, props []fondue.Proposal) map[string]Metrics {
 	g := ev.set.Graph
 	ari := make([]float64, len(ev.split))
 	groups := make([]int, len(ev.split))
@@ -663,14 +654,14 @@ func (ev *realEval) splitting(splitter string, props []fondue.Proposal) map[stri
 				groupOf[g.Key(int(v))] = gi
 			}
 		}
-		ari[j], _, _, _ = SplitARI(sn.nb, groupOf)
+		ari[j], _, _, _ = splitARI(sn.nb, groupOf)
 		groups[j] = len(props[j].Groups)
 		rec := &ev.result.Splits[j]
 		rec.ARI[splitter] = append(rec.ARI[splitter], format.Round6(ari[j]))
 		rec.Groups[splitter] = append(rec.Groups[splitter], groups[j])
 	}
 	out := map[string]Metrics{}
-	for _, h := range RealHalves {
+	for _, h := range halfOrder {
 		var all, two, more []float64
 		var est, truth []int
 		for j, sn := range ev.split {
@@ -698,7 +689,7 @@ func (ev *realEval) splitting(splitter string, props []fondue.Proposal) map[stri
 // entities measures the estimators of the number of entities: the
 // default method's Result.Entities and the component splitters' numbers of
 // groups (computed once), over the split-evaluated and all eligible names.
-func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *RealSeed) error {
+func (ev *setEval) entities(ctx context.Context, def *fondue.Result, seed *Seed) error {
 	g := ev.set.Graph
 	if ev.components == nil {
 		ev.components = map[string][]int{}
@@ -706,7 +697,7 @@ func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *Real
 		for j, e := range ev.elig {
 			nodes[j] = e.node
 		}
-		for _, name := range RealEstimators[1:] {
+		for _, name := range estimators[1:] {
 			o := ev.options(1)
 			o.Split = fondue.SplitOptions{Splitter: split.Find(research.Splitters(), name)}
 			props, err := fondue.ProposeSplits(ctx, g, nil, nodes, o)
@@ -724,7 +715,7 @@ func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *Real
 	for _, sn := range ev.split {
 		splitIDs[sn.ln.ID] = true
 	}
-	for _, name := range RealEstimators {
+	for _, name := range estimators {
 		est := ev.components[name]
 		if name == EstimatorEntities {
 			est = make([]int, len(ev.elig))
@@ -735,7 +726,7 @@ func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *Real
 			}
 		}
 		per := map[string]Metrics{}
-		for _, h := range RealHalves {
+		for _, h := range halfOrder {
 			var sEst, sTrue, aEst, aTrue []int
 			for j, e := range ev.elig {
 				if !inHalf(h, e.dev) {
@@ -756,11 +747,11 @@ func (ev *realEval) entities(ctx context.Context, def *fondue.Result, seed *Real
 	return nil
 }
 
-// realTopN is the number of names in RealSetResult.Top.
-const realTopN = 10
+// topN is the number of names in SetResult.Top.
+const topN = 10
 
-// top returns the default method's realTopN highest-scored eligible names.
-func (ev *realEval) top(scores []float64, entities []int) []RealTopName {
+// top returns the default method's topN highest-scored eligible names.
+func (ev *setEval) top(scores []float64, entities []int) []TopName {
 	order := make([]int, 0, len(ev.elig))
 	for j, e := range ev.elig {
 		if !math.IsNaN(scores[e.node]) {
@@ -777,10 +768,10 @@ func (ev *realEval) top(scores []float64, entities []int) []RealTopName {
 		}
 		return 0
 	})
-	var out []RealTopName
-	for r, j := range order[:min(realTopN, len(order))] {
+	var out []TopName
+	for r, j := range order[:min(topN, len(order))] {
 		e := ev.elig[j]
-		t := RealTopName{Rank: r + 1, ID: e.ln.ID, Name: ev.set.DisplayName(e.ln), Persons: e.ln.Persons, Foreign: e.ln.Foreign,
+		t := TopName{Rank: r + 1, ID: e.ln.ID, Name: ev.set.DisplayName(e.ln), Persons: e.ln.Persons, Foreign: e.ln.Foreign,
 			Degree: e.degree, Score: format.Round6(scores[e.node]), Dev: e.dev}
 		if entities != nil {
 			t.Entities = entities[e.node]
@@ -790,9 +781,9 @@ func (ev *realEval) top(scores []float64, entities []int) []RealTopName {
 	return out
 }
 
-// summarizeReal aggregates the seeds: mean and spread of every metric.
-func summarizeReal(seeds []*RealSeed) *RealSetSummary {
-	agg := func(get func(*RealSeed) map[string]map[string]Metrics) map[string]map[string]map[string]metrics.Stat {
+// summarize aggregates the seeds: mean and spread of every metric.
+func summarize(seeds []*Seed) *SetSummary {
+	agg := func(get func(*Seed) map[string]map[string]Metrics) map[string]map[string]map[string]metrics.Stat {
 		out := map[string]map[string]map[string]metrics.Stat{}
 		vals := map[[3]string][]float64{}
 		for _, s := range seeds {
@@ -816,10 +807,10 @@ func summarizeReal(seeds []*RealSeed) *RealSetSummary {
 		}
 		return out
 	}
-	sum := &RealSetSummary{
-		Detection: agg(func(s *RealSeed) map[string]map[string]Metrics { return s.Detection }),
-		Splitting: agg(func(s *RealSeed) map[string]map[string]Metrics { return s.Splitting }),
-		Entities:  agg(func(s *RealSeed) map[string]map[string]Metrics { return s.Entities }),
+	sum := &SetSummary{
+		Detection: agg(func(s *Seed) map[string]map[string]Metrics { return s.Detection }),
+		Splitting: agg(func(s *Seed) map[string]map[string]Metrics { return s.Splitting }),
+		Entities:  agg(func(s *Seed) map[string]map[string]Metrics { return s.Entities }),
 		Seconds:   map[string]float64{},
 	}
 	for _, s := range seeds {

@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
-// realTestData is the copy of the real sets (without their .names files).
-const realTestData = "testdata/real"
+// testData is the copy of the real sets (without their .names files).
+const testData = "../testdata/real"
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
@@ -38,17 +38,17 @@ func TestSplitARI(t *testing.T) {
 	// Over n1..n4 and n7: truth AABBB, proposal 0 0 1 1 x. Pairs together
 	// in both: 2; in the truth 1 + 3 = 4, in the proposal 1 + 1 = 2; of
 	// C(5,2) = 10 pairs: expected 4·2/10 = 0.8, maximum 3, ARI 1.2/2.2.
-	ari, n, persons, ok := SplitARI(nb, groups)
+	ari, n, persons, ok := splitARI(nb, groups)
 	if !ok || n != 5 || persons != 2 || !near(ari, 1.2/2.2) {
-		t.Errorf("SplitARI = %v, %d, %d, %v; want %v, 5, 2, true", ari, n, persons, ok, 1.2/2.2)
+		t.Errorf("splitARI = %v, %d, %d, %v; want %v, 5, 2, true", ari, n, persons, ok, 1.2/2.2)
 	}
 	// With n7 in B's group the split is perfect: n5 and n6 do not count.
 	groups["n7"] = 1
-	if ari, _, _, _ := SplitARI(nb, groups); ari != 1 {
+	if ari, _, _, _ := splitARI(nb, groups); ari != 1 {
 		t.Errorf("perfect split: ARI %v", ari)
 	}
 	// One person among the labelled neighbours: not evaluated.
-	if _, n, persons, ok := SplitARI(nb[:2], groups); ok || n != 2 || persons != 1 {
+	if _, n, persons, ok := splitARI(nb[:2], groups); ok || n != 2 || persons != 1 {
 		t.Errorf("one person: %d neighbours, %d persons, ok %v", n, persons, ok)
 	}
 }
@@ -93,7 +93,7 @@ func TestRealParseErrors(t *testing.T) {
 	}
 	for _, c := range truthCases {
 		_, err := readTruth("t.tsv", strings.NewReader(c.text))
-		var re *RealError
+		var re *ParseError
 		if err == nil || !errors.As(err, &re) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("truth %q: error %v, want %q...", c.text, err, c.want)
 		}
@@ -129,7 +129,7 @@ func TestRealParseErrors(t *testing.T) {
 // Both shapes of dblp679 use the committed development list; a set
 // without one, or whose ids the list does not match, is split by hash.
 func TestDevHalf(t *testing.T) {
-	ids, err := readDevList(devLists, "real/dblp679.dev.txt")
+	ids, err := readDevList(devLists, "dblp679.dev.txt")
 	if err != nil || len(ids) != 332 {
 		t.Fatalf("committed list: %d ids, %v", len(ids), err)
 	}
@@ -153,14 +153,14 @@ func TestDevHalf(t *testing.T) {
 		t.Errorf("mismatched list: %q", rule)
 	}
 	for _, ln := range other {
-		if dev[ln.ID] != DevByHash(ln.ID) {
-			t.Errorf("%s: dev %v, hash %v", ln.ID, dev[ln.ID], DevByHash(ln.ID))
+		if dev[ln.ID] != devByHash(ln.ID) {
+			t.Errorf("%s: dev %v, hash %v", ln.ID, dev[ln.ID], devByHash(ln.ID))
 		}
 	}
 	// The hash ignores the shape's prefix and splits about in half.
 	n := 0
 	for k := range 1000 {
-		if DevByHash(strconv.Itoa(k)) {
+		if devByHash(strconv.Itoa(k)) {
 			n++
 		}
 	}
@@ -168,7 +168,7 @@ func TestDevHalf(t *testing.T) {
 		t.Errorf("hash puts %d of 1000 ids in the development half", n)
 	}
 	dev, _ = devHalf("unknown", "a:", []LabelledName{{ID: "a:41"}})
-	if dev["a:41"] != DevByHash("41") {
+	if dev["a:41"] != devByHash("41") {
 		t.Error("the hash must ignore the prefix")
 	}
 }
@@ -180,11 +180,11 @@ func TestRealSetNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := RealSetNames(dir)
+	got, err := SetNames(dir)
 	if err != nil || !slices.Equal(got, []string{"x"}) {
-		t.Fatalf("RealSetNames = %v, %v", got, err)
+		t.Fatalf("SetNames = %v, %v", got, err)
 	}
-	if got, err := RealSetNames(realTestData); err != nil || !slices.Equal(got, []string{"dblp679", "dblp679-wrote"}) {
+	if got, err := SetNames(testData); err != nil || !slices.Equal(got, []string{"dblp679", "dblp679-wrote"}) {
 		t.Fatalf("test data: %v, %v", got, err)
 	}
 }
@@ -231,17 +231,17 @@ func writeTinySet(t *testing.T, dir string) {
 func TestRealTinySet(t *testing.T) {
 	dir := t.TempDir()
 	writeTinySet(t, dir)
-	set, err := LoadRealSet(dir, "tiny")
+	set, err := LoadSet(dir, "tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if set.Prefix != "" || set.Targets != nil || set.Names.Of("1") != "One Person" || !strings.HasPrefix(set.DevRule, "hash") {
 		t.Fatalf("tiny set: prefix %q, targets %v, names %v, dev %q", set.Prefix, set.Targets != nil, set.Names, set.DevRule)
 	}
-	cfg := RealConfig{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2},
+	cfg := Config{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2},
 		Methods:   []string{score.MethodDegree, score.MethodCC},
 		Splitters: []string{research.EgoComponents, research.TwoHopComponents}}
-	res, err := RunReal(context.Background(), cfg)
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ func TestRealTinySet(t *testing.T) {
 	}
 	s := res.Sets[0]
 	all := s.Halves[HalfAll]
-	if all != (RealHalfInfo{Labelled: 6, Positives: 2, Positives2: 1, Negatives: 2, LeftOut: 2, SplitNames: 2, SplitNames2: 1, SplitNames3: 1}) {
+	if all != (HalfInfo{Labelled: 6, Positives: 2, Positives2: 1, Negatives: 2, LeftOut: 2, SplitNames: 2, SplitNames2: 1, SplitNames3: 1}) {
 		t.Errorf("halves: %+v", all)
 	}
 	if d, h := s.Halves[HalfDev], s.Halves[HalfHeldOut]; d.Labelled+h.Labelled != 6 || d.Positives+h.Positives != 2 || d.Negatives+h.Negatives != 2 {
@@ -330,7 +330,7 @@ func TestRealTinySet(t *testing.T) {
 		t.Errorf("top names: %v", shown)
 	}
 	// The reports: every table, the default's row first when it ran.
-	rep := &RealReport{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real"}
+	rep := &Report{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real"}
 	var md, js bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
@@ -345,10 +345,10 @@ func TestRealTinySet(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back struct {
-		Results RealResults `json:"-"`
+		Results Results `json:"-"`
 		Sets    []struct {
 			Name  string
-			Seeds []RealSeed
+			Seeds []Seed
 		}
 	}
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Sets) != 1 || len(back.Sets[0].Seeds) != 1 ||
@@ -372,7 +372,7 @@ func TestRealTargetsByPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set, err := LoadRealSet(dir, "kg")
+	set, err := LoadSet(dir, "kg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestRealTargetsByPrefix(t *testing.T) {
 	if set.Prefix != "a:" || n != 4 {
 		t.Fatalf("prefix %q, %d targets", set.Prefix, n)
 	}
-	res, err := RunReal(context.Background(), RealConfig{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 1},
+	res, err := Run(context.Background(), Config{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 1},
 		Methods: []string{score.MethodDegree}, Splitters: []string{research.TwoHopComponents}})
 	if err != nil {
 		t.Fatal(err)
@@ -412,8 +412,8 @@ func TestRealTargetsByPrefix(t *testing.T) {
 // the data's README, the deterministic baselines reproduce its reference
 // numbers, and the component baselines do what the README says.
 func TestRealQuick(t *testing.T) {
-	cfg := RealConfig{Dir: realTestData, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2}}
-	res, err := RunReal(context.Background(), cfg)
+	cfg := Config{Dir: testData, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2}}
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -441,15 +441,15 @@ func TestRealQuick(t *testing.T) {
 			t.Errorf("%s: the truth's degree agrees with the graph's for %d of %d names", s.Name, s.DegreeAgrees, s.Eligible)
 		}
 	}
-	det := func(s *RealSetResult, m, metric string) float64 {
+	det := func(s *SetResult, m, metric string) float64 {
 		return statMean(s.Summary.Detection, m, HalfAll, metric)
 	}
-	spl := func(s *RealSetResult, sp, metric string) float64 {
+	spl := func(s *SetResult, sp, metric string) float64 {
 		return statMean(s.Summary.Splitting, sp, HalfAll, metric)
 	}
 	// The README's reference numbers of the deterministic baselines.
 	for _, c := range []struct {
-		s      *RealSetResult
+		s      *SetResult
 		what   string
 		got    float64
 		want   float64
@@ -490,7 +490,7 @@ func TestRealQuick(t *testing.T) {
 		if auc := det(s, score.DefaultMethod, MetricAUC); !(auc > 0.8) {
 			t.Errorf("%s: default method %s AUC %.3f", s.Name, score.DefaultMethod, auc)
 		}
-		if s.HasNames || len(s.Top) != realTopN || s.Top[0].Name == "" {
+		if s.HasNames || len(s.Top) != topN || s.Top[0].Name == "" {
 			t.Errorf("%s: top names %+v (display names: %v)", s.Name, s.Top, s.HasNames)
 		}
 	}
@@ -509,7 +509,7 @@ func TestRealQuick(t *testing.T) {
 	}
 	// The reports and plots.
 	out := t.TempDir()
-	rep := &RealReport{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real --quick"}
+	rep := &Report{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real --quick"}
 	if rep.Plots, err = rep.WritePlots(out); err != nil || !slices.Equal(rep.Plots, []string{"real-detection.png", "real-ari.png", "real-groups.png"}) {
 		t.Fatalf("plots %v: %v", rep.Plots, err)
 	}

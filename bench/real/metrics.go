@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"math"
@@ -6,14 +6,14 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
-// SplitARI scores a proposed split of one name against the truth: the
+// splitARI scores a proposed split of one name against the truth: the
 // adjusted Rand index of the groups against the persons over the name's
 // neighbours that appear with exactly one person (those with several or
 // none are left out). A neighbour missing from the groups counts as a group
 // of its own. It also returns the number of neighbours evaluated and of
 // distinct persons among them; ok is false when they span fewer than two
 // persons (the name is not evaluated).
-func SplitARI(neighbours []LabelledNeighbour, groupOf map[string]int) (ari float64, evaluated, persons int, ok bool) {
+func splitARI(neighbours []LabelledNeighbour, groupOf map[string]int) (ari float64, evaluated, persons int, ok bool) {
 	var truth, pred []int
 	personIndex := map[string]int{}
 	for k, nb := range neighbours {
