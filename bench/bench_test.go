@@ -219,7 +219,7 @@ func TestWritersSkippedCell(t *testing.T) {
 		t.Fatalf("parsed JSON: %+v", parsed)
 	}
 	s := parsed.Seeds[0]
-	if len(s.Methods["fondue"].ROC) != ROCPoints || len(s.Splitters["mcl"].ARI) != s.Ambiguous-s.Splitters["mcl"].Skipped {
+	if len(s.Methods["fondue"].ROC) != rocPoints || len(s.Splitters["mcl"].ARI) != s.Ambiguous-s.Splitters["mcl"].Skipped {
 		t.Fatalf("seed record incomplete: %+v", s)
 	}
 }
@@ -288,7 +288,7 @@ func TestMethodResultByHand(t *testing.T) {
 	}
 	// ROC: (0,0) (0,.5) (.5,.5) (.5,1) (1,1).
 	for _, c := range []struct{ x, y float64 }{{0, 0.5}, {0.25, 0.5}, {0.5, 1}, {1, 1}} {
-		if got := mr.ROC[int(c.x*(ROCPoints-1))]; got != c.y {
+		if got := mr.ROC[int(c.x*(rocPoints-1))]; got != c.y {
 			t.Errorf("ROC at %v = %v, want %v", c.x, got, c.y)
 		}
 	}

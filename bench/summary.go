@@ -7,59 +7,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
-// MethodSummary is one identification method in one cell, over its seeds.
-type MethodSummary struct {
-	AUC        metrics.Stat `json:"auc"`
-	AUCAverage metrics.Stat `json:"auc_average"`
-	AUCLoss    metrics.Stat `json:"auc_loss"`
-	NDCG       metrics.Stat `json:"ndcg"`
-	// Seconds are mean wall times per seed.
-	Seconds Phases `json:"seconds"`
-	// ROC is the vertical average over seeds of the per-seed ROC grids.
-	ROC []float64 `json:"roc"`
-}
-
-// SplitSummary is one splitter in one cell, over its seeds.
-type SplitSummary struct {
-	// ARI is over seeds of the per-seed mean ARI over ambiguous nodes.
-	ARI metrics.Stat `json:"ari"`
-	// NodeARI is over all evaluated nodes of all seeds.
-	NodeARI metrics.Stat `json:"node_ari"`
-	// Nodes, Skipped, Neighbors and Shared are totals over seeds.
-	Nodes      int     `json:"nodes"`
-	Skipped    int     `json:"skipped"`
-	Neighbors  int     `json:"neighbors"`
-	Shared     int     `json:"shared"`
-	MeanGroups float64 `json:"mean_groups"`
-	Seconds    float64 `json:"seconds"` // mean per seed
-}
-
-// CellSummary is one (dataset, ratio) cell.
-type CellSummary struct {
-	Dataset string  `json:"dataset"`
-	Ratio   float64 `json:"ratio"`
-	// Skipped is set when q = ⌊ratio·n⌋ = 0: the paper's "-".
-	Skipped   bool `json:"skipped,omitempty"`
-	Ambiguous int  `json:"ambiguous"` // q
-	// IdentSeeds and SplitSeeds count the seeds present.
-	IdentSeeds int                       `json:"ident_seeds"`
-	SplitSeeds int                       `json:"split_seeds"`
-	Epochs     metrics.Stat              `json:"cne_epochs"`
-	Methods    map[string]*MethodSummary `json:"methods,omitempty"`
-	Splitters  map[string]*SplitSummary  `json:"splitters,omitempty"`
-}
-
-// Cell returns the summary of a cell, or nil.
-func (r *Results) Cell(dataset string, ratio float64) *CellSummary {
-	for k := range r.Cells {
-		c := &r.Cells[k]
-		if c.Dataset == dataset && RatioKey(c.Ratio) == RatioKey(ratio) {
-			return c
-		}
-	}
-	return nil
-}
-
 // summarize aggregates the seeds into cells, in the configured order.
 // Cells with no seed are either skipped (q = 0) or not run yet.
 func summarize(cfg Config, skipped map[[2]string]bool, seeds []*SeedResult) []CellSummary {
@@ -155,16 +102,16 @@ func summarizeMethod(rs []*MethodResult, ties eval.TieMode) *MethodSummary {
 }
 
 // averageROC is the vertical average of the seeds' ROC grids (those with
-// ROCPoints points), or nil when none has one.
+// rocPoints points), or nil when none has one.
 func averageROC(rs []*MethodResult) []float64 {
 	var roc []float64
 	nroc := 0
 	for _, r := range rs {
-		if len(r.ROC) != ROCPoints {
+		if len(r.ROC) != rocPoints {
 			continue
 		}
 		if roc == nil {
-			roc = make([]float64, ROCPoints)
+			roc = make([]float64, rocPoints)
 		}
 		for k, v := range r.ROC {
 			roc[k] += v
