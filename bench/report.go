@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -252,34 +251,15 @@ func (r *Report) writeNDCG(p func(string, ...any)) {
 // that the file stays readable and diffable while holding every number.
 func (r *Report) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	enc := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err) // only NaN can fail, and the types guard against it
-		}
-		return string(b)
-	}
 	res := r.Results
 	fmt.Fprintf(bw, "{\n  \"command\": %s,\n  \"machine\": %s,\n  \"paper_source\": %s,\n  \"config\": %s,\n",
-		enc(r.Command), enc(r.Machine), enc(r.Paper.Source), enc(res.Config))
+		format.JSON(r.Command), format.JSON(r.Machine), format.JSON(r.Paper.Source), format.JSON(res.Config))
 	fmt.Fprintf(bw, "  \"started\": %s,\n  \"finished\": %s,\n  \"wall_seconds\": %s,\n  \"complete\": %v,\n  \"resumed\": %d,\n",
-		enc(res.Started), enc(res.Finished), enc(res.Seconds), res.Complete, res.Resumed)
+		format.JSON(res.Started), format.JSON(res.Finished), format.JSON(res.Seconds), res.Complete, res.Resumed)
 	fmt.Fprintf(bw, "  \"cells\": [")
-	for k, c := range res.Cells {
-		sep := ","
-		if k == 0 {
-			sep = ""
-		}
-		fmt.Fprintf(bw, "%s\n    %s", sep, enc(c))
-	}
+	format.JSONLines(bw, "    ", res.Cells)
 	fmt.Fprintf(bw, "\n  ],\n  \"seeds\": [")
-	for k, s := range res.Seeds {
-		sep := ","
-		if k == 0 {
-			sep = ""
-		}
-		fmt.Fprintf(bw, "%s\n    %s", sep, enc(s))
-	}
+	format.JSONLines(bw, "    ", res.Seeds)
 	fmt.Fprintf(bw, "\n  ]\n}\n")
 	return bw.Flush()
 }

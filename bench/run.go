@@ -109,21 +109,9 @@ func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 	if cfg.Seeds < 0 || cfg.SplitSeeds < 0 || cfg.Seeds+cfg.SplitSeeds == 0 {
 		return cfg, fmt.Errorf("seeds %d, split seeds %d: need at least one seed", cfg.Seeds, cfg.SplitSeeds)
 	}
-	if cfg.Methods == nil {
-		cfg.Methods = score.Methods()
-	}
-	for _, m := range cfg.Methods {
-		if !slices.Contains(score.Methods(), m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods())
-		}
-	}
-	if cfg.Splitters == nil {
-		cfg.Splitters = setup.SplitterNames()
-	}
-	for _, s := range cfg.Splitters {
-		if split.Find(setup.Splitters(), s) == nil {
-			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, setup.SplitterNames())
-		}
+	var err error
+	if cfg.Methods, cfg.Splitters, err = setup.Choose(cfg.Methods, cfg.Splitters); err != nil {
+		return cfg, err
 	}
 	if cfg.Ties != eval.TiesAverage && cfg.Ties != eval.TiesAsLoss {
 		return cfg, fmt.Errorf("invalid tie mode %v", cfg.Ties)

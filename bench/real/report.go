@@ -2,7 +2,6 @@ package real
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -412,39 +411,20 @@ func (r *Report) writeTable(p func(string, ...any), what string, names []string,
 // diffable while holding every number.
 func (r *Report) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	enc := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err) // Num and metrics.Stat write NaN as null: nothing else can fail
-		}
-		return string(b)
-	}
 	res := r.Results
-	fmt.Fprintf(bw, "{\n  \"command\": %s,\n  \"machine\": %s,\n  \"config\": %s,\n", enc(r.Command), enc(r.Machine), enc(res.Config))
-	fmt.Fprintf(bw, "  \"started\": %s,\n  \"finished\": %s,\n  \"wall_seconds\": %s,\n  \"sets\": [", enc(res.Started), enc(res.Finished), enc(res.Seconds))
+	fmt.Fprintf(bw, "{\n  \"command\": %s,\n  \"machine\": %s,\n  \"config\": %s,\n", format.JSON(r.Command), format.JSON(r.Machine), format.JSON(res.Config))
+	fmt.Fprintf(bw, "  \"started\": %s,\n  \"finished\": %s,\n  \"wall_seconds\": %s,\n  \"sets\": [", format.JSON(res.Started), format.JSON(res.Finished), format.JSON(res.Seconds))
 	for k, s := range res.Sets {
 		if k > 0 {
 			fmt.Fprint(bw, ",")
 		}
 		head := *s
 		head.Seeds, head.Splits = nil, nil
-		b := enc(head)
+		b := format.JSON(head)
 		fmt.Fprintf(bw, "\n    %s,\n    \"seeds\": [", strings.TrimSuffix(b, "}"))
-		for j, sd := range s.Seeds {
-			sep := ","
-			if j == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(bw, "%s\n      %s", sep, enc(sd))
-		}
+		format.JSONLines(bw, "      ", s.Seeds)
 		fmt.Fprintf(bw, "\n    ],\n    \"splits\": [")
-		for j, sp := range s.Splits {
-			sep := ","
-			if j == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(bw, "%s\n      %s", sep, enc(sp))
-		}
+		format.JSONLines(bw, "      ", s.Splits)
 		fmt.Fprintf(bw, "\n    ]}")
 	}
 	fmt.Fprintf(bw, "\n  ]\n}\n")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
@@ -16,7 +15,7 @@ import (
 
 // Config describes a run of the real benchmark.
 type Config struct {
-	// Dir is the real-data folder (Dir of the datasets folder).
+	// Dir is the real-data folder (Dir of the datasets folder: its folder real).
 	Dir string
 	// Sets are the real sets to run (default: every set in Dir).
 	Sets []string
@@ -34,7 +33,7 @@ type Config struct {
 	Progress func(Event)
 }
 
-// EventKind says what a Event reports.
+// EventKind says what an Event reports.
 type EventKind int
 
 const (
@@ -65,21 +64,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		}
 		cfg.Sets = sets
 	}
-	if cfg.Methods == nil {
-		cfg.Methods = score.Methods()
-	}
-	for _, m := range cfg.Methods {
-		if !slices.Contains(score.Methods(), m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, score.Methods())
-		}
-	}
-	if cfg.Splitters == nil {
-		cfg.Splitters = setup.SplitterNames()
-	}
-	for _, s := range cfg.Splitters {
-		if split.Find(setup.Splitters(), s) == nil {
-			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, setup.SplitterNames())
-		}
+	var err error
+	if cfg.Methods, cfg.Splitters, err = setup.Choose(cfg.Methods, cfg.Splitters); err != nil {
+		return cfg, err
 	}
 	return cfg, cfg.Engine.CNE.Validate()
 }

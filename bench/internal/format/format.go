@@ -1,9 +1,12 @@
 // Package format writes numbers the way both reports of the bench show
 // them (three decimals without a leading zero, seconds to about three
-// digits) and rounds them for the JSON files.
+// digits), and rounds and encodes them for the JSON files.
 package format
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -41,3 +44,27 @@ func Seconds(x float64) string {
 // Round6 rounds to six decimals, plenty for metrics in [−1, 1], and halves
 // the size of the JSON files.
 func Round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// JSON is v as one line of JSON for the results files. Only NaN and the
+// infinities can fail, and the records guard against them (metrics.Stat
+// and real.Num write NaN as null): a failure is a bug, and panics.
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// JSONLines writes items as the elements of a JSON array, one a line: each
+// after a newline and indent, the elements separated by commas. The caller
+// writes the brackets.
+func JSONLines[T any](w io.Writer, indent string, items []T) {
+	for k, x := range items {
+		sep := ","
+		if k == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s\n%s%s", sep, indent, JSON(x))
+	}
+}
