@@ -21,9 +21,9 @@ type MethodResult struct {
 	AUCAverage float64 `json:"auc_average"` // ties count half (the usual AUC)
 	AUCLoss    float64 `json:"auc_loss"`    // ties count as a loss (the paper's baselines)
 	NDCG       float64 `json:"ndcg"`
-	// ROC holds the true-positive rate at false-positive rates
-	// 0, 1/(rocPoints−1), …, 1 (the ROC curve with diagonal steps for ties,
-	// linearly interpolated).
+	// ROC holds the true-positive rate at the 101 false-positive rates
+	// 0, 0.01, …, 1 (the ROC curve with diagonal steps for ties, linearly
+	// interpolated).
 	ROC     []float64 `json:"roc"`
 	Seconds Phases    `json:"seconds"`
 }

@@ -40,7 +40,7 @@ type Config struct {
 	// the base seed: seed k of a cell embeds with Engine.Seed + k − 1.
 	// Method, Split and Progress are ignored.
 	Engine fondue.Options
-	// DataDir holds the edge lists (see FindDataDir).
+	// DataDir holds the edge lists (see setup.FindDataDir).
 	DataDir string
 	// Journal, when set, is a file of finished seeds (JSON lines): every
 	// seed is appended as soon as it is done, and seeds already in it with

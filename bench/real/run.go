@@ -15,7 +15,7 @@ import (
 
 // Config describes a run of the real benchmark.
 type Config struct {
-	// Dir is the real-data folder (Dir of the datasets folder: its folder real).
+	// Dir is the folder of the real sets: Dir(dataDir) of the datasets folder.
 	Dir string
 	// Sets are the real sets to run (default: every set in Dir).
 	Sets []string
