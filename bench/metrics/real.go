@@ -9,8 +9,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
-// DegreeBin is the bin of AUCWithinBins: floor(log2(degree)), -1 below 1.
-func DegreeBin(degree int) int {
+// degreeBin is the bin of AUCWithinBins: floor(log2(degree)), -1 below 1.
+func degreeBin(degree int) int {
 	if degree < 1 {
 		return -1
 	}
@@ -32,10 +32,10 @@ func AUCWithinBins(scores []float64, pos []bool, degree []int) float64 {
 		if math.IsNaN(s) {
 			continue
 		}
-		b := bins[DegreeBin(degree[k])]
+		b := bins[degreeBin(degree[k])]
 		if b == nil {
 			b = &bin{}
-			bins[DegreeBin(degree[k])] = b
+			bins[degreeBin(degree[k])] = b
 		}
 		b.s, b.l = append(b.s, s), append(b.l, pos[k])
 	}

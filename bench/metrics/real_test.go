@@ -9,8 +9,8 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestDegreeBin(t *testing.T) {
 	for deg, want := range map[int]int{0: -1, 1: 0, 2: 1, 3: 1, 4: 2, 7: 2, 8: 3, 1023: 9, 1024: 10} {
-		if got := DegreeBin(deg); got != want {
-			t.Errorf("DegreeBin(%d) = %d, want %d", deg, got, want)
+		if got := degreeBin(deg); got != want {
+			t.Errorf("degreeBin(%d) = %d, want %d", deg, got, want)
 		}
 	}
 }
