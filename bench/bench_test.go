@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -178,7 +180,7 @@ func TestWritersSkippedCell(t *testing.T) {
 	if c := res.Cell("polbooks", 0.001); c == nil || !c.Skipped {
 		t.Fatalf("polbooks at 0.1%%: %+v, want skipped (q = floor(0.105) = 0)", c)
 	}
-	rep := &Report{Results: res, Paper: MustPaper(), Machine: ThisMachine(), Command: "fondue-bench --test"}
+	rep := &Report{Results: res, Paper: MustPaper(), Machine: setup.ThisMachine(), Command: "fondue-bench --test"}
 	var md bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
@@ -217,7 +219,7 @@ func TestWritersSkippedCell(t *testing.T) {
 		t.Fatalf("parsed JSON: %+v", parsed)
 	}
 	s := parsed.Seeds[0]
-	if len(s.Methods["fondue"].ROC) != ROCPoints || len(s.Splitters["mcl"].ARI) != s.Ambiguous-s.Splitters["mcl"].Skipped {
+	if len(s.Methods["fondue"].ROC) != rocPoints || len(s.Splitters["mcl"].ARI) != s.Ambiguous-s.Splitters["mcl"].Skipped {
 		t.Fatalf("seed record incomplete: %+v", s)
 	}
 }
@@ -286,7 +288,7 @@ func TestMethodResultByHand(t *testing.T) {
 	}
 	// ROC: (0,0) (0,.5) (.5,.5) (.5,1) (1,1).
 	for _, c := range []struct{ x, y float64 }{{0, 0.5}, {0.25, 0.5}, {0.5, 1}, {1, 1}} {
-		if got := mr.ROC[int(c.x*(ROCPoints-1))]; got != c.y {
+		if got := mr.ROC[int(c.x*(rocPoints-1))]; got != c.y {
 			t.Errorf("ROC at %v = %v, want %v", c.x, got, c.y)
 		}
 	}
@@ -360,29 +362,10 @@ func TestJournalResume(t *testing.T) {
 	}
 }
 
-func TestFindDataDir(t *testing.T) {
-	if d, err := FindDataDir(testData); err != nil || d != testData {
-		t.Fatalf("explicit: %q %v", d, err)
-	}
-	if _, err := FindDataDir(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "--data-dir") {
-		t.Fatalf("missing explicit dir: %v", err)
-	}
-	t.Setenv(DataDirEnv, testData)
-	if d, err := FindDataDir(""); err != nil || d != testData {
-		t.Fatalf("env: %q %v", d, err)
-	}
-	t.Setenv(DataDirEnv, "")
-	t.Chdir(t.TempDir())
-	_, err := FindDataDir("")
-	if err == nil || !strings.Contains(err.Error(), DataDirEnv+" (not set)") || !strings.Contains(err.Error(), "shared/datasets") {
-		t.Fatalf("nothing found: %v", err)
-	}
-}
-
 // The default target table: SE from the seeds, the best of the four
 // baselines, and the verdicts, on a hand-made cell.
 func TestDefaultTargetsTable(t *testing.T) {
-	stat := func(mean, sd float64) Stat { return Stat{Mean: mean, SD: sd, N: 4} }
+	stat := func(mean, sd float64) metrics.Stat { return metrics.Stat{Mean: mean, SD: sd, N: 4} }
 	ms := func(mean, sd float64) *MethodSummary { return &MethodSummary{AUC: stat(mean, sd)} }
 	res := &Results{
 		Config: ConfigRecord{Datasets: []string{"netscience", "polbooks"}, Ratios: []float64{0.1},

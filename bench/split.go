@@ -4,10 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // SplitResult is one splitter's score on one contracted graph
@@ -31,22 +30,6 @@ type SplitResult struct {
 	// MeanGroups is the mean number of groups the splitter made.
 	MeanGroups float64 `json:"mean_groups"`
 	Seconds    float64 `json:"seconds"`
-}
-
-// Splitters returns the splitters the bench can evaluate: fondue's
-// (fondue.Splitters, the default first) and the research candidates
-// (research.Splitters).
-func Splitters() []split.Splitter {
-	return append(split.Splitters(), research.Splitters()...)
-}
-
-// SplitterNames returns the names of Splitters.
-func SplitterNames() []string {
-	var names []string
-	for _, s := range Splitters() {
-		names = append(names, s.Name())
-	}
-	return names
 }
 
 // EvaluateSplits runs the splitter opts.Split.Splitter on every ambiguous
@@ -84,7 +67,7 @@ func EvaluateSplits(ctx context.Context, c *eval.Contraction, scored *fondue.Res
 		if err != nil {
 			return nil, err
 		}
-		res.ARI = append(res.ARI, round6(ari))
+		res.ARI = append(res.ARI, format.Round6(ari))
 		groups += len(props[k].Groups)
 	}
 	if len(res.ARI) > 0 {

@@ -17,7 +17,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
@@ -95,7 +95,7 @@ func flagValues(_, flag string) []string {
 	case "methods":
 		return score.Methods()
 	case "splitters":
-		return bench.SplitterNames()
+		return setup.SplitterNames()
 	}
 	return nil
 }

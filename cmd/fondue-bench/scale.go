@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
@@ -68,7 +68,7 @@ stop, to show what early stopping costs.`,
 				if err != nil {
 					return cli.UsageErrorf("--cases: %v", err)
 				}
-				if err := sc.Resolve(func() (string, error) { return bench.FindDataDir(dataDir) }); err != nil {
+				if err := sc.Resolve(func() (string, error) { return setup.FindDataDir(dataDir) }); err != nil {
 					return cli.UsageErrorf("--cases: %v", err)
 				}
 				cfg.Cases = append(cfg.Cases, sc)
@@ -142,7 +142,7 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&reuse, "reuse", "", "earlier results.json files (comma-separated): their runs of these cases are reported instead of being run again (the first file wins)")
 	f.BoolVar(&double, "double-epochs", false, "also run each case with twice the epochs and no early stop")
 	f.StringVar(&out, "output-dir", "bench-scale-out", "folder of the reports")
-	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	cli.AddFlags(cmd, config.CmdBenchScale) // --seed, --threads
 	return cmd
 }

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
@@ -110,9 +111,9 @@ func TestEpochs(t *testing.T) {
 	levers := strings.Split(envOr("EPOCHS_LEVERS", "old,stop"), ",")
 	seeds := parseSeeds(t, envOr("EPOCHS_SEEDS", "1001-1005"))
 	graphs := strings.Split(envOr("EPOCHS_GRAPHS", "lesmis,polbooks,netscience,email,grqc,fb-sc,fb-pp,condmat05,astroph"), ",")
-	dir, err := bench.FindDataDir(os.Getenv("FONDUE_DATASETS"))
+	dir, err := setup.FindDataDir(os.Getenv("FONDUE_DATASETS"))
 	if err != nil {
-		dir, err = bench.FindDataDir("/work/shared/datasets")
+		dir, err = setup.FindDataDir("/work/shared/datasets")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -30,16 +31,16 @@ func tint(c color.RGBA, t float64) color.RGBA {
 	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), 0xff}
 }
 
-// realBars is one series of bars: a value per category, shown with a
+// barSeries is one series of bars: a value per category, shown with a
 // colour and a legend label.
-type realBars struct {
+type barSeries struct {
 	label  string
 	values plotter.Values
 	color  color.RGBA
 }
 
 // barPlot draws grouped bars, one group per category, and saves it.
-func barPlot(p *plot.Plot, file string, categories []string, series []realBars, extra func(p *plot.Plot, w vg.Length) error) error {
+func barPlot(p *plot.Plot, file string, categories []string, series []barSeries, extra func(p *plot.Plot, w vg.Length) error) error {
 	n := len(series)
 	w := vg.Points(math.Max(3, math.Min(12, 60/float64(max(n, 1)))))
 	for k, s := range series {
@@ -64,7 +65,7 @@ func barPlot(p *plot.Plot, file string, categories []string, series []realBars, 
 			return err
 		}
 	}
-	finishCellAxis(p, categories)
+	plots.CellAxis(p, categories)
 	width := vg.Length(math.Max(6, 0.12*float64(n*len(categories))+1.5)) * vg.Inch
 	return p.Save(width, 4.8*vg.Inch, file)
 }
@@ -74,9 +75,9 @@ func barPlot(p *plot.Plot, file string, categories []string, series []realBars, 
 // and set), real-ari.png (ARI per splitter and set: all split-evaluated
 // names, 2 persons, 3+) and real-groups.png (groups proposed per splitter,
 // and the engine's entity estimate, against the true number of persons).
-func (r *RealReport) WritePlots(dir string) ([]string, error) {
+func (r *Report) WritePlots(dir string) ([]string, error) {
 	res := r.Results
-	var sets []*RealSetResult
+	var sets []*SetResult
 	for _, s := range res.Sets {
 		if s.Summary != nil {
 			sets = append(sets, s)
@@ -88,10 +89,10 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 	var files []string
 	methods := r.methods()
 	{
-		p := newPlot("Detection on real ambiguity (all labelled names; light: within degree bins)", "", "AUC")
+		p := plots.New("Detection on real ambiguity (all labelled names; light: within degree bins)", "", "AUC")
 		p.Y.Min, p.Y.Max = 0, 1.35
-		p.Y.Tick.Marker = unitTicks{}
-		var series []realBars
+		p.Y.Tick.Marker = plots.UnitTicks{}
+		var series []barSeries
 		for k, s := range sets {
 			for _, m := range []struct {
 				metric, label string
@@ -101,7 +102,7 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 				for i, name := range methods {
 					vals[i] = statMean(s.Summary.Detection, name, HalfAll, m.metric)
 				}
-				series = append(series, realBars{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
+				series = append(series, barSeries{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
 			}
 		}
 		cats := markDefault(methods, res.Config.DefaultMethod)
@@ -112,10 +113,10 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 	}
 	splitters := r.splitters()
 	{
-		p := newPlot("Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "", "ARI")
+		p := plots.New("Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "", "ARI")
 		p.Y.Max = 1.35
-		p.Y.Tick.Marker = unitTicks{}
-		var series []realBars
+		p.Y.Tick.Marker = plots.UnitTicks{}
+		var series []barSeries
 		for k, s := range sets {
 			for _, m := range []struct {
 				metric, label string
@@ -125,7 +126,7 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 				for i, name := range splitters {
 					vals[i] = statMean(s.Summary.Splitting, name, HalfAll, m.metric)
 				}
-				series = append(series, realBars{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
+				series = append(series, barSeries{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
 			}
 		}
 		cats := markDefault(splitters, res.Config.DefaultSplitter)
@@ -149,8 +150,8 @@ func (r *RealReport) WritePlots(dir string) ([]string, error) {
 // estimate, per set, with the true mean number of persons as a dashed
 // line. The axis stops at 2.5 times the largest true mean; taller bars are
 // cut there and carry their value.
-func (r *RealReport) groupsPlot(dir string, sets []*RealSetResult, splitters []string) (string, error) {
-	p := newPlot("Groups proposed on the split-evaluated names (dashed: true persons)", "", "mean number of groups")
+func (r *Report) groupsPlot(dir string, sets []*SetResult, splitters []string) (string, error) {
+	p := plots.New("Groups proposed on the split-evaluated names (dashed: true persons)", "", "mean number of groups")
 	cats := append(markDefault(splitters, r.Results.Config.DefaultSplitter), "entities (estimate)")
 	top := 0.0
 	for _, s := range sets {
@@ -159,7 +160,7 @@ func (r *RealReport) groupsPlot(dir string, sets []*RealSetResult, splitters []s
 		}
 	}
 	top = math.Max(4, math.Ceil(top))
-	var series []realBars
+	var series []barSeries
 	var cut []plotter.XY
 	var cutText []string
 	var cutSeries []int
@@ -177,7 +178,7 @@ func (r *RealReport) groupsPlot(dir string, sets []*RealSetResult, splitters []s
 				vals[i] = top
 			}
 		}
-		series = append(series, realBars{s.Name, vals, setColor(k)})
+		series = append(series, barSeries{s.Name, vals, setColor(k)})
 	}
 	p.Y.Min, p.Y.Max = 0, top*1.3
 	p.Y.Tick.Marker = intTicks{top}

@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"bufio"
@@ -20,41 +20,34 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
 
-// Real ambiguity: a graph keyed by name where some names stand for several
-// real persons, with the truth of its labelled names (see the data's
-// README.md and bench/README.md, "Real ambiguity"). A real set X is the
-// files X.edges (the graph), X.truth.tsv (the labelled names),
-// X.neighbours.tsv (the persons behind the neighbours of the ambiguous
-// ones) and, optionally, X.names (display names, as for --names).
-
-// RealDirName is the folder of the real sets inside the datasets folder.
-const RealDirName = "real"
+// DirName is the folder of the real sets inside the datasets folder.
+const DirName = "real"
 
 // Suffixes of a real set's files.
 const (
-	realEdges      = ".edges"
-	realTruth      = ".truth.tsv"
-	realNeighbours = ".neighbours.tsv"
-	realNames      = ".names"
+	suffixEdges      = ".edges"
+	suffixTruth      = ".truth.tsv"
+	suffixNeighbours = ".neighbours.tsv"
+	suffixNames      = ".names"
 )
 
-// RealDir returns the real-data folder inside the datasets folder dataDir.
-func RealDir(dataDir string) string { return filepath.Join(dataDir, RealDirName) }
+// Dir returns the real-data folder inside the datasets folder dataDir.
+func Dir(dataDir string) string { return filepath.Join(dataDir, DirName) }
 
-// RealSetNames returns the real sets of dir, sorted: every X with X.edges,
+// SetNames returns the real sets of dir, sorted: every X with X.edges,
 // X.truth.tsv and X.neighbours.tsv in dir.
-func RealSetNames(dir string) ([]string, error) {
+func SetNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), realEdges)
+		name, ok := strings.CutSuffix(e.Name(), suffixEdges)
 		if !ok || e.IsDir() || name == "" {
 			continue
 		}
-		if fileExists(filepath.Join(dir, name+realTruth)) && fileExists(filepath.Join(dir, name+realNeighbours)) {
+		if fileExists(filepath.Join(dir, name+suffixTruth)) && fileExists(filepath.Join(dir, name+suffixNeighbours)) {
 			out = append(out, name)
 		}
 	}
@@ -96,8 +89,8 @@ type LabelledNeighbour struct {
 	Persons   []string
 }
 
-// RealSet is a loaded real set.
-type RealSet struct {
+// Set is a loaded real set.
+type Set struct {
 	Name  string
 	Graph *graph.Graph
 	// Names are the display names (X.names), nil when there is none.
@@ -120,40 +113,40 @@ type RealSet struct {
 	DevRule string
 }
 
-// RealError is a malformed line of a real set's file.
-type RealError struct {
+// ParseError is a malformed line of a real set's file.
+type ParseError struct {
 	File string
 	Line int // 0: the file as a whole
 	Msg  string
 }
 
-func (e *RealError) Error() string {
+func (e *ParseError) Error() string {
 	if e.Line == 0 {
 		return fmt.Sprintf("%s: %s", e.File, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// LoadRealSet reads the real set name from dir: the graph with the
+// LoadSet reads the real set name from dir: the graph with the
 // project's edge-list reader, the display names (if X.names exists) with
 // the names reader of --names, the truth and the neighbours; it detects
 // the scored nodes' prefix and draws the development half.
-func LoadRealSet(dir, name string) (*RealSet, error) {
+func LoadSet(dir, name string) (*Set, error) {
 	base := filepath.Join(dir, name)
-	g, _, err := edgelist.ReadFile(base+realEdges, edgelist.HeaderAuto)
+	g, _, err := edgelist.ReadFile(base+suffixEdges, edgelist.HeaderAuto)
 	if err != nil {
 		return nil, fmt.Errorf("real set %s: %w", name, err)
 	}
-	s := &RealSet{Name: name, Graph: g}
-	if fileExists(base + realNames) {
-		if s.Names, err = names.ReadFile(base + realNames); err != nil {
+	s := &Set{Name: name, Graph: g}
+	if fileExists(base + suffixNames) {
+		if s.Names, err = names.ReadFile(base + suffixNames); err != nil {
 			return nil, fmt.Errorf("real set %s: %w", name, err)
 		}
 	}
-	if s.Labelled, err = readTruthFile(base + realTruth); err != nil {
+	if s.Labelled, err = readTruthFile(base + suffixTruth); err != nil {
 		return nil, err
 	}
-	if s.Neighbours, err = readNeighboursFile(base+realNeighbours, s.Labelled, g); err != nil {
+	if s.Neighbours, err = readNeighboursFile(base+suffixNeighbours, s.Labelled, g); err != nil {
 		return nil, err
 	}
 	s.Prefix = truthPrefix(s.Labelled)
@@ -192,23 +185,23 @@ func tsvLines(file string, r io.Reader, columns []string, fn func(line int, f []
 		f := strings.Split(text, "\t")
 		if !header {
 			if !slices.Equal(f, columns) {
-				return &RealError{file, line, fmt.Sprintf("header %q: want the tab-separated columns %s", short(text), strings.Join(columns, ", "))}
+				return &ParseError{file, line, fmt.Sprintf("header %q: want the tab-separated columns %s", short(text), strings.Join(columns, ", "))}
 			}
 			header = true
 			continue
 		}
 		if len(f) != len(columns) {
-			return &RealError{file, line, fmt.Sprintf("%d fields, want %d (%s)", len(f), len(columns), strings.Join(columns, ", "))}
+			return &ParseError{file, line, fmt.Sprintf("%d fields, want %d (%s)", len(f), len(columns), strings.Join(columns, ", "))}
 		}
 		if err := fn(line, f); err != nil {
 			return err
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return &RealError{file, line + 1, err.Error()}
+		return &ParseError{file, line + 1, err.Error()}
 	}
 	if !header {
-		return &RealError{File: file, Msg: "empty: no header line " + strings.Join(columns, "<TAB>")}
+		return &ParseError{File: file, Msg: "empty: no header line " + strings.Join(columns, "<TAB>")}
 	}
 	return nil
 }
@@ -236,7 +229,7 @@ func readTruth(file string, r io.Reader) ([]LabelledName, error) {
 	seen := map[string]int{}
 	err := tsvLines(file, r, truthColumns, func(line int, f []string) error {
 		fail := func(format string, args ...any) error {
-			return &RealError{file, line, fmt.Sprintf(format, args...)}
+			return &ParseError{file, line, fmt.Sprintf(format, args...)}
 		}
 		ln := LabelledName{ID: f[0], Name: f[1], Line: line}
 		if ln.ID == "" {
@@ -274,7 +267,7 @@ func readTruth(file string, r io.Reader) ([]LabelledName, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return nil, &RealError{File: file, Msg: "no labelled names"}
+		return nil, &ParseError{File: file, Msg: "no labelled names"}
 	}
 	return out, nil
 }
@@ -299,7 +292,7 @@ func readNeighbours(file string, r io.Reader, truth []LabelledName, g *graph.Gra
 	seen := map[[2]string]int{}
 	err := tsvLines(file, r, neighbourColumns, func(line int, f []string) error {
 		fail := func(format string, args ...any) error {
-			return &RealError{file, line, fmt.Sprintf(format, args...)}
+			return &ParseError{file, line, fmt.Sprintf(format, args...)}
 		}
 		id, nb := f[0], f[1]
 		if !labelled[id] {
@@ -349,14 +342,14 @@ func truthPrefix(truth []LabelledName) string {
 	return prefix
 }
 
-// devLists are the committed development halves, one per real set:
-// real/X.dev.txt, the ids without the shape's prefix.
+// devLists are the committed development halves, one per real set X:
+// X.dev.txt in this folder, the ids without the shape's prefix.
 //
-//go:embed real/*.dev.txt
+//go:embed *.dev.txt
 var devLists embed.FS
 
 // devHalf returns the development half of a set's labelled names and how
-// it was drawn: the committed list real/X.dev.txt of the set, or of its
+// it was drawn: the committed list X.dev.txt of the set, or of its
 // base name (the part before the first '-': the shapes of one set, as
 // dblp679 and dblp679-wrote, share the list), when every id it lists is a
 // labelled name of the set; else the names whose unprefixed id hashes to an
@@ -372,42 +365,42 @@ func devHalf(set, prefix string, truth []LabelledName) (map[string]bool, string)
 	}
 	var note string
 	for _, c := range candidates {
-		file := "real/" + c + ".dev.txt"
+		file := c + ".dev.txt"
 		ids, err := readDevList(devLists, file)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			note = fmt.Sprintf(" (bench/%s: %v)", file, err)
+			note = fmt.Sprintf(" (bench/real/%s: %v)", file, err)
 			continue
 		}
 		dev := map[string]bool{}
 		ok := true
 		for _, id := range ids {
 			if !labelled[prefix+id] {
-				note = fmt.Sprintf(" (bench/%s lists %s, not a labelled name of %s)", file, id, set)
+				note = fmt.Sprintf(" (bench/real/%s lists %s, not a labelled name of %s)", file, id, set)
 				ok = false
 				break
 			}
 			dev[prefix+id] = true
 		}
 		if ok {
-			return dev, fmt.Sprintf("committed list bench/%s (%d of the %d labelled names)", file, len(dev), len(truth))
+			return dev, fmt.Sprintf("committed list bench/real/%s (%d of the %d labelled names)", file, len(dev), len(truth))
 		}
 	}
 	dev := map[string]bool{}
 	for _, ln := range truth {
-		if DevByHash(strings.TrimPrefix(ln.ID, prefix)) {
+		if devByHash(strings.TrimPrefix(ln.ID, prefix)) {
 			dev[ln.ID] = true
 		}
 	}
 	return dev, fmt.Sprintf("hash: the names whose id without the prefix has an even first byte of SHA-256 (%d of the %d labelled names)%s", len(dev), len(truth), note)
 }
 
-// DevByHash is the development half of a set without a committed list:
+// devByHash is the development half of a set without a committed list:
 // an id (without the shape's prefix) is in it when the first byte of its
 // SHA-256 is even.
-func DevByHash(id string) bool {
+func devByHash(id string) bool {
 	h := sha256.Sum256([]byte(id))
 	return h[0]%2 == 0
 }
@@ -434,14 +427,14 @@ func readDevList(fsys fs.FS, file string) ([]string, error) {
 
 // NodeOf returns the graph index of a labelled name, and whether it is a
 // node of the graph with at least one edge.
-func (s *RealSet) NodeOf(id string) (int, bool) {
+func (s *Set) NodeOf(id string) (int, bool) {
 	i, ok := s.Graph.Index(id)
 	return i, ok && s.Graph.Degree(i) > 0
 }
 
 // DisplayName returns a labelled name's display name: from X.names, else
 // the truth file's name.
-func (s *RealSet) DisplayName(ln *LabelledName) string {
+func (s *Set) DisplayName(ln *LabelledName) string {
 	if s.Names != nil && s.Names.Has(ln.ID) {
 		return s.Names.Of(ln.ID)
 	}

@@ -1,8 +1,7 @@
-package bench
+package real
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -11,14 +10,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
-// RealReport is what the writers of the real benchmark need besides the
+// Report is what the writers of the real benchmark need besides the
 // results.
-type RealReport struct {
-	Results *RealResults
-	Machine Machine
+type Report struct {
+	Results *Results
+	Machine setup.Machine
 	Command string
 	// Plots are the picture files (relative to the markdown file) to show.
 	Plots []string
@@ -26,33 +28,33 @@ type RealReport struct {
 
 // metric columns: header, how to format, and which way is better (+1
 // higher, -1 lower, 0 not ranked).
-type realColumn struct {
+type column struct {
 	metric, header string
 	format         func(float64) string
 	better         int
 }
 
 var (
-	detectionColumns = []realColumn{
-		{MetricAUC, "AUC", f3, 1},
-		{MetricAUCBins, "AUC within degree bins", f3, 1},
-		{MetricAUC2, "AUC, 2-person positives", f3, 1},
-		{MetricP100, "P@100", f3, 1},
+	detectionColumns = []column{
+		{MetricAUC, "AUC", format.F3, 1},
+		{MetricAUCBins, "AUC within degree bins", format.F3, 1},
+		{MetricAUC2, "AUC, 2-person positives", format.F3, 1},
+		{MetricP100, "P@100", format.F3, 1},
 	}
-	splitColumns = []realColumn{
-		{MetricARI, "ARI", f3, 1},
-		{MetricARI2, "ARI, 2 persons", f3, 1},
-		{MetricARI3, "ARI, 3+ persons", f3, 1},
+	splitColumns = []column{
+		{MetricARI, "ARI", format.F3, 1},
+		{MetricARI2, "ARI, 2 persons", format.F3, 1},
+		{MetricARI3, "ARI, 3+ persons", format.F3, 1},
 		{MetricGroups, "groups", f1, 0},
-		{MetricGroupsExact, "groups = persons", f3, 1},
+		{MetricGroupsExact, "groups = persons", format.F3, 1},
 		{MetricGroupsMAE, "groups MAE", f2, -1},
 	}
-	entityColumns = []realColumn{
+	entityColumns = []column{
 		{MetricSplitMean, "mean, split-evaluated", f1, 0},
-		{MetricSplitExact, "exact, split-evaluated", f3, 1},
+		{MetricSplitExact, "exact, split-evaluated", format.F3, 1},
 		{MetricSplitMAE, "MAE, split-evaluated", f2, -1},
 		{MetricAllMean, "mean, all eligible", f2, 0},
-		{MetricAllExact, "exact, all eligible", f3, 1},
+		{MetricAllExact, "exact, all eligible", format.F3, 1},
 		{MetricAllMAE, "MAE, all eligible", f2, -1},
 	}
 )
@@ -85,17 +87,17 @@ func defaultFirst(names []string, def string) []string {
 }
 
 // Methods returns the run's methods, the default first.
-func (r *RealReport) methods() []string {
+func (r *Report) methods() []string {
 	return defaultFirst(r.Results.Config.Methods, r.Results.Config.DefaultMethod)
 }
 
 // splitters returns the run's splitters, the default first.
-func (r *RealReport) splitters() []string {
+func (r *Report) splitters() []string {
 	return defaultFirst(r.Results.Config.Splitters, r.Results.Config.DefaultSplitter)
 }
 
 // WriteMarkdown writes RESULTS.md.
-func (r *RealReport) WriteMarkdown(w io.Writer) error {
+func (r *Report) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	res := r.Results
@@ -129,26 +131,26 @@ func (r *RealReport) WriteMarkdown(w io.Writer) error {
 
 // writeHeadline writes the summary: per set and headline metric (all
 // labelled names), the default against the best of the others.
-func (r *RealReport) writeHeadline(p func(string, ...any)) {
+func (r *Report) writeHeadline(p func(string, ...any)) {
 	cfg := r.Results.Config
 	type line struct {
 		label string
-		table func(*RealSetSummary) map[string]map[string]map[string]Stat
+		table func(*SetSummary) map[string]map[string]map[string]metrics.Stat
 		names []string
 		def   string
-		col   realColumn
+		col   column
 	}
-	det := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Detection }
-	spl := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Splitting }
-	ent := func(s *RealSetSummary) map[string]map[string]map[string]Stat { return s.Entities }
+	det := func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Detection }
+	spl := func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Splitting }
+	ent := func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Entities }
 	lines := []line{
 		{"detection AUC", det, r.methods(), cfg.DefaultMethod, detectionColumns[0]},
 		{"AUC within degree bins", det, r.methods(), cfg.DefaultMethod, detectionColumns[1]},
 		{"split ARI", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[0]},
 		{"split ARI, 3+ persons", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[2]},
 		{"groups = persons (split names)", spl, r.splitters(), cfg.DefaultSplitter, splitColumns[4]},
-		{"entities MAE (split names)", ent, RealEstimators, EstimatorEntities, entityColumns[2]},
-		{"entities MAE (all eligible)", ent, RealEstimators, EstimatorEntities, entityColumns[5]},
+		{"entities MAE (split names)", ent, estimators[:], EstimatorEntities, entityColumns[2]},
+		{"entities MAE (all eligible)", ent, estimators[:], EstimatorEntities, entityColumns[5]},
 	}
 	var rows []string
 	for _, s := range r.Results.Sets {
@@ -213,18 +215,18 @@ func methodList(names []string) string {
 }
 
 // shape describes a set's shape in words.
-func (s *RealSetResult) shape() string {
+func (s *SetResult) shape() string {
 	if s.Prefix == "" {
 		return "every node scored"
 	}
 	return fmt.Sprintf("only the nodes with ids `%s…` scored (%d of %d nodes; fondue.Options.Targets), the others context", s.Prefix, s.Scored, s.Nodes)
 }
 
-func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
+func (r *Report) writeSet(p func(string, ...any), s *SetResult) {
 	p("## %s\n\n", s.Name)
 	p("%d nodes, %d edges; %s. Development half: %s.\n\n", s.Nodes, s.Edges, s.shape(), s.DevRule)
 	p("| names | labelled | positives (2 persons) | negatives | left out | split-evaluated (2 / 3+ persons) |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, h := range RealHalves {
+	for _, h := range halfOrder {
 		hi := s.Halves[h]
 		p("| %s | %d | %d (%d) | %d | %d | %d (%d / %d) |\n", h, hi.Labelled, hi.Positives, hi.Positives2, hi.Negatives, hi.LeftOut,
 			hi.SplitNames, hi.SplitNames2, hi.SplitNames3)
@@ -250,7 +252,7 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 	r.writeTable(p, "splitter", r.splitters(), r.Results.Config.DefaultSplitter, s.Summary.Splitting, splitColumns, []string{HalfAll})
 	p("Development and held-out halves:\n\n")
 	r.writeTable(p, "splitter", r.splitters(), r.Results.Config.DefaultSplitter, s.Summary.Splitting,
-		[]realColumn{splitColumns[0], splitColumns[1], splitColumns[2], splitColumns[4]}, []string{HalfDev, HalfHeldOut})
+		[]column{splitColumns[0], splitColumns[1], splitColumns[2], splitColumns[4]}, []string{HalfDev, HalfHeldOut})
 
 	p("### Number of entities\n\n")
 	hi := s.Halves[HalfAll]
@@ -258,10 +260,10 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 		"(%s in this shape), over the %d split-evaluated positives (%.2f persons on average) and over all %d eligible labelled names "+
 		"(negatives have 1 person; %.2f on average):\n\n",
 		r.Results.Config.DefaultMethod, s.componentEstimator(), hi.SplitNames, s.truthMean(true), hi.Positives+hi.Negatives, s.truthMean(false))
-	r.writeTable(p, "estimator", RealEstimators, EstimatorEntities, s.Summary.Entities, entityColumns, []string{HalfAll})
+	r.writeTable(p, "estimator", estimators[:], EstimatorEntities, s.Summary.Entities, entityColumns, []string{HalfAll})
 	p("Development and held-out halves:\n\n")
-	r.writeTable(p, "estimator", RealEstimators, EstimatorEntities, s.Summary.Entities,
-		[]realColumn{entityColumns[1], entityColumns[2], entityColumns[4], entityColumns[5]}, []string{HalfDev, HalfHeldOut})
+	r.writeTable(p, "estimator", estimators[:], EstimatorEntities, s.Summary.Entities,
+		[]column{entityColumns[1], entityColumns[2], entityColumns[4], entityColumns[5]}, []string{HalfDev, HalfHeldOut})
 
 	if len(s.Top) > 0 {
 		p("### The default method's top %d (seed %d)\n\n", len(s.Top), s.Seeds[0].Seed)
@@ -284,22 +286,22 @@ func (r *RealReport) writeSet(p func(string, ...any), s *RealSetResult) {
 	var parts []string
 	for _, m := range r.methods() {
 		if v, ok := s.Summary.Seconds["method:"+m]; ok {
-			parts = append(parts, fmt.Sprintf("`%s` %s", m, fsec(v)))
+			parts = append(parts, fmt.Sprintf("`%s` %s", m, format.Seconds(v)))
 		}
 	}
 	p("- methods: %s\n", strings.Join(parts, ", "))
 	parts = nil
 	for _, sp := range r.splitters() {
 		if v, ok := s.Summary.Seconds["splitter:"+sp]; ok {
-			parts = append(parts, fmt.Sprintf("`%s` %s", sp, fsec(v)))
+			parts = append(parts, fmt.Sprintf("`%s` %s", sp, format.Seconds(v)))
 		}
 	}
 	p("- splitters: %s\n\n", strings.Join(parts, ", "))
-	p("The whole set: %s s.\n\n", fsec(s.Seconds))
+	p("The whole set: %s s.\n\n", format.Seconds(s.Seconds))
 }
 
 // componentEstimator names the component count that fits the set's shape.
-func (s *RealSetResult) componentEstimator() string {
+func (s *SetResult) componentEstimator() string {
 	if s.Prefix != "" {
 		return "`" + research.TwoHopComponents + "`: papers sharing a co-author"
 	}
@@ -308,14 +310,14 @@ func (s *RealSetResult) componentEstimator() string {
 
 // truthMean is the mean number of persons of the split-evaluated names
 // (split) or of all eligible names.
-func (s *RealSetResult) truthMean(split bool) float64 {
+func (s *SetResult) truthMean(split bool) float64 {
 	if split {
 		return float64(s.SplitPersons)
 	}
 	return float64(s.EligiblePersons)
 }
 
-func (s *RealSetResult) epochsNote() string {
+func (s *SetResult) epochsNote() string {
 	var ep []string
 	for _, sd := range s.Seeds {
 		if sd.CNE != nil {
@@ -335,8 +337,8 @@ func mdEscape(s string) string {
 
 // writeTable writes one table: a row per name (def first and bold), a
 // column per metric and half.
-func (r *RealReport) writeTable(p func(string, ...any), what string, names []string, def string,
-	table map[string]map[string]map[string]Stat, cols []realColumn, halves []string) {
+func (r *Report) writeTable(p func(string, ...any), what string, names []string, def string,
+	table map[string]map[string]map[string]metrics.Stat, cols []column, halves []string) {
 	names = defaultFirst(names, def)
 	var present []string
 	for _, n := range names {
@@ -407,41 +409,22 @@ func (r *RealReport) writeTable(p func(string, ...any), what string, names []str
 // configuration and every set's results, indented at the top and one line
 // per seed and per split-evaluated name, so that it stays readable and
 // diffable while holding every number.
-func (r *RealReport) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	enc := func(v any) string {
-		b, err := json.Marshal(v)
-		if err != nil {
-			panic(err) // Num and Stat write NaN as null: nothing else can fail
-		}
-		return string(b)
-	}
 	res := r.Results
-	fmt.Fprintf(bw, "{\n  \"command\": %s,\n  \"machine\": %s,\n  \"config\": %s,\n", enc(r.Command), enc(r.Machine), enc(res.Config))
-	fmt.Fprintf(bw, "  \"started\": %s,\n  \"finished\": %s,\n  \"wall_seconds\": %s,\n  \"sets\": [", enc(res.Started), enc(res.Finished), enc(res.Seconds))
+	fmt.Fprintf(bw, "{\n  \"command\": %s,\n  \"machine\": %s,\n  \"config\": %s,\n", format.JSON(r.Command), format.JSON(r.Machine), format.JSON(res.Config))
+	fmt.Fprintf(bw, "  \"started\": %s,\n  \"finished\": %s,\n  \"wall_seconds\": %s,\n  \"sets\": [", format.JSON(res.Started), format.JSON(res.Finished), format.JSON(res.Seconds))
 	for k, s := range res.Sets {
 		if k > 0 {
 			fmt.Fprint(bw, ",")
 		}
 		head := *s
 		head.Seeds, head.Splits = nil, nil
-		b := enc(head)
+		b := format.JSON(head)
 		fmt.Fprintf(bw, "\n    %s,\n    \"seeds\": [", strings.TrimSuffix(b, "}"))
-		for j, sd := range s.Seeds {
-			sep := ","
-			if j == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(bw, "%s\n      %s", sep, enc(sd))
-		}
+		format.JSONLines(bw, "      ", s.Seeds)
 		fmt.Fprintf(bw, "\n    ],\n    \"splits\": [")
-		for j, sp := range s.Splits {
-			sep := ","
-			if j == 0 {
-				sep = ""
-			}
-			fmt.Fprintf(bw, "%s\n      %s", sep, enc(sp))
-		}
+		format.JSONLines(bw, "      ", s.Splits)
 		fmt.Fprintf(bw, "\n    ]}")
 	}
 	fmt.Fprintf(bw, "\n  ]\n}\n")

@@ -1,4 +1,4 @@
-package bench
+package real
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
@@ -20,54 +22,10 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
-// realTestData is the copy of the real sets (without their .names files).
-const realTestData = "testdata/real"
+// testData is the copy of the real sets (without their .names files).
+const testData = "../testdata/real"
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-
-func TestDegreeBin(t *testing.T) {
-	for deg, want := range map[int]int{0: -1, 1: 0, 2: 1, 3: 1, 4: 2, 7: 2, 8: 3, 1023: 9, 1024: 10} {
-		if got := DegreeBin(deg); got != want {
-			t.Errorf("DegreeBin(%d) = %d, want %d", deg, got, want)
-		}
-	}
-}
-
-// AUC within degree bins pools the positive–negative pairs of each bin
-// floor(log2(degree)) and ignores pairs across bins.
-func TestAUCWithinBins(t *testing.T) {
-	scores := []float64{0.9, 0.5, 0.2, 0.3, 0.2, 0.7, math.NaN(), 0.1}
-	pos := []bool{true, false, true, false, false, true, false, false}
-	deg := []int{1, 1, 2, 3, 3, 4, 5, 40}
-	// Bin 0 (degree 1): 0.9 beats 0.5, 1 of 1 pair. Bin 1 (2, 3): 0.2
-	// loses to 0.3 and ties 0.2, half a win of 2 pairs. Bin 2 (4; the NaN
-	// is left out): no negative. Bin 5 (40): no positive. The pairs across
-	// bins (0.7 against 0.5, 0.3, 0.2, 0.1, ...) do not count.
-	if got, want := AUCWithinBins(scores, pos, deg), 1.5/3; !near(got, want) {
-		t.Errorf("AUCWithinBins = %v, want %v", got, want)
-	}
-	if got := AUCWithinBins([]float64{1, 0}, []bool{true, false}, []int{1, 2}); !math.IsNaN(got) {
-		t.Errorf("no bin with both: %v, want NaN", got)
-	}
-}
-
-// Precision at k breaks the tie at the cut by expectation.
-func TestPrecisionAt(t *testing.T) {
-	scores := []float64{4, 5, 4, 3, 4, math.NaN()}
-	pos := []bool{true, true, false, false, true, true}
-	// Ranked: 5 (positive), then a block of three 4s with two positives,
-	// then 3. At k = 3 the block takes two places worth 2/3 each.
-	if got, want := PrecisionAt(scores, pos, 3), (1+2*2.0/3)/3; !near(got, want) {
-		t.Errorf("P@3 = %v, want %v", got, want)
-	}
-	if got, want := PrecisionAt(scores, pos, 1), 1.0; !near(got, want) {
-		t.Errorf("P@1 = %v, want %v", got, want)
-	}
-	// k beyond the five scored names: P@5, the NaN left out.
-	if got, want := PrecisionAt(scores, pos, 100), 3.0/5; !near(got, want) {
-		t.Errorf("P@100 of 5 names = %v, want %v", got, want)
-	}
-}
 
 // A neighbour with several persons or none is left out of the ARI; one
 // missing from the proposal is a group of its own.
@@ -80,28 +38,18 @@ func TestSplitARI(t *testing.T) {
 	// Over n1..n4 and n7: truth AABBB, proposal 0 0 1 1 x. Pairs together
 	// in both: 2; in the truth 1 + 3 = 4, in the proposal 1 + 1 = 2; of
 	// C(5,2) = 10 pairs: expected 4·2/10 = 0.8, maximum 3, ARI 1.2/2.2.
-	ari, n, persons, ok := SplitARI(nb, groups)
+	ari, n, persons, ok := splitARI(nb, groups)
 	if !ok || n != 5 || persons != 2 || !near(ari, 1.2/2.2) {
-		t.Errorf("SplitARI = %v, %d, %d, %v; want %v, 5, 2, true", ari, n, persons, ok, 1.2/2.2)
+		t.Errorf("splitARI = %v, %d, %d, %v; want %v, 5, 2, true", ari, n, persons, ok, 1.2/2.2)
 	}
 	// With n7 in B's group the split is perfect: n5 and n6 do not count.
 	groups["n7"] = 1
-	if ari, _, _, _ := SplitARI(nb, groups); ari != 1 {
+	if ari, _, _, _ := splitARI(nb, groups); ari != 1 {
 		t.Errorf("perfect split: ARI %v", ari)
 	}
 	// One person among the labelled neighbours: not evaluated.
-	if _, n, persons, ok := SplitARI(nb[:2], groups); ok || n != 2 || persons != 1 {
+	if _, n, persons, ok := splitARI(nb[:2], groups); ok || n != 2 || persons != 1 {
 		t.Errorf("one person: %d neighbours, %d persons, ok %v", n, persons, ok)
-	}
-}
-
-func TestCountErrors(t *testing.T) {
-	exact, mae := CountErrors([]int{2, 3, 5, 1}, []int{2, 4, 2, 1})
-	if !near(exact, 0.5) || !near(mae, 1) {
-		t.Errorf("CountErrors = %v, %v; want 0.5, 1", exact, mae)
-	}
-	if e, m := CountErrors(nil, nil); !math.IsNaN(e) || !math.IsNaN(m) {
-		t.Errorf("no pair: %v, %v", e, m)
 	}
 }
 
@@ -145,7 +93,7 @@ func TestRealParseErrors(t *testing.T) {
 	}
 	for _, c := range truthCases {
 		_, err := readTruth("t.tsv", strings.NewReader(c.text))
-		var re *RealError
+		var re *ParseError
 		if err == nil || !errors.As(err, &re) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("truth %q: error %v, want %q...", c.text, err, c.want)
 		}
@@ -181,7 +129,7 @@ func TestRealParseErrors(t *testing.T) {
 // Both shapes of dblp679 use the committed development list; a set
 // without one, or whose ids the list does not match, is split by hash.
 func TestDevHalf(t *testing.T) {
-	ids, err := readDevList(devLists, "real/dblp679.dev.txt")
+	ids, err := readDevList(devLists, "dblp679.dev.txt")
 	if err != nil || len(ids) != 332 {
 		t.Fatalf("committed list: %d ids, %v", len(ids), err)
 	}
@@ -205,14 +153,14 @@ func TestDevHalf(t *testing.T) {
 		t.Errorf("mismatched list: %q", rule)
 	}
 	for _, ln := range other {
-		if dev[ln.ID] != DevByHash(ln.ID) {
-			t.Errorf("%s: dev %v, hash %v", ln.ID, dev[ln.ID], DevByHash(ln.ID))
+		if dev[ln.ID] != devByHash(ln.ID) {
+			t.Errorf("%s: dev %v, hash %v", ln.ID, dev[ln.ID], devByHash(ln.ID))
 		}
 	}
 	// The hash ignores the shape's prefix and splits about in half.
 	n := 0
 	for k := range 1000 {
-		if DevByHash(strconv.Itoa(k)) {
+		if devByHash(strconv.Itoa(k)) {
 			n++
 		}
 	}
@@ -220,7 +168,7 @@ func TestDevHalf(t *testing.T) {
 		t.Errorf("hash puts %d of 1000 ids in the development half", n)
 	}
 	dev, _ = devHalf("unknown", "a:", []LabelledName{{ID: "a:41"}})
-	if dev["a:41"] != DevByHash("41") {
+	if dev["a:41"] != devByHash("41") {
 		t.Error("the hash must ignore the prefix")
 	}
 }
@@ -232,11 +180,11 @@ func TestRealSetNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := RealSetNames(dir)
+	got, err := SetNames(dir)
 	if err != nil || !slices.Equal(got, []string{"x"}) {
-		t.Fatalf("RealSetNames = %v, %v", got, err)
+		t.Fatalf("SetNames = %v, %v", got, err)
 	}
-	if got, err := RealSetNames(realTestData); err != nil || !slices.Equal(got, []string{"dblp679", "dblp679-wrote"}) {
+	if got, err := SetNames(testData); err != nil || !slices.Equal(got, []string{"dblp679", "dblp679-wrote"}) {
 		t.Fatalf("test data: %v, %v", got, err)
 	}
 }
@@ -283,17 +231,17 @@ func writeTinySet(t *testing.T, dir string) {
 func TestRealTinySet(t *testing.T) {
 	dir := t.TempDir()
 	writeTinySet(t, dir)
-	set, err := LoadRealSet(dir, "tiny")
+	set, err := LoadSet(dir, "tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if set.Prefix != "" || set.Targets != nil || set.Names.Of("1") != "One Person" || !strings.HasPrefix(set.DevRule, "hash") {
 		t.Fatalf("tiny set: prefix %q, targets %v, names %v, dev %q", set.Prefix, set.Targets != nil, set.Names, set.DevRule)
 	}
-	cfg := RealConfig{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2},
+	cfg := Config{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2},
 		Methods:   []string{score.MethodDegree, score.MethodCC},
 		Splitters: []string{research.EgoComponents, research.TwoHopComponents}}
-	res, err := RunReal(context.Background(), cfg)
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +250,7 @@ func TestRealTinySet(t *testing.T) {
 	}
 	s := res.Sets[0]
 	all := s.Halves[HalfAll]
-	if all != (RealHalfInfo{Labelled: 6, Positives: 2, Positives2: 1, Negatives: 2, LeftOut: 2, SplitNames: 2, SplitNames2: 1, SplitNames3: 1}) {
+	if all != (HalfInfo{Labelled: 6, Positives: 2, Positives2: 1, Negatives: 2, LeftOut: 2, SplitNames: 2, SplitNames2: 1, SplitNames3: 1}) {
 		t.Errorf("halves: %+v", all)
 	}
 	if d, h := s.Halves[HalfDev], s.Halves[HalfHeldOut]; d.Labelled+h.Labelled != 6 || d.Positives+h.Positives != 2 || d.Negatives+h.Negatives != 2 {
@@ -311,7 +259,7 @@ func TestRealTinySet(t *testing.T) {
 	if s.DegreeAgrees != 4 || s.Eligible != 4 {
 		t.Errorf("eligible %d, degree agrees %d", s.Eligible, s.DegreeAgrees)
 	}
-	got := func(table map[string]map[string]map[string]Stat, name, metric string) float64 {
+	got := func(table map[string]map[string]map[string]metrics.Stat, name, metric string) float64 {
 		return statMean(table, name, HalfAll, metric)
 	}
 	// Positives 1 (degree 5, cc 1) and 4 (3, 3); negatives 2 (3, 1) and
@@ -382,7 +330,7 @@ func TestRealTinySet(t *testing.T) {
 		t.Errorf("top names: %v", shown)
 	}
 	// The reports: every table, the default's row first when it ran.
-	rep := &RealReport{Results: res, Machine: ThisMachine(), Command: "fondue-bench real"}
+	rep := &Report{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real"}
 	var md, js bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
@@ -397,10 +345,10 @@ func TestRealTinySet(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back struct {
-		Results RealResults `json:"-"`
+		Results Results `json:"-"`
 		Sets    []struct {
 			Name  string
-			Seeds []RealSeed
+			Seeds []Seed
 		}
 	}
 	if err := json.Unmarshal(js.Bytes(), &back); err != nil || len(back.Sets) != 1 || len(back.Sets[0].Seeds) != 1 ||
@@ -424,7 +372,7 @@ func TestRealTargetsByPrefix(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	set, err := LoadRealSet(dir, "kg")
+	set, err := LoadSet(dir, "kg")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +388,7 @@ func TestRealTargetsByPrefix(t *testing.T) {
 	if set.Prefix != "a:" || n != 4 {
 		t.Fatalf("prefix %q, %d targets", set.Prefix, n)
 	}
-	res, err := RunReal(context.Background(), RealConfig{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 1},
+	res, err := Run(context.Background(), Config{Dir: dir, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 1},
 		Methods: []string{score.MethodDegree}, Splitters: []string{research.TwoHopComponents}})
 	if err != nil {
 		t.Fatal(err)
@@ -464,8 +412,8 @@ func TestRealTargetsByPrefix(t *testing.T) {
 // the data's README, the deterministic baselines reproduce its reference
 // numbers, and the component baselines do what the README says.
 func TestRealQuick(t *testing.T) {
-	cfg := RealConfig{Dir: realTestData, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2}}
-	res, err := RunReal(context.Background(), cfg)
+	cfg := Config{Dir: testData, Seeds: 1, Engine: fondue.Options{Seed: 1, Workers: 2}}
+	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,15 +441,15 @@ func TestRealQuick(t *testing.T) {
 			t.Errorf("%s: the truth's degree agrees with the graph's for %d of %d names", s.Name, s.DegreeAgrees, s.Eligible)
 		}
 	}
-	det := func(s *RealSetResult, m, metric string) float64 {
+	det := func(s *SetResult, m, metric string) float64 {
 		return statMean(s.Summary.Detection, m, HalfAll, metric)
 	}
-	spl := func(s *RealSetResult, sp, metric string) float64 {
+	spl := func(s *SetResult, sp, metric string) float64 {
 		return statMean(s.Summary.Splitting, sp, HalfAll, metric)
 	}
 	// The README's reference numbers of the deterministic baselines.
 	for _, c := range []struct {
-		s      *RealSetResult
+		s      *SetResult
 		what   string
 		got    float64
 		want   float64
@@ -542,13 +490,13 @@ func TestRealQuick(t *testing.T) {
 		if auc := det(s, score.DefaultMethod, MetricAUC); !(auc > 0.8) {
 			t.Errorf("%s: default method %s AUC %.3f", s.Name, score.DefaultMethod, auc)
 		}
-		if s.HasNames || len(s.Top) != realTopN || s.Top[0].Name == "" {
+		if s.HasNames || len(s.Top) != topN || s.Top[0].Name == "" {
 			t.Errorf("%s: top names %+v (display names: %v)", s.Name, s.Top, s.HasNames)
 		}
 	}
 	// Every splitter the bench knows ran on every split-evaluated name.
 	for _, s := range res.Sets {
-		for _, sp := range SplitterNames() {
+		for _, sp := range setup.SplitterNames() {
 			if _, ok := s.Summary.Splitting[sp]; !ok {
 				t.Errorf("%s: no results for splitter %s", s.Name, sp)
 			}
@@ -561,7 +509,7 @@ func TestRealQuick(t *testing.T) {
 	}
 	// The reports and plots.
 	out := t.TempDir()
-	rep := &RealReport{Results: res, Machine: ThisMachine(), Command: "fondue-bench real --quick"}
+	rep := &Report{Results: res, Machine: setup.ThisMachine(), Command: "fondue-bench real --quick"}
 	if rep.Plots, err = rep.WritePlots(out); err != nil || !slices.Equal(rep.Plots, []string{"real-detection.png", "real-ari.png", "real-groups.png"}) {
 		t.Fatalf("plots %v: %v", rep.Plots, err)
 	}

@@ -1,4 +1,4 @@
-package bench
+package metrics
 
 import (
 	"cmp"
@@ -9,12 +9,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
-// The metrics of real ambiguity, as the data's README defines them. They
-// take parallel slices over the names evaluated; a NaN score leaves its
-// name out.
-
-// DegreeBin is the bin of AUCWithinBins: floor(log2(degree)), -1 below 1.
-func DegreeBin(degree int) int {
+// degreeBin is the bin of AUCWithinBins: floor(log2(degree)), -1 below 1.
+func degreeBin(degree int) int {
 	if degree < 1 {
 		return -1
 	}
@@ -36,10 +32,10 @@ func AUCWithinBins(scores []float64, pos []bool, degree []int) float64 {
 		if math.IsNaN(s) {
 			continue
 		}
-		b := bins[DegreeBin(degree[k])]
+		b := bins[degreeBin(degree[k])]
 		if b == nil {
 			b = &bin{}
-			bins[DegreeBin(degree[k])] = b
+			bins[degreeBin(degree[k])] = b
 		}
 		b.s, b.l = append(b.s, s), append(b.l, pos[k])
 	}
@@ -103,38 +99,6 @@ func PrecisionAt(scores []float64, pos []bool, k int) float64 {
 	return hits / float64(k)
 }
 
-// SplitARI scores a proposed split of one name against the truth: the
-// adjusted Rand index of the groups against the persons over the name's
-// neighbours that appear with exactly one person (those with several or
-// none are left out). A neighbour missing from the groups counts as a group
-// of its own. It also returns the number of neighbours evaluated and of
-// distinct persons among them; ok is false when they span fewer than two
-// persons (the name is not evaluated).
-func SplitARI(neighbours []LabelledNeighbour, groupOf map[string]int) (ari float64, evaluated, persons int, ok bool) {
-	var truth, pred []int
-	personIndex := map[string]int{}
-	for k, nb := range neighbours {
-		if len(nb.Persons) != 1 {
-			continue
-		}
-		p, seen := personIndex[nb.Persons[0]]
-		if !seen {
-			p = len(personIndex)
-			personIndex[nb.Persons[0]] = p
-		}
-		g, in := groupOf[nb.Neighbour]
-		if !in {
-			g = -1 - k // a group of its own
-		}
-		truth, pred = append(truth, p), append(pred, g)
-	}
-	if len(personIndex) < 2 {
-		return math.NaN(), len(truth), len(personIndex), false
-	}
-	ari, _ = eval.ARI(truth, pred) // a label of each per neighbour: no error
-	return ari, len(truth), len(personIndex), true
-}
-
 // CountErrors compares estimated counts with true ones: the share of exact
 // estimates and the mean absolute error (NaN for no pair).
 func CountErrors(est, truth []int) (exact, mae float64) {
@@ -150,28 +114,4 @@ func CountErrors(est, truth []int) (exact, mae float64) {
 	}
 	n := float64(len(est))
 	return exact / n, mae / n
-}
-
-// meanInts is the mean of xs (NaN for none).
-func meanInts(xs []int) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0
-	for _, x := range xs {
-		s += x
-	}
-	return float64(s) / float64(len(xs))
-}
-
-// meanFloats is the mean of xs (NaN for none).
-func meanFloats(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
