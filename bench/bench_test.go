@@ -11,8 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Tests read bench/testdata (copies of polbooks and netscience), never
@@ -128,10 +132,10 @@ func TestQuickPresetRegression(t *testing.T) {
 		if f < floor[name] || f <= d {
 			t.Errorf("%s: FONDUE AUC %.3f (floor %.2f), degree %.3f", name, f, floor[name], d)
 		}
-		ariDefault += c.Splitters[fondue.DefaultSplitter].ARI.Mean / 2
-		ariMCL += c.Splitters[fondue.SplitMCL].ARI.Mean / 2
+		ariDefault += c.Splitters[split.Default].ARI.Mean / 2
+		ariMCL += c.Splitters[split.MCL].ARI.Mean / 2
 	}
-	t.Logf("mean ARI: %s %.3f, mcl %.3f", fondue.DefaultSplitter, ariDefault, ariMCL)
+	t.Logf("mean ARI: %s %.3f, mcl %.3f", split.Default, ariDefault, ariMCL)
 	if ariDefault <= ariMCL {
 		t.Errorf("default splitter mean ARI %.3f not above MCL's %.3f", ariDefault, ariMCL)
 	}
@@ -168,7 +172,7 @@ func TestRunnerContractionInvariants(t *testing.T) {
 // the JSON; the writers' output parses.
 func TestWritersSkippedCell(t *testing.T) {
 	cfg := Config{Datasets: []string{"polbooks"}, Ratios: []float64{0.001, 0.1}, Seeds: 1, SplitSeeds: 1,
-		DataDir: testData, Engine: fondue.Options{Seed: 1}, Splitters: []string{fondue.DefaultSplitter, fondue.SplitMCL}}
+		DataDir: testData, Engine: fondue.Options{Seed: 1}, Splitters: []string{split.Default, split.MCL}}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +180,7 @@ func TestWritersSkippedCell(t *testing.T) {
 	if c := res.Cell("polbooks", 0.001); c == nil || !c.Skipped {
 		t.Fatalf("polbooks at 0.1%%: %+v, want skipped (q = floor(0.105) = 0)", c)
 	}
-	rep := &Report{Results: res, Paper: MustPaper(), Machine: ThisMachine(), Command: "fondue-bench --test"}
+	rep := &Report{Results: res, Paper: MustPaper(), Machine: setup.ThisMachine(), Command: "fondue-bench --test"}
 	var md bytes.Buffer
 	if err := rep.WriteMarkdown(&md); err != nil {
 		t.Fatal(err)
@@ -215,7 +219,7 @@ func TestWritersSkippedCell(t *testing.T) {
 		t.Fatalf("parsed JSON: %+v", parsed)
 	}
 	s := parsed.Seeds[0]
-	if len(s.Methods["fondue"].ROC) != ROCPoints || len(s.Splitters["mcl"].ARI) != s.Ambiguous-s.Splitters["mcl"].Skipped {
+	if len(s.Methods["fondue"].ROC) != rocPoints || len(s.Splitters["mcl"].ARI) != s.Ambiguous-s.Splitters["mcl"].Skipped {
 		t.Fatalf("seed record incomplete: %+v", s)
 	}
 }
@@ -225,12 +229,15 @@ func TestWritersSkippedCell(t *testing.T) {
 func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 	// 0 and 1 are merged. 0's neighbours 2, 3 (linked), 1's neighbours 5, 6
 	// (linked); 4 is adjacent to both. 7 hangs off 4 so nothing is isolated.
-	g := fondue.NewGraph(8, [][2]int{{0, 2}, {0, 3}, {2, 3}, {0, 4}, {1, 4}, {1, 5}, {1, 6}, {5, 6}, {4, 7}})
+	g, err := graph.NewGraph(8, [][2]int{{0, 2}, {0, 3}, {2, 3}, {0, 4}, {1, 4}, {1, 5}, {1, 6}, {5, 6}, {4, 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c, err := eval.ContractPairs(g, [][2]int{{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := EvaluateSplits(context.Background(), c, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: fondue.FindSplitter(fondue.Splitters(), fondue.SplitMCL)}})
+	r, err := EvaluateSplits(context.Background(), c, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: split.Find(split.Splitters(), split.MCL)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,18 +247,21 @@ func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 	}
 	// Hand-made groups: the shared neighbour 4 is ignored wherever it goes.
 	truth, pred, shared := splitLabels(c, 0, [][]int32{{1, 2, 3}, {4, 5}})
-	if shared != 1 || len(truth) != 4 || eval.ARI(truth, pred) != 1 {
+	if ari, err := eval.ARI(truth, pred); shared != 1 || len(truth) != 4 || err != nil || ari != 1 {
 		t.Fatalf("labels %v %v shared %d", truth, pred, shared)
 	}
 	// {2} | {3, 5, 6}: contingency [[1 1] [0 2]], ARI = (1 − 1)/(2.5 − 1) = 0.
 	truth, pred, _ = splitLabels(c, 0, [][]int32{{1}, {2, 4, 5}})
-	if got := eval.ARI(truth, pred); got != 0 {
+	if got, err := eval.ARI(truth, pred); err != nil || got != 0 {
 		t.Fatalf("ARI %v, want 0 (by hand)", got)
 	}
 	// A node whose neighbours are all shared is skipped.
-	h := fondue.NewGraph(4, [][2]int{{0, 2}, {1, 2}, {2, 3}})
+	h, err := graph.NewGraph(4, [][2]int{{0, 2}, {1, 2}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c2, _ := eval.ContractPairs(h, [][2]int{{0, 1}})
-	r2, err := EvaluateSplits(context.Background(), c2, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: fondue.FindSplitter(fondue.Splitters(), fondue.SplitMCL)}})
+	r2, err := EvaluateSplits(context.Background(), c2, nil, fondue.Options{Split: fondue.SplitOptions{Splitter: split.Find(split.Splitters(), split.MCL)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +274,10 @@ func TestSplitEvaluationSharedNeighbours(t *testing.T) {
 func TestMethodResultByHand(t *testing.T) {
 	res := &fondue.Result{Scores: []float64{0.9, 0.8, 0.7, 0.6, math.NaN()}}
 	labels := []bool{true, false, true, false, true}
-	mr := methodResult(res, labels, eval.TiesAverage)
+	mr, err := methodResult(res, labels, eval.TiesAverage)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Pairs (positive, negative): (.9,.8) (.9,.6) (.7,.6) won, (.7,.8) lost.
 	if mr.AUC != 0.75 || mr.AUCLoss != 0.75 {
 		t.Errorf("AUC %v %v, want .75", mr.AUC, mr.AUCLoss)
@@ -275,18 +288,21 @@ func TestMethodResultByHand(t *testing.T) {
 	}
 	// ROC: (0,0) (0,.5) (.5,.5) (.5,1) (1,1).
 	for _, c := range []struct{ x, y float64 }{{0, 0.5}, {0.25, 0.5}, {0.5, 1}, {1, 1}} {
-		if got := mr.ROC[int(c.x*(ROCPoints-1))]; got != c.y {
+		if got := mr.ROC[int(c.x*(rocPoints-1))]; got != c.y {
 			t.Errorf("ROC at %v = %v, want %v", c.x, got, c.y)
 		}
 	}
 	// Ties: one tied positive–negative pair counts half, or as a loss.
 	tied := &fondue.Result{Scores: []float64{1, 1, 0}}
 	tl := []bool{true, false, false}
-	if a := methodResult(tied, tl, eval.TiesAverage); a.AUC != 0.75 || a.AUCLoss != 0.5 {
-		t.Errorf("tied AUC %v / %v, want .75 / .5", a.AUC, a.AUCLoss)
+	if a, err := methodResult(tied, tl, eval.TiesAverage); err != nil || a.AUC != 0.75 || a.AUCLoss != 0.5 {
+		t.Errorf("tied AUC %v, want .75 / .5", a)
 	}
-	if a := methodResult(tied, tl, eval.TiesAsLoss); a.AUC != 0.5 {
-		t.Errorf("AUC with ties as loss %v, want .5", a.AUC)
+	if a, err := methodResult(tied, tl, eval.TiesAsLoss); err != nil || a.AUC != 0.5 {
+		t.Errorf("AUC with ties as loss %v, want .5", a)
+	}
+	if _, err := methodResult(tied, tl[:2], eval.TiesAverage); err == nil {
+		t.Error("labels of another length accepted")
 	}
 }
 
@@ -346,29 +362,10 @@ func TestJournalResume(t *testing.T) {
 	}
 }
 
-func TestFindDataDir(t *testing.T) {
-	if d, err := FindDataDir(testData); err != nil || d != testData {
-		t.Fatalf("explicit: %q %v", d, err)
-	}
-	if _, err := FindDataDir(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "--data-dir") {
-		t.Fatalf("missing explicit dir: %v", err)
-	}
-	t.Setenv(DataDirEnv, testData)
-	if d, err := FindDataDir(""); err != nil || d != testData {
-		t.Fatalf("env: %q %v", d, err)
-	}
-	t.Setenv(DataDirEnv, "")
-	t.Chdir(t.TempDir())
-	_, err := FindDataDir("")
-	if err == nil || !strings.Contains(err.Error(), DataDirEnv+" (not set)") || !strings.Contains(err.Error(), "shared/datasets") {
-		t.Fatalf("nothing found: %v", err)
-	}
-}
-
 // The default target table: SE from the seeds, the best of the four
 // baselines, and the verdicts, on a hand-made cell.
 func TestDefaultTargetsTable(t *testing.T) {
-	stat := func(mean, sd float64) Stat { return Stat{Mean: mean, SD: sd, N: 4} }
+	stat := func(mean, sd float64) metrics.Stat { return metrics.Stat{Mean: mean, SD: sd, N: 4} }
 	ms := func(mean, sd float64) *MethodSummary { return &MethodSummary{AUC: stat(mean, sd)} }
 	res := &Results{
 		Config: ConfigRecord{Datasets: []string{"netscience", "polbooks"}, Ratios: []float64{0.1},

@@ -114,3 +114,37 @@ func TestCIRun(t *testing.T) {
 		t.Errorf(".ci/run fuzzes for %d s in all: want some, bounded (at most 90 s)", total)
 	}
 }
+
+// Every source file the documentation names by its path from the
+// repository's root (`fondue/cne/gradient.go`) exists, so that the docs
+// follow the code when files move.
+func TestDocumentedSourcePathsExist(t *testing.T) {
+	path := regexp.MustCompile("`((?:fondue|bench|cmd|internal|connector|syncjob|cypher)/[A-Za-z0-9_./-]+\\.(?:go|s))`")
+	docs, err := filepath.Glob("../*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, glob := range []string{"../bench/*.md", "../docs/*.md"} {
+		more, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, more...)
+	}
+	named := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range path.FindAllStringSubmatch(string(b), -1) {
+			named++
+			if _, err := os.Stat(filepath.Join("..", m[1])); err != nil {
+				t.Errorf("%s names %s, which does not exist", doc, m[1])
+			}
+		}
+	}
+	if named < 20 {
+		t.Fatalf("only %d source paths found in the docs: is the pattern right?", named)
+	}
+}

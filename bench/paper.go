@@ -1,9 +1,3 @@
-// Package bench reproduces the evaluation of the FONDUE paper (Mel et al.,
-// arXiv 2002.10127; docs/method.md section 5) on the datasets we have:
-// planted ambiguous nodes by contraction, identification AUC and NDCG of
-// FONDUE and the baselines, splitting ARI of the splitters, runtimes, and
-// writes a markdown table with the paper's numbers beside ours, a JSON file
-// with every raw number, and plots.
 package bench
 
 import (

@@ -6,8 +6,9 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/plots"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -47,20 +48,6 @@ func colorOf(name string, k int) color.RGBA {
 		return c
 	}
 	return extraColors[k%len(extraColors)]
-}
-
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(13)
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.X.Label.TextStyle.Font.Size = vg.Points(11)
-	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
-	p.X.Tick.Label.Font.Size = vg.Points(10)
-	p.Y.Tick.Label.Font.Size = vg.Points(10)
-	p.Legend.TextStyle.Font.Size = vg.Points(10)
-	return p
 }
 
 // WritePlots draws the pictures into dir and returns their file names:
@@ -150,7 +137,7 @@ func maxSeeds(cells ...*CellSummary) int {
 func (r *Report) rocPlot(dir string, pk datasetPick, methods []string) (string, error) {
 	c := pk.c
 	d, _ := r.Paper.Dataset(pk.d)
-	p := newPlot(fmt.Sprintf("%s, r = %s (q = %d): ROC averaged over %d seeds", d.Paper, RatioLabel(c.Ratio), c.Ambiguous, maxSeeds(c)),
+	p := plots.New(fmt.Sprintf("%s, r = %s (q = %d): ROC averaged over %d seeds", d.Paper, RatioLabel(c.Ratio), c.Ambiguous, maxSeeds(c)),
 		"false positive rate", "true positive rate")
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, 1, 0, 1
 	diag := plotter.NewFunction(func(x float64) float64 { return x })
@@ -167,9 +154,9 @@ func (r *Report) rocPlot(dir string, pk datasetPick, methods []string) (string, 
 			return "", err
 		}
 		p.Add(l)
-		label := fmt.Sprintf("%s (AUC %s)", m, f3(ms.AUC.Mean))
+		label := fmt.Sprintf("%s (AUC %s)", m, format.F3(ms.AUC.Mean))
 		if pv, ok := r.Paper.AUC.Get(pk.d, c.Ratio, m); ok {
-			label += fmt.Sprintf(", paper %s", f3(pv))
+			label += fmt.Sprintf(", paper %s", format.F3(pv))
 		}
 		p.Legend.Add(label, l)
 	}
@@ -208,9 +195,9 @@ func rocLine(roc []float64, c color.RGBA, isDefault bool) (*plotter.Line, error)
 // aucBarsPlot draws auc-bars.png: a bar per method and picked cell, with the
 // paper's FONDUE as a square on our FONDUE's bar.
 func (r *Report) aucBarsPlot(dir string, picks []datasetPick, methods []string) (string, error) {
-	p := newPlot("Identification AUC per dataset (largest ratio run; squares: the paper's FONDUE)", "", "AUC")
+	p := plots.New("Identification AUC per dataset (largest ratio run; squares: the paper's FONDUE)", "", "AUC")
 	p.Y.Min, p.Y.Max = 0, 1.35 // room for the legend above the bars
-	p.Y.Tick.Marker = unitTicks{}
+	p.Y.Tick.Marker = plots.UnitTicks{}
 	w := vg.Points(12)
 	if len(picks) > 6 {
 		w = vg.Points(8)
@@ -242,7 +229,7 @@ func (r *Report) aucBarsPlot(dir string, picks []datasetPick, methods []string) 
 			}
 		}
 	}
-	finishCellAxis(p, names)
+	plots.CellAxis(p, names)
 	width := vg.Length(math.Max(6, 1.1*float64(len(picks)))) * vg.Inch
 	if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, "auc-bars.png")); err != nil {
 		return "", err
@@ -297,19 +284,6 @@ func (r *Report) addPaperFondueOnBars(p *plot.Plot, picks []datasetPick, off vg.
 	return nil
 }
 
-// finishCellAxis labels the x axis with one slanted name per cell, puts the
-// legend top left and adds the grid.
-func finishCellAxis(p *plot.Plot, names []string) {
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
-	p.X.Tick.Label.Rotation = math.Pi / 6
-	p.X.Tick.Label.XAlign = draw.XRight
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(6)
-	p.Add(plotter.NewGrid())
-}
-
 // ariCellsPlot draws ari-cells.png: ARI per cell, one marker per splitter,
 // side by side; lines join the default splitter's and MCL's markers. Bars
 // were unreadable with eight splitters over sixteen cells.
@@ -326,9 +300,9 @@ func (r *Report) ariCellsPlot(dir string) (string, error) {
 	if len(cells) == 0 || len(splitters) == 0 {
 		return "", nil
 	}
-	p := newPlot("Splitting ARI per cell (mean over seeds and ambiguous nodes)", "", "ARI")
+	p := plots.New("Splitting ARI per cell (mean over seeds and ambiguous nodes)", "", "ARI")
 	p.Y.Max = 1.55 // room for the legend above the markers
-	p.Y.Tick.Marker = unitTicks{}
+	p.Y.Tick.Marker = plots.UnitTicks{}
 	var names []string
 	for _, c := range cells {
 		d, _ := r.Paper.Dataset(c.Dataset)
@@ -347,7 +321,7 @@ func (r *Report) ariCellsPlot(dir string) (string, error) {
 			return "", err
 		}
 	}
-	finishCellAxis(p, names)
+	plots.CellAxis(p, names)
 	p.Y.Min = math.Min(0, p.Y.Min)
 	width := vg.Length(math.Max(6, 0.55*float64(len(cells))+1.5)) * vg.Inch
 	if err := p.Save(width, 5*vg.Inch, filepath.Join(dir, "ari-cells.png")); err != nil {
@@ -407,22 +381,6 @@ func (s offsetScatter) Plot(c draw.Canvas, p *plot.Plot) {
 	c.Pop()
 }
 
-// unitTicks marks 0, 0.2, ..., 1 only, so that the room left above 1 for
-// the legend has no ticks.
-type unitTicks struct{}
-
-func (unitTicks) Ticks(lo, hi float64) []plot.Tick {
-	var t []plot.Tick
-	for k := -5; k <= 5; k++ {
-		x := float64(k) / 5
-		if x < lo-1e-9 || x > math.Min(hi, 1)+1e-9 {
-			continue
-		}
-		t = append(t, plot.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
-	}
-	return t
-}
-
 // aucDatasetPlot draws auc-<dataset>.png: for every ratio run on the
 // dataset, each method's mean AUC over the seeds as a marker with a bar of
 // one standard error either side, and the paper's FONDUE as a square
@@ -440,7 +398,7 @@ func (r *Report) aucDatasetPlot(dir, name string, methods []string) (string, err
 		return "", nil
 	}
 	d, _ := r.Paper.Dataset(name)
-	p := newPlot(fmt.Sprintf("%s: AUC per method (mean of %d seeds ± 1 SE)", d.Paper, maxSeeds(cells...)), "contraction ratio", "AUC")
+	p := plots.New(fmt.Sprintf("%s: AUC per method (mean of %d seeds ± 1 SE)", d.Paper, maxSeeds(cells...)), "contraction ratio", "AUC")
 	pos := markerPositions{n: float64(len(methods))}
 	pos.spread = math.Min(0.1, 0.8/(pos.n+1))
 	lo := 1.0

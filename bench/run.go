@@ -1,22 +1,21 @@
 package bench
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Config describes one benchmark run.
@@ -30,9 +29,9 @@ type Config struct {
 	// splitting (seeds 1..SplitSeeds; the paper used 3). A seed counted by
 	// both uses one contraction and one embedding for both evaluations.
 	Seeds, SplitSeeds int
-	// Methods are the identification methods (default fondue.Methods).
+	// Methods are the identification methods (default score.Methods()).
 	Methods []string
-	// Splitters are the splitters evaluated (default SplitterNames()).
+	// Splitters are the splitters evaluated (default setup.SplitterNames()).
 	Splitters []string
 	// Ties is the AUC tie convention of the tables; both conventions are
 	// always recorded in the JSON.
@@ -41,7 +40,7 @@ type Config struct {
 	// the base seed: seed k of a cell embeds with Engine.Seed + k − 1.
 	// Method, Split and Progress are ignored.
 	Engine fondue.Options
-	// DataDir holds the edge lists (see FindDataDir).
+	// DataDir holds the edge lists (see setup.FindDataDir).
 	DataDir string
 	// Journal, when set, is a file of finished seeds (JSON lines): every
 	// seed is appended as soon as it is done, and seeds already in it with
@@ -81,139 +80,6 @@ type Event struct {
 	Edges       int
 }
 
-// Phases are wall times in seconds.
-type Phases struct {
-	Prior     float64 `json:"prior,omitempty"`
-	Embedding float64 `json:"embedding,omitempty"`
-	Scoring   float64 `json:"scoring"`
-	Total     float64 `json:"total"`
-}
-
-// MethodResult is one identification method on one contracted graph.
-type MethodResult struct {
-	AUC        float64 `json:"auc"`         // with the run's tie convention
-	AUCAverage float64 `json:"auc_average"` // ties count half (the usual AUC)
-	AUCLoss    float64 `json:"auc_loss"`    // ties count as a loss (the paper's baselines)
-	NDCG       float64 `json:"ndcg"`
-	// ROC holds the true-positive rate at false-positive rates
-	// 0, 1/(ROCPoints−1), …, 1 (the ROC curve with diagonal steps for ties,
-	// linearly interpolated).
-	ROC     []float64 `json:"roc"`
-	Seconds Phases    `json:"seconds"`
-}
-
-// ROCPoints is the number of grid points of MethodResult.ROC.
-const ROCPoints = 101
-
-// CNEInfo describes the embedding of one seed.
-type CNEInfo struct {
-	Mode      string `json:"mode"`
-	Epochs    int    `json:"epochs"`
-	Converged bool   `json:"converged"`
-}
-
-// SeedResult holds everything measured on one contracted graph.
-type SeedResult struct {
-	Dataset    string  `json:"dataset"`
-	Ratio      float64 `json:"ratio"`
-	Seed       int     `json:"seed"`        // contraction seed
-	EngineSeed uint64  `json:"engine_seed"` // seed of the embedding and the random sign vectors
-	Nodes      int     `json:"nodes"`       // of the contracted graph
-	Edges      int     `json:"edges"`
-	Ambiguous  int     `json:"ambiguous"` // q, the planted ambiguous nodes
-	// DroppedLoops counts edges between the two nodes of a pair,
-	// MergedEdges the duplicate edges collapsed by the merge.
-	DroppedLoops    int     `json:"dropped_loops"`
-	MergedEdges     int     `json:"merged_edges"`
-	ContractSeconds float64 `json:"contract_seconds"`
-	// EmbedSeconds is the time of the FONDUE run (prior, embedding,
-	// scoring) shared by the FONDUE method and the splitters.
-	EmbedSeconds float64                  `json:"embed_seconds"`
-	CNE          *CNEInfo                 `json:"cne,omitempty"`
-	Methods      map[string]*MethodResult `json:"methods,omitempty"`
-	Splitters    map[string]*SplitResult  `json:"splitters,omitempty"`
-	Fingerprint  string                   `json:"fingerprint"`
-}
-
-// EngineRecord is the engine configuration as recorded in the results.
-type EngineRecord struct {
-	BaseSeed      uint64  `json:"base_seed"`
-	Dim           int     `json:"dim"`
-	Sigma1        float64 `json:"sigma1"`
-	Sigma2        float64 `json:"sigma2"`
-	LearningRate  float64 `json:"learning_rate"`
-	MaxEpochs     int     `json:"max_epochs"`
-	Tol           float64 `json:"tol"`
-	NegRatio      int     `json:"neg_ratio"`
-	Mode          string  `json:"mode"`
-	ExactMaxNodes int     `json:"exact_max_nodes"`
-	RandomSplits  int     `json:"random_splits"`
-	Normalized    bool    `json:"normalized"`
-	Polish        bool    `json:"polish"`
-	PriorTol      float64 `json:"prior_tol,omitempty"`
-	PriorMaxIter  int     `json:"prior_max_iter,omitempty"`
-}
-
-// NewEngineRecord resolves the engine options' defaults for the record.
-func NewEngineRecord(o fondue.Options) EngineRecord {
-	c := o.CNE
-	def := func(x, d float64) float64 {
-		if x <= 0 {
-			return d
-		}
-		return x
-	}
-	idef := func(x, d int) int {
-		if x <= 0 {
-			return d
-		}
-		return x
-	}
-	rs := o.RandomSplits
-	switch {
-	case rs == 0:
-		rs = 100
-	case rs < 0:
-		rs = 0
-	}
-	return EngineRecord{
-		BaseSeed: o.Seed, Dim: idef(c.Dim, 8), Sigma1: def(c.Sigma1, 1), Sigma2: def(c.Sigma2, 2),
-		LearningRate: def(c.LearningRate, 0.1), MaxEpochs: idef(c.MaxEpochs, 2000), Tol: def(c.Tol, 1e-3),
-		NegRatio: idef(c.NegRatio, 5), Mode: c.Mode.String(), ExactMaxNodes: idef(c.ExactMaxNodes, 1000),
-		RandomSplits: rs, Normalized: !o.Unnormalized, Polish: o.Polish,
-		PriorTol: o.Prior.Tol, PriorMaxIter: o.Prior.MaxIter,
-	}
-}
-
-// ConfigRecord is Config as recorded in the results.
-type ConfigRecord struct {
-	Datasets   []string     `json:"datasets"`
-	Ratios     []float64    `json:"ratios"`
-	Seeds      int          `json:"seeds"`
-	SplitSeeds int          `json:"split_seeds"`
-	Methods    []string     `json:"methods"`
-	Splitters  []string     `json:"splitters"`
-	Ties       string       `json:"ties"`
-	Workers    int          `json:"workers"`
-	Engine     EngineRecord `json:"engine"`
-	DataDir    string       `json:"data_dir"`
-	// SeedRule says how seeds are derived.
-	SeedRule string `json:"seed_rule"`
-}
-
-// Results is the outcome of Run.
-type Results struct {
-	Config   ConfigRecord  `json:"config"`
-	Started  time.Time     `json:"started"`
-	Finished time.Time     `json:"finished"`
-	Seconds  float64       `json:"wall_seconds"`
-	Complete bool          `json:"complete"` // every requested seed is in Seeds
-	Cells    []CellSummary `json:"cells"`
-	Seeds    []*SeedResult `json:"seeds"`
-	// Resumed counts the seeds taken from the journal.
-	Resumed int `json:"resumed"`
-}
-
 // withDefaults fills in the defaults and checks the configuration.
 func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 	if len(cfg.Datasets) == 0 {
@@ -243,21 +109,9 @@ func (cfg Config) withDefaults(p *PaperData) (Config, error) {
 	if cfg.Seeds < 0 || cfg.SplitSeeds < 0 || cfg.Seeds+cfg.SplitSeeds == 0 {
 		return cfg, fmt.Errorf("seeds %d, split seeds %d: need at least one seed", cfg.Seeds, cfg.SplitSeeds)
 	}
-	if cfg.Methods == nil {
-		cfg.Methods = slices.Clone(fondue.Methods)
-	}
-	for _, m := range cfg.Methods {
-		if !slices.Contains(fondue.Methods, m) {
-			return cfg, fmt.Errorf("unknown method %q (want one of %v)", m, fondue.Methods)
-		}
-	}
-	if cfg.Splitters == nil {
-		cfg.Splitters = SplitterNames()
-	}
-	for _, s := range cfg.Splitters {
-		if fondue.FindSplitter(Splitters(), s) == nil {
-			return cfg, fmt.Errorf("unknown splitter %q (want one of %v)", s, SplitterNames())
-		}
+	var err error
+	if cfg.Methods, cfg.Splitters, err = setup.Choose(cfg.Methods, cfg.Splitters); err != nil {
+		return cfg, err
 	}
 	if cfg.Ties != eval.TiesAverage && cfg.Ties != eval.TiesAsLoss {
 		return cfg, fmt.Errorf("invalid tie mode %v", cfg.Ties)
@@ -272,42 +126,9 @@ func (cfg Config) record() ConfigRecord {
 	return ConfigRecord{
 		Datasets: cfg.Datasets, Ratios: cfg.Ratios, Seeds: cfg.Seeds, SplitSeeds: cfg.SplitSeeds,
 		Methods: cfg.Methods, Splitters: cfg.Splitters, Ties: cfg.Ties.String(), Workers: cfg.Engine.Workers,
-		Engine: NewEngineRecord(cfg.Engine), DataDir: cfg.DataDir,
+		Engine: setup.NewEngine(cfg.Engine), DataDir: cfg.DataDir,
 		SeedRule: "seed k (1-based) of a cell contracts with eval.Contract(graph, ratio, k) and embeds with engine seed base_seed + k - 1; identification uses seeds 1..seeds, splitting seeds 1..split_seeds, on the same contraction and embedding",
 	}
-}
-
-// fingerprint identifies everything a seed's numbers depend on besides its
-// dataset, ratio and seed, so that a journal entry is reused only when it
-// would be computed the same way again.
-func (cfg Config) fingerprint(ident, split bool) string {
-	type fp struct {
-		Engine    EngineRecord
-		Methods   []string
-		Splitters []string
-		Ident     bool
-		Split     bool
-		Version   int
-	}
-	var m, s []string
-	if ident {
-		m = slices.Sorted(slices.Values(cfg.Methods))
-	}
-	if split {
-		s = slices.Sorted(slices.Values(cfg.Splitters))
-	}
-	b, _ := json.Marshal(fp{NewEngineRecord(cfg.Engine), m, s, ident, split, journalVersion})
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:8])
-}
-
-// journalVersion changes when the meaning of a journal entry changes.
-const journalVersion = 1
-
-type seedKey struct {
-	dataset string
-	ratio   string
-	seed    int
 }
 
 // Run runs the benchmark. Cells whose q = ⌊ratio·n⌋ is 0 are skipped and
@@ -361,7 +182,7 @@ type runner struct {
 	nSeeds  int                     // seeds per cell
 	total   int                     // seeds of the whole run
 	done    int                     // seeds done, resumed or skipped
-	g       *fondue.Graph           // the current dataset's graph, once loaded
+	g       *graph.Graph            // the current dataset's graph, once loaded
 }
 
 func (ru *runner) emit(e Event) {
@@ -478,7 +299,7 @@ func (ru *runner) addSeed(name string, r float64, sr *SeedResult) error {
 
 // runSeed contracts g with seed k and evaluates the methods (ident) and the
 // splitters (split) on the result.
-func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r float64, k int, ident, split bool) (*SeedResult, error) {
+func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r float64, k int, ident, splits bool) (*SeedResult, error) {
 	t0 := time.Now()
 	c, err := eval.Contract(g, r, uint64(k))
 	if err != nil {
@@ -493,7 +314,7 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 	labels := c.Ambiguous
 	// The splitters get the embedding of the contracted graph (some need
 	// it, the default uses it when it is there, as after a FONDUE score).
-	needEmb := split || (ident && slices.ContainsFunc(cfg.Methods, fondue.MethodUsesEmbedding))
+	needEmb := splits || (ident && slices.ContainsFunc(cfg.Methods, score.UsesEmbedding))
 	base := cfg.Engine
 	base.Seed = sr.EngineSeed
 	base.Split = fondue.SplitOptions{}
@@ -501,39 +322,41 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 	var fres *fondue.Result
 	if needEmb {
 		o := base
-		o.Method = fondue.MethodFONDUE
+		o.Method = score.MethodFONDUE
 		if fres, err = fondue.Score(ctx, c.Graph, o); err != nil {
 			return nil, err
 		}
 		t := fres.Timings
 		sr.EmbedSeconds = (t.Prior + t.Embedding + t.Scoring).Seconds()
-		sr.CNE = &CNEInfo{Mode: fres.CNE.Mode.String(), Epochs: fres.CNE.Epochs, Converged: fres.CNE.Converged}
+		sr.CNE = metrics.NewCNE(fres.CNE)
 	}
 	if ident {
 		sr.Methods = map[string]*MethodResult{}
 		for _, m := range cfg.Methods {
 			res := fres
-			if m == fondue.MethodCombined {
+			if m == score.MethodCombined {
 				// The same embedding as FONDUE's: its prior and embedding
 				// times, and its own scoring time.
 				if res, err = combinedFrom(ctx, c.Graph, fres, base); err != nil {
 					return nil, err
 				}
-			} else if m != fondue.MethodFONDUE {
+			} else if m != score.MethodFONDUE {
 				o := base
 				o.Method = m
 				if res, err = fondue.Score(ctx, c.Graph, o); err != nil {
 					return nil, err
 				}
 			}
-			sr.Methods[m] = methodResult(res, labels, cfg.Ties)
+			if sr.Methods[m], err = methodResult(res, labels, cfg.Ties); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if split {
+	if splits {
 		sr.Splitters = map[string]*SplitResult{}
 		for _, s := range cfg.Splitters {
 			o := base
-			o.Split = fondue.SplitOptions{Splitter: fondue.FindSplitter(Splitters(), s)}
+			o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
 			if sr.Splitters[s], err = EvaluateSplits(ctx, c, fres, o); err != nil {
 				return nil, err
 			}
@@ -544,52 +367,65 @@ func runSeed(ctx context.Context, cfg Config, g *fondue.Graph, name string, r fl
 
 // combinedFrom scores the combined method on the embedding of a FONDUE
 // result, as fondue.Score with MethodCombined would on the same embedding.
-func combinedFrom(ctx context.Context, g *fondue.Graph, fres *fondue.Result, o fondue.Options) (*fondue.Result, error) {
+func combinedFrom(ctx context.Context, g *graph.Graph, fres *fondue.Result, o fondue.Options) (*fondue.Result, error) {
 	t0 := time.Now()
-	o.Method = fondue.MethodCombined
+	o.Method = score.MethodCombined
 	scores, err := fondue.ScoreEmbedding(ctx, g, fres.Embedding, o)
 	if err != nil {
 		return nil, err
 	}
 	res := *fres
-	res.Method = fondue.MethodCombined
+	res.Method = score.MethodCombined
 	res.Scores = scores
 	res.Timings.Scoring = time.Since(t0)
 	return &res, nil
 }
 
-func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) *MethodResult {
+// methodResult measures the scores of res against labels (one per node);
+// the error is eval's, for labels of another length.
+func methodResult(res *fondue.Result, labels []bool, ties eval.TieMode) (*MethodResult, error) {
 	t := res.Timings
 	mr := &MethodResult{
-		AUCAverage: eval.AUC(res.Scores, labels, eval.TiesAverage),
-		AUCLoss:    eval.AUC(res.Scores, labels, eval.TiesAsLoss),
-		NDCG:       eval.NDCG(res.Scores, labels),
-		ROC:        rocGrid(eval.ROC(res.Scores, labels)),
 		Seconds: Phases{Prior: t.Prior.Seconds(), Embedding: t.Embedding.Seconds(), Scoring: t.Scoring.Seconds(),
 			Total: (t.Prior + t.Embedding + t.Scoring).Seconds()},
 	}
+	var err error
+	if mr.AUCAverage, err = eval.AUC(res.Scores, labels, eval.TiesAverage); err != nil {
+		return nil, err
+	}
+	if mr.AUCLoss, err = eval.AUC(res.Scores, labels, eval.TiesAsLoss); err != nil {
+		return nil, err
+	}
+	if mr.NDCG, err = eval.NDCG(res.Scores, labels); err != nil {
+		return nil, err
+	}
+	fpr, tpr, err := eval.ROC(res.Scores, labels)
+	if err != nil {
+		return nil, err
+	}
+	mr.ROC = rocGrid(fpr, tpr)
 	for k, v := range mr.ROC {
-		mr.ROC[k] = round6(v)
+		mr.ROC[k] = format.Round6(v)
 	}
 	mr.AUC = mr.AUCAverage
 	if ties == eval.TiesAsLoss {
 		mr.AUC = mr.AUCLoss
 	}
-	return mr
+	return mr, nil
 }
 
 // rocGrid samples a ROC curve (points in order of increasing FPR, as
-// eval.ROC returns them) at ROCPoints evenly spaced false-positive rates,
+// eval.ROC returns them) at rocPoints evenly spaced false-positive rates,
 // interpolating linearly; at a vertical step it takes the highest TPR
 // reached at that FPR.
 func rocGrid(fpr, tpr []float64) []float64 {
 	if len(fpr) == 0 {
 		return nil
 	}
-	out := make([]float64, ROCPoints)
+	out := make([]float64, rocPoints)
 	p := 0
 	for k := range out {
-		x := float64(k) / float64(ROCPoints-1)
+		x := float64(k) / float64(rocPoints-1)
 		for p+1 < len(fpr) && fpr[p+1] <= x {
 			p++
 		}
@@ -603,81 +439,3 @@ func rocGrid(fpr, tpr []float64) []float64 {
 	}
 	return out
 }
-
-// journal appends finished seeds to a JSON-lines file.
-type journalFile struct {
-	f *os.File
-}
-
-func (j *journalFile) add(sr *SeedResult) error {
-	b, err := json.Marshal(sr)
-	if err != nil {
-		return err
-	}
-	if _, err := j.f.Write(append(b, '\n')); err != nil {
-		return fmt.Errorf("journal %s: %w", j.f.Name(), err)
-	}
-	return j.f.Sync()
-}
-
-func (j *journalFile) Close() error { return j.f.Close() }
-
-// openJournal reads the seeds already in path (unless fresh) and opens it
-// for appending. A torn last line (a crash mid-write) is ignored.
-func openJournal(path string, fresh bool) (map[seedKey]*SeedResult, *journalFile, error) {
-	old := map[seedKey]*SeedResult{}
-	if path == "" {
-		return old, nil, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, err
-	}
-	if !fresh {
-		if err := readJournal(path, old); err != nil {
-			return nil, nil, err
-		}
-	}
-	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
-	if fresh {
-		flags |= os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return nil, nil, err
-	}
-	return old, &journalFile{f}, nil
-}
-
-func readJournal(path string, into map[seedKey]*SeedResult) error {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return ReadSeeds(f, func(sr *SeedResult) {
-		into[seedKey{sr.Dataset, RatioKey(sr.Ratio), sr.Seed}] = sr
-	})
-}
-
-// ReadSeeds reads a journal (JSON lines of SeedResult), calling fn for each
-// complete line; later lines win over earlier ones for the same seed in the
-// caller's map. A malformed line is skipped (a torn write).
-func ReadSeeds(r io.Reader, fn func(*SeedResult)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var sr SeedResult
-		if json.Unmarshal(sc.Bytes(), &sr) != nil || sr.Dataset == "" {
-			continue
-		}
-		fn(&sr)
-	}
-	return sc.Err()
-}
-
-// round6 rounds to six decimals, plenty for metrics in [−1, 1], and halves
-// the size of the JSON files.
-func round6(x float64) float64 { return math.Round(x*1e6) / 1e6 }

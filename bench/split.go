@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
 // SplitResult is one splitter's score on one contracted graph
@@ -30,22 +30,6 @@ type SplitResult struct {
 	// MeanGroups is the mean number of groups the splitter made.
 	MeanGroups float64 `json:"mean_groups"`
 	Seconds    float64 `json:"seconds"`
-}
-
-// Splitters returns the splitters the bench can evaluate: fondue's
-// (fondue.Splitters, the default first) and the research candidates
-// (research.Splitters).
-func Splitters() []fondue.Splitter {
-	return append(fondue.Splitters(), research.Splitters()...)
-}
-
-// SplitterNames returns the names of Splitters.
-func SplitterNames() []string {
-	var names []string
-	for _, s := range Splitters() {
-		names = append(names, s.Name())
-	}
-	return names
 }
 
 // EvaluateSplits runs the splitter opts.Split.Splitter on every ambiguous
@@ -79,7 +63,11 @@ func EvaluateSplits(ctx context.Context, c *eval.Contraction, scored *fondue.Res
 		}
 		res.Neighbors += len(truth)
 		res.Nodes = append(res.Nodes, i)
-		res.ARI = append(res.ARI, round6(eval.ARI(truth, pred)))
+		ari, err := eval.ARI(truth, pred)
+		if err != nil {
+			return nil, err
+		}
+		res.ARI = append(res.ARI, format.Round6(ari))
 		groups += len(props[k].Groups)
 	}
 	if len(res.ARI) > 0 {

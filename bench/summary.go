@@ -1,99 +1,11 @@
 package bench
 
 import (
-	"encoding/json"
-	"math"
 	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
-
-// Stat summarises one number over seeds.
-type Stat struct {
-	Mean float64 `json:"mean"`
-	SD   float64 `json:"sd"` // sample standard deviation (0 for one seed)
-	Min  float64 `json:"min"`
-	Max  float64 `json:"max"`
-	N    int     `json:"n"`
-}
-
-func newStat(xs []float64) Stat {
-	var v []float64
-	for _, x := range xs {
-		if !math.IsNaN(x) {
-			v = append(v, x)
-		}
-	}
-	if len(v) == 0 {
-		return Stat{Mean: math.NaN(), SD: math.NaN(), Min: math.NaN(), Max: math.NaN()}
-	}
-	s := Stat{N: len(v), Min: slices.Min(v), Max: slices.Max(v)}
-	for _, x := range v {
-		s.Mean += x
-	}
-	s.Mean /= float64(len(v))
-	if len(v) > 1 {
-		ss := 0.0
-		for _, x := range v {
-			ss += (x - s.Mean) * (x - s.Mean)
-		}
-		s.SD = math.Sqrt(ss / float64(len(v)-1))
-	}
-	return s
-}
-
-// MethodSummary is one identification method in one cell, over its seeds.
-type MethodSummary struct {
-	AUC        Stat `json:"auc"`
-	AUCAverage Stat `json:"auc_average"`
-	AUCLoss    Stat `json:"auc_loss"`
-	NDCG       Stat `json:"ndcg"`
-	// Seconds are mean wall times per seed.
-	Seconds Phases `json:"seconds"`
-	// ROC is the vertical average over seeds of the per-seed ROC grids.
-	ROC []float64 `json:"roc"`
-}
-
-// SplitSummary is one splitter in one cell, over its seeds.
-type SplitSummary struct {
-	// ARI is over seeds of the per-seed mean ARI over ambiguous nodes.
-	ARI Stat `json:"ari"`
-	// NodeARI is over all evaluated nodes of all seeds.
-	NodeARI Stat `json:"node_ari"`
-	// Nodes, Skipped, Neighbors and Shared are totals over seeds.
-	Nodes      int     `json:"nodes"`
-	Skipped    int     `json:"skipped"`
-	Neighbors  int     `json:"neighbors"`
-	Shared     int     `json:"shared"`
-	MeanGroups float64 `json:"mean_groups"`
-	Seconds    float64 `json:"seconds"` // mean per seed
-}
-
-// CellSummary is one (dataset, ratio) cell.
-type CellSummary struct {
-	Dataset string  `json:"dataset"`
-	Ratio   float64 `json:"ratio"`
-	// Skipped is set when q = ⌊ratio·n⌋ = 0: the paper's "-".
-	Skipped   bool `json:"skipped,omitempty"`
-	Ambiguous int  `json:"ambiguous"` // q
-	// IdentSeeds and SplitSeeds count the seeds present.
-	IdentSeeds int                       `json:"ident_seeds"`
-	SplitSeeds int                       `json:"split_seeds"`
-	Epochs     Stat                      `json:"cne_epochs"`
-	Methods    map[string]*MethodSummary `json:"methods,omitempty"`
-	Splitters  map[string]*SplitSummary  `json:"splitters,omitempty"`
-}
-
-// Cell returns the summary of a cell, or nil.
-func (r *Results) Cell(dataset string, ratio float64) *CellSummary {
-	for k := range r.Cells {
-		c := &r.Cells[k]
-		if c.Dataset == dataset && RatioKey(c.Ratio) == RatioKey(ratio) {
-			return c
-		}
-	}
-	return nil
-}
 
 // summarize aggregates the seeds into cells, in the configured order.
 // Cells with no seed are either skipped (q = 0) or not run yet.
@@ -145,7 +57,7 @@ func summarizeCell(c *CellSummary, seeds []*SeedResult, ties eval.TieMode) {
 			splits[sp] = append(splits[sp], r)
 		}
 	}
-	c.Epochs = newStat(epochs)
+	c.Epochs = metrics.NewStat(epochs)
 	if len(methods) > 0 {
 		c.Methods = map[string]*MethodSummary{}
 	}
@@ -162,12 +74,12 @@ func summarizeCell(c *CellSummary, seeds []*SeedResult, ties eval.TieMode) {
 
 // summarizeMethod aggregates one method's results over a cell's seeds.
 func summarizeMethod(rs []*MethodResult, ties eval.TieMode) *MethodSummary {
-	get := func(f func(*MethodResult) float64) Stat {
+	get := func(f func(*MethodResult) float64) metrics.Stat {
 		xs := make([]float64, len(rs))
 		for k, r := range rs {
 			xs[k] = f(r)
 		}
-		return newStat(xs)
+		return metrics.NewStat(xs)
 	}
 	return &MethodSummary{
 		AUC: get(func(r *MethodResult) float64 {
@@ -190,16 +102,16 @@ func summarizeMethod(rs []*MethodResult, ties eval.TieMode) *MethodSummary {
 }
 
 // averageROC is the vertical average of the seeds' ROC grids (those with
-// ROCPoints points), or nil when none has one.
+// rocPoints points), or nil when none has one.
 func averageROC(rs []*MethodResult) []float64 {
 	var roc []float64
 	nroc := 0
 	for _, r := range rs {
-		if len(r.ROC) != ROCPoints {
+		if len(r.ROC) != rocPoints {
 			continue
 		}
 		if roc == nil {
-			roc = make([]float64, ROCPoints)
+			roc = make([]float64, rocPoints)
 		}
 		for k, v := range r.ROC {
 			roc[k] += v
@@ -229,19 +141,10 @@ func summarizeSplitter(rs []*SplitResult) *SplitSummary {
 		groups += r.MeanGroups * float64(len(r.ARI))
 		secs += r.Seconds
 	}
-	ss.ARI, ss.NodeARI = newStat(means), newStat(nodes)
+	ss.ARI, ss.NodeARI = metrics.NewStat(means), metrics.NewStat(nodes)
 	if ss.Nodes > 0 {
 		ss.MeanGroups = groups / float64(ss.Nodes)
 	}
 	ss.Seconds = secs / float64(len(rs))
 	return ss
-}
-
-// MarshalJSON writes a Stat with no values as null (JSON has no NaN).
-func (s Stat) MarshalJSON() ([]byte, error) {
-	if s.N == 0 {
-		return []byte("null"), nil
-	}
-	type plain Stat
-	return json.Marshal(plain(s))
 }

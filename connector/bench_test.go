@@ -2,6 +2,7 @@ package connector
 
 import (
 	"context"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"os"
 	"path/filepath"
@@ -86,7 +87,7 @@ func benchWriteProps(b *testing.B, concurrency int, all bool) {
 		b.Fatal(err)
 	}
 	// The scores do not change the cost of writing them: use the degree.
-	res, err := fondue.Score(ctx, sg.Graph, fondue.Options{Method: fondue.MethodDegree})
+	res, err := fondue.Score(ctx, sg.Graph, fondue.Options{Method: score.MethodDegree})
 	if err != nil {
 		b.Fatal(err)
 	}

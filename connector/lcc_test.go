@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // TestLocalClusteringMatchesGDS: the coefficients behind the lcc baseline
@@ -16,7 +16,7 @@ import (
 func TestLocalClusteringMatchesGDS(t *testing.T) {
 	reset(t)
 	g := loadEdgeList(t, "testdata/netscience.edges", "Author", "COAUTHOR", "uid")
-	ours, err := fondue.LocalClustering(context.Background(), g, 2)
+	ours, err := score.LocalClustering(context.Background(), g, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -92,7 +93,7 @@ func run(t testing.TB, q string, params map[string]any) []*neo4j.Record {
 
 // loadEdgeList loads an edge list as (:label {prop: id}) nodes and
 // relationships of type relType, and returns the graph read from the file.
-func loadEdgeList(t testing.TB, path, label, relType, prop string) *fondue.Graph {
+func loadEdgeList(t testing.TB, path, label, relType, prop string) *graph.Graph {
 	t.Helper()
 	g, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto)
 	if err != nil {
@@ -129,7 +130,7 @@ func dump(t testing.TB) string {
 
 func diff(a, b string) string { return testgraph.Diff(a, b) }
 
-func score(t testing.TB, g *fondue.Graph, seed uint64) *fondue.Result {
+func scoreGraph(t testing.TB, g *graph.Graph, seed uint64) *fondue.Result {
 	t.Helper()
 	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: seed})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strings"
@@ -103,7 +104,7 @@ func TestHostileNames(t *testing.T) {
 					t.Fatalf("node %v: name %q, labels %q", sg.Keys[i], sg.Names[i], sg.NodeLabels(i))
 				}
 			}
-			res := score(t, sg.Graph, 1)
+			res := scoreGraph(t, sg.Graph, 1)
 			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", EntitiesProperty: hn.name + "_entities", RunProperty: "", RunID: "h"})
 			if err != nil || ws.Nodes != 4 || ws.Missing != 0 {
 				t.Fatalf("write: %+v %v", ws, err)
@@ -156,8 +157,8 @@ func EnsureNameRoundTrip(t *testing.T, c *Conn, name string) error {
 	return nil
 }
 
-func mustGraph(t *testing.T) *fondue.Graph {
-	var b fondue.Builder
+func mustGraph(t *testing.T) *graph.Graph {
+	var b graph.Builder
 	b.AddEdge("x", "y")
 	b.AddEdge("y", "z")
 	return b.Build()
@@ -277,7 +278,7 @@ func TestFencing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := score(t, sg.Graph, 1)
+	res := scoreGraph(t, sg.Graph, 1)
 	l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "slow", TTL: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +322,7 @@ func TestWriteReportsChangedNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := score(t, sg.Graph, 1)
+	res := scoreGraph(t, sg.Graph, 1)
 	// Deleted; key changed; label removed (still the same element id).
 	run(t, "MATCH (b:Book {uid: 3}) DETACH DELETE b", nil)
 	run(t, "MATCH (b:Book {uid: 7}) SET b.uid = 7007", nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strconv"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -196,7 +196,7 @@ type puller struct {
 	names   []string    // display name per position (DisplayProperties only)
 	labels  syncjob.LabelIndex
 	labelOf []int32 // label set per position (when the query returns labels)
-	b       fondue.Builder
+	b       graph.Builder
 	st      syncjob.PullStats
 }
 

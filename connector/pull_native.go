@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -392,7 +392,7 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 }
 
 // PullMemory is the memory of a native pull of nodes nodes and rels
-// relationships beside the engine's (fondue.EstimateOptions): load, the
+// relationships beside the engine's (memory.Options): load, the
 // pull's own buffers while the graph is built, and held, what the
 // subgraph keeps through the run to write the scores back. In bytes:
 //
@@ -408,7 +408,7 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 //
 // with n nodes and r relationships (rows read). A Cypher projection's
 // load is the node table and a map of element ids (16n + 40n).
-func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readConcurrency int) (load, held []fondue.MemoryPart) {
+func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readConcurrency int) (load, held []memory.Part) {
 	n, r := nodes, rels
 	if readConcurrency <= 0 {
 		readConcurrency = DefaultReadConcurrency
@@ -427,26 +427,26 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 	if o.Custom() {
 		record = 64 << 10
 	}
-	held = []fondue.MemoryPart{
+	held = []memory.Part{
 		{Name: "pulled nodes' element ids", Bytes: 64 * n},
 		{Name: "pulled nodes' keys", Bytes: keys},
 		{Name: "pulled nodes' label sets", Bytes: 4 * n},
 		{Name: "the driver's read buffers (a record per connection)", Bytes: int64(readConcurrency+1) * record},
 	}
 	if len(o.DisplayProperties) > 0 {
-		held = append(held, fondue.MemoryPart{Name: "pulled nodes' names", Bytes: n * (16 + 32)})
+		held = append(held, memory.Part{Name: "pulled nodes' names", Bytes: n * (16 + 32)})
 	}
 	if o.EmbeddingProperty != "" {
-		held = append(held, fondue.MemoryPart{Name: "saved embeddings", Bytes: n * (24 + 8*16)})
+		held = append(held, memory.Part{Name: "saved embeddings", Bytes: n * (24 + 8*16)})
 	}
 	if o.Custom() {
 		// A record per row, straight into the graph, nodes found by a map.
-		return []fondue.MemoryPart{
+		return []memory.Part{
 			{Name: "pull: node table", Bytes: 16 * n},
 			{Name: "pull: element-id map", Bytes: 40 * n},
 		}, held
 	}
-	load = []fondue.MemoryPart{
+	load = []memory.Part{
 		{Name: "pull: node table", Bytes: 16 * n},
 		{Name: "pull: element-id index", Bytes: 4 * n},
 		{Name: "pull: relationships read, by part", Bytes: 16 * r},

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -93,7 +93,7 @@ func TestPullMemoryEstimate(t *testing.T) {
 	kept := heap() - base
 	n, m := int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges())
 	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency)
-	est := fondue.EstimateMemory(n, m, fondue.EstimateOptions{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
+	est := memory.Predict(n, m, memory.Options{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
 	var loadBytes, graphAndHeld int64
 	for _, p := range est.Phases[0].Parts {
 		loadBytes += p.Bytes

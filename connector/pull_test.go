@@ -117,8 +117,8 @@ func TestWriteScoresIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := score(t, sg.Graph, 3)
-	if ref := score(t, g, 3); !floatsEqual(ref.Scores, res.Scores[:len(ref.Scores)]) {
+	res := scoreGraph(t, sg.Graph, 3)
+	if ref := scoreGraph(t, g, 3); !floatsEqual(ref.Scores, res.Scores[:len(ref.Scores)]) {
 		t.Fatal("scores differ from the edge list's")
 	}
 	o := syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "run-1", BatchSize: 40, Concurrency: 2}

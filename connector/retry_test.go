@@ -24,7 +24,7 @@ func TestRetryBudgetIsTheRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := score(t, sg.Graph, 1)
+	res := scoreGraph(t, sg.Graph, 1)
 	l, err := c.AcquireLock(ctx, syncjob.LockOptions{RunID: "budget"})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func TestWriteFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := score(t, sg.Graph, 1)
+	res := scoreGraph(t, sg.Graph, 1)
 	o := syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "w1", BatchSize: 50}
 	nodes := sg.Graph.NumNodes()
 
@@ -38,7 +38,7 @@ func TestWriteFaults(t *testing.T) {
 
 	// 2. The server goes away after two batches of a new run's write.
 	o.RunID = "w2"
-	res2 := score(t, sg.Graph, 2)
+	res2 := scoreGraph(t, sg.Graph, 2)
 	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, syncjob.WriteOptions{Property: o.Property, ScoreProperty: o.ScoreProperty,
 		RunProperty: o.RunProperty, RunID: "w2", BatchSize: 50, Progress: func(done, total int) {
 			if done == 100 {
@@ -78,7 +78,7 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 	if sg.Embeddings == nil || sg.Stats.Embeddings != 0 {
 		t.Fatalf("before any write: %d embeddings", sg.Stats.Embeddings)
 	}
-	res := score(t, sg.Graph, 3)
+	res := scoreGraph(t, sg.Graph, 3)
 	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{RunID: "e1", EmbeddingProperty: "fondue_embedding"}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,12 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // Benchmarks of the engine's hot paths. The shared datasets are used when
@@ -30,12 +34,12 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchGraph(b *testing.B, name string) *fondue.Graph {
+func benchGraph(b *testing.B, name string) *graph.Graph {
 	b.Helper()
 	if g, ok := benchGraphs.Load(name); ok {
-		return g.(*fondue.Graph)
+		return g.(*graph.Graph)
 	}
-	var g *fondue.Graph
+	var g *graph.Graph
 	var err error
 	switch name {
 	case "sbm100k":
@@ -61,13 +65,13 @@ func BenchmarkCNEEpoch(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm100k", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
 			g := benchGraph(b, name)
-			p, err := fondue.FitPrior(context.Background(), g, fondue.PriorOptions{})
+			p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
 			cpu0 := cpuTime()
-			_, st, err := fondue.FitCNE(context.Background(), g, p, fondue.CNEOptions{Mode: fondue.ModeSampled, MaxEpochs: b.N, Tol: 1e-300, Seed: 1})
+			_, st, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: b.N, Tol: 1e-300, Seed: 1})
 			if err != nil || st.Epochs != b.N {
 				b.Fatalf("epochs %d, err %v", st.Epochs, err)
 			}
@@ -99,10 +103,10 @@ func BenchmarkPipeline(b *testing.B) {
 
 func BenchmarkScoreEmbedding(b *testing.B) {
 	g := benchGraph(b, "sbm100k")
-	emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
+	emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
-		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: fondue.MethodFONDUE, Seed: 1}); err != nil {
+		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: score.MethodFONDUE, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -140,7 +144,7 @@ func BenchmarkReadEdgeList(b *testing.B) {
 }
 
 // writeEdgeList writes g as "u v" lines, each edge once.
-func writeEdgeList(path string, g *fondue.Graph) error {
+func writeEdgeList(path string, g *graph.Graph) error {
 	var sb []byte
 	for i := 0; i < g.NumNodes(); i++ {
 		for _, j := range g.Neighbors(i) {
@@ -162,7 +166,7 @@ func writeEdgeList(path string, g *fondue.Graph) error {
 func BenchmarkScoreCombined(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm200k", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
-			var g *fondue.Graph
+			var g *graph.Graph
 			if name == "sbm200k" {
 				var err error
 				if g, err = generate.SBM(generate.SBMOptions{Nodes: 200_000, AvgDegree: 10, Seed: 1}); err != nil {
@@ -171,7 +175,7 @@ func BenchmarkScoreCombined(b *testing.B) {
 			} else {
 				g = benchGraph(b, name)
 			}
-			emb := fondue.RandomEmbedding(g.NumNodes(), 8, 1)
+			emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for k := 0; k < b.N; k++ {

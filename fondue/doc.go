@@ -7,7 +7,7 @@
 //
 // Score is the one call that scores a graph:
 //
-//	var b fondue.Builder
+//	var b graph.Builder
 //	b.AddEdge("alice", "bob") // ... every edge, by node key
 //	g := b.Build()
 //	res, err := fondue.Score(ctx, g, fondue.Options{Seed: 1})
@@ -23,10 +23,15 @@
 // "none" (NoRandomSplits; a nil SplitOptions.Splitter asks Score for no
 // proposals). Score can also make the proposals itself (Options.Split).
 //
-// Besides FONDUE, Score runs the paper's baselines (Methods). Splitters
-// lists the splitters; package fondue/research has research candidates that
-// plug into ProposeSplits the same way. Related packages: fondue/edgelist
-// reads edge-list files into a Graph, fondue/eval plants ambiguous nodes
+// The steps of the method are packages, along the data flow
+// (source -> graph -> embedding -> scores -> splits -> sink): fondue/graph
+// (the graph and its builder), fondue/cne (the degree prior, CNE and its
+// checkpoints), fondue/score (FONDUE, the combined method, the pieces and
+// the baselines; score.Methods), fondue/split (the splitters), with
+// fondue/mcl (Markov clustering) and fondue/memory (the memory estimate).
+// Package fondue/research has research splitters that plug into
+// ProposeSplits the same way. Related packages: fondue/edgelist reads
+// edge-list files into a graph, fondue/eval plants ambiguous nodes
 // (contraction) and measures rankings and splits (AUC, ARI), and
 // fondue/generate draws synthetic benchmark graphs.
 package fondue

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // Two groups of friends who never meet, and "sam", who is in both: two
 // people with one name. Score ranks sam first, and ProposeSplits splits sam
 // into one node per group.
 func Example() {
-	var b fondue.Builder
+	var b graph.Builder
 	groups := [][]string{{"ann", "bob", "cat", "dan", "eve"}, {"fay", "gus", "hal", "ivy", "jon"}}
 	for _, grp := range groups {
 		for i, u := range grp {

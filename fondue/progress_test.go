@@ -6,6 +6,11 @@ import (
 	"math"
 	"runtime"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // goroutineID returns the calling goroutine's id, from its stack header.
@@ -22,11 +27,11 @@ func goroutineID() string {
 // between: at every percent on one worker). The reports change no score and
 // no split, on one worker or two.
 func TestScoreReportsProgressWithinPhases(t *testing.T) {
-	g := communityGraph(3000, 50, 1)
-	mcl := FindSplitter(Splitters(), "mcl")
-	for _, method := range []string{MethodCombined, MethodFONDUE, MethodNC, MethodCC} {
+	g := testkit.CommunityGraph(3000, 50, 1)
+	mcl := split.Find(split.Splitters(), "mcl")
+	for _, method := range []string{score.MethodCombined, score.MethodFONDUE, score.MethodNC, score.MethodCC} {
 		for _, workers := range []int{1, 2} {
-			opts := Options{Method: method, Seed: 3, Workers: workers, CNE: CNEOptions{MaxEpochs: 30},
+			opts := Options{Method: method, Seed: 3, Workers: workers, CNE: cne.Options{MaxEpochs: 30},
 				Split: SplitOptions{Splitter: mcl, Top: 400}}
 			quiet, err := Score(context.Background(), g, opts)
 			if err != nil {

@@ -9,9 +9,23 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
+
+// aucOf is eval.AUC with average ties, for scores and labels of one graph.
+func aucOf(t *testing.T, scores []float64, labels []bool) float64 {
+	t.Helper()
+	auc, err := eval.AUC(scores, labels, eval.TiesAverage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return auc
+}
 
 // The paper's evaluation on two small real graphs: contract r = 10% of the
 // nodes into pairs (fixed seeds), score, and compare AUCs. FONDUE must reach
@@ -40,22 +54,22 @@ func TestQualityContractedGraphs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: fondue.MethodFONDUE, Seed: seed})
+			res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: score.MethodFONDUE, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			combined, err := fondue.ScoreEmbedding(context.Background(), c.Graph, res.Embedding, fondue.Options{Method: fondue.MethodCombined, Seed: seed})
+			combined, err := fondue.ScoreEmbedding(context.Background(), c.Graph, res.Embedding, fondue.Options{Method: score.MethodCombined, Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
-			combinedAUC += eval.AUC(combined, c.Ambiguous, eval.TiesAverage) / seeds
-			fondueAUC += eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage) / seeds
-			for _, m := range fondue.BaselineMethods {
+			combinedAUC += aucOf(t, combined, c.Ambiguous) / seeds
+			fondueAUC += aucOf(t, res.Scores, c.Ambiguous) / seeds
+			for _, m := range score.BaselineMethods() {
 				b, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Method: m})
 				if err != nil {
 					t.Fatal(err)
 				}
-				base[m] += eval.AUC(b.Scores, c.Ambiguous, eval.TiesAverage) / seeds
+				base[m] += aucOf(t, b.Scores, c.Ambiguous) / seeds
 			}
 		}
 		best, bestName := 0.0, ""
@@ -84,7 +98,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	sampled := fondue.CNEOptions{Mode: fondue.ModeSampled}
+	sampled := cne.Options{Mode: cne.ModeSampled}
 	first, err := fondue.Score(ctx, ct.Graph, fondue.Options{Seed: 1, CNE: sampled, KeepState: true})
 	if err != nil {
 		t.Fatal(err)
@@ -94,11 +108,11 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 	if err := ck.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	ck, err = fondue.ReadCheckpoint(&buf)
+	ck, err = cne.ReadCheckpoint(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := fondue.ChangeEdges(ct.Graph, 0.01, 4)
+	changed := testkit.ChangeEdges(ct.Graph, 0.01, 4)
 	cold, err := fondue.Score(ctx, changed, fondue.Options{Seed: 2, CNE: sampled})
 	if err != nil {
 		t.Fatal(err)
@@ -107,8 +121,8 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	coldAUC := eval.AUC(cold.Scores, ct.Ambiguous, eval.TiesAverage)
-	warmAUC := eval.AUC(warm.Scores, ct.Ambiguous, eval.TiesAverage)
+	coldAUC := aucOf(t, cold.Scores, ct.Ambiguous)
+	warmAUC := aucOf(t, warm.Scores, ct.Ambiguous)
 	t.Logf("cold %d epochs AUC %.4f; warm %d epochs AUC %.4f (%+v)", cold.CNE.Epochs, coldAUC, warm.CNE.Epochs, warmAUC, *warm.Warm)
 	if warm.Warm.Reused != changed.NumNodes() {
 		t.Fatalf("warm start reused %d of %d nodes", warm.Warm.Reused, changed.NumNodes())
@@ -127,7 +141,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 }
 
 // readTestGraph reads testdata/NAME.edges.
-func readTestGraph(t testing.TB, name string) *fondue.Graph {
+func readTestGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
 	g, _, err := edgelist.ReadFile("testdata/"+name+".edges", edgelist.HeaderAuto)
 	if err != nil {

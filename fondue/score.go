@@ -7,19 +7,14 @@ import (
 	"math"
 	"slices"
 	"time"
-)
 
-// Scoring methods: FONDUE itself and the paper's baselines.
-const (
-	MethodFONDUE = "fondue" // best Rayleigh quotient of a CNE embedding
-	MethodDegree = "degree" // the node's degree
-	MethodCC     = "cc"     // connected components of the ego network without the node
-	MethodNC     = "nc"     // normalized association of the MCL clustering of the ego network (see normalizedAssociation)
-	MethodLCC    = "lcc"    // fraction of the node's neighbour pairs that are unlinked, 1 − local clustering coefficient
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
-
-// Methods lists the scoring methods Score accepts, the default first.
-var Methods = []string{MethodCombined, MethodFONDUE, MethodDegree, MethodCC, MethodNC, MethodLCC}
 
 // Phase names a stage of Score, for progress reports and timings.
 type Phase string
@@ -43,8 +38,8 @@ type Options struct {
 	Method  string // one of Methods; default DefaultMethod
 	Seed    uint64 // seeds the embedding and the random sign vectors
 	Workers int    // goroutines (default: all cores); results do not depend on it
-	CNE     CNEOptions
-	Prior   PriorOptions
+	CNE     cne.Options
+	Prior   cne.PriorOptions
 	// RandomSplits is T, the number of random sign vectors tried per node
 	// besides the eigenvector sweep (0: DefaultRandomSplits; NoRandomSplits,
 	// or any negative value: none).
@@ -68,7 +63,7 @@ type Options struct {
 	Split SplitOptions
 	// WarmStart, when set, starts the embedding from a previous run's
 	// checkpoint instead of noise (see Checkpoint.WarmStart).
-	WarmStart *Checkpoint
+	WarmStart *cne.Checkpoint
 	// WarmStartMinShare refuses a WarmStart whose nodes and the graph's
 	// overlap less than this (shared nodes over the nodes of either: a
 	// checkpoint saved for another graph) with a *WarmStartError; 0
@@ -84,12 +79,6 @@ type Options struct {
 	Progress func(Progress)
 }
 
-// Defaults and "none" for Options.RandomSplits.
-const (
-	DefaultRandomSplits = 100
-	NoRandomSplits      = -1
-)
-
 // SplitOptions configures split proposals: in Score, which nodes get one
 // (a node is chosen if it is among the Top best, or scores at least
 // MinAmbiguity, or is listed in Nodes) and by which splitter; in
@@ -97,11 +86,11 @@ const (
 type SplitOptions struct {
 	// Splitter proposes the groups. Score makes no proposals when it is
 	// nil; ProposeSplits then uses the default, Splitters()[0].
-	Splitter     Splitter
+	Splitter     split.Splitter
 	Top          int     // the Top best-ranked nodes
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
 	Nodes        []int   // explicit node indices
-	MCL          MCLOptions
+	MCL          mcl.Options
 }
 
 // Timings records the wall time of each phase.
@@ -126,10 +115,10 @@ type Result struct {
 	// least 1: the effective number of the pieces of its neighbourhood (see
 	// EstimateEntities); 0 for the nodes without a score.
 	Entities  []int
-	Embedding *Embedding // nil for the baselines
-	Prior     *Prior     // nil for the baselines
-	CNE       CNEStats
-	Warm      *WarmStats // how the warm start mapped, when there was one
+	Embedding *cne.Embedding // nil for the baselines
+	Prior     *cne.Prior     // nil for the baselines
+	CNE       cne.Stats
+	Warm      *cne.WarmStats // how the warm start mapped, when there was one
 	Proposals []Proposal
 	Timings   Timings
 }
@@ -137,11 +126,11 @@ type Result struct {
 // Checkpoint returns what the next run needs to warm-start from this one:
 // the embedding by node key, with the optimizer state if Options.KeepState
 // was set. It is nil for the baselines, which have no embedding.
-func (r *Result) Checkpoint(g *Graph, opts Options) *Checkpoint {
+func (r *Result) Checkpoint(g *graph.Graph, opts Options) *cne.Checkpoint {
 	if r.Embedding == nil {
 		return nil
 	}
-	return NewCheckpoint(g, r.Embedding, opts.CNE)
+	return cne.NewCheckpoint(g, r.Embedding, opts.CNE)
 }
 
 // Unscored returns the nodes that got no score (isolated nodes).
@@ -157,81 +146,10 @@ func (r *Result) Unscored() []int {
 
 // Ranking returns the scored nodes, most ambiguous first; ties go to the
 // lower node index.
-func (r *Result) Ranking() []int { return rankDescending(r.Scores) }
-
-func rankDescending(scores []float64) []int {
-	return sortedIndices(scores, nil, true)
-}
-
-// sortedIndices returns the indices k of x with x[k] not NaN (and ok[k]
-// set, when ok is given), in ascending (or descending) order of x[k], ties
-// (== compares -0 and +0 equal) in index order: the order a stable sort of
-// the indices by x gives. It sorts (value, index) pairs, which reads memory
-// in order, instead.
-func sortedIndices(x []float64, ok []bool, descending bool) []int {
-	type entry struct {
-		v float64
-		i int
-	}
-	es := make([]entry, 0, len(x))
-	for k, v := range x {
-		if !math.IsNaN(v) && (ok == nil || ok[k]) {
-			es = append(es, entry{v, k})
-		}
-	}
-	sign := 1
-	if descending {
-		sign = -1
-	}
-	slices.SortFunc(es, func(a, b entry) int {
-		switch {
-		case a.v < b.v:
-			return -sign
-		case a.v > b.v:
-			return sign
-		}
-		return a.i - b.i
-	})
-	idx := make([]int, len(es))
-	for k, e := range es {
-		idx[k] = e.i
-	}
-	return idx
-}
-
-// percentiles maps scores to their empirical CDF: the fraction of scored
-// nodes whose score is lower or equal, in (0, 1]. NaN stays NaN.
-func percentiles(scores []float64) []float64 {
-	order := rankDescending(scores)
-	slices.Reverse(order) // ascending
-	out := make([]float64, len(scores))
-	for i := range out {
-		out[i] = math.NaN()
-	}
-	n := float64(len(order))
-	for a := 0; a < len(order); {
-		b := a
-		for b < len(order) && scores[order[b]] == scores[order[a]] {
-			b++
-		}
-		for _, i := range order[a:b] {
-			out[i] = float64(b) / n
-		}
-		a = b
-	}
-	return out
-}
+func (r *Result) Ranking() []int { return score.Ranking(r.Scores) }
 
 // ErrNothingToScore is the cause of Score's error for a graph without edges.
 var ErrNothingToScore = errors.New("nothing to score")
-
-// OptionsError reports options that cannot work (an unknown method, a
-// splitter that needs an embedding after a baseline) or cannot work on the
-// graph at hand (an embedding with as many dimensions as the graph has
-// nodes). Test for it with errors.As.
-type OptionsError struct{ Msg string }
-
-func (e *OptionsError) Error() string { return e.Msg }
 
 // WarmStartError reports a warm start from a checkpoint that shares too few
 // nodes with the graph (Options.WarmStartMinShare): it was saved for
@@ -257,43 +175,12 @@ func (e *WarmStartError) Error() string {
 // combined method the disconnection of each split); optionally split
 // proposals for the chosen nodes. It is the one entry point the CLI and the
 // connector share.
-func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
+func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	if opts.Method == "" {
-		opts.Method = DefaultMethod
+		opts.Method = score.DefaultMethod
 	}
-	if !slices.Contains(Methods, opts.Method) {
-		return nil, &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, Methods)}
-	}
-	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !MethodUsesEmbedding(opts.Method) {
-		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), MethodCombined, MethodFONDUE, opts.Method)}
-	}
-	if g.NumEdges() == 0 {
-		return nil, fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
-	}
-	if t := opts.Targets; t != nil {
-		if len(t) != g.NumNodes() {
-			return nil, &OptionsError{Msg: fmt.Sprintf("Targets has %d entries for a graph of %d nodes", len(t), g.NumNodes())}
-		}
-		targets, linked := 0, 0
-		for i, ok := range t {
-			if ok {
-				targets++
-				if g.Degree(i) > 0 {
-					linked++
-				}
-			}
-		}
-		if linked == 0 {
-			return nil, fmt.Errorf("none of the %d target nodes has a neighbour: %w", targets, ErrNothingToScore)
-		}
-	}
-	// A dimension up to the default (the paper's 8) works on any graph;
-	// beyond it, an embedding with as many dimensions as nodes has room for
-	// any graph, says nothing about this one, and is slow.
-	if d, def := opts.CNE.withDefaults().Dim, (CNEOptions{}).withDefaults().Dim; MethodUsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
-		return nil, &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
-			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
-			d, g.NumNodes(), g.NumNodes(), def)}
+	if err := opts.check(g); err != nil {
+		return nil, err
 	}
 	report := func(ph Phase, done, total int) {
 		if opts.Progress != nil {
@@ -302,7 +189,7 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	}
 	res := &Result{Method: opts.Method}
 	var err error
-	if MethodUsesEmbedding(opts.Method) {
+	if score.UsesEmbedding(opts.Method) {
 		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
 			return nil, err
 		}
@@ -310,16 +197,16 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
 		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
-		if res.Scores, err = baselineScores(subProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
+		if res.Scores, err = score.Baseline(parallel.SubProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
 			return nil, err
 		}
-		if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+		if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
 			return nil, err
 		}
 		res.Timings.Scoring = time.Since(t0)
 		report(PhaseScoring, g.NumNodes(), g.NumNodes())
 	}
-	res.Ambiguity = percentiles(res.Scores)
+	res.Ambiguity = score.Percentiles(res.Scores)
 
 	if opts.Split.Splitter != nil {
 		t0 := time.Now()
@@ -336,16 +223,56 @@ func Score(ctx context.Context, g *Graph, opts Options) (*Result, error) {
 	return res, nil
 }
 
+// check refuses, before any work, options that cannot work on g and a
+// graph (or a choice of targets) with nothing to score.
+func (opts *Options) check(g *graph.Graph) error {
+	if !slices.Contains(score.Methods(), opts.Method) {
+		return &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods())}
+	}
+	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
+		return &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}
+	}
+	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
+		return err
+	}
+	if g.NumEdges() == 0 {
+		return fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
+	}
+	if t := opts.Targets; t != nil {
+		if len(t) != g.NumNodes() {
+			return &OptionsError{Msg: fmt.Sprintf("Targets has %d entries for a graph of %d nodes", len(t), g.NumNodes())}
+		}
+		targets, linked := 0, 0
+		for i, ok := range t {
+			if ok {
+				targets++
+				if g.Degree(i) > 0 {
+					linked++
+				}
+			}
+		}
+		if linked == 0 {
+			return fmt.Errorf("none of the %d target nodes has a neighbour: %w", targets, ErrNothingToScore)
+		}
+	}
+	// A dimension up to the default (the paper's 8) works on any graph;
+	// beyond it, an embedding with as many dimensions as nodes has room for
+	// any graph, says nothing about this one, and is slow.
+	if d, def := opts.CNE.WithDefaults().Dim, (cne.Options{}).WithDefaults().Dim; score.UsesEmbedding(opts.Method) && d > def && d >= g.NumNodes() {
+		return &OptionsError{Msg: fmt.Sprintf("embedding dimension %d is not smaller than the graph's %d nodes: "+
+			"such an embedding has room for any graph and says nothing about this one (and is slow); use a dimension below %d, or the default %d",
+			d, g.NumNodes(), g.NumNodes(), def)}
+	}
+	return nil
+}
+
 // Shares of the scoring phase's progress: the scores, then the entity
 // estimates; in the combined method's scores, the split's tests, then the
 // pieces. (About the shares of their time on the paper's graphs.)
-const (
-	scoringShare  = 0.9
-	combinedShare = 0.85
-)
+const scoringShare = 0.9
 
 // phaseContext returns ctx with, when Score reports progress (progress is
-// not nil), a report of the phase's parallel loop (withChunkProgress): a
+// not nil), a report of the phase's parallel loop (parallel.WithChunkProgress): a
 // share of its chunks done is reported as that share of the phase's total
 // items (nodes), rounded down. The chunks of the scoring loops are of about
 // equal cost, so the share is that of the work.
@@ -353,15 +280,15 @@ func phaseContext(ctx context.Context, progress func(Progress), ph Phase, total 
 	if progress == nil {
 		return ctx
 	}
-	return withChunkProgress(ctx, func(done, chunks int) {
+	return parallel.WithChunkProgress(ctx, func(done, chunks int) {
 		progress(Progress{Phase: ph, Done: int(int64(done) * int64(total) / int64(chunks)), Total: total})
 	})
 }
 
-func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, report func(Phase, int, int)) error {
+func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result, report func(Phase, int, int)) error {
 	t0 := time.Now()
 	report(PhasePrior, 0, 1)
-	prior, err := FitPrior(ctx, g, opts.Prior)
+	prior, err := cne.FitPrior(ctx, g, opts.Prior)
 	if err != nil {
 		return err
 	}
@@ -370,30 +297,30 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	report(PhasePrior, 1, 1)
 
 	t1 := time.Now()
-	cne := opts.CNE
-	cne.Seed, cne.Workers = opts.Seed, opts.Workers
-	cne.KeepState = cne.KeepState || opts.KeepState
+	fit := opts.CNE
+	fit.Seed, fit.Workers = opts.Seed, opts.Workers
+	fit.KeepState = fit.KeepState || opts.KeepState
 	if opts.WarmStart != nil {
-		init, ws, err := opts.WarmStart.WarmStart(g, cne)
+		init, ws, err := opts.WarmStart.WarmStart(g, fit)
 		if err != nil {
 			return fmt.Errorf("warm start: %w", err)
 		}
 		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
 			return &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
 		}
-		cne.Init = init
+		fit.Init = init
 		res.Warm = &ws
 	}
-	maxEpochs := cne.withDefaults().MaxEpochs
+	maxEpochs := fit.WithDefaults().MaxEpochs
 	report(PhaseEmbedding, 0, maxEpochs)
-	user := cne.Progress
-	cne.Progress = func(p CNEProgress) {
+	user := fit.Progress
+	fit.Progress = func(p cne.Progress) {
 		report(PhaseEmbedding, p.Epoch, p.MaxEpochs)
 		if user != nil {
 			user(p)
 		}
 	}
-	emb, st, err := FitCNE(ctx, g, prior, cne)
+	emb, st, err := cne.Fit(ctx, g, prior, fit)
 	if err != nil {
 		return err
 	}
@@ -404,10 +331,10 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
 	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
-	if res.Scores, err = ScoreEmbedding(subProgress(pctx, 0, scoringShare), g, emb, opts); err != nil {
+	if res.Scores, err = score.Embedding(parallel.SubProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
 		return err
 	}
-	if res.Entities, err = entityEstimates(subProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+	if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
 		return err
 	}
 	res.Timings.Scoring = time.Since(t2)
@@ -420,38 +347,14 @@ func scoreFONDUE(ctx context.Context, g *Graph, opts Options, res *Result, repor
 // MethodFONDUE) or the combined method (MethodCombined, the default), using
 // opts.RandomSplits, Unnormalized, Polish, Seed and Workers. Isolated nodes
 // get NaN. It lets a caller score one embedding both ways.
-func ScoreEmbedding(ctx context.Context, g *Graph, emb *Embedding, opts Options) ([]float64, error) {
-	if emb == nil || emb.Len() != g.NumNodes() {
-		return nil, &OptionsError{Msg: fmt.Sprintf("ScoreEmbedding needs an embedding of the graph's %d nodes", g.NumNodes())}
-	}
-	p := signParamsOf(&opts)
-	switch opts.Method {
-	case MethodFONDUE:
-		return fondueScores(ctx, g, emb, p)
-	case "", MethodCombined:
-		fs, disc, err := splitDisconnection(subProgress(ctx, 0, combinedShare), g, emb, p)
-		if err != nil {
-			return nil, err
-		}
-		eff, err := effectivePieces(subProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
-		if err != nil {
-			return nil, err
-		}
-		ev := graphEvidence(disc, eff)
-		return combineRanks(fs, ev, disconnectionWeight(g, ev)), nil
-	}
-	return nil, &OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
+func ScoreEmbedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, error) {
+	return score.Embedding(ctx, g, emb, opts.scoring())
 }
 
-// randomSplits resolves Options.RandomSplits to a count.
-func randomSplits(t int) int {
-	switch {
-	case t == 0:
-		return DefaultRandomSplits
-	case t < 0:
-		return 0
-	}
-	return t
+// scoring returns the options of the scores.
+func (o *Options) scoring() score.Options {
+	return score.Options{Method: o.Method, Seed: o.Seed, Workers: o.Workers, RandomSplits: o.RandomSplits,
+		Unnormalized: o.Unnormalized, Polish: o.Polish, Targets: o.Targets}
 }
 
 // splitCandidates returns the nodes chosen by so, best-ranked first, without duplicates.

@@ -6,15 +6,22 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 func TestScoreDeterministicAcrossWorkers(t *testing.T) {
-	g := readTestGraph(t, "netscience")
-	for _, method := range Methods {
+	g := testkit.ReadGraph(t, "netscience")
+	for _, method := range score.Methods() {
 		var ref *Result
 		for _, w := range []int{1, 4} {
 			res, err := Score(context.Background(), g, Options{Method: method, Seed: 5, Workers: w,
-				Split: SplitOptions{Splitter: FindSplitter(Splitters(), SplitMCL), Top: 5}})
+				Split: SplitOptions{Splitter: split.Find(split.Splitters(), split.MCL), Top: 5}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,8 +45,8 @@ func TestScoreDeterministicAcrossWorkers(t *testing.T) {
 
 func TestScoreResultShape(t *testing.T) {
 	// A triangle, a pendant and an isolated node.
-	g := NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
-	res, err := Score(context.Background(), g, Options{Seed: 1, Split: SplitOptions{Splitter: FindSplitter(Splitters(), SplitFONDUE), Top: 2, Nodes: []int{4, 3}}})
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 0}, {2, 3}})
+	res, err := Score(context.Background(), g, Options{Seed: 1, Split: SplitOptions{Splitter: split.Find(split.Splitters(), split.FONDUE), Top: 2, Nodes: []int{4, 3}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,16 +88,16 @@ func TestScoreResultShape(t *testing.T) {
 }
 
 func TestScoreErrors(t *testing.T) {
-	g := readTestGraph(t, "karate")
-	var oe *OptionsError
+	g := testkit.ReadGraph(t, "karate")
+	var oe *errs.OptionsError
 	if _, err := Score(context.Background(), g, Options{Method: "pagerank"}); !errors.As(err, &oe) {
 		t.Fatalf("unknown method: err = %v, want an *OptionsError", err)
 	}
-	if _, err := Score(context.Background(), NewGraph(3, nil), Options{}); !errors.Is(err, ErrNothingToScore) {
+	if _, err := Score(context.Background(), testkit.NewGraph(3, nil), Options{}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("edgeless graph: err = %v, want ErrNothingToScore", err)
 	}
-	fondueSplitter := FindSplitter(Splitters(), SplitFONDUE)
-	if _, err := Score(context.Background(), g, Options{Method: MethodDegree, Split: SplitOptions{Splitter: fondueSplitter, Top: 1}}); !errors.As(err, &oe) {
+	fondueSplitter := split.Find(split.Splitters(), split.FONDUE)
+	if _, err := Score(context.Background(), g, Options{Method: score.MethodDegree, Split: SplitOptions{Splitter: fondueSplitter, Top: 1}}); !errors.As(err, &oe) {
 		t.Fatalf("fondue splitter without embedding: err = %v, want an *OptionsError", err)
 	}
 	if _, err := ProposeSplits(context.Background(), g, nil, []int{0}, Options{Split: SplitOptions{Splitter: fondueSplitter}}); !errors.As(err, &oe) {
@@ -119,8 +126,8 @@ func TestSplitRecoversMergedCliques(t *testing.T) {
 		e = append(e, [2]int{k, k + 1})
 	}
 	e = append(e, [2]int{1, 13}, [2]int{30, 7})
-	g := NewGraph(31, e)
-	for _, sp := range Splitters() {
+	g := testkit.NewGraph(31, e)
+	for _, sp := range split.Splitters() {
 		res, err := Score(context.Background(), g, Options{Seed: 2, Split: SplitOptions{Splitter: sp, Nodes: []int{0}}})
 		if err != nil {
 			t.Fatal(err)
@@ -135,7 +142,7 @@ func TestSplitRecoversMergedCliques(t *testing.T) {
 
 func TestPercentiles(t *testing.T) {
 	nan := math.NaN()
-	got := percentiles([]float64{3, 1, nan, 2, 2})
+	got := score.Percentiles([]float64{3, 1, nan, 2, 2})
 	want := []float64{1, 0.25, nan, 0.75, 0.75}
 	for i := range want {
 		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
@@ -147,15 +154,15 @@ func TestPercentiles(t *testing.T) {
 // wroteGraph is a small (:Author)-[:WROTE]->(:Paper) graph: authors are
 // nodes 0..na-1, papers na..na+np-1; author 0 wrote every paper of two
 // separate groups (a homonym of two people), the others a few papers each.
-func wroteGraph(na, np int, seed uint64) (*Graph, []bool) {
+func wroteGraph(na, np int, seed uint64) (*graph.Graph, []bool) {
 	var edges [][2]int
-	r := splitmix{s: seed}
+	r := rng.SplitMix{S: seed}
 	for p := 0; p < np; p++ {
 		paper := na + p
 		group := p % 2
 		// two or three co-authors from the paper's group of authors
-		for k := 0; k < 2+int(r.intn(2)); k++ {
-			a := 1 + group + 2*int(r.intn(uint32((na-1)/2)))
+		for k := 0; k < 2+int(r.Intn(2)); k++ {
+			a := 1 + group + 2*int(r.Intn(uint32((na-1)/2)))
 			edges = append(edges, [2]int{a, paper})
 		}
 		if p < np/2 {
@@ -166,14 +173,14 @@ func wroteGraph(na, np int, seed uint64) (*Graph, []bool) {
 	for a := 0; a < na; a++ {
 		targets[a] = true
 	}
-	return NewGraph(na+np, edges), targets
+	return testkit.NewGraph(na+np, edges), targets
 }
 
 func TestScoreTargets(t *testing.T) {
 	g, targets := wroteGraph(41, 200, 3)
-	for _, method := range Methods {
+	for _, method := range score.Methods() {
 		res, err := Score(context.Background(), g, Options{Method: method, Seed: 2, Targets: targets,
-			Split: SplitOptions{Splitter: Splitters()[0], Top: 3}})
+			Split: SplitOptions{Splitter: split.Splitters()[0], Top: 3}})
 		if err != nil {
 			t.Fatalf("%s: %v", method, err)
 		}
@@ -210,11 +217,11 @@ func TestScoreTargets(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Score(context.Background(), g, Options{Targets: targets[:5]}); !errors.As(err, new(*OptionsError)) {
+	if _, err := Score(context.Background(), g, Options{Targets: targets[:5]}); !errors.As(err, new(*errs.OptionsError)) {
 		t.Fatalf("short Targets: %v, want an OptionsError", err)
 	}
-	iso := NewGraph(3, [][2]int{{0, 1}})
-	if _, err := Score(context.Background(), iso, Options{Method: MethodDegree, Targets: []bool{false, false, true}}); !errors.Is(err, ErrNothingToScore) {
+	iso := testkit.NewGraph(3, [][2]int{{0, 1}})
+	if _, err := Score(context.Background(), iso, Options{Method: score.MethodDegree, Targets: []bool{false, false, true}}); !errors.Is(err, ErrNothingToScore) {
 		t.Fatalf("only an isolated target: %v, want ErrNothingToScore", err)
 	}
 }

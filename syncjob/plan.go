@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // Provenance properties. A clone carries all but PropSplitRuns; the
@@ -240,7 +241,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
 // neighborLinks lists the links of g between the neighbours in groups, as
 // pairs of positions (pos), in the order of the groups; at most
 // MaxPlanLinks, and how many more.
-func neighborLinks(g *fondue.Graph, groups [][]int32, pos map[int32]int) (links [][2]int, omitted int) {
+func neighborLinks(g *graph.Graph, groups [][]int32, pos map[int32]int) (links [][2]int, omitted int) {
 	links = [][2]int{}
 	for _, grp := range groups {
 		for _, j := range grp {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // Store is where the sync job reads the graph, writes scores, keeps its
@@ -230,7 +231,7 @@ func (o PullOptions) CheckWriteLabels() error {
 
 // Subgraph is the pulled graph with the Neo4j identity of each node.
 type Subgraph struct {
-	Graph *fondue.Graph
+	Graph *graph.Graph
 	// IDs[i] is the element id (a string) of graph node i.
 	IDs []any
 	// RelationshipIDs holds, for a Cypher projection whose relationship

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Options configure Sync. The zero value scores every node of the store
@@ -202,7 +205,7 @@ func (o *Options) defaults() {
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
 	if o.Split {
 		if o.Score.Split.Splitter == nil {
-			o.Score.Split.Splitter = fondue.Splitters()[0]
+			o.Score.Split.Splitter = split.Splitters()[0]
 		}
 	} else {
 		o.Score.Split = fondue.SplitOptions{}
@@ -539,11 +542,11 @@ func lockError(ctx context.Context, err error) error {
 // checkpoint (vectors only: a property cannot hold the optimizer state).
 // Vectors of another dimension than o.Dim (fondue's default 8 when 0) are
 // ignored; nil when none is usable.
-func VectorCheckpoint(g *fondue.Graph, vecs [][]float64, o fondue.CNEOptions) *fondue.Checkpoint {
+func VectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Checkpoint {
 	if o.Dim <= 0 {
 		o.Dim = defaultDim
 	}
-	ck := &fondue.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
+	ck := &cne.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
 	for i, v := range vecs {
 		if len(v) == o.Dim {
 			ck.Keys = append(ck.Keys, g.Key(i))

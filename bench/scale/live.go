@@ -903,7 +903,11 @@ func checkScores(ctx context.Context, d neo4j.DriverWithContext, ref liveRef, p 
 	// Nodes that score printed and the server does not hold.
 	lr.Mismatches += max(0, len(ref)-seen)
 	lr.Checked = true
-	lr.AUC = eval.AUC(vals, labels, eval.TiesAverage)
+	auc, err := eval.AUC(vals, labels, eval.TiesAverage)
+	if err != nil {
+		return err
+	}
+	lr.AUC = auc
 	return nil
 }
 
@@ -920,6 +924,10 @@ func liveAUC(ctx context.Context, d neo4j.DriverWithContext, p *prepared, lr *Li
 	if err != nil {
 		return err
 	}
-	lr.AUC = eval.AUC(vals, labels, eval.TiesAverage)
+	auc, err := eval.AUC(vals, labels, eval.TiesAverage)
+	if err != nil {
+		return err
+	}
+	lr.AUC = auc
 	return nil
 }

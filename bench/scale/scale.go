@@ -22,10 +22,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 )
 
@@ -308,7 +309,7 @@ func prepare(c Case, cfg Config) (*prepared, error) {
 	base := filepath.Join(cfg.CacheDir, fmt.Sprintf("%s-r%g-s%d", strings.TrimPrefix(c.Name, "neo4j-"), cfg.Ratio, cfg.Seed))
 	p := &prepared{edges: base + ".edges", labels: base + ".labels"}
 	if _, err := os.Stat(p.labels); err != nil {
-		var g *fondue.Graph
+		var g *graph.Graph
 		if c.File != "" {
 			g, _, err = edgelist.ReadFile(c.File, edgelist.HeaderAuto)
 		} else {
@@ -348,7 +349,7 @@ func prepare(c Case, cfg Config) (*prepared, error) {
 	return p, nil
 }
 
-func writeEdges(path string, g *fondue.Graph, name string) error {
+func writeEdges(path string, g *graph.Graph, name string) error {
 	f, err := os.Create(path + ".tmp")
 	if err != nil {
 		return err
@@ -456,7 +457,7 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 	if r.EstimateMB == 0 {
 		// Older binaries do not log the estimate they admitted the run on:
 		// make it here from the counts (and the largest degree, if logged).
-		est := fondue.EstimateMemory(int64(r.Nodes), int64(r.Edges), fondue.EstimateOptions{
+		est := memory.Predict(int64(r.Nodes), int64(r.Edges), memory.Options{
 			Workers: cfg.Threads, FromFile: true, MaxDegree: int64(r.MaxDegree)})
 		r.EstimateMB = float64(est.Peak) / (1 << 20)
 	}
@@ -466,7 +467,9 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 		labels = append(labels, p.ambiguous[k])
 		vals = append(vals, v)
 	}
-	r.AUC = eval.AUC(vals, labels, eval.TiesAverage)
+	if r.AUC, err = eval.AUC(vals, labels, eval.TiesAverage); err != nil {
+		return r, nil, err
+	}
 	if r.Nodes == 0 {
 		r.Nodes = len(scores)
 	}

@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/real"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -81,18 +84,18 @@ measures score at growing graph sizes instead.`,
 	f.StringVar(&bf.ratios, "ratios", "0.001,0.01,0.1", "contraction ratios r (q = floor(r*n) merged pairs), comma-separated; 1% = 0.01")
 	f.IntVar(&bf.seeds, "contractions", 10, "random contractions per cell for identification, seeds 1..N (the paper: 10)")
 	f.IntVar(&bf.splitSeeds, "split-contractions", 3, "random contractions per cell for splitting (the paper: 3); seeds 1..N, shared with identification")
-	f.StringSliceVar(&bf.methods, "methods", nil, "identification methods (default: "+strings.Join(fondue.Methods, ",")+")")
-	f.StringSliceVar(&bf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(bench.SplitterNames(), ",")+"; the first is the default splitter)")
+	f.StringSliceVar(&bf.methods, "methods", nil, "identification methods (default: "+strings.Join(score.Methods(), ",")+")")
+	f.StringSliceVar(&bf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(setup.SplitterNames(), ",")+"; the first is the default splitter)")
 	f.StringVar(&bf.out, "output-dir", "bench-out", "folder of the reports")
 	f.BoolVar(&bf.quick, "quick", false, "quick preset: polbooks and netscience, r=0.1, 3 seeds (under a minute)")
 	f.BoolVar(&bf.fresh, "fresh", false, "ignore the results of an earlier run in --output-dir instead of resuming it")
 	f.BoolVar(&bf.reportOnly, "report-only", false, "run nothing: write the reports from the results already in --output-dir (results.jsonl)")
 	f.StringVar(&bf.ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
-	f.StringVar(&bf.dataDir, "data-dir", "", "datasets directory (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	f.StringVar(&bf.dataDir, "data-dir", "", "datasets directory (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	f.BoolVar(&bf.skipReal, "skip-real", false, "do not run the real evaluation (fondue-bench real) after the paper's")
 	// The engine's flags but the warm start (the bench saves no embedding);
 	// --method is --methods here.
-	cli.AddEngineFlags(f, cli.EngineFlagsExcept(append([]string{"method"}, cli.CheckpointFlags...)...)...)
+	cli.AddFlags(cmd, config.CmdBench)
 	return cmd
 }
 
@@ -106,10 +109,10 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 	if err != nil {
 		return err
 	}
-	if cfg.Engine, err = cli.EngineOptions(a.v); err != nil {
+	if cfg.Engine, err = cli.EngineOptions(a.cfg); err != nil {
 		return err
 	}
-	if cfg.DataDir, err = bench.FindDataDir(bf.dataDir); err != nil {
+	if cfg.DataDir, err = setup.FindDataDir(bf.dataDir); err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
 	out := bf.out
@@ -120,7 +123,7 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 	command := commandLine(cmd)
 	pr := newBenchProgress(a)
 	cfg.Progress = pr.event
-	rep := &bench.Report{Paper: paper, Machine: bench.ThisMachine(), Command: command}
+	rep := &bench.Report{Paper: paper, Machine: setup.ThisMachine(), Command: command}
 	cfg.Checkpoint = func(res *bench.Results) {
 		rep.Results = res
 		if err := writeBenchReports(rep, out, false); err != nil {
@@ -151,8 +154,8 @@ func (a *app) runBench(cmd *cobra.Command, bf *benchFlags) error {
 // runBenchReal runs the real evaluation after the paper's, into --out/real,
 // when the datasets folder has real sets.
 func (a *app) runBenchReal(cmd *cobra.Command, bf *benchFlags, cfg bench.Config) error {
-	dir := bench.RealDir(cfg.DataDir)
-	if sets, err := bench.RealSetNames(dir); err != nil || len(sets) == 0 {
+	dir := real.Dir(cfg.DataDir)
+	if sets, err := real.SetNames(dir); err != nil || len(sets) == 0 {
 		fmt.Fprintf(a.stderr, "bench: no real sets in %s: the real evaluation is skipped\n", dir)
 		return nil
 	}
@@ -160,7 +163,7 @@ func (a *app) runBenchReal(cmd *cobra.Command, bf *benchFlags, cfg bench.Config)
 	if bf.quick {
 		seeds = realQuickSeeds
 	}
-	rc := bench.RealConfig{Dir: dir, Seeds: seeds, Methods: bf.methods, Splitters: bf.splitters, Engine: cfg.Engine}
+	rc := real.Config{Dir: dir, Seeds: seeds, Methods: bf.methods, Splitters: bf.splitters, Engine: cfg.Engine}
 	return a.runReal(cmd.Context(), rc, filepath.Join(bf.out, "real"), commandLine(cmd))
 }
 
@@ -201,16 +204,16 @@ func (bf *benchFlags) config(paper *bench.PaperData) (bench.Config, error) {
 		cfg.Methods = bf.methods
 	}
 	for _, m := range cfg.Methods {
-		if !slices.Contains(fondue.Methods, m) {
-			return cfg, cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(fondue.Methods, ","))
+		if !slices.Contains(score.Methods(), m) {
+			return cfg, cli.UsageErrorf("--methods: unknown method %q (want some of %s)", m, strings.Join(score.Methods(), ","))
 		}
 	}
 	if bf.splitters != nil {
 		cfg.Splitters = bf.splitters
 	}
 	for _, s := range cfg.Splitters {
-		if !slices.Contains(bench.SplitterNames(), s) {
-			return cfg, cli.UsageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(bench.SplitterNames(), ","))
+		if !slices.Contains(setup.SplitterNames(), s) {
+			return cfg, cli.UsageErrorf("--splitters: unknown splitter %q (want some of %s)", s, strings.Join(setup.SplitterNames(), ","))
 		}
 	}
 	if cfg.Ties, err = parseTies(bf.ties); err != nil {
@@ -408,13 +411,13 @@ func (p *benchProgress) event(e bench.Event) {
 // seedLine summarises one seed: AUC per method, ARI per splitter, seconds.
 func seedLine(s *bench.SeedResult) string {
 	var parts []string
-	for _, m := range fondue.Methods {
+	for _, m := range score.Methods() {
 		if r, ok := s.Methods[m]; ok {
 			parts = append(parts, fmt.Sprintf("%s %.3f", m, r.AUC))
 		}
 	}
 	var sp []string
-	for _, name := range bench.SplitterNames() {
+	for _, name := range setup.SplitterNames() {
 		if r, ok := s.Splitters[name]; ok {
 			sp = append(sp, fmt.Sprintf("%s %.3f", name, r.MeanARI))
 		}
@@ -448,13 +451,13 @@ func (p *benchProgress) flushCell() {
 		}
 	}
 	var parts []string
-	for _, m := range fondue.Methods {
+	for _, m := range score.Methods() {
 		if k := "auc " + m; n[k] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %.3f", m, sum[k]/float64(n[k])))
 		}
 	}
 	var sp []string
-	for _, m := range bench.SplitterNames() {
+	for _, m := range setup.SplitterNames() {
 		if k := "ari " + m; n[k] > 0 {
 			sp = append(sp, fmt.Sprintf("%s %.3f", m, sum[k]/float64(n[k])))
 		}

@@ -17,11 +17,11 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/fondue-neo4j/fondue-neo4j/bench"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
 )
 
 func main() {
@@ -35,7 +35,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // app is the state one invocation shares between commands.
 type app struct {
-	v      *viper.Viper
+	cfg    *config.Config // the configuration of the command being run (set by setup)
 	stdout io.Writer
 	stderr io.Writer
 	log    *slog.Logger
@@ -44,14 +44,14 @@ type app struct {
 }
 
 func newApp(stdout, stderr io.Writer) *app {
-	return &app{v: viper.New(), stdout: stdout, stderr: stderr, tty: cli.IsTerminal(stderr)}
+	return &app{stdout: stdout, stderr: stderr, tty: cli.IsTerminal(stderr)}
 }
 
 // rootCmd is the bench command, with real and scale below it.
 func (a *app) rootCmd() *cobra.Command {
 	root := newBenchCmd(a)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.setup(cmd) }
-	cli.SetupRoot(root, a.stdout, a.stderr, nil)
+	cli.SetupRoot(root, a.stdout, a.stderr)
 	root.AddCommand(newRealCmd(a), newScaleCmd(a))
 	cli.AddDeprecatedFlags(root, deprecatedFlags...)
 	cli.RegisterCompletions(root, flagValues)
@@ -75,33 +75,27 @@ func (a *app) setup(cmd *cobra.Command) error {
 	if !cli.ReadsConfig(cmd) {
 		return nil
 	}
-	if _, err := cli.Load(cmd, a.v, flagKey); err != nil {
+	var err error
+	if a.cfg, err = cli.Load(cmd); err != nil {
 		return err
 	}
-	var err error
-	if a.log, err = cli.NewLogger(a.v, a.stderr, a.tty); err != nil {
+	if a.log, err = cli.NewLogger(a.cfg.Log, a.stderr, a.tty); err != nil {
 		return err
 	}
 	cli.WarnDeprecated(cmd, a.log)
 	return nil
 }
 
-// flagKey returns the setting a flag sets: only the engine's and the
-// logging flags have one.
-func flagKey(_, flag string) (string, bool) {
-	key, ok := cli.FlagKeys[flag]
-	return key, ok
-}
-
-// flagValues lists the values shell completion offers for a flag.
+// flagValues lists the values shell completion offers for a flag that is
+// not a setting's (cli.AddFlags completes those).
 func flagValues(_, flag string) []string {
 	switch flag {
 	case "ties":
 		return []string{"average", "loss"}
 	case "methods":
-		return fondue.Methods
+		return score.Methods()
 	case "splitters":
-		return bench.SplitterNames()
+		return setup.SplitterNames()
 	}
-	return cli.FlagValues(flag)
+	return nil
 }

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/bench"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/spf13/cobra"
 )
@@ -25,8 +26,7 @@ func newScaleCmd(a *app) *cobra.Command {
 		compare, reuse                         string
 		dataDir                                string
 		ratio                                  float64
-		seed                                   uint64
-		repeats, threads                       int
+		repeats                                int
 		double                                 bool
 		neo4jVersions, heap, pageCache         string
 		syncArgs                               []string
@@ -77,6 +77,11 @@ stop, to show what early stopping costs.`,
   fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json
   fondue-bench scale --binary ./fondue-neo4j --baseline ./old-fondue-neo4j --cases neo4j:sbm:1000000:20 --repeats 3 --neo4j-versions 5.26`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// --seed and --threads are the settings' flags (checked as
+			// theirs), but scale reads the flags alone: the seed of its
+			// graphs is not the engine's seed of the configuration.
+			seed, _ := cmd.Flags().GetUint64("seed")
+			threads, _ := cmd.Flags().GetInt("threads")
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
 				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args,
 				Live: scale.LiveConfig{Heap: heap, PageCache: pageCache, SplitTop: splitTop, SyncArgs: syncArgs,
@@ -96,7 +101,7 @@ stop, to show what early stopping costs.`,
 				if err != nil {
 					return cli.UsageErrorf("--cases: %v", err)
 				}
-				if err := sc.Resolve(func() (string, error) { return bench.FindDataDir(dataDir) }); err != nil {
+				if err := sc.Resolve(func() (string, error) { return setup.FindDataDir(dataDir) }); err != nil {
 					return cli.UsageErrorf("--cases: %v", err)
 				}
 				cfg.Cases = append(cfg.Cases, sc)
@@ -169,9 +174,7 @@ stop, to show what early stopping costs.`,
 	f := cmd.Flags()
 	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE or file:PATH")
 	f.Float64Var(&ratio, "ratio", 0.01, "fraction of nodes merged into planted ambiguous pairs")
-	f.Uint64Var(&seed, "seed", 1, "seed of the generated graphs, the contraction and the runs")
 	f.IntVar(&repeats, "repeats", 1, "runs per case and binary (medians are reported)")
-	f.IntVar(&threads, "threads", 0, "worker goroutines of the runs (0: all cores)")
 	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")
 	f.StringVar(&binary, "binary", "", "the fondue-neo4j binary to measure (default: the one beside this program, else on $PATH)")
 	f.StringVar(&baseline, "baseline", "", "another fondue-neo4j binary to run on the same inputs, for speed ratios")
@@ -187,7 +190,8 @@ stop, to show what early stopping costs.`,
 	f.BoolVar(&faults, "faults", false, "live cases: after the measurements, run the fault scenarios on each server")
 	f.IntVar(&faultEpochs, "fault-epochs", 400, "live cases: epochs of the fault scenarios' long compute (no early stop)")
 	f.IntVar(&gdsRepeats, "gds-repeats", 3, "live cases: runs of each GDS reference")
-	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+bench.DataDirEnv+", else "+bench.DefaultDataDir+")")
+	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
+	cli.AddFlags(cmd, config.CmdBenchScale) // --seed, --threads
 	return cmd
 }
 

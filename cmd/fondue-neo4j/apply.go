@@ -41,7 +41,7 @@ func (a *app) applyApproved(ctx context.Context, s *syncSettings, dryRun bool) e
 	}
 	// An explicit run id wins; else the dry run's, so that re-running the
 	// same approved plan resumes it.
-	plan, err := ap.Plan(s.planFile, fingerprint, a.v.GetString("run_id"), s.pull, s.skip, time.Now())
+	plan, err := ap.Plan(s.planFile, fingerprint, a.cfg.RunID, s.pull, s.skip, time.Now())
 	if err != nil {
 		return exitCode(err)
 	}

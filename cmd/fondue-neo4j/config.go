@@ -3,11 +3,7 @@ package main
 import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/spf13/viper"
 )
-
-// setDefaults gives every configuration key its default.
-func setDefaults(v *viper.Viper) { cli.SetDefaults(v) }
 
 // defaultSplitter is the splitter sync uses when split.method is empty.
 var defaultSplitter = cli.DefaultSplitter
@@ -22,6 +18,6 @@ var isSplitterName = cli.IsSplitterName
 
 // scoreOptions builds the engine's options from the configuration
 // (cli.EngineOptions).
-func (a *app) scoreOptions() (fondue.Options, error) { return cli.EngineOptions(a.v) }
+func (a *app) scoreOptions() (fondue.Options, error) { return cli.EngineOptions(a.cfg) }
 
 var describeOptions = cli.DescribeOptions

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"runtime/debug"
-	"text/tabwriter"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 )
@@ -65,7 +66,7 @@ like score and sync.`,
 				if fl.Changed("nodes") || fl.Changed("edges") || fl.Changed("relationships") || fl.Changed("string-keys") {
 					return usageErrorf("estimate %s: the file gives the counts; drop --nodes, --edges (--relationships) and --string-keys", args[0])
 				}
-				hm, err := parseHeaderMode(a.v.GetString("header"))
+				hm, err := parseHeaderMode(a.cfg.Input.Header)
 				if err != nil {
 					return err
 				}
@@ -82,18 +83,15 @@ like score and sync.`,
 			if err != nil {
 				return err
 			}
-			e := fondue.EstimateMemory(nodes, edges, fondue.EstimateOptions{Dim: opts.CNE.Dim, Workers: opts.Workers,
-				StringKeys: stringKeys, KeepState: a.v.GetString("embedding.checkpoint") != "", FromFile: true,
+			e := memory.Predict(nodes, edges, memory.Options{Dim: opts.CNE.Dim, Workers: opts.Workers,
+				StringKeys: stringKeys, KeepState: a.cfg.Engine.Embedding.Checkpoint != "", FromFile: true,
 				ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio, MaxDegree: maxDegree})
 			fitErr := e.CheckMemory(limit)
 			fits := fitErr == nil
-			if a.v.GetString("output") == "json" {
-				err = json.NewEncoder(a.stdout).Encode(map[string]any{
-					"nodeCount": nodes, "relationshipCount": edges, "requiredMemory": sysmem.FormatBytes(e.Peak),
-					"bytesPeak": e.Peak, "bytesLive": e.Live, "limitBytes": limit, "fits": fits, "phases": e.Phases,
-				})
+			if a.cfg.Output.Format == "json" {
+				err = json.NewEncoder(a.stdout).Encode(output.EstimateJSON(nodes, edges, e, fits, limit))
 			} else {
-				err = writeEstimateText(a, e, fits, limit)
+				err = output.EstimateText(a.stdout, e, fits, limit)
 			}
 			if err != nil {
 				return err
@@ -109,37 +107,10 @@ like score and sync.`,
 	f.Int64Var(&edges, "edges", 0, "number of (undirected) relationships")
 	f.Int64Var(&rels, "relationships", 0, "the same as --edges (Neo4j's word)")
 	f.BoolVar(&stringKeys, "string-keys", false, "node ids are strings (e.g. Neo4j element ids) rather than integers")
-	f.String("output", "text", "text or json")
-	addHeaderFlag(f)
-	// The engine's flags that change the estimate, and no other.
-	cli.AddEngineFlags(f, cli.MemoryFlags...)
-	addMaxMemoryFlag(f)
+	// The settings of estimate: of the engine's, those that change the
+	// estimate, and no other.
+	cli.AddFlags(cmd, config.CmdEstimate)
 	return cmd
-}
-
-// writeEstimateText prints the estimate's phases and the verdict.
-func writeEstimateText(a *app, e fondue.MemoryEstimate, fits bool, limit int64) error {
-	tw := tabwriter.NewWriter(a.stdout, 2, 8, 3, ' ', 0)
-	for _, ph := range e.Phases {
-		fmt.Fprintf(tw, "%s\t%s\t\n", ph.Phase, sysmem.FormatBytes(ph.Bytes))
-		for _, p := range ph.Parts {
-			fmt.Fprintf(tw, "  %s\t%s\t\n", p.Name, sysmem.FormatBytes(p.Bytes))
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	verdict := "fits"
-	if !fits {
-		verdict = "does NOT fit"
-	}
-	limitText := "no limit known"
-	if limit > 0 {
-		limitText = "limit " + sysmem.FormatBytes(limit)
-	}
-	_, err := fmt.Fprintf(a.stdout, "\nrequired memory (peak resident, with GC headroom): %s; %s (%s)\n",
-		sysmem.FormatBytes(e.Peak), verdict, limitText)
-	return err
 }
 
 // memoryLimit returns max_memory in bytes: the configured size, or the memory
@@ -147,7 +118,7 @@ func writeEstimateText(a *app, e fondue.MemoryEstimate, fits bool, limit int64) 
 // It also hands the limit to the Go runtime as a soft limit, so that the
 // collector works harder before the process outgrows it.
 func (a *app) memoryLimit() (int64, error) {
-	s := a.v.GetString("max_memory")
+	s := a.cfg.MaxMemory
 	var limit int64
 	switch s {
 	case "none", "0":
@@ -167,7 +138,7 @@ func (a *app) memoryLimit() (int64, error) {
 }
 
 // checkMemory refuses a run whose estimate exceeds max_memory.
-func (a *app) checkMemory(e fondue.MemoryEstimate) error {
+func (a *app) checkMemory(e memory.Estimate) error {
 	limit, err := a.memoryLimit()
 	if err != nil {
 		return err

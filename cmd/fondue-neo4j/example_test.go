@@ -3,12 +3,16 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
-	"github.com/spf13/viper"
+	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -39,9 +43,10 @@ func TestConfigExampleDocumentsEveryKey(t *testing.T) {
 	}
 	var inFile []string
 	flatten("", doc, &inFile)
-	v := viper.New()
-	setDefaults(v)
-	keys := v.AllKeys()
+	var keys []string
+	for _, s := range config.Settings() {
+		keys = append(keys, s.Key)
+	}
 	for _, k := range keys {
 		if k == "neo4j.password" {
 			if slices.Contains(inFile, k) {
@@ -61,16 +66,45 @@ func TestConfigExampleDocumentsEveryKey(t *testing.T) {
 			t.Errorf("config.example.yaml has %s, which is not a configuration key", k)
 		}
 	}
-	for flag, key := range flagKeys {
-		if !slices.Contains(keys, key) {
-			t.Errorf("flag --%s is bound to %s, which has no default", flag, key)
-		}
-	}
-	for cmd, m := range commandFlagKeys {
-		for flag, key := range m {
-			if !slices.Contains(keys, key) {
-				t.Errorf("%s --%s is bound to %s, which has no default", cmd, flag, key)
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	for _, cmd := range append(root.Commands(), root) {
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if key, ok := cli.KeyOf(f); ok && !slices.Contains(keys, key) {
+				t.Errorf("%s --%s is bound to %s, which has no default", cmd.Name(), f.Name, key)
 			}
+		})
+	}
+}
+
+// The values of config.example.yaml are the settings' defaults, but the
+// password file of the demo (its comment says so).
+func TestConfigExampleDefaults(t *testing.T) {
+	data, err := os.ReadFile("../../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, err := config.ReadFile("config.example.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range config.Settings() {
+		v, ok := vals[s.Key]
+		switch {
+		case s.Key == "neo4j.password_file":
+			if !ok || v.Value != "docker/neo4j-password.txt" {
+				t.Errorf("config.example.yaml: neo4j.password_file = %#v, want the demo's docker/neo4j-password.txt", v.Value)
+			}
+		case !ok:
+			if s.NotInFile == "" {
+				t.Errorf("config.example.yaml has no %s", s.Key)
+			}
+		case s.Kind == config.Duration:
+			got, _ := time.ParseDuration(v.Value.(string))
+			if want, _ := time.ParseDuration(s.Default.(string)); got != want {
+				t.Errorf("config.example.yaml: %s = %s, the default is %s", s.Key, got, want)
+			}
+		case !reflect.DeepEqual(v.Value, s.Default):
+			t.Errorf("config.example.yaml: %s = %#v, the default is %#v", s.Key, v.Value, s.Default)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 )
 
 const karate = "../../fondue/testdata/karate.edges"
@@ -83,7 +83,7 @@ func TestEstimateFile(t *testing.T) {
 	_, fromCounts, _ := runCLI(t, "", "estimate", "--nodes", "77", "--edges", "254", "--output", "json", "--max-memory", "1GiB", "--threads", "2")
 	type phase struct {
 		Phase string
-		Parts []fondue.MemoryPart
+		Parts []memory.Part
 	}
 	var f, c struct {
 		NodeCount, RelationshipCount, BytesPeak int64

@@ -12,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
 )
@@ -72,10 +75,10 @@ func TestScoreMatchesLibrary(t *testing.T) {
 		args []string
 	}{
 		{fondue.Options{Seed: 9}, nil},
-		{fondue.Options{Seed: 9, Method: fondue.MethodFONDUE, RandomSplits: fondue.NoRandomSplits}, []string{"--method", "fondue", "--random-splits", "-1"}},
+		{fondue.Options{Seed: 9, Method: score.MethodFONDUE, RandomSplits: score.NoRandomSplits}, []string{"--method", "fondue", "--random-splits", "-1"}},
 		// The earlier versions' fit, and the stability stop alone off.
-		{fondue.Options{Seed: 9, CNE: fondue.CNEOptions{NoiseStart: true, NoStabilityStop: true}}, []string{"--start", "noise", "--stability-stop=false"}},
-		{fondue.Options{Seed: 9, CNE: fondue.CNEOptions{NoStabilityStop: true}}, []string{"--stability-stop=false"}},
+		{fondue.Options{Seed: 9, CNE: cne.Options{NoiseStart: true, NoStabilityStop: true}}, []string{"--start", "noise", "--stability-stop=false"}},
+		{fondue.Options{Seed: 9, CNE: cne.Options{NoStabilityStop: true}}, []string{"--stability-stop=false"}},
 	} {
 		res, err := fondue.Score(context.Background(), g, c.opts)
 		if err != nil {
@@ -106,11 +109,11 @@ func TestScoreMatchesLibrary(t *testing.T) {
 		}
 	}
 	// None is not the default: without random splits some node scores lower.
-	def, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9, Method: fondue.MethodFONDUE})
+	def, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9, Method: score.MethodFONDUE})
 	if err != nil {
 		t.Fatal(err)
 	}
-	none, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9, Method: fondue.MethodFONDUE, RandomSplits: fondue.NoRandomSplits})
+	none, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 9, Method: score.MethodFONDUE, RandomSplits: score.NoRandomSplits})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +435,7 @@ func TestScoreSplitDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 4,
-		Split: fondue.SplitOptions{Splitter: fondue.Splitters()[0], Top: 3}})
+		Split: fondue.SplitOptions{Splitter: split.Splitters()[0], Top: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/spf13/viper"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 )
 
 // lockedBuffer is a buffer that a heartbeat goroutine and a test share.
@@ -40,7 +40,7 @@ func progressApp(t *testing.T, w *lockedBuffer, tty bool) *app {
 	a := newApp(strings.NewReader(""), &bytes.Buffer{}, w)
 	a.tty = tty
 	var err error
-	if a.log, err = cli.NewLogger(viper.New(), w, tty); err != nil {
+	if a.log, err = cli.NewLogger(config.Log{}, w, tty); err != nil {
 		t.Fatal(err)
 	}
 	return a

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
@@ -64,13 +65,13 @@ interrupted.`,
 			return exactArgs(1, "an edge-list file (or --plan FILE)")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			top := a.v.GetInt("review.top")
-			out := a.v.GetString("review.out")
-			planFile := a.v.GetString("review.plan")
+			top := a.cfg.Review.Top
+			out := a.cfg.Review.Out
+			planFile := a.cfg.Review.Plan
 			if planFile == "" && len(args) != 1 {
 				return exactArgs(1, "an edge-list file (or --plan FILE)")(cmd, args)
 			}
-			hm, err := parseHeaderMode(a.v.GetString("header"))
+			hm, err := parseHeaderMode(a.cfg.Input.Header)
 			if err != nil {
 				return err
 			}
@@ -79,13 +80,13 @@ interrupted.`,
 					return withCode(exitUsage, fmt.Errorf("review page %s: %w (checked before scoring)", out, err))
 				}
 			}
-			nm, err := a.readNames(a.v.GetString("names"))
+			nm, err := a.readNames(a.cfg.Input.Names)
 			if err != nil {
 				return err
 			}
 			var doc *review.Doc
 			if planFile != "" {
-				var g *fondue.Graph
+				var g *graph.Graph
 				if len(args) == 1 {
 					if g, err = a.readGraph(args[0], hm); err != nil {
 						return err
@@ -122,16 +123,7 @@ interrupted.`,
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.Int("top", 20, "review the K most ambiguous nodes (config review.top)")
-	f.String("output-file", "fondue-review.html", "the HTML file to write (- for standard output; config review.out)")
-	addNamesFlag(f, "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}")
-	f.String("plan", "", "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)")
-	addHeaderFlag(f)
-	f.String("splitter", "", "splitter proposing the groups: "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
-	addTargetFlags(f)
-	addScoreFlags(f)
-	addMaxMemoryFlag(f)
+	cli.AddFlags(cmd, config.CmdReview)
 	return cmd
 }
 
@@ -191,7 +183,7 @@ type dryRunOutput struct {
 
 // planReview turns the plan printed by "sync --split --dry-run" into a
 // review; g, when given, is the graph whose links are drawn.
-func (a *app) planReview(path string, g *fondue.Graph, nm names.Names, top int) (*review.Doc, error) {
+func (a *app) planReview(path string, g *graph.Graph, nm names.Names, top int) (*review.Doc, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, usageErrorf("plan %s: no such file", path)

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
 )
 
 // splitField parses the split column of score's text output, as the README
@@ -135,7 +137,7 @@ func TestScoreTextOutputRoundTrips(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("%v --output json: exit %d: %s", args, code, stderr)
 			}
-			var want []nodeJSON
+			var want []output.Node
 			if err := json.Unmarshal([]byte(js), &want); err != nil {
 				t.Fatal(err)
 			}

@@ -3,26 +3,26 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 func newScoreCmd(a *app) *cobra.Command {
@@ -80,9 +80,9 @@ memory, 130 interrupted.`,
 			return exactArgs(1, "one edge-list file")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			top := a.v.GetInt("top")
-			asJSON := a.v.GetString("output") == "json" // else text (tsv)
-			hm, err := parseHeaderMode(a.v.GetString("header"))
+			top := a.cfg.Output.Top
+			asJSON := a.cfg.Output.Format == "json" // else text (tsv)
+			hm, err := parseHeaderMode(a.cfg.Input.Header)
 			if err != nil {
 				return err
 			}
@@ -90,12 +90,12 @@ memory, 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			if !a.v.GetBool("split.enabled") {
+			if !a.cfg.Split.Enabled {
 				opts.Split = fondue.SplitOptions{}
 			} else if opts.Split.Splitter == nil {
 				opts.Split.Splitter = defaultSplitter()
 			}
-			nm, err := a.readNames(a.v.GetString("names"))
+			nm, err := a.readNames(a.cfg.Input.Names)
 			if err != nil {
 				return err
 			}
@@ -105,14 +105,15 @@ memory, 130 interrupted.`,
 			}
 			a.checkNames(nm, g)
 			w := bufio.NewWriter(a.stdout)
+			r := output.Ranking{Graph: g, Result: res, Top: top, Names: nm}
 			if asJSON {
-				err = writeScoresJSON(w, g, res, top, nm)
+				err = r.WriteJSON(w)
 			} else {
 				withHeader := a.outTTY
-				if ph := a.v.GetString("print_header"); ph != "auto" {
+				if ph := a.cfg.Output.PrintHeader; ph != "auto" {
 					withHeader = ph == "true"
 				}
-				err = writeScoresTSV(w, g, res, top, nm, withHeader)
+				err = r.WriteTSV(w, withHeader)
 			}
 			if err == nil {
 				err = w.Flush()
@@ -120,59 +121,17 @@ memory, 130 interrupted.`,
 			return err
 		},
 	}
-	f := cmd.Flags()
-	f.Int("top", 0, "print only the K most ambiguous nodes (0: all)")
-	f.String("output", "text", "output format: text (tab-separated; also tsv) or json")
-	addHeaderFlag(f)
-	f.Var(&autoBool{v: "auto"}, "print-header", "print the TSV column names as a first line (auto: only when stdout is a terminal)")
-	f.Lookup("print-header").NoOptDefVal = "true"
-	addNamesFlag(f, "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)")
-	addTargetFlags(f)
-	addScoreFlags(f)
-	addMaxMemoryFlag(f)
-	addSplitFlags(f, "also propose a split for each printed node", "propose splits for the K most ambiguous nodes (default: the printed ones)")
+	cli.AddFlags(cmd, config.CmdScore)
+	useSplitFlag(cmd.Flags())
 	return cmd
 }
-
-// addHeaderFlag adds --header, for the commands that read an edge list.
-func addHeaderFlag(f flagSet) {
-	f.String("header", "auto", "whether the edge list's first line is a header: auto, yes or no")
-}
-
-// addNamesFlag adds --names (config names), for score and review.
-func addNamesFlag(f flagSet, usage string) {
-	f.String("names", "", usage)
-}
-
-// autoBool is a switch that is "auto" until given: --print-header alone is
-// true, --print-header=false false (config print_header: auto, true or
-// false).
-type autoBool struct{ v string }
-
-func (b *autoBool) String() string { return b.v }
-func (b *autoBool) Type() string   { return "bool" }
-
-func (b *autoBool) Set(s string) error {
-	if strings.EqualFold(strings.TrimSpace(s), "auto") {
-		b.v = "auto"
-		return nil
-	}
-	x, err := strconv.ParseBool(s)
-	if err != nil {
-		return errors.New("want auto, true or false")
-	}
-	b.v = strconv.FormatBool(x)
-	return nil
-}
-
-var _ pflag.Value = (*autoBool)(nil)
 
 // scoreFile reads an edge list and scores it as "score" does: the memory
 // check, the warm start, progress and the summary log. top is the number
 // of nodes shown, the default number of split proposals. Everything that
 // can be checked before the fit is (a graph without edges, the memory, the
 // checkpoint's folder), so that a run never fits for nothing.
-func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*fondue.Graph, *fondue.Result, error) {
+func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*graph.Graph, *fondue.Result, error) {
 	sel, err := a.readTargetSelection()
 	if err != nil {
 		return nil, nil, err
@@ -189,9 +148,9 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	if opts.Targets, err = sel.targets(g); err != nil {
 		return nil, nil, err
 	}
-	est := fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
-		KeepState: a.v.GetString("embedding.checkpoint") != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
+		KeepState: a.cfg.Engine.Embedding.Checkpoint != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
 		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil})
 	if err := a.checkMemory(est); err != nil {
 		return nil, nil, err
@@ -204,7 +163,7 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 			opts.Split.Top = g.NumNodes()
 		}
 	}
-	ckPath := a.v.GetString("embedding.checkpoint")
+	ckPath := a.cfg.Engine.Embedding.Checkpoint
 	if err := a.loadCheckpoint(ckPath, &opts); err != nil {
 		return nil, nil, err
 	}
@@ -246,7 +205,7 @@ func (a *app) readNames(path string) (names.Names, error) {
 
 // checkNames warns when the names file names none, or only some, of the
 // graph's nodes: ids that do not match are the usual mistake.
-func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
+func (a *app) checkNames(nm names.Names, g *graph.Graph) {
 	if nm == nil {
 		return
 	}
@@ -264,16 +223,11 @@ func (a *app) checkNames(nm names.Names, g *fondue.Graph) {
 	}
 }
 
-// addScoreFlags adds the engine's flags, shared by score, review and sync.
-func addScoreFlags(f flagSet) { cli.AddEngineFlags(f) }
-
 // checkpointMinShare is how much a checkpoint's nodes and the graph's must
 // overlap (shared nodes over the nodes of either) for a warm start without
 // --checkpoint-force: less means it was saved for another graph (or the
 // ids changed).
 const checkpointMinShare = 0.5
-
-type flagSet = cli.FlagSet
 
 func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 	switch strings.ToLower(s) {
@@ -291,14 +245,14 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 // cold start (the first scheduled run), anything unreadable is an error.
 // An empty path does nothing.
 func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
-	if path == "" || !fondue.MethodUsesEmbedding(opts.Method) {
+	if path == "" || !score.UsesEmbedding(opts.Method) {
 		return nil
 	}
 	if err := checkWritable(path); err != nil {
 		return withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
 	}
 	opts.KeepState = true
-	ck, err := fondue.ReadCheckpointFile(path)
+	ck, err := cne.ReadCheckpointFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		a.log.Info("no checkpoint yet: cold start", "file", path)
@@ -313,7 +267,7 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 		a.log.Warn("checkpoint was fitted with other sigmas; using it as a starting point anyway", "file", path)
 	}
 	opts.WarmStart = ck
-	if !a.v.GetBool("embedding.checkpoint_force") {
+	if !a.cfg.Engine.Embedding.CheckpointForce {
 		opts.WarmStartMinShare = checkpointMinShare
 	}
 	return nil
@@ -346,7 +300,7 @@ func checkWritable(path string) error {
 
 // saveCheckpoint saves the run's embedding to path for the next warm start
 // (an empty path does nothing) and logs how the warm start went.
-func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, opts fondue.Options) error {
+func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, opts fondue.Options) error {
 	if res.Warm != nil {
 		a.log.Info("warm start", "reused", res.Warm.Reused, "new", res.Warm.New,
 			"dropped", res.Warm.Dropped, "share", round3(float64(res.Warm.Reused)/float64(max(g.NumNodes()+res.Warm.Dropped, 1))),
@@ -364,9 +318,9 @@ func (a *app) saveCheckpoint(path string, g *fondue.Graph, res *fondue.Result, o
 
 // readGraph reads an edge list; its errors already say file and line.
 // Reading a large file is a phase of its own (load), with its progress.
-func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, error) {
+func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*graph.Graph, error) {
 	var (
-		g   *fondue.Graph
+		g   *graph.Graph
 		st  edgelist.Stats
 		err error
 	)
@@ -407,7 +361,7 @@ func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*fondue.Graph, err
 // logSummary logs what a scoring run did and cost, with the memory
 // estimate it was admitted on (est) and, where the OS tells, the peak
 // resident memory so far, so that the two can be checked against each other.
-func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration, est fondue.MemoryEstimate) {
+func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration, est memory.Estimate) {
 	t := res.Timings
 	attrs := []any{"nodes", g.NumNodes(), "edges", g.NumEdges(), "max_degree", g.MaxDegree(), "method", res.Method,
 		"load_s", round3(load.Seconds()), "scoring_s", round3(t.Scoring.Seconds()),
@@ -431,179 +385,3 @@ func (a *app) logSummary(g *fondue.Graph, res *fondue.Result, load time.Duration
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
-
-// proposalsByNode indexes split proposals by node.
-func proposalsByNode(res *fondue.Result) map[int]*fondue.Proposal {
-	m := make(map[int]*fondue.Proposal, len(res.Proposals))
-	for k := range res.Proposals {
-		m[res.Proposals[k].Node] = &res.Proposals[k]
-	}
-	return m
-}
-
-func limit(ranking []int, top int) []int {
-	if top > 0 && top < len(ranking) {
-		return ranking[:top]
-	}
-	return ranking
-}
-
-func writeScoresTSV(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names, header bool) error {
-	props := proposalsByNode(res)
-	if header {
-		cols := "node"
-		if nm != nil {
-			cols += "\tname"
-		}
-		cols += "\tambiguity\tdegree\tscore\tentities"
-		if res.Proposals != nil {
-			cols += "\tsplit"
-		}
-		if _, err := io.WriteString(w, cols+"\n"); err != nil {
-			return err
-		}
-	}
-	for _, i := range limit(res.Ranking(), top) {
-		line := tsvField(g.Key(i))
-		if nm != nil {
-			line += "\t" + tsvField(nm.Of(g.Key(i)))
-		}
-		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
-			"\t" + formatFloat(res.Scores[i]) + "\t" + strconv.Itoa(res.Entities[i])
-		if p, ok := props[i]; ok {
-			line += "\t" + tsvField(formatGroups(g, p.Groups, nm))
-		}
-		if _, err := io.WriteString(w, line+"\n"); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// tsvField quotes a field of the tab-separated output as RFC 4180 (and
-// encoding/csv's writer, with a tab for the comma) does: a field holding a
-// tab, a quote or a line break, or starting with a space, is put in quotes,
-// its quotes doubled. The output stays one record per node and reads back
-// with encoding/csv (Comma '\t') or "score" itself.
-func tsvField(s string) string {
-	if !fieldNeedsQuotes(s, "\t") {
-		return s
-	}
-	return quoteField(s)
-}
-
-// fieldNeedsQuotes reports whether s must be quoted in a field separated by
-// any of seps: it holds a separator, a quote or a line break, or starts
-// with a space (which a reader may trim), or is encoding/csv's `\.`.
-func fieldNeedsQuotes(s, seps string) bool {
-	if s == "" {
-		return false
-	}
-	if s == `\.` || strings.ContainsAny(s, seps+"\"\r\n") {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsSpace(r)
-}
-
-func quoteField(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// formatGroups writes groups of neighbour keys (or names) as "a,b|c,d":
-// '|' between groups, ',' between the members of a group. A member holding
-// ',', '|' or a quote (or a line break, or starting with a space) is
-// quoted as in CSV ("Smith, J." becomes "\"Smith, J.\""), so that the field
-// splits back unambiguously; tsvField then quotes the whole field if it
-// needs it.
-func formatGroups(g *fondue.Graph, groups [][]int32, nm names.Names) string {
-	var sb strings.Builder
-	for k, grp := range groups {
-		if k > 0 {
-			sb.WriteByte('|')
-		}
-		for l, j := range grp {
-			if l > 0 {
-				sb.WriteByte(',')
-			}
-			s := g.Key(int(j))
-			if nm != nil {
-				s = nm.Of(s)
-			}
-			if fieldNeedsQuotes(s, ",|") {
-				s = quoteField(s)
-			}
-			sb.WriteString(s)
-		}
-	}
-	return sb.String()
-}
-
-func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
-
-// nodeJSON is one node in --output json; node ids stay numbers when the
-// input's ids are integers.
-type nodeJSON struct {
-	Node      any     `json:"node"`
-	Name      string  `json:"name,omitempty"` // with --names
-	Ambiguity float64 `json:"ambiguity"`
-	Degree    int     `json:"degree"`
-	Score     float64 `json:"score"`
-	Entities  int     `json:"entities"` // the estimated number of real entities (fondue.Result.Entities)
-	Split     [][]any `json:"split,omitempty"`
-	// SplitNames are the groups of Split by name (with --names).
-	SplitNames [][]string `json:"splitNames,omitempty"`
-}
-
-func nodeKey(g *fondue.Graph, i int) any {
-	if k, ok := g.IntKey(i); ok {
-		return k
-	}
-	return g.Key(i)
-}
-
-func writeScoresJSON(w io.Writer, g *fondue.Graph, res *fondue.Result, top int, nm names.Names) error {
-	props := proposalsByNode(res)
-	ranking := limit(res.Ranking(), top)
-	out := make([]nodeJSON, 0, len(ranking))
-	for _, i := range ranking {
-		nj := nodeJSON{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i], Entities: res.Entities[i]}
-		if nm != nil {
-			nj.Name = nm.Of(g.Key(i))
-		}
-		if p, ok := props[i]; ok {
-			for _, grp := range p.Groups {
-				keys := make([]any, len(grp))
-				for k, j := range grp {
-					keys[k] = nodeKey(g, int(j))
-				}
-				nj.Split = append(nj.Split, keys)
-				if nm != nil {
-					ns := make([]string, len(grp))
-					for k, j := range grp {
-						ns[k] = nm.Of(g.Key(int(j)))
-					}
-					nj.SplitNames = append(nj.SplitNames, ns)
-				}
-			}
-		}
-		out = append(out, nj)
-	}
-	// One object per line: readable, and easy to process line by line.
-	if _, err := io.WriteString(w, "["); err != nil {
-		return err
-	}
-	for k, nj := range out {
-		b, err := json.Marshal(nj)
-		if err != nil {
-			return err
-		}
-		sep := ",\n  "
-		if k == 0 {
-			sep = "\n  "
-		}
-		if _, err := io.WriteString(w, sep+string(b)); err != nil {
-			return err
-		}
-	}
-	_, err := io.WriteString(w, "\n]\n")
-	return err
-}

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -35,14 +34,10 @@ func (s *splitFlag) Set(v string) error {
 	return fmt.Errorf("--split is a switch; pick the splitter with --splitter NAME (%s)", strings.Join(splitterNames(), ", "))
 }
 
-// addSplitFlags adds --split (a switch, whose meaning the command gives in
-// what), --splitter, --split-top and --split-min-ambiguity.
-func addSplitFlags(f *pflag.FlagSet, what, topUsage string) {
-	f.Var(&splitFlag{}, "split", what+" (the splitter is --splitter)")
-	f.Lookup("split").NoOptDefVal = "true"
-	f.String("splitter", "", "with --split: the splitter, "+strings.Join(splitterNames(), ", ")+" (default "+fondue.DefaultSplitter+")")
-	f.Int("split-top", 0, "with --split: "+topUsage)
-	f.Float64("split-min-ambiguity", 0, "with --split: also every node whose ambiguity is at least this (0 < x <= 1; 0: off)")
+// useSplitFlag makes the --split flag of fs (cli.AddFlags gives it) a
+// splitFlag, which takes the old --split=NAME too.
+func useSplitFlag(fs *pflag.FlagSet) {
+	fs.Lookup("split").Value = &splitFlag{}
 }
 
 // splitterFromSplit turns the deprecated --split=NAME into --split
@@ -60,7 +55,7 @@ func (a *app) splitterFromSplit(cmd *cobra.Command) error {
 		return usageErrorf("--split=%s and --splitter %s disagree: write --split --splitter NAME", sf.name, s.Value.String())
 	}
 	a.log.Warn(fmt.Sprintf("--split=%s is deprecated: write --split --splitter %s", sf.name, sf.name))
-	a.v.Set("split.method", sf.name)
+	a.cfg.Split.Method = sf.name
 	return nil
 }
 
@@ -88,7 +83,7 @@ var splitOnlyFlags = []string{"splitter", "split-top", "split-min-ambiguity"}
 // file or the environment they are left alone: one file serves runs with and
 // without --split.)
 func (a *app) checkSplitFlags(cmd *cobra.Command) error {
-	if cmd.Flags().Lookup("split") == nil || a.v.GetBool("split.enabled") {
+	if cmd.Flags().Lookup("split") == nil || a.cfg.Split.Enabled {
 		return nil
 	}
 	for _, name := range splitOnlyFlags {

@@ -111,7 +111,7 @@ func TestEveryFlagHasASetting(t *testing.T) {
 			if f.Name == "config" || cli.DeprecatedFor(f) != "" { // FONDUE_CONFIG; a file cannot name itself; an older name
 				return
 			}
-			key, ok := flagKey(name, f.Name)
+			key, ok := cli.KeyOf(f)
 			if !ok {
 				t.Errorf("%s --%s has no configuration key", name, f.Name)
 				return
@@ -167,7 +167,7 @@ func TestFlagAliases(t *testing.T) {
 		root := app.rootCmd()
 		undo, _, _ := root.Find([]string{"undo"})
 		undo.RunE = func(cmd *cobra.Command, _ []string) error {
-			seen = app.v.GetString("run_id")
+			seen = app.cfg.RunID
 			return nil
 		}
 		root.SetArgs(args)

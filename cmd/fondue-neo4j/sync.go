@@ -1,19 +1,20 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"fmt"
-	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
@@ -53,34 +54,11 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
   fondue-neo4j sync --split --plan fondue-approved-plan.json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.sync(cmd.Context(), a.v.GetBool("dry_run"))
+			return a.sync(cmd.Context(), a.cfg.DryRun)
 		},
 	}
-	f := cmd.Flags()
-	addNeo4jFlags(f)
-	cli.NamesFlag(f, "node-labels", "score nodes with any of these labels, comma-separated, each literal (default: all nodes)")
-	cli.NamesFlag(f, "relationship-types", "use relationships of these types, comma-separated, each literal (default: all)")
-	f.String("node-query", "", "Cypher returning the nodes' internal ids as column id (instead of --node-labels)")
-	f.String("relationship-query", "", "Cypher returning pairs of internal ids as columns source, target")
-	f.String("id-property", "", "node key property (integers or strings); default: internal ids")
-	cli.NamesFlag(f, "display-property", "node properties naming nodes for people, the first a node has, comma-separated, each literal (e.g. name,title): in the dry run's plan, the summary and messages")
-	f.String("embedding-property", "", "keep each node's embedding in this property and warm-start the next run from it")
-	f.Int("fetch-size", 10000, "records per batch when reading")
-	f.Int("read-concurrency", connector.DefaultReadConcurrency, "read transactions at once when pulling the relationships (each for a part of the nodes)")
-	cli.NamesFlag(f, "write-node-labels", "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)")
-	f.String("write-property", syncjob.DefaultWriteProperty, "node property receiving the ambiguity (percentile in (0,1])")
-	f.String("score-property", syncjob.DefaultScoreProperty, "node property receiving the raw score (empty: not written)")
-	f.String("entities-property", syncjob.DefaultEntitiesProperty, "node property receiving the estimated number of entities (empty: not written)")
-	f.String("run-property", syncjob.DefaultRunProperty, "node property receiving the run id (empty: not written)")
-	f.Int("batch-size", syncjob.DefaultBatchSize, "nodes per write transaction")
-	f.Int("write-concurrency", 1, "write transactions at once")
-	f.String("run-id", "", "run id (default: the UTC time and a random suffix); re-running a run id resumes its splits")
-	addSplitFlags(f, "split the most ambiguous nodes (see --split-top, --split-min-ambiguity)", "split the K most ambiguous nodes")
-	cli.NamesFlag(f, "skip-properties", "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated")
-	f.Bool("dry-run", false, "write nothing: print the split plan (or what would be written) as JSON")
-	f.String("plan", "", "with --split: apply this approved plan (exported by the review page) instead of scoring")
-	addScoreFlags(f)
-	addMaxMemoryFlag(f)
+	cli.AddFlags(cmd, config.CmdSync)
+	useSplitFlag(cmd.Flags())
 	return cmd
 }
 
@@ -107,7 +85,7 @@ type syncSettings struct {
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
-	v := a.v
+	c := a.cfg
 	s := &syncSettings{}
 	var err error
 	if s.conn, err = a.neo4jConfig(); err != nil {
@@ -123,35 +101,27 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		return nil, err
 	}
 	s.pull = syncjob.PullOptions{
-		NodeLabels:        a.stringList("graph.node_labels"),
-		RelationshipTypes: a.stringList("graph.relationship_types"),
-		NodeQuery:         strings.TrimSpace(v.GetString("graph.node_query")),
-		RelationshipQuery: strings.TrimSpace(v.GetString("graph.relationship_query")),
-		IDProperty:        v.GetString("graph.id_property"),
-		DisplayProperties: a.stringList("graph.display_property"),
-		MarkerLabel:       v.GetString("split.marker_label"),
-		WriteNodeLabels:   a.stringList("write.node_labels"),
+		NodeLabels:        c.Graph.NodeLabels,
+		RelationshipTypes: c.Graph.RelationshipTypes,
+		NodeQuery:         strings.TrimSpace(c.Graph.NodeQuery),
+		RelationshipQuery: strings.TrimSpace(c.Graph.RelationshipQuery),
+		IDProperty:        c.Graph.IDProperty,
+		DisplayProperties: c.Graph.DisplayProperty,
+		MarkerLabel:       c.Split.MarkerLabel,
+		WriteNodeLabels:   c.Write.NodeLabels,
 	}
-	s.checkpoint = v.GetString("embedding.checkpoint")
-	if fondue.MethodUsesEmbedding(s.engine.Method) {
-		s.pull.EmbeddingProperty = v.GetString("embedding.property")
-	}
-	bs, err := a.positiveInt("write.batch_size")
-	if err != nil {
-		return nil, err
-	}
-	wc, err := a.positiveInt("write.concurrency")
-	if err != nil {
-		return nil, err
+	s.checkpoint = c.Engine.Embedding.Checkpoint
+	if score.UsesEmbedding(s.engine.Method) {
+		s.pull.EmbeddingProperty = c.Engine.Embedding.Property
 	}
 	s.write = syncjob.WriteOptions{
-		Property:          v.GetString("write.property"),
-		ScoreProperty:     v.GetString("write.score_property"),
-		EntitiesProperty:  v.GetString("write.entities_property"),
-		RunProperty:       v.GetString("write.run_property"),
+		Property:          c.Write.Property,
+		ScoreProperty:     c.Write.ScoreProperty,
+		EntitiesProperty:  c.Write.EntitiesProperty,
+		RunProperty:       c.Write.RunProperty,
 		RunID:             s.runID,
-		BatchSize:         bs,
-		Concurrency:       wc,
+		BatchSize:         c.Write.BatchSize,
+		Concurrency:       c.Write.Concurrency,
 		EmbeddingProperty: s.pull.EmbeddingProperty,
 	}
 	if s.write.Property == "" {
@@ -163,37 +133,42 @@ func (a *app) syncSettings() (*syncSettings, error) {
 			return nil, usageErrorf("write.property, write.score_property, write.entities_property, write.run_property and embedding.property must differ (%q twice)", p)
 		}
 	}
-	ttl, err := a.duration("lock.ttl")
-	if err != nil {
+	s.lock = syncjob.LockOptions{Name: c.Lock.Name, TTL: c.Lock.TTL, RunID: s.runID}
+	s.split = c.Split.Enabled
+	s.skip = append(slices.Clone(c.Split.SkipProperties), props...)
+	s.planFile = c.Split.Plan
+	if err := s.checkSplit(); err != nil {
 		return nil, err
 	}
-	s.lock = syncjob.LockOptions{Name: v.GetString("lock.name"), TTL: ttl, RunID: s.runID}
-	s.split = v.GetBool("split.enabled")
-	s.skip = append(a.stringList("split.skip_properties"), props...)
-	s.planFile = v.GetString("split.plan")
+	return s, nil
+}
+
+// checkSplit checks the split settings: an approved plan to apply, or the
+// splitter and the nodes to split.
+func (s *syncSettings) checkSplit() error {
 	switch {
 	case s.planFile != "" && !s.split:
-		return nil, usageErrorf("split.plan (--plan %s) applies an approved plan: it needs split.enabled (--split)", s.planFile)
+		return usageErrorf("split.plan (--plan %s) applies an approved plan: it needs split.enabled (--split)", s.planFile)
 	case s.planFile != "" && s.pull.Custom():
-		return nil, usageErrorf("split.plan: an approved plan is applied to a subgraph of graph.node_labels and graph.relationship_types, not to a Cypher projection (graph.node_query): its nodes' neighbours cannot be checked inside each split")
+		return usageErrorf("split.plan: an approved plan is applied to a subgraph of graph.node_labels and graph.relationship_types, not to a Cypher projection (graph.node_query): its nodes' neighbours cannot be checked inside each split")
 	case s.planFile != "":
-		return s, nil // the plan chooses the nodes and their groups
+		return nil // the plan chooses the nodes and their groups
 	}
 	if s.split {
 		if s.engine.Split.Splitter == nil {
 			s.engine.Split.Splitter = defaultSplitter()
 		}
 		s.splitter = s.engine.Split.Splitter.Name()
-		if s.splitter == fondue.SplitFONDUE && !fondue.MethodUsesEmbedding(s.engine.Method) {
-			return nil, usageErrorf("splitter %q needs method %q", fondue.SplitFONDUE, fondue.MethodFONDUE)
+		if s.splitter == split.FONDUE && !score.UsesEmbedding(s.engine.Method) {
+			return usageErrorf("splitter %q needs method %q", split.FONDUE, score.MethodFONDUE)
 		}
 		if s.engine.Split.Top == 0 && s.engine.Split.MinAmbiguity == 0 {
-			return nil, usageErrorf("split.enabled needs split.top or split.min_ambiguity to choose the nodes to split")
+			return usageErrorf("split.enabled needs split.top or split.min_ambiguity to choose the nodes to split")
 		}
 	} else {
 		s.engine.Split = fondue.SplitOptions{} // score only
 	}
-	return s, nil
+	return nil
 }
 
 // configuration is the summary's "configuration" map (GDS names where GDS
@@ -262,7 +237,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	pull.Progress = func(nodes, relationships int) {
 		pr.report(fondue.Progress{Phase: phasePull, Done: nodes + relationships}) // rows read; the total is unknown
 	}
-	var est fondue.MemoryEstimate
+	var est memory.Estimate
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun,
@@ -273,7 +248,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// The pull's buffers, and the element ids and keys the run
 			// keeps to write the scores back, count too.
 			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency)
-			est = fondue.EstimateMemory(int64(g.NumNodes()), int64(g.NumEdges()), fondue.EstimateOptions{
+			est = memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
 				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split,
@@ -317,130 +292,9 @@ func (a *app) report(sum *syncSummary, s *syncSettings) error {
 	case s.json:
 		return a.printJSON(sum)
 	case a.tty:
-		if ap := sum.ApprovedPlan; ap != nil {
-			printf(a.stderr, "run %s: approved plan %s (reviewed %s)\n", sum.RunID, ap.File, ap.ReviewedAt)
-		} else {
-			printf(a.stderr, "run %s: %d nodes, %d relationships; %d properties written (pull %s, compute %s, write %s)\n",
-				sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
-				ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
-		}
-		printScored(a.stderr, sum)
-		if sp := sum.Split; sp != nil {
-			printf(a.stderr, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run-id %s\n",
-				sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
-		}
+		output.SyncText(a.stderr, sum)
 	default:
-		attrs := []any{"run_id", sum.RunID, "nodeCount", sum.NodeCount, "relationshipCount", sum.RelationshipCount,
-			"nodePropertiesWritten", sum.NodePropertiesWritten, "preProcessingMillis", sum.PreProcessingMillis,
-			"computeMillis", sum.ComputeMillis, "writeMillis", sum.WriteMillis}
-		if sc := sum.Scored; sc != nil {
-			attrs = append(attrs, "scoredNodes", sc.Nodes, "unscoredNodes", sum.UnscoredNodes)
-			if sc.Labels != nil {
-				attrs = append(attrs, "scoredByLabel", scoredByLabel(sc))
-			}
-			if sc.Context > 0 {
-				attrs = append(attrs, "contextNodes", sc.Context, "contextByLabel", contextByLabel(sc))
-			}
-			var top []string
-			for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
-				top = append(top, syncjob.DescribeNode(n.Key, n.Name))
-			}
-			attrs = append(attrs, "mostAmbiguous", top)
-		}
-		if sp := sum.Split; sp != nil {
-			attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)
-		}
-		if ap := sum.ApprovedPlan; ap != nil {
-			attrs = append(attrs, "approvedPlan", ap.File, "approvedFingerprint", ap.Fingerprint)
-		}
-		a.log.Info("sync done", attrs...)
+		a.log.Info("sync done", output.SyncAttrs(sum)...)
 	}
 	return nil
-}
-
-// terminalTop is how many of the summary's most ambiguous nodes the
-// terminal summary and the log record show.
-const terminalTop = 5
-
-// scoredByLabel is the number of scored nodes of each label.
-func scoredByLabel(sc *syncjob.Scored) map[string]int {
-	m := make(map[string]int, len(sc.Labels))
-	for l, c := range sc.Labels {
-		m[l] = c.Scored
-	}
-	return m
-}
-
-// contextByLabel is the number of context nodes of each label that has
-// some.
-func contextByLabel(sc *syncjob.Scored) map[string]int {
-	m := map[string]int{}
-	for l, c := range sc.Labels {
-		if c.Context > 0 {
-			m[l] = c.Context
-		}
-	}
-	return m
-}
-
-// labelParts lists counts per label, most first: "77 Character, 12 Paris"
-// (labels counting none left out).
-func labelParts(sc *syncjob.Scored, count func(syncjob.LabelCount) int) string {
-	labels := slices.Collect(maps.Keys(sc.Labels))
-	slices.SortFunc(labels, func(a, b string) int {
-		if c := cmp.Compare(count(sc.Labels[b]), count(sc.Labels[a])); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	var parts []string
-	for _, l := range labels {
-		if n := count(sc.Labels[l]); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, l))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-// printScored prints what a run scored, for people: the scored nodes per
-// label (most first), the context nodes (write.node_labels), then the
-// most ambiguous nodes, one a line:
-//
-//	scored 77 nodes: 77 Character, 12 Paris; 3 isolated nodes not scored; 120 context nodes: 120 Place
-//	most ambiguous (ambiguity, score, node, labels):
-//	  1.0000  0.974026  11 (Valjean)  :Character
-func printScored(w io.Writer, sum *syncSummary) {
-	sc := sum.Scored
-	if sc == nil {
-		return
-	}
-	line := fmt.Sprintf("scored %d nodes", sc.Nodes)
-	if parts := labelParts(sc, func(c syncjob.LabelCount) int { return c.Scored }); parts != "" {
-		line += ": " + parts
-	}
-	if sum.UnscoredNodes > 0 {
-		line += fmt.Sprintf("; %d isolated nodes not scored", sum.UnscoredNodes)
-	}
-	if sc.Context > 0 {
-		line += fmt.Sprintf("; %d context nodes", sc.Context)
-		if parts := labelParts(sc, func(c syncjob.LabelCount) int { return c.Context }); parts != "" {
-			line += ": " + parts
-		}
-	}
-	printf(w, "%s\n", line)
-	if len(sc.Top) == 0 {
-		return
-	}
-	printf(w, "most ambiguous (ambiguity, score, node, labels):\n")
-	for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
-		labels := ""
-		if len(n.Labels) > 0 {
-			labels = "  :" + strings.Join(n.Labels, ":")
-		}
-		printf(w, "  %.4f  %.6g  %s%s\n", n.Ambiguity, n.Score, syncjob.DescribeNode(n.Key, n.Name), labels)
-	}
-}
-
-func ms(m int64) string {
-	return (time.Duration(m) * time.Millisecond).Round(time.Millisecond).String()
 }

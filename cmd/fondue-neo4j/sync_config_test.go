@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -320,6 +321,12 @@ func TestSyncEntitiesProperty(t *testing.T) {
 	}
 }
 
+// keyOf is the setting a flag sets, "" for none.
+func keyOf(f *pflag.Flag) string {
+	key, _ := cli.KeyOf(f)
+	return key
+}
+
 // Every flag of sync that takes a list of names (a List setting: labels,
 // types, properties) takes them literally, like the setting's variable: a
 // quote or a space is part of a name, never CSV syntax (--display-property
@@ -329,7 +336,7 @@ func TestSyncListFlagsLiteral(t *testing.T) {
 	root := newApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}).rootCmd()
 	sc, _, _ := root.Find([]string{"sync"})
 	sc.Flags().VisitAll(func(f *pflag.Flag) {
-		if s, ok := config.Lookup(flagKeys[f.Name]); ok && s.Kind == config.List && !f.Hidden {
+		if s, ok := config.Lookup(keyOf(f)); ok && s.Kind == config.List && !f.Hidden {
 			lists = append(lists, f.Name)
 		}
 	})
@@ -341,14 +348,15 @@ func TestSyncListFlagsLiteral(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range lists {
-		key := flagKeys[name]
+		key := keyOf(sc.Flags().Lookup(name))
+		s, _ := config.Lookup(key)
 		var out, errb bytes.Buffer
 		a := newApp(strings.NewReader(""), &out, &errb)
 		root := a.rootCmd()
 		sc, _, _ := root.Find([]string{"sync"})
 		var got []string
 		sc.RunE = func(*cobra.Command, []string) error {
-			got = a.stringList(key)
+			got = *s.Field(a.cfg).(*[]string)
 			return nil
 		}
 		root.SetArgs([]string{"sync", "--config", empty, "--" + name, `We"ird, spaced ,`, "--" + name, `'q'`})

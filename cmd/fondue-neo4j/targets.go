@@ -9,15 +9,8 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
-
-// addTargetFlags adds --score-prefix and --score-nodes (config
-// score_prefix, score_nodes), for score and review: which nodes of the
-// edge list are scored, the others being context.
-func addTargetFlags(f flagSet) {
-	f.String("score-prefix", "", "score only the nodes whose id starts with this (e.g. a: for a:1, a:2; the rest is context)")
-	f.String("score-nodes", "", "score only the nodes listed in this file, one id a line (# comments); with --score-prefix, a node is scored when either selects it")
-}
 
 // targetSelection is the choice of the nodes to score: by id prefix
 // (score_prefix), by a list of ids (score_nodes), or both (a node is
@@ -37,7 +30,7 @@ type listedID struct {
 // readTargetSelection reads score_prefix and score_nodes; the file is
 // read (and its errors reported) before the edge list.
 func (a *app) readTargetSelection() (targetSelection, error) {
-	sel := targetSelection{prefix: a.v.GetString("score_prefix"), file: a.v.GetString("score_nodes")}
+	sel := targetSelection{prefix: a.cfg.Input.ScorePrefix, file: a.cfg.Input.ScoreNodes}
 	if sel.file == "" {
 		return sel, nil
 	}
@@ -88,7 +81,7 @@ func (s targetSelection) describe() string {
 // for all of them. An id of the list that is not in g is a usage error
 // naming its file and line; a selection none of whose nodes has an edge
 // leaves nothing to score (exit code 5).
-func (s targetSelection) targets(g *fondue.Graph) ([]bool, error) {
+func (s targetSelection) targets(g *graph.Graph) ([]bool, error) {
 	if !s.chooses() {
 		return nil, nil
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +34,7 @@ named), 6 another run holds the lock, 130 interrupted.`,
 		Example: `  fondue-neo4j undo --run-id 20250101T020000Z-1a2b3c --config fondue.yaml`,
 		Args:    exactArgs(0, "no arguments (the run is --run-id ID)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runID := a.v.GetString("run_id")
+			runID := a.cfg.RunID
 			if runID == "" {
 				return usageErrorf("undo needs --run-id ID (the runId of the sync to undo)")
 			}
@@ -42,9 +44,7 @@ named), 6 another run holds the lock, 130 interrupted.`,
 			return a.undo(cmd.Context(), runID)
 		},
 	}
-	f := cmd.Flags()
-	f.String("run-id", "", "the run id to undo (required; --run: the same)")
-	addNeo4jFlags(f)
+	cli.AddFlags(cmd, config.CmdUndo)
 	return cmd
 }
 
@@ -63,10 +63,6 @@ func (a *app) undo(ctx context.Context, runID string) error {
 	if err != nil {
 		return err
 	}
-	ttl, err := a.duration("lock.ttl")
-	if err != nil {
-		return err
-	}
 	conn, err := connector.Open(ctx, cfg)
 	if err != nil {
 		return exitCode(err)
@@ -74,9 +70,9 @@ func (a *app) undo(ctx context.Context, runID string) error {
 	defer conn.Close(context.WithoutCancel(ctx))
 	t0 := time.Now()
 	pr := newProgress(a)
-	st, err := syncjob.Undo(ctx, conn, syncjob.UndoOptions{RunID: runID, MarkerLabel: a.v.GetString("split.marker_label"),
+	st, err := syncjob.Undo(ctx, conn, syncjob.UndoOptions{RunID: runID, MarkerLabel: a.cfg.Split.MarkerLabel,
 		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) }},
-		syncjob.LockOptions{Name: a.v.GetString("lock.name"), TTL: ttl}, a.log)
+		syncjob.LockOptions{Name: a.cfg.Lock.Name, TTL: a.cfg.Lock.TTL}, a.log)
 	pr.finish()
 	if err != nil && !errors.Is(err, syncjob.ErrIncomplete) {
 		return exitCode(err)

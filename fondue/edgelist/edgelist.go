@@ -3,18 +3,16 @@ package edgelist
 import (
 	"bufio"
 	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // MaxLineBytes is the longest line Read accepts. Longer lines are far
@@ -60,48 +58,6 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// Format says how the fields of an edge list's lines are separated.
-type Format int
-
-const (
-	// FormatAuto picks the format from the file name, else from the first
-	// data lines (see Read).
-	FormatAuto Format = iota
-	// FormatWhitespace separates fields by runs of spaces, tabs or commas;
-	// ids cannot contain any of them, and there is no quoting.
-	FormatWhitespace
-	// FormatCSV is RFC 4180 CSV: comma-separated, fields optionally quoted
-	// with '"' (a quoted field may hold commas, newlines and doubled quotes).
-	FormatCSV
-	// FormatTSV is FormatCSV with tabs instead of commas.
-	FormatTSV
-)
-
-func (f Format) String() string {
-	switch f {
-	case FormatWhitespace:
-		return "whitespace"
-	case FormatCSV:
-		return "csv"
-	case FormatTSV:
-		return "tsv"
-	}
-	return "auto"
-}
-
-// FormatFromName returns the format a file name implies: ".csv" is CSV,
-// ".tsv" and ".tab" are TSV (case-insensitive, after a final ".gz"-free
-// extension); anything else is FormatAuto.
-func FormatFromName(name string) Format {
-	switch strings.ToLower(filepath.Ext(name)) {
-	case ".csv":
-		return FormatCSV
-	case ".tsv", ".tab":
-		return FormatTSV
-	}
-	return FormatAuto
-}
-
 // Stats describes what Read read.
 type Stats struct {
 	Lines    int    // lines in the file
@@ -112,7 +68,7 @@ type Stats struct {
 }
 
 // ReadFile reads an edge list from a file; see Read.
-func ReadFile(path string, header HeaderMode) (*fondue.Graph, Stats, error) {
+func ReadFile(path string, header HeaderMode) (*graph.Graph, Stats, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Stats{}, err
@@ -124,9 +80,6 @@ func ReadFile(path string, header HeaderMode) (*fondue.Graph, Stats, error) {
 // utf8BOM is the byte-order mark some editors and spreadsheet tools put at
 // the start of UTF-8 files. It is not part of the first node id.
 var utf8BOM = []byte{0xef, 0xbb, 0xbf}
-
-// sniffLines is how many data lines Read looks at to pick a format.
-const sniffLines = 100
 
 // Read reads an undirected edge list: one edge "u v" per line,
 // optionally followed by a numeric weight (accepted and ignored: the method
@@ -148,7 +101,13 @@ const sniffLines = 100
 //
 // name is used in error messages, which have the form "name:line: what is
 // wrong".
-func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, error) {
+func Read(r io.Reader, name string, header HeaderMode) (*graph.Graph, Stats, error) {
+	return read(r, name, header, false)
+}
+
+// read is Read; generalLines turns off the fast path for lines of two
+// integer keys (intPairLine), which tests compare with the general path.
+func read(r io.Reader, name string, header HeaderMode, generalLines bool) (*graph.Graph, Stats, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
 		br.Discard(len(utf8BOM))
@@ -168,7 +127,7 @@ func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, er
 		// Read again what the sniffing consumed.
 		br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(seen), br), 64<<10)
 	}
-	el := &edgeListReader{name: name, header: header}
+	el := &edgeListReader{name: name, header: header, generalLines: generalLines}
 	el.st.Format = format
 	var err error
 	if format == FormatWhitespace {
@@ -188,62 +147,9 @@ func Read(r io.Reader, name string, header HeaderMode) (*fondue.Graph, Stats, er
 		return nil, el.st, &ParseError{File: name, Msg: fmt.Sprintf("no edges found (%d lines read)", el.st.Lines), Err: ErrNoEdges}
 	}
 	if !el.strMode {
-		return fondue.NewIntKeyGraph(el.ints), el.st, nil
+		return graph.NewIntKeyGraph(el.ints), el.st, nil
 	}
 	return el.b.Build(), el.st, nil
-}
-
-// sniffFormat reads up to sniffLines data lines (and at most MaxLineBytes
-// per line) and picks the format they suggest. It returns the bytes it
-// consumed, to be read again.
-func sniffFormat(br *bufio.Reader) (Format, []byte, error) {
-	var seen []byte
-	tab, tabAndSpace, comma := false, false, false
-	inQuotes := false // inside a quoted field, across lines
-	for data := 0; data < sniffLines && len(seen) < 4*MaxLineBytes; {
-		line, err := readRawLine(br)
-		if errors.Is(err, errLineTooLong) {
-			return 0, seen, err
-		}
-		seen = append(seen, line...)
-		if err != nil && err != io.EOF {
-			return 0, seen, err
-		}
-		t := bytes.TrimSpace(line)
-		if len(t) > 0 && (inQuotes || t[0] != '#' && t[0] != '%') { // inside a quoted field, never a comment
-			data++
-			lineTab := false
-			for _, c := range t {
-				switch {
-				case c == '"':
-					inQuotes = !inQuotes
-				case inQuotes:
-				case c == '\t':
-					lineTab = true
-				case c == ',':
-					comma = true
-				}
-			}
-			if lineTab {
-				tab = true
-				for _, f := range bytes.Split(t, []byte{'\t'}) {
-					if bytes.ContainsAny(bytes.TrimSpace(f), " \"") {
-						tabAndSpace = true
-					}
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	switch {
-	case tab && tabAndSpace:
-		return FormatTSV, seen, nil
-	case !tab && comma:
-		return FormatCSV, seen, nil
-	}
-	return FormatWhitespace, seen, nil
 }
 
 // edgeListReader holds the state of Read shared by the formats:
@@ -252,11 +158,13 @@ type edgeListReader struct {
 	name        string
 	header      HeaderMode
 	st          Stats
-	b           fondue.Builder
+	b           graph.Builder
 	strMode     bool      // a key was not a canonical integer: edges go to b
 	ints        [][]int64 // until then, the edges' integer keys, two per edge, in blocks
 	pending     [][]byte  // first data line, held until we know whether it is a header
 	pendingLine int
+	// generalLines turns off the fast path of intPairLine in readWhitespace.
+	generalLines bool
 }
 
 func (el *edgeListReader) fail(line int, format string, args ...any) error {
@@ -342,7 +250,7 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s:%d: %w", el.name, el.st.Lines, err)
 		}
-		if fastLines && el.st.Edges > 0 && el.pending == nil && !el.strMode {
+		if !el.generalLines && el.st.Edges > 0 && el.pending == nil && !el.strMode {
 			// Past the header decision, a line of two integer keys is an
 			// edge and nothing else: skip the general checks.
 			if u, v, ok := intPairLine(line); ok {
@@ -371,86 +279,6 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 			return err
 		}
 	}
-}
-
-// readCSV reads RFC 4180 records (comma- or tab-separated) with
-// encoding/csv. A filter in front of it drops comment and blank lines
-// between records and checks every physical line as readWhitespace does.
-func (el *edgeListReader) readCSV(br *bufio.Reader, format Format) error {
-	lf := &csvLines{br: br, el: el}
-	cr := csv.NewReader(lf)
-	if format == FormatTSV {
-		cr.Comma = '\t'
-	}
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
-	var fields [3][]byte
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			var pe *ParseError
-			var ce *csv.ParseError
-			switch {
-			case errors.As(err, &pe):
-				return pe
-			case errors.As(err, &ce) && ce.StartLine != ce.Line:
-				return el.fail(ce.StartLine, "the record starting here: line %d, column %d: %v", ce.Line, ce.Column, ce.Err)
-			case errors.As(err, &ce):
-				return el.fail(ce.Line, "column %d: %v", ce.Column, ce.Err)
-			}
-			return fmt.Errorf("%s:%d: %w", el.name, lf.lines, err)
-		}
-		line, _ := cr.FieldPos(0)
-		for k := range min(len(rec), 3) {
-			fields[k] = []byte(strings.TrimSpace(rec[k]))
-		}
-		if err := el.record(fields[:], len(rec), line); err != nil {
-			return err
-		}
-	}
-}
-
-// csvLines feeds encoding/csv one physical line at a time. Between records
-// (an even number of quotes so far) it blanks comment lines and lines of
-// only spaces, so that csv skips them and its line numbers stay right; it
-// rejects binary bytes and lines longer than MaxLineBytes.
-type csvLines struct {
-	br     *bufio.Reader
-	el     *edgeListReader
-	buf    []byte // the rest of the current line
-	lines  int
-	quotes int // quote characters so far: odd inside a quoted field
-}
-
-func (c *csvLines) Read(p []byte) (int, error) {
-	for len(c.buf) == 0 {
-		line, err := readRawLine(c.br)
-		if len(line) == 0 && err != nil {
-			return 0, err
-		}
-		c.lines++
-		c.el.st.Lines = c.lines
-		if errors.Is(err, errLineTooLong) {
-			return 0, c.el.fail(c.lines, "line longer than %d bytes: not an edge list?", MaxLineBytes)
-		}
-		if bad, ok := findBinary(line); ok {
-			return 0, c.el.fail(c.lines, "invalid byte %#02x: not a text edge list?", bad)
-		}
-		if c.quotes%2 == 0 {
-			if t := bytes.TrimSpace(line); len(t) == 0 || t[0] == '#' || t[0] == '%' {
-				line = []byte{'\n'}
-			}
-		}
-		c.quotes += bytes.Count(line, []byte{'"'})
-		c.buf = line
-	}
-	n := copy(p, c.buf)
-	c.buf = c.buf[n:]
-	return n, nil
 }
 
 func (el *edgeListReader) addEdgeFields(f [][]byte) string {
@@ -504,10 +332,6 @@ func (el *edgeListReader) addInts(u, v int64) {
 	bl := &el.ints[len(el.ints)-1]
 	*bl = append(*bl, u, v)
 }
-
-// fastLines enables intPairLine in readWhitespace (tests turn it off to
-// compare with the general path).
-var fastLines = true
 
 // intPairLine parses a line that is exactly two canonical integer keys
 // separated by a run of spaces, tabs and commas, nothing before or after.

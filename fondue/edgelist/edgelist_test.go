@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
-func readString(t *testing.T, s string, hm HeaderMode) (*fondue.Graph, Stats, error) {
+func readString(t *testing.T, s string, hm HeaderMode) (*graph.Graph, Stats, error) {
 	t.Helper()
 	return Read(strings.NewReader(s), "test.edges", hm)
 }

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // Contraction is a graph with planted ambiguous nodes, made by merging random
@@ -19,9 +19,9 @@ type Contraction struct {
 	// kept nodes. The edges the contraction dropped are counted in
 	// DroppedLoops and MergedEdges (which is also Graph.Duplicates()); the
 	// original graph's own cleaning stays on Original.
-	Graph *fondue.Graph
+	Graph *graph.Graph
 	// Original is the graph that was contracted.
-	Original *fondue.Graph
+	Original *graph.Graph
 	// Ambiguous marks the contracted nodes that are merged pairs.
 	Ambiguous []bool
 	// Pairs lists the merged pairs as (kept, removed) original indices.
@@ -59,7 +59,7 @@ const (
 // tolerance of 1e-9, so that a product like 0.29·100 = 28.999999999999996
 // counts as 29. q = 0 is allowed: the result has Graph == g, no pairs and no
 // ambiguous node (callers report such cells as "-", like the paper).
-func Contract(g *fondue.Graph, ratio float64, seed uint64) (*Contraction, error) {
+func Contract(g *graph.Graph, ratio float64, seed uint64) (*Contraction, error) {
 	n := g.NumNodes()
 	if math.IsNaN(ratio) || math.IsInf(ratio, 0) || ratio < 0 {
 		return nil, fmt.Errorf("eval: contraction ratio %v is not a non-negative number", ratio)
@@ -111,7 +111,7 @@ func Contract(g *fondue.Graph, ratio float64, seed uint64) (*Contraction, error)
 //
 // A pair can leave an isolated node only if the graph had one; the paper's
 // graphs are connected, and merging never disconnects anything.
-func ContractPairs(g *fondue.Graph, pairs [][2]int) (*Contraction, error) {
+func ContractPairs(g *graph.Graph, pairs [][2]int) (*Contraction, error) {
 	n := g.NumNodes()
 	q := len(pairs)
 	if 2*q > n {
@@ -178,10 +178,14 @@ func ContractPairs(g *fondue.Graph, pairs [][2]int) (*Contraction, error) {
 			edges = append(edges, [2]int{int(a), int(b)})
 		}
 	}
-	h := fondue.NewGraph(n-q, edges)
+	h, err := graph.NewGraph(n-q, edges)
+	if err != nil {
+		return nil, err
+	}
 	c.MergedEdges = h.Duplicates()
-	h = h.WithKeys(keys)
-	c.Graph = h
+	if c.Graph, err = h.WithKeys(keys); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -213,6 +217,9 @@ func (c *Contraction) TruthSplit(i int) (neighbors []int32, side []int8) {
 		return neighbors, side
 	}
 	kept, removed := c.Pairs[p][0], c.Pairs[p][1]
+	// The panics below guard the invariant Contract built c with (every
+	// neighbour of a merged node comes from one of its two originals);
+	// only a Contraction changed after Contract could break it.
 	flags := make([]uint8, len(neighbors))
 	mark := func(orig, other int, bit uint8) {
 		for _, x := range c.Original.Neighbors(orig) {

@@ -6,14 +6,16 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // contractBrute recomputes a contraction from its pairs alone: the contracted
 // edge set (as original-index pairs of representatives), the number of pair
 // edges and the number of edges lost as duplicates.
-func contractBrute(g *fondue.Graph, pairs [][2]int) (edges map[[2]int]bool, loops, dups int) {
+func contractBrute(g *graph.Graph, pairs [][2]int) (edges map[[2]int]bool, loops, dups int) {
 	rep := make([]int, g.NumNodes())
 	for i := range rep {
 		rep[i] = i
@@ -42,7 +44,7 @@ func contractBrute(g *fondue.Graph, pairs [][2]int) (edges map[[2]int]bool, loop
 	return edges, loops, dups
 }
 
-func contractCheck(t *testing.T, g *fondue.Graph, c *Contraction) {
+func contractCheck(t *testing.T, g *graph.Graph, c *Contraction) {
 	t.Helper()
 	n, q := g.NumNodes(), len(c.Pairs)
 	h := c.Graph
@@ -128,7 +130,7 @@ func TestContractSharedNeighboursAndBothMerged(t *testing.T) {
 
 func TestContractAdjacentPairDropsLoop(t *testing.T) {
 	// Path 0-1-2-3; merging 2 into 1 gives the path 0-1-3 (indices 0,1,2).
-	g := fondue.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	g := testkit.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	c, err := ContractPairs(g, [][2]int{{1, 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +189,7 @@ func TestContractDeterministicBySeed(t *testing.T) {
 func TestContractSamplingIsUniform(t *testing.T) {
 	// n = 10, q = 2: each node is kept with probability 2/10 and removed with
 	// probability 2/10. 4000 seeds: standard error about 0.0063.
-	g := fondue.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
+	g := testkit.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
 	const trials = 4000
 	var kept, removed [10]int
 	for s := uint64(0); s < trials; s++ {
@@ -210,7 +212,7 @@ func TestContractSamplingIsUniform(t *testing.T) {
 }
 
 func TestContractErrors(t *testing.T) {
-	g := fondue.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
 	for _, r := range []float64{0.6, 1, -0.1, math.NaN(), math.Inf(1)} {
 		if _, err := Contract(g, r, 1); err == nil {
 			t.Errorf("ratio %v: no error", r)
@@ -229,9 +231,9 @@ func TestContractErrors(t *testing.T) {
 // contractHandCase: nodes 0..9, pairs (0,4) and (7,8), edges
 // 0-1 0-2 0-3 0-4 4-3 4-5 4-6 0-7 4-8 9-8 1-2. Kept nodes 0,1,2,3,5,6,7,9
 // become 0..7; 4 maps to 0 and 8 to 6.
-func contractHandCase(t *testing.T) (*fondue.Graph, *Contraction) {
+func contractHandCase(t *testing.T) (*graph.Graph, *Contraction) {
 	t.Helper()
-	g := fondue.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
+	g := testkit.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
 	c, err := ContractPairs(g, [][2]int{{0, 4}, {7, 8}})
 	if err != nil {
 		t.Fatal(err)
@@ -297,7 +299,7 @@ func TestTruthSplitMatchesOriginals(t *testing.T) {
 }
 
 // readTestGraph reads fondue/testdata/NAME.edges.
-func readTestGraph(t testing.TB, name string) *fondue.Graph {
+func readTestGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
 	g, _, err := edgelist.ReadFile("../testdata/"+name+".edges", edgelist.HeaderAuto)
 	if err != nil {

@@ -6,5 +6,5 @@
 //
 //	c, err := eval.Contract(g, 0.1, seed) // 10% of the nodes merged into pairs
 //	res, err := fondue.Score(ctx, c.Graph, fondue.Options{Seed: seed})
-//	auc := eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage)
+//	auc, err := eval.AUC(res.Scores, c.Ambiguous, eval.TiesAverage)
 package eval

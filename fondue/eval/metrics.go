@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 )
 
 // TieMode says how AUC counts a positive and a negative with equal scores.
@@ -43,10 +45,11 @@ type metricItem struct {
 
 // metricSorted drops NaN scores (with their labels) and sorts the rest by
 // score, ascending or descending. Equal scores are grouped by the callers, so
-// their order within a tie does not matter.
-func metricSorted(scores []float64, labels []bool, desc bool) (items []metricItem, npos, nneg int) {
+// their order within a tie does not matter. Scores and labels of different
+// lengths are an *OptionsError.
+func metricSorted(scores []float64, labels []bool, desc bool) (items []metricItem, npos, nneg int, err error) {
 	if len(scores) != len(labels) {
-		panic(fmt.Sprintf("fondue: %d scores but %d labels", len(scores), len(labels)))
+		return nil, 0, 0, &errs.OptionsError{Msg: fmt.Sprintf("eval: %d scores but %d labels", len(scores), len(labels))}
 	}
 	items = make([]metricItem, 0, len(scores))
 	for k, s := range scores {
@@ -66,7 +69,7 @@ func metricSorted(scores []float64, labels []bool, desc bool) (items []metricIte
 		}
 		return cmp.Compare(a.s, b.s)
 	})
-	return items, npos, nneg
+	return items, npos, nneg, nil
 }
 
 // metricTieEnd returns the end of the block of items equal in score to
@@ -84,14 +87,18 @@ func metricTieEnd(items []metricItem, start int) int {
 // the positive scores higher, ties counted as ties says. Nodes with a NaN
 // score are left out together with their labels (isolated nodes have no
 // baseline score); the result is NaN when no positive or no negative is left.
-// O(n log n).
-func AUC(scores []float64, labels []bool, ties TieMode) float64 {
+// O(n log n). Scores and labels of different lengths, or an unknown tie
+// mode, are an *OptionsError.
+func AUC(scores []float64, labels []bool, ties TieMode) (float64, error) {
 	if ties != TiesAverage && ties != TiesAsLoss {
-		panic(fmt.Sprintf("eval.AUC: invalid tie mode %d", int(ties)))
+		return 0, &errs.OptionsError{Msg: fmt.Sprintf("eval: invalid tie mode %d", int(ties))}
 	}
-	items, npos, nneg := metricSorted(scores, labels, false)
+	items, npos, nneg, err := metricSorted(scores, labels, false)
+	if err != nil {
+		return 0, err
+	}
 	if npos == 0 || nneg == 0 {
-		return math.NaN()
+		return math.NaN(), nil
 	}
 	// wins2 counts twice the wins, so that half wins stay integers.
 	var wins2, negBelow int64
@@ -112,18 +119,19 @@ func AUC(scores []float64, labels []bool, ties TieMode) float64 {
 		negBelow += q
 		start = end
 	}
-	return float64(wins2) / (2 * float64(npos) * float64(nneg))
+	return float64(wins2) / (2 * float64(npos) * float64(nneg)), nil
 }
 
 // ROC returns the points of the ROC curve, from (0,0) to (1,1), lowering the
 // threshold one distinct score at a time: nodes with equal scores enter
 // together, giving one diagonal step, as a plot of AUC with average ties
 // needs. NaN scores are left out as in AUC; with no positive or no negative
-// both slices are nil.
-func ROC(scores []float64, labels []bool) (fpr, tpr []float64) {
-	items, npos, nneg := metricSorted(scores, labels, true)
-	if npos == 0 || nneg == 0 {
-		return nil, nil
+// both slices are nil. Scores and labels of different lengths are an
+// *OptionsError.
+func ROC(scores []float64, labels []bool) (fpr, tpr []float64, err error) {
+	items, npos, nneg, err := metricSorted(scores, labels, true)
+	if err != nil || npos == 0 || nneg == 0 {
+		return nil, nil, err
 	}
 	fpr, tpr = []float64{0}, []float64{0}
 	tp, fp := 0, 0
@@ -140,7 +148,7 @@ func ROC(scores []float64, labels []bool) (fpr, tpr []float64) {
 		tpr = append(tpr, float64(tp)/float64(npos))
 		start = end
 	}
-	return fpr, tpr
+	return fpr, tpr, nil
 }
 
 // NDCG returns the normalised discounted cumulative gain of the ranking by
@@ -151,10 +159,14 @@ func ROC(scores []float64, labels []bool) (fpr, tpr []float64) {
 // sklearn's ndcg_score does by default, so the value does not depend on the
 // input order and a constant score is not rewarded for a lucky order. NaN
 // scores are left out as in AUC; with no positive left the result is NaN.
-func NDCG(scores []float64, labels []bool) float64 {
-	items, npos, _ := metricSorted(scores, labels, true)
+// Scores and labels of different lengths are an *OptionsError.
+func NDCG(scores []float64, labels []bool) (float64, error) {
+	items, npos, _, err := metricSorted(scores, labels, true)
+	if err != nil {
+		return 0, err
+	}
 	if npos == 0 {
-		return math.NaN()
+		return math.NaN(), nil
 	}
 	disc := func(r int) float64 { return 1 / math.Log2(float64(r)+1) }
 	ideal := 0.0
@@ -179,7 +191,7 @@ func NDCG(scores []float64, labels []bool) float64 {
 		}
 		start = end
 	}
-	return dcg / ideal
+	return dcg / ideal, nil
 }
 
 // ARI returns the adjusted Rand index of two labelings of the same items
@@ -188,11 +200,11 @@ func NDCG(scores []float64, labels []bool) float64 {
 // sklearn singles out (both one cluster, both all singletons, n ≤ 1); about
 // 0 for independent labelings; negative below chance. It is the splitting
 // metric of [P §3.3]. The pair counts are int64 and the products 128-bit, so
-// it is exact up to the final division for any n below 3·10⁹. It panics if
-// the lengths differ.
-func ARI(a, b []int) float64 {
+// it is exact up to the final division for any n below 3·10⁹. Labelings
+// of different lengths are an *OptionsError.
+func ARI(a, b []int) (float64, error) {
 	if len(a) != len(b) {
-		panic(fmt.Sprintf("fondue.ARI: labelings of length %d and %d", len(a), len(b)))
+		return 0, &errs.OptionsError{Msg: fmt.Sprintf("eval: labelings of length %d and %d", len(a), len(b))}
 	}
 	n := int64(len(a))
 	cells := map[[2]int]int64{}
@@ -221,11 +233,11 @@ func ARI(a, b []int) float64 {
 	fp := sq(cols) - both // apart in a, together in b
 	tn := n*n - fp - fn - both
 	if fn == 0 && fp == 0 {
-		return 1
+		return 1, nil
 	}
 	num := metricMulSub(tp, tn, fn, fp)
 	den := metricU128Float(metricAdd128(metricMul(tp+fn, fn+tn), metricMul(tp+fp, fp+tn)))
-	return 2 * num / den
+	return 2 * num / den, nil
 }
 
 type metricU128 struct{ hi, lo uint64 }

@@ -1,13 +1,77 @@
 package eval
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
 )
 
 func metricClose(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+
+// auc, roc, ndcg and ari are the metrics for inputs that must be valid.
+func auc(t *testing.T, s []float64, l []bool, ties TieMode) float64 {
+	t.Helper()
+	v, err := AUC(s, l, ties)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func roc(t *testing.T, s []float64, l []bool) (fpr, tpr []float64) {
+	t.Helper()
+	fpr, tpr, err := ROC(s, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fpr, tpr
+}
+
+func ndcg(t *testing.T, s []float64, l []bool) float64 {
+	t.Helper()
+	v, err := NDCG(s, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func ari(t *testing.T, a, b []int) float64 {
+	t.Helper()
+	v, err := ARI(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Scores and labels of different lengths, labelings of different lengths
+// and an unknown tie mode are an *OptionsError, not a panic.
+func TestMetricsRefuseBadInput(t *testing.T) {
+	s, l := []float64{1, 2, 3}, []bool{true, false}
+	check := func(what string, err error, msg string) {
+		t.Helper()
+		var oe *errs.OptionsError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), msg) {
+			t.Fatalf("%s: err = %v, want an *OptionsError saying %q", what, err, msg)
+		}
+	}
+	_, err := AUC(s, l, TiesAverage)
+	check("AUC", err, "3 scores but 2 labels")
+	_, err = AUC(s, append(l, true), TieMode(7))
+	check("AUC tie mode", err, "invalid tie mode 7")
+	_, _, err = ROC(s, l)
+	check("ROC", err, "3 scores but 2 labels")
+	_, err = NDCG(s[:1], l)
+	check("NDCG", err, "1 scores but 2 labels")
+	_, err = ARI([]int{0, 1}, []int{0})
+	check("ARI", err, "labelings of length 2 and 1")
+}
 
 func TestAUCByHand(t *testing.T) {
 	nan := math.NaN()
@@ -30,10 +94,10 @@ func TestAUCByHand(t *testing.T) {
 		{"NaN dropped", []float64{nan, .7, .5, .3, .5}, []bool{true, false, true, false, false}, 1.5 / 3, 1.0 / 3},
 	}
 	for _, c := range cases {
-		if got := AUC(c.scores, c.labels, TiesAverage); !metricClose(got, c.avg) {
+		if got := auc(t, c.scores, c.labels, TiesAverage); !metricClose(got, c.avg) {
 			t.Errorf("%s: AUC average = %v, want %v", c.name, got, c.avg)
 		}
-		if got := AUC(c.scores, c.labels, TiesAsLoss); !metricClose(got, c.loss) {
+		if got := auc(t, c.scores, c.labels, TiesAsLoss); !metricClose(got, c.loss) {
 			t.Errorf("%s: AUC loss = %v, want %v", c.name, got, c.loss)
 		}
 	}
@@ -46,7 +110,7 @@ func TestAUCByHand(t *testing.T) {
 		{[]float64{nan, 2}, []bool{true, false}},
 		{nil, nil},
 	} {
-		if got := AUC(c.scores, c.labels, TiesAverage); !math.IsNaN(got) {
+		if got := auc(t, c.scores, c.labels, TiesAverage); !math.IsNaN(got) {
 			t.Errorf("AUC(%v, %v) = %v, want NaN", c.scores, c.labels, got)
 		}
 	}
@@ -95,7 +159,7 @@ func TestAUCMatchesPairCounting(t *testing.T) {
 	for trial := 0; trial < 200; trial++ {
 		s, l := metricRandomData(r, 2+r.IntN(60), 1+r.IntN(8))
 		for _, ties := range []TieMode{TiesAverage, TiesAsLoss} {
-			if got, want := AUC(s, l, ties), metricBruteAUC(s, l, ties); !metricClose(got, want) {
+			if got, want := auc(t, s, l, ties), metricBruteAUC(s, l, ties); !metricClose(got, want) {
 				t.Fatalf("trial %d %v: AUC %v, pair count %v", trial, ties, got, want)
 			}
 		}
@@ -105,7 +169,7 @@ func TestAUCMatchesPairCounting(t *testing.T) {
 func TestROCByHand(t *testing.T) {
 	// Descending: .9 (pos) -> tp 1/2; block .8 (one pos, one neg) -> tp 1,
 	// fp 1/2 in one step; .1 (neg) -> fp 1.
-	fpr, tpr := ROC([]float64{.9, .8, .8, .1}, []bool{true, false, true, false})
+	fpr, tpr := roc(t, []float64{.9, .8, .8, .1}, []bool{true, false, true, false})
 	wantF, wantT := []float64{0, 0, .5, 1}, []float64{0, .5, 1, 1}
 	if len(fpr) != len(wantF) || len(tpr) != len(wantT) {
 		t.Fatalf("ROC = %v %v, want %v %v", fpr, tpr, wantF, wantT)
@@ -115,7 +179,7 @@ func TestROCByHand(t *testing.T) {
 			t.Fatalf("ROC = %v %v, want %v %v", fpr, tpr, wantF, wantT)
 		}
 	}
-	if f, tp := ROC([]float64{1, 2}, []bool{true, true}); f != nil || tp != nil {
+	if f, tp := roc(t, []float64{1, 2}, []bool{true, true}); f != nil || tp != nil {
 		t.Fatalf("one class: ROC = %v %v, want nil", f, tp)
 	}
 }
@@ -124,7 +188,7 @@ func TestROCAreaIsAverageTieAUC(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for trial := 0; trial < 100; trial++ {
 		s, l := metricRandomData(r, 2+r.IntN(80), 1+r.IntN(10))
-		fpr, tpr := ROC(s, l)
+		fpr, tpr := roc(t, s, l)
 		area := 0.0
 		for k := 1; k < len(fpr); k++ {
 			area += (fpr[k] - fpr[k-1]) * (tpr[k] + tpr[k-1]) / 2
@@ -132,7 +196,7 @@ func TestROCAreaIsAverageTieAUC(t *testing.T) {
 		if fpr[len(fpr)-1] != 1 || tpr[len(tpr)-1] != 1 {
 			t.Fatalf("trial %d: curve ends at (%v,%v)", trial, fpr[len(fpr)-1], tpr[len(tpr)-1])
 		}
-		if want := AUC(s, l, TiesAverage); !metricClose(area, want) {
+		if want := auc(t, s, l, TiesAverage); !metricClose(area, want) {
 			t.Fatalf("trial %d: trapezoid area %v, AUC %v", trial, area, want)
 		}
 	}
@@ -147,30 +211,30 @@ func TestNDCGByHand(t *testing.T) {
 	// NDCG = 0.9598603945740939.
 	s := []float64{.9, .8, .8, .1}
 	l := []bool{true, false, true, false}
-	if got := NDCG(s, l); !metricClose(got, 0.9598603945740939) {
+	if got := ndcg(t, s, l); !metricClose(got, 0.9598603945740939) {
 		t.Fatalf("NDCG = %v, want 0.9598603945740939", got)
 	}
 	// The same data in another order gives the same value.
-	if got := NDCG([]float64{.8, .1, .9, .8}, []bool{true, false, true, false}); !metricClose(got, 0.9598603945740939) {
+	if got := ndcg(t, []float64{.8, .1, .9, .8}, []bool{true, false, true, false}); !metricClose(got, 0.9598603945740939) {
 		t.Fatalf("permuted NDCG = %v", got)
 	}
-	if got := NDCG([]float64{.8, .1, .9, .8}, []bool{false, false, true, true}); !metricClose(got, 0.9598603945740939) {
+	if got := ndcg(t, []float64{.8, .1, .9, .8}, []bool{false, false, true, true}); !metricClose(got, 0.9598603945740939) {
 		t.Fatalf("NDCG with the tied pair's labels swapped = %v", got)
 	}
-	if got := NDCG([]float64{3, 2, 1}, []bool{true, false, false}); got != 1 {
+	if got := ndcg(t, []float64{3, 2, 1}, []bool{true, false, false}); got != 1 {
 		t.Fatalf("perfect NDCG = %v", got)
 	}
 	// One positive ranked last of 3: 1/log2 4 over 1 = ½.
-	if got := NDCG([]float64{3, 2, 1}, []bool{false, false, true}); !metricClose(got, .5) {
+	if got := ndcg(t, []float64{3, 2, 1}, []bool{false, false, true}); !metricClose(got, .5) {
 		t.Fatalf("worst NDCG = %v, want .5", got)
 	}
 	// A constant score spreads the 1 positive over 3 places:
 	// (1/3)(1 + 1/log2 3 + ½) over 1.
 	want := (1 + 1/math.Log2(3) + .5) / 3
-	if got := NDCG([]float64{7, 7, 7}, []bool{false, true, false}); !metricClose(got, want) {
+	if got := ndcg(t, []float64{7, 7, 7}, []bool{false, true, false}); !metricClose(got, want) {
 		t.Fatalf("constant NDCG = %v, want %v", got, want)
 	}
-	if got := NDCG([]float64{1, 2}, []bool{false, false}); !math.IsNaN(got) {
+	if got := ndcg(t, []float64{1, 2}, []bool{false, false}); !math.IsNaN(got) {
 		t.Fatalf("NDCG without positives = %v, want NaN", got)
 	}
 }
@@ -198,10 +262,10 @@ func TestARIKnownValues(t *testing.T) {
 		{nil, nil, 1},
 	}
 	for _, c := range cases {
-		if got := ARI(c.a, c.b); !metricClose(got, c.want) {
+		if got := ari(t, c.a, c.b); !metricClose(got, c.want) {
 			t.Errorf("ARI(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
 		}
-		if got := ARI(c.b, c.a); !metricClose(got, c.want) {
+		if got := ari(t, c.b, c.a); !metricClose(got, c.want) {
 			t.Errorf("ARI(%v, %v) = %v, want %v (symmetry)", c.b, c.a, got, c.want)
 		}
 	}
@@ -259,7 +323,7 @@ func TestARIMatchesExactFormula(t *testing.T) {
 		if x := metricExactARI(a, b); x != nil {
 			want, _ = x.Float64()
 		}
-		if got := ARI(a, b); !metricClose(got, want) {
+		if got := ari(t, a, b); !metricClose(got, want) {
 			t.Fatalf("ARI(%v, %v) = %v, exact %v", a, b, got, want)
 		}
 	}
@@ -274,7 +338,7 @@ func TestARIMatchesExactFormula(t *testing.T) {
 		}
 	}
 	want, _ := metricExactARI(a, b).Float64()
-	if got := ARI(a, b); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) || math.IsNaN(got) {
+	if got := ari(t, a, b); math.Abs(got-want) > 1e-12*math.Max(1, math.Abs(want)) || math.IsNaN(got) {
 		t.Fatalf("large ARI = %v, exact %v", got, want)
 	}
 }

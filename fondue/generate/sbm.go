@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
 
 // SBMOptions describes a synthetic graph for benchmarks: a degree-corrected
@@ -66,7 +66,7 @@ func (o SBMOptions) withDefaults() SBMOptions {
 
 // SBM draws a graph from o. Node keys are 0..Nodes-1; the same
 // options and seed give the same graph. It takes O(Nodes + edges) time.
-func SBM(o SBMOptions) (*fondue.Graph, error) {
+func SBM(o SBMOptions) (*graph.Graph, error) {
 	o = o.withDefaults()
 	if err := o.check(); err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func SBM(o SBMOptions) (*fondue.Graph, error) {
 		s.within[c] = newAlias(w, mem)
 	}
 	m := int(math.Round(o.AvgDegree * float64(n) / 2))
-	return s.graph(n, m), nil
+	return s.graph(n, m)
 }
 
 // check reports the first option (after withDefaults) out of range.
@@ -183,15 +183,15 @@ func (s *edgeSampler) draw(count int) {
 // top-up rounds have run): repeated pairs and self-loops are dropped when
 // the graph is built, so each round tops up by the shortfall, scaled by the
 // last round's yield.
-func (s *edgeSampler) graph(n, m int) *fondue.Graph {
+func (s *edgeSampler) graph(n, m int) (*graph.Graph, error) {
 	s.draw(m)
-	g := fondue.NewGraph(n, s.edges)
-	for round := 0; round < 20 && g.NumEdges() < m; round++ {
+	g, err := graph.NewGraph(n, s.edges)
+	for round := 0; err == nil && round < 20 && g.NumEdges() < m; round++ {
 		yield := float64(g.NumEdges()) / float64(len(s.edges))
 		s.draw(int(float64(m-g.NumEdges())/max(yield, 0.05)) + 1)
-		g = fondue.NewGraph(n, s.edges)
+		g, err = graph.NewGraph(n, s.edges)
 	}
-	return g
+	return g, err
 }
 
 // powerLaw draws from the density proportional to x^-exp on [lo, hi).

@@ -1,6 +1,10 @@
 package research
 
-import "github.com/fondue-neo4j/fondue-neo4j/fondue"
+import (
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+)
 
 // Names of the component splitters, the baselines of real ambiguity
 // ("fondue-bench real"): they need neither an embedding nor a score.
@@ -33,10 +37,10 @@ type componentSplitter struct {
 func (s *componentSplitter) Name() string       { return s.name }
 func (*componentSplitter) NeedsEmbedding() bool { return false }
 
-func (s *componentSplitter) NewWorker() fondue.SplitFunc {
+func (s *componentSplitter) NewWorker() split.Func {
 	w := new(componentWork)
-	return func(g *fondue.Graph, _ *fondue.Result, node int, _ *fondue.Options) [][]int32 {
-		return w.components(g, node, s.twoHop)
+	return func(g *graph.Graph, _ *split.Input, node int) ([][]int32, error) {
+		return w.components(g, node, s.twoHop), nil
 	}
 }
 
@@ -53,7 +57,7 @@ type componentWork struct {
 // components returns the groups of node i's neighbours: the connected
 // components under "linked" (and, with twoHop, "sharing a neighbour other
 // than i"). The cost is the sum of the neighbours' degrees.
-func (w *componentWork) components(g *fondue.Graph, i int, twoHop bool) [][]int32 {
+func (w *componentWork) components(g *graph.Graph, i int, twoHop bool) [][]int32 {
 	nb := g.Neighbors(i)
 	m := len(nb)
 	if n := g.NumNodes(); len(w.stamp) != n {
@@ -64,7 +68,7 @@ func (w *componentWork) components(g *fondue.Graph, i int, twoHop bool) [][]int3
 		clear(w.stamp)
 		w.cur = 1
 	}
-	w.parent = resize(w.parent, m)
+	w.parent = vec.Resize(w.parent, m)
 	for a, j := range nb {
 		w.parent[a] = int32(a)
 		w.stamp[j], w.first[j] = w.cur, int32(a)

@@ -5,13 +5,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
+
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // groupsOf runs a splitter (no score, no embedding) on the given nodes.
-func groupsOf(t *testing.T, g *fondue.Graph, name string, nodes ...int) [][][]int32 {
+func groupsOf(t *testing.T, g *graph.Graph, name string, nodes ...int) [][][]int32 {
 	t.Helper()
-	sp := fondue.FindSplitter(Splitters(), name)
+	sp := split.Find(Splitters(), name)
 	if sp == nil {
 		t.Fatalf("no splitter %q", name)
 	}
@@ -32,7 +36,7 @@ func sameGroups(a, b [][]int32) bool { return slices.EqualFunc(a, b, slices.Equa
 // linked (so 1, 2, 3 are one ego component), 4 and 5 share node 7 (not a
 // neighbour of 0), 6 shares only 0 with the others, 8 hangs off 6.
 func TestComponentSplittersCoAuthor(t *testing.T) {
-	g := fondue.NewGraph(9, [][2]int{
+	g := testkit.NewGraph(9, [][2]int{
 		{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6},
 		{1, 2}, {2, 3}, {4, 7}, {5, 7}, {6, 8},
 	})
@@ -60,7 +64,7 @@ func TestComponentSplittersCoAuthor(t *testing.T) {
 // linked, so every paper is its own ego component; two-hop components
 // join p1 and p2 (through a1) and nothing else: p3 and p4 share only a0.
 func TestComponentSplittersWrote(t *testing.T) {
-	var b fondue.Builder
+	var b graph.Builder
 	for _, e := range [][2]string{
 		{"a:0", "p:1"}, {"a:0", "p:2"}, {"a:0", "p:3"}, {"a:0", "p:4"},
 		{"a:1", "p:1"}, {"a:1", "p:2"}, {"a:2", "p:3"}, {"a:3", "p:4"}, {"a:3", "p:5"},
@@ -107,19 +111,19 @@ func TestComponentSplittersWrote(t *testing.T) {
 // One worker serves nodes of different graphs and many calls: its marks
 // never leak from one call to the next.
 func TestComponentSplittersReuseWorker(t *testing.T) {
-	g1 := fondue.NewGraph(5, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}})
-	g2 := fondue.NewGraph(4, [][2]int{{0, 1}, {0, 2}, {0, 3}})
-	split := fondue.FindSplitter(Splitters(), TwoHopComponents).NewWorker()
+	g1 := testkit.NewGraph(5, [][2]int{{0, 1}, {0, 2}, {1, 3}, {2, 3}, {3, 4}})
+	g2 := testkit.NewGraph(4, [][2]int{{0, 1}, {0, 2}, {0, 3}})
+	sp := split.Find(Splitters(), TwoHopComponents).NewWorker()
 	for range 3 {
 		// 1 and 2 share 3 in g1.
-		if got := split(g1, &fondue.Result{}, 0, &fondue.Options{}); len(got) != 1 {
+		if got, _ := sp(g1, &split.Input{}, 0); len(got) != 1 {
 			t.Fatalf("g1 node 0: %v, want one group", got)
 		}
-		if got := split(g2, &fondue.Result{}, 0, &fondue.Options{}); len(got) != 3 {
+		if got, _ := sp(g2, &split.Input{}, 0); len(got) != 3 {
 			t.Fatalf("g2 node 0: %v, want three groups", got)
 		}
 		// In g1 node 3's neighbours 1 and 2 share 0; 4 is alone.
-		if got := split(g1, &fondue.Result{}, 3, &fondue.Options{}); len(got) != 2 {
+		if got, _ := sp(g1, &split.Input{}, 3); len(got) != 2 {
 			t.Fatalf("g1 node 3: %v, want two groups", got)
 		}
 	}

@@ -3,7 +3,7 @@ package research
 import (
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // The research splitters have the documented names, none of them one of
@@ -18,7 +18,7 @@ func TestSplitterNames(t *testing.T) {
 		if s.Name() != want[k] || !IsSplitter(want[k]) {
 			t.Errorf("splitter %d is %q, want %q", k, s.Name(), want[k])
 		}
-		if fondue.FindSplitter(fondue.Splitters(), s.Name()) != nil {
+		if split.Find(split.Splitters(), s.Name()) != nil {
 			t.Errorf("%q is also one of fondue's splitters", s.Name())
 		}
 		needs := s.Name() != Spectral && s.Name() != EgoComponents && s.Name() != TwoHopComponents
@@ -26,7 +26,7 @@ func TestSplitterNames(t *testing.T) {
 			t.Errorf("%q: NeedsEmbedding %v", s.Name(), s.NeedsEmbedding())
 		}
 	}
-	if IsSplitter(fondue.SplitNCut) {
+	if IsSplitter(split.NCut) {
 		t.Error("IsSplitter(ncut)")
 	}
 }

@@ -4,7 +4,11 @@ import (
 	"math"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // Names of the candidate splitters of Splitters, which always make two groups. See
@@ -32,21 +36,21 @@ const (
 // mcl2 and 2means, then the component baselines ego-components and
 // two-hop-components. They plug into fondue.ProposeSplits like fondue's own
 // (fondue.Splitters); the bench evaluates both sets.
-func Splitters() []fondue.Splitter {
-	return []fondue.Splitter{spectral, posterior, hybrid, mcl2, kMeans, egoComponents, twoHopComponents}
+func Splitters() []split.Splitter {
+	return []split.Splitter{spectral, posterior, hybrid, mcl2, kMeans, egoComponents, twoHopComponents}
 }
 
 var (
 	spectral  = &splitter{name: Spectral, split: splitSpectral}
-	posterior = &splitter{name: Posterior, needsEmbedding: true, split: splitPosterior}
+	posterior = &splitter{name: Posterior, needsEmbedding: true, split: infallible(splitPosterior)}
 	hybrid    = &splitter{name: Hybrid, needsEmbedding: true, split: splitHybrid}
 	mcl2      = &splitter{name: MCL2, needsEmbedding: true, split: splitMCL2}
-	kMeans    = &splitter{name: KMeans, needsEmbedding: true, split: splitKMeans}
+	kMeans    = &splitter{name: KMeans, needsEmbedding: true, split: infallible(splitKMeans)}
 )
 
 // IsSplitter reports whether name is one of Splitters.
 func IsSplitter(name string) bool {
-	return fondue.FindSplitter(Splitters(), name) != nil
+	return split.Find(Splitters(), name) != nil
 }
 
 // splitter is a research splitter: a function over one goroutine's
@@ -54,30 +58,37 @@ func IsSplitter(name string) bool {
 type splitter struct {
 	name           string
 	needsEmbedding bool
-	split          func(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32
+	split          func(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error)
+}
+
+// infallible adapts a split that cannot fail.
+func infallible(f func(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32) func(*graph.Graph, *split.Input, int, *worker) ([][]int32, error) {
+	return func(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
+		return f(g, in, i, w), nil
+	}
 }
 
 func (s *splitter) Name() string         { return s.name }
 func (s *splitter) NeedsEmbedding() bool { return s.needsEmbedding }
 
-func (s *splitter) NewWorker() fondue.SplitFunc {
+func (s *splitter) NewWorker() split.Func {
 	w := new(worker)
-	return func(g *fondue.Graph, res *fondue.Result, node int, opts *fondue.Options) [][]int32 {
-		return s.split(g, res, node, opts, w)
+	return func(g *graph.Graph, in *split.Input, node int) ([][]int32, error) {
+		return s.split(g, in, node, w)
 	}
 }
 
 // worker is one goroutine's scratch space.
 type worker struct {
-	ego fondue.EgoNet
-	mcl fondue.MCLWorkspace
-	bi  fondue.Bisector
+	ego graph.EgoNet
+	mcl mcl.Workspace
+	bi  split.Bisector
 	aff []float64 // dense affinity among the neighbours
 }
 
 // posteriorParams returns gamma/2 and log(s1/s2) of the CNE posterior.
-func posteriorParams(opts *fondue.Options) (halfGamma, logRatio float64) {
-	s1, s2 := opts.CNE.Sigma1, opts.CNE.Sigma2
+func posteriorParams(in *split.Input) (halfGamma, logRatio float64) {
+	s1, s2 := in.CNE.Sigma1, in.CNE.Sigma2
 	if s1 <= 0 {
 		s1 = 1
 	}
@@ -88,12 +99,12 @@ func posteriorParams(opts *fondue.Options) (halfGamma, logRatio float64) {
 }
 
 // posteriorAffinity fills W (m×m) with the CNE posterior link probability
-// of every pair of i's neighbours under the embedding and prior of res (a
+// of every pair of i's neighbours under the embedding and prior of in (a
 // flat prior when it has none); the diagonal is 0.
-func posteriorAffinity(res *fondue.Result, nb []int32, opts *fondue.Options, W []float64) {
+func posteriorAffinity(in *split.Input, nb []int32, W []float64) {
 	m := len(nb)
-	emb, prior := res.Embedding, res.Prior
-	hg, lr := posteriorParams(opts)
+	emb, prior := in.Embedding, in.Prior
+	hg, lr := posteriorParams(in)
 	d := emb.Dim
 	for a := 0; a < m; a++ {
 		W[a*m+a] = 0
@@ -120,7 +131,7 @@ func posteriorAffinity(res *fondue.Result, nb []int32, opts *fondue.Options, W [
 }
 
 // addEgoAdjacency adds weight to W for every edge of the ego net.
-func addEgoAdjacency(e *fondue.EgoNet, W []float64, weight float64) {
+func addEgoAdjacency(e *graph.EgoNet, W []float64, weight float64) {
 	m := e.NumNodes()
 	for a := 0; a < m; a++ {
 		for _, b := range e.Neighbors(a) {
@@ -135,14 +146,17 @@ func twoGroups(nb []int32, w *worker, fill func(W []float64)) [][]int32 {
 	if m < 2 {
 		return [][]int32{append([]int32(nil), nb...)}
 	}
-	w.aff = resize(w.aff, m*m)
+	w.aff = vec.Resize(w.aff, m*m)
 	clear(w.aff)
 	fill(w.aff)
-	return signGroups(nb, w.bi.Bisect(w.aff, m))
+	return score.SignGroups(nb, w.bi.Bisect(w.aff, m))
 }
 
-func splitSpectral(g *fondue.Graph, _ *fondue.Result, i int, _ *fondue.Options, w *worker) [][]int32 {
-	e := g.Ego(i, &w.ego)
+func splitSpectral(g *graph.Graph, _ *split.Input, i int, w *worker) ([][]int32, error) {
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	m := e.NumNodes()
 	return twoGroups(e.Nodes, w, func(W []float64) {
 		addEgoAdjacency(e, W, 1)
@@ -150,33 +164,43 @@ func splitSpectral(g *fondue.Graph, _ *fondue.Result, i int, _ *fondue.Options, 
 		for k := range W {
 			W[k] += tau
 		}
-	})
+	}), nil
 }
 
-func splitPosterior(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32 {
+func splitPosterior(g *graph.Graph, in *split.Input, i int, w *worker) [][]int32 {
 	nb := g.Neighbors(i)
-	return twoGroups(nb, w, func(W []float64) { posteriorAffinity(res, nb, opts, W) })
+	return twoGroups(nb, w, func(W []float64) { posteriorAffinity(in, nb, W) })
 }
 
-func splitHybrid(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32 {
-	e := g.Ego(i, &w.ego)
+func splitHybrid(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	return twoGroups(e.Nodes, w, func(W []float64) {
-		posteriorAffinity(res, e.Nodes, opts, W)
+		posteriorAffinity(in, e.Nodes, W)
 		addEgoAdjacency(e, W, 1)
-	})
+	}), nil
 }
 
-func splitMCL2(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options, w *worker) [][]int32 {
-	e := g.Ego(i, &w.ego)
+func splitMCL2(g *graph.Graph, in *split.Input, i int, w *worker) ([][]int32, error) {
+	e, err := g.Ego(i, &w.ego)
+	if err != nil {
+		return nil, err
+	}
 	m := e.NumNodes()
-	clusters := mclGroups(e, w.mcl.Cluster(e, opts.Split.MCL))
+	local, err := w.mcl.Cluster(e, in.MCL)
+	if err != nil {
+		return nil, err
+	}
+	clusters := e.Originals(local)
 	k := len(clusters)
 	if k <= 2 {
-		return clusters
+		return clusters, nil
 	}
 	// Node affinities, then summed per pair of clusters.
-	w.aff = resize(w.aff, m*m)
-	posteriorAffinity(res, e.Nodes, opts, w.aff)
+	w.aff = vec.Resize(w.aff, m*m)
+	posteriorAffinity(in, e.Nodes, w.aff)
 	addEgoAdjacency(e, w.aff, 1)
 	of := make([]int, m)
 	for c, cl := range clusters {
@@ -202,14 +226,14 @@ func splitMCL2(g *fondue.Graph, res *fondue.Result, i int, opts *fondue.Options,
 			minus = append(minus, cl...)
 		}
 	}
-	return [][]int32{plus, minus}
+	return [][]int32{plus, minus}, nil
 }
 
 // splitKMeans runs Lloyd's 2-means on the neighbours' embedding vectors,
 // started from the neighbour farthest from the mean and the neighbour
 // farthest from that one.
-func splitKMeans(g *fondue.Graph, res *fondue.Result, i int, _ *fondue.Options, _ *worker) [][]int32 {
-	emb := res.Embedding
+func splitKMeans(g *graph.Graph, in *split.Input, i int, _ *worker) [][]int32 {
+	emb := in.Embedding
 	nb := g.Neighbors(i)
 	m, d := len(nb), emb.Dim
 	if m < 2 {
@@ -224,7 +248,7 @@ func splitKMeans(g *fondue.Graph, res *fondue.Result, i int, _ *fondue.Options, 
 	far := func(from []float64) int {
 		best, bk := -1.0, 0
 		for k, j := range nb {
-			if s := sqDist2(emb.Row(int(j)), from); s > best {
+			if s := vec.SqDist(emb.Row(int(j)), from); s > best {
 				best, bk = s, k
 			}
 		}
@@ -240,7 +264,7 @@ func splitKMeans(g *fondue.Graph, res *fondue.Result, i int, _ *fondue.Options, 
 		for k, j := range nb {
 			x := emb.Row(int(j))
 			s := int8(-1)
-			if sqDist2(x, cA) <= sqDist2(x, cB) {
+			if vec.SqDist(x, cA) <= vec.SqDist(x, cB) {
 				s = 1
 			}
 			if s != side[k] {
@@ -275,48 +299,5 @@ func splitKMeans(g *fondue.Graph, res *fondue.Result, i int, _ *fondue.Options, 
 			cB[c] /= float64(nB)
 		}
 	}
-	return signGroups(nb, side)
-}
-
-func sqDist2(a, b []float64) float64 {
-	s := 0.0
-	for k := range a {
-		t := a[k] - b[k]
-		s += t * t
-	}
-	return s
-}
-
-// signGroups turns a sign vector over nb into two groups (+1, −1).
-func signGroups(nb []int32, b []int8) [][]int32 {
-	var plus, minus []int32
-	for k, j := range nb {
-		if b[k] > 0 {
-			plus = append(plus, j)
-		} else {
-			minus = append(minus, j)
-		}
-	}
-	return [][]int32{plus, minus}
-}
-
-// mclGroups maps clusters of local indices to groups of node indices.
-func mclGroups(e *fondue.EgoNet, clusters [][]int32) [][]int32 {
-	groups := make([][]int32, len(clusters))
-	for c, cl := range clusters {
-		grp := make([]int32, len(cl))
-		for k, local := range cl {
-			grp[k] = e.Nodes[local]
-		}
-		groups[c] = grp
-	}
-	return groups
-}
-
-// resize returns s with length n, reusing its storage when it can.
-func resize[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n)
+	return score.SignGroups(nb, side)
 }

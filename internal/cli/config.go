@@ -10,19 +10,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/spf13/viper"
 )
-
-// KeyFunc returns the configuration key a command's flag sets, if any.
-type KeyFunc func(command, flag string) (key string, ok bool)
-
-// SetDefaults gives every configuration key its default (the settings of
-// internal/config).
-func SetDefaults(v *viper.Viper) {
-	for _, s := range config.Settings {
-		v.SetDefault(s.Key, s.Default)
-	}
-}
 
 // ReadsConfig is whether cmd reads the configuration: help and shell
 // completion do not.
@@ -36,55 +24,41 @@ func ReadsConfig(cmd *cobra.Command) bool {
 	return true
 }
 
-// Load loads the configuration into v: flag > environment (FONDUE_*) >
-// file > default; keyOf says which flags of cmd set which key. Every value
-// is checked against its setting (internal/config): an unknown key or
-// variable, or a value of the wrong kind, stops the run with one message
-// naming it and where it came from. It returns the config file read, ""
-// if none.
-func Load(cmd *cobra.Command, v *viper.Viper, keyOf KeyFunc) (string, error) {
-	SetDefaults(v)
-	flags := map[string]*pflag.Flag{} // setting -> this command's flag for it
+// Load reads the configuration of cmd: flag > environment (FONDUE_*) >
+// file > default, each value checked against its setting, decoded into a
+// config.Config (config.Merge). An unknown key or variable, or a value of
+// the wrong kind, stops the run with one message naming it and where it
+// came from.
+func Load(cmd *cobra.Command) (*config.Config, error) {
+	flags := map[string]config.Value{} // setting -> the value of its flag, if given
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if key, ok := keyOf(cmd.Name(), f.Name); ok {
-			flags[key] = f
+		if key, ok := KeyOf(f); ok && f.Changed {
+			flags[key] = config.Value{Value: FlagValue(f), Source: config.Source{Kind: config.FromFlag, Name: f.Name}}
 		}
 	})
 	path, err := ConfigPath(cmd)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	fileVals := map[string]config.Value{}
 	if path != "" {
 		data, err := os.ReadFile(path)
 		if err != nil {
-			return "", UsageErrorf("config file %s: %v", path, errors.Unwrap(err))
+			return nil, UsageErrorf("config file %s: %v", path, errors.Unwrap(err))
 		}
 		if fileVals, err = config.ReadFile(path, data); err != nil {
-			return "", WithCode(ExitUsage, err)
+			return nil, WithCode(ExitUsage, err)
 		}
 	}
 	envVals, err := config.ReadEnv(os.Environ())
 	if err != nil {
-		return "", WithCode(ExitUsage, err)
+		return nil, WithCode(ExitUsage, err)
 	}
-	for i := range config.Settings {
-		s := &config.Settings[i]
-		raw, src := s.Default, config.Source{Kind: config.FromDefault}
-		if f := flags[s.Key]; f != nil && f.Changed {
-			raw, src = FlagValue(f), config.Source{Kind: config.FromFlag, Name: f.Name}
-		} else if ev, ok := envVals[s.Key]; ok {
-			raw, src = ev.Value, ev.Source
-		} else if fv, ok := fileVals[s.Key]; ok {
-			raw, src = fv.Value, fv.Source
-		}
-		val, err := s.Parse(raw)
-		if err != nil {
-			return "", WithCode(ExitUsage, &config.Error{Source: src, Key: s.Key, Raw: raw, Msg: err.Error()})
-		}
-		v.Set(s.Key, val)
+	c, err := config.Merge(flags, envVals, fileVals)
+	if err != nil {
+		return nil, WithCode(ExitUsage, err)
 	}
-	return path, nil
+	return c, nil
 }
 
 // FlagValue returns a flag's value for config.Setting.Parse: lists as
@@ -134,17 +108,13 @@ func ConfigPath(cmd *cobra.Command) (string, error) {
 	return "", nil
 }
 
-// NamesFlag adds a flag that takes names (labels, relationship types,
-// properties): comma-separated, and repeatable (the lists are joined).
-// Each name is literal, like the same setting's environment variable:
-// spaces and quotes are part of it (pflag's StringSlice would read the
-// text as CSV, trim nothing but fail on a quote with a parser's message).
-// A name with a comma can only be given in a YAML list.
-func NamesFlag(f *pflag.FlagSet, name, usage string) {
-	f.Var(&namesValue{}, name, usage)
-}
-
-// namesValue is NamesFlag's value; it is a pflag.SliceValue (FlagValue).
+// namesValue is the value of a flag that takes names (labels,
+// relationship types, properties: config.List): comma-separated, and
+// repeatable (the lists are joined). Each name is literal, like the same
+// setting's environment variable: spaces and quotes are part of it
+// (pflag's StringSlice would read the text as CSV, trim nothing but fail on
+// a quote with a parser's message). A name with a comma can only be given
+// in a YAML list. It is a pflag.SliceValue (FlagValue).
 type namesValue struct {
 	names []string
 	set   bool

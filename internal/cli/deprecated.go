@@ -23,34 +23,44 @@ const deprecatedFor = "fondue-deprecated-for"
 // AddDeprecatedFlags gives every command below root (root included) that
 // has a local flag New a hidden flag Old, with Shorthand when no other
 // flag of the command has it, that sets New. Call it once every command
-// has its flags, before RegisterCompletions.
+// has its flags, before RegisterCompletions. (The older spellings of the
+// settings' flags come with them: AddFlags.)
 //
 // (pflag's own deprecation notices would do, but cobra prints them on the
 // command's output, stdout here, where they would spoil --output json.)
 func AddDeprecatedFlags(root *cobra.Command, ds ...Deprecated) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		fs := c.Flags()
 		for _, d := range ds {
-			target := c.LocalNonPersistentFlags().Lookup(d.New)
-			if target == nil || fs.Lookup(d.Old) != nil {
-				continue
+			if c.LocalNonPersistentFlags().Lookup(d.New) != nil {
+				addDeprecated(c.Flags(), d)
 			}
-			sh := d.Shorthand
-			if sh != "" && fs.ShorthandLookup(sh) != nil {
-				sh = ""
-			}
-			f := fs.VarPF(&forward{fs: fs, target: target}, d.Old, sh, "deprecated: --"+d.New)
-			f.NoOptDefVal = target.NoOptDefVal
-			f.DefValue = target.DefValue
-			f.Hidden = true
-			f.Annotations = map[string][]string{deprecatedFor: {d.New}}
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
 		}
 	}
 	walk(root)
+}
+
+// addDeprecated gives fs, which has a flag d.New, the hidden flag d.Old
+// that sets it (unless fs has a flag d.Old), with d.Shorthand when no other
+// flag of fs has it; it returns the new flag, nil if none.
+func addDeprecated(fs *pflag.FlagSet, d Deprecated) *pflag.Flag {
+	target := fs.Lookup(d.New)
+	if target == nil || fs.Lookup(d.Old) != nil {
+		return nil
+	}
+	sh := d.Shorthand
+	if sh != "" && fs.ShorthandLookup(sh) != nil {
+		sh = ""
+	}
+	f := fs.VarPF(&forward{fs: fs, target: target}, d.Old, sh, "deprecated: --"+d.New)
+	f.NoOptDefVal = target.NoOptDefVal
+	f.DefValue = target.DefValue
+	f.Hidden = true
+	f.Annotations = map[string][]string{deprecatedFor: {d.New}}
+	return f
 }
 
 // forward is the value of a deprecated flag: it sets its target.

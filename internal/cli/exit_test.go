@@ -46,7 +46,7 @@ func TestRun(t *testing.T) {
 	root := func(run func() error) func() *cobra.Command {
 		return func() *cobra.Command {
 			c := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return run() }}
-			SetupRoot(c, &bytes.Buffer{}, &bytes.Buffer{}, nil)
+			SetupRoot(c, &bytes.Buffer{}, &bytes.Buffer{})
 			return c
 		}
 	}
@@ -69,7 +69,7 @@ func TestRun(t *testing.T) {
 	// reading cobra's messages (CheckCommand).
 	withSub := func() *cobra.Command {
 		c := &cobra.Command{Use: "x"}
-		SetupRoot(c, &bytes.Buffer{}, &bytes.Buffer{}, nil)
+		SetupRoot(c, &bytes.Buffer{}, &bytes.Buffer{})
 		c.AddCommand(&cobra.Command{Use: "sub", Args: cobra.ExactArgs(1), RunE: func(*cobra.Command, []string) error { return nil }})
 		return c
 	}

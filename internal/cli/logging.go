@@ -6,15 +6,14 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/spf13/viper"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 )
 
-// NewLogger returns the logger the configuration asks for (log.level,
-// log.format), writing to w; the format defaults to text when w is a
-// terminal (tty), JSON otherwise.
-func NewLogger(v *viper.Viper, w io.Writer, tty bool) (*slog.Logger, error) {
+// NewLogger returns the logger the configuration asks for, writing to w;
+// the format defaults to text when w is a terminal (tty), JSON otherwise.
+func NewLogger(l config.Log, w io.Writer, tty bool) (*slog.Logger, error) {
 	var level slog.Level
-	switch lv := strings.ToLower(v.GetString("log.level")); lv {
+	switch lv := strings.ToLower(l.Level); lv {
 	case "", "info":
 		level = slog.LevelInfo
 	case "debug":
@@ -27,7 +26,7 @@ func NewLogger(v *viper.Viper, w io.Writer, tty bool) (*slog.Logger, error) {
 		return nil, UsageErrorf("log level %q: want debug, info, warn or error", lv)
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	format := strings.ToLower(v.GetString("log.format"))
+	format := strings.ToLower(l.Format)
 	if format == "" {
 		format = "json"
 		if tty {

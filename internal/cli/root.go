@@ -5,7 +5,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -13,11 +13,12 @@ import (
 
 // SetupRoot makes root a command that Run can run: errors are returned,
 // not printed (Run prints them, on one line), a flag error has the usage
-// exit code, output goes to stdout and stderr, and the flags named in
-// aliases (besides FlagAliases) are accepted under their other names. It
-// adds the persistent flags every command reads its configuration with:
-// --config, --log-level and --log-format.
-func SetupRoot(root *cobra.Command, stdout, stderr io.Writer, aliases map[string]string) {
+// exit code, output goes to stdout and stderr, and the settings' flags are
+// accepted under their aliases (config.Setting.Aliases: --concurrency for
+// --threads). It adds the persistent flags every command reads its
+// configuration with: --config, and the settings' flags of every command
+// (config.CmdEvery: --log-level and --log-format).
+func SetupRoot(root *cobra.Command, stdout, stderr io.Writer) {
 	root.SilenceUsage = true
 	root.SilenceErrors = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
@@ -25,18 +26,29 @@ func SetupRoot(root *cobra.Command, stdout, stderr io.Writer, aliases map[string
 	})
 	pf := root.PersistentFlags()
 	pf.String("config", "", "config file (default: ./fondue.yaml, then $XDG_CONFIG_HOME/fondue-neo4j/fondue.yaml, /etc/fondue-neo4j/fondue.yaml)")
-	pf.String("log-level", "info", "log level: debug, info, warn, error")
-	pf.String("log-format", "", "log format: text or json (default: text on a terminal, json otherwise)")
+	addFlags(root, pf, config.CmdEvery)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	aliases := flagAliases()
 	root.SetGlobalNormalizationFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		if canonical, ok := FlagAliases[name]; ok {
-			name = canonical
-		} else if canonical, ok := aliases[name]; ok {
+		if canonical, ok := aliases[name]; ok {
 			name = canonical
 		}
 		return pflag.NormalizedName(name)
 	})
+}
+
+// flagAliases maps the flag names of the settings' aliases to their flags.
+func flagAliases() map[string]string {
+	m := map[string]string{}
+	for _, s := range config.Settings() {
+		for _, a := range s.Aliases {
+			for _, f := range s.Flags {
+				m[config.FlagName(a)] = f.Name
+			}
+		}
+	}
+	return m
 }
 
 // IsTerminal is whether w is a terminal.
@@ -45,29 +57,16 @@ func IsTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// FlagValues lists the values shell completion offers for the flags this
-// package adds that take one of a few names.
-func FlagValues(flag string) []string {
-	switch flag {
-	case "method":
-		return fondue.Methods
-	case "mode":
-		return []string{"auto", "exact", "sampled"}
-	case "log-level":
-		return []string{"debug", "info", "warn", "error"}
-	case "log-format":
-		return []string{"text", "json"}
-	}
-	return nil
-}
-
 // RegisterCompletions offers the values of the flags that take one of a
 // few names (values, by command and flag) to shell completion, on every
-// command below root.
+// command below root. (The settings' flags offer theirs already: AddFlags.)
 func RegisterCompletions(root *cobra.Command, values func(command, flag string) []string) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if _, ok := KeyOf(f); ok {
+				return
+			}
 			name := f.Name
 			if to := DeprecatedFor(f); to != "" {
 				name = to // an older spelling completes as the flag it sets

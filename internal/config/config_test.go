@@ -147,7 +147,7 @@ func TestReadEnv(t *testing.T) {
 // Every default is a valid value of its setting, as it is.
 func TestDefaultsParse(t *testing.T) {
 	seen := map[string]bool{}
-	for _, s := range Settings {
+	for _, s := range Settings() {
 		if seen[s.Key] || s.Key != strings.ToLower(s.Key) {
 			t.Errorf("key %q twice or not lower case", s.Key)
 		}
@@ -157,9 +157,11 @@ func TestDefaultsParse(t *testing.T) {
 			t.Errorf("%s: default %#v parses to %#v, %v", s.Key, s.Default, v, err)
 		}
 	}
-	for a, k := range Aliases {
-		if _, ok := Lookup(k); !ok || seen[a] {
-			t.Errorf("alias %s -> %s", a, k)
+	for _, s := range Settings() {
+		for _, a := range s.Aliases {
+			if l, ok := Lookup(a); !ok || l.Key != s.Key || seen[a] {
+				t.Errorf("alias %s -> %s", a, s.Key)
+			}
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -160,7 +160,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 	n3 := doc.Nodes[2]
 	want := &ApprovedPlan{Format: PlanFormat, Version: PlanVersion, ReviewedAt: got.ReviewedAt, Source: SourceEdgeList,
-		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: fondue.DefaultSplitter},
+		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: split.Default},
 		Nodes: []ApprovedNode{
 			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score, Entities: n1.Entities,
 				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(KeyString(n1.Key), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},

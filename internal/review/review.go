@@ -9,6 +9,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"html"
 	"io"
@@ -372,7 +373,7 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
 // FromResult turns the split proposals of res (computed on g) into nodes to
 // review, most ambiguous first; nm gives display names (nil: ids).
-func FromResult(g *fondue.Graph, res *fondue.Result, nm names.Names) []Node {
+func FromResult(g *graph.Graph, res *fondue.Result, nm names.Names) []Node {
 	var out []Node
 	for _, p := range res.Proposals {
 		n := Node{Key: graphKey(g, p.Node), Name: nm.Of(g.Key(p.Node)), Ambiguity: res.Ambiguity[p.Node], Score: res.Scores[p.Node]}
@@ -396,7 +397,7 @@ func FromResult(g *fondue.Graph, res *fondue.Result, nm names.Names) []Node {
 }
 
 // graphKey is a node's id: an int64 when the graph's ids are integers.
-func graphKey(g *fondue.Graph, i int) any {
+func graphKey(g *graph.Graph, i int) any {
 	if k, ok := g.IntKey(i); ok {
 		return k
 	}
@@ -405,7 +406,7 @@ func graphKey(g *fondue.Graph, i int) any {
 
 // EgoLinks returns the links of g between the given nodes, as pairs of
 // positions in nodes; negative entries (nodes not in g) have none.
-func EgoLinks(g *fondue.Graph, nodes []int) [][2]int {
+func EgoLinks(g *graph.Graph, nodes []int) [][2]int {
 	pos := make(map[int]int, len(nodes))
 	for k, j := range nodes {
 		if j >= 0 {

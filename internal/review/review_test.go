@@ -14,6 +14,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
 
@@ -236,12 +237,12 @@ func lesmisDoc(t *testing.T, top int) *Doc {
 		t.Fatal(err)
 	}
 	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 1,
-		Split: fondue.SplitOptions{Splitter: fondue.Splitters()[0], Top: top}})
+		Split: fondue.SplitOptions{Splitter: split.Splitters()[0], Top: top}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &Doc{Title: "fondue-neo4j review: testdata/lesmis.edges", Source: SourceEdgeList, Input: "testdata/lesmis.edges",
-		GeneratedAt: "2025-01-01T00:00:00Z", Tool: "fondue-neo4j (test)", Plan: PlanSettings{Splitter: fondue.DefaultSplitter},
+		GeneratedAt: "2025-01-01T00:00:00Z", Tool: "fondue-neo4j (test)", Plan: PlanSettings{Splitter: split.Default},
 		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), LinksKnown: true, Nodes: FromResult(g, res, nm)}
 }
 

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -30,7 +30,7 @@ func Run(ctx context.Context, d neo4j.DriverWithContext, q string, params map[st
 // and one (a)-[:relType]->(b) relationship per edge, a < b, in batches,
 // with an index on :label(prop) (Cypher 5: Neo4j 5.26 and later). Names
 // are backtick-escaped; label and relType may not be empty.
-func Load(ctx context.Context, d neo4j.DriverWithContext, g *fondue.Graph, label, relType, prop string) error {
+func Load(ctx context.Context, d neo4j.DriverWithContext, g *graph.Graph, label, relType, prop string) error {
 	esc := func(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 	if _, err := Run(ctx, d, fmt.Sprintf("CREATE INDEX IF NOT EXISTS FOR (n:%s) ON (n.%s)", esc(label), esc(prop)), nil); err != nil {
 		return err
@@ -84,7 +84,7 @@ func Load(ctx context.Context, d neo4j.DriverWithContext, g *fondue.Graph, label
 // relationship per edge, from the smaller key to the larger, as Load
 // makes them. The label and type are the import's to give
 // ("--nodes=Label=nodes.csv"). It returns the two files' paths.
-func WriteCSV(g *fondue.Graph, dir, prop string) (nodes, relationships string, err error) {
+func WriteCSV(g *graph.Graph, dir, prop string) (nodes, relationships string, err error) {
 	if strings.ContainsAny(prop, ",:\"\n\r") || prop == "" {
 		return "", "", fmt.Errorf("testgraph: property name %q cannot be a CSV header field", prop)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
@@ -272,7 +273,7 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 	if err != nil {
 		return nil, err
 	}
-	var b fondue.Builder
+	var b graph.Builder
 	for _, n := range sel {
 		b.AddNode(keys[n.ID].text)
 	}
@@ -363,7 +364,7 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 
 // addEdges adds the selected relationships between selected nodes. s.mu
 // is held.
-func (s *Store) addEdges(b *fondue.Builder, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) {
+func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) {
 	for _, r := range s.sortedRels() {
 		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
 			continue
@@ -383,7 +384,7 @@ func (s *Store) addEdges(b *fondue.Builder, keys map[string]nodeKey, o syncjob.P
 }
 
 // subgraph pairs graph g with the nodes' ids, keys, embeddings and names.
-func subgraph(g *fondue.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
+func subgraph(g *graph.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
 	n := g.NumNodes()
 	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o}
 	if o.IDProperty != "" {

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -209,7 +209,7 @@ func cypher(t *testing.T, q string, params map[string]any) []*neo4j.Record {
 	return recs
 }
 
-func load(t *testing.T, path, label, relType, prop string) *fondue.Graph {
+func load(t *testing.T, path, label, relType, prop string) *graph.Graph {
 	t.Helper()
 	g, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto)
 	if err != nil {
