@@ -129,10 +129,10 @@ func Predict(nodes, edges int64, o Options) Estimate {
 	}
 	e := Estimate{Nodes: nodes, Edges: edges}
 	for _, pm := range phases {
+		pm.Parts = slices.Concat(pm.Parts, o.Held)
 		for _, p := range pm.Parts {
 			pm.Bytes += p.Bytes
 		}
-		pm.Parts = slices.Concat(pm.Parts, o.Held)
 		e.Phases = append(e.Phases, pm)
 		e.Live = max(e.Live, pm.Bytes)
 	}

@@ -44,3 +44,33 @@ func TestEstimateMemory(t *testing.T) {
 		t.Fatal("CheckMemory refused a run that fits")
 	}
 }
+
+// A source's buffers count in the load phase only; what the caller holds
+// counts in every phase, in its bytes as in its parts, and so in Live and
+// Peak.
+func TestPredictSourceLoadAndHeld(t *testing.T) {
+	o := Options{Split: true}
+	base := Predict(100000, 1000000, o)
+	o.SourceLoad = []Part{{"source buffers", 7 << 20}}
+	o.Held = []Part{{"held ids", 3 << 20}, {"held keys", 2 << 20}}
+	got := Predict(100000, 1000000, o)
+	if len(got.Phases) != len(base.Phases) {
+		t.Fatalf("%d phases, want %d", len(got.Phases), len(base.Phases))
+	}
+	for i, ph := range got.Phases {
+		want := base.Phases[i].Bytes + 5<<20
+		if ph.Phase == "load" {
+			want += 7 << 20
+		}
+		var sum int64
+		for _, p := range ph.Parts {
+			sum += p.Bytes
+		}
+		if ph.Bytes != want || sum != ph.Bytes {
+			t.Errorf("phase %s: %d bytes (parts sum to %d), want %d", ph.Phase, ph.Bytes, sum, want)
+		}
+	}
+	if got.Live < base.Live+5<<20 || got.Peak <= base.Peak {
+		t.Errorf("live %d peak %d, want at least %d and above %d", got.Live, got.Peak, base.Live+5<<20, base.Peak)
+	}
+}
