@@ -183,7 +183,7 @@ func (c *Conn) connectError(err error) error {
 		return errorf(syncjob.ErrUnreachable, err, "cannot reach %s: connection refused (is Neo4j running, and is the Bolt port right?)", where)
 	case errors.As(err, &opErr) && opErr.Timeout(), errors.Is(err, context.DeadlineExceeded):
 		return errorf(syncjob.ErrUnreachable, err, "cannot reach %s: no answer within %s", where, c.cfg.ConnectTimeout)
-	case strings.Contains(err.Error(), "Bolt versions"), strings.Contains(err.Error(), "handshake"):
+	case unsupportedBolt(err):
 		return errorf(syncjob.ErrUnreachable, err, "%s does not speak a Bolt version this driver supports (3.0 and later): is it a Neo4j Bolt port? (%s)", where, oneLine(err.Error()))
 	}
 	return errorf(syncjob.ErrUnreachable, err, "cannot reach %s: %s", where, oneLine(err.Error()))
@@ -293,7 +293,7 @@ func (c *Conn) classify(err error, doing string) error {
 			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: database %q does not exist (neo4j.database)", c.cfg.URI, c.cfg.Database)
 		}
 	}
-	return fmt.Errorf("%s: %s", doing, oneLine(err.Error()))
+	return &driverError{msg: doing + ": " + oneLine(err.Error()), cause: err}
 }
 
 // driverLog adapts the driver's logger to slog, at debug level: what the

@@ -135,7 +135,8 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 
 // Context is cancelled if the lock is lost: with cause ErrLockLost when
 // another run took it over, or an ErrUnreachable error (wrapping
-// ErrLockLost) when the server could not be reached to refresh it.
+// ErrLockLost and the driver's error) when the server could not be reached
+// to refresh it.
 func (l *Lock) Context() context.Context { return l.ctx }
 
 func (l *Lock) heartbeat() {
@@ -170,7 +171,7 @@ func (l *Lock) heartbeat() {
 			if time.Since(last) >= l.o.TTL {
 				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
 				// The cause is the server, not another run.
-				l.cancel(&syncjob.Error{Kind: syncjob.ErrUnreachable, Cause: syncjob.ErrLockLost, Msg: fmt.Sprintf(
+				l.cancel(&syncjob.Error{Kind: syncjob.ErrUnreachable, Cause: errors.Join(syncjob.ErrLockLost, err), Msg: fmt.Sprintf(
 					"lost the connection to Neo4j at %s: the lock could not be refreshed for lock.ttl (%s), so the run stopped (%s)",
 					l.c.cfg.URI, l.o.TTL, oneLine(err.Error()))})
 				return

@@ -3,7 +3,6 @@ package connector
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -99,10 +98,6 @@ func (c *Conn) pullNative(ctx context.Context, o syncjob.PullOptions, nodeQ, rel
 		o.Progress(p.st.NodeRows, p.st.RelationshipRows)
 	}
 	return p, nil
-}
-
-func isCanceled(err error) bool {
-	return errors.Is(err, context.Canceled) || strings.Contains(err.Error(), context.Canceled.Error())
 }
 
 // rowProgress reports the rows read by the ranges read at once.
