@@ -25,8 +25,12 @@ const (
 	PropSplitRuns   = "fondue_split_runs"    // on the original: list of runs that split it
 )
 
-// Provenance lists the provenance properties.
-var Provenance = []string{PropSplitKey, PropSplitRun, PropSplitFrom, PropSplitFromID, PropSplitGroup, PropSplitAt, PropSplitRuns}
+// provenance lists the provenance properties (an array: copied, never
+// shared).
+var provenance = [...]string{PropSplitKey, PropSplitRun, PropSplitFrom, PropSplitFromID, PropSplitGroup, PropSplitAt, PropSplitRuns}
+
+// Provenance returns the provenance properties, a new slice each call.
+func Provenance() []string { return slices.Clone(provenance[:]) }
 
 // Plan is what a split run will do: for each chosen node, its groups of
 // neighbours (group 0 stays on the node, each further group moves to a new
@@ -312,7 +316,7 @@ func (p *Plan) SkipOnClone() []string {
 	if p.IDProperty != "" {
 		skip = append(skip, p.IDProperty)
 	}
-	for _, s := range Provenance {
+	for _, s := range provenance {
 		if !slices.Contains(skip, s) {
 			skip = append(skip, s)
 		}
