@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,7 +14,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
 
@@ -167,18 +165,7 @@ func (a *app) edgeListReview(cmd *cobra.Command, path string, hm edgelist.Header
 		return nil, err
 	}
 	a.checkNames(nm, g)
-	doc := &review.Doc{Source: review.SourceEdgeList, Plan: review.PlanSettings{Splitter: opts.Split.Splitter.Name()}, LinksKnown: true,
-		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), Title: "fondue-neo4j review: " + path}
-	doc.Nodes = review.FromResult(g, res, nm)
-	return doc, nil
-}
-
-// dryRunOutput is what "sync --dry-run" prints, as far as review reads it.
-type dryRunOutput struct {
-	Plan              json.RawMessage `json:"plan"`
-	Nodes             json.RawMessage `json:"nodes"` // a bare plan
-	NodeCount         int             `json:"nodeCount"`
-	RelationshipCount int             `json:"relationshipCount"`
+	return review.FromEdgeList(path, g, res, nm, opts.Split.Splitter.Name()), nil
 }
 
 // planReview turns the plan printed by "sync --split --dry-run" into a
@@ -190,80 +177,13 @@ func (a *app) planReview(path string, g *graph.Graph, nm names.Names, top int) (
 	} else if err != nil {
 		return nil, withCode(exitUsage, fmt.Errorf("plan %s: %w", path, err))
 	}
-	var dr dryRunOutput
-	if err := json.Unmarshal(data, &dr); err != nil {
-		return nil, usageErrorf("plan %s: not the JSON of \"sync --dry-run\": %v", path, err)
-	}
-	raw := dr.Plan
-	if len(raw) == 0 || string(raw) == "null" {
-		if len(dr.Nodes) == 0 {
-			return nil, usageErrorf("plan %s has no split plan: make it with \"sync --split --split-top K --dry-run\"", path)
-		}
-		raw = data
-	}
-	plan, err := syncjob.UnmarshalPlan(raw)
+	dr, err := review.ReadDryRun(path, data)
 	if err != nil {
-		return nil, usageErrorf("plan %s: %v", path, err)
+		return nil, withCode(exitUsage, err)
 	}
-	// The links between neighbours come from the edge list when one is
-	// given, else from the plan (a dry run lists them).
-	planLinks := g == nil && plan.NeighborLinks
-	doc := &review.Doc{Source: review.SourceNeo4j, LinksKnown: g != nil || planLinks,
-		GraphNodes: dr.NodeCount, GraphEdges: dr.RelationshipCount, Title: "fondue-neo4j review: run " + plan.RunID,
-		Plan: review.PlanSettings{RunID: plan.RunID, CreatedAt: plan.CreatedAt, Splitter: plan.Splitter, IDProperty: plan.IDProperty,
-			NodeLabels: plan.NodeLabels, RelationshipTypes: plan.RelationshipTypes, DisplayProperties: plan.DisplayProperties,
-			MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
-	// A name from the names file, else the plan's (graph.display_property),
-	// else the key.
-	name := func(key, id any, planName string) string {
-		if k := review.KeyString(key); nm.Has(k) {
-			return nm.Of(k)
-		}
-		if i := review.KeyString(id); nm.Has(i) {
-			return nm.Of(i)
-		}
-		if planName != "" {
-			return planName
-		}
-		return review.KeyString(key)
-	}
-	missingInGraph := 0
-	for k, pn := range plan.Nodes {
-		if k == top {
-			break
-		}
-		n := review.Node{Key: pn.Key, ID: pn.ID, Name: name(pn.Key, pn.ID, pn.Name), Labels: pn.Labels, Ambiguity: pn.Ambiguity, Score: pn.Score, Entities: pn.Entities}
-		var idx []int
-		for _, grp := range pn.Groups {
-			var members []int
-			for j, key := range grp.Neighbors {
-				members = append(members, len(n.Neighbors))
-				planName := ""
-				if grp.Names != nil {
-					planName = grp.Names[j]
-				}
-				n.Neighbors = append(n.Neighbors, review.Neighbor{Key: key, ID: grp.NeighborIDs[j], Name: name(key, grp.NeighborIDs[j], planName)})
-				if g != nil {
-					x, ok := g.Index(review.KeyString(key))
-					if !ok {
-						x = -1
-						missingInGraph++
-					}
-					idx = append(idx, x)
-				}
-			}
-			n.Groups = append(n.Groups, members)
-		}
-		switch {
-		case g != nil:
-			n.Links = review.EgoLinks(g, idx)
-		case planLinks:
-			n.Links, n.LinksOmitted = pn.Links, pn.LinksOmitted
-		}
-		doc.Nodes = append(doc.Nodes, n)
-	}
-	if missingInGraph > 0 {
-		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missingInGraph)
+	doc, missing := review.FromDryRun(dr, g, nm, top)
+	if missing > 0 {
+		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missing)
 	}
 	return doc, nil
 }

@@ -241,9 +241,9 @@ func lesmisDoc(t *testing.T, top int) *Doc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Doc{Title: "fondue-neo4j review: testdata/lesmis.edges", Source: SourceEdgeList, Input: "testdata/lesmis.edges",
-		GeneratedAt: "2025-01-01T00:00:00Z", Tool: "fondue-neo4j (test)", Plan: PlanSettings{Splitter: split.Default},
-		GraphNodes: g.NumNodes(), GraphEdges: g.NumEdges(), LinksKnown: true, Nodes: FromResult(g, res, nm)}
+	doc := FromEdgeList("testdata/lesmis.edges", g, res, nm, split.Default)
+	doc.Input, doc.GeneratedAt, doc.Tool = "testdata/lesmis.edges", "2025-01-01T00:00:00Z", "fondue-neo4j (test)"
+	return doc
 }
 
 func neighbourKeys(n Node) []string {
