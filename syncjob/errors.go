@@ -100,10 +100,10 @@ type StalePlanError struct {
 func (e *StalePlanError) Error() string {
 	if e.Resumed {
 		return fmt.Sprintf("approved plan %s no longer matches the graph (%d of its %d nodes changed); nothing more was split (nodes split by the earlier run of run id %s stay split: fondue-neo4j undo --run-id %s): %s",
-			e.File, len(e.Changed), e.Planned, e.RunID, e.RunID, Changes(e.Changed))
+			e.File, len(e.Changed), e.Planned, e.RunID, e.RunID, changes(e.Changed))
 	}
 	return fmt.Sprintf("approved plan %s no longer matches the graph (%d of its %d nodes changed since the review); nothing was split: %s",
-		e.File, len(e.Changed), e.Planned, Changes(e.Changed))
+		e.File, len(e.Changed), e.Planned, changes(e.Changed))
 }
 
 // Is makes errors.Is(err, ErrStalePlan) true.
@@ -128,7 +128,7 @@ func (e *IncompleteError) Error() string {
 			}
 		}
 		return fmt.Sprintf("%d of %d approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id %s): %s",
-			sp.Skipped, sp.Planned, e.RunID, Changes(skipped))
+			sp.Skipped, sp.Planned, e.RunID, changes(skipped))
 	}
 	for _, n := range sp.Nodes {
 		if n.Outcome == OutcomeFailed {

@@ -23,7 +23,7 @@ func (p *Plan) Examine(n PlanNode, state NodeState, rels func() ([]Rel, error)) 
 	o = NodeOutcome{Key: n.Key, Name: n.Name}
 	switch {
 	case n.ID == nil:
-		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, KeyDescription(n.Key))
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, keyDescription(n.Key))
 		return o, a, nil
 	case !state.Exists:
 		o.Outcome, o.Reason = OutcomeMissing, "the node no longer exists"
@@ -45,7 +45,7 @@ func (p *Plan) Examine(n PlanNode, state NodeState, rels func() ([]Rel, error)) 
 	a = p.Assign(n, rs)
 	if p.ExactNeighbors {
 		if added, removed := p.neighbourChange(n, rs); len(added)+len(removed) > 0 {
-			o.Outcome, o.Reason = OutcomeChanged, ChangeText(added, removed)
+			o.Outcome, o.Reason = OutcomeChanged, changeText(added, removed)
 		}
 	} else if len(a.Missing) > 0 {
 		o.Outcome = OutcomeChanged

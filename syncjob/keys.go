@@ -48,9 +48,9 @@ func CompareKeys(a, b any) int {
 	return strings.Compare(KeyText(a), KeyText(b))
 }
 
-// KeyDescription is a key for messages: strings quoted, so that 11 and
+// keyDescription is a key for messages: strings quoted, so that 11 and
 // "11" differ.
-func KeyDescription(k any) string {
+func keyDescription(k any) string {
 	if s, ok := k.(string); ok {
 		return strconv.Quote(s)
 	}
@@ -182,9 +182,9 @@ func KeyVariants(k any) []any {
 	return []any{k}
 }
 
-// Changes lists changed nodes for one line: "node 11 (Valjean): added
+// changes lists changed nodes for one line: "node 11 (Valjean): added
 // neighbour 77; removed 26 (Cosette); node 48 ...", the first five.
-func Changes(nodes []NodeOutcome) string {
+func changes(nodes []NodeOutcome) string {
 	const most = 5
 	var parts []string
 	for _, n := range nodes[:min(len(nodes), most)] {
@@ -200,9 +200,9 @@ func Changes(nodes []NodeOutcome) string {
 // maxListed bounds the neighbours a change names.
 const maxListed = 10
 
-// ChangeText says how a node's neighbours changed: "added neighbour 77;
+// changeText says how a node's neighbours changed: "added neighbour 77;
 // removed 26 (Cosette)".
-func ChangeText(added, removed []string) string {
+func changeText(added, removed []string) string {
 	list := func(xs []string) string {
 		s := strings.Join(xs[:min(len(xs), maxListed)], ", ")
 		if len(xs) > maxListed {

@@ -517,7 +517,7 @@ func (p *Plan) Resolve(found []KeyedNode) error {
 		t := KeyText(nd.Key)
 		if prev, dup := byText[t]; dup {
 			return Errorf(ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
-				KeyText(prev.ID), KeyText(nd.ID), p.IDProperty, KeyDescription(nd.Key))
+				KeyText(prev.ID), KeyText(nd.ID), p.IDProperty, keyDescription(nd.Key))
 		}
 		byText[t] = nd
 	}

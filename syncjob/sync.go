@@ -135,9 +135,9 @@ type TopNode struct {
 	Score     float64  `json:"score"`
 }
 
-// NewScored describes the scores res of sg: the scored nodes per label
+// newScored describes the scores res of sg: the scored nodes per label
 // and the top most ambiguous nodes (fewer when fewer were scored).
-func NewScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
+func newScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
 	sc := &Scored{Top: []TopNode{}}
 	for i := range sg.Graph.NumNodes() {
 		if !sg.IsTarget(i) {
@@ -416,7 +416,7 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 		}
 	}
 	if opts.WarmStart == nil && sg.Embeddings != nil {
-		opts.WarmStart = VectorCheckpoint(g, sg.Embeddings, opts.CNE)
+		opts.WarmStart = vectorCheckpoint(g, sg.Embeddings, opts.CNE)
 		log.Debug("saved embeddings read from node properties", "property", o.Pull.EmbeddingProperty,
 			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
 	}
@@ -437,7 +437,7 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 	if top == 0 {
 		top = DefaultTopNodes
 	}
-	sum.Scored = NewScored(sg, res, top)
+	sum.Scored = newScored(sg, res, top)
 	if res.Warm != nil {
 		sum.WarmStartNodes = res.Warm.Reused
 	}
@@ -538,11 +538,11 @@ func lockError(ctx context.Context, err error) error {
 	return err
 }
 
-// VectorCheckpoint turns embeddings saved in node properties into a
+// vectorCheckpoint turns embeddings saved in node properties into a
 // checkpoint (vectors only: a property cannot hold the optimizer state).
 // Vectors of another dimension than o.Dim (fondue's default 8 when 0) are
 // ignored; nil when none is usable.
-func VectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Checkpoint {
+func vectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Checkpoint {
 	if o.Dim <= 0 {
 		o.Dim = defaultDim
 	}
