@@ -2,11 +2,13 @@ package connector
 
 import (
 	"errors"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -158,7 +160,7 @@ func TestResolveKeys(t *testing.T) {
 		}
 		for i := range p.Nodes {
 			n := &p.Nodes[i]
-			n.ID, n.Key = nil, syncjob.KeyText(n.Key) // "100"
+			n.ID, n.Key = nil, keys.Text(n.Key) // "100"
 			for _, g := range n.Groups {
 				for j := range g.Neighbors {
 					g.NeighborIDs[j] = nil

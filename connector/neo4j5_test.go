@@ -8,12 +8,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -100,7 +102,7 @@ func TestHostileNames(t *testing.T) {
 				t.Fatalf("pulled %d nodes %d edges, want 4 and 4; targets %v", sg.Graph.NumNodes(), sg.Graph.NumEdges(), sg.Targets)
 			}
 			for i := range 4 { // named by the second display property: the key
-				if sg.Names[i] != syncjob.KeyText(sg.Keys[i]) || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {
+				if sg.Names[i] != keys.Text(sg.Keys[i]) || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {
 					t.Fatalf("node %v: name %q, labels %q", sg.Keys[i], sg.Names[i], sg.NodeLabels(i))
 				}
 			}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -254,7 +256,7 @@ func (p *puller) checkID(v any, rel bool, col string, row int) error {
 }
 
 // describe is a value for messages, in Neo4j's words.
-func describe(v any) string { return syncjob.DescribeValue(v) }
+func describe(v any) string { return keys.DescribeValue(v) }
 
 func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q string) error {
 	res, err := tx.Run(ctx, q, nil)
@@ -349,7 +351,7 @@ func (p *puller) addNode(id, key, clone, emb, display, labels any, hasLabels boo
 		}
 	}
 	if len(p.o.DisplayProperties) > 0 {
-		p.names = append(p.names, syncjob.DisplayText(display))
+		p.names = append(p.names, keys.DisplayText(display))
 	}
 	if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
 		p.o.Progress(p.st.NodeRows, 0)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -202,7 +204,7 @@ func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids 
 		}
 		if len(rv.display) > 0 {
 			name, _ := res.Record().Get("otherName")
-			r.OtherName = syncjob.DisplayText(name)
+			r.OtherName = keys.DisplayText(name)
 		}
 		rels[v[0]] = append(rels[v[0]], r)
 	}
@@ -383,13 +385,13 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	if p.PulledOnly {
 		return errorf(syncjob.ErrInvalid, nil, "the nodes of a Cypher projection cannot be found by key")
 	}
-	var keys []any
+	var wanted []any
 	seen := map[any]bool{}
 	add := func(k any) {
-		for _, v := range syncjob.KeyVariants(k) {
+		for _, v := range keys.Variants(k) {
 			if !seen[v] {
 				seen[v] = true
-				keys = append(keys, v)
+				wanted = append(wanted, v)
 			}
 		}
 	}
@@ -405,7 +407,7 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	if err != nil {
 		return err
 	}
-	res, err := c.query(ctx, q, map[string]any{"keys": keys}, false)
+	res, err := c.query(ctx, q, map[string]any{"keys": wanted}, false)
 	if err != nil {
 		return c.classify(err, "find the plan's nodes by "+p.IDProperty)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // Examine decides whether planned node n can be split as planned, given
@@ -23,12 +25,12 @@ func (p *Plan) Examine(n PlanNode, state NodeState, rels func() ([]Rel, error)) 
 	o = NodeOutcome{Key: n.Key, Name: n.Name}
 	switch {
 	case n.ID == nil:
-		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, keyDescription(n.Key))
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, keys.Describe(n.Key))
 		return o, a, nil
 	case !state.Exists:
 		o.Outcome, o.Reason = OutcomeMissing, "the node no longer exists"
 		return o, a, nil
-	case p.IDProperty != "" && !SameValue(state.Key, n.Key):
+	case p.IDProperty != "" && !keys.SameValue(state.Key, n.Key):
 		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("its %s is now %v", p.IDProperty, state.Key)
 		return o, a, nil
 	case state.Split:
@@ -105,10 +107,10 @@ func (p *Plan) neighbourChange(n PlanNode, rels []Rel) (added, removed []string)
 			if p.IDProperty == "" {
 				key = other
 			}
-			extra = append(extra, nb{key, DescribeNode(key, name)})
+			extra = append(extra, nb{key, keys.DescribeNode(key, name)})
 		}
 	}
-	slices.SortFunc(extra, func(a, b nb) int { return CompareKeys(a.key, b.key) })
+	slices.SortFunc(extra, func(a, b nb) int { return keys.Compare(a.key, b.key) })
 	for _, e := range extra {
 		added = append(added, e.desc)
 	}
@@ -119,7 +121,7 @@ func (p *Plan) neighbourChange(n PlanNode, rels []Rel) (added, removed []string)
 				if grp.Names != nil {
 					name = grp.Names[k]
 				}
-				removed = append(removed, DescribeNode(grp.Neighbors[k], name))
+				removed = append(removed, keys.DescribeNode(grp.Neighbors[k], name))
 			}
 		}
 	}

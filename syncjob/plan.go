@@ -10,6 +10,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // Provenance properties. A clone carries all but PropSplitRuns; the
@@ -514,15 +515,15 @@ type KeyedNode struct{ Key, ID any }
 func (p *Plan) Resolve(found []KeyedNode) error {
 	byText := make(map[string]KeyedNode, len(found))
 	for _, nd := range found {
-		t := KeyText(nd.Key)
+		t := keys.Text(nd.Key)
 		if prev, dup := byText[t]; dup {
 			return Errorf(ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
-				KeyText(prev.ID), KeyText(nd.ID), p.IDProperty, keyDescription(nd.Key))
+				keys.Text(prev.ID), keys.Text(nd.ID), p.IDProperty, keys.Describe(nd.Key))
 		}
 		byText[t] = nd
 	}
 	resolve := func(k any) (any, any) {
-		if nd, ok := byText[KeyText(k)]; ok {
+		if nd, ok := byText[keys.Text(k)]; ok {
 			return nd.Key, nd.ID
 		}
 		return k, nil

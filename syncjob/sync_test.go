@@ -10,6 +10,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
 )
 
@@ -138,7 +139,7 @@ func TestSyncDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pn := range sum.Plan.Nodes {
-		i, _ := g.Index(syncjob.KeyText(pn.Key))
+		i, _ := g.Index(keys.Text(pn.Key))
 		if pn.Entities < 1 || pn.Entities != res.Entities[i] {
 			t.Fatalf("plan node %v: entities %d, want %d", pn.Key, pn.Entities, res.Entities[i])
 		}

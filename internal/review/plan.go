@@ -12,6 +12,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // PlanFormat and PlanVersion identify an approved plan file.
@@ -116,8 +117,8 @@ func Fingerprint(node string, neighbors []string) string {
 }
 
 // KeyString is the text form of a key or id that Fingerprint and names
-// use: syncjob.KeyText.
-func KeyString(k any) string { return syncjob.KeyText(k) }
+// use: keys.Text (package syncjob/keys).
+func KeyString(k any) string { return keys.Text(k) }
 
 // ParsePlan reads an approved plan and checks it (Validate). Integer keys
 // and ids are int64, as in the connector's plans.

@@ -9,13 +9,14 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"html"
 	"io"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
@@ -321,7 +322,7 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		return out
 	}
 	byKey := slices.Clone(g)
-	slices.SortFunc(byKey, func(a, b int) int { return syncjob.CompareKeys(nbs[a].Key, nbs[b].Key) })
+	slices.SortFunc(byKey, func(a, b int) int { return keys.Compare(nbs[a].Key, nbs[b].Key) })
 	seen := map[int]bool{}
 	var comps [][]int
 	for _, s := range byKey {
@@ -345,7 +346,7 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		}
 		start := comp[0]
 		for _, x := range comp {
-			if lx, ls := len(inner(x)), len(inner(start)); lx < ls || (lx == ls && syncjob.CompareKeys(nbs[x].Key, nbs[start].Key) < 0) {
+			if lx, ls := len(inner(x)), len(inner(start)); lx < ls || (lx == ls && keys.Compare(nbs[x].Key, nbs[start].Key) < 0) {
 				start = x
 			}
 		}

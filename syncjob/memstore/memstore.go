@@ -15,6 +15,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // Node is a node: its id (like an element id), labels and properties.
@@ -329,7 +330,7 @@ type nodeKey struct {
 // nodeKeys checks the nodes' keys (the ids without idProp): integers or
 // strings, one type, unique.
 func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
-	keys := map[string]nodeKey{}
+	byID := map[string]nodeKey{}
 	seen := map[string]bool{}
 	kind := ""
 	for _, n := range sel {
@@ -346,20 +347,20 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 		case nil:
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
 		default:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %s: keys must be integers or strings", idProp, n.ID, syncjob.DescribeValue(key))
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %s: keys must be integers or strings", idProp, n.ID, keys.DescribeValue(key))
 		}
 		if kind != "" && k != kind {
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)
 		}
 		kind = k
-		text := syncjob.KeyText(key)
+		text := keys.Text(key)
 		if seen[text] {
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (graph.id_property): keys must be unique", idProp, key)
 		}
 		seen[text] = true
-		keys[n.ID] = nodeKey{key, text}
+		byID[n.ID] = nodeKey{key, text}
 	}
-	return keys, nil
+	return byID, nil
 }
 
 // addEdges adds the selected relationships between selected nodes. s.mu
@@ -384,7 +385,7 @@ func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.Pu
 }
 
 // subgraph pairs graph g with the nodes' ids, keys, embeddings and names.
-func subgraph(g *graph.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
+func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
 	n := g.NumNodes()
 	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o}
 	if o.IDProperty != "" {
@@ -399,16 +400,16 @@ func subgraph(g *graph.Graph, sel []*Node, keys map[string]nodeKey, o syncjob.Pu
 	var labels syncjob.LabelIndex
 	sg.LabelSet = make([]int32, n)
 	for _, nd := range sel {
-		i, _ := g.Index(keys[nd.ID].text)
+		i, _ := g.Index(byID[nd.ID].text)
 		sg.IDs[i] = nd.ID
 		if sg.Keys != nil {
-			sg.Keys[i] = keys[nd.ID].value
+			sg.Keys[i] = byID[nd.ID].value
 		}
 		if sg.Embeddings != nil {
 			sg.Embeddings[i] = vector(nd.Props[o.EmbeddingProperty], st)
 		}
 		if sg.Names != nil {
-			sg.Names[i] = syncjob.DisplayText(firstOf(nd.Props, o.DisplayProperties))
+			sg.Names[i] = keys.DisplayText(firstOf(nd.Props, o.DisplayProperties))
 		}
 		sg.LabelSet[i] = labels.Add(nd.Labels)
 	}
@@ -540,7 +541,7 @@ func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.W
 	for _, i := range nodes {
 		id, _ := sg.IDs[i].(string)
 		nd := s.nodes[id]
-		if nd == nil || (sg.Keys != nil && !syncjob.SameValue(nd.Props[sg.Options.IDProperty], sg.Keys[i])) ||
+		if nd == nil || (sg.Keys != nil && !keys.SameValue(nd.Props[sg.Options.IDProperty], sg.Keys[i])) ||
 			(len(labels) > 0 && !hasAnyLabel(nd.Labels, labels)) {
 			st.Missing++
 			if len(st.MissingKeys) < 100 {
@@ -702,7 +703,7 @@ func (s *Store) relsOf(id any, p *syncjob.Plan) []syncjob.Rel {
 			rel.OtherKey = o.Props[p.IDProperty]
 		}
 		if len(p.DisplayProperties) > 0 {
-			rel.OtherName = syncjob.DisplayText(firstOf(o.Props, p.DisplayProperties))
+			rel.OtherName = keys.DisplayText(firstOf(o.Props, p.DisplayProperties))
 		}
 		out = append(out, rel)
 	}

@@ -1,4 +1,8 @@
-package syncjob
+// Package keys reads node keys and property values as the Neo4j Go driver
+// returns them (int64, string, float64, dbtype values, ...): their text,
+// their order, the other forms a key may have in a graph, and their
+// descriptions in messages.
+package keys
 
 import (
 	"cmp"
@@ -11,10 +15,10 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
-// KeyText is a node key (or element id) as text: integers in decimal,
+// Text is a node key (or element id) as text: integers in decimal,
 // strings as they are, "" for nil. Approved plans' fingerprints and all
 // messages use it.
-func KeyText(k any) string {
+func Text(k any) string {
 	switch x := k.(type) {
 	case string:
 		return x
@@ -32,9 +36,9 @@ func KeyText(k any) string {
 	return fmt.Sprint(k)
 }
 
-// CompareKeys orders keys: integers numerically before strings, strings
+// Compare orders keys: integers numerically before strings, strings
 // by their text.
-func CompareKeys(a, b any) int {
+func Compare(a, b any) int {
 	ai, aInt := a.(int64)
 	bi, bInt := b.(int64)
 	switch {
@@ -45,16 +49,16 @@ func CompareKeys(a, b any) int {
 	case bInt:
 		return 1
 	}
-	return strings.Compare(KeyText(a), KeyText(b))
+	return strings.Compare(Text(a), Text(b))
 }
 
-// keyDescription is a key for messages: strings quoted, so that 11 and
+// Describe is a key for messages: strings quoted, so that 11 and
 // "11" differ.
-func keyDescription(k any) string {
+func Describe(k any) string {
 	if s, ok := k.(string); ok {
 		return strconv.Quote(s)
 	}
-	return KeyText(k)
+	return Text(k)
 }
 
 // DescribeValue describes a property value for messages, in Neo4j's
@@ -129,7 +133,7 @@ func listElement(v any) string {
 
 // DescribeNode is a key with its name: "26 (Cosette)".
 func DescribeNode(key any, name string) string {
-	k := KeyText(key)
+	k := Text(key)
 	if name != "" && name != k {
 		return k + " (" + name + ")"
 	}
@@ -167,9 +171,9 @@ func SameValue(a, b any) bool {
 	return a == b
 }
 
-// KeyVariants are the values a key may have in a graph: itself, and the
+// Variants are the values a key may have in a graph: itself, and the
 // integer as text or the text as an integer.
-func KeyVariants(k any) []any {
+func Variants(k any) []any {
 	switch x := k.(type) {
 	case int64:
 		return []any{x, strconv.FormatInt(x, 10)}
@@ -180,52 +184,4 @@ func KeyVariants(k any) []any {
 		return []any{x}
 	}
 	return []any{k}
-}
-
-// changes lists changed nodes for one line: "node 11 (Valjean): added
-// neighbour 77; removed 26 (Cosette); node 48 ...", the first five.
-func changes(nodes []NodeOutcome) string {
-	const most = 5
-	var parts []string
-	for _, n := range nodes[:min(len(nodes), most)] {
-		parts = append(parts, "node "+DescribeNode(n.Key, n.Name)+": "+n.Reason)
-	}
-	s := strings.Join(parts, "; ")
-	if len(nodes) > most {
-		s += fmt.Sprintf("; and %d more nodes", len(nodes)-most)
-	}
-	return s
-}
-
-// maxListed bounds the neighbours a change names.
-const maxListed = 10
-
-// changeText says how a node's neighbours changed: "added neighbour 77;
-// removed 26 (Cosette)".
-func changeText(added, removed []string) string {
-	list := func(xs []string) string {
-		s := strings.Join(xs[:min(len(xs), maxListed)], ", ")
-		if len(xs) > maxListed {
-			s += fmt.Sprintf(" and %d more", len(xs)-maxListed)
-		}
-		return s
-	}
-	noun := func(xs []string) string {
-		if len(xs) == 1 {
-			return "neighbour "
-		}
-		return "neighbours "
-	}
-	var parts []string
-	if len(added) > 0 {
-		parts = append(parts, "added "+noun(added)+list(added))
-	}
-	if len(removed) > 0 {
-		if len(added) > 0 {
-			parts = append(parts, "removed "+list(removed))
-		} else {
-			parts = append(parts, "removed "+noun(removed)+list(removed))
-		}
-	}
-	return strings.Join(parts, "; ")
 }
