@@ -9,6 +9,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
@@ -35,14 +36,14 @@ func TestPlanNamesLinksSelection(t *testing.T) {
 	}
 	// Through JSON (what review --plan reads).
 	b, _ := p.Marshal()
-	q, err := syncjob.UnmarshalPlan(b)
+	q, err := splitplan.Unmarshal(b)
 	if err != nil || !slices.Equal(q.Nodes[0].Links, m.Links) || q.Nodes[1].Name != "N" || !slices.Equal(q.NodeLabels, p.NodeLabels) {
 		t.Fatalf("round trip: %v\n%s", err, b)
 	}
 }
 
 // exactPlan is splitPlan as an approved plan is applied: exact neighbours.
-func exactPlan(t *testing.T, c *Conn, runID string) *syncjob.Plan {
+func exactPlan(t *testing.T, c *Conn, runID string) *splitplan.Plan {
 	t.Helper()
 	_, p := splitPlan(t, c, runID)
 	p.ExactNeighbors = true
@@ -72,9 +73,9 @@ func TestExactPlanCheck(t *testing.T) {
 	run(t, "MATCH (:Person {uid: 101})-[r]-(n:Person) WHERE n.uid IN [4, 14] DELETE r", nil)
 	before := dump(t)
 	bad, err := c.Check(ctx, p)
-	want := []syncjob.NodeOutcome{
-		{Key: int64(100), Name: "M", Outcome: syncjob.OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
-		{Key: int64(101), Name: "N", Outcome: syncjob.OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
+	want := []splitplan.NodeOutcome{
+		{Key: int64(100), Name: "M", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
+		{Key: int64(101), Name: "N", Outcome: splitplan.OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
 	}
 	if err != nil || !slices.Equal(bad, want) {
 		t.Fatalf("check: %+v %v\nwant %+v", bad, err, want)
@@ -91,7 +92,7 @@ func TestExactPlanCheck(t *testing.T) {
 	}
 	// A node that lost its label is no longer in the subgraph.
 	run(t, "MATCH (n:Person {uid: 101}) REMOVE n:Person SET n:Gone", nil)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 2 || bad[1].Outcome != syncjob.OutcomeMissing ||
+	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 2 || bad[1].Outcome != splitplan.OutcomeMissing ||
 		bad[1].Reason != `it is no longer in the subgraph (its labels are now "Gone")` {
 		t.Fatalf("relabelled node: %+v %v", bad, err)
 	}
@@ -152,9 +153,9 @@ func TestResolveKeys(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ := open(t)
 	ref := exactPlan(t, c, "run-k")
-	strip := func() *syncjob.Plan {
+	strip := func() *splitplan.Plan {
 		b, _ := ref.Marshal()
-		p, err := syncjob.UnmarshalPlan(b)
+		p, err := splitplan.Unmarshal(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +187,7 @@ func TestResolveKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad, err := c.Check(ctx, p)
-	if err != nil || len(bad) != 2 || bad[0].Reason != "added neighbour 11 (p11); removed 999" || bad[1].Outcome != syncjob.OutcomeMissing ||
+	if err != nil || len(bad) != 2 || bad[0].Reason != "added neighbour 11 (p11); removed 999" || bad[1].Outcome != splitplan.OutcomeMissing ||
 		bad[1].Reason != "no node of the subgraph has uid = 555" {
 		t.Fatalf("unknown keys: %+v %v", bad, err)
 	}
@@ -215,7 +216,7 @@ func TestApprovedPlanStore(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ := open(t)
 	p := exactPlan(t, c, "run-ap")
-	p.Approved = &syncjob.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-02T03:04:05.000Z", Fingerprint: "sha256:" + strings.Repeat("ab", 32), Source: "neo4j"}
+	p.Approved = &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-02T03:04:05.000Z", Fingerprint: "sha256:" + strings.Repeat("ab", 32), Source: "neo4j"}
 	ctx := ctxT(t, time.Minute)
 	stored, err := c.StorePlan(ctx, p)
 	if err != nil || stored.Approved == nil || *stored.Approved != *p.Approved || !stored.ExactNeighbors {
@@ -231,7 +232,7 @@ func TestApprovedPlanStore(t *testing.T) {
 	}
 	// Another approved plan, or one under the run id of a scheduled run: refused.
 	other := *p
-	other.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-03T00:00:00.000Z", Fingerprint: "sha256:" + strings.Repeat("cd", 32)}
+	other.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-03T00:00:00.000Z", Fingerprint: "sha256:" + strings.Repeat("cd", 32)}
 	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, syncjob.ErrInvalid) ||
 		err.Error() != "run id run-ap already holds another split plan (approved plan sha256:abababababab reviewed at 2025-01-02T03:04:05.000Z (approved.json)), not approved plan sha256:cdcdcdcdcdcd: apply it under a run id of its own (--run-id)" {
 		t.Fatalf("other approved plan: %v", err)
@@ -268,7 +269,7 @@ func TestSplitLocksNodeBeforeReading(t *testing.T) {
 	p := exactPlan(t, c, "run-w")
 	p.Nodes = p.Nodes[:1] // M
 	ctx := ctxT(t, 2*time.Minute)
-	if err := c.EnsureConstraint(ctx, syncjob.DefaultMarkerLabel, syncjob.PropSplitKey); err != nil {
+	if err := c.EnsureConstraint(ctx, syncjob.DefaultMarkerLabel, splitplan.PropSplitKey); err != nil {
 		t.Fatal(err)
 	}
 	d, err := srv.Driver()
@@ -294,7 +295,7 @@ func TestSplitLocksNodeBeforeReading(t *testing.T) {
 	holder, closeHolder := begin("CREATE (:FondueSplit {fondue_split_key: 'run-w/100/1'})")
 	defer closeHolder()
 	type result struct {
-		st  syncjob.SplitStats
+		st  splitplan.SplitStats
 		err error
 		at  time.Time
 	}

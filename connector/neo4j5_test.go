@@ -16,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -303,8 +304,8 @@ func TestFencing(t *testing.T) {
 		t.Errorf("the lock's context: %v", context.Cause(l.Context()))
 	}
 	// The same for a split and an undo: nothing is written.
-	p := &syncjob.Plan{RunID: "slow", MarkerLabel: syncjob.DefaultMarkerLabel, Nodes: []syncjob.PlanNode{{ID: sg.IDs[0], Key: sg.Key(0),
-		Groups: []syncjob.PlanGroup{{Neighbors: []any{}, NeighborIDs: []any{}}, {Neighbors: []any{}, NeighborIDs: []any{}}}}}}
+	p := &splitplan.Plan{RunID: "slow", MarkerLabel: syncjob.DefaultMarkerLabel, Nodes: []splitplan.Node{{ID: sg.IDs[0], Key: sg.Key(0),
+		Groups: []splitplan.Group{{Neighbors: []any{}, NeighborIDs: []any{}}, {Neighbors: []any{}, NeighborIDs: []any{}}}}}}
 	if _, err := c.Split(ctx, p, splitTime, nil); !errors.Is(err, syncjob.ErrLockLost) {
 		t.Fatalf("split after the lock was lost: %v", err)
 	}

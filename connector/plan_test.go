@@ -1,9 +1,10 @@
 package connector
 
 import (
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"strings"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // A plan read from a file or the database is checked, never trusted:
@@ -17,12 +18,12 @@ func TestUnmarshalPlanErrors(t *testing.T) {
 		{`{"nodes": [{"groups": 5}]}`, "cannot unmarshal number"},
 		{`[`, "unexpected EOF"},
 	} {
-		p, err := syncjob.UnmarshalPlan([]byte(c.in))
+		p, err := splitplan.Unmarshal([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.msg) || p != nil {
 			t.Errorf("%s: %v, want an error with %q", c.in, err, c.msg)
 		}
 	}
-	p, err := syncjob.UnmarshalPlan([]byte(`{"runId": "r", "nodes": [{"id": "4:x:1", "key": 9007199254740993, "groups": [{"neighbors": [2, "b"], "neighborIds": ["4:x:2", "4:x:3"]}]}]}`))
+	p, err := splitplan.Unmarshal([]byte(`{"runId": "r", "nodes": [{"id": "4:x:1", "key": 9007199254740993, "groups": [{"neighbors": [2, "b"], "neighborIds": ["4:x:2", "4:x:3"]}]}]}`))
 	if err != nil || p.Nodes[0].Key != int64(9007199254740993) || p.Nodes[0].Groups[0].Neighbors[0] != int64(2) || p.Nodes[0].Groups[0].NeighborIDs[1] != "4:x:3" {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -41,7 +42,7 @@ func FuzzUnmarshalPlan(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := syncjob.UnmarshalPlan(data)
+		p, err := splitplan.Unmarshal(data)
 		if err != nil {
 			return
 		}
@@ -56,7 +57,7 @@ func FuzzUnmarshalPlan(f *testing.F) {
 		if err != nil {
 			return // e.g. a float key that JSON cannot hold is kept as read
 		}
-		if _, err := syncjob.UnmarshalPlan(b); err != nil {
+		if _, err := splitplan.Unmarshal(b); err != nil {
 			t.Fatalf("a plan read back fails: %v\n%s", err, b)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -17,7 +18,7 @@ import (
 // StorePlan stores the plan of its run in a (:FondueRun {run_id}) node,
 // unless one is stored already, and returns the stored plan (the existing
 // one wins, so that a re-run resumes the first plan).
-func (c *Conn) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, error) {
+func (c *Conn) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Plan, error) {
 	if err := c.EnsureConstraint(ctx, syncjob.RunLabel, "run_id"); err != nil {
 		return nil, err
 	}
@@ -41,7 +42,7 @@ func (c *Conn) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, e
 	if err != nil {
 		return nil, fmt.Errorf("store the split plan: %w", err)
 	}
-	stored, err := syncjob.UnmarshalPlan([]byte(text))
+	stored, err := splitplan.Unmarshal([]byte(text))
 	if err != nil {
 		return nil, fmt.Errorf("split plan of run %s is corrupt: %w", p.RunID, err)
 	}
@@ -52,7 +53,7 @@ func (c *Conn) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, e
 }
 
 // LoadPlan returns the plan stored by a run, or nil if there is none.
-func (c *Conn) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error) {
+func (c *Conn) LoadPlan(ctx context.Context, runID string) (*splitplan.Plan, error) {
 	q, err := c.render("plan_load", cypher.Vars{Label: syncjob.RunLabel})
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func (c *Conn) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error
 	if err != nil {
 		return nil, fmt.Errorf("split plan of run %s: %w", runID, err)
 	}
-	p, err := syncjob.UnmarshalPlan([]byte(s))
+	p, err := splitplan.Unmarshal([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("split plan of run %s is corrupt: %w", runID, err)
 	}
@@ -102,7 +103,7 @@ func (c *Conn) ForgetPlan(ctx context.Context, runID string) error {
 
 // CountSplit returns how many of the plan's nodes carry the split mark of
 // its run (fondue_split_runs): split by it and not restored.
-func (c *Conn) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
+func (c *Conn) CountSplit(ctx context.Context, p *splitplan.Plan) (int, error) {
 	ids := make([]any, 0, len(p.Nodes))
 	for _, n := range p.Nodes {
 		if n.ID != nil {
@@ -127,21 +128,21 @@ func (c *Conn) CheckName(name string) error { return cypher.CheckName(name) }
 
 var _ syncjob.NameChecker = (*Conn)(nil)
 
-func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (syncjob.NodeState, error) {
+func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (splitplan.NodeState, error) {
 	q, err := c.render("node_state", cypher.Vars{IDProperty: idProp})
 	if err != nil {
-		return syncjob.NodeState{}, err
+		return splitplan.NodeState{}, err
 	}
 	res, err := tx.Run(ctx, q, map[string]any{"id": id, "run": run})
 	if err != nil {
-		return syncjob.NodeState{}, err
+		return splitplan.NodeState{}, err
 	}
 	recs, err := res.Collect(ctx)
 	if err != nil || len(recs) == 0 {
-		return syncjob.NodeState{}, err
+		return splitplan.NodeState{}, err
 	}
 	r := recs[0]
-	st := syncjob.NodeState{Exists: true}
+	st := splitplan.NodeState{Exists: true}
 	labels, _, _ := neo4j.GetRecordValue[[]any](r, "labels")
 	for _, l := range labels {
 		s, _ := l.(string)
@@ -162,18 +163,18 @@ type relVars struct {
 	display     []string
 }
 
-func relVarsOf(p *syncjob.Plan) relVars {
+func relVarsOf(p *splitplan.Plan) relVars {
 	return relVars{marker: p.MarkerLabel, run: p.RunID, idProp: p.IDProperty, display: p.DisplayProperties}
 }
 
-func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, rv relVars) ([]syncjob.Rel, error) {
+func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, rv relVars) ([]splitplan.Rel, error) {
 	m, err := c.readRelsOf(ctx, tx, []any{id}, rv)
 	return m[id], err
 }
 
 // readRelsOf reads the relationships of several nodes in one statement,
 // by node.
-func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids []any, rv relVars) (map[any][]syncjob.Rel, error) {
+func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids []any, rv relVars) (map[any][]splitplan.Rel, error) {
 	q, err := c.render("node_relationships", cypher.Vars{Label: rv.marker, IDProperty: rv.idProp, DisplayProperties: rv.display})
 	if err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids 
 	if err != nil {
 		return nil, err
 	}
-	rels := map[any][]syncjob.Rel{}
+	rels := map[any][]splitplan.Rel{}
 	type seenRel struct{ node, rid any }
 	seen := map[seenRel]bool{}
 	for res.Next(ctx) {
@@ -193,7 +194,7 @@ func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids 
 		seen[seenRel{v[0], v[1]}] = true
 		typ, _ := v[2].(string)
 		out, _ := v[3].(bool)
-		r := syncjob.Rel{ID: v[1], Type: typ, Outgoing: out, Other: v[4], Origin: v[5]}
+		r := splitplan.Rel{ID: v[1], Type: typ, Outgoing: out, Other: v[4], Origin: v[5]}
 		labels, _ := v[6].([]any)
 		for _, l := range labels {
 			ls, _ := l.(string)
@@ -214,7 +215,7 @@ func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids 
 // Describe fills in the labels and relationship counts of every planned
 // node from the database, in read transactions, without writing anything
 // (the dry run).
-func (c *Conn) Describe(ctx context.Context, p *syncjob.Plan) error {
+func (c *Conn) Describe(ctx context.Context, p *splitplan.Plan) error {
 	s := c.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(ctx)
 	for k := range p.Nodes {
@@ -231,9 +232,9 @@ func (c *Conn) Describe(ctx context.Context, p *syncjob.Plan) error {
 			a := p.Assign(*n, rels)
 			n.Labels = st.Labels
 			for g := range n.Groups {
-				n.Groups[g].Relationships = syncjob.CountRels(a.Groups[g])
+				n.Groups[g].Relationships = splitplan.CountRels(a.Groups[g])
 			}
-			n.Staying = syncjob.CountRels(a.Staying)
+			n.Staying = splitplan.CountRels(a.Staying)
 			return nil, nil
 		})
 		if err != nil {
@@ -259,20 +260,20 @@ var errChanged = errors.New("relationships changed during the split")
 // ExactNeighbors a node is split only if its neighbours are exactly the
 // planned ones, checked in its transaction (none added either): the
 // reason names what changed.
-func (c *Conn) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progress func(done, total int)) (syncjob.SplitStats, error) {
+func (c *Conn) Split(ctx context.Context, p *splitplan.Plan, now time.Time, progress func(done, total int)) (splitplan.SplitStats, error) {
 	t0 := time.Now()
-	st := syncjob.SplitStats{Planned: len(p.Nodes), Nodes: []syncjob.NodeOutcome{}}
+	st := splitplan.SplitStats{Planned: len(p.Nodes), Nodes: []splitplan.NodeOutcome{}}
 	if len(p.Nodes) == 0 {
 		return st, nil
 	}
-	if err := c.EnsureConstraint(ctx, p.MarkerLabel, syncjob.PropSplitKey); err != nil {
+	if err := c.EnsureConstraint(ctx, p.MarkerLabel, splitplan.PropSplitKey); err != nil {
 		return st, err
 	}
 	unique, err := c.uniqueProperties(ctx)
 	if err != nil {
 		return st, err
 	}
-	at := syncjob.ISOTime(now)
+	at := splitplan.ISOTime(now)
 	s := c.session(ctx, neo4j.AccessModeWrite)
 	defer s.Close(context.WithoutCancel(ctx))
 	for k, n := range p.Nodes {
@@ -282,12 +283,12 @@ func (c *Conn) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progre
 			}
 			return c.splitNode(ctx, tx, p, n, at, unique)
 		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "run": p.RunID}))
-		var o syncjob.NodeOutcome
+		var o splitplan.NodeOutcome
 		switch {
 		case err == nil:
-			o = out.(syncjob.NodeOutcome)
+			o = out.(splitplan.NodeOutcome)
 		case errors.Is(err, errChanged):
-			o = syncjob.NodeOutcome{Key: n.Key, Name: n.Name, Outcome: syncjob.OutcomeChanged, Reason: "its relationships changed during the split"}
+			o = splitplan.NodeOutcome{Key: n.Key, Name: n.Name, Outcome: splitplan.OutcomeChanged, Reason: "its relationships changed during the split"}
 		case ctx.Err() != nil:
 			return st, ctx.Err()
 		case neo4j.IsConnectivityError(err) || neo4j.IsTransactionExecutionLimit(err):
@@ -298,10 +299,10 @@ func (c *Conn) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progre
 			if errors.As(err, &cerr) {
 				return st, err
 			}
-			o = syncjob.NodeOutcome{Key: n.Key, Name: n.Name, Outcome: syncjob.OutcomeFailed, Reason: oneLine(err.Error())}
+			o = splitplan.NodeOutcome{Key: n.Key, Name: n.Name, Outcome: splitplan.OutcomeFailed, Reason: oneLine(err.Error())}
 		}
 		st.Count(o)
-		if o.Outcome != syncjob.OutcomeSplit && o.Outcome != syncjob.OutcomeDone {
+		if o.Outcome != splitplan.OutcomeSplit && o.Outcome != splitplan.OutcomeDone {
 			c.log.Warn("node not split", "node", fmt.Sprint(n.Key), "outcome", o.Outcome, "reason", o.Reason)
 		}
 		st.NodesCreated += o.Clones
@@ -348,17 +349,17 @@ func (c *Conn) uniqueProperties(ctx context.Context) (map[string][]string, error
 // (the whole-plan check of an approved plan before any split). It returns
 // the nodes that Split would not split as planned (OutcomeChanged or
 // OutcomeMissing, with the reason); nodes this run already split are fine.
-func (c *Conn) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcome, error) {
+func (c *Conn) Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeOutcome, error) {
 	s := c.session(ctx, neo4j.AccessModeRead)
 	defer s.Close(ctx)
 	out, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
-		bad := []syncjob.NodeOutcome{}
+		bad := []splitplan.NodeOutcome{}
 		for _, n := range p.Nodes {
 			o, _, _, err := c.examine(ctx, tx, p, n)
 			if err != nil {
 				return nil, err
 			}
-			if o.Outcome == syncjob.OutcomeChanged || o.Outcome == syncjob.OutcomeMissing {
+			if o.Outcome == splitplan.OutcomeChanged || o.Outcome == splitplan.OutcomeMissing {
 				bad = append(bad, o)
 			}
 		}
@@ -367,7 +368,7 @@ func (c *Conn) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcom
 	if err != nil {
 		return nil, c.classify(err, "check the split plan against the graph")
 	}
-	return out.([]syncjob.NodeOutcome), nil
+	return out.([]splitplan.NodeOutcome), nil
 }
 
 // ResolveKeys sets the element ids of the plan's nodes and neighbours from
@@ -378,7 +379,7 @@ func (c *Conn) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcom
 // element ids of today's nodes. A key that no selected node has gets a nil
 // id: Check and Split report that node as missing, that neighbour as
 // removed. Two nodes with the same key are an error (ErrInvalid).
-func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
+func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
 		return errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
 	}
@@ -411,9 +412,9 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 	if err != nil {
 		return c.classify(err, "find the plan's nodes by "+p.IDProperty)
 	}
-	found := make([]syncjob.KeyedNode, len(res.Records))
+	found := make([]splitplan.KeyedNode, len(res.Records))
 	for k, r := range res.Records {
-		found[k] = syncjob.KeyedNode{Key: r.Values[0], ID: r.Values[1]}
+		found[k] = splitplan.KeyedNode{Key: r.Values[0], ID: r.Values[1]}
 	}
 	return p.Resolve(found)
 }
@@ -421,30 +422,30 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
 // examine reads a planned node in tx and decides, by Plan.Examine, whether
 // it can be split as planned. It writes nothing: Split runs it first in
 // each node's transaction, Check in a read transaction.
-func (c *Conn) examine(ctx context.Context, tx neo4j.ManagedTransaction, p *syncjob.Plan, n syncjob.PlanNode) (syncjob.NodeOutcome, syncjob.NodeState, syncjob.Assignment, error) {
-	var state syncjob.NodeState
+func (c *Conn) examine(ctx context.Context, tx neo4j.ManagedTransaction, p *splitplan.Plan, n splitplan.Node) (splitplan.NodeOutcome, splitplan.NodeState, splitplan.Assignment, error) {
+	var state splitplan.NodeState
 	if n.ID != nil {
 		var err error
 		if state, err = c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID); err != nil {
-			return syncjob.NodeOutcome{Key: n.Key, Name: n.Name}, state, syncjob.Assignment{}, err
+			return splitplan.NodeOutcome{Key: n.Key, Name: n.Name}, state, splitplan.Assignment{}, err
 		}
 	}
-	o, a, err := p.Examine(n, state, func() ([]syncjob.Rel, error) { return c.readRels(ctx, tx, n.ID, relVarsOf(p)) })
+	o, a, err := p.Examine(n, state, func() ([]splitplan.Rel, error) { return c.readRels(ctx, tx, n.ID, relVarsOf(p)) })
 	return o, state, a, err
 }
 
-func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *syncjob.Plan, n syncjob.PlanNode, at string, unique map[string][]string) (syncjob.NodeOutcome, error) {
+func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *splitplan.Plan, n splitplan.Node, at string, unique map[string][]string) (splitplan.NodeOutcome, error) {
 	if n.ID != nil {
 		lockQ, err := c.render("node_lock", cypher.Vars{})
 		if err != nil {
-			return syncjob.NodeOutcome{}, err
+			return splitplan.NodeOutcome{}, err
 		}
 		res, err := tx.Run(ctx, lockQ, map[string]any{"id": n.ID})
 		if err == nil {
 			_, err = res.Consume(ctx)
 		}
 		if err != nil {
-			return syncjob.NodeOutcome{}, err
+			return splitplan.NodeOutcome{}, err
 		}
 	}
 	o, state, a, err := c.examine(ctx, tx, p, n)
@@ -514,13 +515,13 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sy
 	if _, err := tx.Run(ctx, markQ, map[string]any{"id": n.ID, "run": p.RunID}); err != nil {
 		return o, err
 	}
-	o.Outcome = syncjob.OutcomeSplit
+	o.Outcome = splitplan.OutcomeSplit
 	return o, nil
 }
 
 // move is a relationship to move from one node to another.
 type move struct {
-	rel      syncjob.Rel
+	rel      splitplan.Rel
 	from, to any
 }
 

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
@@ -43,7 +45,7 @@ CREATE (m)-[:KNOWS {since: 2001, w: 0.5, note: 'x'}]->(p1), (p2)-[:KNOWS {since:
 
 // splitPlan pulls splitGraph and plans: M keeps {1, 2, 3, 200}, gives
 // {11, 12, 13, 101} to a clone; N keeps {14, 15}, gives {4, 100}.
-func splitPlan(t *testing.T, c *Conn, runID string) (*syncjob.Subgraph, *syncjob.Plan) {
+func splitPlan(t *testing.T, c *Conn, runID string) (*syncjob.Subgraph, *splitplan.Plan) {
 	t.Helper()
 	sg, err := c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS", "WORKS_AT"}, IDProperty: "uid", DisplayProperties: []string{"name"}})
 	if err != nil {
@@ -98,9 +100,9 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 		t.Fatalf("the dry run wrote:\n%s", diff(before, d))
 	}
 	m := p.Nodes[0]
-	wantG0 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 2}, {Type: "KNOWS", Direction: "in", Count: 1}, {Type: "WORKS_AT", Direction: "out", Count: 1}}
-	wantG1 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 2}}
-	wantStay := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 2}, {Type: "LIKES", Direction: "out", Count: 1}} // self-loop, Other; LIKES
+	wantG0 := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 2}, {Type: "KNOWS", Direction: "in", Count: 1}, {Type: "WORKS_AT", Direction: "out", Count: 1}}
+	wantG1 := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 2}}
+	wantStay := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 2}, {Type: "LIKES", Direction: "out", Count: 1}} // self-loop, Other; LIKES
 	if !slices.Equal(m.Groups[0].Relationships, wantG0) || !slices.Equal(m.Groups[1].Relationships, wantG1) || !slices.Equal(m.Staying, wantStay) {
 		t.Fatalf("M's plan: %+v %+v staying %+v", m.Groups[0].Relationships, m.Groups[1].Relationships, m.Staying)
 	}
@@ -176,7 +178,7 @@ func TestSplitSkipsChangedNode(t *testing.T) {
 	run(t, "MATCH (:Person {uid: 101})-[r]-(:Person {uid: 14}) DELETE r", nil)
 	before := dump(t)
 	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
-	if err != nil || st.Split != 1 || st.Skipped != 1 || st.Nodes[1].Outcome != syncjob.OutcomeChanged || !strings.Contains(st.Nodes[1].Reason, "no longer connected") {
+	if err != nil || st.Split != 1 || st.Skipped != 1 || st.Nodes[1].Outcome != splitplan.OutcomeChanged || !strings.Contains(st.Nodes[1].Reason, "no longer connected") {
 		t.Fatalf("%+v %v", st, err)
 	}
 	after := dump(t)
@@ -188,7 +190,7 @@ func TestSplitSkipsChangedNode(t *testing.T) {
 	// The deleted node of a plan is "missing".
 	run(t, "MATCH (n:Person {uid: 101}) DETACH DELETE n", nil)
 	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
-	if err != nil || st.AlreadyDone != 1 || st.Nodes[1].Outcome != syncjob.OutcomeMissing {
+	if err != nil || st.AlreadyDone != 1 || st.Nodes[1].Outcome != splitplan.OutcomeMissing {
 		t.Fatalf("%+v %v", st, err)
 	}
 }
@@ -383,7 +385,7 @@ func TestSplitUndoManyClones(t *testing.T) {
 	run(t, splitGraph, nil)
 	before := dump(t)
 	c, _ := open(t)
-	plan := func(runID string) *syncjob.Plan {
+	plan := func(runID string) *splitplan.Plan {
 		sg, _ := splitPlan(t, c, runID)
 		idx := func(uids ...int64) []int32 {
 			var out []int32

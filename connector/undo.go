@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -65,7 +66,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 		}, neo4j.WithTxMetadata(map[string]any{"app": "fondue-neo4j", "undo": o.RunID}))
 		switch {
 		case err == nil:
-			n := out.(syncjob.NodeOutcome)
+			n := out.(splitplan.NodeOutcome)
 			st.Restored++
 			st.ClonesDeleted += n.Clones
 			st.RelationshipsMoved += n.Moved
@@ -78,7 +79,7 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 			st.Duration = time.Since(t0)
 			return st, c.classify(err, fmt.Sprintf("restore node %v (%d of %d; run undo again to finish)", origin, k+1, len(origins)))
 		default:
-			st.Failed = append(st.Failed, syncjob.NodeOutcome{Key: origin, Outcome: syncjob.OutcomeFailed, Reason: oneLine(err.Error())})
+			st.Failed = append(st.Failed, splitplan.NodeOutcome{Key: origin, Outcome: splitplan.OutcomeFailed, Reason: oneLine(err.Error())})
 			c.log.Warn("could not undo the split of a node", "node", fmt.Sprint(origin), "error", oneLine(err.Error()))
 		}
 		if o.Progress != nil {
@@ -117,8 +118,8 @@ func (c *Conn) SplitRuns(ctx context.Context, markerLabel string) ([]string, err
 
 var errUndo = errors.New("cannot undo")
 
-func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone) (syncjob.NodeOutcome, error) {
-	out := syncjob.NodeOutcome{Key: origin}
+func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone) (splitplan.NodeOutcome, error) {
+	out := splitplan.NodeOutcome{Key: origin}
 	state, err := c.readState(ctx, tx, origin, "", o.RunID)
 	if err != nil {
 		return out, err
@@ -174,7 +175,7 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o sync
 
 // undoClones moves the relationships of a node's clones back and deletes
 // them, one clone at a time.
-func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone, out syncjob.NodeOutcome) (syncjob.NodeOutcome, error) {
+func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone, out splitplan.NodeOutcome) (splitplan.NodeOutcome, error) {
 	for _, cl := range clones {
 		rels, err := c.readRels(ctx, tx, cl.id, relVars{marker: o.MarkerLabel, run: o.RunID})
 		if err != nil {
@@ -212,7 +213,7 @@ func (c *Conn) deleteClones(ctx context.Context, tx neo4j.ManagedTransaction, o 
 }
 
 // unmark removes the run from the original's fondue_split_runs.
-func (c *Conn) unmark(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, out syncjob.NodeOutcome) (syncjob.NodeOutcome, error) {
+func (c *Conn) unmark(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, out splitplan.NodeOutcome) (splitplan.NodeOutcome, error) {
 	q, err := c.render("undo_unmark", cypher.Vars{})
 	if err != nil {
 		return out, err
@@ -220,6 +221,6 @@ func (c *Conn) unmark(ctx context.Context, tx neo4j.ManagedTransaction, o syncjo
 	if _, err := tx.Run(ctx, q, map[string]any{"id": origin, "run": o.RunID}); err != nil {
 		return out, err
 	}
-	out.Outcome = syncjob.OutcomeSplit
+	out.Outcome = splitplan.OutcomeSplit
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // ApplyOptions configure Apply. The zero value takes the default lock.
@@ -20,7 +21,7 @@ type ApplyOptions struct {
 	Log *slog.Logger
 }
 
-// Apply carries out an approved plan (see Plan.Approved and
+// Apply carries out an approved plan (see splitplan.Plan.Approved and
 // review.ApprovedPlan.Plan): no pull, no scoring; the plan's nodes are
 // split with their approved groups, under the lock, one transaction per
 // node, after a whole-plan check that every node's neighbours are still
@@ -30,17 +31,17 @@ type ApplyOptions struct {
 // under its run id resumes it; the run id of another plan is refused
 // (IsInvalid). Nodes that changed after the check are left alone and give
 // an *IncompleteError, with the summary.
-func Apply(ctx context.Context, st Store, plan *Plan, o ApplyOptions) (*Summary, error) {
+func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) (*Summary, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	log := o.Log.With("run_id", plan.RunID)
 	sum := &Summary{RunID: plan.RunID, DryRun: o.DryRun, ApprovedPlan: plan.Approved}
-	if err := checkNames(st, plan.names()); err != nil {
+	if err := checkNames(st, planNames(plan)); err != nil {
 		return sum, err
 	}
 	if len(plan.Nodes) == 0 {
-		sum.Split = &SplitStats{Nodes: []NodeOutcome{}}
+		sum.Split = &splitplan.SplitStats{Nodes: []splitplan.NodeOutcome{}}
 		return sum, nil
 	}
 	if !o.DryRun {

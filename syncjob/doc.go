@@ -27,6 +27,9 @@
 // internal/review) are carried out by Apply, refused whole with a
 // *StalePlanError when the graph changed since the review.
 //
+// The plan, its nodes and what a split reports are package splitplan's;
+// the helpers on node keys and property values package keys'.
+//
 // Errors a caller branches on are of the kinds in errors.go; test them
 // with the Is... helpers or errors.Is.
 package syncjob

@@ -3,38 +3,41 @@ package syncjob
 import (
 	"errors"
 	"fmt"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Kinds of failure (test with errors.Is, or the Is... helpers). A Store
 // wraps them in its errors; Sync, Apply and Undo pass them on.
 var (
 	// ErrAuth: the store rejected the credentials.
-	ErrAuth = errors.New("authentication failed")
+	ErrAuth = joberr.ErrAuth
 	// ErrUnreachable: the store could not be reached, or the connection was
 	// lost for longer than the retries allow.
-	ErrUnreachable = errors.New("neo4j unreachable")
+	ErrUnreachable = joberr.ErrUnreachable
 	// ErrEmpty: the selected subgraph has nothing to score (no nodes, no
 	// relationships, or a label or type that does not exist).
-	ErrEmpty = errors.New("empty subgraph")
+	ErrEmpty = joberr.ErrEmpty
 	// ErrLocked: another run holds the lock, or this run lost it.
-	ErrLocked = errors.New("locked")
+	ErrLocked = joberr.ErrLocked
 	// ErrLockLost is the cause of the context of a Lock that was lost (not
 	// refreshed in time, and taken over by another run).
-	ErrLockLost = errors.New("the lock was lost (not refreshed within lock.ttl, or taken over by another run)")
+	ErrLockLost = joberr.ErrLockLost
 	// ErrInvalid: a configuration value, a custom query, a plan or the data
 	// does not fit (bad name, missing column, key property of the wrong
 	// type...).
-	ErrInvalid = errors.New("invalid")
+	ErrInvalid = joberr.ErrInvalid
 	// ErrStalePlan: an approved plan no longer matches the graph; nothing
 	// was split (a *StalePlanError says what changed).
-	ErrStalePlan = errors.New("the approved plan no longer matches the graph")
+	ErrStalePlan = joberr.ErrStalePlan
 	// ErrIncomplete: the run finished but some planned splits were not
 	// made (an *IncompleteError says which); the others were. From Undo:
 	// some splits of the run were not reversed.
-	ErrIncomplete = errors.New("some splits were not made")
+	ErrIncomplete = joberr.ErrIncomplete
 	// ErrUnknownRun: Undo found nothing of the run: no record of it and no
 	// node split by it (a mistyped run id, or a run undone already).
-	ErrUnknownRun = errors.New("no such run")
+	ErrUnknownRun = joberr.ErrUnknownRun
 )
 
 // IsAuth reports whether err is an authentication failure.
@@ -62,36 +65,23 @@ func IsUnknownRun(err error) bool { return errors.Is(err, ErrUnknownRun) }
 func IsStalePlan(err error) bool { return errors.Is(err, ErrStalePlan) }
 
 // Error is a failure with a one-line message for the user, of one of the
-// kinds above (Kind), with its cause.
-type Error struct {
-	Kind  error
-	Msg   string
-	Cause error
-}
-
-func (e *Error) Error() string { return e.Msg }
-
-// Unwrap lets errors.Is find both the kind and the cause.
-func (e *Error) Unwrap() []error {
-	if e.Cause != nil {
-		return []error{e.Kind, e.Cause}
-	}
-	return []error{e.Kind}
-}
+// kinds above (Kind), with its cause. Its Unwrap lets errors.Is find both
+// the kind and the cause.
+type Error = joberr.Error
 
 // Errorf returns an *Error of the given kind and cause (either may be
 // nil), with a formatted message.
 func Errorf(kind, cause error, format string, args ...any) error {
-	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Cause: cause}
+	return joberr.Errorf(kind, cause, format, args...)
 }
 
 // StalePlanError refuses an approved plan: some of its nodes changed since
 // the review. Nothing was split by this run.
 type StalePlanError struct {
-	File    string        // the approved plan's file
-	RunID   string        // the run id the plan was applied under
-	Planned int           // nodes in the plan
-	Changed []NodeOutcome // the nodes that changed, with the reason
+	File    string                  // the approved plan's file
+	RunID   string                  // the run id the plan was applied under
+	Planned int                     // nodes in the plan
+	Changed []splitplan.NodeOutcome // the nodes that changed, with the reason
 	// Resumed: an earlier run of the same run id split some nodes, which
 	// stay split.
 	Resumed bool
@@ -115,15 +105,15 @@ func (e *StalePlanError) Is(target error) bool { return target == ErrStalePlan }
 type IncompleteError struct {
 	RunID    string
 	Approved bool
-	Stats    *SplitStats
+	Stats    *splitplan.SplitStats
 }
 
 func (e *IncompleteError) Error() string {
 	sp := e.Stats
 	if e.Approved {
-		var skipped []NodeOutcome
+		var skipped []splitplan.NodeOutcome
 		for _, n := range sp.Nodes {
-			if n.Outcome == OutcomeChanged || n.Outcome == OutcomeMissing {
+			if n.Outcome == splitplan.OutcomeChanged || n.Outcome == splitplan.OutcomeMissing {
 				skipped = append(skipped, n)
 			}
 		}
@@ -131,7 +121,7 @@ func (e *IncompleteError) Error() string {
 			sp.Skipped, sp.Planned, e.RunID, changes(skipped))
 	}
 	for _, n := range sp.Nodes {
-		if n.Outcome == OutcomeFailed {
+		if n.Outcome == splitplan.OutcomeFailed {
 			return fmt.Sprintf("%d of %d splits failed and were rolled back; first: node %v: %s", sp.Failed, sp.Planned, n.Key, n.Reason)
 		}
 	}

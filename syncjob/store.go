@@ -9,6 +9,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Store is where the sync job reads the graph, writes scores, keeps its
@@ -69,31 +70,31 @@ type Sink interface {
 type Splitter interface {
 	// StorePlan stores the plan of its run unless one is stored already,
 	// and returns the stored plan (the first one wins, so that a re-run
-	// resumes it; Plan.CheckStored refuses another approved plan).
-	StorePlan(ctx context.Context, p *Plan) (*Plan, error)
+	// resumes it; splitplan.Plan.CheckStored refuses another approved plan).
+	StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Plan, error)
 	// LoadPlan returns the plan stored by a run, or nil.
-	LoadPlan(ctx context.Context, runID string) (*Plan, error)
+	LoadPlan(ctx context.Context, runID string) (*splitplan.Plan, error)
 	// ForgetPlan deletes the record of a run (its stored plan), if any.
 	ForgetPlan(ctx context.Context, runID string) error
 	// CountSplit returns how many of the plan's nodes carry the split mark
-	// of its run (PropSplitRuns): nodes split by the run and not restored.
-	CountSplit(ctx context.Context, p *Plan) (int, error)
+	// of its run (splitplan.PropSplitRuns): nodes split by the run and not restored.
+	CountSplit(ctx context.Context, p *splitplan.Plan) (int, error)
 	// Describe fills in the labels and relationship counts of every
 	// planned node, writing nothing (the dry run).
-	Describe(ctx context.Context, p *Plan) error
+	Describe(ctx context.Context, p *splitplan.Plan) error
 	// ResolveKeys sets the ids of the plan's nodes and neighbours from
-	// their keys (Plan.IDProperty) among the nodes the plan selects; a key
+	// their keys (splitplan.Plan.IDProperty) among the nodes the plan selects; a key
 	// no node has gets a nil id.
-	ResolveKeys(ctx context.Context, p *Plan) error
+	ResolveKeys(ctx context.Context, p *splitplan.Plan) error
 	// Check compares every node of the plan with the graph, as Split will,
 	// writing nothing, and returns those Split would not split as planned
-	// (OutcomeChanged or OutcomeMissing).
-	Check(ctx context.Context, p *Plan) ([]NodeOutcome, error)
+	// (splitplan.OutcomeChanged or splitplan.OutcomeMissing).
+	Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeOutcome, error)
 	// Split carries out a plan, one transaction per node: one clone per
 	// group after the first, the group's relationships moved to it, the
-	// run recorded on the original (see Examine for which nodes are left
-	// alone). Re-running a plan changes nothing more.
-	Split(ctx context.Context, p *Plan, now time.Time, progress func(done, total int)) (SplitStats, error)
+	// run recorded on the original (see splitplan.Plan.Examine for which
+	// nodes are left alone). Re-running a plan changes nothing more.
+	Split(ctx context.Context, p *splitplan.Plan, now time.Time, progress func(done, total int)) (splitplan.SplitStats, error)
 }
 
 // Undoer reverses the splits of a run.
@@ -137,8 +138,8 @@ const (
 // Labels of fondue-neo4j's own bookkeeping nodes. A pull of all nodes
 // leaves them out.
 const (
-	LockLabel = "FondueLock" // the lock of a running sync
-	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
+	LockLabel = splitplan.LockLabel // the lock of a running sync
+	RunLabel  = splitplan.RunLabel  // the split plan of a run (StorePlan)
 )
 
 // LockOptions configure Locker.Lock.
@@ -291,7 +292,11 @@ func (s *Subgraph) SelectTargets() error {
 			}
 		}
 	}
-	what := "label " + strings.Join(quoteAll(want), " or ")
+	quoted := make([]string, len(want))
+	for k, l := range want {
+		quoted[k] = strconv.Quote(l)
+	}
+	what := "label " + strings.Join(quoted, " or ")
 	switch {
 	case targets == 0:
 		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes has the %s (write.node_labels)", len(t), what)
@@ -425,11 +430,11 @@ type UndoOptions struct {
 
 // UndoStats summarize Undo.
 type UndoStats struct {
-	Originals          int           `json:"originals"`     // split nodes found
-	Restored           int           `json:"restored"`      // restored now
-	ClonesDeleted      int           `json:"clonesDeleted"` // clones deleted
-	RelationshipsMoved int           `json:"relationshipsMoved"`
-	Failed             []NodeOutcome `json:"failed,omitempty"`
+	Originals          int                     `json:"originals"`     // split nodes found
+	Restored           int                     `json:"restored"`      // restored now
+	ClonesDeleted      int                     `json:"clonesDeleted"` // clones deleted
+	RelationshipsMoved int                     `json:"relationshipsMoved"`
+	Failed             []splitplan.NodeOutcome `json:"failed,omitempty"`
 	// MarkerLabel is the label the run's clones were found by (the
 	// package's Undo: the run record's).
 	MarkerLabel string `json:"markerLabel,omitempty"`

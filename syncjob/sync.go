@@ -16,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Options configure Sync. The zero value scores every node of the store
@@ -82,19 +83,19 @@ type Summary struct {
 	UnscoredNodes         int    `json:"unscoredNodes"`
 	// Scored says what was scored: how many nodes per label, and the most
 	// ambiguous ones (nil when nothing was scored: an approved plan).
-	Scored            *Scored        `json:"scored,omitempty"`
-	Epochs            int            `json:"epochs"`                   // CNE epochs run
-	WarmStartNodes    int            `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
-	NodesNotFound     int            `json:"nodesNotFound"`
-	NodesNotFoundKeys []any          `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
-	Configuration     map[string]any `json:"configuration"`
-	Split             *SplitStats    `json:"split,omitempty"`
-	Resumed           bool           `json:"resumed,omitempty"`
-	DryRun            bool           `json:"dryRun,omitempty"`
-	Plan              *Plan          `json:"plan,omitempty"`
+	Scored            *Scored               `json:"scored,omitempty"`
+	Epochs            int                   `json:"epochs"`                   // CNE epochs run
+	WarmStartNodes    int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	NodesNotFound     int                   `json:"nodesNotFound"`
+	NodesNotFoundKeys []any                 `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
+	Configuration     map[string]any        `json:"configuration"`
+	Split             *splitplan.SplitStats `json:"split,omitempty"`
+	Resumed           bool                  `json:"resumed,omitempty"`
+	DryRun            bool                  `json:"dryRun,omitempty"`
+	Plan              *splitplan.Plan       `json:"plan,omitempty"`
 	// ApprovedPlan is the approved plan applied (Apply).
-	ApprovedPlan *ApprovedRef `json:"approvedPlan,omitempty"`
-	Neo4jVersion string       `json:"neo4jVersion"`
+	ApprovedPlan *splitplan.ApprovedRef `json:"approvedPlan,omitempty"`
+	Neo4jVersion string                 `json:"neo4jVersion"`
 }
 
 // DefaultTopNodes is the number of most ambiguous nodes a summary lists.
@@ -294,7 +295,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		return sum, lockError(ctx, err)
 	}
 
-	var plan *Plan
+	var plan *splitplan.Plan
 	if o.Split {
 		plan, err = NewPlan(sg, res, PlanOptions{RunID: o.RunID, Splitter: o.Score.Split.Splitter.Name(),
 			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip()})
@@ -331,7 +332,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 // after forgetting it when none of its nodes was split yet (an earlier
 // attempt of the run stopped before its first split): the run then starts
 // afresh, with today's configuration.
-func replaceUnstarted(ctx context.Context, st Store, plan *Plan, log *slog.Logger) (*Plan, error) {
+func replaceUnstarted(ctx context.Context, st Store, plan *splitplan.Plan, log *slog.Logger) (*splitplan.Plan, error) {
 	n, err := st.CountSplit(ctx, plan)
 	if err != nil || n > 0 {
 		return plan, err
@@ -370,9 +371,9 @@ func (o *Options) names() []namedValue {
 	return out
 }
 
-// names lists the label, type and property names of the plan, with their
-// configuration keys.
-func (p *Plan) names() []namedValue {
+// planNames lists the label, type and property names of plan p, with
+// their configuration keys.
+func planNames(p *splitplan.Plan) []namedValue {
 	var out []namedValue
 	add := func(key string, names ...string) {
 		for _, n := range names {
@@ -468,7 +469,7 @@ func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result
 
 // runSplit carries out a stored plan; the summary gets its counts even
 // when it fails.
-func runSplit(ctx context.Context, st Store, plan *Plan, sum *Summary, o Options, log *slog.Logger) error {
+func runSplit(ctx context.Context, st Store, plan *splitplan.Plan, sum *Summary, o Options, log *slog.Logger) error {
 	t0 := time.Now()
 	ss, err := st.Split(ctx, plan, time.Now(), phaseProgress(o.Progress, "split"))
 	sum.SplitMillis = time.Since(t0).Milliseconds()

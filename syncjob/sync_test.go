@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // lesmis loads testdata/lesmis.edges as (:Character {id}) nodes and
@@ -248,7 +249,7 @@ func TestApplyAndUndo(t *testing.T) {
 	}
 	plan := dry.Plan
 	plan.RunID, plan.ExactNeighbors = "approved-1", true
-	plan.Approved = &syncjob.ApprovedRef{File: "a.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:1111111111111111"}
+	plan.Approved = &splitplan.ApprovedRef{File: "a.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:1111111111111111"}
 	sum, err := syncjob.Apply(ctx(t), s, plan, syncjob.ApplyOptions{})
 	if err != nil || sum.Split.Split != 3 || sum.Resumed {
 		t.Fatalf("apply: %+v %v", sum, err)
@@ -258,7 +259,7 @@ func TestApplyAndUndo(t *testing.T) {
 		t.Fatalf("re-apply: %+v %v", sum, err)
 	}
 	other := *plan
-	other.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:2222222222222222"}
+	other.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:2222222222222222"}
 	if _, err := syncjob.Apply(ctx(t), s, &other, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) {
 		t.Fatalf("another plan under the run id: %v", err)
 	}
@@ -270,16 +271,16 @@ func TestApplyAndUndo(t *testing.T) {
 }
 
 func TestIncompleteError(t *testing.T) {
-	sp := &syncjob.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []syncjob.NodeOutcome{
-		{Key: int64(48), Name: "Gavroche", Outcome: syncjob.OutcomeSplit},
-		{Key: int64(11), Name: "Valjean", Outcome: syncjob.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
+	sp := &splitplan.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []splitplan.NodeOutcome{
+		{Key: int64(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
+		{Key: int64(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
 	}}
 	err := error(&syncjob.IncompleteError{RunID: "r1", Approved: true, Stats: sp})
 	want := "1 of 2 approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id r1): node 11 (Valjean): added neighbour 77 (Newcomer)"
 	if err.Error() != want || !errors.Is(err, syncjob.ErrIncomplete) {
 		t.Fatalf("%v\nwant %s", err, want)
 	}
-	sp.Skipped, sp.Failed, sp.Nodes[1].Outcome, sp.Nodes[1].Reason = 0, 1, syncjob.OutcomeFailed, "constraint"
+	sp.Skipped, sp.Failed, sp.Nodes[1].Outcome, sp.Nodes[1].Reason = 0, 1, splitplan.OutcomeFailed, "constraint"
 	err = &syncjob.IncompleteError{RunID: "r1", Stats: sp}
 	if err.Error() != "1 of 2 splits failed and were rolled back; first: node 11: constraint" {
 		t.Fatal(err)

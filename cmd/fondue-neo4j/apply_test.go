@@ -9,6 +9,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // approvedJSON is a valid approved plan of one accepted node (Valjean),
@@ -106,10 +107,10 @@ func TestReportApprovedPlanSkips(t *testing.T) {
 	var out, errb strings.Builder
 	a := newApp(strings.NewReader(""), &out, &errb)
 	a.log = slog.New(slog.NewTextHandler(&errb, nil))
-	sum := &syncSummary{RunID: "r1", ApprovedPlan: &syncjob.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T12:00:00.000Z", Fingerprint: "sha256:ab"},
-		Split: &syncjob.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []syncjob.NodeOutcome{
-			{Key: int64(48), Name: "Gavroche", Outcome: syncjob.OutcomeSplit},
-			{Key: int64(11), Name: "Valjean", Outcome: syncjob.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
+	sum := &syncSummary{RunID: "r1", ApprovedPlan: &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T12:00:00.000Z", Fingerprint: "sha256:ab"},
+		Split: &splitplan.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []splitplan.NodeOutcome{
+			{Key: int64(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
+			{Key: int64(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
 		}}}
 	if err := a.report(sum, &syncSettings{json: true}); err != nil || !strings.Contains(out.String(), `"approvedPlan"`) {
 		t.Fatalf("report: %v\nstdout %s", err, out.String())

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // reviewData is what a review page carries, as far as these tests read it.
@@ -104,10 +104,10 @@ func TestReviewEdgeList(t *testing.T) {
 // dryRun writes what "sync --split --dry-run" prints for a small plan.
 func dryRun(t *testing.T, bare bool) string {
 	t.Helper()
-	plan := &syncjob.Plan{RunID: "20250101T000000Z-abc", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut",
+	plan := &splitplan.Plan{RunID: "20250101T000000Z-abc", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut",
 		IDProperty: "uid", RelationshipTypes: []string{"APPEARS_WITH"}, MarkerLabel: "FondueSplit",
-		Nodes: []syncjob.PlanNode{{ID: "4:db:11", Key: int64(11), Labels: []string{"Character"}, Ambiguity: 1, Score: 36.9, Entities: 3,
-			Groups: []syncjob.PlanGroup{
+		Nodes: []splitplan.Node{{ID: "4:db:11", Key: int64(11), Labels: []string{"Character"}, Ambiguity: 1, Score: 36.9, Entities: 3,
+			Groups: []splitplan.Group{
 				{Neighbors: []any{int64(26), int64(55), int64(49)}, NeighborIDs: []any{"4:db:26", "4:db:55", "4:db:49"}},
 				{Neighbors: []any{int64(0), int64(2), int64(3)}, NeighborIDs: []any{"4:db:0", "4:db:2", "4:db:3"}},
 			}}}}
@@ -282,10 +282,10 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 // between neighbours: review --plan needs neither a names file nor an edge
 // list (either still wins when given).
 func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
-	plan := &syncjob.Plan{RunID: "r1", Splitter: "ncut", IDProperty: "id", NodeLabels: []string{"Character"},
-		RelationshipTypes: []string{"APPEARS_WITH"}, DisplayProperties: syncjob.PropertyList{"name"}, MarkerLabel: "FondueSplit", NeighborLinks: true,
-		Nodes: []syncjob.PlanNode{{ID: "4:db:11", Key: int64(11), Name: "Valjean from Neo4j", Ambiguity: 1, Score: 36.9,
-			Groups: []syncjob.PlanGroup{
+	plan := &splitplan.Plan{RunID: "r1", Splitter: "ncut", IDProperty: "id", NodeLabels: []string{"Character"},
+		RelationshipTypes: []string{"APPEARS_WITH"}, DisplayProperties: splitplan.PropertyList{"name"}, MarkerLabel: "FondueSplit", NeighborLinks: true,
+		Nodes: []splitplan.Node{{ID: "4:db:11", Key: int64(11), Name: "Valjean from Neo4j", Ambiguity: 1, Score: 36.9,
+			Groups: []splitplan.Group{
 				{Neighbors: []any{int64(26), int64(55)}, NeighborIDs: []any{"4:db:26", "4:db:55"}, Names: []string{"Cosette", "Marius"}},
 				{Neighbors: []any{int64(0), int64(2)}, NeighborIDs: []any{"4:db:0", "4:db:2"}, Names: []string{"Myriel", ""}},
 			},

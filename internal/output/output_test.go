@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 func TestTSVField(t *testing.T) {
@@ -120,7 +121,7 @@ func TestRankingJSON(t *testing.T) {
 // The terminal summary of a run that split, and its log record.
 func TestSyncSummary(t *testing.T) {
 	sum := &syncjob.Summary{RunID: "r1", NodeCount: 4, RelationshipCount: 4, NodePropertiesWritten: 12, PreProcessingMillis: 1500,
-		Split: &syncjob.SplitStats{Planned: 2, Split: 1, Skipped: 1, NodesCreated: 1, RelationshipsMoved: 3}}
+		Split: &splitplan.SplitStats{Planned: 2, Split: 1, Skipped: 1, NodesCreated: 1, RelationshipsMoved: 3}}
 	var buf bytes.Buffer
 	SyncText(&buf, sum)
 	want := "run r1: 4 nodes, 4 relationships; 12 properties written (pull 1.5s, compute 0s, write 0s)\n" +

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 func writePage(t *testing.T, d *Doc) string {
@@ -208,7 +208,7 @@ func TestReviewPageEdgeCases(t *testing.T) {
 	big := int64(9007199254740993) // 2^53 + 1: not a float64
 	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", GeneratedAt: "2025-01-01T00:00:00Z",
 		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS"},
-			DisplayProperties: syncjob.PropertyList{"name", "title"}, MarkerLabel: "FondueSplit"},
+			DisplayProperties: splitplan.PropertyList{"name", "title"}, MarkerLabel: "FondueSplit"},
 		Nodes: []Node{
 			{Key: big, ID: "4:db:1", Name: evil, Ambiguity: 1, Score: 2,
 				Neighbors: []Neighbor{{Key: "a", ID: "4:db:2", Name: "A"}, {Key: "b", ID: "4:db:3", Name: "B"}, {Key: big + 2, ID: "4:db:4"}},

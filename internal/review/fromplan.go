@@ -7,7 +7,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // FromEdgeList is the review of an edge list scored here (path names it in
@@ -22,7 +22,7 @@ func FromEdgeList(path string, g *graph.Graph, res *fondue.Result, nm names.Name
 // DryRun is what "sync --split --dry-run" prints, as far as a review
 // reads it: the split plan and the size of the subgraph.
 type DryRun struct {
-	Plan              *syncjob.Plan
+	Plan              *splitplan.Plan
 	NodeCount         int
 	RelationshipCount int
 }
@@ -47,7 +47,7 @@ func ReadDryRun(file string, data []byte) (*DryRun, error) {
 		}
 		raw = data
 	}
-	plan, err := syncjob.UnmarshalPlan(raw)
+	plan, err := splitplan.Unmarshal(raw)
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", file, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // PlanFormat and PlanVersion identify an approved plan file.
@@ -64,9 +65,9 @@ type PlanSettings struct {
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
 	// DisplayProperties name the nodes (graph.display_property): one name
 	// in JSON as a string, several as a list.
-	DisplayProperties syncjob.PropertyList `json:"displayProperty,omitempty"`
-	MarkerLabel       string               `json:"markerLabel,omitempty"`
-	SkipProperties    []string             `json:"skipProperties,omitempty"`
+	DisplayProperties splitplan.PropertyList `json:"displayProperty,omitempty"`
+	MarkerLabel       string                 `json:"markerLabel,omitempty"`
+	SkipProperties    []string               `json:"skipProperties,omitempty"`
 }
 
 // ApprovedNode is one accepted split.
@@ -266,7 +267,7 @@ func short(fp string) string {
 // the same approved plan resumes it), else one derived from the
 // fingerprint. skip are the properties not copied to clones (the write
 // properties among them).
-func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOptions, skip []string, now time.Time) (*syncjob.Plan, error) {
+func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOptions, skip []string, now time.Time) (*splitplan.Plan, error) {
 	switch ap.Source {
 	case SourceNeo4j:
 		for _, c := range []struct {
@@ -301,11 +302,11 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 	if len(display) == 0 {
 		display = ap.DisplayProperties
 	}
-	p := &syncjob.Plan{RunID: runID, CreatedAt: syncjob.ISOTime(now), Splitter: ap.Splitter,
+	p := &splitplan.Plan{RunID: runID, CreatedAt: splitplan.ISOTime(now), Splitter: ap.Splitter,
 		IDProperty: sel.IDProperty, NodeLabels: slices.Clone(sel.NodeLabels), RelationshipTypes: slices.Clone(sel.RelationshipTypes),
 		DisplayProperties: slices.Clone(display), MarkerLabel: sel.MarkerLabel, ExactNeighbors: true,
-		Approved: &syncjob.ApprovedRef{File: file, ReviewedAt: ap.ReviewedAt, Fingerprint: fingerprint, Source: ap.Source},
-		Nodes:    []syncjob.PlanNode{}}
+		Approved: &splitplan.ApprovedRef{File: file, ReviewedAt: ap.ReviewedAt, Fingerprint: fingerprint, Source: ap.Source},
+		Nodes:    []splitplan.Node{}}
 	if p.MarkerLabel == "" {
 		p.MarkerLabel = syncjob.DefaultMarkerLabel
 	}
@@ -315,12 +316,12 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 		}
 	}
 	for _, an := range ap.Nodes {
-		n := syncjob.PlanNode{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score, Entities: an.Entities}
+		n := splitplan.Node{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score, Entities: an.Entities}
 		if sel.IDProperty == "" && n.ID == nil {
 			n.ID = n.Key // without a key property, keys are element ids
 		}
 		for _, g := range an.Groups {
-			pg := syncjob.PlanGroup{Neighbors: slices.Clone(g.Neighbors), NeighborIDs: make([]any, len(g.Neighbors))}
+			pg := splitplan.Group{Neighbors: slices.Clone(g.Neighbors), NeighborIDs: make([]any, len(g.Neighbors))}
 			if len(g.NeighborIDs) == len(g.Neighbors) {
 				copy(pg.NeighborIDs, g.NeighborIDs)
 			} else if sel.IDProperty == "" {

@@ -68,7 +68,7 @@ type Node struct {
 	Groups [][]int
 	// Links are the links between neighbours (indices into Neighbors);
 	// LinksOmitted more are not listed (a dry run's plan lists at most
-	// connector.MaxPlanLinks).
+	// splitplan.MaxLinks).
 	Links        [][2]int
 	LinksOmitted int
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Node is a node: its id (like an element id), labels and properties.
@@ -595,7 +596,7 @@ func nullNaN(x float64) any {
 
 // StorePlan stores the plan unless its run stored one already, and
 // returns the stored one.
-func (s *Store) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, error) {
+func (s *Store) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Plan, error) {
 	data, err := p.Marshal()
 	if err != nil {
 		return nil, err
@@ -611,7 +612,7 @@ func (s *Store) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, 
 	}
 	data = s.plans[p.RunID]
 	s.mu.Unlock()
-	stored, err := syncjob.UnmarshalPlan(data)
+	stored, err := splitplan.Unmarshal(data)
 	if err != nil {
 		return nil, err
 	}
@@ -622,14 +623,14 @@ func (s *Store) StorePlan(ctx context.Context, p *syncjob.Plan) (*syncjob.Plan, 
 }
 
 // LoadPlan returns the plan stored by a run, or nil.
-func (s *Store) LoadPlan(ctx context.Context, runID string) (*syncjob.Plan, error) {
+func (s *Store) LoadPlan(ctx context.Context, runID string) (*splitplan.Plan, error) {
 	s.mu.Lock()
 	data, ok := s.plans[runID]
 	s.mu.Unlock()
 	if !ok {
 		return nil, nil
 	}
-	return syncjob.UnmarshalPlan(data)
+	return splitplan.Unmarshal(data)
 }
 
 // ForgetPlan deletes the plan stored by a run.
@@ -647,7 +648,7 @@ func (s *Store) ForgetPlan(ctx context.Context, runID string) error {
 }
 
 // CountSplit counts the plan's nodes that carry the split mark of its run.
-func (s *Store) CountSplit(ctx context.Context, p *syncjob.Plan) (int, error) {
+func (s *Store) CountSplit(ctx context.Context, p *splitplan.Plan) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
@@ -666,26 +667,26 @@ func (s *Store) CheckName(name string) error { return cypher.CheckName(name) }
 // ---- split
 
 // state is node id as a split sees it. s.mu is held.
-func (s *Store) state(id any, idProp, run string) syncjob.NodeState {
+func (s *Store) state(id any, idProp, run string) splitplan.NodeState {
 	sid, _ := id.(string)
 	n := s.nodes[sid]
 	if n == nil {
-		return syncjob.NodeState{}
+		return splitplan.NodeState{}
 	}
-	st := syncjob.NodeState{Exists: true, Labels: slices.Clone(n.Labels)}
+	st := splitplan.NodeState{Exists: true, Labels: slices.Clone(n.Labels)}
 	if idProp != "" {
 		st.Key = n.Props[idProp]
 	}
-	runs, _ := n.Props[syncjob.PropSplitRuns].([]any)
+	runs, _ := n.Props[splitplan.PropSplitRuns].([]any)
 	st.Split = slices.Contains(runs, any(run))
 	return st
 }
 
 // relsOf lists the relationships of node id, as node_relationships does.
 // s.mu is held.
-func (s *Store) relsOf(id any, p *syncjob.Plan) []syncjob.Rel {
+func (s *Store) relsOf(id any, p *splitplan.Plan) []splitplan.Rel {
 	sid, _ := id.(string)
-	var out []syncjob.Rel
+	var out []splitplan.Rel
 	for _, r := range s.sortedRels() {
 		if r.From != sid && r.To != sid {
 			continue
@@ -695,9 +696,9 @@ func (s *Store) relsOf(id any, p *syncjob.Plan) []syncjob.Rel {
 			other = r.From
 		}
 		o := s.nodes[other]
-		rel := syncjob.Rel{ID: r.ID, Type: r.Type, Outgoing: r.From == sid, Other: other, OtherLabels: slices.Clone(o.Labels)}
-		if slices.Contains(o.Labels, p.MarkerLabel) && o.Props[syncjob.PropSplitRun] == p.RunID {
-			rel.Origin = o.Props[syncjob.PropSplitFromID]
+		rel := splitplan.Rel{ID: r.ID, Type: r.Type, Outgoing: r.From == sid, Other: other, OtherLabels: slices.Clone(o.Labels)}
+		if slices.Contains(o.Labels, p.MarkerLabel) && o.Props[splitplan.PropSplitRun] == p.RunID {
+			rel.Origin = o.Props[splitplan.PropSplitFromID]
 		}
 		if p.IDProperty != "" {
 			rel.OtherKey = o.Props[p.IDProperty]
@@ -710,18 +711,18 @@ func (s *Store) relsOf(id any, p *syncjob.Plan) []syncjob.Rel {
 	return out
 }
 
-func (s *Store) examine(p *syncjob.Plan, n syncjob.PlanNode) (syncjob.NodeOutcome, syncjob.NodeState, syncjob.Assignment) {
-	var st syncjob.NodeState
+func (s *Store) examine(p *splitplan.Plan, n splitplan.Node) (splitplan.NodeOutcome, splitplan.NodeState, splitplan.Assignment) {
+	var st splitplan.NodeState
 	if n.ID != nil {
 		st = s.state(n.ID, p.IDProperty, p.RunID)
 	}
-	o, a, _ := p.Examine(n, st, func() ([]syncjob.Rel, error) { return s.relsOf(n.ID, p), nil })
+	o, a, _ := p.Examine(n, st, func() ([]splitplan.Rel, error) { return s.relsOf(n.ID, p), nil })
 	return o, st, a
 }
 
 // Describe fills in the labels and relationship counts of every planned
 // node.
-func (s *Store) Describe(ctx context.Context, p *syncjob.Plan) error {
+func (s *Store) Describe(ctx context.Context, p *splitplan.Plan) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k := range p.Nodes {
@@ -733,20 +734,20 @@ func (s *Store) Describe(ctx context.Context, p *syncjob.Plan) error {
 		a := p.Assign(*n, s.relsOf(n.ID, p))
 		n.Labels = st.Labels
 		for g := range n.Groups {
-			n.Groups[g].Relationships = syncjob.CountRels(a.Groups[g])
+			n.Groups[g].Relationships = splitplan.CountRels(a.Groups[g])
 		}
-		n.Staying = syncjob.CountRels(a.Staying)
+		n.Staying = splitplan.CountRels(a.Staying)
 	}
 	return nil
 }
 
 // Check returns the planned nodes that Split would not split as planned.
-func (s *Store) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutcome, error) {
+func (s *Store) Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeOutcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	bad := []syncjob.NodeOutcome{}
+	bad := []splitplan.NodeOutcome{}
 	for _, n := range p.Nodes {
-		if o, _, _ := s.examine(p, n); o.Outcome == syncjob.OutcomeChanged || o.Outcome == syncjob.OutcomeMissing {
+		if o, _, _ := s.examine(p, n); o.Outcome == splitplan.OutcomeChanged || o.Outcome == splitplan.OutcomeMissing {
 			bad = append(bad, o)
 		}
 	}
@@ -755,26 +756,26 @@ func (s *Store) Check(ctx context.Context, p *syncjob.Plan) ([]syncjob.NodeOutco
 
 // ResolveKeys sets the ids of the plan's nodes and neighbours from their
 // keys, among the nodes the plan selects.
-func (s *Store) ResolveKeys(ctx context.Context, p *syncjob.Plan) error {
+func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
 		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var found []syncjob.KeyedNode
+	var found []splitplan.KeyedNode
 	for _, n := range s.nodes {
 		if key := n.Props[p.IDProperty]; key != nil && p.Selects(n.Labels, key) {
-			found = append(found, syncjob.KeyedNode{Key: key, ID: n.ID})
+			found = append(found, splitplan.KeyedNode{Key: key, ID: n.ID})
 		}
 	}
 	return p.Resolve(found)
 }
 
 // Split carries out a plan, one node at a time, each all or nothing.
-func (s *Store) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progress func(done, total int)) (syncjob.SplitStats, error) {
+func (s *Store) Split(ctx context.Context, p *splitplan.Plan, now time.Time, progress func(done, total int)) (splitplan.SplitStats, error) {
 	t0 := time.Now()
-	st := syncjob.SplitStats{Planned: len(p.Nodes), Nodes: []syncjob.NodeOutcome{}}
-	at := syncjob.ISOTime(now)
+	st := splitplan.SplitStats{Planned: len(p.Nodes), Nodes: []splitplan.NodeOutcome{}}
+	at := splitplan.ISOTime(now)
 	for k, n := range p.Nodes {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -795,11 +796,11 @@ func (s *Store) Split(ctx context.Context, p *syncjob.Plan, now time.Time, progr
 	return st, nil
 }
 
-func (s *Store) splitNode(p *syncjob.Plan, n syncjob.PlanNode, at, doing string) (syncjob.NodeOutcome, error) {
+func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string) (splitplan.NodeOutcome, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkFence(doing); err != nil {
-		return syncjob.NodeOutcome{}, err
+		return splitplan.NodeOutcome{}, err
 	}
 	o, state, a := s.examine(p, n)
 	if o.Outcome != "" {
@@ -817,25 +818,25 @@ func (s *Store) splitNode(p *syncjob.Plan, n syncjob.PlanNode, at, doing string)
 		for _, k := range skip {
 			delete(props, k)
 		}
-		props[syncjob.PropSplitKey] = fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g)
-		props[syncjob.PropSplitRun] = p.RunID
-		props[syncjob.PropSplitFrom] = n.Key
-		props[syncjob.PropSplitFromID] = orig.ID
-		props[syncjob.PropSplitGroup] = int64(g)
-		props[syncjob.PropSplitAt] = at
+		props[splitplan.PropSplitKey] = fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g)
+		props[splitplan.PropSplitRun] = p.RunID
+		props[splitplan.PropSplitFrom] = n.Key
+		props[splitplan.PropSplitFromID] = orig.ID
+		props[splitplan.PropSplitGroup] = int64(g)
+		props[splitplan.PropSplitAt] = at
 		clone := &Node{ID: s.newID("n:"), Labels: slices.Clone(labels), Props: props}
 		s.nodes[clone.ID] = clone
 		o.Clones++
 		o.Moved += s.move(orig.ID, clone.ID, a.Groups[g])
 	}
-	runs, _ := orig.Props[syncjob.PropSplitRuns].([]any)
-	orig.Props[syncjob.PropSplitRuns] = append(slices.Clone(runs), p.RunID)
-	o.Outcome = syncjob.OutcomeSplit
+	runs, _ := orig.Props[splitplan.PropSplitRuns].([]any)
+	orig.Props[splitplan.PropSplitRuns] = append(slices.Clone(runs), p.RunID)
+	o.Outcome = splitplan.OutcomeSplit
 	return o, nil
 }
 
 // move moves relationships of node from to node to. s.mu is held.
-func (s *Store) move(from, to string, rels []syncjob.Rel) int {
+func (s *Store) move(from, to string, rels []splitplan.Rel) int {
 	for _, r := range rels {
 		rel := s.rels[r.ID.(string)]
 		if rel.From == from {
@@ -860,8 +861,8 @@ func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSt
 	byOrigin := map[string][]*Node{}
 	var origins []string
 	for _, n := range s.nodes {
-		if slices.Contains(n.Labels, o.MarkerLabel) && n.Props[syncjob.PropSplitRun] == o.RunID {
-			from, _ := n.Props[syncjob.PropSplitFromID].(string)
+		if slices.Contains(n.Labels, o.MarkerLabel) && n.Props[splitplan.PropSplitRun] == o.RunID {
+			from, _ := n.Props[splitplan.PropSplitFromID].(string)
 			if _, ok := byOrigin[from]; !ok {
 				origins = append(origins, from)
 			}
@@ -881,7 +882,7 @@ func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSt
 			st.Duration = time.Since(t0)
 			return st, err
 		case err != nil:
-			st.Failed = append(st.Failed, syncjob.NodeOutcome{Key: origin, Outcome: syncjob.OutcomeFailed, Reason: err.Error()})
+			st.Failed = append(st.Failed, splitplan.NodeOutcome{Key: origin, Outcome: splitplan.OutcomeFailed, Reason: err.Error()})
 		default:
 			st.Restored++
 			st.ClonesDeleted += clones
@@ -908,7 +909,7 @@ func (s *Store) SplitRuns(ctx context.Context, markerLabel string) ([]string, er
 		runs = append(runs, r)
 	}
 	for _, n := range s.nodes {
-		if r, ok := n.Props[syncjob.PropSplitRun].(string); ok && slices.Contains(n.Labels, markerLabel) {
+		if r, ok := n.Props[splitplan.PropSplitRun].(string); ok && slices.Contains(n.Labels, markerLabel) {
 			runs = append(runs, r)
 		}
 	}
@@ -926,12 +927,12 @@ func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, d
 	if orig == nil {
 		return 0, 0, fmt.Errorf("cannot undo: the original node elementId(n) = %q no longer exists; its clones are left as they are", origin)
 	}
-	runs, _ := orig.Props[syncjob.PropSplitRuns].([]any)
+	runs, _ := orig.Props[splitplan.PropSplitRuns].([]any)
 	if !slices.Contains(runs, any(o.RunID)) {
 		return 0, 0, fmt.Errorf("cannot undo: the node elementId(n) = %q has no record of run %s in fondue_split_runs, so it is not the node that was split; its clones are left as they are", origin, o.RunID)
 	}
 	for _, cl := range clones {
-		if r, _ := cl.Props[syncjob.PropSplitRuns].([]any); len(r) > 0 {
+		if r, _ := cl.Props[splitplan.PropSplitRuns].([]any); len(r) > 0 {
 			return 0, 0, fmt.Errorf("cannot undo: clone elementId(n) = %q was split again by a later run: undo that run first", cl.ID)
 		}
 	}
@@ -954,9 +955,9 @@ func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, d
 	}
 	rest := slices.DeleteFunc(slices.Clone(runs), func(x any) bool { return x == any(o.RunID) })
 	if len(rest) == 0 {
-		delete(orig.Props, syncjob.PropSplitRuns)
+		delete(orig.Props, splitplan.PropSplitRuns)
 	} else {
-		orig.Props[syncjob.PropSplitRuns] = rest
+		orig.Props[splitplan.PropSplitRuns] = rest
 	}
 	return nclones, moved, nil
 }
@@ -985,7 +986,7 @@ func (s *Store) Dump(keyProp string) string {
 		if v, ok := n.Props[keyProp]; ok {
 			return keyProp + ":" + fmt.Sprint(v)
 		}
-		if v, ok := n.Props[syncjob.PropSplitKey]; ok {
+		if v, ok := n.Props[splitplan.PropSplitKey]; ok {
 			return "split:" + fmt.Sprint(v)
 		}
 		return n.ID
@@ -993,7 +994,7 @@ func (s *Store) Dump(keyProp string) string {
 	props := func(p map[string]any) string {
 		keys := make([]string, 0, len(p))
 		for k := range p {
-			if k != syncjob.PropSplitFromID {
+			if k != splitplan.PropSplitFromID {
 				keys = append(keys, k)
 			}
 		}

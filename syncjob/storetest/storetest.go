@@ -18,6 +18,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
@@ -338,10 +339,10 @@ func testLockFencing(t *testing.T, f Factory) {
 }
 
 // bridgePlan splits 100: it keeps 1, 2, 3; a clone takes 11, 12, 13.
-func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *syncjob.Plan {
+func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *splitplan.Plan {
 	t.Helper()
-	group := func(uids ...int64) syncjob.PlanGroup {
-		var g syncjob.PlanGroup
+	group := func(uids ...int64) splitplan.Group {
+		var g splitplan.Group
 		for _, u := range uids {
 			i := index(t, sg, u)
 			g.Neighbors = append(g.Neighbors, sg.Key(i))
@@ -351,10 +352,10 @@ func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *syncjob.Plan 
 		return g
 	}
 	b := index(t, sg, 100)
-	return &syncjob.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
-		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperties: syncjob.PropertyList{"name"},
+	return &splitplan.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
+		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperties: splitplan.PropertyList{"name"},
 		MarkerLabel: syncjob.DefaultMarkerLabel, SkipProperties: []string{"name"},
-		Nodes: []syncjob.PlanNode{{ID: sg.IDs[b], Key: int64(100), Name: "Bridge", Groups: []syncjob.PlanGroup{group(1, 2, 3), group(11, 12, 13)}}}}
+		Nodes: []splitplan.Node{{ID: sg.IDs[b], Key: int64(100), Name: "Bridge", Groups: []splitplan.Group{group(1, 2, 3), group(11, 12, 13)}}}}
 }
 
 func testSplitUndo(t *testing.T, f Factory) {
@@ -368,9 +369,9 @@ func testSplitUndo(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	n := plan.Nodes[0]
-	want0 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 1}}
-	want1 := []syncjob.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}}
-	stay := []syncjob.RelCount{{Type: "KNOWS", Direction: "in", Count: 1}, {Type: "LIKES", Direction: "out", Count: 1}}
+	want0 := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 1}}
+	want1 := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}}
+	stay := []splitplan.RelCount{{Type: "KNOWS", Direction: "in", Count: 1}, {Type: "LIKES", Direction: "out", Count: 1}}
 	if !slices.Equal(n.Groups[0].Relationships, want0) || !slices.Equal(n.Groups[1].Relationships, want1) || !slices.Equal(n.Staying, stay) || !slices.Equal(n.Labels, []string{"Person"}) {
 		t.Fatalf("described: %+v", n)
 	}
@@ -385,7 +386,7 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 3 || ss.Nodes[0].Outcome != syncjob.OutcomeSplit {
+	if ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 3 || ss.Nodes[0].Outcome != splitplan.OutcomeSplit {
 		t.Fatalf("split: %+v", ss)
 	}
 	// The clone has no uid (so a keyed pull leaves it out), the marker
@@ -394,7 +395,7 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if after.Stats.KeylessClones != 1 || after.Graph.Degree(index(t, after, 100)) != 3 || after.Graph.NumEdges() != 23 {
 		t.Fatalf("after the split: %d keyless clones, degree of 100 %d, %d edges", after.Stats.KeylessClones, after.Graph.Degree(index(t, after, 100)), after.Graph.NumEdges())
 	}
-	if runs, _ := fx.Props(t, 100)[syncjob.PropSplitRuns].([]any); !slices.Equal(runs, []any{"r1"}) {
+	if runs, _ := fx.Props(t, 100)[splitplan.PropSplitRuns].([]any); !slices.Equal(runs, []any{"r1"}) {
 		t.Fatalf("fondue_split_runs: %v", fx.Props(t, 100))
 	}
 	split := fx.Dump(t)
@@ -460,7 +461,7 @@ func testSplitResume(t *testing.T, f Factory) {
 	}
 	k0, i0 := ids(1, 2, 4, 5)
 	k1, i1 := ids(100)
-	plan.Nodes = append(plan.Nodes, syncjob.PlanNode{ID: sg.IDs[three], Key: int64(3), Groups: []syncjob.PlanGroup{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
+	plan.Nodes = append(plan.Nodes, splitplan.Node{ID: sg.IDs[three], Key: int64(3), Groups: []splitplan.Group{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
 	stored, err := st.StorePlan(ctx, plan)
 	if err != nil {
 		t.Fatal(err)
@@ -501,7 +502,7 @@ func testSplitChanged(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ss.Skipped != 1 || ss.Nodes[0].Outcome != syncjob.OutcomeChanged || !strings.Contains(ss.Nodes[0].Reason, "1 planned neighbours are no longer connected") {
+	if ss.Skipped != 1 || ss.Nodes[0].Outcome != splitplan.OutcomeChanged || !strings.Contains(ss.Nodes[0].Reason, "1 planned neighbours are no longer connected") {
 		t.Fatalf("split: %+v", ss)
 	}
 	if d := fx.Dump(t); d != before {
@@ -517,7 +518,7 @@ func testStalePlan(t *testing.T, f Factory) {
 	sg := pull(t, st)
 	plan := bridgePlan(t, sg, "a1")
 	plan.ExactNeighbors = true
-	plan.Approved = &syncjob.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
+	plan.Approved = &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
 	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
 		t.Fatalf("unchanged graph: %v %v", bad, err)
 	}
@@ -525,7 +526,7 @@ func testStalePlan(t *testing.T, f Factory) {
 	fx.Relate(t, 100, 300, "KNOWS") // not selected: no change
 	before := fx.Dump(t)
 	bad, err := st.Check(ctx, plan)
-	if err != nil || len(bad) != 1 || bad[0].Outcome != syncjob.OutcomeChanged || bad[0].Reason != "added neighbour 14 (p14)" {
+	if err != nil || len(bad) != 1 || bad[0].Outcome != splitplan.OutcomeChanged || bad[0].Reason != "added neighbour 14 (p14)" {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
 	sum, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{})
@@ -556,7 +557,7 @@ func testResolveKeys(t *testing.T, f Factory) {
 		}
 	}
 	extra := plan.Nodes[0]
-	extra.Key, extra.Groups = int64(999), []syncjob.PlanGroup{{Neighbors: []any{int64(1)}, NeighborIDs: []any{nil}}}
+	extra.Key, extra.Groups = int64(999), []splitplan.Group{{Neighbors: []any{int64(1)}, NeighborIDs: []any{nil}}}
 	plan.Nodes = append(plan.Nodes, extra)
 	if err := st.ResolveKeys(ctx, plan); err != nil {
 		t.Fatal(err)
@@ -566,7 +567,7 @@ func testResolveKeys(t *testing.T, f Factory) {
 		t.Fatalf("resolved: %+v", n)
 	}
 	bad, err := st.Check(ctx, plan)
-	if err != nil || len(bad) != 1 || bad[0].Outcome != syncjob.OutcomeMissing || bad[0].Reason != "no node of the subgraph has uid = 999" {
+	if err != nil || len(bad) != 1 || bad[0].Outcome != splitplan.OutcomeMissing || bad[0].Reason != "no node of the subgraph has uid = 999" {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
 }
@@ -578,7 +579,7 @@ func testPlanStore(t *testing.T, f Factory) {
 	ctx := ctxT(t)
 	sg := pull(t, st)
 	p1 := bridgePlan(t, sg, "s1")
-	p1.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:aaaaaaaaaaaaaaaa"}
+	p1.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:aaaaaaaaaaaaaaaa"}
 	if _, err := st.StorePlan(ctx, p1); err != nil {
 		t.Fatal(err)
 	}
@@ -588,7 +589,7 @@ func testPlanStore(t *testing.T, f Factory) {
 	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Key != int64(100) || got.Approved == nil {
 		t.Fatalf("stored: %+v %v", got, err)
 	}
-	p2.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:bbbbbbbbbbbbbbbb"}
+	p2.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:bbbbbbbbbbbbbbbb"}
 	if _, err := st.StorePlan(ctx, p2); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "already holds another split plan") {
 		t.Fatalf("another approved plan: %v", err)
 	}
@@ -737,12 +738,12 @@ func testHeterogeneous(t *testing.T, f Factory) {
 
 	// A changed neighbourhood names the added neighbours by title or name.
 	one := index(t, sg, 1)
-	plan := &syncjob.Plan{RunID: "m1", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
-		NodeLabels: MoviesPull.NodeLabels, DisplayProperties: syncjob.PropertyList(MoviesPull.DisplayProperties),
+	plan := &splitplan.Plan{RunID: "m1", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
+		NodeLabels: MoviesPull.NodeLabels, DisplayProperties: splitplan.PropertyList(MoviesPull.DisplayProperties),
 		MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
-		Nodes: []syncjob.PlanNode{{ID: sg.IDs[one], Key: int64(1), Name: "P1"}}}
+		Nodes: []splitplan.Node{{ID: sg.IDs[one], Key: int64(1), Name: "P1"}}}
 	for _, grp := range [][]int64{{11, 12}, {2}} {
-		var g syncjob.PlanGroup
+		var g splitplan.Group
 		for _, u := range grp {
 			i := index(t, sg, u)
 			g.Neighbors, g.NeighborIDs, g.Names = append(g.Neighbors, sg.Key(i)), append(g.NeighborIDs, sg.IDs[i]), append(g.Names, sg.Names[i])
@@ -764,7 +765,7 @@ func testHeterogeneous(t *testing.T, f Factory) {
 // splitWith stores bridgePlan under runID with the marker label recorded
 // (stored in the run's record) and splits it with the marker label used,
 // and returns the plan split.
-func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *syncjob.Plan {
+func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *splitplan.Plan {
 	t.Helper()
 	ctx := ctxT(t)
 	plan := bridgePlan(t, pull(t, st), runID)
@@ -905,7 +906,7 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 	}
 	plan := bridgePlan(t, pull(t, st), "bad-3")
 	plan.SkipProperties = []string{"bad\x01"}
-	plan.Approved = &syncjob.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
+	plan.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
 	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "split.skip_properties: name") {
 		t.Fatalf("an approved plan with a bad skip property: %v", err)
 	}

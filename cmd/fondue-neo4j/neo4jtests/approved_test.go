@@ -19,7 +19,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // demoSelection is the demo graph's subgraph (docker/seed.cypher), named
@@ -38,7 +38,7 @@ func writeTemp(t *testing.T, name string, data []byte) string {
 
 // dryRunDemo runs "sync --split --split-top k --dry-run" on the demo graph
 // and returns its output, saved to a file, and its plan.
-func dryRunDemo(t *testing.T, k int) (string, *syncjob.Plan) {
+func dryRunDemo(t *testing.T, k int) (string, *splitplan.Plan) {
 	t.Helper()
 	args := append(syncArgs("sync", "--split", "--split-top", fmt.Sprint(k), "--dry-run", "--output", "json", "--seed", "3"), demoSelection...)
 	code, out, stderr := runCLI(t, "", args...)
@@ -51,7 +51,7 @@ func dryRunDemo(t *testing.T, k int) (string, *syncjob.Plan) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("dry run output %v: %s", err, out)
 	}
-	plan, err := syncjob.UnmarshalPlan(sum.Plan) // integer keys stay int64
+	plan, err := splitplan.Unmarshal(sum.Plan) // integer keys stay int64
 	if err != nil || len(plan.Nodes) != k {
 		t.Fatalf("dry run's plan %v: %s", err, out)
 	}
@@ -178,7 +178,7 @@ func TestApprovedPlanEndToEnd(t *testing.T) {
 	}
 	var sum struct {
 		syncSummary
-		ApprovedPlan syncjob.ApprovedRef `json:"approvedPlan"`
+		ApprovedPlan splitplan.ApprovedRef `json:"approvedPlan"`
 	}
 	sha := sha256.Sum256(data)
 	fingerprint := "sha256:" + hex.EncodeToString(sha[:])

@@ -14,7 +14,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // moviesSelection is the subgraph of the movies graph (see
@@ -56,7 +56,7 @@ func TestHeterogeneousNames(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("dry run output %v: %s", err, out)
 	}
-	plan, err := syncjob.UnmarshalPlan(sum.Plan)
+	plan, err := splitplan.Unmarshal(sum.Plan)
 	if err != nil || len(plan.Nodes) != 3 || !slices.Equal(plan.DisplayProperties, []string{"name", "title"}) {
 		t.Fatalf("dry run's plan %v: %s", err, sum.Plan)
 	}

@@ -18,25 +18,26 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // syncSummary is sync's --output json summary (the fields the tests read).
 type syncSummary struct {
-	RunID                 string              `json:"runId"`
-	NodeCount             int                 `json:"nodeCount"`
-	RelationshipCount     int                 `json:"relationshipCount"`
-	NodePropertiesWritten int                 `json:"nodePropertiesWritten"`
-	ComputeMillis         int64               `json:"computeMillis"`
-	Epochs                int                 `json:"epochs"`
-	WarmStartNodes        int                 `json:"warmStartNodes"`
-	UnscoredNodes         int                 `json:"unscoredNodes"`
-	Scored                *scoredSummary      `json:"scored"`
-	Configuration         map[string]any      `json:"configuration"`
-	Split                 *syncjob.SplitStats `json:"split"`
-	Resumed               bool                `json:"resumed"`
-	DryRun                bool                `json:"dryRun"`
-	Plan                  *syncjob.Plan       `json:"plan"`
-	Neo4jVersion          string              `json:"neo4jVersion"`
+	RunID                 string                `json:"runId"`
+	NodeCount             int                   `json:"nodeCount"`
+	RelationshipCount     int                   `json:"relationshipCount"`
+	NodePropertiesWritten int                   `json:"nodePropertiesWritten"`
+	ComputeMillis         int64                 `json:"computeMillis"`
+	Epochs                int                   `json:"epochs"`
+	WarmStartNodes        int                   `json:"warmStartNodes"`
+	UnscoredNodes         int                   `json:"unscoredNodes"`
+	Scored                *scoredSummary        `json:"scored"`
+	Configuration         map[string]any        `json:"configuration"`
+	Split                 *splitplan.SplitStats `json:"split"`
+	Resumed               bool                  `json:"resumed"`
+	DryRun                bool                  `json:"dryRun"`
+	Plan                  *splitplan.Plan       `json:"plan"`
+	Neo4jVersion          string                `json:"neo4jVersion"`
 }
 
 // scoredSummary is the summary's "scored": the scored nodes per label and
@@ -707,9 +708,9 @@ func TestSyncBadNameBeforeWriting(t *testing.T) {
 	// it instead of failing on it for ever.
 	r := cypher(t, "MATCH (n:Book {uid: 1})--(m:Book) WITH n, collect(m) AS ms RETURN elementId(n), [m IN ms | m.uid], [m IN ms | elementId(m)]", nil)[0]
 	nb, nbIDs := r.Values[1].([]any), r.Values[2].([]any)
-	stale, _ := json.Marshal(syncjob.Plan{RunID: "fix-2", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut", IDProperty: "uid",
+	stale, _ := json.Marshal(splitplan.Plan{RunID: "fix-2", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut", IDProperty: "uid",
 		NodeLabels: []string{"Book"}, MarkerLabel: "FondueSplit", SkipProperties: []string{"title\nsubtitle"},
-		Nodes: []syncjob.PlanNode{{ID: r.Values[0], Key: int64(1), Groups: []syncjob.PlanGroup{
+		Nodes: []splitplan.Node{{ID: r.Values[0], Key: int64(1), Groups: []splitplan.Group{
 			{Neighbors: nb[:1], NeighborIDs: nbIDs[:1]}, {Neighbors: nb[1:], NeighborIDs: nbIDs[1:]}}}}})
 	cypher(t, "CREATE (:FondueRun {run_id: 'fix-2', plan: $plan, created_at: '2025-01-01T00:00:00.000Z'})", map[string]any{"plan": string(stale)})
 	args2 := syncArgs("sync", "--node-labels", "Book", "--id-property", "uid", "--run-id", "fix-2", "--split", "--split-top", "2", "--output", "json")

@@ -1,4 +1,4 @@
-package syncjob
+package splitplan
 
 import (
 	"bytes"
@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
@@ -24,6 +23,13 @@ const (
 	PropSplitGroup  = "fondue_split_group"   // the group of neighbours the clone took (1, 2, ...)
 	PropSplitAt     = "fondue_split_at"      // when (ISO-8601, UTC)
 	PropSplitRuns   = "fondue_split_runs"    // on the original: list of runs that split it
+)
+
+// Labels of fondue-neo4j's own bookkeeping nodes (package syncjob
+// re-exports them): a plan never selects them.
+const (
+	LockLabel = "FondueLock" // the lock of a running sync
+	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
 )
 
 // provenance lists the provenance properties (an array: copied, never
@@ -68,9 +74,9 @@ type Plan struct {
 	// Approved points to the approved plan (review) this plan applies.
 	Approved *ApprovedRef `json:"approved,omitempty"`
 	// NeighborLinks: each node lists the links between its neighbours
-	// (PlanNode.Links), for a review page.
-	NeighborLinks bool       `json:"neighborLinks,omitempty"`
-	Nodes         []PlanNode `json:"nodes"`
+	// (Node.Links), for a review page.
+	NeighborLinks bool   `json:"neighborLinks,omitempty"`
+	Nodes         []Node `json:"nodes"`
 }
 
 // PropertyList is a list of property names, in JSON a string when it
@@ -114,12 +120,12 @@ type ApprovedRef struct {
 	Source      string `json:"source,omitempty"`
 }
 
-// MaxPlanLinks bounds the links between neighbours that a plan lists per
-// node (PlanNode.LinksOmitted counts the rest).
-const MaxPlanLinks = 4000
+// MaxLinks bounds the links between neighbours that a plan lists per
+// node (Node.LinksOmitted counts the rest).
+const MaxLinks = 4000
 
-// PlanNode is the split of one node.
-type PlanNode struct {
+// Node is the split of one node.
+type Node struct {
 	ID        any      `json:"id"`             // internal id
 	Key       any      `json:"key"`            // key property value, or the internal id
 	Name      string   `json:"name,omitempty"` // its Plan.DisplayProperties value
@@ -129,21 +135,21 @@ type PlanNode struct {
 	// Entities is the estimated number of real entities behind the node
 	// (fondue.Result.Entities); 0 when unknown (an approved plan of an
 	// earlier version).
-	Entities int         `json:"entities,omitempty"`
-	Groups   []PlanGroup `json:"groups"`
+	Entities int     `json:"entities,omitempty"`
+	Groups   []Group `json:"groups"`
 	// Staying counts the relationships that stay with the node whatever
 	// the groups: self-loops, other types, ends outside the subgraph
 	// (filled by Describe).
 	Staying []RelCount `json:"staying,omitempty"`
 	// Links are the links between the node's neighbours (Plan.NeighborLinks),
 	// as pairs of positions in its neighbours numbered through the groups in
-	// order; at most MaxPlanLinks, LinksOmitted more.
+	// order; at most MaxLinks, LinksOmitted more.
 	Links        [][2]int `json:"links,omitempty"`
 	LinksOmitted int      `json:"linksOmitted,omitempty"`
 }
 
-// PlanGroup is one group of neighbours.
-type PlanGroup struct {
+// Group is one group of neighbours.
+type Group struct {
 	Neighbors   []any `json:"neighbors"`   // keys (or element ids)
 	NeighborIDs []any `json:"neighborIds"` // element ids
 	// Names are the neighbours' Plan.DisplayProperties values.
@@ -164,107 +170,6 @@ type RelCount struct {
 	Count     int    `json:"count"`
 }
 
-// PlanOptions configure NewPlan.
-type PlanOptions struct {
-	RunID       string
-	Splitter    string
-	MarkerLabel string // default DefaultMarkerLabel
-	// SkipProperties are not copied to clones; the write properties should
-	// be among them (a clone's score is unknown until the next run).
-	SkipProperties []string
-	Now            time.Time
-}
-
-// NewPlan turns the split proposals of res (computed on sg.Graph) into a
-// plan. Proposals with fewer than two groups split nothing and are left out.
-// A Cypher projection can be split only if its relationship query returned
-// the relationships' element ids (column relationship): only those move.
-func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*Plan, error) {
-	if o.MarkerLabel == "" {
-		o.MarkerLabel = DefaultMarkerLabel
-	}
-	if o.Now.IsZero() {
-		o.Now = time.Now()
-	}
-	p := &Plan{RunID: o.RunID, CreatedAt: ISOTime(o.Now), Splitter: o.Splitter,
-		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []PlanNode{}, NeighborLinks: true}
-	if sg.Names != nil {
-		p.DisplayProperties = slices.Clone(sg.Options.DisplayProperties)
-	}
-	if !sg.Options.Custom() {
-		p.NodeLabels = slices.Clone(sg.Options.NodeLabels)
-		p.RelationshipTypes = slices.Clone(sg.Options.RelationshipTypes)
-	} else {
-		p.PulledOnly = true
-		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {
-			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: graph.relationship_query must also return elementId(r) AS relationship")
-		}
-	}
-	for _, s := range o.SkipProperties {
-		if s != "" && !slices.Contains(p.SkipProperties, s) {
-			p.SkipProperties = append(p.SkipProperties, s)
-		}
-	}
-	for _, pr := range res.Proposals {
-		if len(pr.Groups) < 2 {
-			continue
-		}
-		pn := PlanNode{ID: sg.IDs[pr.Node], Key: sg.Key(pr.Node), Ambiguity: pr.Ambiguity, Score: pr.Score}
-		if pr.Node < len(res.Entities) {
-			pn.Entities = res.Entities[pr.Node]
-		}
-		if sg.Names != nil {
-			pn.Name = sg.Names[pr.Node]
-		}
-		pos := map[int32]int{} // neighbour -> position through the groups
-		for _, grp := range pr.Groups {
-			g := PlanGroup{Neighbors: make([]any, len(grp)), NeighborIDs: make([]any, len(grp))}
-			if sg.Names != nil {
-				g.Names = make([]string, len(grp))
-			}
-			for k, j := range grp {
-				pos[j] = len(pos)
-				g.Neighbors[k] = sg.Key(int(j))
-				g.NeighborIDs[k] = sg.IDs[j]
-				if g.Names != nil {
-					g.Names[k] = sg.Names[j]
-				}
-				if p.PulledOnly {
-					a, _ := pn.ID.(string)
-					b, _ := sg.IDs[j].(string)
-					g.RelationshipIDs = append(g.RelationshipIDs, sg.RelationshipIDs[[2]string{min(a, b), max(a, b)}]...)
-				}
-			}
-			pn.Groups = append(pn.Groups, g)
-		}
-		pn.Links, pn.LinksOmitted = neighborLinks(sg.Graph, pr.Groups, pos)
-		p.Nodes = append(p.Nodes, pn)
-	}
-	return p, nil
-}
-
-// neighborLinks lists the links of g between the neighbours in groups, as
-// pairs of positions (pos), in the order of the groups; at most
-// MaxPlanLinks, and how many more.
-func neighborLinks(g *graph.Graph, groups [][]int32, pos map[int32]int) (links [][2]int, omitted int) {
-	links = [][2]int{}
-	for _, grp := range groups {
-		for _, j := range grp {
-			a := pos[j]
-			for _, x := range g.Neighbors(int(j)) {
-				if b, ok := pos[x]; ok && b > a {
-					if len(links) == MaxPlanLinks {
-						omitted++
-						continue
-					}
-					links = append(links, [2]int{a, b})
-				}
-			}
-		}
-	}
-	return links, omitted
-}
-
 // ISOTime is t in UTC as ISO-8601 with milliseconds, as plans and split
 // provenance record times.
 func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
@@ -272,8 +177,8 @@ func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 // Marshal encodes the plan as JSON.
 func (p *Plan) Marshal() ([]byte, error) { return json.Marshal(p) }
 
-// UnmarshalPlan decodes a plan, keeping integer ids and keys as int64.
-func UnmarshalPlan(data []byte) (*Plan, error) {
+// Unmarshal decodes a plan, keeping integer ids and keys as int64.
+func Unmarshal(data []byte) (*Plan, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var p Plan
@@ -344,7 +249,7 @@ func (p *Plan) CheckStored(stored *Plan) error {
 			what += " (" + a.File + ")"
 		}
 	}
-	return Errorf(ErrInvalid, nil, "run id %s already holds another split plan (%s), not approved plan %s: apply it under a run id of its own (--run-id)",
+	return joberr.Errorf(joberr.ErrInvalid, nil, "run id %s already holds another split plan (%s), not approved plan %s: apply it under a run id of its own (--run-id)",
 		p.RunID, what, shortFingerprint(p.Approved.Fingerprint))
 }
 
@@ -378,7 +283,7 @@ type Assignment struct {
 // group of its other end (a clone of this run stands for its original)
 // if the relationship is eligible (of the plan's types, or pulled), else
 // it stays.
-func (p *Plan) Assign(n PlanNode, rels []Rel) Assignment {
+func (p *Plan) Assign(n Node, rels []Rel) Assignment {
 	groupOf := map[any]int{}
 	for g, grp := range n.Groups {
 		for _, id := range grp.NeighborIDs {
@@ -467,14 +372,14 @@ const (
 // NodeOutcome is what happened to one planned node.
 type NodeOutcome struct {
 	Key     any    `json:"key"`
-	Name    string `json:"name,omitempty"` // PlanNode.Name
+	Name    string `json:"name,omitempty"` // Node.Name
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
 	Clones  int    `json:"clones,omitempty"`
 	Moved   int    `json:"moved,omitempty"`
 }
 
-// SplitStats summarize Split.
+// SplitStats summarize a Store's Split.
 type SplitStats struct {
 	Planned            int           `json:"planned"`
 	Split              int           `json:"split"`
@@ -517,7 +422,7 @@ func (p *Plan) Resolve(found []KeyedNode) error {
 	for _, nd := range found {
 		t := keys.Text(nd.Key)
 		if prev, dup := byText[t]; dup {
-			return Errorf(ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
+			return joberr.Errorf(joberr.ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
 				keys.Text(prev.ID), keys.Text(nd.ID), p.IDProperty, keys.Describe(nd.Key))
 		}
 		byText[t] = nd

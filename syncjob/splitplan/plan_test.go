@@ -1,4 +1,4 @@
-package syncjob
+package splitplan
 
 import (
 	"slices"

@@ -1,4 +1,4 @@
-package syncjob
+package splitplan
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ import (
 // is no longer selected; done when this run split it already; changed
 // when planned neighbours are no longer connected to it, or
 // (ExactNeighbors) its neighbours are not exactly the planned ones.
-func (p *Plan) Examine(n PlanNode, state NodeState, rels func() ([]Rel, error)) (o NodeOutcome, a Assignment, err error) {
+func (p *Plan) Examine(n Node, state NodeState, rels func() ([]Rel, error)) (o NodeOutcome, a Assignment, err error) {
 	o = NodeOutcome{Key: n.Key, Name: n.Name}
 	switch {
 	case n.ID == nil:
@@ -75,7 +75,7 @@ func (p *Plan) Selects(labels []string, key any) bool {
 // ends of its relationships that the plan's pull selects; a clone of this
 // run counts as its original) with the planned ones: the neighbours added
 // since the plan and the planned ones removed, described for people.
-func (p *Plan) neighbourChange(n PlanNode, rels []Rel) (added, removed []string) {
+func (p *Plan) neighbourChange(n Node, rels []Rel) (added, removed []string) {
 	planned := map[any]bool{}
 	for _, grp := range n.Groups {
 		for _, id := range grp.NeighborIDs {
@@ -134,4 +134,37 @@ func quoteAll(xs []string) []string {
 		q[k] = strconv.Quote(x)
 	}
 	return q
+}
+
+// maxListed bounds the neighbours a change names.
+const maxListed = 10
+
+// changeText says how a node's neighbours changed: "added neighbour 77;
+// removed 26 (Cosette)".
+func changeText(added, removed []string) string {
+	list := func(xs []string) string {
+		s := strings.Join(xs[:min(len(xs), maxListed)], ", ")
+		if len(xs) > maxListed {
+			s += fmt.Sprintf(" and %d more", len(xs)-maxListed)
+		}
+		return s
+	}
+	noun := func(xs []string) string {
+		if len(xs) == 1 {
+			return "neighbour "
+		}
+		return "neighbours "
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, "added "+noun(added)+list(added))
+	}
+	if len(removed) > 0 {
+		if len(added) > 0 {
+			parts = append(parts, "removed "+list(removed))
+		} else {
+			parts = append(parts, "removed "+noun(removed)+list(removed))
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -1,0 +1,111 @@
+package syncjob
+
+import (
+	"slices"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
+)
+
+// PlanOptions configure NewPlan.
+type PlanOptions struct {
+	RunID       string
+	Splitter    string
+	MarkerLabel string // default DefaultMarkerLabel
+	// SkipProperties are not copied to clones; the write properties should
+	// be among them (a clone's score is unknown until the next run).
+	SkipProperties []string
+	Now            time.Time
+}
+
+// NewPlan turns the split proposals of res (computed on sg.Graph) into a
+// plan. Proposals with fewer than two groups split nothing and are left out.
+// A Cypher projection can be split only if its relationship query returned
+// the relationships' element ids (column relationship): only those move.
+func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, error) {
+	if o.MarkerLabel == "" {
+		o.MarkerLabel = DefaultMarkerLabel
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	p := &splitplan.Plan{RunID: o.RunID, CreatedAt: splitplan.ISOTime(o.Now), Splitter: o.Splitter,
+		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []splitplan.Node{}, NeighborLinks: true}
+	if sg.Names != nil {
+		p.DisplayProperties = slices.Clone(sg.Options.DisplayProperties)
+	}
+	if !sg.Options.Custom() {
+		p.NodeLabels = slices.Clone(sg.Options.NodeLabels)
+		p.RelationshipTypes = slices.Clone(sg.Options.RelationshipTypes)
+	} else {
+		p.PulledOnly = true
+		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {
+			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: graph.relationship_query must also return elementId(r) AS relationship")
+		}
+	}
+	for _, s := range o.SkipProperties {
+		if s != "" && !slices.Contains(p.SkipProperties, s) {
+			p.SkipProperties = append(p.SkipProperties, s)
+		}
+	}
+	for _, pr := range res.Proposals {
+		if len(pr.Groups) < 2 {
+			continue
+		}
+		pn := splitplan.Node{ID: sg.IDs[pr.Node], Key: sg.Key(pr.Node), Ambiguity: pr.Ambiguity, Score: pr.Score}
+		if pr.Node < len(res.Entities) {
+			pn.Entities = res.Entities[pr.Node]
+		}
+		if sg.Names != nil {
+			pn.Name = sg.Names[pr.Node]
+		}
+		pos := map[int32]int{} // neighbour -> position through the groups
+		for _, grp := range pr.Groups {
+			g := splitplan.Group{Neighbors: make([]any, len(grp)), NeighborIDs: make([]any, len(grp))}
+			if sg.Names != nil {
+				g.Names = make([]string, len(grp))
+			}
+			for k, j := range grp {
+				pos[j] = len(pos)
+				g.Neighbors[k] = sg.Key(int(j))
+				g.NeighborIDs[k] = sg.IDs[j]
+				if g.Names != nil {
+					g.Names[k] = sg.Names[j]
+				}
+				if p.PulledOnly {
+					a, _ := pn.ID.(string)
+					b, _ := sg.IDs[j].(string)
+					g.RelationshipIDs = append(g.RelationshipIDs, sg.RelationshipIDs[[2]string{min(a, b), max(a, b)}]...)
+				}
+			}
+			pn.Groups = append(pn.Groups, g)
+		}
+		pn.Links, pn.LinksOmitted = neighborLinks(sg.Graph, pr.Groups, pos)
+		p.Nodes = append(p.Nodes, pn)
+	}
+	return p, nil
+}
+
+// neighborLinks lists the links of g between the neighbours in groups, as
+// pairs of positions (pos), in the order of the groups; at most
+// splitplan.MaxLinks, and how many more.
+func neighborLinks(g *graph.Graph, groups [][]int32, pos map[int32]int) (links [][2]int, omitted int) {
+	links = [][2]int{}
+	for _, grp := range groups {
+		for _, j := range grp {
+			a := pos[j]
+			for _, x := range g.Neighbors(int(j)) {
+				if b, ok := pos[x]; ok && b > a {
+					if len(links) == splitplan.MaxLinks {
+						omitted++
+						continue
+					}
+					links = append(links, [2]int{a, b})
+				}
+			}
+		}
+	}
+	return links, omitted
+}
