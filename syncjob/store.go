@@ -133,6 +133,8 @@ const (
 	DefaultBatchSize        = 10000
 	// DefaultMarkerLabel is the label added to the nodes a split creates.
 	DefaultMarkerLabel = "FondueSplit"
+	// DefaultTopNodes is the number of most ambiguous nodes a summary lists.
+	DefaultTopNodes = 10
 )
 
 // Labels of fondue-neo4j's own bookkeeping nodes. A pull of all nodes

@@ -98,9 +98,6 @@ type Summary struct {
 	Neo4jVersion string                 `json:"neo4jVersion"`
 }
 
-// DefaultTopNodes is the number of most ambiguous nodes a summary lists.
-const DefaultTopNodes = 10
-
 // Scored describes the nodes a run scored. Isolated nodes get no score:
 // they are counted apart (Summary.UnscoredNodes, LabelCount.Unscored), and
 // so are the context nodes (PullOptions.WriteNodeLabels).
