@@ -27,10 +27,10 @@ type ApplyOptions struct {
 // node, after a whole-plan check that every node's neighbours are still
 // the ones reviewed (each node's transaction checks again). A plan that
 // no longer matches is refused before anything is written, with a
-// *StalePlanError naming what changed. Re-running the same approved plan
+// *splitplan.StaleError naming what changed. Re-running the same approved plan
 // under its run id resumes it; the run id of another plan is refused
 // (IsInvalid). Nodes that changed after the check are left alone and give
-// an *IncompleteError, with the summary.
+// an *splitplan.IncompleteError, with the summary.
 func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) (*Summary, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -79,7 +79,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 		if plan.Approved != nil {
 			file = plan.Approved.File
 		}
-		return sum, &StalePlanError{File: file, RunID: plan.RunID, Planned: len(plan.Nodes), Changed: changed, Resumed: sum.Resumed}
+		return sum, &splitplan.StaleError{File: file, RunID: plan.RunID, Planned: len(plan.Nodes), Changed: changed, Resumed: sum.Resumed}
 	}
 	if o.DryRun {
 		sum.Plan = plan

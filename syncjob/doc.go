@@ -25,7 +25,7 @@
 //
 // Approved plans (a person's decisions on a dry run's plan, see package
 // internal/review) are carried out by Apply, refused whole with a
-// *StalePlanError when the graph changed since the review.
+// *splitplan.StaleError when the graph changed since the review.
 //
 // The plan, its nodes and what a split reports are package splitplan's;
 // the helpers on node keys and property values package keys'.

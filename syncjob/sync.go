@@ -230,7 +230,7 @@ func (o *Options) skip() []string {
 // properties) is checked first (NameChecker), in the dry run too.
 //
 // The summary is returned with every error once the run got that far.
-// Splits that were planned but not made give an *IncompleteError (the
+// Splits that were planned but not made give an *splitplan.IncompleteError (the
 // summary is complete). A lost lock gives an error for which IsLocked (or,
 // when the store could not be reached, IsUnreachable) is true.
 func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
@@ -490,9 +490,9 @@ func incomplete(sum *Summary) error {
 	case sp == nil:
 		return nil
 	case sum.ApprovedPlan != nil && sp.Skipped > 0:
-		return &IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
+		return &splitplan.IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
 	case sp.Failed > 0:
-		return &IncompleteError{RunID: sum.RunID, Stats: sp}
+		return &splitplan.IncompleteError{RunID: sum.RunID, Stats: sp}
 	}
 	return nil
 }

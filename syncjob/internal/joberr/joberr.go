@@ -28,10 +28,10 @@ var (
 	// type...).
 	ErrInvalid = errors.New("invalid")
 	// ErrStalePlan: an approved plan no longer matches the graph; nothing
-	// was split (a *StalePlanError says what changed).
+	// was split (a *splitplan.StaleError says what changed).
 	ErrStalePlan = errors.New("the approved plan no longer matches the graph")
 	// ErrIncomplete: the run finished but some planned splits were not
-	// made (an *IncompleteError says which); the others were. From Undo:
+	// made (an *splitplan.IncompleteError says which); the others were. From Undo:
 	// some splits of the run were not reversed.
 	ErrIncomplete = errors.New("some splits were not made")
 	// ErrUnknownRun: Undo found nothing of the run: no record of it and no
