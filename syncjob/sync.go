@@ -2,13 +2,10 @@ package syncjob
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math"
-	"regexp"
 	"slices"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -23,7 +21,7 @@ import (
 // with fondue's defaults, writes the scores under a new run id and splits
 // nothing.
 type Options struct {
-	// RunID names the run (default NewRunID()): the scores' run property,
+	// RunID names the run (default runid.New()): the scores' run property,
 	// the lock's holder, the split plan and its undo. Re-running a run id
 	// with Split resumes its stored plan instead of scoring again.
 	RunID string
@@ -177,22 +175,9 @@ func newScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
 	return sc
 }
 
-var runIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:+-]{0,127}$`)
-
-// ValidRunID reports whether id is a run id: up to 128 letters, digits
-// and . _ : + -, starting with a letter or digit.
-func ValidRunID(id string) bool { return runIDRE.MatchString(id) }
-
-// NewRunID returns a new run id: the UTC time and a random suffix.
-func NewRunID() string {
-	var b [3]byte
-	rand.Read(b[:])
-	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
-}
-
 func (o *Options) defaults() {
 	if o.RunID == "" {
-		o.RunID = NewRunID()
+		o.RunID = runid.New()
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

@@ -9,6 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 )
 
 // neo4jConfig builds the connection settings. There is no password
@@ -46,9 +47,9 @@ func (a *app) neo4jConfig() (connector.Config, error) {
 func (a *app) runID() (string, error) {
 	id := a.cfg.RunID
 	if id == "" {
-		return syncjob.NewRunID(), nil
+		return runid.New(), nil
 	}
-	if !syncjob.ValidRunID(id) {
+	if !runid.Valid(id) {
 		return "", usageErrorf("run_id %q: use up to 128 letters, digits and . _ : + -", id)
 	}
 	return id, nil

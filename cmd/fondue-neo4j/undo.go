@@ -10,6 +10,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +39,7 @@ named), 6 another run holds the lock, 130 interrupted.`,
 			if runID == "" {
 				return usageErrorf("undo needs --run-id ID (the runId of the sync to undo)")
 			}
-			if !syncjob.ValidRunID(runID) {
+			if !runid.Valid(runID) {
 				return usageErrorf("--run-id %q is not a run id", runID)
 			}
 			return a.undo(cmd.Context(), runID)

@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -294,7 +295,7 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 	}
 	if runID == "" {
 		runID = ap.RunID
-		if !syncjob.ValidRunID(runID) {
+		if !runid.Valid(runID) {
 			runID = "approved-" + strings.TrimPrefix(fingerprint, "sha256:")[:12]
 		}
 	}
