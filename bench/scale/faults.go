@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
@@ -95,7 +96,7 @@ func countOf(ctx context.Context, d neo4j.DriverWithContext, q string, params ma
 
 // runFaults runs the scenarios on srv, whose graph is the imported one
 // with the written scores (every split undone).
-func runFaults(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, p *prepared, ref liveRef, logf func(string, ...any)) ([]FaultRun, error) {
+func runFaults(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, p *prepared, ref liveRef, epochs int, logf func(string, ...any)) ([]FaultRun, error) {
 	d, err := srv.Driver()
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func runFaults(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, p
 	}{
 		{"kill -9 mid-write, re-run", func() (FaultRun, error) { return faultKillWrite(ctx, cfg, srv, d, ref, p) }},
 		{"kill -9 mid-split, re-run, undo", func() (FaultRun, error) { return faultKillSplit(ctx, cfg, srv, d) }},
-		{"long compute holds the lock", func() (FaultRun, error) { return faultLongCompute(ctx, cfg, srv, d) }},
+		{"long compute holds the lock", func() (FaultRun, error) { return faultLongCompute(ctx, cfg, srv, d, epochs) }},
 	} {
 		logf("%s on %s: fault scenario %q", c.Name, srv.Version().Neo4j, sc.name)
 		fr, err := sc.run()
@@ -237,9 +238,19 @@ func faultKillSplit(ctx context.Context, cfg Config, srv *neo4jtest.Server, d ne
 	}
 	args = append(args, "--split", "--split-top", strconv.Itoa(cfg.Live.SplitTop))
 	clones := "MATCH (c:FondueSplit {fondue_split_run: $run}) RETURN count(c)"
+	originals := "MATCH (o) WHERE $run IN o.fondue_split_runs RETURN count(o)"
+	// Killed once 50 clones exist; what it had done then is the nodes
+	// split (a node's clones are made in one transaction, and a hub can
+	// have hundreds).
+	clonesAtKill := 0
 	fr.KillAfterS, fr.DoneAtKill, err = killWhen(ctx, cfg, srv, args, func() (int, bool, error) {
 		n, err := countOf(ctx, d, clones, map[string]any{"run": runID})
-		return n, n >= 50, err
+		if err != nil || n < 50 {
+			return 0, false, err
+		}
+		clonesAtKill = n
+		o, err := countOf(ctx, d, originals, map[string]any{"run": runID})
+		return o, true, err
 	})
 	if err != nil {
 		return fr, err
@@ -264,7 +275,7 @@ func faultKillSplit(ctx context.Context, cfg Config, srv *neo4jtest.Server, d ne
 	if err != nil {
 		return fr, err
 	}
-	origs, err := countOf(ctx, d, "MATCH (o) WHERE $run IN o.fondue_split_runs RETURN count(o)", map[string]any{"run": runID})
+	origs, err := countOf(ctx, d, originals, map[string]any{"run": runID})
 	if err != nil {
 		return fr, err
 	}
@@ -285,8 +296,8 @@ func faultKillSplit(ctx context.Context, cfg Config, srv *neo4jtest.Server, d ne
 	fr.Passed = resumed && num("failed") == 0 && num("split")+num("alreadyDone") == planned && planned > 0 && num("alreadyDone") >= fr.DoneAtKill &&
 		keys == n && int64(n) == mid.Clones && mid.Rels == before.Rels && mid.Nodes == before.Nodes+int64(n) && origs == planned &&
 		after.sameGraph(before) && after.Clones == 0 && after.Locks == 0
-	fr.Detail = fmt.Sprintf("killed %.1fs after the start with %d clones made; the re-run (%.1fs) resumed the stored plan: %v, %d planned, %d split now, %d already split, %d failed; then %d clones (%d distinct split keys) of %d originals, %d relationships (before %d), %d nodes (before %d); after undo %s (before %s)",
-		fr.KillAfterS, fr.DoneAtKill, fr.RerunS, resumed, planned, num("split"), num("alreadyDone"), num("failed"), n, keys, origs, mid.Rels, before.Rels, mid.Nodes, before.Nodes, after, before)
+	fr.Detail = fmt.Sprintf("killed %.1fs after the start with %d nodes split (%d clones); the re-run (%.1fs) resumed the stored plan: %v, %d planned, %d split now, %d already split, %d failed; then %d clones (%d distinct split keys) of %d originals, %d relationships (before %d), %d nodes (before %d); after undo %s (before %s)",
+		fr.KillAfterS, fr.DoneAtKill, clonesAtKill, fr.RerunS, resumed, planned, num("split"), num("alreadyDone"), num("failed"), n, keys, origs, mid.Rels, before.Rels, mid.Nodes, before.Nodes, after, before)
 	return fr, nil
 }
 
@@ -295,13 +306,13 @@ func faultKillSplit(ctx context.Context, cfg Config, srv *neo4jtest.Server, d ne
 // minute: each must exit with code 6 (another run holds the lock) and the
 // lock's expiry must move on (the heartbeat). The first run then ends
 // normally and releases the lock.
-func faultLongCompute(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.DriverWithContext) (FaultRun, error) {
+func faultLongCompute(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.DriverWithContext, epochs int) (FaultRun, error) {
 	var fr FaultRun
 	args, err := syncArgs(cfg, srv, "fault-long")
 	if err != nil {
 		return fr, err
 	}
-	args = append(args, "--epochs", strconv.Itoa(cfg.Live.FaultEpochs), "--stability-stop=false", "--tol", "1e-300")
+	args = append(args, "--epochs", strconv.Itoa(epochs), "--stability-stop=false", "--tol", "1e-300")
 	ch, err := startChild(ctx, cfg.Binary, args, liveEnv(srv), srv.PID())
 	if err != nil {
 		return fr, err
@@ -371,7 +382,7 @@ wait:
 	if err != nil {
 		return fr, err
 	}
-	ttl := 120.0 // the default lock.ttl
+	ttl := lockTTL
 	fr.Passed = fr.Tried >= 2 && fr.Refused == fr.Tried && fr.ComputeS > 2*ttl && locks == 0 && len(expiries) == fr.Tried && minOf(expiries) > 0
 	fr.Detail = fmt.Sprintf("compute %.0fs (%.1f times lock.ttl %.0fs); %d of %d second runs refused with exit code 6; lock left after the run: %d; %s",
 		fr.ComputeS, fr.ComputeS/ttl, ttl, fr.Refused, fr.Tried, locks, strings.Join(notes, "; "))
@@ -385,3 +396,27 @@ func minOf(xs []int64) int64 {
 	}
 	return m
 }
+
+// faultEpochs are the epochs of the long compute: Live.FaultEpochs if set,
+// else as many as 2.5 lock TTLs (300 s) of compute take at the CNE speed
+// of the case's score runs of the measured binary (their median seconds
+// per epoch), at least 100; 400 when the case has no score runs.
+func faultEpochs(cfg Config, res *Results, c Case) int {
+	if cfg.Live.FaultEpochs > 0 {
+		return cfg.Live.FaultEpochs
+	}
+	var perEpoch []float64
+	for _, r := range res.Runs {
+		if r.Case == c.Name && r.Binary == BinaryMain && !r.DoubleEpochs && r.Epochs > 0 && r.EmbeddingS > 0 {
+			perEpoch = append(perEpoch, r.EmbeddingS/float64(r.Epochs))
+		}
+	}
+	if len(perEpoch) == 0 {
+		return 400
+	}
+	return max(100, int(math.Ceil(2.5*lockTTL/median(perEpoch))))
+}
+
+// lockTTL is sync's default lock.ttl in seconds, which the long compute
+// keeps (the heartbeat renews it).
+var lockTTL = syncjob.DefaultLockTTL.Seconds()

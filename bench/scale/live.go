@@ -54,8 +54,10 @@ type LiveConfig struct {
 	// mid-write and mid-split, then a re-run; a long compute holding the
 	// lock against a second run), on each server.
 	Faults bool
-	// FaultEpochs are the epochs of the long compute (default 400, no
-	// early stop: several minutes at 1M nodes).
+	// FaultEpochs are the epochs of the long compute (no early stop);
+	// 0, the default, takes as many as a compute of 2.5 lock TTLs (five
+	// minutes) needs at the speed of the case's score runs (CNE seconds
+	// per epoch; 400 when there are none).
 	FaultEpochs int
 	// GDSRepeats is the number of runs of each GDS reference (default 3).
 	GDSRepeats int
@@ -73,9 +75,6 @@ func (l *LiveConfig) defaults() {
 	}
 	if l.SplitTop <= 0 {
 		l.SplitTop = 1000
-	}
-	if l.FaultEpochs <= 0 {
-		l.FaultEpochs = 400
 	}
 	if l.GDSRepeats <= 0 {
 		l.GDSRepeats = 3
@@ -258,11 +257,15 @@ func executeLive(ctx context.Context, cfg Config, c Case, p *prepared, res *Resu
 		return err
 	}
 	for _, v := range lc.Versions {
-		if reusedLive(cfg, res, c, v) {
+		reused := reusedLive(cfg, res, c, v)
+		if reused && !lc.Faults {
 			logf("%s on %s: reused from earlier results", c.Name, v.Neo4j)
 			continue
 		}
-		if err := liveOnServer(ctx, cfg, c, p, v, bins, ref, nodesCSV, relsCSV, res, logf); err != nil {
+		if reused {
+			logf("%s on %s: measurements reused from earlier results; the fault scenarios run again", c.Name, v.Neo4j)
+		}
+		if err := liveOnServer(ctx, cfg, c, p, v, bins, ref, nodesCSV, relsCSV, res, reused, logf); err != nil {
 			return fmt.Errorf("%s on Neo4j %s: %w", c.Name, v.Neo4j, err)
 		}
 	}
@@ -290,7 +293,7 @@ func reusedLive(cfg Config, res *Results, c Case, v neo4jtest.Version) bool {
 		}
 	}
 	for _, f := range cfg.ReuseFaults {
-		if f.Case == c.Name && f.Server == v.Neo4j {
+		if f.Case == c.Name && f.Server == v.Neo4j && !cfg.Live.Faults { // --faults runs them again
 			f.Reused = true
 			res.Faults = append(res.Faults, f)
 		}
@@ -354,9 +357,10 @@ func ensureCSV(cfg Config, c Case, p *prepared) (nodes, rels string, err error) 
 // liveOnServer runs a case on one server: start, import, constraint, a
 // first sync (which creates the written properties), GDS's references,
 // then the measured syncs, interleaved by binary, each followed by the
-// undo of its splits; then the fault scenarios, if asked.
+// undo of its splits; then the fault scenarios, if asked. faultsOnly
+// (the measurements reused) skips GDS and the measured syncs.
 func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jtest.Version, bins [][2]string, ref liveRef,
-	nodesCSV, relsCSV string, res *Results, logf func(string, ...any)) error {
+	nodesCSV, relsCSV string, res *Results, faultsOnly bool, logf func(string, ...any)) error {
 	lc := cfg.Live
 	logf("%s: starting Neo4j %s (heap %s, page cache %s)", c.Name, v.Neo4j, lc.Heap, lc.PageCache)
 	srv, err := neo4jtest.Start(ctx, neo4jtest.Options{Version: v, HeapSize: lc.Heap, PageCache: lc.PageCache})
@@ -412,6 +416,14 @@ func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jt
 	sr.FirstPullS, sr.FirstWriteS = first.PullS, first.WriteS
 	logf("%s on %s: first sync (degree): pull %.1fs, write %.1fs", c.Name, v.Neo4j, first.PullS, first.WriteS)
 
+	if faultsOnly {
+		fr, err := runFaults(ctx, cfg, srv, c, p, ref, faultEpochs(cfg, res, c), logf)
+		res.Faults = append(res.Faults, fr...)
+		if err != nil {
+			return fmt.Errorf("fault scenarios: %w", err)
+		}
+		return nil
+	}
 	scramble := func(props ...string) error {
 		return scrambleProps(ctx, d, props...)
 	}
@@ -459,7 +471,7 @@ func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jt
 		}
 	}
 	if lc.Faults {
-		fr, err := runFaults(ctx, cfg, srv, c, p, ref, logf)
+		fr, err := runFaults(ctx, cfg, srv, c, p, ref, faultEpochs(cfg, res, c), logf)
 		res.Faults = append(res.Faults, fr...)
 		if err != nil {
 			return fmt.Errorf("fault scenarios: %w", err)

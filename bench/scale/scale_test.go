@@ -269,3 +269,32 @@ func TestReuse(t *testing.T) {
 		t.Fatalf("runs %+v, %v: want the reused main and baseline runs", runs, err)
 	}
 }
+
+// The long compute of the fault scenarios lasts 2.5 lock TTLs at the
+// measured binary's CNE speed on the case (median seconds per epoch of its
+// score runs), at least 100 epochs; a fixed --fault-epochs wins; 400
+// without runs to go by.
+func TestFaultEpochs(t *testing.T) {
+	c := Case{Name: "neo4j-sbm-1M-d20"}
+	res := &Results{Runs: []Run{
+		{Case: c.Name, Binary: BinaryMain, Epochs: 70, EmbeddingS: 35},    // 0.5 s an epoch
+		{Case: c.Name, Binary: BinaryMain, Epochs: 70, EmbeddingS: 42},    // 0.6
+		{Case: c.Name, Binary: BinaryMain, Epochs: 70, EmbeddingS: 28},    // 0.4
+		{Case: c.Name, Binary: BinaryBaseline, Epochs: 70, EmbeddingS: 7}, // not the measured binary
+		{Case: "other", Binary: BinaryMain, Epochs: 70, EmbeddingS: 700},  // another case
+		{Case: c.Name, Binary: BinaryMain, Epochs: 140, EmbeddingS: 7, DoubleEpochs: true},
+	}}
+	if got, want := faultEpochs(Config{}, res, c), 600; got != want { // 2.5 * 120 s / 0.5 s
+		t.Errorf("faultEpochs = %d, want %d", got, want)
+	}
+	if got := faultEpochs(Config{Live: LiveConfig{FaultEpochs: 33}}, res, c); got != 33 {
+		t.Errorf("with FaultEpochs 33: %d", got)
+	}
+	if got := faultEpochs(Config{}, &Results{}, c); got != 400 {
+		t.Errorf("without runs: %d, want 400", got)
+	}
+	fast := &Results{Runs: []Run{{Case: c.Name, Binary: BinaryMain, Epochs: 100, EmbeddingS: 1}}}
+	if got := faultEpochs(Config{}, fast, c); got != 30000 {
+		t.Errorf("0.01 s an epoch: %d, want 30000", got)
+	}
+}

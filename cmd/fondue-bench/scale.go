@@ -188,7 +188,7 @@ stop, to show what early stopping costs.`,
 	f.IntVar(&splitTop, "split-top", 1000, "live cases: sync's --split-top (score runs with the same)")
 	f.StringArrayVar(&syncArgs, "sync-arg", nil, "live cases: a flag added to every sync of --binary (not of --baseline); repeat for several, e.g. --sync-arg=--write-concurrency=2")
 	f.BoolVar(&faults, "faults", false, "live cases: after the measurements, run the fault scenarios on each server")
-	f.IntVar(&faultEpochs, "fault-epochs", 400, "live cases: epochs of the fault scenarios' long compute (no early stop)")
+	f.IntVar(&faultEpochs, "fault-epochs", 0, "live cases: epochs of the fault scenarios' long compute (no early stop; 0: as many as 2.5 lock TTLs of compute take at the case's measured speed)")
 	f.IntVar(&gdsRepeats, "gds-repeats", 3, "live cases: runs of each GDS reference")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	cli.AddFlags(cmd, config.CmdBenchScale) // --seed, --threads
