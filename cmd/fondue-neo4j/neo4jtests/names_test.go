@@ -62,12 +62,12 @@ func TestHeterogeneousNames(t *testing.T) {
 	}
 	movies := 0
 	for _, n := range plan.Nodes {
-		if k := review.KeyString(n.Key); n.Name != names[k] {
+		if k := n.Key.Text(); n.Name != names[k] {
 			t.Errorf("plan: node %s named %q, want %q", k, n.Name, names[k])
 		}
 		for _, g := range n.Groups {
 			for j, nb := range g.Neighbors {
-				k := review.KeyString(nb)
+				k := nb.Text()
 				if g.Names[j] != names[k] {
 					t.Errorf("plan: neighbour %s of %v named %q, want %q", k, n.Key, g.Names[j], names[k])
 				}
