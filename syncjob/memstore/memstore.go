@@ -757,17 +757,32 @@ func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
 		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
 	}
+	var wanted []keys.Key // the plan's keys in the forms the connector looks up
+	for _, n := range p.Nodes {
+		wanted = append(wanted, n.Key.Variants()...)
+		for _, g := range n.Groups {
+			for _, k := range g.Neighbors {
+				wanted = append(wanted, k.Variants()...)
+			}
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var found []splitplan.KeyedNode
 	for _, n := range s.nodes {
-		if v := n.Props[p.IDProperty]; v != nil && p.Selects(n.Labels, true) {
-			key, err := keys.FromValue(v)
-			if err != nil {
-				return syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", p.IDProperty, n.ID, err)
-			}
-			found = append(found, splitplan.KeyedNode{Key: key, ID: keys.String(n.ID)})
+		v := n.Props[p.IDProperty]
+		if v == nil || !p.Selects(n.Labels, true) {
+			continue
 		}
+		key, err := keys.FromValue(v)
+		switch {
+		case err != nil && slices.ContainsFunc(wanted, func(k keys.Key) bool { return k.Matches(v) }):
+			// Neo4j finds the float 11.0 by the key 11: refused, as the connector refuses it.
+			return syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", p.IDProperty, n.ID, err)
+		case err != nil:
+			continue // no key finds it
+		}
+		found = append(found, splitplan.KeyedNode{Key: key, ID: keys.String(n.ID)})
 	}
 	return p.Resolve(found)
 }

@@ -135,6 +135,7 @@ func Run(t *testing.T, f Factory) {
 		{"InvalidNamesFirst", testInvalidNamesFirst},
 		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
 		{"KeyTypes", testKeyTypes},
+		{"ResolveKeyTypes", testResolveKeyTypes},
 		{"WriteLabels", testWriteLabels},
 	}
 	for _, tc := range tests {
@@ -970,6 +971,31 @@ func testKeyTypes(t *testing.T, f Factory) {
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
 		}
+	}
+}
+
+// A node found by key whose key property is a float equal to the key (the
+// database's 12.0 for the plan's 12) is refused as a pull refuses it;
+// other values that are no key are found by no key (a missing node).
+func testResolveKeyTypes(t *testing.T, f Factory) {
+	g := Graph{Nodes: []Node{
+		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(1), "k": int64(11)}},
+		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(2), "k": 12.0}},
+		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(3), "k": true}},
+	}, Rels: []Rel{{From: 1, To: 2, Type: "T"}, {From: 1, To: 3, Type: "T"}}}
+	st := f(t, g).Store()
+	plan := func(nb ...keys.Key) *splitplan.Plan {
+		return &splitplan.Plan{RunID: "rk", IDProperty: "k", NodeLabels: []string{"K"}, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
+			Nodes: []splitplan.Node{{Key: keys.Int(11), Groups: []splitplan.Group{{Neighbors: nb, NeighborIDs: make([]keys.Key, len(nb))}}}}}
+	}
+	err := st.ResolveKeys(ctxT(t), plan(keys.Int(12)))
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
+		!strings.Contains(err.Error(), "is the float 12: keys must be integers or strings") {
+		t.Errorf("a float key found by key: %v", err)
+	}
+	p := plan(keys.String("true"))
+	if err := st.ResolveKeys(ctxT(t), p); err != nil || p.Nodes[0].ID.IsZero() || !p.Nodes[0].Groups[0].NeighborIDs[0].IsZero() {
+		t.Errorf("a boolean key: %v %+v", err, p.Nodes[0])
 	}
 }
 
