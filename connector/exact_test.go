@@ -74,8 +74,8 @@ func TestExactPlanCheck(t *testing.T) {
 	before := dump(t)
 	bad, err := c.Check(ctx, p)
 	want := []splitplan.NodeOutcome{
-		{Key: int64(100), Name: "M", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
-		{Key: int64(101), Name: "N", Outcome: splitplan.OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
+		{Key: keys.Int(100), Name: "M", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
+		{Key: keys.Int(101), Name: "N", Outcome: splitplan.OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
 	}
 	if err != nil || !slices.Equal(bad, want) {
 		t.Fatalf("check: %+v %v\nwant %+v", bad, err, want)
@@ -161,10 +161,10 @@ func TestResolveKeys(t *testing.T) {
 		}
 		for i := range p.Nodes {
 			n := &p.Nodes[i]
-			n.ID, n.Key = nil, keys.Text(n.Key) // "100"
+			n.ID, n.Key = keys.Key{}, keys.String(n.Key.Text()) // "100"
 			for _, g := range n.Groups {
 				for j := range g.Neighbors {
-					g.NeighborIDs[j] = nil
+					g.NeighborIDs[j] = keys.Key{}
 				}
 			}
 		}
@@ -181,8 +181,8 @@ func TestResolveKeys(t *testing.T) {
 		t.Fatalf("resolved plan differs:\n%s\n%s", a, b)
 	}
 	p = strip()
-	p.Nodes[0].Groups[1].Neighbors[0], p.Nodes[0].Groups[1].Names[0] = int64(999), "" // instead of 11
-	p.Nodes[1].Key = int64(555)
+	p.Nodes[0].Groups[1].Neighbors[0], p.Nodes[0].Groups[1].Names[0] = keys.Int(999), "" // instead of 11
+	p.Nodes[1].Key = keys.Int(555)
 	if err := c.ResolveKeys(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +194,8 @@ func TestResolveKeys(t *testing.T) {
 	// Other labels are not selected; keys must be unique; a key property is needed.
 	run(t, "CREATE (:Other {uid: 555})", nil)
 	p = strip()
-	p.Nodes[1].Key = int64(555)
-	if err := c.ResolveKeys(ctx, p); err != nil || p.Nodes[1].ID != nil {
+	p.Nodes[1].Key = keys.Int(555)
+	if err := c.ResolveKeys(ctx, p); err != nil || !p.Nodes[1].ID.IsZero() {
 		t.Fatalf("a node of another label was found: %v %v", p.Nodes[1].ID, err)
 	}
 	run(t, "CREATE (:Org {uid: 100})", nil)

@@ -74,7 +74,7 @@ func TestHostileNames(t *testing.T) {
 				if hn.name == "" {
 					return // an empty write property means the default one
 				}
-				sg := &syncjob.Subgraph{Graph: mustGraph(t), IDs: []any{"x", "y", "z"}}
+				sg := &syncjob.Subgraph{Graph: mustGraph(t), IDs: []keys.Key{keys.String("x"), keys.String("y"), keys.String("z")}}
 				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3)}, syncjob.WriteOptions{Property: hn.name})
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
@@ -103,7 +103,7 @@ func TestHostileNames(t *testing.T) {
 				t.Fatalf("pulled %d nodes %d edges, want 4 and 4; targets %v", sg.Graph.NumNodes(), sg.Graph.NumEdges(), sg.Targets)
 			}
 			for i := range 4 { // named by the second display property: the key
-				if sg.Names[i] != keys.Text(sg.Keys[i]) || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {
+				if sg.Names[i] != sg.Keys[i].Text() || !slices.Equal(sg.NodeLabels(i), []string{hn.name}) {
 					t.Fatalf("node %v: name %q, labels %q", sg.Keys[i], sg.Names[i], sg.NodeLabels(i))
 				}
 			}
@@ -305,7 +305,7 @@ func TestFencing(t *testing.T) {
 	}
 	// The same for a split and an undo: nothing is written.
 	p := &splitplan.Plan{RunID: "slow", MarkerLabel: syncjob.DefaultMarkerLabel, Nodes: []splitplan.Node{{ID: sg.IDs[0], Key: sg.Key(0),
-		Groups: []splitplan.Group{{Neighbors: []any{}, NeighborIDs: []any{}}, {Neighbors: []any{}, NeighborIDs: []any{}}}}}}
+		Groups: []splitplan.Group{{Neighbors: []keys.Key{}, NeighborIDs: []keys.Key{}}, {Neighbors: []keys.Key{}, NeighborIDs: []keys.Key{}}}}}}
 	if _, err := c.Split(ctx, p, splitTime, nil); !errors.Is(err, syncjob.ErrLockLost) {
 		t.Fatalf("split after the lock was lost: %v", err)
 	}

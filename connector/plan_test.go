@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -17,6 +18,8 @@ func TestUnmarshalPlanErrors(t *testing.T) {
 		{`{"nodes": [1]}`, "cannot unmarshal number"},
 		{`{"nodes": [{"groups": 5}]}`, "cannot unmarshal number"},
 		{`[`, "unexpected EOF"},
+		{`{"nodes": [{"id": "4:x:1", "key": 1.5, "groups": []}]}`, "a node key or id is an integer (int64) or a string, not 1.5"},
+		{`{"nodes": [{"id": "4:x:1", "key": 1, "groups": [{"neighbors": [true], "neighborIds": ["4:x:2"]}]}]}`, "a node key or id is an integer (int64) or a string, not true"},
 	} {
 		p, err := splitplan.Unmarshal([]byte(c.in))
 		if err == nil || !strings.Contains(err.Error(), c.msg) || p != nil {
@@ -24,7 +27,7 @@ func TestUnmarshalPlanErrors(t *testing.T) {
 		}
 	}
 	p, err := splitplan.Unmarshal([]byte(`{"runId": "r", "nodes": [{"id": "4:x:1", "key": 9007199254740993, "groups": [{"neighbors": [2, "b"], "neighborIds": ["4:x:2", "4:x:3"]}]}]}`))
-	if err != nil || p.Nodes[0].Key != int64(9007199254740993) || p.Nodes[0].Groups[0].Neighbors[0] != int64(2) || p.Nodes[0].Groups[0].NeighborIDs[1] != "4:x:3" {
+	if err != nil || p.Nodes[0].Key != keys.Int(9007199254740993) || p.Nodes[0].Groups[0].Neighbors[0] != keys.Int(2) || p.Nodes[0].Groups[0].NeighborIDs[1] != keys.String("4:x:3") {
 		t.Fatalf("%+v %v", p, err)
 	}
 }
@@ -55,10 +58,14 @@ func FuzzUnmarshalPlan(f *testing.F) {
 		}
 		b, err := p.Marshal()
 		if err != nil {
-			return // e.g. a float key that JSON cannot hold is kept as read
+			t.Fatalf("a plan read cannot be written: %v", err)
 		}
-		if _, err := splitplan.Unmarshal(b); err != nil {
+		q, err := splitplan.Unmarshal(b)
+		if err != nil {
 			t.Fatalf("a plan read back fails: %v\n%s", err, b)
+		}
+		if c, _ := q.Marshal(); string(c) != string(b) {
+			t.Fatalf("a plan read back differs:\n%s\n%s", b, c)
 		}
 	})
 }

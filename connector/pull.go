@@ -188,11 +188,11 @@ type puller struct {
 	pos   map[string]int32 // element id -> position (custom queries)
 	index *idIndex         // element id -> position (native pulls)
 
-	ids     []any
+	ids     []string // element id per position
 	intKeys []int64  // key per position when keys are integers
 	strKeys []string // key per position when keys are strings
 	keyKind string   // "int" or "string", from the first key
-	firstID any      // the first node, for error messages
+	firstID string   // the first node, for error messages
 	relIDs  map[[2]string][]string
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	names   []string    // display name per position (DisplayProperties only)
@@ -204,12 +204,7 @@ type puller struct {
 
 const progressEvery = 50000
 
-func (p *puller) nodeName(id any) string {
-	if s, ok := id.(string); ok {
-		id = strconv.Quote(s)
-	}
-	return fmt.Sprintf("elementId(n) = %v", id)
-}
+func (p *puller) nodeName(id string) string { return fmt.Sprintf("elementId(n) = %q", id) }
 
 func (p *puller) queryName(rel bool) string {
 	if !p.o.Custom() {
@@ -311,7 +306,7 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		if labelsCol >= 0 {
 			labels = vals[labelsCol]
 		}
-		added, err := p.addNode(id, key, clone, emb, display, labels, labelsCol >= 0)
+		added, err := p.addNode(id.(string), key, clone, emb, display, labels, labelsCol >= 0)
 		if err != nil {
 			return err
 		}
@@ -329,7 +324,7 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 // (nil without IDProperty), whether it carries the split marker, saved
 // embedding, display name and labels (when hasLabels). A split clone
 // without a key is left out (added is false).
-func (p *puller) addNode(id, key, clone, emb, display, labels any, hasLabels bool) (added bool, err error) {
+func (p *puller) addNode(id string, key, clone, emb, display, labels any, hasLabels bool) (added bool, err error) {
 	if p.o.IDProperty != "" {
 		if key == nil && clone == true {
 			p.st.KeylessClones++
@@ -360,7 +355,7 @@ func (p *puller) addNode(id, key, clone, emb, display, labels any, hasLabels boo
 }
 
 // addLabels records a node's labels: a list of strings (column labels).
-func (p *puller) addLabels(v any, id any) error {
+func (p *puller) addLabels(v any, id string) error {
 	list, ok := v.([]any)
 	labels := make([]string, len(list))
 	for k, x := range list {
@@ -376,42 +371,44 @@ func (p *puller) addLabels(v any, id any) error {
 	return nil
 }
 
-// addKey checks a node's key and adds it to the builder.
-func (p *puller) addKey(id, key any) error {
+// addKey checks a node's key (the value of its key property, or its
+// element id) and adds it to the builder.
+func (p *puller) addKey(id string, v any) error {
 	prop := p.o.IDProperty
-	var kind string
-	switch key.(type) {
-	case int64:
-		kind = "int"
-	case string:
-		kind = "string"
-	case nil:
+	key, err := keys.FromValue(v)
+	switch {
+	case err != nil:
+		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is %v", prop, p.nodeName(id), err)
+	case key.IsZero():
 		return errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", p.nodeName(id), prop)
-	default:
-		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is %s: keys must be integers or strings", prop, p.nodeName(id), describe(key))
+	}
+	kind := "string"
+	i64, isInt := key.Int64()
+	if isInt {
+		kind = "int"
 	}
 	if p.keyKind == "" {
 		p.keyKind, p.firstID = kind, id
 	} else if kind != p.keyKind {
 		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss (node %s) and %ss (node %s: %s): use one type",
-			prop, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(key))
+			prop, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(v))
 	}
 	// The Builder numbers keys in the order they come: a key it has
 	// already is a duplicate, the node of that number the other one.
 	var i int32
-	if kind == "int" {
-		i = p.b.AddIntNode(key.(int64))
+	if isInt {
+		i = p.b.AddIntNode(i64)
 	} else {
-		i = p.b.AddNode(key.(string))
+		i = p.b.AddNode(key.Text())
 	}
 	if int(i) < len(p.ids) {
 		return errorf(syncjob.ErrInvalid, nil, "nodes %s and %s have the same %s = %v (graph.id_property): keys must be unique",
 			p.nodeName(p.ids[i]), p.nodeName(id), prop, key)
 	}
-	if kind == "int" {
-		p.intKeys = append(p.intKeys, key.(int64))
+	if isInt {
+		p.intKeys = append(p.intKeys, i64)
 	} else {
-		p.strKeys = append(p.strKeys, key.(string))
+		p.strKeys = append(p.strKeys, key.Text())
 	}
 	return nil
 }
@@ -548,9 +545,9 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %d rows read, %d self-loops, %d with an end outside the nodes): nothing to score",
 			n, types, p.st.RelationshipRows, p.st.SelfLoops, p.st.Dangling)
 	}
-	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o, Stats: p.st, RelationshipIDs: p.relIDs}
+	sg := &syncjob.Subgraph{Graph: g, IDs: make([]keys.Key, n), Options: o, Stats: p.st, RelationshipIDs: p.relIDs}
 	if o.IDProperty != "" {
-		sg.Keys = make([]any, n)
+		sg.Keys = make([]keys.Key, n)
 	}
 	if p.vecs != nil {
 		sg.Embeddings = make([][]float64, n)
@@ -563,17 +560,17 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	}
 	for pos, id := range p.ids {
 		var key string
-		var kv any
+		var kv keys.Key
 		if p.intKeys != nil {
-			key, kv = strconv.FormatInt(p.intKeys[pos], 10), p.intKeys[pos]
+			key, kv = strconv.FormatInt(p.intKeys[pos], 10), keys.Int(p.intKeys[pos])
 		} else {
-			key, kv = p.strKeys[pos], p.strKeys[pos]
+			key, kv = p.strKeys[pos], keys.String(p.strKeys[pos])
 		}
 		i, ok := g.Index(key)
 		if !ok {
 			return nil, fmt.Errorf("connector: internal error: key %q not in the graph", key)
 		}
-		sg.IDs[i] = id
+		sg.IDs[i] = keys.String(id)
 		if sg.Keys != nil {
 			sg.Keys[i] = kv
 		}

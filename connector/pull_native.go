@@ -187,7 +187,7 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 			if err := p.checkID(id, false, "id", p.st.NodeRows); err != nil {
 				return err
 			}
-			if _, err := p.addNode(id, at(nodeKeys, k), at(clones, k), at(embs, k), at(displays, k), labels[k], true); err != nil {
+			if _, err := p.addNode(id.(string), at(nodeKeys, k), at(clones, k), at(embs, k), at(displays, k), labels[k], true); err != nil {
 				return err
 			}
 		}
@@ -213,7 +213,7 @@ func (p *puller) parts(n int) []part {
 	}
 	counts := map[string]int{}
 	for _, id := range p.ids {
-		r, _ := utf8.DecodeLastRuneInString(id.(string))
+		r, _ := utf8.DecodeLastRuneInString(id)
 		counts[string(r)]++
 	}
 	chars := slices.Collect(maps.Keys(counts))
@@ -327,17 +327,17 @@ type idIndex struct {
 	m      map[string]int32
 }
 
-func newIDIndex(ids []any) *idIndex {
+func newIDIndex(ids []string) *idIndex {
 	x := &idIndex{}
 	if len(ids) > 0 {
-		first := ids[0].(string)
+		first := ids[0]
 		x.prefix = first[:strings.LastIndexByte(first, ':')+1]
 		limit := int64(4*len(ids) + 1<<20) // a table at most 16 bytes a node, and 4 MB
 		nums := make([]int64, len(ids))
 		ok := x.prefix != ""
 		var top int64
 		for k := 0; ok && k < len(ids); k++ {
-			nums[k], ok = x.number(ids[k].(string))
+			nums[k], ok = x.number(ids[k])
 			ok = ok && nums[k] < limit
 			top = max(top, nums[k])
 		}
@@ -351,7 +351,7 @@ func newIDIndex(ids []any) *idIndex {
 	}
 	x.m = make(map[string]int32, len(ids))
 	for k, id := range ids {
-		x.m[id.(string)] = int32(k)
+		x.m[id] = int32(k)
 	}
 	return x
 }
@@ -391,8 +391,8 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 // pull's own buffers while the graph is built, and held, what the
 // subgraph keeps through the run to write the scores back. In bytes:
 //
-//	held = 64n element ids (an interface and a 48-byte string each)
-//	       + 24n keys (an interface and its integer; strings: 32n + key length)
+//	held = 64n element ids (a keys.Key, 32 bytes, and the id's text each)
+//	       + 32n keys (a keys.Key each; string keys their text besides, 16n)
 //	       + 4n label sets [+ names, saved embeddings]
 //	       + (c+1) (64 PullChunk (1 + r/n) + 64 KiB) the driver's buffers:
 //	         its c+1 connections (c = readConcurrency) each keep one the
@@ -410,7 +410,7 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 	}
 	keys := int64(0)
 	if o.IDProperty != "" {
-		keys = 24 * n
+		keys = 32 * n
 		if stringKeys {
 			keys = n * (32 + 16)
 		}

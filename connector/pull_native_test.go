@@ -20,22 +20,22 @@ import (
 func TestIDIndex(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		ids   []any
+		ids   []string
 		table bool
 	}{
-		{"dense", []any{"4:db:5", "4:db:0", "4:db:12", "4:db:3"}, true},
-		{"other prefix", []any{"4:db:5", "4:xx:0"}, false},
-		{"not a number", []any{"4:db:5", "4:db:a"}, false},
-		{"leading zero", []any{"4:db:5", "4:db:07"}, false},
-		{"too sparse", []any{"4:db:5", fmt.Sprintf("4:db:%d", 1<<40)}, false},
-		{"no colon", []any{"abc", "abd"}, false},
+		{"dense", []string{"4:db:5", "4:db:0", "4:db:12", "4:db:3"}, true},
+		{"other prefix", []string{"4:db:5", "4:xx:0"}, false},
+		{"not a number", []string{"4:db:5", "4:db:a"}, false},
+		{"leading zero", []string{"4:db:5", "4:db:07"}, false},
+		{"too sparse", []string{"4:db:5", fmt.Sprintf("4:db:%d", 1<<40)}, false},
+		{"no colon", []string{"abc", "abd"}, false},
 	} {
 		x := newIDIndex(c.ids)
 		if (x.table != nil) != c.table {
 			t.Errorf("%s: table %v, want %v", c.name, x.table != nil, c.table)
 		}
 		for k, id := range c.ids {
-			if i, ok := x.lookup(id.(string)); !ok || int(i) != k {
+			if i, ok := x.lookup(id); !ok || int(i) != k {
 				t.Errorf("%s: lookup(%q) = %d %v, want %d", c.name, id, i, ok, k)
 			}
 		}

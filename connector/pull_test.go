@@ -2,12 +2,14 @@ package connector
 
 import (
 	"errors"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
@@ -47,7 +49,7 @@ func TestPullMatchesEdgeList(t *testing.T) {
 			if g.Key(i) != want.Key(i) || !slicesEqual(g.Neighbors(i), want.Neighbors(i)) {
 				t.Fatalf("node %d: key %s vs %s", i, g.Key(i), want.Key(i))
 			}
-			if k, _ := want.IntKey(i); sg.Keys[i] != k {
+			if k, _ := want.IntKey(i); sg.Keys[i] != keys.Int(k) {
 				t.Fatalf("Keys[%d] = %v, want %d", i, sg.Keys[i], k)
 			}
 		}
@@ -74,7 +76,7 @@ func TestPullMatchesEdgeList(t *testing.T) {
 		t.Fatalf("all nodes: %d nodes %d edges", sg.Graph.NumNodes(), sg.Graph.NumEdges())
 	}
 	for i, id := range sg.IDs {
-		if s, ok := id.(string); !ok || sg.Graph.Key(i) != s {
+		if id != keys.String(sg.Graph.Key(i)) {
 			t.Fatalf("IDs[%d] = %v, key %s", i, id, sg.Graph.Key(i))
 		}
 	}
@@ -162,7 +164,7 @@ func checkWritten(t testing.TB, sg *syncjob.Subgraph, res *fondue.Result, runID 
 		byID[r.Values[0]] = r.Values[1:]
 	}
 	for i, id := range sg.IDs {
-		v, ok := byID[id]
+		v, ok := byID[id.Value()]
 		if !ok {
 			t.Fatalf("node %v not found", id)
 		}

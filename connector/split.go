@@ -106,8 +106,8 @@ func (c *Conn) ForgetPlan(ctx context.Context, runID string) error {
 func (c *Conn) CountSplit(ctx context.Context, p *splitplan.Plan) (int, error) {
 	ids := make([]any, 0, len(p.Nodes))
 	for _, n := range p.Nodes {
-		if n.ID != nil {
-			ids = append(ids, n.ID)
+		if !n.ID.IsZero() {
+			ids = append(ids, n.ID.Value())
 		}
 	}
 	q, err := c.render("split_count", cypher.Vars{})
@@ -128,12 +128,12 @@ func (c *Conn) CheckName(name string) error { return cypher.CheckName(name) }
 
 var _ syncjob.NameChecker = (*Conn)(nil)
 
-func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id any, idProp, run string) (splitplan.NodeState, error) {
+func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id keys.Key, idProp, run string) (splitplan.NodeState, error) {
 	q, err := c.render("node_state", cypher.Vars{IDProperty: idProp})
 	if err != nil {
 		return splitplan.NodeState{}, err
 	}
-	res, err := tx.Run(ctx, q, map[string]any{"id": id, "run": run})
+	res, err := tx.Run(ctx, q, map[string]any{"id": id.Value(), "run": run})
 	if err != nil {
 		return splitplan.NodeState{}, err
 	}
@@ -149,7 +149,7 @@ func (c *Conn) readState(ctx context.Context, tx neo4j.ManagedTransaction, id an
 		st.Labels = append(st.Labels, s)
 	}
 	if idProp != "" {
-		st.Key, _ = r.Get("key")
+		st.KeyValue, _ = r.Get("key")
 	}
 	st.Split, _, _ = neo4j.GetRecordValue[bool](r, "split")
 	return st, nil
@@ -167,47 +167,52 @@ func relVarsOf(p *splitplan.Plan) relVars {
 	return relVars{marker: p.MarkerLabel, run: p.RunID, idProp: p.IDProperty, display: p.DisplayProperties}
 }
 
-func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id any, rv relVars) ([]splitplan.Rel, error) {
-	m, err := c.readRelsOf(ctx, tx, []any{id}, rv)
+func (c *Conn) readRels(ctx context.Context, tx neo4j.ManagedTransaction, id keys.Key, rv relVars) ([]splitplan.Rel, error) {
+	m, err := c.readRelsOf(ctx, tx, []keys.Key{id}, rv)
 	return m[id], err
 }
 
 // readRelsOf reads the relationships of several nodes in one statement,
 // by node.
-func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids []any, rv relVars) (map[any][]splitplan.Rel, error) {
+func (c *Conn) readRelsOf(ctx context.Context, tx neo4j.ManagedTransaction, ids []keys.Key, rv relVars) (map[keys.Key][]splitplan.Rel, error) {
 	q, err := c.render("node_relationships", cypher.Vars{Label: rv.marker, IDProperty: rv.idProp, DisplayProperties: rv.display})
 	if err != nil {
 		return nil, err
 	}
-	res, err := tx.Run(ctx, q, map[string]any{"ids": ids, "run": rv.run})
+	res, err := tx.Run(ctx, q, map[string]any{"ids": values(ids), "run": rv.run})
 	if err != nil {
 		return nil, err
 	}
-	rels := map[any][]splitplan.Rel{}
-	type seenRel struct{ node, rid any }
+	rels := map[keys.Key][]splitplan.Rel{}
+	type seenRel struct {
+		node keys.Key
+		rid  string
+	}
 	seen := map[seenRel]bool{}
 	for res.Next(ctx) {
 		v := res.Record().Values // node, rid, type, outgoing, other, origin, otherLabels
-		if seen[seenRel{v[0], v[1]}] {
+		node := idOf(v[0])
+		rid, _ := v[1].(string)
+		if seen[seenRel{node, rid}] {
 			continue // a self-loop may be listed twice
 		}
-		seen[seenRel{v[0], v[1]}] = true
+		seen[seenRel{node, rid}] = true
 		typ, _ := v[2].(string)
 		out, _ := v[3].(bool)
-		r := splitplan.Rel{ID: v[1], Type: typ, Outgoing: out, Other: v[4], Origin: v[5]}
+		r := splitplan.Rel{ID: rid, Type: typ, Outgoing: out, Other: idOf(v[4]), Origin: idOf(v[5])}
 		labels, _ := v[6].([]any)
 		for _, l := range labels {
 			ls, _ := l.(string)
 			r.OtherLabels = append(r.OtherLabels, ls)
 		}
 		if rv.idProp != "" {
-			r.OtherKey, _ = res.Record().Get("otherKey")
+			r.OtherKeyValue, _ = res.Record().Get("otherKey")
 		}
 		if len(rv.display) > 0 {
 			name, _ := res.Record().Get("otherName")
 			r.OtherName = keys.DisplayText(name)
 		}
-		rels[v[0]] = append(rels[v[0]], r)
+		rels[node] = append(rels[node], r)
 	}
 	return rels, res.Err()
 }
@@ -387,12 +392,12 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 		return errorf(syncjob.ErrInvalid, nil, "the nodes of a Cypher projection cannot be found by key")
 	}
 	var wanted []any
-	seen := map[any]bool{}
-	add := func(k any) {
-		for _, v := range keys.Variants(k) {
+	seen := map[keys.Key]bool{}
+	add := func(k keys.Key) {
+		for _, v := range k.Variants() {
 			if !seen[v] {
 				seen[v] = true
-				wanted = append(wanted, v)
+				wanted = append(wanted, v.Value())
 			}
 		}
 	}
@@ -414,7 +419,12 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	}
 	found := make([]splitplan.KeyedNode, len(res.Records))
 	for k, r := range res.Records {
-		found[k] = splitplan.KeyedNode{Key: r.Values[0], ID: r.Values[1]}
+		id := idOf(r.Values[1])
+		key, err := keys.FromValue(r.Values[0])
+		if err != nil { // a value equal to a key, of another type (11.0 = 11)
+			return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", p.IDProperty, id, err)
+		}
+		found[k] = splitplan.KeyedNode{Key: key, ID: id}
 	}
 	return p.Resolve(found)
 }
@@ -424,7 +434,7 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 // each node's transaction, Check in a read transaction.
 func (c *Conn) examine(ctx context.Context, tx neo4j.ManagedTransaction, p *splitplan.Plan, n splitplan.Node) (splitplan.NodeOutcome, splitplan.NodeState, splitplan.Assignment, error) {
 	var state splitplan.NodeState
-	if n.ID != nil {
+	if !n.ID.IsZero() {
 		var err error
 		if state, err = c.readState(ctx, tx, n.ID, p.IDProperty, p.RunID); err != nil {
 			return splitplan.NodeOutcome{Key: n.Key, Name: n.Name}, state, splitplan.Assignment{}, err
@@ -435,12 +445,12 @@ func (c *Conn) examine(ctx context.Context, tx neo4j.ManagedTransaction, p *spli
 }
 
 func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *splitplan.Plan, n splitplan.Node, at string, unique map[string][]string) (splitplan.NodeOutcome, error) {
-	if n.ID != nil {
+	if !n.ID.IsZero() {
 		lockQ, err := c.render("node_lock", cypher.Vars{})
 		if err != nil {
 			return splitplan.NodeOutcome{}, err
 		}
-		res, err := tx.Run(ctx, lockQ, map[string]any{"id": n.ID})
+		res, err := tx.Run(ctx, lockQ, map[string]any{"id": n.ID.Value()})
 		if err == nil {
 			_, err = res.Consume(ctx)
 		}
@@ -478,7 +488,7 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 		groups = append(groups, map[string]any{"key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "group": int64(g)})
 	}
 	if len(groups) > 0 {
-		res, err := tx.Run(ctx, cloneQ, map[string]any{"id": n.ID, "groups": groups, "run": p.RunID, "from": n.Key, "at": at})
+		res, err := tx.Run(ctx, cloneQ, map[string]any{"id": n.ID.Value(), "groups": groups, "run": p.RunID, "from": n.Key.Value(), "at": at})
 		if err != nil {
 			return o, err
 		}
@@ -489,13 +499,13 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 		if len(recs) != len(groups) {
 			return o, fmt.Errorf("%w: made %d of %d clones", errChanged, len(recs), len(groups))
 		}
-		clones := make([]any, len(n.Groups))
+		clones := make([]keys.Key, len(n.Groups))
 		for _, r := range recs {
 			g, _ := r.Values[0].(int64)
 			if g < 1 || int(g) >= len(clones) {
 				return o, fmt.Errorf("split node %v: a clone of group %d", n.Key, g)
 			}
-			clones[g] = r.Values[1]
+			clones[g] = idOf(r.Values[1])
 		}
 		o.Clones = len(recs)
 		var moves []move
@@ -512,7 +522,7 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 	if err != nil {
 		return o, err
 	}
-	if _, err := tx.Run(ctx, markQ, map[string]any{"id": n.ID, "run": p.RunID}); err != nil {
+	if _, err := tx.Run(ctx, markQ, map[string]any{"id": n.ID.Value(), "run": p.RunID}); err != nil {
 		return o, err
 	}
 	o.Outcome = splitplan.OutcomeSplit
@@ -522,7 +532,23 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 // move is a relationship to move from one node to another.
 type move struct {
 	rel      splitplan.Rel
-	from, to any
+	from, to keys.Key
+}
+
+// idOf is an element id (a string) or a key (an int64 or a string) that
+// a statement returned, as a key; null is none.
+func idOf(v any) keys.Key {
+	k, _ := keys.FromValue(v)
+	return k
+}
+
+// values are keys as a Cypher list parameter.
+func values(ks []keys.Key) []any {
+	out := make([]any, len(ks))
+	for k, key := range ks {
+		out[k] = key.Value()
+	}
+	return out
 }
 
 // moveRels moves relationships from their node to another, one statement
@@ -539,7 +565,7 @@ func (c *Conn) moveRels(ctx context.Context, tx neo4j.ManagedTransaction, moves 
 		if _, ok := batches[b]; !ok {
 			order = append(order, b)
 		}
-		batches[b] = append(batches[b], map[string]any{"rid": m.rel.ID, "other": m.rel.Other, "from": m.from, "to": m.to})
+		batches[b] = append(batches[b], map[string]any{"rid": m.rel.ID, "other": m.rel.Other.Value(), "from": m.from.Value(), "to": m.to.Value()})
 	}
 	moved := 0
 	for _, b := range order {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
@@ -15,7 +16,7 @@ import (
 )
 
 type undoClone struct {
-	id     any
+	id     keys.Key
 	splits int
 }
 
@@ -43,10 +44,10 @@ func (c *Conn) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSta
 	if err != nil {
 		return st, c.classify(err, "find the clones of run "+o.RunID)
 	}
-	byOrigin := map[any][]undoClone{}
-	var origins []any
+	byOrigin := map[keys.Key][]undoClone{}
+	var origins []keys.Key
 	for _, r := range res.Records {
-		id, origin := r.Values[0], r.Values[1]
+		id, origin := idOf(r.Values[0]), idOf(r.Values[1])
 		splits, _ := r.Values[3].(int64)
 		if _, ok := byOrigin[origin]; !ok {
 			origins = append(origins, origin)
@@ -118,7 +119,7 @@ func (c *Conn) SplitRuns(ctx context.Context, markerLabel string) ([]string, err
 
 var errUndo = errors.New("cannot undo")
 
-func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone) (splitplan.NodeOutcome, error) {
+func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin keys.Key, clones []undoClone) (splitplan.NodeOutcome, error) {
 	out := splitplan.NodeOutcome{Key: origin}
 	state, err := c.readState(ctx, tx, origin, "", o.RunID)
 	if err != nil {
@@ -139,7 +140,7 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o sync
 	}
 	// Every clone's relationships in one statement, their moves in one
 	// statement per type and direction, the clones deleted in one.
-	ids := make([]any, len(clones))
+	ids := make([]keys.Key, len(clones))
 	for k, cl := range clones {
 		ids[k] = cl.id
 	}
@@ -148,7 +149,7 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o sync
 		return out, err
 	}
 	var moves []move
-	listed := map[any]int{}
+	listed := map[string]int{}
 	for _, id := range ids {
 		for _, r := range rels[id] {
 			listed[r.ID]++
@@ -175,7 +176,7 @@ func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o sync
 
 // undoClones moves the relationships of a node's clones back and deletes
 // them, one clone at a time.
-func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, clones []undoClone, out splitplan.NodeOutcome) (splitplan.NodeOutcome, error) {
+func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin keys.Key, clones []undoClone, out splitplan.NodeOutcome) (splitplan.NodeOutcome, error) {
 	for _, cl := range clones {
 		rels, err := c.readRels(ctx, tx, cl.id, relVars{marker: o.MarkerLabel, run: o.RunID})
 		if err != nil {
@@ -190,7 +191,7 @@ func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o sy
 			return out, err
 		}
 		out.Moved += moved
-		if err := c.deleteClones(ctx, tx, o, []any{cl.id}); err != nil {
+		if err := c.deleteClones(ctx, tx, o, []keys.Key{cl.id}); err != nil {
 			return out, err
 		}
 		out.Clones++
@@ -199,12 +200,12 @@ func (c *Conn) undoClones(ctx context.Context, tx neo4j.ManagedTransaction, o sy
 }
 
 // deleteClones deletes clones whose relationships were all moved back.
-func (c *Conn) deleteClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, ids []any) error {
+func (c *Conn) deleteClones(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, ids []keys.Key) error {
 	q, err := c.render("undo_delete_clone", cypher.Vars{Label: o.MarkerLabel})
 	if err != nil {
 		return err
 	}
-	res, err := tx.Run(ctx, q, map[string]any{"ids": ids, "run": o.RunID})
+	res, err := tx.Run(ctx, q, map[string]any{"ids": values(ids), "run": o.RunID})
 	if err != nil {
 		return err
 	}
@@ -213,12 +214,12 @@ func (c *Conn) deleteClones(ctx context.Context, tx neo4j.ManagedTransaction, o 
 }
 
 // unmark removes the run from the original's fondue_split_runs.
-func (c *Conn) unmark(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin any, out splitplan.NodeOutcome) (splitplan.NodeOutcome, error) {
+func (c *Conn) unmark(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin keys.Key, out splitplan.NodeOutcome) (splitplan.NodeOutcome, error) {
 	q, err := c.render("undo_unmark", cypher.Vars{})
 	if err != nil {
 		return out, err
 	}
-	if _, err := tx.Run(ctx, q, map[string]any{"id": origin, "run": o.RunID}); err != nil {
+	if _, err := tx.Run(ctx, q, map[string]any{"id": origin.Value(), "run": o.RunID}); err != nil {
 		return out, err
 	}
 	out.Outcome = splitplan.OutcomeSplit

@@ -3,11 +3,13 @@ package connector
 import (
 	"context"
 	"fmt"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"math"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -191,9 +193,9 @@ func (w *scoreWriter) params(b int) map[string]any {
 	}
 	for k := range n {
 		i := w.node(lo + k)
-		ids[k], amb[k] = sg.IDs[i], nullNaN(res.Ambiguity[i])
+		ids[k], amb[k] = sg.IDs[i].Value(), nullNaN(res.Ambiguity[i])
 		if keys != nil {
-			keys[k] = sg.Keys[i]
+			keys[k] = sg.Keys[i].Value()
 		}
 		if scores != nil {
 			scores[k] = nullNaN(res.Scores[i])
@@ -254,7 +256,7 @@ func (w *scoreWriter) writeBatch(ctx context.Context, s neo4j.SessionWithContext
 }
 
 // missing names the rows of a batch whose node was not found.
-func (w *scoreWriter) missing(ctx context.Context, tx neo4j.ManagedTransaction, params map[string]any) ([]any, error) {
+func (w *scoreWriter) missing(ctx context.Context, tx neo4j.ManagedTransaction, params map[string]any) ([]keys.Key, error) {
 	r, err := tx.Run(ctx, w.missingQ, params)
 	if err != nil {
 		return nil, err
@@ -263,9 +265,9 @@ func (w *scoreWriter) missing(ctx context.Context, tx neo4j.ManagedTransaction, 
 	if err != nil {
 		return nil, err
 	}
-	var missing []any
+	var missing []keys.Key
 	for _, m := range recs {
-		missing = append(missing, m.Values[0])
+		missing = append(missing, idOf(m.Values[0])) // a key or element id of params
 	}
 	return missing, nil
 }
@@ -300,7 +302,7 @@ func (w *scoreWriter) record(b int, br batchResult, err error, cancel context.Ca
 
 type batchResult struct {
 	written, scored int
-	missing         []any
+	missing         []keys.Key
 }
 
 func nullNaN(x float64) any {

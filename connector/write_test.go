@@ -2,9 +2,11 @@ package connector
 
 import (
 	"errors"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"testing"
 	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
@@ -93,7 +95,7 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 	}
 	for i := 0; i < n; i++ {
 		got, want := back.Embeddings[i], res.Embedding.Row(i)
-		if back.Key(i) == int64(0) {
+		if back.Key(i) == keys.Int(0) {
 			if got != nil {
 				t.Fatalf("bad embedding read as %v", got)
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -63,7 +64,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 		}
 		pos := map[int32]int{} // neighbour -> position through the groups
 		for _, grp := range pr.Groups {
-			g := splitplan.Group{Neighbors: make([]any, len(grp)), NeighborIDs: make([]any, len(grp))}
+			g := splitplan.Group{Neighbors: make([]keys.Key, len(grp)), NeighborIDs: make([]keys.Key, len(grp))}
 			if sg.Names != nil {
 				g.Names = make([]string, len(grp))
 			}
@@ -75,8 +76,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 					g.Names[k] = sg.Names[j]
 				}
 				if p.PulledOnly {
-					a, _ := pn.ID.(string)
-					b, _ := sg.IDs[j].(string)
+					a, b := pn.ID.Text(), sg.IDs[j].Text()
 					g.RelationshipIDs = append(g.RelationshipIDs, sg.RelationshipIDs[[2]string{min(a, b), max(a, b)}]...)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -84,7 +85,7 @@ type Splitter interface {
 	Describe(ctx context.Context, p *splitplan.Plan) error
 	// ResolveKeys sets the ids of the plan's nodes and neighbours from
 	// their keys (splitplan.Plan.IDProperty) among the nodes the plan selects; a key
-	// no node has gets a nil id.
+	// no node has gets no id (the zero keys.Key).
 	ResolveKeys(ctx context.Context, p *splitplan.Plan) error
 	// Check compares every node of the plan with the graph, as Split will,
 	// writing nothing, and returns those Split would not split as planned
@@ -235,16 +236,16 @@ func (o PullOptions) CheckWriteLabels() error {
 // Subgraph is the pulled graph with the Neo4j identity of each node.
 type Subgraph struct {
 	Graph *graph.Graph
-	// IDs[i] is the element id (a string) of graph node i.
-	IDs []any
+	// IDs[i] is the element id (a string key) of graph node i.
+	IDs []keys.Key
 	// RelationshipIDs holds, for a Cypher projection whose relationship
 	// query returns the column relationship, the element ids of the
 	// relationships pulled between two nodes (keyed by their element ids,
 	// the smaller first); nil otherwise.
 	RelationshipIDs map[[2]string][]string
-	// Keys[i] is the IDProperty value of graph node i (int64 or string);
-	// nil without IDProperty.
-	Keys []any
+	// Keys[i] is the IDProperty value of graph node i (an integer or a
+	// string); nil without IDProperty.
+	Keys []keys.Key
 	// Embeddings[i] is node i's saved vector (PullOptions.EmbeddingProperty),
 	// nil when it has none or it is not a list of numbers.
 	Embeddings [][]float64
@@ -350,7 +351,7 @@ func (x *LabelIndex) Add(labels []string) int32 {
 }
 
 // Key returns node i's identity for users: its key, or its internal id.
-func (s *Subgraph) Key(i int) any {
+func (s *Subgraph) Key(i int) keys.Key {
 	if s.Keys != nil {
 		return s.Keys[i]
 	}
@@ -414,7 +415,7 @@ type WriteStats struct {
 	// pull, or their key or labels changed); MissingKeys names some of them
 	// (keys, or element ids; at most 100).
 	Missing     int
-	MissingKeys []any
+	MissingKeys []keys.Key
 	Batches     int
 	Duration    time.Duration
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
@@ -85,7 +86,7 @@ type Summary struct {
 	Epochs            int                   `json:"epochs"`                   // CNE epochs run
 	WarmStartNodes    int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
 	NodesNotFound     int                   `json:"nodesNotFound"`
-	NodesNotFoundKeys []any                 `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
+	NodesNotFoundKeys []keys.Key            `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
 	Configuration     map[string]any        `json:"configuration"`
 	Split             *splitplan.SplitStats `json:"split,omitempty"`
 	Resumed           bool                  `json:"resumed,omitempty"`
@@ -123,8 +124,8 @@ type LabelCount struct {
 
 // TopNode is one of the most ambiguous nodes of a run.
 type TopNode struct {
-	Key       any      `json:"key"`            // key property value, or the element id
-	ID        any      `json:"id"`             // element id
+	Key       keys.Key `json:"key"`            // key property value, or the element id
+	ID        keys.Key `json:"id"`             // element id
 	Labels    []string `json:"labels"`         // nil when unknown
 	Name      string   `json:"name,omitempty"` // its display property (graph.display_property)
 	Ambiguity float64  `json:"ambiguity"`

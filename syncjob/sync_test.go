@@ -86,7 +86,7 @@ func TestSyncLesMiserables(t *testing.T) {
 		t.Fatalf("split %+v", sp)
 	}
 	top, _ := g.IntKey(res.Ranking()[0])
-	if sp.Nodes[0].Key != top {
+	if sp.Nodes[0].Key != keys.Int(top) {
 		t.Fatalf("first split node %v, want the most ambiguous, %d", sp.Nodes[0].Key, top)
 	}
 	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil)
@@ -140,7 +140,7 @@ func TestSyncDryRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pn := range sum.Plan.Nodes {
-		i, _ := g.Index(keys.Text(pn.Key))
+		i, _ := g.Index(pn.Key.Text())
 		if pn.Entities < 1 || pn.Entities != res.Entities[i] {
 			t.Fatalf("plan node %v: entities %d, want %d", pn.Key, pn.Entities, res.Entities[i])
 		}
@@ -263,7 +263,8 @@ func TestApplyAndUndo(t *testing.T) {
 	if _, err := syncjob.Apply(ctx(t), s, &other, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) {
 		t.Fatalf("another plan under the run id: %v", err)
 	}
-	s.DeleteNode(ids[plan.Nodes[0].Key.(int64)])
+	uid, _ := plan.Nodes[0].Key.Int64()
+	s.DeleteNode(ids[uid])
 	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "approved-1"}, syncjob.LockOptions{}, nil)
 	if !errors.Is(err, syncjob.ErrIncomplete) || us.Restored != 2 || len(us.Failed) != 1 || !strings.Contains(err.Error(), "1 of 3 split nodes could not be restored") {
 		t.Fatalf("undo: %+v %v", us, err)
@@ -272,8 +273,8 @@ func TestApplyAndUndo(t *testing.T) {
 
 func TestIncompleteError(t *testing.T) {
 	sp := &splitplan.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []splitplan.NodeOutcome{
-		{Key: int64(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
-		{Key: int64(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
+		{Key: keys.Int(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
+		{Key: keys.Int(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
 	}}
 	err := error(&splitplan.IncompleteError{RunID: "r1", Approved: true, Stats: sp})
 	want := "1 of 2 approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id r1): node 11 (Valjean): added neighbour 77 (Newcomer)"

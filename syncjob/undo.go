@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/textdist"
 )
 
 // Undo reverses every split of run o.RunID on st, under the lock (held as
@@ -87,32 +89,11 @@ func closestRuns(id string, runs []string) string {
 		return "no run has a record or split nodes in this database"
 	}
 	runs = slices.Clone(runs)
-	slices.SortStableFunc(runs, func(a, b string) int { return editDistance(id, a) - editDistance(id, b) })
+	slices.SortStableFunc(runs, func(a, b string) int { return textdist.Levenshtein(id, a) - textdist.Levenshtein(id, b) })
 	const most = 3
 	s := "closest run ids: " + strings.Join(runs[:min(len(runs), most)], ", ")
 	if len(runs) > most {
 		s += fmt.Sprintf(" (of %d)", len(runs))
 	}
 	return s
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -16,25 +17,25 @@ import (
 func approvedJSON(t *testing.T, source string) string {
 	t.Helper()
 	groups := [][]int64{{26, 55}, {0, 2}}
-	n := review.ApprovedNode{Key: int64(11), Name: "Valjean", Decision: review.DecisionAccept, Ambiguity: 1, Score: 36.9, Degree: 4}
-	var keys []string
+	n := review.ApprovedNode{Key: keys.Int(11), Name: "Valjean", Decision: review.DecisionAccept, Ambiguity: 1, Score: 36.9, Degree: 4}
+	var texts []string
 	for _, g := range groups {
 		var ag review.ApprovedGroup
 		for _, k := range g {
-			ag.Neighbors = append(ag.Neighbors, k)
+			ag.Neighbors = append(ag.Neighbors, keys.Int(k))
 			if source == review.SourceNeo4j {
-				ag.NeighborIDs = append(ag.NeighborIDs, "4:db:"+jsonNum(k))
+				ag.NeighborIDs = append(ag.NeighborIDs, keys.String("4:db:"+jsonNum(k)))
 			}
-			keys = append(keys, jsonNum(k))
+			texts = append(texts, jsonNum(k))
 		}
 		n.Groups = append(n.Groups, ag)
 	}
-	n.Fingerprint = review.Fingerprint("11", keys)
+	n.Fingerprint = review.Fingerprint("11", texts)
 	if source == review.SourceNeo4j {
-		n.ID = "4:db:11"
+		n.ID = keys.String("4:db:11")
 	}
 	p := review.ApprovedPlan{Format: review.PlanFormat, Version: review.PlanVersion, ReviewedAt: "2025-01-01T12:00:00.000Z",
-		Source: source, Input: "lesmis", Nodes: []review.ApprovedNode{n}, Rejected: []review.DecidedNode{}, Undecided: []any{}}
+		Source: source, Input: "lesmis", Nodes: []review.ApprovedNode{n}, Rejected: []review.DecidedNode{}, Undecided: []keys.Key{}}
 	p.Splitter = "ncut"
 	if source == review.SourceNeo4j {
 		p.RunID, p.IDProperty, p.NodeLabels, p.RelationshipTypes = "20250101T000000Z-abc", "id", []string{"Character"}, []string{"APPEARS_WITH"}
@@ -108,8 +109,8 @@ func TestReportApprovedPlanSkips(t *testing.T) {
 	a.log = slog.New(slog.NewTextHandler(&errb, nil))
 	sum := &syncSummary{RunID: "r1", ApprovedPlan: &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T12:00:00.000Z", Fingerprint: "sha256:ab"},
 		Split: &splitplan.SplitStats{Planned: 2, Split: 1, Skipped: 1, Nodes: []splitplan.NodeOutcome{
-			{Key: int64(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
-			{Key: int64(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
+			{Key: keys.Int(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
+			{Key: keys.Int(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
 		}}}
 	if err := a.report(sum, &syncSettings{json: true}); err != nil || !strings.Contains(out.String(), `"approvedPlan"`) {
 		t.Fatalf("report: %v\nstdout %s", err, out.String())

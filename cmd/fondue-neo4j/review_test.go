@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -106,10 +107,10 @@ func dryRun(t *testing.T, bare bool) string {
 	t.Helper()
 	plan := &splitplan.Plan{RunID: "20250101T000000Z-abc", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut",
 		IDProperty: "uid", RelationshipTypes: []string{"APPEARS_WITH"}, MarkerLabel: "FondueSplit",
-		Nodes: []splitplan.Node{{ID: "4:db:11", Key: int64(11), Labels: []string{"Character"}, Ambiguity: 1, Score: 36.9, Entities: 3,
+		Nodes: []splitplan.Node{{ID: keys.String("4:db:11"), Key: keys.Int(11), Labels: []string{"Character"}, Ambiguity: 1, Score: 36.9, Entities: 3,
 			Groups: []splitplan.Group{
-				{Neighbors: []any{int64(26), int64(55), int64(49)}, NeighborIDs: []any{"4:db:26", "4:db:55", "4:db:49"}},
-				{Neighbors: []any{int64(0), int64(2), int64(3)}, NeighborIDs: []any{"4:db:0", "4:db:2", "4:db:3"}},
+				{Neighbors: []keys.Key{keys.Int(26), keys.Int(55), keys.Int(49)}, NeighborIDs: []keys.Key{keys.String("4:db:26"), keys.String("4:db:55"), keys.String("4:db:49")}},
+				{Neighbors: []keys.Key{keys.Int(0), keys.Int(2), keys.Int(3)}, NeighborIDs: []keys.Key{keys.String("4:db:0"), keys.String("4:db:2"), keys.String("4:db:3")}},
 			}}}}
 	var v any = &syncSummary{RunID: plan.RunID, NodeCount: 77, RelationshipCount: 254, DryRun: true, Plan: plan}
 	if bare {
@@ -284,10 +285,10 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 func TestReviewPlanNamesAndLinksFromPlan(t *testing.T) {
 	plan := &splitplan.Plan{RunID: "r1", Splitter: "ncut", IDProperty: "id", NodeLabels: []string{"Character"},
 		RelationshipTypes: []string{"APPEARS_WITH"}, DisplayProperties: splitplan.PropertyList{"name"}, MarkerLabel: "FondueSplit", NeighborLinks: true,
-		Nodes: []splitplan.Node{{ID: "4:db:11", Key: int64(11), Name: "Valjean from Neo4j", Ambiguity: 1, Score: 36.9,
+		Nodes: []splitplan.Node{{ID: keys.String("4:db:11"), Key: keys.Int(11), Name: "Valjean from Neo4j", Ambiguity: 1, Score: 36.9,
 			Groups: []splitplan.Group{
-				{Neighbors: []any{int64(26), int64(55)}, NeighborIDs: []any{"4:db:26", "4:db:55"}, Names: []string{"Cosette", "Marius"}},
-				{Neighbors: []any{int64(0), int64(2)}, NeighborIDs: []any{"4:db:0", "4:db:2"}, Names: []string{"Myriel", ""}},
+				{Neighbors: []keys.Key{keys.Int(26), keys.Int(55)}, NeighborIDs: []keys.Key{keys.String("4:db:26"), keys.String("4:db:55")}, Names: []string{"Cosette", "Marius"}},
+				{Neighbors: []keys.Key{keys.Int(0), keys.Int(2)}, NeighborIDs: []keys.Key{keys.String("4:db:0"), keys.String("4:db:2")}, Names: []string{"Myriel", ""}},
 			},
 			Links: [][2]int{{0, 1}, {2, 3}}, LinksOmitted: 5}}}
 	b, _ := json.Marshal(&syncSummary{RunID: "r1", DryRun: true, Plan: plan})

@@ -156,7 +156,7 @@ func TestScoreTextOutputRoundTrips(t *testing.T) {
 				if len(rec) != len(header) {
 					t.Fatalf("record %q: %d fields, header %q", rec, len(rec), header)
 				}
-				if rec[0] != w.Node {
+				if rec[0] != w.Node.Text() {
 					t.Errorf("node %d: %q, JSON %q", k, rec[0], w.Node)
 				}
 				groups := splitField(t, rec[len(rec)-1])
@@ -166,11 +166,11 @@ func TestScoreTextOutputRoundTrips(t *testing.T) {
 					for _, g := range w.Split {
 						var s []string
 						for _, x := range g {
-							s = append(s, x.(string))
+							s = append(s, x.Text())
 						}
 						wantGroups = append(wantGroups, s)
 					}
-				} else if rec[1] != w.Name || w.Name != nameOf[w.Node.(string)] {
+				} else if rec[1] != w.Name || w.Name != nameOf[w.Node.Text()] {
 					t.Errorf("node %q: name %q, JSON %q", rec[0], rec[1], w.Name)
 				}
 				if !reflect.DeepEqual(groups, wantGroups) {

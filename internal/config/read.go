@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/textdist"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -303,7 +304,7 @@ func ReadEnv(environ []string) (map[string]Value, error) {
 func suggest(s string, candidates []string) string {
 	best, bestD := "", 0
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		d := textdist.Levenshtein(strings.ToLower(s), strings.ToLower(c))
 		if best == "" || d < bestD {
 			best, bestD = c, d
 		}
@@ -312,25 +313,4 @@ func suggest(s string, candidates []string) string {
 		return best
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

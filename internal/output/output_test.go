@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -112,7 +113,7 @@ func TestRankingJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var nodes []Node
-	if err := json.Unmarshal(buf.Bytes(), &nodes); err != nil || len(nodes) != 1 || nodes[0].Node != "z" || nodes[0].Name != "z" ||
+	if err := json.Unmarshal(buf.Bytes(), &nodes); err != nil || len(nodes) != 1 || nodes[0].Node != keys.String("z") || nodes[0].Name != "z" ||
 		len(nodes[0].SplitNames) != 2 || nodes[0].SplitNames[0][0] != "X" || nodes[0].SplitNames[1][0] != "w" {
 		t.Errorf("%v: %s", err, buf.String())
 	}

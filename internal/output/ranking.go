@@ -11,6 +11,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // Ranking is score's output: the nodes of Graph, most ambiguous first, with
@@ -138,22 +139,15 @@ func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) 
 // Node is one node in WriteJSON's output; node ids stay numbers when the
 // input's ids are integers.
 type Node struct {
-	Node      any     `json:"node"`
-	Name      string  `json:"name,omitempty"` // with Names
-	Ambiguity float64 `json:"ambiguity"`
-	Degree    int     `json:"degree"`
-	Score     float64 `json:"score"`
-	Entities  int     `json:"entities"` // the estimated number of real entities (fondue.Result.Entities)
-	Split     [][]any `json:"split,omitempty"`
+	Node      keys.Key     `json:"node"`
+	Name      string       `json:"name,omitempty"` // with Names
+	Ambiguity float64      `json:"ambiguity"`
+	Degree    int          `json:"degree"`
+	Score     float64      `json:"score"`
+	Entities  int          `json:"entities"` // the estimated number of real entities (fondue.Result.Entities)
+	Split     [][]keys.Key `json:"split,omitempty"`
 	// SplitNames are the groups of Split by name (with Names).
 	SplitNames [][]string `json:"splitNames,omitempty"`
-}
-
-func nodeKey(g *graph.Graph, i int) any {
-	if k, ok := g.IntKey(i); ok {
-		return k
-	}
-	return g.Key(i)
 }
 
 // WriteJSON writes a JSON array of Node, one object a line.
@@ -163,17 +157,17 @@ func (r Ranking) WriteJSON(w io.Writer) error {
 	ranking := r.nodes()
 	out := make([]Node, 0, len(ranking))
 	for _, i := range ranking {
-		nj := Node{Node: nodeKey(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i], Entities: res.Entities[i]}
+		nj := Node{Node: keys.OfGraph(g, i), Ambiguity: res.Ambiguity[i], Degree: g.Degree(i), Score: res.Scores[i], Entities: res.Entities[i]}
 		if nm != nil {
 			nj.Name = nm.Of(g.Key(i))
 		}
 		if p, ok := props[i]; ok {
 			for _, grp := range p.Groups {
-				keys := make([]any, len(grp))
+				ks := make([]keys.Key, len(grp))
 				for k, j := range grp {
-					keys[k] = nodeKey(g, int(j))
+					ks[k] = keys.OfGraph(g, int(j))
 				}
-				nj.Split = append(nj.Split, keys)
+				nj.Split = append(nj.Split, ks)
 				if nm != nil {
 					ns := make([]string, len(grp))
 					for k, j := range grp {

@@ -14,7 +14,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // terminalTop is how many of a sync summary's most ambiguous nodes the
@@ -55,7 +54,7 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 		}
 		var top []string
 		for _, n := range sc.Top[:min(len(sc.Top), terminalTop)] {
-			top = append(top, keys.DescribeNode(n.Key, n.Name))
+			top = append(top, n.Key.DescribeNode(n.Name))
 		}
 		attrs = append(attrs, "mostAmbiguous", top)
 	}
@@ -143,7 +142,7 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 		if len(n.Labels) > 0 {
 			labels = "  :" + strings.Join(n.Labels, ":")
 		}
-		fmt.Fprintf(w, "  %.4f  %.6g  %s%s\n", n.Ambiguity, n.Score, keys.DescribeNode(n.Key, n.Name), labels)
+		fmt.Fprintf(w, "  %.4f  %.6g  %s%s\n", n.Ambiguity, n.Score, n.Key.DescribeNode(n.Name), labels)
 	}
 }
 

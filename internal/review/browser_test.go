@@ -14,6 +14,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -30,8 +31,8 @@ func writePage(t *testing.T, d *Doc) string {
 	return path
 }
 
-func keysOf(n Node, idx []int) []any {
-	out := make([]any, len(idx))
+func keysOf(n Node, idx []int) []keys.Key {
+	out := make([]keys.Key, len(idx))
 	for k, i := range idx {
 		out[k] = n.Neighbors[i].Key
 	}
@@ -80,7 +81,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 	for k, d := range drawn {
 		n := doc.Nodes[k]
-		if d.Key != KeyString(n.Key) || d.Name != n.Name || d.Circles != len(n.Neighbors) || d.Chips != len(n.Neighbors) ||
+		if d.Key != n.Key.Text() || d.Name != n.Name || d.Circles != len(n.Neighbors) || d.Chips != len(n.Neighbors) ||
 			d.Links != len(n.Links) || d.Groups != len(n.Groups) || d.Decision != "undecided" {
 			t.Errorf("node %d drawn as %+v; want key %v, name %s, %d neighbours, %d links, %d groups",
 				k, d, n.Key, n.Name, len(n.Neighbors), len(n.Links), len(n.Groups))
@@ -96,7 +97,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 	}
 	var hover string
 	s.Eval(`document.querySelector('section[data-rank="1"] svg .nb title').textContent`, &hover)
-	if want := doc.Nodes[0].Neighbors[0].Name + " (id " + KeyString(doc.Nodes[0].Neighbors[0].Key) + ")"; hover != want {
+	if want := doc.Nodes[0].Neighbors[0].Name + " (id " + doc.Nodes[0].Neighbors[0].Key.Text() + ")"; hover != want {
 		t.Errorf("hover text %q, want %q", hover, want)
 	}
 
@@ -154,7 +155,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 			edited = append(edited, g)
 		}
 	}
-	var proposed2 [][]any
+	var proposed2 [][]keys.Key
 	for _, g := range n2.Groups {
 		proposed2 = append(proposed2, keysOf(n2, g))
 	}
@@ -163,13 +164,13 @@ func TestReviewPageInBrowser(t *testing.T) {
 		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: split.Default},
 		Nodes: []ApprovedNode{
 			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score, Entities: n1.Entities,
-				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(KeyString(n1.Key), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},
+				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(n1.Key.Text(), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},
 			{Key: n2.Key, Name: n2.Name, Decision: DecisionEdit, Ambiguity: n2.Ambiguity, Score: n2.Score, Entities: n2.Entities,
-				Degree: len(n2.Neighbors), Fingerprint: Fingerprint(KeyString(n2.Key), neighbourKeys(n2)), Groups: approvedGroups(n2, edited),
+				Degree: len(n2.Neighbors), Fingerprint: Fingerprint(n2.Key.Text(), neighbourKeys(n2)), Groups: approvedGroups(n2, edited),
 				Proposed: proposed2},
 		},
-		Rejected:  []DecidedNode{{Key: n3.Key, Name: n3.Name, Fingerprint: Fingerprint(KeyString(n3.Key), neighbourKeys(n3))}},
-		Undecided: []any{doc.Nodes[3].Key, doc.Nodes[4].Key, doc.Nodes[5].Key},
+		Rejected:  []DecidedNode{{Key: n3.Key, Name: n3.Name, Fingerprint: Fingerprint(n3.Key.Text(), neighbourKeys(n3))}},
+		Undecided: []keys.Key{doc.Nodes[3].Key, doc.Nodes[4].Key, doc.Nodes[5].Key},
 	}
 	wj, _ := json.MarshalIndent(want, "", "  ")
 	gj, _ := json.MarshalIndent(got, "", "  ")
@@ -205,16 +206,16 @@ func TestReviewPageInBrowser(t *testing.T) {
 // group can.
 func TestReviewPageEdgeCases(t *testing.T) {
 	const evil = `</script><img src=x onerror="window.pwned=1">&amp;`
-	big := int64(9007199254740993) // 2^53 + 1: not a float64
+	big, big2 := keys.Int(9007199254740993), keys.Int(9007199254740993+2) // 2^53 + 1: not a float64
 	doc := &Doc{Source: SourceNeo4j, Input: "dry-run.json", GeneratedAt: "2025-01-01T00:00:00Z",
 		Plan: PlanSettings{RunID: "run-1", Splitter: "ncut", IDProperty: "uid", NodeLabels: []string{"Person", "Org"}, RelationshipTypes: []string{"KNOWS"},
 			DisplayProperties: splitplan.PropertyList{"name", "title"}, MarkerLabel: "FondueSplit"},
 		Nodes: []Node{
-			{Key: big, ID: "4:db:1", Name: evil, Ambiguity: 1, Score: 2,
-				Neighbors: []Neighbor{{Key: "a", ID: "4:db:2", Name: "A"}, {Key: "b", ID: "4:db:3", Name: "B"}, {Key: big + 2, ID: "4:db:4"}},
+			{Key: big, ID: keys.String("4:db:1"), Name: evil, Ambiguity: 1, Score: 2,
+				Neighbors: []Neighbor{{Key: keys.String("a"), ID: keys.String("4:db:2"), Name: "A"}, {Key: keys.String("b"), ID: keys.String("4:db:3"), Name: "B"}, {Key: big2, ID: keys.String("4:db:4")}},
 				Groups:    [][]int{{0, 1}, {2}}},
-			{Key: "solo", ID: "4:db:9", Name: "Solo", Ambiguity: 0.5, Score: 1,
-				Neighbors: []Neighbor{{Key: "x", ID: "4:db:10"}, {Key: "y", ID: "4:db:11"}},
+			{Key: keys.String("solo"), ID: keys.String("4:db:9"), Name: "Solo", Ambiguity: 0.5, Score: 1,
+				Neighbors: []Neighbor{{Key: keys.String("x"), ID: keys.String("4:db:10")}, {Key: keys.String("y"), ID: keys.String("4:db:11")}},
 				Groups:    [][]int{{0, 1}}},
 		}}
 	s := reviewtest.Open(t)
@@ -270,12 +271,12 @@ func TestReviewPageEdgeCases(t *testing.T) {
 		t.Fatalf("plan header or nodes: %+v", p)
 	}
 	n := p.Nodes[0]
-	if n.Key != big || n.ID != "4:db:1" || n.Name != evil || n.Decision != DecisionAccept ||
-		!slices.Equal(n.Groups[1].Neighbors, []any{big + 2}) || !slices.Equal(n.Groups[0].NeighborIDs, []any{"4:db:2", "4:db:3"}) {
+	if n.Key != big || n.ID != keys.String("4:db:1") || n.Name != evil || n.Decision != DecisionAccept ||
+		!slices.Equal(n.Groups[1].Neighbors, []keys.Key{big2}) || !slices.Equal(n.Groups[0].NeighborIDs, []keys.Key{keys.String("4:db:2"), keys.String("4:db:3")}) {
 		t.Errorf("node 1: %+v", n)
 	}
-	if n := p.Nodes[1]; n.Key != "solo" || n.Decision != DecisionEdit || len(n.Groups) != 2 ||
-		!slices.Equal(n.Groups[1].Neighbors, []any{"y"}) || !slices.Equal(n.Groups[1].NeighborIDs, []any{"4:db:11"}) {
+	if n := p.Nodes[1]; n.Key != keys.String("solo") || n.Decision != DecisionEdit || len(n.Groups) != 2 ||
+		!slices.Equal(n.Groups[1].Neighbors, []keys.Key{keys.String("y")}) || !slices.Equal(n.Groups[1].NeighborIDs, []keys.Key{keys.String("4:db:11")}) {
 		t.Errorf("node 2: %+v", n)
 	}
 }

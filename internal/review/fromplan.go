@@ -7,6 +7,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -69,17 +70,17 @@ func FromDryRun(dr *DryRun, g *graph.Graph, nm names.Names, top int) (doc *Doc, 
 			MarkerLabel: plan.MarkerLabel, SkipProperties: plan.SkipProperties}}
 	// A name from the names file, else the plan's (graph.display_property),
 	// else the key.
-	name := func(key, id any, planName string) string {
-		if k := KeyString(key); nm.Has(k) {
+	name := func(key, id keys.Key, planName string) string {
+		if k := key.Text(); nm.Has(k) {
 			return nm.Of(k)
 		}
-		if i := KeyString(id); nm.Has(i) {
+		if i := id.Text(); nm.Has(i) {
 			return nm.Of(i)
 		}
 		if planName != "" {
 			return planName
 		}
-		return KeyString(key)
+		return key.Text()
 	}
 	for k, pn := range plan.Nodes {
 		if k == top {
@@ -97,7 +98,7 @@ func FromDryRun(dr *DryRun, g *graph.Graph, nm names.Names, top int) (doc *Doc, 
 				}
 				n.Neighbors = append(n.Neighbors, Neighbor{Key: key, ID: grp.NeighborIDs[j], Name: name(key, grp.NeighborIDs[j], planName)})
 				if g != nil {
-					x, ok := g.Index(KeyString(key))
+					x, ok := g.Index(key.Text())
 					if !ok {
 						x = -1
 						missing++

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // The output of "sync --split --dry-run --output json", and the same plan
@@ -21,7 +22,7 @@ const (
 
 func TestReadDryRun(t *testing.T) {
 	dr, err := ReadDryRun("dry.json", []byte(dryRunSummary))
-	if err != nil || dr.NodeCount != 77 || dr.RelationshipCount != 254 || dr.Plan.RunID != "r1" || len(dr.Plan.Nodes) != 2 || dr.Plan.Nodes[0].Key != int64(11) {
+	if err != nil || dr.NodeCount != 77 || dr.RelationshipCount != 254 || dr.Plan.RunID != "r1" || len(dr.Plan.Nodes) != 2 || dr.Plan.Nodes[0].Key != keys.Int(11) {
 		t.Fatalf("summary: %+v, %v", dr, err)
 	}
 	dr, err = ReadDryRun("dry.json", []byte(dryRunBare))
@@ -51,7 +52,7 @@ func TestFromDryRun(t *testing.T) {
 	nbs := func(n Node) string {
 		var s []string
 		for _, nb := range n.Neighbors {
-			s = append(s, KeyString(nb.Key)+"="+nb.Name)
+			s = append(s, nb.Key.Text()+"="+nb.Name)
 		}
 		return strings.Join(s, ",")
 	}
@@ -68,7 +69,7 @@ func TestFromDryRun(t *testing.T) {
 		t.Fatalf("top 1: %d nodes", len(doc.Nodes))
 	}
 	n := doc.Nodes[0]
-	if n.Key != int64(11) || n.ID != "4:db:11" || n.Name != "Plan name" || n.Entities != 3 || n.Score != 36.9 || !slices.Equal(n.Labels, []string{"Character"}) ||
+	if n.Key != keys.Int(11) || n.ID != keys.String("4:db:11") || n.Name != "Plan name" || n.Entities != 3 || n.Score != 36.9 || !slices.Equal(n.Labels, []string{"Character"}) ||
 		nbs(n) != "26=Cosette (plan),55=Marius by id,0=Myriel,999=999" || fmt.Sprint(n.Groups) != "[[0 1] [2 3]]" ||
 		!slices.Equal(n.Links, [][2]int{{0, 1}}) || n.LinksOmitted != 2 {
 		t.Errorf("node: %+v (%s)", n, nbs(n))

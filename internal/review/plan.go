@@ -52,7 +52,7 @@ type ApprovedPlan struct {
 
 	Nodes     []ApprovedNode `json:"nodes"`
 	Rejected  []DecidedNode  `json:"rejected"`
-	Undecided []any          `json:"undecided"` // keys
+	Undecided []keys.Key     `json:"undecided"` // keys
 }
 
 // PlanSettings are the settings of the plan reviewed: the splitter, and
@@ -73,40 +73,41 @@ type PlanSettings struct {
 
 // ApprovedNode is one accepted split.
 type ApprovedNode struct {
-	Key         any     `json:"key"`          // edge-list id, or the Neo4j key property (or internal id)
-	ID          any     `json:"id,omitempty"` // Neo4j internal id (source neo4j)
-	Name        string  `json:"name,omitempty"`
-	Decision    string  `json:"decision"` // accept or edit
-	Ambiguity   float64 `json:"ambiguity"`
-	Score       float64 `json:"score"`
-	Entities    int     `json:"entities,omitempty"` // the estimated number of entities, when the page had it
-	Degree      int     `json:"degree"`             // neighbours reviewed: the groups hold each once
-	Fingerprint string  `json:"fingerprint"`
+	Key         keys.Key `json:"key"`         // edge-list id, or the Neo4j key property (or element id)
+	ID          keys.Key `json:"id,omitzero"` // Neo4j element id (source neo4j)
+	Name        string   `json:"name,omitempty"`
+	Decision    string   `json:"decision"` // accept or edit
+	Ambiguity   float64  `json:"ambiguity"`
+	Score       float64  `json:"score"`
+	Entities    int      `json:"entities,omitempty"` // the estimated number of entities, when the page had it
+	Degree      int      `json:"degree"`             // neighbours reviewed: the groups hold each once
+	Fingerprint string   `json:"fingerprint"`
 	// Groups: group 0 stays on the node, each further group moves to a
 	// new node.
 	Groups []ApprovedGroup `json:"groups"`
 	// Proposed are the splitter's groups (neighbour keys), when edited.
-	Proposed [][]any `json:"proposed,omitempty"`
+	Proposed [][]keys.Key `json:"proposed,omitempty"`
 }
 
 // ApprovedGroup is one group of neighbours.
 type ApprovedGroup struct {
-	Neighbors   []any    `json:"neighbors"`             // keys
-	NeighborIDs []any    `json:"neighborIds,omitempty"` // internal ids (source neo4j)
-	Names       []string `json:"names,omitempty"`       // display names, for people reading the file
+	Neighbors   []keys.Key `json:"neighbors"`             // keys
+	NeighborIDs []keys.Key `json:"neighborIds,omitempty"` // element ids (source neo4j)
+	Names       []string   `json:"names,omitempty"`       // display names, for people reading the file
 }
 
 // DecidedNode is a rejected node.
 type DecidedNode struct {
-	Key         any    `json:"key"`
-	ID          any    `json:"id,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Fingerprint string `json:"fingerprint"`
+	Key         keys.Key `json:"key"`
+	ID          keys.Key `json:"id,omitzero"`
+	Name        string   `json:"name,omitempty"`
+	Fingerprint string   `json:"fingerprint"`
 }
 
 // Fingerprint identifies a node's neighbourhood: the node's key and the
 // set of its neighbours' keys (in any order), as "sha256:HEX". Keys are
-// compared as text: integers in decimal, strings as they are.
+// compared as text (keys.Key.Text): integers in decimal, strings as they
+// are.
 func Fingerprint(node string, neighbors []string) string {
 	nb := slices.Clone(neighbors)
 	slices.Sort(nb)
@@ -118,12 +119,9 @@ func Fingerprint(node string, neighbors []string) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// KeyString is the text form of a key or id that Fingerprint and names
-// use: keys.Text (package syncjob/keys).
-func KeyString(k any) string { return keys.Text(k) }
-
-// ParsePlan reads an approved plan and checks it (Validate). Integer keys
-// and ids are int64, as in the connector's plans.
+// ParsePlan reads an approved plan and checks it (Validate). Keys and ids
+// are keys.Key, as in the connector's plans: JSON numbers integer keys,
+// strings string keys.
 func ParsePlan(data []byte) (*ApprovedPlan, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -132,36 +130,6 @@ func ParsePlan(data []byte) (*ApprovedPlan, error) {
 	if err := d.Decode(&p); err != nil {
 		return nil, fmt.Errorf("approved plan: %w", err)
 	}
-	num := func(v any) any {
-		if n, ok := v.(json.Number); ok {
-			if i, err := n.Int64(); err == nil {
-				return i
-			}
-			f, _ := n.Float64()
-			return f
-		}
-		return v
-	}
-	nums := func(vs []any) {
-		for i := range vs {
-			vs[i] = num(vs[i])
-		}
-	}
-	for k := range p.Nodes {
-		n := &p.Nodes[k]
-		n.Key, n.ID = num(n.Key), num(n.ID)
-		for g := range n.Groups {
-			nums(n.Groups[g].Neighbors)
-			nums(n.Groups[g].NeighborIDs)
-		}
-		for _, g := range n.Proposed {
-			nums(g)
-		}
-	}
-	for k := range p.Rejected {
-		p.Rejected[k].Key, p.Rejected[k].ID = num(p.Rejected[k].Key), num(p.Rejected[k].ID)
-	}
-	nums(p.Undecided)
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -188,8 +156,8 @@ func (p *ApprovedPlan) Validate() error {
 		}
 	}
 	seen := map[string]bool{}
-	once := func(k any) error {
-		s := KeyString(k)
+	once := func(k keys.Key) error {
+		s := k.Text()
 		if s == "" {
 			return fmt.Errorf("approved plan: a node without a key")
 		}
@@ -203,7 +171,7 @@ func (p *ApprovedPlan) Validate() error {
 		if err := once(n.Key); err != nil {
 			return err
 		}
-		key := KeyString(n.Key)
+		key := n.Key.Text()
 		if n.Decision != DecisionAccept && n.Decision != DecisionEdit {
 			return fmt.Errorf("approved plan: node %s: decision %q, want %s or %s", key, n.Decision, DecisionAccept, DecisionEdit)
 		}
@@ -220,7 +188,7 @@ func (p *ApprovedPlan) Validate() error {
 				return fmt.Errorf("approved plan: node %s: group %d has %d neighbors and %d neighborIds", key, g, len(grp.Neighbors), len(grp.NeighborIDs))
 			}
 			for _, nb := range grp.Neighbors {
-				s := KeyString(nb)
+				s := nb.Text()
 				if in[s] {
 					return fmt.Errorf("approved plan: node %s: neighbour %s is in two groups", key, s)
 				}
@@ -318,11 +286,11 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 	}
 	for _, an := range ap.Nodes {
 		n := splitplan.Node{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score, Entities: an.Entities}
-		if sel.IDProperty == "" && n.ID == nil {
+		if sel.IDProperty == "" && n.ID.IsZero() {
 			n.ID = n.Key // without a key property, keys are element ids
 		}
 		for _, g := range an.Groups {
-			pg := splitplan.Group{Neighbors: slices.Clone(g.Neighbors), NeighborIDs: make([]any, len(g.Neighbors))}
+			pg := splitplan.Group{Neighbors: slices.Clone(g.Neighbors), NeighborIDs: make([]keys.Key, len(g.Neighbors))}
 			if len(g.NeighborIDs) == len(g.Neighbors) {
 				copy(pg.NeighborIDs, g.NeighborIDs)
 			} else if sel.IDProperty == "" {

@@ -53,8 +53,8 @@ type Doc struct {
 
 // Node is one node to review.
 type Node struct {
-	Key       any // int64 or string
-	ID        any // Neo4j internal id; nil for an edge list
+	Key       keys.Key // an integer or a string
+	ID        keys.Key // Neo4j element id; none for an edge list
 	Name      string
 	Labels    []string
 	Ambiguity float64
@@ -75,8 +75,8 @@ type Node struct {
 
 // Neighbor is one neighbour of a reviewed node.
 type Neighbor struct {
-	Key  any
-	ID   any
+	Key  keys.Key
+	ID   keys.Key
 	Name string
 }
 
@@ -153,11 +153,12 @@ type jsonNb struct {
 	Y       float64 `json:"y"`
 }
 
-func rawJSON(v any) (string, error) {
-	if v == nil {
+// keyJSON is a key as JSON text, "" for none.
+func keyJSON(k keys.Key) (string, error) {
+	if k.IsZero() {
 		return "", nil
 	}
-	b, err := json.Marshal(v)
+	b, err := json.Marshal(k)
 	return string(b), err
 }
 
@@ -170,7 +171,7 @@ func pageData(d *Doc) (*jsonDoc, error) {
 	}
 	seen := map[string]bool{}
 	for _, n := range d.Nodes {
-		key := KeyString(n.Key)
+		key := n.Key.Text()
 		if seen[key] {
 			return nil, fmt.Errorf("review: node %s twice", key)
 		}
@@ -184,29 +185,29 @@ func pageData(d *Doc) (*jsonDoc, error) {
 			jn.Name = key
 		}
 		var err error
-		if jn.KeyJSON, err = rawJSON(n.Key); err != nil {
+		if jn.KeyJSON, err = keyJSON(n.Key); err != nil {
 			return nil, err
 		}
-		if jn.IDJSON, err = rawJSON(n.ID); err != nil {
+		if jn.IDJSON, err = keyJSON(n.ID); err != nil {
 			return nil, err
 		}
-		keys := make([]string, len(n.Neighbors))
+		texts := make([]string, len(n.Neighbors))
 		for k, nb := range n.Neighbors {
-			keys[k] = KeyString(nb.Key)
+			texts[k] = nb.Key.Text()
 		}
-		jn.Fingerprint = Fingerprint(key, keys)
+		jn.Fingerprint = Fingerprint(key, texts)
 		pos, radius := layout(n)
 		jn.Radius = radius
 		jn.Labelled = len(n.Neighbors) <= 60
 		for k, nb := range n.Neighbors {
 			j := jsonNb{Name: nb.Name, X: pos[k][0], Y: pos[k][1]}
 			if j.Name == "" {
-				j.Name = keys[k]
+				j.Name = texts[k]
 			}
-			if j.KeyJSON, err = rawJSON(nb.Key); err != nil {
+			if j.KeyJSON, err = keyJSON(nb.Key); err != nil {
 				return nil, err
 			}
-			if j.IDJSON, err = rawJSON(nb.ID); err != nil {
+			if j.IDJSON, err = keyJSON(nb.ID); err != nil {
 				return nil, err
 			}
 			jn.Neighbors = append(jn.Neighbors, j)
@@ -254,7 +255,7 @@ func (n *Node) check() error {
 	}
 	seen := map[string]bool{}
 	for _, nb := range n.Neighbors {
-		k := KeyString(nb.Key)
+		k := nb.Key.Text()
 		if seen[k] {
 			return fmt.Errorf("neighbour %s twice", k)
 		}
@@ -322,7 +323,7 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		return out
 	}
 	byKey := slices.Clone(g)
-	slices.SortFunc(byKey, func(a, b int) int { return keys.Compare(nbs[a].Key, nbs[b].Key) })
+	slices.SortFunc(byKey, func(a, b int) int { return nbs[a].Key.Compare(nbs[b].Key) })
 	seen := map[int]bool{}
 	var comps [][]int
 	for _, s := range byKey {
@@ -346,7 +347,7 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 		}
 		start := comp[0]
 		for _, x := range comp {
-			if lx, ls := len(inner(x)), len(inner(start)); lx < ls || (lx == ls && keys.Compare(nbs[x].Key, nbs[start].Key) < 0) {
+			if lx, ls := len(inner(x)), len(inner(start)); lx < ls || (lx == ls && nbs[x].Key.Compare(nbs[start].Key) < 0) {
 				start = x
 			}
 		}
@@ -377,7 +378,7 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 func FromResult(g *graph.Graph, res *fondue.Result, nm names.Names) []Node {
 	var out []Node
 	for _, p := range res.Proposals {
-		n := Node{Key: graphKey(g, p.Node), Name: nm.Of(g.Key(p.Node)), Ambiguity: res.Ambiguity[p.Node], Score: res.Scores[p.Node]}
+		n := Node{Key: keys.OfGraph(g, p.Node), Name: nm.Of(g.Key(p.Node)), Ambiguity: res.Ambiguity[p.Node], Score: res.Scores[p.Node]}
 		if p.Node < len(res.Entities) {
 			n.Entities = res.Entities[p.Node]
 		}
@@ -387,7 +388,7 @@ func FromResult(g *graph.Graph, res *fondue.Result, nm names.Names) []Node {
 			for _, j := range grp {
 				members = append(members, len(n.Neighbors))
 				idx = append(idx, int(j))
-				n.Neighbors = append(n.Neighbors, Neighbor{Key: graphKey(g, int(j)), Name: nm.Of(g.Key(int(j)))})
+				n.Neighbors = append(n.Neighbors, Neighbor{Key: keys.OfGraph(g, int(j)), Name: nm.Of(g.Key(int(j)))})
 			}
 			n.Groups = append(n.Groups, members)
 		}
@@ -395,14 +396,6 @@ func FromResult(g *graph.Graph, res *fondue.Result, nm names.Names) []Node {
 		out = append(out, n)
 	}
 	return out
-}
-
-// graphKey is a node's id: an int64 when the graph's ids are integers.
-func graphKey(g *graph.Graph, i int) any {
-	if k, ok := g.IntKey(i); ok {
-		return k
-	}
-	return g.Key(i)
 }
 
 // EgoLinks returns the links of g between the given nodes, as pairs of

@@ -16,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // pageDataOf extracts the data a page carries.
@@ -64,7 +65,7 @@ func TestWriteLesmis(t *testing.T) {
 	for k, n := range d.Nodes {
 		in := doc.Nodes[k]
 		keys := neighbourKeys(in)
-		if n.Fingerprint != Fingerprint(KeyString(in.Key), keys) || len(n.Neighbors) != len(in.Neighbors) || len(n.Links) != 2*len(in.Links) {
+		if n.Fingerprint != Fingerprint(in.Key.Text(), keys) || len(n.Neighbors) != len(in.Neighbors) || len(n.Links) != 2*len(in.Links) {
 			t.Errorf("node %s: data differs from the review", n.Name)
 		}
 		if in.Entities < 1 || n.Entities != in.Entities {
@@ -114,10 +115,10 @@ func TestWriteLesmis(t *testing.T) {
 func TestWriteBigNodesStaysSmall(t *testing.T) {
 	doc := &Doc{Source: SourceEdgeList, LinksKnown: true}
 	for k := range 20 {
-		n := Node{Key: fmt.Sprintf("hub-%d", k), Name: fmt.Sprintf("Hub number %d", k), Ambiguity: 1, Score: 1}
+		n := Node{Key: keys.String(fmt.Sprintf("hub-%d", k)), Name: fmt.Sprintf("Hub number %d", k), Ambiguity: 1, Score: 1}
 		var g0, g1 []int
 		for j := range 300 {
-			n.Neighbors = append(n.Neighbors, Neighbor{Key: int64(100000 + k*1000 + j), Name: fmt.Sprintf("Neighbour %d of %d", j, k)})
+			n.Neighbors = append(n.Neighbors, Neighbor{Key: keys.Int(int64(100000 + k*1000 + j)), Name: fmt.Sprintf("Neighbour %d of %d", j, k)})
 			if j%2 == 0 {
 				g0 = append(g0, j)
 			} else {
@@ -144,19 +145,19 @@ func TestWriteBigNodesStaysSmall(t *testing.T) {
 }
 
 func TestWriteRefusesBadNodes(t *testing.T) {
-	nb := []Neighbor{{Key: "a"}, {Key: "b"}, {Key: "c"}}
+	nb := []Neighbor{{Key: keys.String("a")}, {Key: keys.String("b")}, {Key: keys.String("c")}}
 	cases := []struct {
 		nodes []Node
 		msg   string
 	}{
-		{[]Node{{Key: "x", Neighbors: nb, Groups: [][]int{{0, 1}, {2}}}, {Key: "x", Neighbors: nb, Groups: [][]int{{0, 1, 2}}}}, "node x twice"},
-		{[]Node{{Key: "x", Neighbors: nb, Groups: [][]int{{0, 1}}}}, "the groups hold 2 of 3 neighbours"},
-		{[]Node{{Key: "x", Neighbors: nb, Groups: [][]int{{0, 1, 2}, {}}}}, "an empty group"},
-		{[]Node{{Key: "x", Neighbors: nb, Groups: [][]int{{0, 1}, {1, 2}}}}, "in two groups"},
-		{[]Node{{Key: "x", Neighbors: nb, Groups: [][]int{{0, 1, 3}}}}, "out of range"},
-		{[]Node{{Key: "x", Neighbors: nb, Groups: [][]int{{0, 1, 2}}, Links: [][2]int{{0, 3}}}}, "not between two neighbours"},
-		{[]Node{{Key: "x", Neighbors: []Neighbor{{Key: "a"}, {Key: "a"}}, Groups: [][]int{{0}, {1}}}}, "neighbour a twice"},
-		{[]Node{{Key: "x"}}, "no neighbours"},
+		{[]Node{{Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1}, {2}}}, {Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1, 2}}}}, "node x twice"},
+		{[]Node{{Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1}}}}, "the groups hold 2 of 3 neighbours"},
+		{[]Node{{Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1, 2}, {}}}}, "an empty group"},
+		{[]Node{{Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1}, {1, 2}}}}, "in two groups"},
+		{[]Node{{Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1, 3}}}}, "out of range"},
+		{[]Node{{Key: keys.String("x"), Neighbors: nb, Groups: [][]int{{0, 1, 2}}, Links: [][2]int{{0, 3}}}}, "not between two neighbours"},
+		{[]Node{{Key: keys.String("x"), Neighbors: []Neighbor{{Key: keys.String("a")}, {Key: keys.String("a")}}, Groups: [][]int{{0}, {1}}}}, "neighbour a twice"},
+		{[]Node{{Key: keys.String("x")}}, "no neighbours"},
 	}
 	for _, c := range cases {
 		err := Write(&bytes.Buffer{}, &Doc{Nodes: c.nodes})
@@ -195,8 +196,8 @@ func TestParsePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Nodes[0].Key != int64(11) || p.Nodes[0].Groups[0].Neighbors[1] != int64(2) || p.Nodes[0].Groups[1].Neighbors[0] != "x" ||
-		p.Rejected[0].Key != int64(12) || p.Undecided[1] != "fourteen" {
+	if p.Nodes[0].Key != keys.Int(11) || p.Nodes[0].Groups[0].Neighbors[1] != keys.Int(2) || p.Nodes[0].Groups[1].Neighbors[0] != keys.String("x") ||
+		p.Rejected[0].Key != keys.Int(12) || p.Undecided[1] != keys.String("fourteen") {
 		t.Errorf("parsed %+v", p)
 	}
 	cases := []struct{ from, to, msg string }{
@@ -249,7 +250,7 @@ func lesmisDoc(t *testing.T, top int) *Doc {
 func neighbourKeys(n Node) []string {
 	var ks []string
 	for _, nb := range n.Neighbors {
-		ks = append(ks, KeyString(nb.Key))
+		ks = append(ks, nb.Key.Text())
 	}
 	return ks
 }

@@ -1,12 +1,11 @@
-// Package keys reads node keys and property values as the Neo4j Go driver
-// returns them (int64, string, float64, dbtype values, ...): their text,
-// their order, the other forms a key may have in a graph, and their
-// descriptions in messages.
+// Package keys holds node keys (Key: an integer or a string key
+// property, or an element id), with their text, their order, the other
+// forms a key may have in a graph, their JSON and their descriptions in
+// messages; and describes property values as the Neo4j Go driver returns
+// them (int64, string, float64, dbtype values, ...).
 package keys
 
 import (
-	"cmp"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,52 +13,6 @@ import (
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
-
-// Text is a node key (or element id) as text: integers in decimal,
-// strings as they are, "" for nil. Approved plans' fingerprints and all
-// messages use it.
-func Text(k any) string {
-	switch x := k.(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case int:
-		return strconv.Itoa(x)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case json.Number:
-		return x.String()
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(k)
-}
-
-// Compare orders keys: integers numerically before strings, strings
-// by their text.
-func Compare(a, b any) int {
-	ai, aInt := a.(int64)
-	bi, bInt := b.(int64)
-	switch {
-	case aInt && bInt:
-		return cmp.Compare(ai, bi)
-	case aInt:
-		return -1
-	case bInt:
-		return 1
-	}
-	return strings.Compare(Text(a), Text(b))
-}
-
-// Describe is a key for messages: strings quoted, so that 11 and
-// "11" differ.
-func Describe(k any) string {
-	if s, ok := k.(string); ok {
-		return strconv.Quote(s)
-	}
-	return Text(k)
-}
 
 // DescribeValue describes a property value for messages, in Neo4j's
 // words, with the value: "the integer 7", "the string \"x\"", "the float
@@ -131,15 +84,6 @@ func listElement(v any) string {
 	return d
 }
 
-// DescribeNode is a key with its name: "26 (Cosette)".
-func DescribeNode(key any, name string) string {
-	k := Text(key)
-	if name != "" && name != k {
-		return k + " (" + name + ")"
-	}
-	return k
-}
-
 // DisplayText is a display property's value as text: strings as they are,
 // other values as Go prints them, "" for null.
 func DisplayText(v any) string {
@@ -169,19 +113,4 @@ func SameValue(a, b any) bool {
 		}
 	}
 	return a == b
-}
-
-// Variants are the values a key may have in a graph: itself, and the
-// integer as text or the text as an integer.
-func Variants(k any) []any {
-	switch x := k.(type) {
-	case int64:
-		return []any{x, strconv.FormatInt(x, 10)}
-	case string:
-		if i, err := strconv.ParseInt(x, 10, 64); err == nil && strconv.FormatInt(i, 10) == x {
-			return []any{x, i}
-		}
-		return []any{x}
-	}
-	return []any{k}
 }

@@ -1,7 +1,7 @@
 package keys
 
 import (
-	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -11,37 +11,42 @@ import (
 
 func TestText(t *testing.T) {
 	for _, c := range []struct {
-		k    any
+		k    Key
 		want string
 	}{
-		{int64(-12), "-12"}, {12, "12"}, {"Valjean", "Valjean"}, {1.5, "1.5"}, {json.Number("99"), "99"}, {nil, ""}, {true, "true"},
+		{Int(-12), "-12"}, {Int(12), "12"}, {String("Valjean"), "Valjean"}, {String("1.5"), "1.5"}, {Key{}, ""}, {String(""), ""},
 	} {
-		if got := Text(c.k); got != c.want {
-			t.Errorf("Text(%#v) = %q, want %q", c.k, got, c.want)
+		if got := c.k.Text(); got != c.want {
+			t.Errorf("%#v.Text() = %q, want %q", c.k, got, c.want)
+		}
+		if got := fmt.Sprint(c.k); got != c.want {
+			t.Errorf("fmt.Sprint(%#v) = %q, want %q", c.k, got, c.want)
 		}
 	}
-	if Describe("11") != `"11"` || Describe(int64(11)) != "11" {
-		t.Errorf("Describe: %s %s", Describe("11"), Describe(int64(11)))
+	if String("11").Describe() != `"11"` || Int(11).Describe() != "11" {
+		t.Errorf("Describe: %s %s", String("11").Describe(), Int(11).Describe())
 	}
-	if DescribeNode(int64(26), "Cosette") != "26 (Cosette)" || DescribeNode("x", "x") != "x" || DescribeNode(int64(3), "") != "3" {
+	if Int(26).DescribeNode("Cosette") != "26 (Cosette)" || String("x").DescribeNode("x") != "x" || Int(3).DescribeNode("") != "3" {
 		t.Error("DescribeNode")
 	}
 }
 
 func TestCompareAndVariants(t *testing.T) {
-	ks := []any{"b", int64(10), "a", int64(-2), "10"}
-	slices.SortFunc(ks, Compare)
-	if want := []any{int64(-2), int64(10), "10", "a", "b"}; !slices.Equal(ks, want) {
+	ks := []Key{String("b"), Int(10), String("a"), Int(-2), String("10"), {}}
+	slices.SortFunc(ks, Key.Compare)
+	if want := []Key{Int(-2), Int(10), {}, String("10"), String("a"), String("b")}; !slices.Equal(ks, want) {
 		t.Errorf("sorted %v, want %v", ks, want)
 	}
 	for _, c := range []struct {
-		k    any
-		want []any
+		k    Key
+		want []Key
 	}{
-		{int64(7), []any{int64(7), "7"}}, {"7", []any{"7", int64(7)}}, {"07", []any{"07"}}, {"x", []any{"x"}}, {1.5, []any{1.5}},
+		{Int(7), []Key{Int(7), String("7")}}, {String("7"), []Key{String("7"), Int(7)}}, {String("-7"), []Key{String("-7"), Int(-7)}},
+		{String("07"), []Key{String("07")}}, {String("+7"), []Key{String("+7")}}, {String("x"), []Key{String("x")}},
+		{String("99999999999999999999"), []Key{String("99999999999999999999")}}, {Key{}, []Key{{}}},
 	} {
-		if got := Variants(c.k); !slices.Equal(got, c.want) {
-			t.Errorf("Variants(%#v) = %#v, want %#v", c.k, got, c.want)
+		if got := c.k.Variants(); !slices.Equal(got, c.want) {
+			t.Errorf("%#v.Variants() = %#v, want %#v", c.k, got, c.want)
 		}
 	}
 }

@@ -324,8 +324,8 @@ func (s *Store) selectNodes(o syncjob.PullOptions, st *syncjob.PullStats) []*Nod
 
 // nodeKey is a node's key, and its text (the graph's key).
 type nodeKey struct {
-	value any
-	text  string
+	key  keys.Key
+	text string
 }
 
 // nodeKeys checks the nodes' keys (the ids without idProp): integers or
@@ -335,26 +335,25 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 	seen := map[string]bool{}
 	kind := ""
 	for _, n := range sel {
-		var key any = n.ID
+		key := keys.String(n.ID)
 		if idProp != "" {
-			key = n.Props[idProp]
+			var err error
+			if key, err = keys.FromValue(n.Props[idProp]); err != nil {
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", idProp, n.ID, err)
+			}
+			if key.IsZero() {
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
+			}
 		}
-		k := ""
-		switch key.(type) {
-		case int64:
+		k := "string"
+		if _, isInt := key.Int64(); isInt {
 			k = "integer"
-		case string:
-			k = "string"
-		case nil:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
-		default:
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %s: keys must be integers or strings", idProp, n.ID, keys.DescribeValue(key))
 		}
 		if kind != "" && k != kind {
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)
 		}
 		kind = k
-		text := keys.Text(key)
+		text := key.Text()
 		if seen[text] {
 			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (graph.id_property): keys must be unique", idProp, key)
 		}
@@ -388,9 +387,9 @@ func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.Pu
 // subgraph pairs graph g with the nodes' ids, keys, embeddings and names.
 func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) *syncjob.Subgraph {
 	n := g.NumNodes()
-	sg := &syncjob.Subgraph{Graph: g, IDs: make([]any, n), Options: o}
+	sg := &syncjob.Subgraph{Graph: g, IDs: make([]keys.Key, n), Options: o}
 	if o.IDProperty != "" {
-		sg.Keys = make([]any, n)
+		sg.Keys = make([]keys.Key, n)
 	}
 	if o.EmbeddingProperty != "" {
 		sg.Embeddings = make([][]float64, n)
@@ -402,9 +401,9 @@ func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.Pu
 	sg.LabelSet = make([]int32, n)
 	for _, nd := range sel {
 		i, _ := g.Index(byID[nd.ID].text)
-		sg.IDs[i] = nd.ID
+		sg.IDs[i] = keys.String(nd.ID)
 		if sg.Keys != nil {
-			sg.Keys[i] = byID[nd.ID].value
+			sg.Keys[i] = byID[nd.ID].key
 		}
 		if sg.Embeddings != nil {
 			sg.Embeddings[i] = vector(nd.Props[o.EmbeddingProperty], st)
@@ -540,9 +539,8 @@ func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.W
 		labels = sg.Options.NodeLabels
 	}
 	for _, i := range nodes {
-		id, _ := sg.IDs[i].(string)
-		nd := s.nodes[id]
-		if nd == nil || (sg.Keys != nil && !keys.SameValue(nd.Props[sg.Options.IDProperty], sg.Keys[i])) ||
+		nd := s.nodes[sg.IDs[i].Text()]
+		if nd == nil || (sg.Keys != nil && !sg.Keys[i].Matches(nd.Props[sg.Options.IDProperty])) ||
 			(len(labels) > 0 && !hasAnyLabel(nd.Labels, labels)) {
 			st.Missing++
 			if len(st.MissingKeys) < 100 {
@@ -653,7 +651,7 @@ func (s *Store) CountSplit(ctx context.Context, p *splitplan.Plan) (int, error) 
 	defer s.mu.Unlock()
 	n := 0
 	for _, pn := range p.Nodes {
-		if pn.ID != nil && s.state(pn.ID, "", p.RunID).Split {
+		if !pn.ID.IsZero() && s.state(pn.ID, "", p.RunID).Split {
 			n++
 		}
 	}
@@ -667,15 +665,14 @@ func (s *Store) CheckName(name string) error { return cypher.CheckName(name) }
 // ---- split
 
 // state is node id as a split sees it. s.mu is held.
-func (s *Store) state(id any, idProp, run string) splitplan.NodeState {
-	sid, _ := id.(string)
-	n := s.nodes[sid]
+func (s *Store) state(id keys.Key, idProp, run string) splitplan.NodeState {
+	n := s.nodes[id.Text()]
 	if n == nil {
 		return splitplan.NodeState{}
 	}
 	st := splitplan.NodeState{Exists: true, Labels: slices.Clone(n.Labels)}
 	if idProp != "" {
-		st.Key = n.Props[idProp]
+		st.KeyValue = n.Props[idProp]
 	}
 	runs, _ := n.Props[splitplan.PropSplitRuns].([]any)
 	st.Split = slices.Contains(runs, any(run))
@@ -684,8 +681,8 @@ func (s *Store) state(id any, idProp, run string) splitplan.NodeState {
 
 // relsOf lists the relationships of node id, as node_relationships does.
 // s.mu is held.
-func (s *Store) relsOf(id any, p *splitplan.Plan) []splitplan.Rel {
-	sid, _ := id.(string)
+func (s *Store) relsOf(id keys.Key, p *splitplan.Plan) []splitplan.Rel {
+	sid := id.Text()
 	var out []splitplan.Rel
 	for _, r := range s.sortedRels() {
 		if r.From != sid && r.To != sid {
@@ -696,12 +693,12 @@ func (s *Store) relsOf(id any, p *splitplan.Plan) []splitplan.Rel {
 			other = r.From
 		}
 		o := s.nodes[other]
-		rel := splitplan.Rel{ID: r.ID, Type: r.Type, Outgoing: r.From == sid, Other: other, OtherLabels: slices.Clone(o.Labels)}
+		rel := splitplan.Rel{ID: r.ID, Type: r.Type, Outgoing: r.From == sid, Other: keys.String(other), OtherLabels: slices.Clone(o.Labels)}
 		if slices.Contains(o.Labels, p.MarkerLabel) && o.Props[splitplan.PropSplitRun] == p.RunID {
-			rel.Origin = o.Props[splitplan.PropSplitFromID]
+			rel.Origin, _ = keys.FromValue(o.Props[splitplan.PropSplitFromID]) // an element id: a string
 		}
 		if p.IDProperty != "" {
-			rel.OtherKey = o.Props[p.IDProperty]
+			rel.OtherKeyValue = o.Props[p.IDProperty]
 		}
 		if len(p.DisplayProperties) > 0 {
 			rel.OtherName = keys.DisplayText(firstOf(o.Props, p.DisplayProperties))
@@ -713,7 +710,7 @@ func (s *Store) relsOf(id any, p *splitplan.Plan) []splitplan.Rel {
 
 func (s *Store) examine(p *splitplan.Plan, n splitplan.Node) (splitplan.NodeOutcome, splitplan.NodeState, splitplan.Assignment) {
 	var st splitplan.NodeState
-	if n.ID != nil {
+	if !n.ID.IsZero() {
 		st = s.state(n.ID, p.IDProperty, p.RunID)
 	}
 	o, a, _ := p.Examine(n, st, func() ([]splitplan.Rel, error) { return s.relsOf(n.ID, p), nil })
@@ -760,13 +757,32 @@ func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
 		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
 	}
+	var wanted []keys.Key // the plan's keys in the forms the connector looks up
+	for _, n := range p.Nodes {
+		wanted = append(wanted, n.Key.Variants()...)
+		for _, g := range n.Groups {
+			for _, k := range g.Neighbors {
+				wanted = append(wanted, k.Variants()...)
+			}
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var found []splitplan.KeyedNode
 	for _, n := range s.nodes {
-		if key := n.Props[p.IDProperty]; key != nil && p.Selects(n.Labels, key) {
-			found = append(found, splitplan.KeyedNode{Key: key, ID: n.ID})
+		v := n.Props[p.IDProperty]
+		if v == nil || !p.Selects(n.Labels, true) {
+			continue
 		}
+		key, err := keys.FromValue(v)
+		switch {
+		case err != nil && slices.ContainsFunc(wanted, func(k keys.Key) bool { return k.Matches(v) }):
+			// Neo4j finds the float 11.0 by the key 11: refused, as the connector refuses it.
+			return syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", p.IDProperty, n.ID, err)
+		case err != nil:
+			continue // no key finds it
+		}
+		found = append(found, splitplan.KeyedNode{Key: key, ID: keys.String(n.ID)})
 	}
 	return p.Resolve(found)
 }
@@ -807,7 +823,7 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 		return o, nil
 	}
 	s.writes++
-	orig := s.nodes[n.ID.(string)]
+	orig := s.nodes[n.ID.Text()]
 	labels := slices.Clone(state.Labels)
 	if !slices.Contains(labels, p.MarkerLabel) {
 		labels = append(labels, p.MarkerLabel)
@@ -820,7 +836,7 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 		}
 		props[splitplan.PropSplitKey] = fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g)
 		props[splitplan.PropSplitRun] = p.RunID
-		props[splitplan.PropSplitFrom] = n.Key
+		props[splitplan.PropSplitFrom] = n.Key.Value()
 		props[splitplan.PropSplitFromID] = orig.ID
 		props[splitplan.PropSplitGroup] = int64(g)
 		props[splitplan.PropSplitAt] = at
@@ -838,7 +854,7 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 // move moves relationships of node from to node to. s.mu is held.
 func (s *Store) move(from, to string, rels []splitplan.Rel) int {
 	for _, r := range rels {
-		rel := s.rels[r.ID.(string)]
+		rel := s.rels[r.ID]
 		if rel.From == from {
 			rel.From = to
 		}
@@ -882,7 +898,7 @@ func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoSt
 			st.Duration = time.Since(t0)
 			return st, err
 		case err != nil:
-			st.Failed = append(st.Failed, splitplan.NodeOutcome{Key: origin, Outcome: splitplan.OutcomeFailed, Reason: err.Error()})
+			st.Failed = append(st.Failed, splitplan.NodeOutcome{Key: keys.String(origin), Outcome: splitplan.OutcomeFailed, Reason: err.Error()})
 		default:
 			st.Restored++
 			st.ClonesDeleted += clones

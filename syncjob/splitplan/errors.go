@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
 // StaleError refuses an approved plan: some of its nodes changed since
@@ -70,7 +69,7 @@ func changes(nodes []NodeOutcome) string {
 	const most = 5
 	var parts []string
 	for _, n := range nodes[:min(len(nodes), most)] {
-		parts = append(parts, "node "+keys.DescribeNode(n.Key, n.Name)+": "+n.Reason)
+		parts = append(parts, "node "+n.Key.DescribeNode(n.Name)+": "+n.Reason)
 	}
 	s := strings.Join(parts, "; ")
 	if len(nodes) > most {

@@ -24,19 +24,19 @@ import (
 func (p *Plan) Examine(n Node, state NodeState, rels func() ([]Rel, error)) (o NodeOutcome, a Assignment, err error) {
 	o = NodeOutcome{Key: n.Key, Name: n.Name}
 	switch {
-	case n.ID == nil:
-		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, keys.Describe(n.Key))
+	case n.ID.IsZero():
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("no node of the subgraph has %s = %s", p.IDProperty, n.Key.Describe())
 		return o, a, nil
 	case !state.Exists:
 		o.Outcome, o.Reason = OutcomeMissing, "the node no longer exists"
 		return o, a, nil
-	case p.IDProperty != "" && !keys.SameValue(state.Key, n.Key):
-		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("its %s is now %v", p.IDProperty, state.Key)
+	case p.IDProperty != "" && !n.Key.Matches(state.KeyValue):
+		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("its %s is now %v", p.IDProperty, state.KeyValue)
 		return o, a, nil
 	case state.Split:
 		o.Outcome = OutcomeDone
 		return o, a, nil
-	case p.ExactNeighbors && !p.Selects(state.Labels, state.Key):
+	case p.ExactNeighbors && !p.Selects(state.Labels, state.KeyValue != nil):
 		o.Outcome, o.Reason = OutcomeMissing, fmt.Sprintf("it is no longer in the subgraph (its labels are now %s)", strings.Join(quoteAll(state.Labels), ", "))
 		return o, a, nil
 	}
@@ -57,10 +57,10 @@ func (p *Plan) Examine(n Node, state NodeState, rels func() ([]Rel, error)) (o N
 }
 
 // Selects reports whether the plan's pull selects a node with these labels
-// and key: one of NodeLabels (when given; never fondue-neo4j's own lock
-// and run nodes), and a key when IDProperty is set (split clones without
-// one are left out).
-func (p *Plan) Selects(labels []string, key any) bool {
+// that has a key property (hasKey) or not: one of NodeLabels (when given;
+// never fondue-neo4j's own lock and run nodes), and a key when IDProperty
+// is set (split clones without one are left out).
+func (p *Plan) Selects(labels []string, hasKey bool) bool {
 	if len(p.NodeLabels) > 0 {
 		if !slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(p.NodeLabels, l) }) {
 			return false
@@ -68,7 +68,7 @@ func (p *Plan) Selects(labels []string, key any) bool {
 	} else if slices.Contains(labels, LockLabel) || slices.Contains(labels, RunLabel) {
 		return false
 	}
-	return p.IDProperty == "" || key != nil
+	return p.IDProperty == "" || hasKey
 }
 
 // neighbourChange compares node n's neighbours in the subgraph (the other
@@ -76,27 +76,27 @@ func (p *Plan) Selects(labels []string, key any) bool {
 // run counts as its original) with the planned ones: the neighbours added
 // since the plan and the planned ones removed, described for people.
 func (p *Plan) neighbourChange(n Node, rels []Rel) (added, removed []string) {
-	planned := map[any]bool{}
+	planned := map[keys.Key]bool{}
 	for _, grp := range n.Groups {
 		for _, id := range grp.NeighborIDs {
 			planned[id] = true
 		}
 	}
-	current := map[any]bool{}
+	current := map[keys.Key]bool{}
 	type nb struct {
-		key  any
+		key  keys.Key
 		desc string
 	}
 	var extra []nb
 	for _, r := range rels {
-		other, key, name, labels := r.Other, r.OtherKey, r.OtherName, r.OtherLabels
+		other, name, labels := r.Other, r.OtherName, r.OtherLabels
 		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.Type)
 		switch {
 		case !eligible || other == n.ID:
 			continue
-		case r.Origin != nil:
+		case !r.Origin.IsZero():
 			other = r.Origin // selected: its original was
-		case !p.Selects(labels, key):
+		case !p.Selects(labels, r.OtherKeyValue != nil):
 			continue
 		}
 		if current[other] {
@@ -104,28 +104,39 @@ func (p *Plan) neighbourChange(n Node, rels []Rel) (added, removed []string) {
 		}
 		current[other] = true
 		if !planned[other] {
-			if p.IDProperty == "" {
-				key = other
+			key := other
+			if p.IDProperty != "" {
+				key = keyOf(r.OtherKeyValue)
 			}
-			extra = append(extra, nb{key, keys.DescribeNode(key, name)})
+			extra = append(extra, nb{key, key.DescribeNode(name)})
 		}
 	}
-	slices.SortFunc(extra, func(a, b nb) int { return keys.Compare(a.key, b.key) })
+	slices.SortFunc(extra, func(a, b nb) int { return a.key.Compare(b.key) })
 	for _, e := range extra {
 		added = append(added, e.desc)
 	}
 	for _, grp := range n.Groups {
 		for k, id := range grp.NeighborIDs {
-			if id == nil || !current[id] {
+			if id.IsZero() || !current[id] {
 				name := ""
 				if grp.Names != nil {
 					name = grp.Names[k]
 				}
-				removed = append(removed, keys.DescribeNode(grp.Neighbors[k], name))
+				removed = append(removed, grp.Neighbors[k].DescribeNode(name))
 			}
 		}
 	}
 	return added, removed
+}
+
+// keyOf is a neighbour's key for a message: the value of its key property
+// as a key or, when the value cannot be one (the pull would refuse it), as
+// its text.
+func keyOf(v any) keys.Key {
+	if k, err := keys.FromValue(v); err == nil {
+		return k
+	}
+	return keys.String(keys.DisplayText(v))
 }
 
 func quoteAll(xs []string) []string {

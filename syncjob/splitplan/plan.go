@@ -126,8 +126,8 @@ const MaxLinks = 4000
 
 // Node is the split of one node.
 type Node struct {
-	ID        any      `json:"id"`             // internal id
-	Key       any      `json:"key"`            // key property value, or the internal id
+	ID        keys.Key `json:"id"`             // element id (none: not found, see Resolve)
+	Key       keys.Key `json:"key"`            // key property value, or the element id
 	Name      string   `json:"name,omitempty"` // its Plan.DisplayProperties value
 	Labels    []string `json:"labels,omitempty"`
 	Ambiguity float64  `json:"ambiguity"`
@@ -150,8 +150,8 @@ type Node struct {
 
 // Group is one group of neighbours.
 type Group struct {
-	Neighbors   []any `json:"neighbors"`   // keys (or element ids)
-	NeighborIDs []any `json:"neighborIds"` // element ids
+	Neighbors   []keys.Key `json:"neighbors"`   // keys (or element ids)
+	NeighborIDs []keys.Key `json:"neighborIds"` // element ids
 	// Names are the neighbours' Plan.DisplayProperties values.
 	Names []string `json:"names,omitempty"`
 	// RelationshipIDs are the element ids of the pulled relationships
@@ -177,7 +177,8 @@ func ISOTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 // Marshal encodes the plan as JSON.
 func (p *Plan) Marshal() ([]byte, error) { return json.Marshal(p) }
 
-// Unmarshal decodes a plan, keeping integer ids and keys as int64.
+// Unmarshal decodes a plan: integer ids and keys (JSON numbers) are
+// integer keys, strings string keys (keys.Key).
 func Unmarshal(data []byte) (*Plan, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
@@ -187,7 +188,6 @@ func Unmarshal(data []byte) (*Plan, error) {
 	}
 	for k := range p.Nodes {
 		n := &p.Nodes[k]
-		n.ID, n.Key = fromJSON(n.ID), fromJSON(n.Key)
 		for g, grp := range n.Groups {
 			// A group pairs each neighbour's key with its element id.
 			if len(grp.NeighborIDs) != len(grp.Neighbors) {
@@ -196,23 +196,9 @@ func Unmarshal(data []byte) (*Plan, error) {
 			if grp.Names != nil && len(grp.Names) != len(grp.Neighbors) {
 				return nil, fmt.Errorf("node %v: group %d has %d neighbors and %d names", n.Key, g, len(grp.Neighbors), len(grp.Names))
 			}
-			for i := range grp.Neighbors {
-				grp.Neighbors[i], grp.NeighborIDs[i] = fromJSON(grp.Neighbors[i]), fromJSON(grp.NeighborIDs[i])
-			}
 		}
 	}
 	return &p, nil
-}
-
-func fromJSON(v any) any {
-	if n, ok := v.(json.Number); ok {
-		if i, err := n.Int64(); err == nil {
-			return i
-		}
-		f, _ := n.Float64()
-		return f
-	}
-	return v
 }
 
 // SkipOnClone lists the properties a clone does not copy: SkipProperties,
@@ -262,21 +248,24 @@ func shortFingerprint(fp string) string {
 
 // Rel is one relationship of a node being split, as a Store reads it.
 type Rel struct {
-	ID          any // the relationship's id
+	ID          string // the relationship's element id
 	Type        string
 	Outgoing    bool
-	Other       any // id of the other end
-	Origin      any // when the other end is a clone of this run: its original's id
+	Other       keys.Key // element id of the other end
+	Origin      keys.Key // when the other end is a clone of this run: its original's element id
 	OtherLabels []string
-	OtherKey    any    // the other end's key (Plan.IDProperty), if read
-	OtherName   string // the other end's name (Plan.DisplayProperties), if read
+	// OtherKeyValue is the value of the other end's key property
+	// (Plan.IDProperty), if read: a property value as read, nil when it
+	// has none (keys.FromValue makes it a key).
+	OtherKeyValue any
+	OtherName     string // the other end's name (Plan.DisplayProperties), if read
 }
 
 // Assignment is where each relationship of a node goes.
 type Assignment struct {
-	Groups  [][]Rel // by group; group 0 stays
-	Staying []Rel   // self-loops, other types, ends outside the plan
-	Missing []any   // planned neighbours (keys) no longer connected
+	Groups  [][]Rel    // by group; group 0 stays
+	Staying []Rel      // self-loops, other types, ends outside the plan
+	Missing []keys.Key // planned neighbours (keys) no longer connected
 }
 
 // Assign says where each relationship of planned node n goes: to the
@@ -284,15 +273,15 @@ type Assignment struct {
 // if the relationship is eligible (of the plan's types, or pulled), else
 // it stays.
 func (p *Plan) Assign(n Node, rels []Rel) Assignment {
-	groupOf := map[any]int{}
+	groupOf := map[keys.Key]int{}
 	for g, grp := range n.Groups {
 		for _, id := range grp.NeighborIDs {
 			groupOf[id] = g
 		}
 	}
-	var pulled map[any]bool
+	var pulled map[string]bool
 	if p.PulledOnly {
-		pulled = map[any]bool{}
+		pulled = map[string]bool{}
 		for _, grp := range n.Groups {
 			for _, rid := range grp.RelationshipIDs {
 				pulled[rid] = true
@@ -300,10 +289,10 @@ func (p *Plan) Assign(n Node, rels []Rel) Assignment {
 		}
 	}
 	a := Assignment{Groups: make([][]Rel, len(n.Groups))}
-	connected := map[any]bool{}
+	connected := map[keys.Key]bool{}
 	for _, r := range rels {
 		other := r.Other
-		if r.Origin != nil {
+		if !r.Origin.IsZero() {
 			other = r.Origin // a clone of this run stands for its original
 		}
 		g, planned := groupOf[other]
@@ -356,8 +345,11 @@ func CountRels(rels []Rel) []RelCount {
 type NodeState struct {
 	Exists bool
 	Labels []string
-	Key    any  // its key (Plan.IDProperty), if read
-	Split  bool // already split by this run
+	// KeyValue is the value of its key property (Plan.IDProperty), if
+	// read: a property value as read, nil when it has none; Examine
+	// compares it with the planned key (keys.Key.Matches).
+	KeyValue any
+	Split    bool // already split by this run
 }
 
 // Outcomes of splitting one node.
@@ -371,12 +363,12 @@ const (
 
 // NodeOutcome is what happened to one planned node.
 type NodeOutcome struct {
-	Key     any    `json:"key"`
-	Name    string `json:"name,omitempty"` // Node.Name
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason,omitempty"`
-	Clones  int    `json:"clones,omitempty"`
-	Moved   int    `json:"moved,omitempty"`
+	Key     keys.Key `json:"key"`
+	Name    string   `json:"name,omitempty"` // Node.Name
+	Outcome string   `json:"outcome"`
+	Reason  string   `json:"reason,omitempty"`
+	Clones  int      `json:"clones,omitempty"`
+	Moved   int      `json:"moved,omitempty"`
 }
 
 // SplitStats summarize a Store's Split.
@@ -409,29 +401,29 @@ func (s *SplitStats) Count(o NodeOutcome) {
 
 // KeyedNode is a node found by its key (Plan.IDProperty): the key's value
 // in the graph and the node's element id.
-type KeyedNode struct{ Key, ID any }
+type KeyedNode struct{ Key, ID keys.Key }
 
 // Resolve sets the element ids of the plan's nodes and neighbours, and
 // their keys to the graph's values (the 11 of an edge list may be the
 // string "11" in the graph), from the nodes a Store found by key
-// (Splitter.ResolveKeys). A key that no found node has gets a nil id:
+// (Splitter.ResolveKeys). A key that no found node has gets no id:
 // Check and Split report that node as missing, that neighbour as removed.
 // Two found nodes with the same key are an error (ErrInvalid).
 func (p *Plan) Resolve(found []KeyedNode) error {
 	byText := make(map[string]KeyedNode, len(found))
 	for _, nd := range found {
-		t := keys.Text(nd.Key)
+		t := nd.Key.Text()
 		if prev, dup := byText[t]; dup {
 			return joberr.Errorf(joberr.ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
-				keys.Text(prev.ID), keys.Text(nd.ID), p.IDProperty, keys.Describe(nd.Key))
+				prev.ID.Text(), nd.ID.Text(), p.IDProperty, nd.Key.Describe())
 		}
 		byText[t] = nd
 	}
-	resolve := func(k any) (any, any) {
-		if nd, ok := byText[keys.Text(k)]; ok {
+	resolve := func(k keys.Key) (keys.Key, keys.Key) {
+		if nd, ok := byText[k.Text()]; ok {
 			return nd.Key, nd.ID
 		}
-		return k, nil
+		return k, keys.Key{}
 	}
 	for i := range p.Nodes {
 		n := &p.Nodes[i]

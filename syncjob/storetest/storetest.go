@@ -18,6 +18,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
@@ -134,6 +135,7 @@ func Run(t *testing.T, f Factory) {
 		{"InvalidNamesFirst", testInvalidNamesFirst},
 		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
 		{"KeyTypes", testKeyTypes},
+		{"ResolveKeyTypes", testResolveKeyTypes},
 		{"WriteLabels", testWriteLabels},
 	}
 	for _, tc := range tests {
@@ -176,11 +178,11 @@ func testPull(t *testing.T, f Factory) {
 		t.Fatalf("pulled %d nodes, %d edges, %d parallel", g.NumNodes(), g.NumEdges(), sg.Stats.Parallel)
 	}
 	b := index(t, sg, 100)
-	if g.Degree(b) != 6 || sg.Key(b) != int64(100) || sg.Names[b] != "Bridge" || sg.IDs[b] == nil {
+	if g.Degree(b) != 6 || sg.Key(b) != keys.Int(100) || sg.Names[b] != "Bridge" || sg.IDs[b].IsZero() {
 		t.Fatalf("node 100: degree %d key %v name %q id %v", g.Degree(b), sg.Key(b), sg.Names[b], sg.IDs[b])
 	}
 	for i := 1; i < g.NumNodes(); i++ { // numbered in key order
-		if sg.Keys[i].(int64) <= sg.Keys[i-1].(int64) {
+		if sg.Keys[i].Compare(sg.Keys[i-1]) <= 0 {
 			t.Fatalf("keys out of order: %v", sg.Keys)
 		}
 	}
@@ -271,7 +273,7 @@ func testWriteMissing(t *testing.T, f Factory) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ws.Nodes != 10 || ws.Missing != 1 || !slices.Equal(ws.MissingKeys, []any{int64(14)}) {
+	if ws.Nodes != 10 || ws.Missing != 1 || !slices.Equal(ws.MissingKeys, []keys.Key{keys.Int(14)}) {
 		t.Fatalf("stats %+v", ws)
 	}
 }
@@ -355,7 +357,7 @@ func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *splitplan.Pla
 	return &splitplan.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
 		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperties: splitplan.PropertyList{"name"},
 		MarkerLabel: syncjob.DefaultMarkerLabel, SkipProperties: []string{"name"},
-		Nodes: []splitplan.Node{{ID: sg.IDs[b], Key: int64(100), Name: "Bridge", Groups: []splitplan.Group{group(1, 2, 3), group(11, 12, 13)}}}}
+		Nodes: []splitplan.Node{{ID: sg.IDs[b], Key: keys.Int(100), Name: "Bridge", Groups: []splitplan.Group{group(1, 2, 3), group(11, 12, 13)}}}}
 }
 
 func testSplitUndo(t *testing.T, f Factory) {
@@ -452,16 +454,16 @@ func testSplitResume(t *testing.T, f Factory) {
 	plan := bridgePlan(t, sg, "r2")
 	// A second node: 3 keeps 1, 2, 4, 5; a clone takes 100.
 	three := index(t, sg, 3)
-	ids := func(uids ...int64) (keys, ids []any) {
+	ids := func(uids ...int64) (ks, ids []keys.Key) {
 		for _, u := range uids {
 			i := index(t, sg, u)
-			keys, ids = append(keys, sg.Key(i)), append(ids, sg.IDs[i])
+			ks, ids = append(ks, sg.Key(i)), append(ids, sg.IDs[i])
 		}
-		return keys, ids
+		return ks, ids
 	}
 	k0, i0 := ids(1, 2, 4, 5)
 	k1, i1 := ids(100)
-	plan.Nodes = append(plan.Nodes, splitplan.Node{ID: sg.IDs[three], Key: int64(3), Groups: []splitplan.Group{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
+	plan.Nodes = append(plan.Nodes, splitplan.Node{ID: sg.IDs[three], Key: keys.Int(3), Groups: []splitplan.Group{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
 	stored, err := st.StorePlan(ctx, plan)
 	if err != nil {
 		t.Fatal(err)
@@ -551,19 +553,19 @@ func testResolveKeys(t *testing.T, f Factory) {
 	plan.ExactNeighbors = true
 	for k := range plan.Nodes {
 		n := &plan.Nodes[k]
-		n.ID, n.Key = nil, "100" // text, as from an edge list
+		n.ID, n.Key = keys.Key{}, keys.String("100") // text, as from an edge list
 		for _, g := range n.Groups {
 			clear(g.NeighborIDs)
 		}
 	}
 	extra := plan.Nodes[0]
-	extra.Key, extra.Groups = int64(999), []splitplan.Group{{Neighbors: []any{int64(1)}, NeighborIDs: []any{nil}}}
+	extra.Key, extra.Groups = keys.Int(999), []splitplan.Group{{Neighbors: []keys.Key{keys.Int(1)}, NeighborIDs: []keys.Key{{}}}}
 	plan.Nodes = append(plan.Nodes, extra)
 	if err := st.ResolveKeys(ctx, plan); err != nil {
 		t.Fatal(err)
 	}
 	n := plan.Nodes[0]
-	if n.ID != sg.IDs[index(t, sg, 100)] || n.Key != int64(100) || n.Groups[1].NeighborIDs[2] != sg.IDs[index(t, sg, 13)] {
+	if n.ID != sg.IDs[index(t, sg, 100)] || n.Key != keys.Int(100) || n.Groups[1].NeighborIDs[2] != sg.IDs[index(t, sg, 13)] {
 		t.Fatalf("resolved: %+v", n)
 	}
 	bad, err := st.Check(ctx, plan)
@@ -586,7 +588,7 @@ func testPlanStore(t *testing.T, f Factory) {
 	p2 := bridgePlan(t, sg, "s1")
 	p2.Nodes = nil
 	got, err := st.StorePlan(ctx, p2) // a scheduled plan resumes what is stored
-	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Key != int64(100) || got.Approved == nil {
+	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Key != keys.Int(100) || got.Approved == nil {
 		t.Fatalf("stored: %+v %v", got, err)
 	}
 	p2.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:bbbbbbbbbbbbbbbb"}
@@ -608,7 +610,7 @@ func testSync(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 22 || sum.Split == nil || sum.Split.Split != 1 ||
-		sum.Split.Nodes[0].Key != int64(100) || sum.Split.NodesCreated < 1 {
+		sum.Split.Nodes[0].Key != keys.Int(100) || sum.Split.NodesCreated < 1 {
 		t.Fatalf("summary: %+v split %+v", sum, sum.Split)
 	}
 	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" || p[syncjob.DefaultEntitiesProperty] == nil {
@@ -728,7 +730,8 @@ func testHeterogeneous(t *testing.T, f Factory) {
 			t.Fatalf("top %d: %d nodes listed, want %d", top, len(sc.Top), wantTop)
 		}
 		for k, n := range sc.Top {
-			i := index(t, sg, n.Key.(int64))
+			uid, _ := n.Key.Int64()
+			i := index(t, sg, uid)
 			if n.ID != sg.IDs[i] || n.Name != sg.Names[i] || !slices.Equal(n.Labels, sg.NodeLabels(i)) ||
 				(k == 0 && n.Ambiguity != 1) || (k > 0 && n.Ambiguity > sc.Top[k-1].Ambiguity) || math.IsNaN(n.Score) {
 				t.Fatalf("top %d: node %d: %+v", top, k, n)
@@ -741,7 +744,7 @@ func testHeterogeneous(t *testing.T, f Factory) {
 	plan := &splitplan.Plan{RunID: "m1", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
 		NodeLabels: MoviesPull.NodeLabels, DisplayProperties: splitplan.PropertyList(MoviesPull.DisplayProperties),
 		MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
-		Nodes: []splitplan.Node{{ID: sg.IDs[one], Key: int64(1), Name: "P1"}}}
+		Nodes: []splitplan.Node{{ID: sg.IDs[one], Key: keys.Int(1), Name: "P1"}}}
 	for _, grp := range [][]int64{{11, 12}, {2}} {
 		var g splitplan.Group
 		for _, u := range grp {
@@ -968,6 +971,31 @@ func testKeyTypes(t *testing.T, f Factory) {
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
 		}
+	}
+}
+
+// A node found by key whose key property is a float equal to the key (the
+// database's 12.0 for the plan's 12) is refused as a pull refuses it;
+// other values that are no key are found by no key (a missing node).
+func testResolveKeyTypes(t *testing.T, f Factory) {
+	g := Graph{Nodes: []Node{
+		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(1), "k": int64(11)}},
+		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(2), "k": 12.0}},
+		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(3), "k": true}},
+	}, Rels: []Rel{{From: 1, To: 2, Type: "T"}, {From: 1, To: 3, Type: "T"}}}
+	st := f(t, g).Store()
+	plan := func(nb ...keys.Key) *splitplan.Plan {
+		return &splitplan.Plan{RunID: "rk", IDProperty: "k", NodeLabels: []string{"K"}, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
+			Nodes: []splitplan.Node{{Key: keys.Int(11), Groups: []splitplan.Group{{Neighbors: nb, NeighborIDs: make([]keys.Key, len(nb))}}}}}
+	}
+	err := st.ResolveKeys(ctxT(t), plan(keys.Int(12)))
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
+		!strings.Contains(err.Error(), "is the float 12: keys must be integers or strings") {
+		t.Errorf("a float key found by key: %v", err)
+	}
+	p := plan(keys.String("true"))
+	if err := st.ResolveKeys(ctxT(t), p); err != nil || p.Nodes[0].ID.IsZero() || !p.Nodes[0].Groups[0].NeighborIDs[0].IsZero() {
+		t.Errorf("a boolean key: %v %+v", err, p.Nodes[0])
 	}
 }
 

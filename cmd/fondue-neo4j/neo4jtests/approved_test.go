@@ -19,6 +19,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -70,10 +71,10 @@ func reviewPage(t *testing.T, dryRun string) string {
 }
 
 // approvedGroup is the set of keys of a group.
-func keySet(keys []any) []string {
+func keySet(ks []keys.Key) []string {
 	var out []string
-	for _, k := range keys {
-		out = append(out, review.KeyString(k))
+	for _, k := range ks {
+		out = append(out, k.Text())
 	}
 	slices.Sort(out)
 	return out
@@ -82,19 +83,20 @@ func keySet(keys []any) []string {
 // splitGroups reads how run split the node with key k: the original's
 // neighbours (group 0), then each clone's, by group, as original keys
 // (a neighbour that was split too is named by its original's key).
-func splitGroups(t *testing.T, run string, k any) [][]string {
+func splitGroups(t *testing.T, run string, k keys.Key) [][]string {
 	t.Helper()
 	nb := func(rows [][]any) []string {
 		var out []string
 		for _, r := range rows {
-			out = append(out, review.KeyString(r[0]))
+			k, _ := keys.FromValue(r[0])
+			out = append(out, k.Text())
 		}
 		slices.Sort(out)
 		return out
 	}
 	collect := func(q string) [][]string {
 		var groups [][]string
-		for _, r := range cypher(t, q, map[string]any{"k": k, "run": run}) {
+		for _, r := range cypher(t, q, map[string]any{"k": k.Value(), "run": run}) {
 			var rows [][]any
 			for _, x := range r.Values[0].([]any) {
 				rows = append(rows, []any{x})
@@ -148,16 +150,16 @@ func TestApprovedPlanEndToEnd(t *testing.T) {
 		pos += len(grp.Neighbors)
 	}
 	to := (from + 1) % len(p1.Groups)
-	var want1 [][]any
+	var want1 [][]keys.Key
 	for g, grp := range p1.Groups {
-		keys := slices.Clone(grp.Neighbors)
+		ks := slices.Clone(grp.Neighbors)
 		if g == from {
-			keys = keys[1:]
+			ks = ks[1:]
 		}
 		if g == to {
-			keys = append(keys, p1.Groups[from].Neighbors[0])
+			ks = append(ks, p1.Groups[from].Neighbors[0])
 		}
-		want1 = append(want1, keys)
+		want1 = append(want1, ks)
 	}
 	s.Decide(1, "accept")
 	s.MoveToNextGroup(2, moved)
@@ -186,7 +188,7 @@ func TestApprovedPlanEndToEnd(t *testing.T) {
 		sum.ApprovedPlan.Fingerprint != fingerprint || sum.ApprovedPlan.ReviewedAt != ap.ReviewedAt {
 		t.Fatalf("apply summary %v: %s", err, out)
 	}
-	for k, want := range [][][]any{nil, want1} {
+	for k, want := range [][][]keys.Key{nil, want1} {
 		n := ap.Nodes[k]
 		if want == nil {
 			for _, g := range plan.Nodes[0].Groups {
@@ -203,7 +205,7 @@ func TestApprovedPlanEndToEnd(t *testing.T) {
 		}
 	}
 	rejected := plan.Nodes[2].Key
-	if r := cypher(t, "MATCH (n:Character {id: $k}) RETURN n.fondue_split_runs, COUNT { (:FondueSplit {fondue_split_from: $k}) }", map[string]any{"k": rejected}); r[0].Values[0] != nil || r[0].Values[1] != int64(0) {
+	if r := cypher(t, "MATCH (n:Character {id: $k}) RETURN n.fondue_split_runs, COUNT { (:FondueSplit {fondue_split_from: $k}) }", map[string]any{"k": rejected.Value()}); r[0].Values[0] != nil || r[0].Values[1] != int64(0) {
 		t.Errorf("the rejected node %v was split: %v", rejected, r[0].Values)
 	}
 	// The run's node points to the approved plan.
@@ -297,7 +299,7 @@ func TestApprovedPlanStale(t *testing.T) {
 	// After the review: the first node gains a neighbour and loses one.
 	// (Not the second node: it would change too.)
 	n0 := plan.Nodes[0]
-	var gone any
+	var gone keys.Key
 	var goneName string
 	for j, k := range n0.Groups[0].Neighbors {
 		if k != plan.Nodes[1].Key {
@@ -306,7 +308,7 @@ func TestApprovedPlanStale(t *testing.T) {
 		}
 	}
 	cypher(t, `MATCH (v:Character {id: $k}), (g:Character {id: $gone})-[r:APPEARS_WITH]-(v)
-		CREATE (v)-[:APPEARS_WITH]->(:Character {id: 77, name: 'Newcomer'}) DELETE r`, map[string]any{"k": n0.Key, "gone": gone})
+		CREATE (v)-[:APPEARS_WITH]->(:Character {id: 77, name: 'Newcomer'}) DELETE r`, map[string]any{"k": n0.Key.Value(), "gone": gone.Value()})
 	before := dump(t)
 	code, out, stderr := runCLI(t, "", append(syncArgs("sync", "--split", "--plan", approved, "--output", "json"), demoSelection...)...)
 	want := fmt.Sprintf("approved plan %s no longer matches the graph (1 of its 2 nodes changed since the review); nothing was split: node %v (%s): added neighbour 77 (Newcomer); removed %v (%s)",

@@ -62,12 +62,12 @@ func TestHeterogeneousNames(t *testing.T) {
 	}
 	movies := 0
 	for _, n := range plan.Nodes {
-		if k := review.KeyString(n.Key); n.Name != names[k] {
+		if k := n.Key.Text(); n.Name != names[k] {
 			t.Errorf("plan: node %s named %q, want %q", k, n.Name, names[k])
 		}
 		for _, g := range n.Groups {
 			for j, nb := range g.Neighbors {
-				k := review.KeyString(nb)
+				k := nb.Text()
 				if g.Names[j] != names[k] {
 					t.Errorf("plan: neighbour %s of %v named %q, want %q", k, n.Key, g.Names[j], names[k])
 				}
@@ -129,7 +129,7 @@ func TestHeterogeneousNames(t *testing.T) {
 	}
 	approved := writeTemp(t, "approved.json", data)
 	n0 := plan.Nodes[0]
-	cypher(t, "MATCH (v {id: $k}) CREATE (v)-[:APPEARS_WITH]->(:Movie {id: 300, title: 'New film'})", map[string]any{"k": n0.Key})
+	cypher(t, "MATCH (v {id: $k}) CREATE (v)-[:APPEARS_WITH]->(:Movie {id: 300, title: 'New film'})", map[string]any{"k": n0.Key.Value()})
 	before := dump(t)
 	code, _, stderr = runCLI(t, "", append(syncArgs("sync", "--split", "--plan", approved), moviesSelection...)...)
 	want1 := fmt.Sprintf("nothing was split: node %v (%s): added neighbour 300 (New film)", n0.Key, n0.Name)

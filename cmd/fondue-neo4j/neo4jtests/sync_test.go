@@ -18,6 +18,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -155,7 +156,7 @@ func TestSyncSplitUndo(t *testing.T) {
 	if len(n0.Groups) < 2 || len(n0.Groups[1].Relationships) == 0 || len(n0.Labels) == 0 {
 		t.Fatalf("plan node %+v", n0)
 	}
-	if id, ok := n0.ID.(string); !ok || id == "" {
+	if _, isInt := n0.ID.Int64(); isInt || n0.ID.Text() == "" {
 		t.Fatalf("plan node id %#v: want an element id (string)", n0.ID)
 	}
 	if d := dump(t); d != before {
@@ -707,10 +708,21 @@ func TestSyncBadNameBeforeWriting(t *testing.T) {
 	// before finding the bad name) that split nothing: the re-run replaces
 	// it instead of failing on it for ever.
 	r := cypher(t, "MATCH (n:Book {uid: 1})--(m:Book) WITH n, collect(m) AS ms RETURN elementId(n), [m IN ms | m.uid], [m IN ms | elementId(m)]", nil)[0]
-	nb, nbIDs := r.Values[1].([]any), r.Values[2].([]any)
+	asKeys := func(vs []any) []keys.Key {
+		var out []keys.Key
+		for _, v := range vs {
+			k, err := keys.FromValue(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, k)
+		}
+		return out
+	}
+	nb, nbIDs := asKeys(r.Values[1].([]any)), asKeys(r.Values[2].([]any))
 	stale, _ := json.Marshal(splitplan.Plan{RunID: "fix-2", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "ncut", IDProperty: "uid",
 		NodeLabels: []string{"Book"}, MarkerLabel: "FondueSplit", SkipProperties: []string{"title\nsubtitle"},
-		Nodes: []splitplan.Node{{ID: r.Values[0], Key: int64(1), Groups: []splitplan.Group{
+		Nodes: []splitplan.Node{{ID: asKeys(r.Values[:1])[0], Key: keys.Int(1), Groups: []splitplan.Group{
 			{Neighbors: nb[:1], NeighborIDs: nbIDs[:1]}, {Neighbors: nb[1:], NeighborIDs: nbIDs[1:]}}}}})
 	cypher(t, "CREATE (:FondueRun {run_id: 'fix-2', plan: $plan, created_at: '2025-01-01T00:00:00.000Z'})", map[string]any{"plan": string(stale)})
 	args2 := syncArgs("sync", "--node-labels", "Book", "--id-property", "uid", "--run-id", "fix-2", "--split", "--split-top", "2", "--output", "json")
