@@ -62,6 +62,11 @@ type Options struct {
 	// phase, added to each (sync keeps the pulled nodes' element ids and
 	// keys to write the scores back).
 	Held []Part
+	// Sink are what the caller holds once the engine is done, while it
+	// writes the scores and carries the splits out (sync --split: the
+	// split plan, connector.SplitMemory): a phase of their own, with the
+	// fitted graph, the embedding and the scores still held.
+	Sink []Part
 }
 
 // Go's collector lets the heap grow to twice the live data before it runs
@@ -99,6 +104,7 @@ const (
 //	split     = graph + V + 8n + 24n
 //	            + W (8n + 64 KiB)                           ego and two-hop markers
 //	            + W 40 (min(D^2, 2m) + D)                    ego net, two-hop lists, affinity, MCL
+//	sink      = graph + V + 8n + 49n + Sink                 [when Sink is given]
 //
 // The negative buffers hold the candidates of a block of rows, r times
 // the block's largest degree, each with its vector (8d), multiplier (8)
@@ -114,7 +120,8 @@ const (
 // projections, order, signs and sides (about 32D). The embedding phase
 // is skipped (exact mode) for graphs of up to ExactMaxNode nodes, whose
 // buffers are not per worker. A source's buffers (SourceLoad) are added to
-// the load phase, what the caller holds (Held) to every phase. Live is the
+// the load phase, what the caller holds (Held) to every phase, what a sink
+// holds after the engine (Sink) makes a phase of its own. Live is the
 // largest phase; Peak is Live times the collector's headroom (1.6) plus
 // the runtime's 16 MiB and 8 MiB a worker thread.
 func Predict(nodes, edges int64, o Options) Estimate {
@@ -126,6 +133,9 @@ func Predict(nodes, edges int64, o Options) Estimate {
 	}
 	if o.Split {
 		phases = append(phases, Phase{Phase: "split", Parts: s.split()})
+	}
+	if len(o.Sink) > 0 {
+		phases = append(phases, Phase{Phase: "sink", Parts: s.sink()})
 	}
 	e := Estimate{Nodes: nodes, Edges: edges}
 	for _, pm := range phases {
@@ -263,6 +273,12 @@ func (s sizes) split() []Part {
 		Part{"ego and two-hop markers (per worker)", w * (8*n + workerFixed)},
 		Part{"ego net, two-hop lists, affinity, MCL of the largest node (per worker)", w * 40 * (min(deg*deg, 2*m) + deg)},
 	)
+}
+
+// sink returns the parts of the sink phase: the scored graph, the scores
+// and the caller's Sink.
+func (s sizes) sink() []Part {
+	return slices.Concat(s.scored(), []Part{{"scores, disconnection, ranks", 49 * s.n}}, s.o.Sink)
 }
 
 // runtimeOverhead is the Go runtime's own memory with w worker threads.
