@@ -39,8 +39,8 @@ const (
 //	text = 2 (300 nodes + (60 + 32) neighbours [+ the same extras])
 //
 // A dry run's plan also lists the links between each node's neighbours
-// (at most min(splitplan.MaxLinks, D(D-1)/2) a node of degree D: 24 bytes
-// each, 10 as text) and the relationships of each group by type and
+// (at most splitplan.MaxLinks a node, and at most those its neighbours'
+// degrees allow: topLinks; 24 bytes each, 10 as text) and the relationships of each group by type and
 // direction (64 bytes a group, 48 as text), and is printed once.
 func SplitMemory(g *graph.Graph, o SplitMemoryOptions, pull syncjob.PullOptions) []memory.Part {
 	n := g.NumNodes()
@@ -87,13 +87,25 @@ type SplitMemoryOptions struct {
 }
 
 // topLinks bounds the links between neighbours that a dry run's plan
-// lists for k nodes: min(splitplan.MaxLinks, D(D-1)/2) for each of the k
-// largest degrees D.
+// lists for any k nodes: the sum of the k largest of min(MaxLinks,
+// D(D-1)/2, (S-D)/2) over the nodes, with D a node's degree and S the sum
+// of its neighbours' degrees (each link between two neighbours takes one
+// of the other links of both).
 func topLinks(g *graph.Graph, k int) int64 {
+	count := make([]int, splitplan.MaxLinks+1)
+	for i := range g.NumNodes() {
+		d, s := int64(g.Degree(i)), int64(0)
+		for _, j := range g.Neighbors(i) {
+			s += int64(g.Degree(int(j)))
+		}
+		count[min(int64(splitplan.MaxLinks), d*(d-1)/2, (s-d)/2)]++
+	}
 	var sum int64
-	forTopDegrees(g, k, func(d, count int) {
-		sum += int64(count) * min(int64(splitplan.MaxLinks), int64(d)*int64(d-1)/2)
-	})
+	for b := len(count) - 1; b >= 0 && k > 0; b-- {
+		take := min(count[b], k)
+		sum += int64(take) * int64(b)
+		k -= take
+	}
 	return sum
 }
 
