@@ -262,7 +262,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
 				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split,
-				SourceLoad: load, Held: held, Sink: sink})
+				SourceLoad: load, Held: held, Sink: sink, NoEmbedding: !usesEmbedding(opts.Method)})
 			if err := a.checkMemory(est); err != nil {
 				return err
 			}

@@ -51,6 +51,10 @@ type Options struct {
 	MaxDegree int64
 	// Split adds the phase of split proposals (score --split, sync --split).
 	Split bool
+	// NoEmbedding: the method fits no embedding (the baselines, such as
+	// degree, without a splitter that needs one): no embedding phase, and
+	// no vectors or prior in the later ones.
+	NoEmbedding bool
 	// FromFile adds the edge-list reader's buffers to the load phase
 	// (score); the connector builds the graph from streamed records instead.
 	FromFile bool
@@ -106,6 +110,9 @@ const (
 //	            + W 40 (min(D^2, 2m) + D)                    ego net, two-hop lists, affinity, MCL
 //	sink      = graph + V + 8n + 49n + Sink                 [when Sink is given]
 //
+// Without an embedding (NoEmbedding) there is no embedding phase, and the
+// later phases hold no vectors (V) and no prior (8n).
+//
 // The negative buffers hold the candidates of a block of rows, r times
 // the block's largest degree, each with its vector (8d), multiplier (8)
 // and index (4); a row needs them only while rD is below its n-1-D
@@ -126,11 +133,11 @@ const (
 // the runtime's 16 MiB and 8 MiB a worker thread.
 func Predict(nodes, edges int64, o Options) Estimate {
 	s := newSizes(nodes, edges, o)
-	phases := []Phase{
-		{Phase: "load", Parts: s.load()},
-		{Phase: "embedding", Parts: s.embedding()},
-		{Phase: "scoring", Parts: s.scoring()},
+	phases := []Phase{{Phase: "load", Parts: s.load()}}
+	if !o.NoEmbedding {
+		phases = append(phases, Phase{Phase: "embedding", Parts: s.embedding()})
 	}
+	phases = append(phases, Phase{Phase: "scoring", Parts: s.scoring()})
 	if o.Split {
 		phases = append(phases, Phase{Phase: "split", Parts: s.split()})
 	}
@@ -244,6 +251,9 @@ func (s sizes) embedding() []Part {
 // scored returns the parts held once the embedding is fitted: the graph,
 // the embedding, the prior (and the optimizer state for a checkpoint).
 func (s sizes) scored() []Part {
+	if s.o.NoEmbedding {
+		return s.graph()
+	}
 	scored := append(s.graph(),
 		Part{"embedding", s.vec},
 		Part{"prior multipliers", 8 * s.n},

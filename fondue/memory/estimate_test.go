@@ -101,3 +101,32 @@ func TestPredictSink(t *testing.T) {
 		t.Errorf("a large sink: live %d, peak %d; want the sink phase's bytes and a peak above %d", big.Live, big.Peak, got.Peak)
 	}
 }
+
+// A method without an embedding has no embedding phase and holds no
+// vectors or prior in the others: its estimate is the larger of the load
+// and the scoring phase without them.
+func TestPredictNoEmbedding(t *testing.T) {
+	const n, m = 1000000, 10000000
+	with := Predict(n, m, Options{MaxDegree: 500})
+	without := Predict(n, m, Options{MaxDegree: 500, NoEmbedding: true})
+	if len(without.Phases) != len(with.Phases)-1 {
+		t.Fatalf("%d phases, want %d", len(without.Phases), len(with.Phases)-1)
+	}
+	for k, ph := range without.Phases {
+		if ph.Phase == "embedding" {
+			t.Fatalf("phase %d is the embedding's", k)
+		}
+		for _, p := range ph.Parts {
+			if p.Name == "embedding" || p.Name == "prior multipliers" {
+				t.Errorf("phase %s holds %s", ph.Phase, p.Name)
+			}
+		}
+	}
+	scoring := with.Phases[2].Bytes - 8*n*8 - 8*n // without the vectors (8nd) and the prior
+	if got := without.Phases[1]; got.Phase != "scoring" || got.Bytes != scoring {
+		t.Errorf("scoring phase %s of %d bytes, want %d", got.Phase, got.Bytes, scoring)
+	}
+	if without.Live != max(without.Phases[0].Bytes, scoring) || without.Peak >= with.Peak {
+		t.Errorf("live %d, peak %d (with an embedding %d)", without.Live, without.Peak, with.Peak)
+	}
+}
