@@ -38,9 +38,14 @@ func (c *Conn) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pla
 	if err != nil {
 		return nil, c.classify(err, "store the split plan")
 	}
-	text, _, err := neo4j.GetRecordValue[string](res.Records[0], "plan")
+	// Null: the stored plan is p (just stored, or stored by an earlier
+	// attempt with the same text).
+	text, isNull, err := neo4j.GetRecordValue[string](res.Records[0], "plan")
 	if err != nil {
 		return nil, fmt.Errorf("store the split plan: %w", err)
+	}
+	if isNull {
+		return p, nil
 	}
 	stored, err := splitplan.Unmarshal([]byte(text))
 	if err != nil {

@@ -19,6 +19,11 @@ type PlanOptions struct {
 	// be among them (a clone's score is unknown until the next run).
 	SkipProperties []string
 	Now            time.Time
+	// NeighborLinks lists in each node the links between its neighbours
+	// (at most splitplan.MaxLinks), which a review page draws: a dry run's
+	// plan has them; a stored plan, which only a re-run and undo read,
+	// needs none (they are up to 4000 pairs a node).
+	NeighborLinks bool
 }
 
 // NewPlan turns the split proposals of res (computed on sg.Graph) into a
@@ -33,7 +38,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 		o.Now = time.Now()
 	}
 	p := &splitplan.Plan{RunID: o.RunID, CreatedAt: splitplan.ISOTime(o.Now), Splitter: o.Splitter,
-		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []splitplan.Node{}, NeighborLinks: true}
+		IDProperty: sg.Options.IDProperty, MarkerLabel: o.MarkerLabel, Nodes: []splitplan.Node{}, NeighborLinks: o.NeighborLinks}
 	if sg.Names != nil {
 		p.DisplayProperties = slices.Clone(sg.Options.DisplayProperties)
 	}
@@ -82,7 +87,9 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 			}
 			pn.Groups = append(pn.Groups, g)
 		}
-		pn.Links, pn.LinksOmitted = neighborLinks(sg.Graph, pr.Groups, pos)
+		if o.NeighborLinks {
+			pn.Links, pn.LinksOmitted = neighborLinks(sg.Graph, pr.Groups, pos)
+		}
 		p.Nodes = append(p.Nodes, pn)
 	}
 	return p, nil

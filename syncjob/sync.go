@@ -281,7 +281,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	var plan *splitplan.Plan
 	if o.Split {
 		plan, err = NewPlan(sg, res, PlanOptions{RunID: o.RunID, Splitter: o.Score.Split.Splitter.Name(),
-			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip()})
+			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip(), NeighborLinks: o.DryRun})
 		if err != nil {
 			return sum, lockError(ctx, err)
 		}

@@ -89,6 +89,17 @@ func TestSyncLesMiserables(t *testing.T) {
 	if sp.Nodes[0].Key != keys.Int(top) {
 		t.Fatalf("first split node %v, want the most ambiguous, %d", sp.Nodes[0].Key, top)
 	}
+	// The stored plan, which a re-run and undo read, lists no links
+	// between neighbours (a dry run's plan, for a review page, does).
+	stored, err := s.LoadPlan(ctx(t), "r1")
+	if err != nil || stored == nil || len(stored.Nodes) != 3 || stored.NeighborLinks {
+		t.Fatalf("stored plan %v: %+v", err, stored)
+	}
+	for _, pn := range stored.Nodes {
+		if len(pn.Links) != 0 || pn.LinksOmitted != 0 {
+			t.Fatalf("stored plan node %v lists %d links", pn.Key, len(pn.Links))
+		}
+	}
 	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil)
 	if err != nil || us.Restored != 3 {
 		t.Fatalf("undo %+v %v", us, err)
@@ -128,6 +139,10 @@ func TestSyncDryRun(t *testing.T) {
 	}
 	if !slicesEqual(n.Labels, []string{"Character"}) || total == 0 {
 		t.Fatalf("not described: %+v", n)
+	}
+	// A review page draws the links between the neighbours.
+	if !sum.Plan.NeighborLinks || len(n.Links) == 0 {
+		t.Fatalf("the dry run's plan lists no links: %+v", n)
 	}
 	// The write properties are not copied to clones.
 	if !slicesEqual(sum.Plan.SkipProperties, []string{"ambiguity", "ambiguity_score", "ambiguity_entities", "fondue_run"}) {

@@ -409,7 +409,7 @@ func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jt
 	// The first sync writes the properties the others overwrite (as a
 	// nightly job's every run but its first), warms the server up, and
 	// gives the first write's cost.
-	first, err := runSync(ctx, cfg, srv, c, [2]string{BinaryMain, cfg.Binary}, -1, "bench-first", []string{"--method", "degree"}, false)
+	first, err := runSync(ctx, cfg, srv, c, [2]string{BinaryMain, cfg.Binary}, -1, "bench-first", append([]string{"--method", "degree"}, lc.SyncArgs...), false)
 	if err != nil {
 		return fmt.Errorf("first sync: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
@@ -136,6 +137,10 @@ func (a *app) memoryLimit() (int64, error) {
 	}
 	return limit, nil
 }
+
+// usesEmbedding says whether a method fits an embedding (the default,
+// "", does).
+func usesEmbedding(method string) bool { return method == "" || score.UsesEmbedding(method) }
 
 // checkMemory refuses a run whose estimate exceeds max_memory.
 func (a *app) checkMemory(e memory.Estimate) error {

@@ -151,7 +151,8 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
 		KeepState: a.cfg.Engine.Embedding.Checkpoint != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
-		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil})
+		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil,
+		NoEmbedding: !usesEmbedding(opts.Method)})
 	if err := a.checkMemory(est); err != nil {
 		return nil, nil, err
 	}

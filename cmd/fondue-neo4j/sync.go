@@ -248,11 +248,21 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// The pull's buffers, and the element ids and keys the run
 			// keeps to write the scores back, count too.
 			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency)
+			// With --split, the plan of the nodes to split and its text
+			// (stored, or printed by a dry run), after the engine.
+			var sink []memory.Part
+			if s.split {
+				top := s.engine.Split.Top
+				if s.engine.Split.MinAmbiguity > 0 {
+					top = 0 // any number of nodes
+				}
+				sink = connector.SplitMemory(g, connector.SplitMemoryOptions{Top: top, StringKeys: !g.IntKeys(), DryRun: dryRun}, s.pull)
+			}
 			est = memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
 				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
 				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split,
-				SourceLoad: load, Held: held})
+				SourceLoad: load, Held: held, Sink: sink, NoEmbedding: !usesEmbedding(opts.Method)})
 			if err := a.checkMemory(est); err != nil {
 				return err
 			}

@@ -51,6 +51,10 @@ type Options struct {
 	MaxDegree int64
 	// Split adds the phase of split proposals (score --split, sync --split).
 	Split bool
+	// NoEmbedding: the method fits no embedding (the baselines, such as
+	// degree, without a splitter that needs one): no embedding phase, and
+	// no vectors or prior in the later ones.
+	NoEmbedding bool
 	// FromFile adds the edge-list reader's buffers to the load phase
 	// (score); the connector builds the graph from streamed records instead.
 	FromFile bool
@@ -62,6 +66,11 @@ type Options struct {
 	// phase, added to each (sync keeps the pulled nodes' element ids and
 	// keys to write the scores back).
 	Held []Part
+	// Sink are what the caller holds once the engine is done, while it
+	// writes the scores and carries the splits out (sync --split: the
+	// split plan, connector.SplitMemory): a phase of their own, with the
+	// fitted graph, the embedding and the scores still held.
+	Sink []Part
 }
 
 // Go's collector lets the heap grow to twice the live data before it runs
@@ -99,6 +108,10 @@ const (
 //	split     = graph + V + 8n + 24n
 //	            + W (8n + 64 KiB)                           ego and two-hop markers
 //	            + W 40 (min(D^2, 2m) + D)                    ego net, two-hop lists, affinity, MCL
+//	sink      = graph + V + 8n + 49n + Sink                 [when Sink is given]
+//
+// Without an embedding (NoEmbedding) there is no embedding phase, and the
+// later phases hold no vectors (V) and no prior (8n).
 //
 // The negative buffers hold the candidates of a block of rows, r times
 // the block's largest degree, each with its vector (8d), multiplier (8)
@@ -114,18 +127,22 @@ const (
 // projections, order, signs and sides (about 32D). The embedding phase
 // is skipped (exact mode) for graphs of up to ExactMaxNode nodes, whose
 // buffers are not per worker. A source's buffers (SourceLoad) are added to
-// the load phase, what the caller holds (Held) to every phase. Live is the
+// the load phase, what the caller holds (Held) to every phase, what a sink
+// holds after the engine (Sink) makes a phase of its own. Live is the
 // largest phase; Peak is Live times the collector's headroom (1.6) plus
 // the runtime's 16 MiB and 8 MiB a worker thread.
 func Predict(nodes, edges int64, o Options) Estimate {
 	s := newSizes(nodes, edges, o)
-	phases := []Phase{
-		{Phase: "load", Parts: s.load()},
-		{Phase: "embedding", Parts: s.embedding()},
-		{Phase: "scoring", Parts: s.scoring()},
+	phases := []Phase{{Phase: "load", Parts: s.load()}}
+	if !o.NoEmbedding {
+		phases = append(phases, Phase{Phase: "embedding", Parts: s.embedding()})
 	}
+	phases = append(phases, Phase{Phase: "scoring", Parts: s.scoring()})
 	if o.Split {
 		phases = append(phases, Phase{Phase: "split", Parts: s.split()})
+	}
+	if len(o.Sink) > 0 {
+		phases = append(phases, Phase{Phase: "sink", Parts: s.sink()})
 	}
 	e := Estimate{Nodes: nodes, Edges: edges}
 	for _, pm := range phases {
@@ -234,6 +251,9 @@ func (s sizes) embedding() []Part {
 // scored returns the parts held once the embedding is fitted: the graph,
 // the embedding, the prior (and the optimizer state for a checkpoint).
 func (s sizes) scored() []Part {
+	if s.o.NoEmbedding {
+		return s.graph()
+	}
 	scored := append(s.graph(),
 		Part{"embedding", s.vec},
 		Part{"prior multipliers", 8 * s.n},
@@ -263,6 +283,12 @@ func (s sizes) split() []Part {
 		Part{"ego and two-hop markers (per worker)", w * (8*n + workerFixed)},
 		Part{"ego net, two-hop lists, affinity, MCL of the largest node (per worker)", w * 40 * (min(deg*deg, 2*m) + deg)},
 	)
+}
+
+// sink returns the parts of the sink phase: the scored graph, the scores
+// and the caller's Sink.
+func (s sizes) sink() []Part {
+	return slices.Concat(s.scored(), []Part{{"scores, disconnection, ranks", 49 * s.n}}, s.o.Sink)
 }
 
 // runtimeOverhead is the Go runtime's own memory with w worker threads.

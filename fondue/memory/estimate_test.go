@@ -74,3 +74,59 @@ func TestPredictSourceLoadAndHeld(t *testing.T) {
 		t.Errorf("live %d peak %d, want at least %d and above %d", got.Live, got.Peak, base.Live+5<<20, base.Peak)
 	}
 }
+
+// What a sink holds after the engine makes a phase of its own: the fitted
+// graph (CSR, keys, key index), the embedding (8nd), the prior (8n), the
+// scores (49n), the sink's parts and what the caller holds; it sets Live
+// when it is the largest.
+func TestPredictSink(t *testing.T) {
+	const n, m = 100000, 1000000
+	o := Options{Split: true, Held: []Part{{"held ids", 3 << 20}}}
+	base := Predict(n, m, o)
+	o.Sink = []Part{{"plan", 50 << 20}, {"plan text", 20 << 20}}
+	got := Predict(n, m, o)
+	if len(got.Phases) != len(base.Phases)+1 {
+		t.Fatalf("%d phases, want %d", len(got.Phases), len(base.Phases)+1)
+	}
+	sink := got.Phases[len(got.Phases)-1]
+	want := int64(8*m+8*(n+1)) + 8*n + 40*n + 8*n*8 + 8*n + 49*n + 70<<20 + 3<<20
+	if sink.Phase != "sink" || sink.Bytes != want {
+		t.Fatalf("phase %s: %d bytes, want sink of %d", sink.Phase, sink.Bytes, want)
+	}
+	if got.Live != max(base.Live, want) {
+		t.Errorf("live %d, want the larger of %d and %d", got.Live, base.Live, want)
+	}
+	o.Sink = []Part{{"plan", 500 << 20}}
+	if big := Predict(n, m, o); big.Live != big.Phases[len(big.Phases)-1].Bytes || big.Peak <= got.Peak {
+		t.Errorf("a large sink: live %d, peak %d; want the sink phase's bytes and a peak above %d", big.Live, big.Peak, got.Peak)
+	}
+}
+
+// A method without an embedding has no embedding phase and holds no
+// vectors or prior in the others: its estimate is the larger of the load
+// and the scoring phase without them.
+func TestPredictNoEmbedding(t *testing.T) {
+	const n, m = 1000000, 10000000
+	with := Predict(n, m, Options{MaxDegree: 500})
+	without := Predict(n, m, Options{MaxDegree: 500, NoEmbedding: true})
+	if len(without.Phases) != len(with.Phases)-1 {
+		t.Fatalf("%d phases, want %d", len(without.Phases), len(with.Phases)-1)
+	}
+	for k, ph := range without.Phases {
+		if ph.Phase == "embedding" {
+			t.Fatalf("phase %d is the embedding's", k)
+		}
+		for _, p := range ph.Parts {
+			if p.Name == "embedding" || p.Name == "prior multipliers" {
+				t.Errorf("phase %s holds %s", ph.Phase, p.Name)
+			}
+		}
+	}
+	scoring := with.Phases[2].Bytes - 8*n*8 - 8*n // without the vectors (8nd) and the prior
+	if got := without.Phases[1]; got.Phase != "scoring" || got.Bytes != scoring {
+		t.Errorf("scoring phase %s of %d bytes, want %d", got.Phase, got.Bytes, scoring)
+	}
+	if without.Live != max(without.Phases[0].Bytes, scoring) || without.Peak >= with.Peak {
+		t.Errorf("live %d, peak %d (with an embedding %d)", without.Live, without.Peak, with.Peak)
+	}
+}

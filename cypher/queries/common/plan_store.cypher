@@ -1,6 +1,8 @@
 // Store a run's split plan before the first split; an existing plan wins.
 // A plan that applies an approved plan records it: its fingerprint and
-// when it was reviewed (null, hence not set, otherwise).
+// when it was reviewed (null, hence not set, otherwise). The stored plan
+// comes back only when it is another one (null when it is $plan): a plan's
+// text is tens of megabytes for a thousand hubs.
 MERGE (r{{label .Label}} {run_id: $run})
 ON CREATE SET r.plan = $plan, r.created_at = $at, r.approved_plan = $approved, r.reviewed_at = $reviewedAt
-RETURN r.plan AS plan
+RETURN CASE WHEN r.plan = $plan THEN null ELSE r.plan END AS plan

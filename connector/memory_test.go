@@ -1,0 +1,194 @@
+package connector
+
+import (
+	"runtime"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+)
+
+// heapAlloc is the live heap after a collection.
+func heapAlloc() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// heapPeak runs f and returns the heap's largest size while it ran,
+// sampled every millisecond.
+func heapPeak(f func()) int64 {
+	var peak atomic.Int64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if h := int64(ms.HeapAlloc); h > peak.Load() {
+				peak.Store(h)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	<-sampled
+	return peak.Load()
+}
+
+// The sum of the k largest degrees, and the links bound, against sorting.
+func TestTopDegrees(t *testing.T) {
+	g, err := generate.SBM(generate.SBMOptions{Nodes: 2000, AvgDegree: 8, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deg := make([]int, g.NumNodes())
+	for i := range deg {
+		deg[i] = g.Degree(i)
+	}
+	slices.Sort(deg)
+	slices.Reverse(deg)
+	// Links between the neighbours of each node, counted pair by pair,
+	// and their bound.
+	bound := make([]int64, g.NumNodes())
+	for i := range bound {
+		nb := map[int32]bool{}
+		for _, j := range g.Neighbors(i) {
+			nb[j] = true
+		}
+		var links, s int64
+		for _, j := range g.Neighbors(i) {
+			s += int64(g.Degree(int(j)))
+			for _, x := range g.Neighbors(int(j)) {
+				if nb[x] && x > j {
+					links++
+				}
+			}
+		}
+		d := int64(g.Degree(i))
+		bound[i] = min(4000, d*(d-1)/2, (s-d)/2)
+		if links > bound[i] {
+			t.Fatalf("node %d: %d links between its neighbours, above the bound %d", i, links, bound[i])
+		}
+	}
+	slices.Sort(bound)
+	slices.Reverse(bound)
+	for _, k := range []int{0, 1, 7, 100, 1999, 2000} {
+		var sum, links int64
+		for _, d := range deg[:k] {
+			sum += int64(d)
+		}
+		for _, b := range bound[:k] {
+			links += b
+		}
+		if got := topDegreeSum(g, k); got != sum {
+			t.Errorf("k=%d: top degree sum %d, want %d", k, got, sum)
+		}
+		if got := topLinks(g, k); got != links {
+			t.Errorf("k=%d: links %d, want %d", k, got, links)
+		}
+	}
+}
+
+// SplitMemory bounds a real split plan of a pulled graph and what storing
+// and carrying it out allocate: the plan's heap and its text (a stored
+// plan's and a dry run's, with links and relationship counts), within
+// 8 times (its bound takes the largest degrees, the nodes split are the
+// most ambiguous), and the heap's peak while the plan is stored and the
+// nodes split, with the collector's headroom.
+func TestSplitMemoryEstimate(t *testing.T) {
+	reset(t)
+	g0, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := srv.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testgraph.Load(ctxT(t, 5*time.Minute), d, g0, "Node", "LINK", "uid"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := open(t)
+	o := syncjob.PullOptions{NodeLabels: []string{"Node"}, RelationshipTypes: []string{"LINK"}, IDProperty: "uid"}
+	sg, err := c.Pull(ctxT(t, time.Minute), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const top = 300
+	res, err := fondue.Score(ctxT(t, 5*time.Minute), sg.Graph, fondue.Options{Seed: 1,
+		Split: fondue.SplitOptions{Splitter: split.Splitters()[0], Top: top}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, got, bound int64) {
+		t.Helper()
+		t.Logf("%s: %.2f MB, bound %.2f MB (%.2fx)", what, float64(got)/(1<<20), float64(bound)/(1<<20), float64(bound)/float64(got))
+		if got > bound || bound > 8*got {
+			t.Errorf("%s: %d bytes, bound %d: want the bound above, and within 8 times", what, got, bound)
+		}
+	}
+	for _, dry := range []bool{false, true} {
+		parts := SplitMemory(sg.Graph, SplitMemoryOptions{Top: top, DryRun: dry}, o)
+		base := heapAlloc()
+		p, err := syncjob.NewPlan(sg, res, syncjob.PlanOptions{RunID: "mem", NeighborLinks: dry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dry {
+			if err := c.Describe(ctxT(t, time.Minute), p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		planBytes := heapAlloc() - base
+		text, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := map[bool]string{false: "stored plan", true: "dry run's plan"}[dry]
+		check(name, planBytes, parts[0].Bytes)
+		textBytes := int64(len(text))
+		if !dry {
+			textBytes *= 2 // the parameter and the driver's message
+		}
+		check(name+" as text", textBytes, parts[1].Bytes)
+		if dry {
+			continue
+		}
+		// Storing and splitting, over the heap with the plan.
+		withPlan := heapAlloc()
+		peak := heapPeak(func() {
+			stored, err := c.StorePlan(ctxT(t, time.Minute), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Split(ctxT(t, 5*time.Minute), stored, time.Now(), nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+		est := memory.Predict(int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges()), memory.Options{MaxDegree: int64(sg.Graph.MaxDegree()), Split: true, Sink: parts})
+		sink := est.Phases[len(est.Phases)-1]
+		t.Logf("storing and splitting: heap peak %.2f MB over the heap with the plan (%.2f MB); sink parts %.2f MB, phase %.2f MB",
+			float64(peak-withPlan)/(1<<20), float64(withPlan-base)/(1<<20), float64(parts[0].Bytes+parts[1].Bytes)/(1<<20), float64(sink.Bytes)/(1<<20))
+		if sink.Phase != "sink" || float64(peak-base) > 1.6*float64(parts[0].Bytes+parts[1].Bytes) {
+			t.Errorf("storing and splitting: the heap peaked %d bytes over the start, above 1.6 times the sink's parts (%d) of phase %q",
+				peak-base, parts[0].Bytes+parts[1].Bytes, sink.Phase)
+		}
+		runtime.KeepAlive(p)
+	}
+	runtime.KeepAlive(res)
+}
