@@ -50,6 +50,27 @@ func heapPeak(f func()) int64 {
 	return peak.Load()
 }
 
+// loadSBM loads a generated graph of 20,000 nodes (10 relationships a
+// node on average) as (:Node {uid})-[:LINK]->(:Node) into an empty
+// database, and returns a connection and the options that pull it.
+func loadSBM(t *testing.T) (*Conn, syncjob.PullOptions) {
+	t.Helper()
+	reset(t)
+	g, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := srv.Driver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := testgraph.Load(ctxT(t, 5*time.Minute), d, g, "Node", "LINK", "uid"); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := open(t)
+	return c, syncjob.PullOptions{NodeLabels: []string{"Node"}, RelationshipTypes: []string{"LINK"}, IDProperty: "uid"}
+}
+
 // The sum of the k largest degrees, and the links bound, against sorting.
 func TestTopDegrees(t *testing.T) {
 	g, err := generate.SBM(generate.SBMOptions{Nodes: 2000, AvgDegree: 8, Seed: 5})
@@ -111,20 +132,7 @@ func TestTopDegrees(t *testing.T) {
 // most ambiguous), and the heap's peak while the plan is stored and the
 // nodes split, with the collector's headroom.
 func TestSplitMemoryEstimate(t *testing.T) {
-	reset(t)
-	g0, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := srv.Driver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testgraph.Load(ctxT(t, 5*time.Minute), d, g0, "Node", "LINK", "uid"); err != nil {
-		t.Fatal(err)
-	}
-	c, _ := open(t)
-	o := syncjob.PullOptions{NodeLabels: []string{"Node"}, RelationshipTypes: []string{"LINK"}, IDProperty: "uid"}
+	c, o := loadSBM(t)
 	sg, err := c.Pull(ctxT(t, time.Minute), o)
 	if err != nil {
 		t.Fatal(err)

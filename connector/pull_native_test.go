@@ -3,13 +3,10 @@ package connector
 import (
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
@@ -52,45 +49,15 @@ func TestIDIndex(t *testing.T) {
 // a generated graph, with the collector's headroom, and what the subgraph
 // keeps afterwards.
 func TestPullMemoryEstimate(t *testing.T) {
-	reset(t)
-	g0, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	c, o := loadSBM(t)
+	base := heapAlloc()
+	var sg *syncjob.Subgraph
+	var err error
+	peak := heapPeak(func() { sg, err = c.Pull(ctxT(t, time.Minute), o) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := srv.Driver()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testgraph.Load(ctxT(t, 5*time.Minute), d, g0, "Node", "LINK", "uid"); err != nil {
-		t.Fatal(err)
-	}
-	c, _ := open(t)
-	o := syncjob.PullOptions{NodeLabels: []string{"Node"}, RelationshipTypes: []string{"LINK"}, IDProperty: "uid"}
-	var ms runtime.MemStats
-	heap := func() int64 { runtime.ReadMemStats(&ms); return int64(ms.HeapAlloc) }
-	runtime.GC()
-	base := heap()
-	var peak atomic.Int64
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-				if h := heap(); h > peak.Load() {
-					peak.Store(h)
-				}
-			}
-		}
-	}()
-	sg, err := c.Pull(ctxT(t, time.Minute), o)
-	close(done)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.GC()
-	kept := heap() - base
+	kept := heapAlloc() - base
 	n, m := int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges())
 	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency)
 	est := memory.Predict(n, m, memory.Options{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
@@ -102,8 +69,8 @@ func TestPullMemoryEstimate(t *testing.T) {
 		graphAndHeld += p.Bytes
 	}
 	t.Logf("%d nodes, %d edges: heap peak %.1f MB over the start (load phase %.1f MB, times 1.6: %.1f MB); kept %.1f MB (graph and held %.1f MB)",
-		n, m, float64(peak.Load()-base)/(1<<20), float64(loadBytes)/(1<<20), 1.6*float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
-	if got := peak.Load() - base; float64(got) > 1.6*float64(loadBytes) {
+		n, m, float64(peak-base)/(1<<20), float64(loadBytes)/(1<<20), 1.6*float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
+	if got := peak - base; float64(got) > 1.6*float64(loadBytes) {
 		t.Errorf("the pull's heap peaked %d bytes over the start, above 1.6 times the estimate's load phase (%d)", got, loadBytes)
 	}
 	if kept > graphAndHeld {
