@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/spf13/cobra"
@@ -39,5 +40,9 @@ func main() {
 
 // run executes the CLI and returns the process exit code (cli.Run).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// A run sets the runtime's soft memory limit from its estimate
+	// (softLimit); the next run in the same process (the tests) starts
+	// from the one before.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	return cli.Run(ctx, "fondue-neo4j", args, stderr, func() *cobra.Command { return newRootCmd(stdin, stdout, stderr) })
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -495,5 +496,29 @@ func TestSummaryLogsEstimate(t *testing.T) {
 	}
 	if got, want := sum["estimate_mb"], math.Round(float64(est.Peak)/(1<<20)*1000)/1000; got != want {
 		t.Errorf("estimate_mb %v, want %v (estimate's peak)", got, want)
+	}
+}
+
+// A run's soft memory limit is its estimate less the program's pages,
+// within max_memory, at least 256 MiB; the process's limit is back to what
+// it was once the run returns.
+func TestSoftLimit(t *testing.T) {
+	for _, c := range []struct{ peak, limit, want int64 }{
+		{1 << 30, 0, 1<<30 - binaryResident},
+		{1 << 30, 512 << 20, 512 << 20},
+		{1 << 30, 4 << 30, 1<<30 - binaryResident},
+		{40 << 20, 0, 256 << 20},
+		{300 << 20, 128 << 20, 128 << 20},
+	} {
+		if got := softLimit(c.peak, c.limit); got != c.want {
+			t.Errorf("softLimit(%d, %d) = %d, want %d", c.peak, c.limit, got, c.want)
+		}
+	}
+	before := debug.SetMemoryLimit(-1)
+	if code, _, stderr := runCLI(t, "", "score", lesmis, "--max-memory", "none"); code != 0 {
+		t.Fatalf("score: exit %d, %s", code, stderr)
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("the soft limit is %d after the run, was %d", after, before)
 	}
 }
