@@ -2,6 +2,7 @@ package connector
 
 import (
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -24,8 +25,11 @@ func heapAlloc() int64 {
 }
 
 // heapPeak runs f and returns the heap's largest size while it ran,
-// sampled every millisecond.
+// sampled every millisecond, with the collector running at 10% growth: the
+// live data's peak with at most a tenth of garbage, which is what the
+// estimate's parts count (its headroom for the collector is on top).
 func heapPeak(f func()) int64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	var peak atomic.Int64
 	done := make(chan struct{})
 	sampled := make(chan struct{})
@@ -129,8 +133,8 @@ func TestTopDegrees(t *testing.T) {
 // and carrying it out allocate: the plan's heap and its text (a stored
 // plan's and a dry run's, with links and relationship counts), within
 // 8 times (its bound takes the largest degrees, the nodes split are the
-// most ambiguous), and the heap's peak while the plan is stored and the
-// nodes split, with the collector's headroom.
+// most ambiguous), and the live heap's peak while the plan is stored and
+// the nodes split.
 func TestSplitMemoryEstimate(t *testing.T) {
 	c, o := loadSBM(t)
 	sg, err := c.Pull(ctxT(t, time.Minute), o)
@@ -192,8 +196,8 @@ func TestSplitMemoryEstimate(t *testing.T) {
 		sink := est.Phases[len(est.Phases)-1]
 		t.Logf("storing and splitting: heap peak %.2f MB over the heap with the plan (%.2f MB); sink parts %.2f MB, phase %.2f MB",
 			float64(peak-withPlan)/(1<<20), float64(withPlan-base)/(1<<20), float64(parts[0].Bytes+parts[1].Bytes)/(1<<20), float64(sink.Bytes)/(1<<20))
-		if sink.Phase != "sink" || float64(peak-base) > 1.6*float64(parts[0].Bytes+parts[1].Bytes) {
-			t.Errorf("storing and splitting: the heap peaked %d bytes over the start, above 1.6 times the sink's parts (%d) of phase %q",
+		if sink.Phase != "sink" || float64(peak-base) > 1.1*float64(parts[0].Bytes+parts[1].Bytes) {
+			t.Errorf("storing and splitting: the heap peaked %d bytes over the start, above 1.1 times the sink's parts (%d) of phase %q",
 				peak-base, parts[0].Bytes+parts[1].Bytes, sink.Phase)
 		}
 		runtime.KeepAlive(p)

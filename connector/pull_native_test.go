@@ -45,9 +45,8 @@ func TestIDIndex(t *testing.T) {
 }
 
 // The memory a native pull needs (PullMemory, with the load phase of
-// fondue's estimate) bounds what it uses: the heap's peak during a pull of
-// a generated graph, with the collector's headroom, and what the subgraph
-// keeps afterwards.
+// fondue's estimate) bounds what it uses: the live heap's peak during a
+// pull of a generated graph, and what the subgraph keeps afterwards.
 func TestPullMemoryEstimate(t *testing.T) {
 	c, o := loadSBM(t)
 	base := heapAlloc()
@@ -68,10 +67,10 @@ func TestPullMemoryEstimate(t *testing.T) {
 	for _, p := range append(est.Phases[0].Parts[:3:3], held...) { // the graph (CSR, keys, index) and what sync holds
 		graphAndHeld += p.Bytes
 	}
-	t.Logf("%d nodes, %d edges: heap peak %.1f MB over the start (load phase %.1f MB, times 1.6: %.1f MB); kept %.1f MB (graph and held %.1f MB)",
-		n, m, float64(peak-base)/(1<<20), float64(loadBytes)/(1<<20), 1.6*float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
-	if got := peak - base; float64(got) > 1.6*float64(loadBytes) {
-		t.Errorf("the pull's heap peaked %d bytes over the start, above 1.6 times the estimate's load phase (%d)", got, loadBytes)
+	t.Logf("%d nodes, %d edges: heap peak %.1f MB over the start (load phase %.1f MB); kept %.1f MB (graph and held %.1f MB)",
+		n, m, float64(peak-base)/(1<<20), float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
+	if got := peak - base; float64(got) > 1.1*float64(loadBytes) {
+		t.Errorf("the pull's heap peaked %d bytes over the start, above 1.1 times the estimate's load phase (%d)", got, loadBytes)
 	}
 	if kept > graphAndHeld {
 		t.Errorf("the subgraph keeps %d bytes, above the estimate's graph and held parts (%d)", kept, graphAndHeld)
