@@ -3,6 +3,7 @@ package fondue
 import (
 	"context"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
@@ -17,6 +18,9 @@ type Proposal struct {
 	Groups    [][]int32 // neighbour node indices, each group sorted; largest group first
 	Score     float64   // the node's raw score, when known
 	Ambiguity float64   // the node's ambiguity percentile, when known
+	// Reasons holds, per group, the shared context that merged its pieces
+	// (strongest first); nil without Options.Context.
+	Reasons [][]evidence.Reason
 }
 
 // ProposeSplits proposes a split of each of the given nodes with

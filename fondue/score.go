@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
@@ -59,6 +60,11 @@ type Options struct {
 	// (:Author)-[:WROTE]->(:Paper) only the authors are targets. Its length
 	// is the graph's node count. nil scores every node.
 	Targets []bool
+	// Context, when not nil, is what the graph says about its nodes besides
+	// the links (their kinds and evidence properties): the splits merge the
+	// pieces of a neighbourhood that it says are one entity, and the entity
+	// estimates count those groups. nil: the links alone.
+	Context *evidence.Context
 	// Split asks for split proposals for some nodes (none by default).
 	Split SplitOptions
 	// WarmStart, when set, starts the embedding from a previous run's

@@ -299,6 +299,12 @@ var settings = []Setting{
 		Help:  "node properties naming nodes for people, the first a node has, comma-separated, each literal (e.g. name,title): in the dry run's plan, the summary and messages",
 		Flags: []Flag{{Name: "display-property", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Graph.DisplayProperty }},
+	{Key: "graph.evidence_properties", Kind: List, Default: []string{},
+		Help: "node properties that tell entities apart, comma-separated, each literal (e.g. title,year): text by its words, numbers by their closeness",
+		Doc: "node properties that are evidence of which pieces of a neighbourhood are one entity: text by its words, numbers by their closeness " +
+			"(see [Knowledge graphs](#knowledge-graphs-score-some-labels-the-rest-is-context))",
+		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.EvidenceProperties }},
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000,
 		Help:  "records per batch when reading",
 		Flags: []Flag{{Name: "fetch-size", On: CmdSync}},

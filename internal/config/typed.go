@@ -100,14 +100,15 @@ type Neo4j struct {
 
 // Graph is the subgraph sync pulls (graph.*).
 type Graph struct {
-	NodeLabels        []string
-	RelationshipTypes []string
-	NodeQuery         string
-	RelationshipQuery string
-	IDProperty        string
-	DisplayProperty   []string
-	FetchSize         int
-	ReadConcurrency   int
+	NodeLabels         []string
+	RelationshipTypes  []string
+	NodeQuery          string
+	RelationshipQuery  string
+	IDProperty         string
+	DisplayProperty    []string
+	EvidenceProperties []string
+	FetchSize          int
+	ReadConcurrency    int
 }
 
 // Write is what sync writes (write.*).
