@@ -160,6 +160,19 @@ type Group struct {
 	// Relationships counts the group's relationships by type and direction
 	// (filled by Describe).
 	Relationships []RelCount `json:"relationships,omitempty"`
+	// Reasons are the shared context that made the group's pieces one
+	// group (fondue.Proposal.Reasons), strongest first.
+	Reasons []Reason `json:"reasons,omitempty"`
+}
+
+// Reason is one shared context node or property value of a group, as a
+// person reads it: Kind is the node's labels or the property's name, Value
+// its display text (a context node's display property or key, the word or
+// the number), Weight how much it counted.
+type Reason struct {
+	Kind   string  `json:"kind"`
+	Value  string  `json:"value"`
+	Weight float64 `json:"weight"`
 }
 
 // RelCount is a number of relationships of one type and direction (seen
