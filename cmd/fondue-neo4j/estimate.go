@@ -10,8 +10,10 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newEstimateCmd(a *app) *cobra.Command {
@@ -77,8 +79,8 @@ like score and sync.`,
 				}
 				nodes, edges, stringKeys = int64(g.NumNodes()), int64(g.NumEdges()), !g.IntKeys()
 				maxDegree = int64(g.MaxDegree())
-			} else if nodes <= 0 || edges < 0 {
-				return usageErrorf("estimate needs an edge-list file, or --nodes (positive) and --edges (or --relationships, non-negative)")
+			} else if err := checkCounts(fl, nodes, edges); err != nil {
+				return err
 			}
 			limit, err := a.memoryLimit()
 			if err != nil {
@@ -112,6 +114,33 @@ like score and sync.`,
 	// estimate, and no other.
 	cli.AddFlags(cmd, config.CmdEstimate)
 	return cmd
+}
+
+// checkCounts checks estimate's counts: both given, nodes positive, edges
+// non-negative and at most what a simple graph of that many nodes holds
+// (n(n-1)/2: the engine merges duplicate edges and drops self-loops).
+func checkCounts(fl *pflag.FlagSet, nodes, edges int64) error {
+	hasEdges := fl.Changed("edges") || fl.Changed("relationships")
+	switch {
+	case !fl.Changed("nodes") && !hasEdges:
+		return usageErrorf("estimate needs an edge-list file, or --nodes and --edges (--relationships)")
+	case !fl.Changed("nodes"):
+		return usageErrorf("estimate needs --nodes with --edges (or an edge-list file)")
+	case !hasEdges:
+		return usageErrorf("estimate needs --edges (or --relationships) with --nodes (or an edge-list file)")
+	case nodes <= 0:
+		return usageErrorf("--nodes %d: want a positive number of nodes", nodes)
+	case edges < 0:
+		return usageErrorf("--edges %d: want a non-negative number of edges", edges)
+	}
+	// From 2^31 nodes on, the bound exceeds 2^61 edges: no check needed.
+	if nodes < 1<<31 {
+		if most := nodes * (nodes - 1) / 2; edges > most {
+			return usageErrorf("--nodes %d --edges %d: a simple graph of %s holds at most %s (duplicates merge, self-loops are dropped)",
+				nodes, edges, plural.N(int(nodes), "node"), plural.N(int(most), "edge"))
+		}
+	}
+	return nil
 }
 
 // memoryLimit returns max_memory in bytes: the configured size, or the memory

@@ -79,7 +79,7 @@ func TestReadmeExitCodes(t *testing.T) {
 		exitOK:    {{args: []string{"score", lesmis, "--top", "1"}}, {args: []string{"estimate", lesmis}}},
 		exitError: {{args: []string{"score", lesmis, "--top", "1"}, brokenStdout: true, want: "broken pipe"}},
 		exitUsage: {
-			{args: []string{"score", lesmis, "--threads", "two"}, want: "invalid argument"},
+			{args: []string{"score", lesmis, "--threads", "two"}, want: "flag --threads: threads = two: want a non-negative integer"},
 			{args: []string{"score", lesmis}, env: map[string]string{"FONDUE_THREADS": "two"}, want: `FONDUE_THREADS: threads = "two"`},
 			{args: []string{"score", lesmis, "--config", writeFile(t, dir, "c.yaml", "embedding:\n  dimm: 4\n")}, want: "unknown key"},
 			{args: []string{"score", bad}, want: `bad.txt:2: weight "x" is not a number`},

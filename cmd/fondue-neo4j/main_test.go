@@ -248,7 +248,7 @@ func TestScoreBadInput(t *testing.T) {
 		{[]string{"score", lesmis}, map[string]string{"FONDUE_NAMES": filepath.Join(dir, "nope.tsv")}, exitUsage, "names file " + filepath.Join(dir, "nope.tsv") + ": no such file"},
 		{[]string{"score", lesmis, "--names", write("bad.names", "11 Valjean\n")}, nil, exitUsage, "bad.names:1: \"11 Valjean\": want id<TAB>name"},
 		{[]string{"score", lesmis, "--mode", "fast"}, nil, exitUsage, "flag --mode: embedding.mode = fast: want one of auto, exact, sampled"},
-		{[]string{"score", lesmis, "--epochs", "ten"}, nil, exitUsage, "invalid argument"},
+		{[]string{"score", lesmis, "--epochs", "ten"}, nil, exitUsage, "flag --epochs: embedding.epochs = ten: want a positive integer"},
 		{[]string{"score", lesmis}, map[string]string{"FONDUE_EMBEDDING_SIGMA2": "0.5"}, exitUsage, "sigma2 (0.5) must be larger"},
 		{[]string{"score", lesmis, "--config", filepath.Join(dir, "missing.yaml")}, nil, exitUsage, "not found"},
 		{[]string{"score", lesmis, "--config", write("bad.yaml", "seed: [1,\n")}, nil, exitUsage, "config file"},

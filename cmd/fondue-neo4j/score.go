@@ -191,6 +191,9 @@ func (a *app) readNames(path string) (names.Names, error) {
 	if path == "" {
 		return nil, nil
 	}
+	if isFolder(path) {
+		return nil, usageErrorf("names file %s: is a folder; give a file", path)
+	}
 	nm, err := names.ReadFile(path)
 	var ne *names.Error
 	switch {
@@ -274,6 +277,13 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 	return nil
 }
 
+// isFolder is whether path names a folder: an input file that is one is
+// said so once, rather than in each layer's words of the read that failed.
+func isFolder(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
 // checkWritable checks that a file can be written at path (by a temporary
 // file and a rename, as Checkpoint.WriteFile does): its folder exists and
 // takes new files, and path is not a folder.
@@ -329,6 +339,10 @@ func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*graph.Graph, erro
 	if path == "-" {
 		g, st, err = edgelist.Read(&countingReader{r: a.stdin, pr: pr}, "<stdin>", hm)
 	} else {
+		if isFolder(path) {
+			pr.finish()
+			return nil, usageErrorf("edge list %s: is a folder; give an edge-list file", path)
+		}
 		var f *os.File
 		if f, err = os.Open(path); err == nil {
 			size := 0
@@ -353,6 +367,11 @@ func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*graph.Graph, erro
 	}
 	a.log.Debug("read edge list", "file", path, "format", st.Format.String(), "lines", st.Lines, "edges", st.Edges, "header", st.Header,
 		"self_loops", g.SelfLoops(), "duplicates", g.Duplicates())
+	if st.Header {
+		// A line taken for a header is not an edge: say which, so that a
+		// wrong --header yes (or a wrong guess) shows.
+		a.log.Info("took a line for the header: not an edge", "file", path, "line", st.HeaderLine, "text", st.HeaderText)
+	}
 	if st.Weighted {
 		a.log.Info("edge weights are ignored: FONDUE works on the unweighted graph", "file", path)
 	}

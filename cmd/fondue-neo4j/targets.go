@@ -34,6 +34,9 @@ func (a *app) readTargetSelection() (targetSelection, error) {
 	if sel.file == "" {
 		return sel, nil
 	}
+	if isFolder(sel.file) {
+		return sel, usageErrorf("score_nodes %s: is a folder; give a file", sel.file)
+	}
 	f, err := os.Open(sel.file)
 	switch {
 	case errors.Is(err, os.ErrNotExist):

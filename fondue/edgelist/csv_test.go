@@ -91,6 +91,8 @@ func TestReadEdgeListCSVErrors(t *testing.T) {
 		{"tabs in a csv file", "g.csv", "1\t2\n", 1, "read as CSV"},
 		{"empty id", "g.csv", "1,\n", 1, "node id 2 is empty"},
 		{"quoted id in a whitespace list", "g.txt", "1 2\n\"a b\" c\n", 2, "quoted ids need a CSV or TSV file"},
+		{"quoted id with a space", "g.txt", "1 2\n\"3 4\" 5\n", 2, `quoted id "3 4" in a file read as whitespace-separated`},
+		{"quoted id with a space, unclosed", "g.txt", "1 2\n5 \"3 4\n", 2, `quoted id "3 4 (no closing quote) in a file read as whitespace-separated`},
 		{"spaces in a whitespace list", "g.txt", "1 2\nAlice Smith Bob\n", 2, "ids with spaces need a CSV or TSV file"},
 		{"binary in csv", "g.csv", "1,2\n3,\x00\n", 2, "invalid byte 0x00"},
 		{"four fields", "g.csv", "1,2,3,4\n", 1, "found 4 fields"},

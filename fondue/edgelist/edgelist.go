@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 )
 
 // MaxLineBytes is the longest line Read accepts. Longer lines are far
@@ -60,11 +61,15 @@ func (e *ParseError) Unwrap() error { return e.Err }
 
 // Stats describes what Read read.
 type Stats struct {
-	Lines    int    // lines in the file
-	Edges    int    // edge lines, self-loops and duplicates included
-	Header   bool   // whether a header line was skipped
-	Weighted bool   // whether edges carried a third (weight) column; weights are ignored
-	Format   Format // how the fields were separated
+	Lines  int  // lines in the file
+	Edges  int  // edge lines, self-loops and duplicates included
+	Header bool // whether a header line was skipped
+	// HeaderLine is the line number of the skipped header (0: none), and
+	// HeaderText its fields, separated by single spaces.
+	HeaderLine int
+	HeaderText string
+	Weighted   bool   // whether edges carried a third (weight) column; weights are ignored
+	Format     Format // how the fields were separated
 }
 
 // ReadFile reads an edge list from a file; see Read.
@@ -144,7 +149,7 @@ func read(r io.Reader, name string, header HeaderMode, generalLines bool) (*grap
 		}
 	}
 	if el.st.Edges == 0 {
-		return nil, el.st, &ParseError{File: name, Msg: fmt.Sprintf("no edges found (%d lines read)", el.st.Lines), Err: ErrNoEdges}
+		return nil, el.st, &ParseError{File: name, Msg: fmt.Sprintf("no edges found (%s read)", plural.N(el.st.Lines, "line")), Err: ErrNoEdges}
 	}
 	if !el.strMode {
 		return graph.NewIntKeyGraph(el.ints), el.st, nil
@@ -199,7 +204,7 @@ func (el *edgeListReader) record(f [][]byte, nf, line int) error {
 	}
 	if el.pending == nil && el.st.Edges == 0 && !el.st.Header && el.header != HeaderNone {
 		if el.header == HeaderFirst || looksLikeHeader(f) {
-			el.st.Header = true
+			el.takeHeader(f, line)
 			return nil
 		}
 		if allNonNumeric(f[:2]) {
@@ -216,12 +221,19 @@ func (el *edgeListReader) record(f [][]byte, nf, line int) error {
 		p := el.pending
 		el.pending = nil
 		if !allNonNumeric(f[:2]) && (len(p) == 2 || !isNumber(p[2])) {
-			el.st.Header = true
+			el.takeHeader(p, el.pendingLine)
 		} else if err := el.addEdge(p, el.pendingLine); err != nil {
 			return err
 		}
 	}
 	return el.addEdge(f, line)
+}
+
+// takeHeader skips the data line of fields f, found on line, as the
+// header.
+func (el *edgeListReader) takeHeader(f [][]byte, line int) {
+	el.st.Header, el.st.HeaderLine = true, line
+	el.st.HeaderText = string(bytes.Join(f, []byte(" ")))
 }
 
 func (el *edgeListReader) addEdge(f [][]byte, line int) error {
@@ -271,8 +283,8 @@ func (el *edgeListReader) readWhitespace(br *bufio.Reader) error {
 			f = bytes.TrimSpace(f) // other Unicode spaces
 			fields[k] = f
 			if len(f) > 0 && f[0] == '"' {
-				return el.fail(el.st.Lines, "quoted field %s: this file is read as whitespace-separated (from its first lines); "+
-					"quoted ids need a CSV or TSV file (.csv: commas, .tsv: tabs)", f)
+				return el.fail(el.st.Lines, "quoted id %s in a file read as whitespace-separated (from its first lines): "+
+					"quoted ids need a CSV or TSV file (.csv: commas, .tsv: tabs)", quotedSpan(line, f))
 			}
 		}
 		if err := el.record(fields[:], nf, el.st.Lines); err != nil {
@@ -458,6 +470,17 @@ func splitFields(line []byte, out *[3][]byte) int {
 		i = j
 	}
 	return n
+}
+
+// quotedSpan is the quoted id that starts at field f of line (f a
+// subslice of line), up to its closing quote, which splitting at spaces
+// may have cut off: "3 4", not "3.
+func quotedSpan(line, f []byte) string {
+	rest := line[cap(line)-cap(f):]
+	if end := bytes.IndexByte(rest[1:], '"'); end >= 0 {
+		return string(rest[:end+2])
+	}
+	return string(rest) + " (no closing quote)"
 }
 
 var headerWords = map[string]bool{

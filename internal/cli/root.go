@@ -22,7 +22,7 @@ func SetupRoot(root *cobra.Command, stdout, stderr io.Writer) {
 	root.SilenceUsage = true
 	root.SilenceErrors = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return UsageErrorf("%v (see '%s --help')", err, c.CommandPath())
+		return UsageErrorf("%v (see '%s --help')", flagError(c, err), c.CommandPath())
 	})
 	pf := root.PersistentFlags()
 	pf.String("config", "", "config file (default: ./fondue.yaml, then $XDG_CONFIG_HOME/fondue-neo4j/fondue.yaml, /etc/fondue-neo4j/fondue.yaml)")

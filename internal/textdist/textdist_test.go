@@ -28,3 +28,28 @@ func TestLevenshtein(t *testing.T) {
 		}
 	}
 }
+
+// Distances worked out by hand: Levenshtein's, but a swap of neighbours is
+// one edit.
+func TestOSA(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"", "abc", 3},
+		{"kitten", "sitting", 3},
+		{"ab", "ba", 1},   // one swap
+		{"tpo", "top", 1}, // one swap
+		{"tpo", "tol", 2}, // two substitutions
+		{"ca", "abc", 3},  // OSA edits no substring twice (Damerau would say 2)
+		{"thread", "threads", 1},
+	} {
+		if got := OSA(c.a, c.b); got != c.want {
+			t.Errorf("OSA(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := OSA(c.b, c.a); got != c.want {
+			t.Errorf("OSA(%q, %q) = %d, want %d (symmetric)", c.b, c.a, got, c.want)
+		}
+	}
+}
