@@ -1,7 +1,9 @@
 package config
 
 import (
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -198,4 +200,51 @@ func FuzzReadConfig(f *testing.F) {
 		check(ReadFile("fuzz.yaml", data))
 		check(ReadEnv(strings.Split(env, "\n")))
 	})
+}
+
+// A relative path in a config file is relative to the file's folder, not to
+// the working directory; an absolute path, "-" (standard input or output)
+// and paths from flags or the environment are left alone.
+func TestReadFileRelativePaths(t *testing.T) {
+	yaml := []byte("neo4j:\n  password_file: secrets/pw.txt\nembedding:\n  checkpoint: /abs/emb.ckpt\n" +
+		"names: names.tsv\nscore_nodes: ../ids.txt\nreview:\n  out: '-'\n  plan: plan.json\nsplit:\n  plan: plan.json\n")
+	vals, err := ReadFile(filepath.Join("etc", "fondue", "fondue.yaml"), yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]string{
+		"neo4j.password_file":  filepath.Join("etc", "fondue", "secrets", "pw.txt"),
+		"embedding.checkpoint": "/abs/emb.ckpt",
+		"names":                filepath.Join("etc", "fondue", "names.tsv"),
+		"score_nodes":          filepath.Join("etc", "ids.txt"),
+		"review.out":           "-",
+		"review.plan":          filepath.Join("etc", "fondue", "plan.json"),
+		"split.plan":           filepath.Join("etc", "fondue", "plan.json"),
+	} {
+		if got := vals[key].Value; got != want {
+			t.Errorf("%s = %v, want %s", key, got, want)
+		}
+	}
+	env, err := ReadEnv([]string{"FONDUE_NEO4J_PASSWORD_FILE=pw.txt"})
+	if err != nil || env["neo4j.password_file"].Value != "pw.txt" {
+		t.Errorf("environment: %v, %v", env["neo4j.password_file"], err)
+	}
+}
+
+// Every setting that names a file is a path (Setting.Path), so that a
+// config file resolves it against its folder; no other is.
+func TestPathSettings(t *testing.T) {
+	var paths []string
+	for _, s := range Settings() {
+		if s.Path {
+			paths = append(paths, s.Key)
+			if s.Kind != String {
+				t.Errorf("%s is a path of kind %v", s.Key, s.Kind)
+			}
+		}
+	}
+	want := []string{"embedding.checkpoint", "names", "score_nodes", "review.out", "review.plan", "neo4j.password_file", "split.plan"}
+	if !slices.Equal(paths, want) {
+		t.Errorf("paths %v, want %v", paths, want)
+	}
 }

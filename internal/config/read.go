@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -170,6 +171,9 @@ func ReadFile(name string, data []byte) (map[string]Value, error) {
 				if err != nil {
 					return fail(key, raw, "%v", err)
 				}
+				if p, ok := v.(string); ok && s.Path {
+					v = besideFile(name, p)
+				}
 				if prev, dup := out[s.Key]; dup {
 					return fail(key, raw, "%s is also set (as %s = %s): they are the same setting; keep one", s.Key, s.Key, describe(prev.Value))
 				}
@@ -203,6 +207,16 @@ func ReadFile(name string, data []byte) (map[string]Value, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// besideFile resolves path, read from the config file name, against the
+// file's folder, so that a file and what it names can move together and
+// the run's working directory does not matter. "" and "-" are not paths.
+func besideFile(name, path string) string {
+	if path == "" || path == "-" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.Dir(name), path)
 }
 
 // asMap returns a YAML mapping with string keys; ok is false for anything

@@ -23,6 +23,9 @@ type Setting struct {
 	// Check, when set, checks a String or Size value further; its error
 	// says what is expected.
 	Check func(string) error
+	// Path marks a String that names a file: relative in a config file,
+	// it is relative to the file's folder (ReadFile); "-" is left alone.
+	Path bool
 
 	// Help says what the setting does, in one line: the help of its
 	// flags (but those with their own) and the README's.

@@ -156,7 +156,7 @@ var settings = []Setting{
 	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: 1000,
 		Help:  "the largest graph (nodes) that the auto mode fits exactly; larger ones are sampled",
 		Field: func(c *Config) any { return &c.Engine.Embedding.ExactMaxNodes }},
-	{Key: "embedding.checkpoint", Kind: String, Default: "",
+	{Key: "embedding.checkpoint", Kind: String, Default: "", Path: true,
 		Help: "warm-start from this embedding file if it exists, and save the new embedding to it",
 		Doc:  "warm start: resume from the embedding saved in this file (if it exists), save the new one to it",
 		Flags: []Flag{{Name: "checkpoint", On: CmdScore | CmdReview | CmdSync},
@@ -207,7 +207,7 @@ var settings = []Setting{
 		DocDefault: "`auto` (on a terminal)",
 		Flags:      []Flag{{Name: "print-header", On: CmdScore}},
 		Field:      func(c *Config) any { return &c.Output.PrintHeader }},
-	{Key: "names", Kind: String, Default: "",
+	{Key: "names", Kind: String, Default: "", Path: true,
 		Help: "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)",
 		Doc:  "display names for the ids, a file (see [review](#review-look-at-the-proposed-splits-and-decide))",
 		Flags: []Flag{{Name: "names", On: CmdScore},
@@ -221,7 +221,7 @@ var settings = []Setting{
 			"the others are context (see [Knowledge graphs](#knowledge-graphs-score-some-labels-the-rest-is-context))",
 		Flags: []Flag{{Name: "score-prefix", On: CmdScore | CmdReview}},
 		Field: func(c *Config) any { return &c.Input.ScorePrefix }},
-	{Key: "score_nodes", Kind: String, Default: "",
+	{Key: "score_nodes", Kind: String, Default: "", Path: true,
 		Help: "score only the nodes listed in this file, one id a line (# comments); with --score-prefix, a node is scored when either selects it",
 		Doc: "score only the ids listed in this file, one a line as the edge list spells them (`#` comments; an id not in the edge list " +
 			"is an error naming the file and line, exit code 2); with `--score-prefix`, a node is scored when either selects it",
@@ -233,7 +233,7 @@ var settings = []Setting{
 		Help:  "review the K most ambiguous nodes (config review.top)",
 		Flags: []Flag{{Name: "top", On: CmdReview}},
 		Field: func(c *Config) any { return &c.Review.Top }},
-	{Key: "review.out", Kind: String, Default: "fondue-review.html", Check: func(s string) error {
+	{Key: "review.out", Kind: String, Default: "fondue-review.html", Path: true, Check: func(s string) error {
 		if strings.TrimSpace(s) == "" {
 			return errors.New("want the HTML file to write (- for standard output)")
 		}
@@ -242,7 +242,7 @@ var settings = []Setting{
 		Help:  "the HTML file to write (- for standard output; config review.out)",
 		Flags: []Flag{{Name: "output-file", On: CmdReview, Old: "out", OldShorthand: "o"}},
 		Field: func(c *Config) any { return &c.Review.Out }},
-	{Key: "review.plan", Kind: String, Default: "",
+	{Key: "review.plan", Kind: String, Default: "", Path: true,
 		Help:  "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)",
 		Flags: []Flag{{Name: "plan", On: CmdReview}},
 		Field: func(c *Config) any { return &c.Review.Plan }},
@@ -260,7 +260,7 @@ var settings = []Setting{
 		NotInFile: "neo4j.password must not be in the config file: set FONDUE_NEO4J_PASSWORD or neo4j.password_file",
 		Help:      "the Neo4j password: only this environment variable, never a flag or the config file (--password-file wins over it)",
 		Field:     func(c *Config) any { return &c.Neo4j.Password }},
-	{Key: passwordFileKey, Kind: String, Default: "",
+	{Key: passwordFileKey, Kind: String, Default: "", Path: true,
 		Help:  "file holding the Neo4j password (e.g. a mounted secret)",
 		Flags: []Flag{{Name: "password-file", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Neo4j.PasswordFile }},
@@ -367,7 +367,7 @@ var settings = []Setting{
 		Help:  "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated",
 		Flags: []Flag{{Name: "skip-properties", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Split.SkipProperties }},
-	{Key: "split.plan", Kind: String, Default: "",
+	{Key: "split.plan", Kind: String, Default: "", Path: true,
 		Help:  "with --split: apply this approved plan (exported by the review page) instead of scoring",
 		Flags: []Flag{{Name: "plan", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Split.Plan }},
