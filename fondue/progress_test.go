@@ -88,3 +88,31 @@ func TestScoreReportsProgressWithinPhases(t *testing.T) {
 		}
 	}
 }
+
+// With Targets, the scoring phase counts the nodes scored, as the summary
+// does, and says how many more are there as context only.
+func TestScoringProgressCountsTargets(t *testing.T) {
+	g := testkit.CommunityGraph(300, 10, 1)
+	targets := make([]bool, g.NumNodes())
+	want := 0
+	for i := range targets {
+		if i%3 == 0 {
+			targets[i], want = true, want+1
+		}
+	}
+	for _, method := range []string{score.MethodCombined, score.MethodNC} {
+		var last Progress
+		opts := Options{Method: method, Seed: 3, CNE: cne.Options{MaxEpochs: 10}, Targets: targets,
+			Progress: func(p Progress) {
+				if p.Phase == PhaseScoring {
+					last = p
+				}
+			}}
+		if _, err := Score(context.Background(), g, opts); err != nil {
+			t.Fatal(err)
+		}
+		if last.Total != want || last.Done != want || last.Context != g.NumNodes()-want {
+			t.Errorf("%s: scoring ends at %d of %d, context %d; want %d of %d, context %d", method, last.Done, last.Total, last.Context, want, want, g.NumNodes()-want)
+		}
+	}
+}

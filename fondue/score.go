@@ -31,6 +31,10 @@ const (
 type Progress struct {
 	Phase       Phase
 	Done, Total int
+	// Context, in PhaseScoring with Options.Targets, is the number of
+	// nodes there as the others' neighbourhood only; Total counts the
+	// nodes scored.
+	Context int
 }
 
 // Options configures Score. The zero value runs the default method
@@ -188,10 +192,18 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	if err := opts.check(g); err != nil {
 		return nil, err
 	}
+	// The scoring phase counts the nodes scored (Targets), the rest are
+	// context.
+	scored := countScored(g, opts.Targets)
 	report := func(ph Phase, done, total int) {
-		if opts.Progress != nil {
-			opts.Progress(Progress{Phase: ph, Done: done, Total: total})
+		if opts.Progress == nil {
+			return
 		}
+		p := Progress{Phase: ph, Done: done, Total: total}
+		if ph == PhaseScoring {
+			p.Done, p.Total, p.Context = int(int64(done)*int64(scored)/int64(max(total, 1))), scored, g.NumNodes()-scored
+		}
+		opts.Progress(p)
 	}
 	res := &Result{Method: opts.Method}
 	var err error
@@ -202,7 +214,7 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	} else {
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
-		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
+		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, scored, g.NumNodes()-scored)
 		if res.Scores, err = score.Baseline(parallel.SubProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
 			return nil, err
 		}
@@ -218,7 +230,7 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 		t0 := time.Now()
 		nodes := splitCandidates(res, opts.Split)
 		report(PhaseSplitting, 0, len(nodes))
-		props, err := ProposeSplits(phaseContext(ctx, opts.Progress, PhaseSplitting, len(nodes)), g, res, nodes, opts)
+		props, err := ProposeSplits(phaseContext(ctx, opts.Progress, PhaseSplitting, len(nodes), 0), g, res, nodes, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -277,17 +289,31 @@ func (opts *Options) check(g *graph.Graph) error {
 // pieces. (About the shares of their time on the paper's graphs.)
 const scoringShare = 0.9
 
+// countScored is the number of nodes Score scores: the Targets, else all.
+func countScored(g *graph.Graph, targets []bool) int {
+	if targets == nil {
+		return g.NumNodes()
+	}
+	n := 0
+	for _, ok := range targets {
+		if ok {
+			n++
+		}
+	}
+	return n
+}
+
 // phaseContext returns ctx with, when Score reports progress (progress is
 // not nil), a report of the phase's parallel loop (parallel.WithChunkProgress): a
 // share of its chunks done is reported as that share of the phase's total
-// items (nodes), rounded down. The chunks of the scoring loops are of about
+// items (nodes), rounded down, with others (Progress.Context). The chunks of the scoring loops are of about
 // equal cost, so the share is that of the work.
-func phaseContext(ctx context.Context, progress func(Progress), ph Phase, total int) context.Context {
+func phaseContext(ctx context.Context, progress func(Progress), ph Phase, total, others int) context.Context {
 	if progress == nil {
 		return ctx
 	}
 	return parallel.WithChunkProgress(ctx, func(done, chunks int) {
-		progress(Progress{Phase: ph, Done: int(int64(done) * int64(total) / int64(chunks)), Total: total})
+		progress(Progress{Phase: ph, Done: int(int64(done) * int64(total) / int64(chunks)), Total: total, Context: others})
 	})
 }
 
@@ -336,7 +362,8 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 
 	t2 := time.Now()
 	report(PhaseScoring, 0, g.NumNodes())
-	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, g.NumNodes())
+	scored := countScored(g, opts.Targets)
+	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, scored, g.NumNodes()-scored)
 	if res.Scores, err = score.Embedding(parallel.SubProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
 		return err
 	}

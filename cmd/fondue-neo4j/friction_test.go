@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 )
 
@@ -119,5 +121,32 @@ func TestNoEdgesPlural(t *testing.T) {
 	code, _, stderr := runCLI(t, "", "score", p)
 	if code != exitEmpty || !strings.Contains(stderr, "(1 line read)") {
 		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
+
+// The scoring bar counts the nodes scored, as the summary does, and says
+// how many more are context; so does its log record off a terminal.
+func TestScoringProgressSaysContext(t *testing.T) {
+	var w lockedBuffer
+	p := newProgress(progressApp(t, &w, true))
+	now := time.Date(2026, 1, 1, 2, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return now }
+	p.report(fondue.Progress{Phase: fondue.PhaseScoring, Done: 0, Total: 8869, Context: 6676})
+	p.now = func() time.Time { return now.Add(10 * time.Second) }
+	p.report(fondue.Progress{Phase: fondue.PhaseScoring, Done: 4000, Total: 8869, Context: 6676})
+	p.finish()
+	if out := w.String(); !strings.Contains(out, "8869 scored, 6676 context") {
+		t.Errorf("the bar does not say scored and context:\n%q", out)
+	}
+
+	defer func(d time.Duration) { progressLogEvery = d }(progressLogEvery)
+	progressLogEvery = 0
+	var l lockedBuffer
+	p = newProgress(progressApp(t, &l, false))
+	p.report(fondue.Progress{Phase: fondue.PhaseScoring, Done: 4000, Total: 8869, Context: 6676})
+	p.finish()
+	lines := progressLines(t, l.String())
+	if len(lines) == 0 || lines[0]["context"] != 6676.0 {
+		t.Errorf("the progress record does not say the context nodes: %s", l.String())
 	}
 }

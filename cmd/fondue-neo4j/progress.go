@@ -181,8 +181,13 @@ func roundDuration(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// describe is the bar's text: the phase and the time left.
+// describe is the bar's text: the phase and the time left; for scoring
+// with context nodes, the nodes scored and the context, so that the
+// bar's count is read as the summary's "scored N nodes".
 func (p *progress) describe(now time.Time) string {
+	if c := p.last.Context; c > 0 {
+		return fmt.Sprintf("%-10s (%d scored, %d context) %s", p.phase, p.last.Total, c, p.left(now))
+	}
 	return fmt.Sprintf("%-10s %s", p.phase, p.left(now))
 }
 
@@ -197,6 +202,9 @@ func (p *progress) logLocked(now time.Time) {
 		attrs = append(attrs, "epochs", pr.Done, "total", pr.Total)
 	case pr.Total > 0:
 		attrs = append(attrs, "done", pr.Done, "total", pr.Total, "percent", round3(100*float64(pr.Done)/float64(pr.Total)))
+		if pr.Context > 0 {
+			attrs = append(attrs, "context", pr.Context) // not scored: total counts the scored
+		}
 	default:
 		attrs = append(attrs, "done", pr.Done)
 	}
