@@ -6,7 +6,14 @@
   var SVGNS = "http://www.w3.org/2000/svg";
   var nodes = [];
 
-  function color(g) { return COLORS[g % COLORS.length]; }
+  // Past the palette, golden-angle hues (each far from the last ones) at
+  // three lightnesses: a colour of its own for any number of groups; the
+  // group number on each neighbour tells apart those that look alike.
+  function color(g) {
+    if (g < COLORS.length) return COLORS[g];
+    var k = g - COLORS.length;
+    return "hsl(" + ((k * 137.50776 + 20) % 360).toFixed(2) + ", 70%, " + [42, 28, 60][k % 3] + "%)";
+  }
   function h(tag, attrs, text) {
     var e = document.createElement(tag);
     for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
@@ -111,12 +118,17 @@
     var spokes = s("g"), links = s("g"), dots = s("g");
     svgEl.appendChild(spokes); svgEl.appendChild(links); svgEl.appendChild(dots);
     var cr = nb.length > 150 ? 3 : nb.length > 60 ? 4.5 : 7;
-    st.circles = []; st.links = [];
+    st.circles = []; st.links = []; st.nums = [];
     nb.forEach(function (n, i) {
       spokes.appendChild(s("line", { "class": "spoke", x1: 0, y1: 0, x2: n.x, y2: n.y }));
       var g = s("g", { "class": "nb", "data-nb": String(i), transform: "translate(" + n.x + "," + n.y + ")" });
       var c = s("circle", { r: cr });
       g.appendChild(c);
+      // The group number, light on a dark outline: readable on any colour.
+      var num = s("text", { "class": "gnum", y: (cr * 0.45).toFixed(1), "text-anchor": "middle", "font-size": Math.max(cr * 1.3, 5).toFixed(1),
+        fill: "#fff", stroke: "#000", "stroke-width": (cr / 10).toFixed(2), "paint-order": "stroke", "pointer-events": "none" });
+      g.appendChild(num);
+      st.nums.push(num);
       var t = s("title");
       t.textContent = n.n + (n.n !== keyText(n.kj) ? " (id " + keyText(n.kj) + ")" : "");
       g.appendChild(t);
@@ -148,7 +160,7 @@
 
   function update(st) {
     var node = st.node, gs = groupsOf(st), edited = isEdited(st);
-    st.circles.forEach(function (c, i) { c.setAttribute("fill", color(st.assign[i])); });
+    st.circles.forEach(function (c, i) { c.setAttribute("fill", color(st.assign[i])); st.nums[i].textContent = String(st.assign[i] + 1); });
     st.links.forEach(function (l) {
       var same = st.assign[l[0]] === st.assign[l[1]];
       l[2].setAttribute("class", same ? "link" : "link cross");
