@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
@@ -106,9 +107,20 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	if err != nil {
 		return nil, c.classify(err, "pull the subgraph")
 	}
+	if p.st.RelationshipRows == 0 && len(p.ids) > 0 && !o.Custom() && len(o.NodeLabels) > 0 {
+		// No relationship at all: the error says where they go instead.
+		if p.outside, err = c.outsideNote(ctx, o); err != nil {
+			return nil, c.classify(err, "count the relationships that leave the subgraph")
+		}
+	}
 	sg, err := p.build(o)
 	if err != nil {
 		return nil, err
+	}
+	if sg.Names != nil {
+		if err := c.unnamed(ctx, sg, p); err != nil {
+			return nil, c.classify(err, "read the properties of nodes without a display name")
+		}
 	}
 	if err := sg.SelectTargets(); err != nil {
 		return nil, err
@@ -164,6 +176,81 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 	return check("relationship_types", "relationshipType", "relationship type", "graph.relationship_types", o.RelationshipTypes)
 }
 
+// outsideNote says, for a subgraph without relationships, how many of its
+// relationships end outside its nodes and at which labels
+// (syncjob.OutsideNote).
+func (c *Conn) outsideNote(ctx context.Context, o syncjob.PullOptions) (string, error) {
+	q, err := c.render("pull_outside", cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
+		ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
+	if err != nil {
+		return "", err
+	}
+	res, err := c.query(ctx, q, nil, false)
+	if err != nil {
+		return "", err
+	}
+	n, byLabel := 0, map[string]int{}
+	for _, r := range res.Records {
+		labels, _, _ := neo4j.GetRecordValue[[]any](r, "labels")
+		count, _, _ := neo4j.GetRecordValue[int64](r, "relationships")
+		n += int(count)
+		if len(labels) == 0 {
+			byLabel[""] += int(count)
+		}
+		for _, l := range labels {
+			if s, ok := l.(string); ok {
+				byLabel[s] += int(count)
+			}
+		}
+	}
+	return syncjob.OutsideNote(n, byLabel), nil
+}
+
+// unnamed records the nodes of sg without a display name
+// (syncjob.NewUnnamed), with the text properties of the first
+// syncjob.UnnamedSample of them in the order read.
+func (c *Conn) unnamed(ctx context.Context, sg *syncjob.Subgraph, p *puller) error {
+	count, labels := 0, map[string]int{}
+	var sample []string
+	for pos, name := range p.names {
+		if name != "" {
+			continue
+		}
+		count++
+		if len(p.labelOf) == len(p.names) {
+			for _, l := range p.labels.Sets[p.labelOf[pos]] {
+				labels[l]++
+			}
+		}
+		if len(sample) < syncjob.UnnamedSample {
+			sample = append(sample, p.ids[pos])
+		}
+	}
+	var props [][]string
+	if count > 0 {
+		q, err := c.render("unnamed_properties", cypher.Vars{})
+		if err != nil {
+			return err
+		}
+		res, err := c.query(ctx, q, map[string]any{"ids": sample}, false)
+		if err != nil {
+			return err
+		}
+		for _, r := range res.Records {
+			list, _, _ := neo4j.GetRecordValue[[]any](r, "properties")
+			var ps []string
+			for _, x := range list {
+				if s, ok := x.(string); ok {
+					ps = append(ps, s)
+				}
+			}
+			props = append(props, ps)
+		}
+	}
+	sg.Unnamed = syncjob.NewUnnamed(sg.Options, count, labels, props)
+	return nil
+}
+
 func list(xs []string, max int) string {
 	if len(xs) == 0 {
 		return "none"
@@ -197,6 +284,7 @@ type puller struct {
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	names   []string    // display name per position (DisplayProperties only)
 	labels  syncjob.LabelIndex
+	outside string  // why no relationship was read (syncjob.OutsideNote), when known
 	labelOf []int32 // label set per position (when the query returns labels)
 	b       graph.Builder
 	st      syncjob.PullStats
@@ -205,6 +293,22 @@ type puller struct {
 const progressEvery = 50000
 
 func (p *puller) nodeName(id string) string { return fmt.Sprintf("elementId(n) = %q", id) }
+
+// describeNode names a node by element id and, when the query returned
+// them (a list of strings), its labels.
+func describeNode(id string, labels any) string {
+	list, ok := labels.([]any)
+	if !ok {
+		return syncjob.DescribeNode(id, nil)
+	}
+	ls := make([]string, 0, len(list))
+	for _, l := range list {
+		if s, ok := l.(string); ok {
+			ls = append(ls, s)
+		}
+	}
+	return syncjob.DescribeNode(id, ls)
+}
 
 func (p *puller) queryName(rel bool) string {
 	if !p.o.Custom() {
@@ -330,10 +434,10 @@ func (p *puller) addNode(id string, key, clone, emb, display, labels any, hasLab
 			p.st.KeylessClones++
 			return false, nil
 		}
-		if err := p.addKey(id, key); err != nil {
+		if err := p.addKey(id, key, labels); err != nil {
 			return false, err
 		}
-	} else if err := p.addKey(id, id); err != nil {
+	} else if err := p.addKey(id, id, labels); err != nil {
 		return false, err
 	}
 	p.ids = append(p.ids, id)
@@ -373,14 +477,14 @@ func (p *puller) addLabels(v any, id string) error {
 
 // addKey checks a node's key (the value of its key property, or its
 // element id) and adds it to the builder.
-func (p *puller) addKey(id string, v any) error {
+func (p *puller) addKey(id string, v any, labels any) error {
 	prop := p.o.IDProperty
 	key, err := keys.FromValue(v)
 	switch {
 	case err != nil:
-		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is %v", prop, p.nodeName(id), err)
+		return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node %s is %v", prop, describeNode(id, labels), err)
 	case key.IsZero():
-		return errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", p.nodeName(id), prop)
+		return errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", describeNode(id, labels), prop)
 	}
 	kind := "string"
 	i64, isInt := key.Int64()
@@ -542,8 +646,12 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 		if o.Custom() {
 			types = "graph.relationship_query"
 		}
-		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %d rows read, %d self-loops, %d with an end outside the nodes): nothing to score",
-			n, types, p.st.RelationshipRows, p.st.SelfLoops, p.st.Dangling)
+		outside := p.outside
+		if outside == "" {
+			outside = fmt.Sprintf(", %d with an end outside the nodes", p.st.Dangling)
+		}
+		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %s read, %s%s): nothing to score",
+			n, types, plural.N(p.st.RelationshipRows, "row"), plural.N(p.st.SelfLoops, "self-loop"), outside)
 	}
 	sg := &syncjob.Subgraph{Graph: g, IDs: make([]keys.Key, n), Options: o, Stats: p.st, RelationshipIDs: p.relIDs}
 	if o.IDProperty != "" {

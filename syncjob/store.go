@@ -236,6 +236,9 @@ func (o PullOptions) CheckWriteLabels() error {
 // Subgraph is the pulled graph with the Neo4j identity of each node.
 type Subgraph struct {
 	Graph *graph.Graph
+	// Unnamed, when some nodes have none of Options.DisplayProperties,
+	// describes them; nil otherwise.
+	Unnamed *Unnamed
 	// IDs[i] is the element id (a string key) of graph node i.
 	IDs []keys.Key
 	// RelationshipIDs holds, for a Cypher projection whose relationship
@@ -372,6 +375,16 @@ type PullStats struct {
 	// whose EmbeddingProperty was not a list of numbers (ignored).
 	Embeddings, BadEmbeddings int
 	Duration                  time.Duration
+}
+
+// Unnamed describes the nodes of a subgraph with none of
+// PullOptions.DisplayProperties (none without them): their number, their
+// labels, and the text properties that a sample of them has, most common
+// first: what would name them.
+type Unnamed struct {
+	Nodes      int
+	Labels     []string
+	Properties []string
 }
 
 // WriteOptions configure Sink.WriteScores.

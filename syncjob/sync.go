@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -272,6 +273,13 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	log.Info("pulled the subgraph", "phase", "pull", "nodes", g.NumNodes(), "relationships", g.NumEdges(),
 		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
 		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
+	if u := sg.Unnamed; u != nil {
+		attrs := []any{"nodes", u.Nodes, "labels", u.Labels, "properties", u.Properties}
+		if len(u.Properties) > 0 {
+			attrs = append(attrs, "try", strings.Join(append(slices.Clone(o.Pull.DisplayProperties), u.Properties[0]), ","))
+		}
+		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
+	}
 
 	res, err := score(ctx, sg, o, sum, log)
 	if err != nil {

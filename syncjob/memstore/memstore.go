@@ -283,9 +283,13 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 	g := b.Build()
 	st.SelfLoops, st.Parallel = g.SelfLoops(), g.Duplicates()
 	if g.NumEdges() == 0 {
-		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them: nothing to score", len(sel))
+		return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them%s: nothing to score",
+			len(sel), syncjob.OutsideNote(s.outside(keys, o)))
 	}
 	sg := subgraph(g, sel, keys, o, &st)
+	if sg.Names != nil {
+		s.unnamed(sg, sel, keys, o)
+	}
 	if err := sg.SelectTargets(); err != nil {
 		return nil, err
 	}
@@ -342,7 +346,8 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", idProp, n.ID, err)
 			}
 			if key.IsZero() {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key", n.ID, idProp)
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key",
+					syncjob.DescribeNode(n.ID, n.Labels), idProp)
 			}
 		}
 		k := "string"
@@ -382,6 +387,66 @@ func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.Pu
 		}
 		b.AddEdge(a.text, c.text)
 	}
+}
+
+// outside counts the relationships of o's types with one end among the
+// selected nodes (keys) and the other outside, by the other end's labels
+// (syncjob.OutsideNote). s.mu is held.
+func (s *Store) outside(keys map[string]nodeKey, o syncjob.PullOptions) (int, map[string]int) {
+	n, byLabel := 0, map[string]int{}
+	for _, r := range s.rels {
+		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
+			continue
+		}
+		_, in1 := keys[r.From]
+		_, in2 := keys[r.To]
+		if in1 == in2 {
+			continue
+		}
+		other := s.nodes[r.From]
+		if in1 {
+			other = s.nodes[r.To]
+		}
+		if slices.Contains(other.Labels, syncjob.LockLabel) || slices.Contains(other.Labels, syncjob.RunLabel) {
+			continue
+		}
+		n++
+		if len(other.Labels) == 0 {
+			byLabel[""]++
+		}
+		for _, l := range other.Labels {
+			byLabel[l]++
+		}
+	}
+	return n, byLabel
+}
+
+// unnamed records the nodes of sg without a display name
+// (syncjob.NewUnnamed): the text properties of the first
+// syncjob.UnnamedSample of them in graph order.
+func (s *Store) unnamed(sg *syncjob.Subgraph, sel []*Node, byID map[string]nodeKey, o syncjob.PullOptions) {
+	count, labels := 0, map[string]int{}
+	var props [][]string
+	for _, nd := range sel {
+		i, _ := sg.Graph.Index(byID[nd.ID].text)
+		if sg.Names[i] != "" {
+			continue
+		}
+		count++
+		for _, l := range nd.Labels {
+			labels[l]++
+		}
+		if len(props) < syncjob.UnnamedSample {
+			var ps []string
+			for k, v := range nd.Props {
+				if _, ok := v.(string); ok {
+					ps = append(ps, k)
+				}
+			}
+			props = append(props, ps)
+		}
+	}
+	sg.Unnamed = syncjob.NewUnnamed(o, count, labels, props)
 }
 
 // subgraph pairs graph g with the nodes' ids, keys, embeddings and names.

@@ -137,6 +137,9 @@ func Run(t *testing.T, f Factory) {
 		{"KeyTypes", testKeyTypes},
 		{"ResolveKeyTypes", testResolveKeyTypes},
 		{"WriteLabels", testWriteLabels},
+		{"EmptySaysWhatIsOutside", testEmptySaysWhatIsOutside},
+		{"KeylessNodeLabels", testKeylessNodeLabels},
+		{"UnnamedProperties", testUnnamedProperties},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -1121,5 +1124,62 @@ func testWriteLabels(t *testing.T, f Factory) {
 		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}, syncjob.LockOptions{}, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// bibliography is a small (:Author)-[:WROTE]->(:Paper) graph: authors
+// 1-3 with names, papers 10-12 with titles (12 a :Paper:Preprint), four
+// WROTE relationships, and author 3 without one.
+func bibliography() Graph {
+	return Graph{Nodes: []Node{
+		{Labels: []string{"Author"}, Props: map[string]any{"uid": int64(1), "name": "Ann"}},
+		{Labels: []string{"Author"}, Props: map[string]any{"uid": int64(2), "name": "Bob"}},
+		{Labels: []string{"Author"}, Props: map[string]any{"uid": int64(3), "name": "Cy"}},
+		{Labels: []string{"Paper"}, Props: map[string]any{"uid": int64(10), "title": "On A", "year": int64(2001)}},
+		{Labels: []string{"Paper"}, Props: map[string]any{"uid": int64(11), "title": "On B", "year": int64(2002)}},
+		{Labels: []string{"Paper", "Preprint"}, Props: map[string]any{"uid": int64(12), "title": "On C"}},
+	}, Rels: []Rel{{From: 1, To: 10, Type: "WROTE"}, {From: 2, To: 10, Type: "WROTE"}, {From: 2, To: 11, Type: "WROTE"}, {From: 1, To: 12, Type: "WROTE"}}}
+}
+
+// A subgraph of authors only has no relationships: the error counts those
+// that end outside it (all four WROTE) and says which labels to add.
+func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
+	fx := f(t, bibliography())
+	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"Author"}, IDProperty: "uid"})
+	if !syncjob.IsEmpty(err) {
+		t.Fatalf("authors only: %v", err)
+	}
+	for _, want := range []string{"4 relationships with an end outside the nodes", `"Paper" (4)`, `"Preprint" (1)`, "add a label of theirs to graph.node_labels"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("authors only: %v\nwant %q", err, want)
+		}
+	}
+}
+
+// A node without the key property is named by its element id and its
+// labels.
+func testKeylessNodeLabels(t *testing.T, f Factory) {
+	fx := f(t, bibliography())
+	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "name"})
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `has no property "name" (graph.id_property)`) ||
+		!strings.Contains(err.Error(), "elementId(n) = ") || !strings.Contains(err.Error(), "(:Paper") {
+		t.Errorf("a paper without a name: %v", err)
+	}
+}
+
+// Nodes that have none of the display properties: their number, their
+// labels, and the text properties they have instead, most common first.
+func testUnnamedProperties(t *testing.T, f Factory) {
+	fx := f(t, bibliography())
+	sg, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := sg.Unnamed; u == nil || u.Nodes != 3 || !slices.Equal(u.Labels, []string{"Paper", "Preprint"}) || !slices.Equal(u.Properties, []string{"title"}) {
+		t.Errorf("unnamed %+v; want 3 nodes, [Paper Preprint], [title]", u)
+	}
+	sg, err = fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name", "title"}})
+	if err != nil || sg.Unnamed != nil {
+		t.Errorf("name or title: %v, %+v", err, sg.Unnamed)
 	}
 }

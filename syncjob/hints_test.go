@@ -1,0 +1,46 @@
+package syncjob_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
+)
+
+// Nodes that none of graph.display_property names: the run says how many,
+// their labels, and which of their properties would name them.
+func TestSyncSuggestsDisplayProperties(t *testing.T) {
+	s := memstore.New()
+	var authors, papers []string
+	for k := range 6 {
+		authors = append(authors, s.AddNode([]string{"Author"}, map[string]any{"uid": int64(k), "name": "author " + string(rune('A'+k))}))
+		papers = append(papers, s.AddNode([]string{"Paper"}, map[string]any{"uid": int64(100 + k), "title": "paper " + string(rune('A'+k))}))
+	}
+	for k := range 6 {
+		for d := range 3 {
+			s.AddRel(authors[k], papers[(k+d)%6], "WROTE", nil)
+		}
+	}
+	var buf bytes.Buffer
+	o := options("u1")
+	o.Pull = syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name"}}
+	o.Split = false
+	o.Log = slog.New(slog.NewTextHandler(&buf, nil))
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, "graph.display_property") {
+			line = l
+		}
+	}
+	for _, want := range []string{"level=WARN", "nodes=6", "labels=[Paper]", "properties=[title]", "name,title"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("no %q in the hint %q; log:\n%s", want, line, buf.String())
+		}
+	}
+}
