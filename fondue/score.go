@@ -15,6 +15,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 )
 
 // Phase names a stage of Score, for progress reports and timings.
@@ -254,7 +255,7 @@ func (opts *Options) check(g *graph.Graph) error {
 		return err
 	}
 	if g.NumEdges() == 0 {
-		return fmt.Errorf("graph has no edges (%d nodes): %w", g.NumNodes(), ErrNothingToScore)
+		return fmt.Errorf("graph has no edges (%s): %w", plural.N(g.NumNodes(), "node"), ErrNothingToScore)
 	}
 	if t := opts.Targets; t != nil {
 		if len(t) != g.NumNodes() {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/textdist"
 )
 
@@ -73,8 +74,8 @@ func Undo(ctx context.Context, st Store, o UndoOptions, lock LockOptions, log *s
 	}
 	if left > 0 {
 		us.NotRestored = left
-		return us, Errorf(ErrIncomplete, nil, "%d nodes split by run %s are not restored: no split node of theirs has the marker label %q; the run's record is kept: undo again with the run's marker label (--marker-label)",
-			left, o.RunID, o.MarkerLabel)
+		return us, Errorf(ErrIncomplete, nil, "%s split by run %s not restored: no split node of theirs has the marker label %q; the run's record is kept: undo again with the run's marker label (--marker-label)",
+			plural.Of(left, "node", "nodes"), o.RunID, o.MarkerLabel)
 	}
 	if err := st.ForgetPlan(ctx, o.RunID); err != nil {
 		return us, lockError(ctx, err)

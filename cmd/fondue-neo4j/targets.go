@@ -114,6 +114,9 @@ func (s targetSelection) targets(g *graph.Graph) ([]bool, error) {
 	case selected == 0:
 		return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: no node of the edge list is selected by %s", s.describe()))
 	case linked == 0:
+		if selected == 1 {
+			return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: the one node selected by %s has no edge", s.describe()))
+		}
 		return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: none of the %d nodes selected by %s has an edge", selected, s.describe()))
 	}
 	return t, nil

@@ -176,7 +176,7 @@ func TestScoreSelectionErrors(t *testing.T) {
 		{[]string{"--score-nodes", list}, exitUsage, list + `:3: node "a:404" is not in the edge list`},
 		{[]string{"--score-nodes", filepath.Join(dir, "missing.txt")}, exitUsage, "missing.txt: no such file"},
 		{[]string{"--score-prefix", "zz:"}, exitEmpty, `nothing to score: no node of the edge list is selected by --score-prefix "zz:"`},
-		{[]string{"--score-prefix", "a:99"}, exitEmpty, `nothing to score: none of the 1 nodes selected by --score-prefix "a:99" has an edge`},
+		{[]string{"--score-prefix", "a:99"}, exitEmpty, `nothing to score: the one node selected by --score-prefix "a:99" has no edge`},
 	} {
 		for _, cmd := range []string{"score", "review"} {
 			args := append([]string{cmd, path}, c.args...)

@@ -9,6 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 	"github.com/spf13/cobra"
@@ -87,8 +88,8 @@ func (a *app) undo(ctx context.Context, runID string) error {
 	case st.Originals == 0 && err == nil:
 		a.log.Info("undo done: the run split no node; its record is forgotten", "run_id", runID)
 	case a.tty:
-		printf(a.stderr, "undo %s: %d nodes restored, %d split nodes deleted, %d relationships moved back\n",
-			runID, st.Restored, st.ClonesDeleted, st.RelationshipsMoved)
+		printf(a.stderr, "undo %s: %s restored, %s deleted, %s moved back\n", runID, plural.N(st.Restored, "node"),
+			plural.N(st.ClonesDeleted, "split node"), plural.N(st.RelationshipsMoved, "relationship"))
 	default:
 		a.log.Info("undo done", "run_id", runID, "restored", st.Restored, "clones_deleted", st.ClonesDeleted,
 			"relationships_moved", st.RelationshipsMoved, "undoMillis", sum.UndoMillis)

@@ -126,13 +126,26 @@ func TestSyncSummary(t *testing.T) {
 	var buf bytes.Buffer
 	SyncText(&buf, sum)
 	want := "run r1: 4 nodes, 4 relationships; 12 properties written (pull 1.5s, compute 0s, write 0s)\n" +
-		"split: 1 of 2 planned nodes split (0 already, 1 skipped, 0 failed), 1 nodes created, 3 relationships moved; undo: fondue-neo4j undo --run-id r1\n"
+		"split: 1 of 2 planned nodes split (0 already, 1 skipped, 0 failed), 1 node created, 3 relationships moved; undo: fondue-neo4j undo --run-id r1\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 	attrs := SyncAttrs(sum)
 	if len(attrs) != 20 || attrs[0] != "run_id" || attrs[len(attrs)-1] != 1 {
 		t.Errorf("attrs %v", attrs)
+	}
+}
+
+// Counts of one in the singular: "1 node", not "1 nodes".
+func TestSyncSummarySingular(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r1", NodeCount: 2, RelationshipCount: 1, NodePropertiesWritten: 1, UnscoredNodes: 1,
+		Scored: &syncjob.Scored{Nodes: 1, Context: 1}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	want := "run r1: 2 nodes, 1 relationship; 1 property written (pull 0s, compute 0s, write 0s)\n" +
+		"scored 1 node; 1 isolated node not scored; 1 context node\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -27,14 +28,14 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 	if ap := sum.ApprovedPlan; ap != nil {
 		fmt.Fprintf(w, "run %s: approved plan %s (reviewed %s)\n", sum.RunID, ap.File, ap.ReviewedAt)
 	} else {
-		fmt.Fprintf(w, "run %s: %d nodes, %d relationships; %d properties written (pull %s, compute %s, write %s)\n",
-			sum.RunID, sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten,
+		fmt.Fprintf(w, "run %s: %s, %s; %s written (pull %s, compute %s, write %s)\n",
+			sum.RunID, plural.N(sum.NodeCount, "node"), plural.N(sum.RelationshipCount, "relationship"), plural.Of(sum.NodePropertiesWritten, "property", "properties"),
 			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
 	}
 	scored(w, sum)
 	if sp := sum.Split; sp != nil {
-		fmt.Fprintf(w, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %d nodes created, %d relationships moved; undo: fondue-neo4j undo --run-id %s\n",
-			sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, sp.NodesCreated, sp.RelationshipsMoved, sum.RunID)
+		fmt.Fprintf(w, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %s created, %s moved; undo: fondue-neo4j undo --run-id %s\n",
+			sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, plural.N(sp.NodesCreated, "node"), plural.N(sp.RelationshipsMoved, "relationship"), sum.RunID)
 	}
 }
 
@@ -119,15 +120,15 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 	if sc == nil {
 		return
 	}
-	line := fmt.Sprintf("scored %d nodes", sc.Nodes)
+	line := "scored " + plural.N(sc.Nodes, "node")
 	if parts := labelParts(sc, func(c syncjob.LabelCount) int { return c.Scored }); parts != "" {
 		line += ": " + parts
 	}
 	if sum.UnscoredNodes > 0 {
-		line += fmt.Sprintf("; %d isolated nodes not scored", sum.UnscoredNodes)
+		line += fmt.Sprintf("; %s not scored", plural.N(sum.UnscoredNodes, "isolated node"))
 	}
 	if sc.Context > 0 {
-		line += fmt.Sprintf("; %d context nodes", sc.Context)
+		line += "; " + plural.N(sc.Context, "context node")
 		if parts := labelParts(sc, func(c syncjob.LabelCount) int { return c.Context }); parts != "" {
 			line += ": " + parts
 		}

@@ -821,7 +821,7 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
 	split := fx.Dump(t)
 	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2"}, syncjob.LockOptions{}, nil)
 	if !errors.Is(err, syncjob.ErrIncomplete) || us.Originals != 0 || us.NotRestored != 1 ||
-		!strings.Contains(err.Error(), `1 nodes split by run m2 are not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
+		!strings.Contains(err.Error(), `1 node split by run m2 not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
 		t.Fatalf("undo with the wrong marker label: %+v %v", us, err)
 	}
 	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p == nil {
