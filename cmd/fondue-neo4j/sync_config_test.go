@@ -247,7 +247,7 @@ func TestSyncReportContext(t *testing.T) {
 	if err := a.report(&sum, &syncSettings{}); err != nil {
 		t.Fatal(err)
 	}
-	if want := "scored 20 nodes: 20 Author; 1 isolated nodes not scored; 39 context nodes: 36 Paper, 3 Preprint\n"; !strings.Contains(errb.String(), want) {
+	if want := "scored 20 nodes: 20 Author; 1 isolated node not scored; 39 context nodes: 36 Paper, 3 Preprint\n"; !strings.Contains(errb.String(), want) {
 		t.Errorf("terminal summary:\n%s\nwant the line:\n%s", errb.String(), want)
 	}
 	var logs bytes.Buffer
