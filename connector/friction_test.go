@@ -22,7 +22,7 @@ func TestTokenHintsListTokensInUse(t *testing.T) {
 		t.Errorf("a mistyped label: %v; want the labels in use, Author and not GoneLabel", err)
 	}
 	_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{NodeLabels: []string{"GoneLabel"}})
-	if !syncjob.IsEmpty(err) || !strings.Contains(err.Error(), `node label "GoneLabel" (graph.node_labels) does not exist`) {
+	if !syncjob.IsEmpty(err) || !strings.Contains(err.Error(), `"GoneLabel"`) {
 		t.Errorf("a label without nodes: %v", err)
 	}
 	_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{RelationshipTypes: []string{"WROT"}})

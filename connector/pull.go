@@ -130,19 +130,18 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 }
 
 // checkTokens fails, naming them, for labels (graph.node_labels,
-// write.node_labels) and types that do not exist.
+// write.node_labels) and types that do not exist. The check reads the
+// database's tokens (cheap); only the error's list of those that exist
+// asks which some node or relationship still has (stmt_in_use).
 func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
-	check := func(stmt, col, what, key string, want []string) error {
-		if len(want) == 0 {
-			return nil
-		}
+	tokens := func(stmt, col, what string) (map[string]bool, []string, error) {
 		q, err := c.render(stmt, cypher.Vars{})
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		res, err := c.query(ctx, q, nil, false)
 		if err != nil {
-			return c.classify(err, "list the "+what+"s")
+			return nil, nil, c.classify(err, "list the "+what+"s")
 		}
 		have := map[string]bool{}
 		var all []string
@@ -154,10 +153,24 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 			}
 		}
 		slices.Sort(all)
+		return have, all, nil
+	}
+	check := func(stmt, col, what, key string, want []string) error {
+		if len(want) == 0 {
+			return nil
+		}
+		have, _, err := tokens(stmt, col, what)
+		if err != nil {
+			return err
+		}
 		for _, w := range want {
 			if !have[w] {
+				inUse, all, err := tokens(stmt+"_in_use", col, what)
+				if err != nil {
+					return err
+				}
 				hint := ""
-				if t := strings.TrimSpace(w); t != w && have[t] {
+				if t := strings.TrimSpace(w); t != w && inUse[t] {
 					hint = fmt.Sprintf(" (%q does: names are taken literally, spaces included)", t)
 				}
 				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database%s; existing %ss: %s", what, w, key, hint, what, list(all, 20))

@@ -1,6 +1,3 @@
-// Every relationship type that some relationship has (db.relationshipTypes()
-// also lists types whose relationships were all deleted).
+// Every relationship type in use.
 CALL db.relationshipTypes() YIELD relationshipType
-WITH relationshipType
-WHERE EXISTS { MATCH ()-[r:$(relationshipType)]->() }
 RETURN relationshipType
