@@ -58,7 +58,7 @@ func TestPullMemoryEstimate(t *testing.T) {
 	}
 	kept := heapAlloc() - base
 	n, m := int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges())
-	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency)
+	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency, sg.Stats.EvidenceTextBytes)
 	est := memory.Predict(n, m, memory.Options{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
 	var loadBytes, graphAndHeld int64
 	for _, p := range est.Phases[0].Parts {
