@@ -6,6 +6,7 @@ package neo4jtests
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,7 +170,7 @@ func TestSyncImportedKnowledgeGraph(t *testing.T) {
 	}
 	held := map[string][]string{} // original uid / group -> papers
 	for _, r := range cypher(t, `MATCH (a:Author)-[:WROTE]->(p) WHERE a.fondue_split_run = $run OR a.fondue_split_runs IS NOT NULL
-		RETURN coalesce(a.uid, a.fondue_split_from) + '/' + toString(coalesce(a.fondue_split_group, 0)), collect(p.uid)`, map[string]any{"run": run}) {
+		RETURN coalesce(a.uid, a.fondue_split_from) + '/' + toString(coalesce(a.fondue_split_group, 0)), collect(DISTINCT p.uid)`, map[string]any{"run": run}) {
 		var papers []string
 		for _, p := range r.Values[1].([]any) {
 			papers = append(papers, p.(string))
@@ -193,7 +194,7 @@ func TestSyncImportedKnowledgeGraph(t *testing.T) {
 			}
 			for _, r := range grp.Reasons {
 				reasons++
-				if r.Kind == "" || r.Value == "" || !(r.Weight > 0) {
+				if r.Kind == "" || r.Value == "" || !(r.Weight >= 0) || math.IsInf(r.Weight, 0) {
 					t.Fatalf("node %v group %d: reason %+v", n.Key, g, r)
 				}
 			}
