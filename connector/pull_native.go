@@ -404,7 +404,7 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 //	       + (c+1) (64 PullChunk (1 + r/n) + 64 KiB) the driver's buffers:
 //	         its c+1 connections (c = readConcurrency) each keep one the
 //	         size of the largest record read, and their own state
-//	       [+ 4n kinds + e (16n + 5/4 t) the context: e evidence
+//	       + 4n kinds [+ e (16n + 5/4 t) the context's e evidence
 //	         properties, each a string header a node (a number is 8), and
 //	         their text's t bytes (evidenceText, PullStats.EvidenceTextBytes)
 //	         with the allocator's rounding; and the node query's record
@@ -447,10 +447,9 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 	if o.EmbeddingProperty != "" {
 		held = append(held, memory.Part{Name: "saved embeddings", Bytes: n * (24 + 8*16)})
 	}
+	// The kinds, whenever the labels tell nodes apart.
+	held = append(held, memory.Part{Name: "context: the nodes' kinds", Bytes: 4 * n})
 	e := int64(len(o.EvidenceProperties))
-	if e > 0 || len(o.WriteNodeLabels) > 0 {
-		held = append(held, memory.Part{Name: "context: the nodes' kinds", Bytes: 4 * n})
-	}
 	var evLoad int64
 	if e > 0 {
 		t := max(evidenceText, 0)
