@@ -590,7 +590,6 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 		sg.LabelSets, sg.LabelSet = p.labels.Sets, make([]int32, n)
 	}
 	order := make([]int32, n) // position -> graph node
-
 	for pos, id := range p.ids {
 		var key string
 		var kv keys.Key
