@@ -47,6 +47,14 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 			return nil, errorf(syncjob.ErrInvalid, err, "write.node_labels: %v", err)
 		}
 	}
+	for k, e := range o.EvidenceProperties {
+		if err := cypher.CheckName(e); err != nil {
+			return nil, errorf(syncjob.ErrInvalid, err, "graph.evidence_properties: %v", err)
+		}
+		if slices.Contains(o.EvidenceProperties[:k], e) {
+			return nil, errorf(syncjob.ErrInvalid, nil, "graph.evidence_properties: %q is named twice", e)
+		}
+	}
 	if err := o.CheckWriteLabels(); err != nil {
 		return nil, err
 	}
@@ -75,7 +83,7 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
 			IDProperty: o.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}, Label: o.MarkerLabel,
-			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties}
+			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties, EvidenceProperties: o.EvidenceProperties}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
 			return nil, err
@@ -95,7 +103,8 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 		s := c.session(ctx, neo4j.AccessModeRead)
 		defer s.Close(ctx)
 		_, err = c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
-			p = &puller{c: c, o: o, pos: map[string]int32{}} // fresh state on every attempt
+			p = newPuller(c, o) // fresh state on every attempt
+			p.pos = map[string]int32{}
 			if err := p.nodes(ctx, tx, nodeQ); err != nil {
 				return nil, err
 			}
@@ -297,10 +306,15 @@ type puller struct {
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	names   []string    // display name per position (DisplayProperties only)
 	labels  syncjob.LabelIndex
-	outside string  // why no relationship was read (syncjob.OutsideNote), when known
-	labelOf []int32 // label set per position (when the query returns labels)
+	outside string                  // why no relationship was read (syncjob.OutsideNote), when known
+	labelOf []int32                 // label set per position (when the query returns labels)
+	ev      *syncjob.EvidenceValues // per position (EvidenceProperties only)
 	b       graph.Builder
 	st      syncjob.PullStats
+}
+
+func newPuller(c *Conn, o syncjob.PullOptions) *puller {
+	return &puller{c: c, o: o, ev: syncjob.NewEvidenceValues(o.EvidenceProperties)}
 }
 
 const progressEvery = 50000
@@ -393,6 +407,12 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		displayCol = slices.Index(keys, "display")
 	}
 	labelsCol := slices.Index(keys, "labels") // optional in a custom node query
+	var evCols []int                          // a column per evidence property, of its name
+	if len(p.o.EvidenceProperties) > 0 {
+		if evCols, err = p.columns(res, false, p.o.EvidenceProperties...); err != nil {
+			return fmt.Errorf("%w (graph.evidence_properties: a column of each property's name, e.g. n.title AS title)", err)
+		}
+	}
 	cloneCol := -1
 	if p.o.IDProperty != "" && !p.o.Custom() {
 		cloneCol = slices.Index(keys, "clone")
@@ -423,7 +443,14 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		if labelsCol >= 0 {
 			labels = vals[labelsCol]
 		}
-		added, err := p.addNode(id.(string), key, clone, emb, display, labels, labelsCol >= 0)
+		var ev []any
+		if evCols != nil {
+			ev = make([]any, len(evCols))
+			for k, c := range evCols {
+				ev[k] = vals[c]
+			}
+		}
+		added, err := p.addNode(id.(string), key, clone, emb, display, labels, labelsCol >= 0, ev)
 		if err != nil {
 			return err
 		}
@@ -439,9 +466,10 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 
 // addNode adds a node read from a row or a chunk: its element id, key
 // (nil without IDProperty), whether it carries the split marker, saved
-// embedding, display name and labels (when hasLabels). A split clone
-// without a key is left out (added is false).
-func (p *puller) addNode(id string, key, clone, emb, display, labels any, hasLabels bool) (added bool, err error) {
+// embedding, display name, labels (when hasLabels) and evidence values
+// (one per EvidenceProperties). A split clone without a key is left out
+// (added is false).
+func (p *puller) addNode(id string, key, clone, emb, display, labels any, hasLabels bool, ev []any) (added bool, err error) {
 	if p.o.IDProperty != "" {
 		if key == nil && clone == true {
 			p.st.KeylessClones++
@@ -464,6 +492,9 @@ func (p *puller) addNode(id string, key, clone, emb, display, labels any, hasLab
 	}
 	if len(p.o.DisplayProperties) > 0 {
 		p.names = append(p.names, keys.DisplayText(display))
+	}
+	if p.ev != nil {
+		p.ev.Add(ev)
 	}
 	if p.o.Progress != nil && p.st.NodeRows%progressEvery == 0 {
 		p.o.Progress(p.st.NodeRows, 0)
@@ -679,6 +710,7 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	if len(p.labelOf) == n {
 		sg.LabelSets, sg.LabelSet = p.labels.Sets, make([]int32, n)
 	}
+	order := make([]int32, n) // position -> graph node
 	for pos, id := range p.ids {
 		var key string
 		var kv keys.Key
@@ -692,6 +724,7 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 			return nil, fmt.Errorf("connector: internal error: key %q not in the graph", key)
 		}
 		sg.IDs[i] = keys.String(id)
+		order[pos] = int32(i)
 		if sg.Keys != nil {
 			sg.Keys[i] = kv
 		}
@@ -705,6 +738,10 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 			sg.LabelSet[i] = p.labelOf[pos]
 		}
 	}
+	if p.ev != nil {
+		sg.Stats.EvidenceTextBytes = p.ev.TextBytes
+	}
+	sg.Context = syncjob.NewContext(n, sg.LabelSets, sg.LabelSet, p.ev, order)
 	return sg, nil
 }
 

@@ -32,7 +32,7 @@ func (c *Conn) pullNative(ctx context.Context, o syncjob.PullOptions, nodeQ, rel
 	defer s.Close(ctx)
 	var p *puller
 	_, err := c.readTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
-		p = &puller{c: c, o: o} // fresh state on every attempt
+		p = newPuller(c, o) // fresh state on every attempt
 		return nil, p.nodeChunks(ctx, tx, nodeQ)
 	})
 	if err != nil {
@@ -139,7 +139,10 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 	}
 	keys, _ := res.Keys()
 	col := func(name string) int { return slices.Index(keys, name) }
-	embCol, displayCol, cloneCol := col("embedding"), col("display"), col("clone")
+	embCol, displayCol, cloneCol, evCol := col("embedding"), col("display"), col("clone"), col("evidence")
+	if p.ev != nil && evCol < 0 {
+		return fmt.Errorf("the node query returned no column evidence")
+	}
 	list := func(vals []any, c, n int) ([]any, error) {
 		if c < 0 {
 			return nil, nil
@@ -161,7 +164,7 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 		if err != nil {
 			return err
 		}
-		var nodeKeys, clones, embs, displays []any
+		var nodeKeys, clones, embs, displays, evs []any
 		if p.o.IDProperty != "" {
 			if nodeKeys, err = list(vals, cols[2], n); err != nil {
 				return err
@@ -176,6 +179,9 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 		if displays, err = list(vals, displayCol, n); err != nil {
 			return err
 		}
+		if evs, err = list(vals, evCol, n); err != nil {
+			return err
+		}
 		at := func(l []any, k int) any {
 			if l == nil {
 				return nil
@@ -187,7 +193,8 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 			if err := p.checkID(id, false, "id", p.st.NodeRows); err != nil {
 				return err
 			}
-			if _, err := p.addNode(id.(string), at(nodeKeys, k), at(clones, k), at(embs, k), at(displays, k), labels[k], true); err != nil {
+			ev, _ := at(evs, k).([]any)
+			if _, err := p.addNode(id.(string), at(nodeKeys, k), at(clones, k), at(embs, k), at(displays, k), labels[k], true, ev); err != nil {
 				return err
 			}
 		}
@@ -397,13 +404,19 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 //	       + (c+1) (64 PullChunk (1 + r/n) + 64 KiB) the driver's buffers:
 //	         its c+1 connections (c = readConcurrency) each keep one the
 //	         size of the largest record read, and their own state
+//	       + 4n kinds [+ e (16n + 5/4 t) the context's e evidence
+//	         properties, each a string header a node (a number is 8), and
+//	         their text's t bytes (evidenceText, PullStats.EvidenceTextBytes)
+//	         with the allocator's rounding; and the node query's record
+//	         of PullChunk nodes' values: PullChunk (64e + 2t/n)]
 //	load = 16n the node table (its slice of ids, the keys, the label sets)
 //	       + 4n the element-id index (a table by number; a map: 40n)
 //	       + 16r the relationships' parts (8 bytes an edge, with append's growth)
+//	       [+ 16en the evidence values in the order read]
 //
 // with n nodes and r relationships (rows read). A Cypher projection's
 // load is the node table and a map of element ids (16n + 40n).
-func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readConcurrency int) (load, held []memory.Part) {
+func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readConcurrency int, evidenceText int64) (load, held []memory.Part) {
 	n, r := nodes, rels
 	if readConcurrency <= 0 {
 		readConcurrency = DefaultReadConcurrency
@@ -434,17 +447,30 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 	if o.EmbeddingProperty != "" {
 		held = append(held, memory.Part{Name: "saved embeddings", Bytes: n * (24 + 8*16)})
 	}
+	// The kinds, whenever the labels tell nodes apart.
+	held = append(held, memory.Part{Name: "context: the nodes' kinds", Bytes: 4 * n})
+	e := int64(len(o.EvidenceProperties))
+	var evLoad int64
+	if e > 0 {
+		t := max(evidenceText, 0)
+		held = append(held,
+			memory.Part{Name: "context: the evidence properties' values", Bytes: e*16*n + t + t/4},
+			memory.Part{Name: "the node query's record of evidence values", Bytes: int64(PullChunk) * (64*e + 2*t/max(n, 1))})
+		evLoad = 16 * e * n
+	}
 	if o.Custom() {
 		// A record per row, straight into the graph, nodes found by a map.
 		return []memory.Part{
 			{Name: "pull: node table", Bytes: 16 * n},
 			{Name: "pull: element-id map", Bytes: 40 * n},
+			{Name: "pull: evidence values in the order read", Bytes: evLoad},
 		}, held
 	}
 	load = []memory.Part{
 		{Name: "pull: node table", Bytes: 16 * n},
 		{Name: "pull: element-id index", Bytes: 4 * n},
 		{Name: "pull: relationships read, by part", Bytes: 16 * r},
+		{Name: "pull: evidence values in the order read", Bytes: evLoad},
 	}
 	return load, held
 }

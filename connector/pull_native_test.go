@@ -58,7 +58,7 @@ func TestPullMemoryEstimate(t *testing.T) {
 	}
 	kept := heapAlloc() - base
 	n, m := int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges())
-	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency)
+	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency, sg.Stats.EvidenceTextBytes)
 	est := memory.Predict(n, m, memory.Options{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
 	var loadBytes, graphAndHeld int64
 	for _, p := range est.Phases[0].Parts {
@@ -69,6 +69,47 @@ func TestPullMemoryEstimate(t *testing.T) {
 	}
 	t.Logf("%d nodes, %d edges: heap peak %.1f MB over the start (load phase %.1f MB); kept %.1f MB (graph and held %.1f MB)",
 		n, m, float64(peak-base)/(1<<20), float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
+	if got := peak - base; float64(got) > 1.1*float64(loadBytes) {
+		t.Errorf("the pull's heap peaked %d bytes over the start, above 1.1 times the estimate's load phase (%d)", got, loadBytes)
+	}
+	if kept > graphAndHeld {
+		t.Errorf("the subgraph keeps %d bytes, above the estimate's graph and held parts (%d)", kept, graphAndHeld)
+	}
+	runtime.KeepAlive(sg)
+}
+
+// The memory of a pull with evidence properties (text and numbers, some
+// nodes without them) bounds what it uses, as TestPullMemoryEstimate.
+func TestPullMemoryEstimateEvidence(t *testing.T) {
+	c, o := loadSBM(t)
+	run(t, `MATCH (n:Node) WHERE n.uid % 5 <> 0
+		SET n.title = 'On the ' + toString(n.uid * 7919 % 100003) + ' graphs of ' + toString(n.uid) + ' nodes in large networks',
+		    n.year = 1990 + n.uid % 30`, nil)
+	o.EvidenceProperties = []string{"title", "year"}
+	o.WriteNodeLabels = []string{"Node"}
+	base := heapAlloc()
+	var sg *syncjob.Subgraph
+	var err error
+	peak := heapPeak(func() { sg, err = c.Pull(ctxT(t, time.Minute), o) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := heapAlloc() - base
+	if sg.Context == nil || len(sg.Context.Properties) != 2 || sg.Context.Properties[0].Numeric || !sg.Context.Properties[1].Numeric || sg.Stats.EvidenceTextBytes < 40*16000 {
+		t.Fatalf("context %v, text bytes %d", sg.Context != nil, sg.Stats.EvidenceTextBytes)
+	}
+	n, m := int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges())
+	load, held := PullMemory(n, int64(sg.Stats.RelationshipRows), o, false, DefaultReadConcurrency, sg.Stats.EvidenceTextBytes)
+	est := memory.Predict(n, m, memory.Options{MaxDegree: int64(sg.Graph.MaxDegree()), SourceLoad: load, Held: held})
+	var loadBytes, graphAndHeld int64
+	for _, p := range est.Phases[0].Parts {
+		loadBytes += p.Bytes
+	}
+	for _, p := range append(est.Phases[0].Parts[:3:3], held...) {
+		graphAndHeld += p.Bytes
+	}
+	t.Logf("%d nodes, %d edges, %d bytes of text: heap peak %.1f MB over the start (load phase %.1f MB); kept %.1f MB (graph and held %.1f MB)",
+		n, m, sg.Stats.EvidenceTextBytes, float64(peak-base)/(1<<20), float64(loadBytes)/(1<<20), float64(kept)/(1<<20), float64(graphAndHeld)/(1<<20))
 	if got := peak - base; float64(got) > 1.1*float64(loadBytes) {
 		t.Errorf("the pull's heap peaked %d bytes over the start, above 1.1 times the estimate's load phase (%d)", got, loadBytes)
 	}

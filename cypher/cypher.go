@@ -24,6 +24,7 @@
 //	{{relTypes .List}}          :`A`|`B` (empty for an empty list)
 //	{{firstOf "n" .List}}       n.`A`, or coalesce(n.`A`, n.`B`): the first
 //	                            of these properties that the node has
+//	{{props "n" .List}}         n.`A`, n.`B`: each of these properties
 package cypher
 
 import (
@@ -85,6 +86,9 @@ type Vars struct {
 	// DisplayProperties hold a node's name for people: the first of them
 	// that the node has; empty: not read.
 	DisplayProperties []string
+	// EvidenceProperties are read with each node, each as it is (absent:
+	// null); empty: not read.
+	EvidenceProperties []string
 	// Label is the label of a constraint, lock, run or split marker.
 	Label string
 	// Property and ConstraintName describe a constraint.
@@ -216,6 +220,15 @@ func funcs() template.FuncMap {
 				s = "coalesce(" + s + ")"
 			}
 			return s, err
+		},
+		"props": func(v string, ns []string) (string, error) {
+			if _, err := variable(v); err != nil {
+				return "", err
+			}
+			if len(ns) == 0 {
+				return "", fmt.Errorf("cypher: props needs at least one property")
+			}
+			return join(v+".", ", ", ns)
 		},
 		"relType": func(n string) (string, error) {
 			e, err := Escape(n)

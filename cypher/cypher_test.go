@@ -21,22 +21,23 @@ var weird = []string{
 // full sets every identifier, with awkward names.
 func full() Vars {
 	return Vars{
-		NodeLabels:        []string{"Person", weird[0]},
-		ExcludeLabels:     []string{"FondueLock", "FondueRun"},
-		RelationshipTypes: []string{"KNOWS", weird[1]},
-		IDProperty:        weird[2],
-		WriteProperty:     "ambiguity",
-		ScoreProperty:     weird[3],
-		EntitiesProperty:  weird[1],
-		RunProperty:       "fondue_run",
-		EmbeddingProperty: weird[4],
-		DisplayProperties: []string{weird[3], "title"},
-		Label:             weird[0],
-		Property:          weird[4],
-		ConstraintName:    weird[5],
-		Labels:            []string{"Person", weird[0], "FondueSplit"},
-		SkipProperties:    []string{"uid", weird[1]},
-		Type:              weird[1],
+		NodeLabels:         []string{"Person", weird[0]},
+		ExcludeLabels:      []string{"FondueLock", "FondueRun"},
+		RelationshipTypes:  []string{"KNOWS", weird[1]},
+		IDProperty:         weird[2],
+		WriteProperty:      "ambiguity",
+		ScoreProperty:      weird[3],
+		EntitiesProperty:   weird[1],
+		RunProperty:        "fondue_run",
+		EmbeddingProperty:  weird[4],
+		DisplayProperties:  []string{weird[3], "title"},
+		EvidenceProperties: []string{"year", weird[3]},
+		Label:              weird[0],
+		Property:           weird[4],
+		ConstraintName:     weird[5],
+		Labels:             []string{"Person", weird[0], "FondueSplit"},
+		SkipProperties:     []string{"uid", weird[1]},
+		Type:               weird[1],
 	}
 }
 
@@ -156,6 +157,14 @@ func TestStatements(t *testing.T) {
 	q, err = Render("node_relationships", Vars{Label: "FondueSplit", DisplayProperties: []string{"name", "title"}})
 	if err != nil || !strings.HasSuffix(q, "labels(o) AS otherLabels, coalesce(o.`name`, o.`title`) AS otherName") {
 		t.Errorf("node_relationships two display properties: %q %v", q, err)
+	}
+	// The evidence properties: a list of their values per node, escaped.
+	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Paper"}, EvidenceProperties: []string{"year", "ti`tle"}})
+	if err != nil || q != "MATCH (n:`Paper`)\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels, [n IN chunk | [n.`year`, n.`ti``tle`]] AS evidence" {
+		t.Errorf("pull_nodes evidence properties: %q %v", q, err)
+	}
+	if _, err := Render("pull_nodes", Vars{EvidenceProperties: []string{"year", "bad\nname"}}); err == nil || !strings.Contains(err.Error(), "control character") {
+		t.Errorf("a bad evidence property: %v", err)
 	}
 	if _, err := Render("pull_nodes", Vars{DisplayProperties: []string{"name", "bad\nname"}}); err == nil || !strings.Contains(err.Error(), "control character") {
 		t.Errorf("a bad display property: %v", err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
@@ -68,8 +69,11 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 			pn.Name = sg.Names[pr.Node]
 		}
 		pos := map[int32]int{} // neighbour -> position through the groups
-		for _, grp := range pr.Groups {
+		for gi, grp := range pr.Groups {
 			g := splitplan.Group{Neighbors: make([]keys.Key, len(grp)), NeighborIDs: make([]keys.Key, len(grp))}
+			if gi < len(pr.Reasons) {
+				g.Reasons = planReasons(sg, pr.Reasons[gi])
+			}
 			if sg.Names != nil {
 				g.Names = make([]string, len(grp))
 			}
@@ -93,6 +97,26 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 		p.Nodes = append(p.Nodes, pn)
 	}
 	return p, nil
+}
+
+// planReasons are the reasons of a group as a person reads them: a
+// context node by its display name, else its key; a property by its value.
+func planReasons(sg *Subgraph, rs []evidence.Reason) []splitplan.Reason {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]splitplan.Reason, len(rs))
+	for k, r := range rs {
+		out[k] = splitplan.Reason{Kind: r.Kind, Value: r.Value, Weight: r.Weight}
+		if r.Node >= 0 && r.Node < sg.Graph.NumNodes() {
+			if sg.Names != nil && sg.Names[r.Node] != "" {
+				out[k].Value = sg.Names[r.Node]
+			} else {
+				out[k].Value = sg.Key(r.Node).Text()
+			}
+		}
+	}
+	return out
 }
 
 // neighborLinks lists the links of g between the neighbours in groups, as

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
@@ -210,6 +211,12 @@ type PullOptions struct {
 	// exist in the database (ErrEmpty); a Cypher projection's node query
 	// must return the labels (labels(n) AS labels).
 	WriteNodeLabels []string
+	// EvidenceProperties are read with the nodes (graph.evidence_properties):
+	// what the graph says about a node besides its links, which the engine
+	// weighs to tell which pieces of a neighbourhood are one entity
+	// (Subgraph.Context). A Cypher projection's node query returns each as
+	// a column of the property's name (n.title AS title).
+	EvidenceProperties []string
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
@@ -265,6 +272,11 @@ type Subgraph struct {
 	// for the nodes with one of Options.WriteNodeLabels; nil (every node)
 	// without them. The others are context (see WriteNodeLabels).
 	Targets []bool
+	// Context is what the graph says about the nodes besides the links:
+	// their kinds (labels) and EvidenceProperties, for the engine
+	// (fondue.Options.Context); nil when it says nothing more (no evidence
+	// properties, and one kind or the labels unknown). See NewContext.
+	Context *evidence.Context
 	Options PullOptions
 	Stats   PullStats
 }
@@ -374,7 +386,10 @@ type PullStats struct {
 	// Embeddings counts nodes with a saved embedding; BadEmbeddings those
 	// whose EmbeddingProperty was not a list of numbers (ignored).
 	Embeddings, BadEmbeddings int
-	Duration                  time.Duration
+	// EvidenceTextBytes counts the bytes of the evidence properties' text
+	// values kept (Subgraph.Context), for the memory estimate.
+	EvidenceTextBytes int64
+	Duration          time.Duration
 }
 
 // Unnamed describes the nodes of a subgraph with none of

@@ -352,6 +352,7 @@ func (o *Options) names() []namedValue {
 	add("graph.relationship_types", o.Pull.RelationshipTypes...)
 	add("graph.id_property", o.Pull.IDProperty)
 	add("graph.display_property", o.Pull.DisplayProperties...)
+	add("graph.evidence_properties", o.Pull.EvidenceProperties...)
 	add("embedding.property", o.Pull.EmbeddingProperty, o.Write.EmbeddingProperty)
 	add("split.marker_label", o.Pull.MarkerLabel)
 	add("write.property", o.Write.Property)
@@ -414,6 +415,7 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 	}
 	opts.Progress = o.Progress
 	opts.Targets = sg.Targets
+	opts.Context = sg.Context
 	t1 := time.Now()
 	res, err := fondue.Score(ctx, g, opts)
 	if err != nil {

@@ -101,14 +101,15 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		return nil, err
 	}
 	s.pull = syncjob.PullOptions{
-		NodeLabels:        c.Graph.NodeLabels,
-		RelationshipTypes: c.Graph.RelationshipTypes,
-		NodeQuery:         strings.TrimSpace(c.Graph.NodeQuery),
-		RelationshipQuery: strings.TrimSpace(c.Graph.RelationshipQuery),
-		IDProperty:        c.Graph.IDProperty,
-		DisplayProperties: c.Graph.DisplayProperty,
-		MarkerLabel:       c.Split.MarkerLabel,
-		WriteNodeLabels:   c.Write.NodeLabels,
+		NodeLabels:         c.Graph.NodeLabels,
+		RelationshipTypes:  c.Graph.RelationshipTypes,
+		NodeQuery:          strings.TrimSpace(c.Graph.NodeQuery),
+		RelationshipQuery:  strings.TrimSpace(c.Graph.RelationshipQuery),
+		IDProperty:         c.Graph.IDProperty,
+		DisplayProperties:  c.Graph.DisplayProperty,
+		EvidenceProperties: c.Graph.EvidenceProperties,
+		MarkerLabel:        c.Split.MarkerLabel,
+		WriteNodeLabels:    c.Write.NodeLabels,
 	}
 	s.checkpoint = c.Engine.Embedding.Checkpoint
 	if score.UsesEmbedding(s.engine.Method) {
@@ -208,6 +209,9 @@ func (s *syncSettings) configuration() map[string]any {
 	if len(s.pull.WriteNodeLabels) > 0 {
 		c["writeNodeLabels"] = s.pull.WriteNodeLabels
 	}
+	if len(s.pull.EvidenceProperties) > 0 {
+		c["evidenceProperties"] = s.pull.EvidenceProperties
+	}
 	if s.split {
 		c["splitter"] = s.splitter
 		c["splitTop"] = s.engine.Split.Top
@@ -247,7 +251,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			g := sg.Graph
 			// The pull's buffers, and the element ids and keys the run
 			// keeps to write the scores back, count too.
-			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency)
+			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency, sg.Stats.EvidenceTextBytes)
 			// With --split, the plan of the nodes to split and its text
 			// (stored, or printed by a dry run), after the engine.
 			var sink []memory.Part

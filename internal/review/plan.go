@@ -94,6 +94,9 @@ type ApprovedGroup struct {
 	Neighbors   []keys.Key `json:"neighbors"`             // keys
 	NeighborIDs []keys.Key `json:"neighborIds,omitempty"` // element ids (source neo4j)
 	Names       []string   `json:"names,omitempty"`       // display names, for people reading the file
+	// Reasons are the dry run's reasons for the group (splitplan.Group.Reasons),
+	// carried into the plan applied.
+	Reasons []splitplan.Reason `json:"reasons,omitempty"`
 }
 
 // DecidedNode is a rejected node.
@@ -299,6 +302,7 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 			if len(g.Names) == len(g.Neighbors) {
 				pg.Names = slices.Clone(g.Names)
 			}
+			pg.Reasons = slices.Clone(g.Reasons)
 			n.Groups = append(n.Groups, pg)
 		}
 		p.Nodes = append(p.Nodes, n)

@@ -464,8 +464,18 @@ func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.Pu
 	}
 	var labels syncjob.LabelIndex
 	sg.LabelSet = make([]int32, n)
-	for _, nd := range sel {
+	ev := syncjob.NewEvidenceValues(o.EvidenceProperties)
+	order := make([]int32, len(sel))
+	for pos, nd := range sel {
 		i, _ := g.Index(byID[nd.ID].text)
+		order[pos] = int32(i)
+		if ev != nil {
+			vals := make([]any, len(o.EvidenceProperties))
+			for k, name := range o.EvidenceProperties {
+				vals[k] = nd.Props[name]
+			}
+			ev.Add(vals)
+		}
 		sg.IDs[i] = keys.String(nd.ID)
 		if sg.Keys != nil {
 			sg.Keys[i] = byID[nd.ID].key
@@ -479,6 +489,10 @@ func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.Pu
 		sg.LabelSet[i] = labels.Add(nd.Labels)
 	}
 	sg.LabelSets = labels.Sets
+	if ev != nil {
+		st.EvidenceTextBytes = ev.TextBytes
+	}
+	sg.Context = syncjob.NewContext(n, sg.LabelSets, sg.LabelSet, ev, order)
 	return sg
 }
 

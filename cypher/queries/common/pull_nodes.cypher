@@ -16,4 +16,4 @@ WHERE {{noLabel "n" .ExcludeLabels}}
 WITH collect(n) AS nodes
 UNWIND range(0, size(nodes) - 1, $chunk) AS i
 WITH nodes[i..i + $chunk] AS chunk
-RETURN [n IN chunk | {{id "n"}}] AS id, [n IN chunk | labels(n)] AS labels{{with .IDProperty}}, [n IN chunk | n.{{name .}}] AS key{{if $.Label}}, [n IN chunk | n{{label $.Label}}] AS clone{{end}}{{end}}{{with .EmbeddingProperty}}, [n IN chunk | n.{{name .}}] AS embedding{{end}}{{with .DisplayProperties}}, [n IN chunk | {{firstOf "n" .}}] AS display{{end}}
+RETURN [n IN chunk | {{id "n"}}] AS id, [n IN chunk | labels(n)] AS labels{{with .IDProperty}}, [n IN chunk | n.{{name .}}] AS key{{if $.Label}}, [n IN chunk | n{{label $.Label}}] AS clone{{end}}{{end}}{{with .EmbeddingProperty}}, [n IN chunk | n.{{name .}}] AS embedding{{end}}{{with .DisplayProperties}}, [n IN chunk | {{firstOf "n" .}}] AS display{{end}}{{with .EvidenceProperties}}, [n IN chunk | [{{props "n" .}}]] AS evidence{{end}}
