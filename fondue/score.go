@@ -127,6 +127,8 @@ type Result struct {
 	Warm      *cne.WarmStats // how the warm start mapped, when there was one
 	Proposals []Proposal
 	Timings   Timings
+
+	st *structure // with Options.Context: the structural graph and the evidence model
 }
 
 // Checkpoint returns what the next run needs to warm-start from this one:
@@ -193,6 +195,61 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 			opts.Progress(Progress{Phase: ph, Done: done, Total: total})
 		}
 	}
+	var res *Result
+	var err error
+	if opts.Context != nil {
+		res, err = scoreContext(ctx, g, opts)
+	} else {
+		res, err = scoreLinks(ctx, g, opts, report)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opts.Split.Splitter != nil {
+		t0 := time.Now()
+		nodes := splitCandidates(res, opts.Split)
+		report(PhaseSplitting, 0, len(nodes))
+		props, err := ProposeSplits(phaseContext(ctx, opts.Progress, PhaseSplitting, len(nodes)), g, res, nodes, opts)
+		if err != nil {
+			return nil, err
+		}
+		res.Proposals = props
+		res.Timings.Splitting = time.Since(t0)
+		report(PhaseSplitting, len(nodes), len(nodes))
+	}
+	return res, nil
+}
+
+// scoreContext scores g with a Context: on the structural graph (the
+// targets and their neighbours; every node a target without Targets),
+// the entity estimates from the pieces merged by evidence.
+func scoreContext(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
+	if err := opts.Context.Check(g.NumNodes()); err != nil {
+		return nil, &OptionsError{Msg: err.Error()}
+	}
+	targets := opts.Targets
+	if targets == nil {
+		targets = make([]bool, g.NumNodes())
+		for i := range targets {
+			targets[i] = true
+		}
+	}
+	o := opts
+	o.Targets = targets
+	res, err := scoreStructure(ctx, g, o)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := evidenceEntities(ctx, g, res, o); err != nil {
+		return nil, err
+	}
+	res.Timings.Scoring += time.Since(t0)
+	return res, nil
+}
+
+// scoreLinks scores g by its links alone.
+func scoreLinks(ctx context.Context, g *graph.Graph, opts Options, report func(Phase, int, int)) (*Result, error) {
 	res := &Result{Method: opts.Method}
 	var err error
 	if score.UsesEmbedding(opts.Method) {
@@ -213,19 +270,6 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 		report(PhaseScoring, g.NumNodes(), g.NumNodes())
 	}
 	res.Ambiguity = score.Percentiles(res.Scores)
-
-	if opts.Split.Splitter != nil {
-		t0 := time.Now()
-		nodes := splitCandidates(res, opts.Split)
-		report(PhaseSplitting, 0, len(nodes))
-		props, err := ProposeSplits(phaseContext(ctx, opts.Progress, PhaseSplitting, len(nodes)), g, res, nodes, opts)
-		if err != nil {
-			return nil, err
-		}
-		res.Proposals = props
-		res.Timings.Splitting = time.Since(t0)
-		report(PhaseSplitting, len(nodes), len(nodes))
-	}
 	return res, nil
 }
 

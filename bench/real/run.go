@@ -9,6 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -29,9 +30,15 @@ type Config struct {
 	// Engine configures the engine as the score command does; Method,
 	// Targets, Split and Progress are ignored.
 	Engine fondue.Options
+	// EvidenceProperties are the node properties read as evidence from a
+	// knowledge-graph set's import files (nil: DefaultEvidenceProperties).
+	EvidenceProperties []string
 	// Progress, when set, receives events from the calling goroutine.
 	Progress func(Event)
 }
+
+// DefaultEvidenceProperties are the evidence properties of the knowledge-graph sets.
+var DefaultEvidenceProperties = []string{"title", "year"}
 
 // EventKind says what an Event reports.
 type EventKind int
@@ -106,6 +113,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	for _, name := range cfg.Sets {
 		t0 := time.Now()
 		set, err := LoadSet(cfg.Dir, name)
+		if err == nil {
+			props := cfg.EvidenceProperties
+			if props == nil {
+				props = DefaultEvidenceProperties
+			}
+			err = set.LoadContext(props)
+		}
 		if err != nil {
 			return finish(&DataError{Set: name, Err: err})
 		}
@@ -287,6 +301,7 @@ func (ev *setEval) options(k int) fondue.Options {
 	o := ev.cfg.Engine
 	o.Seed = ev.cfg.Engine.Seed + uint64(k) - 1
 	o.Targets = ev.set.Targets
+	o.Context = ev.set.Context
 	o.Split = fondue.SplitOptions{}
 	o.Progress = nil
 	o.Method = score.DefaultMethod
@@ -334,6 +349,9 @@ func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 	for _, s := range ev.cfg.Splitters {
 		o := opts
 		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
+		if split.Find(research.Splitters(), s) != nil {
+			o.Context = nil // the component baselines: the links of the whole graph
+		}
 		nodes := make([]int, len(ev.split))
 		for j, sn := range ev.split {
 			nodes[j] = sn.node

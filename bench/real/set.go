@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
@@ -35,7 +36,7 @@ const (
 func Dir(dataDir string) string { return filepath.Join(dataDir, DirName) }
 
 // SetNames returns the real sets of dir, sorted: every X with X.edges,
-// X.truth.tsv and X.neighbours.tsv in dir.
+// X.truth.tsv and X.neighbours.tsv in dir or in its folder X.
 func SetNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -43,8 +44,14 @@ func SetNames(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
+		if e.IsDir() { // a set in a folder of its own: X/X.edges (a knowledge graph with its import files)
+			if base := setBase(dir, e.Name()); fileExists(base+suffixEdges) && fileExists(base+suffixTruth) && fileExists(base+suffixNeighbours) {
+				out = append(out, e.Name())
+			}
+			continue
+		}
 		name, ok := strings.CutSuffix(e.Name(), suffixEdges)
-		if !ok || e.IsDir() || name == "" {
+		if !ok || name == "" {
 			continue
 		}
 		if fileExists(filepath.Join(dir, name+suffixTruth)) && fileExists(filepath.Join(dir, name+suffixNeighbours)) {
@@ -53,6 +60,15 @@ func SetNames(dir string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// setBase returns the path of set name's files without their suffix: in
+// its own folder dir/name when there is one, else in dir.
+func setBase(dir, name string) string {
+	if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
+		return filepath.Join(dir, name, name)
+	}
+	return filepath.Join(dir, name)
 }
 
 func fileExists(path string) bool {
@@ -111,6 +127,25 @@ type Set struct {
 	// others are held out. DevRule says how the halves were drawn.
 	Dev     map[string]bool
 	DevRule string
+	// Context is the knowledge-graph context of a set in a folder of its
+	// own with Neo4j import node files (LoadContext), nil otherwise.
+	Context *evidence.Context
+	folder  string // the set's own folder, "" when none
+}
+
+// LoadContext reads the set's context (node labels and the evidence
+// properties props) from the Neo4j import node files of its folder; a set
+// without a folder or without node files keeps a nil Context.
+func (s *Set) LoadContext(props []string) error {
+	if s.folder == "" {
+		return nil
+	}
+	c, err := readContext(s.folder, s.Graph, props)
+	if err != nil {
+		return fmt.Errorf("real set %s: %w", s.Name, err)
+	}
+	s.Context = c
+	return nil
 }
 
 // ParseError is a malformed line of a real set's file.
@@ -132,12 +167,15 @@ func (e *ParseError) Error() string {
 // the names reader of --names, the truth and the neighbours; it detects
 // the scored nodes' prefix and draws the development half.
 func LoadSet(dir, name string) (*Set, error) {
-	base := filepath.Join(dir, name)
+	base := setBase(dir, name)
 	g, _, err := edgelist.ReadFile(base+suffixEdges, edgelist.HeaderAuto)
 	if err != nil {
 		return nil, fmt.Errorf("real set %s: %w", name, err)
 	}
 	s := &Set{Name: name, Graph: g}
+	if base != filepath.Join(dir, name) {
+		s.folder = filepath.Dir(base)
+	}
 	if fileExists(base + suffixNames) {
 		if s.Names, err = names.ReadFile(base + suffixNames); err != nil {
 			return nil, fmt.Errorf("real set %s: %w", name, err)
