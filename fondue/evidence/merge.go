@@ -52,6 +52,7 @@ type Model struct {
 	idf        map[key]float64
 	scale      []float64               // per numeric block
 	weights    []float64               // per block
+	cache      []*memberToks           // per node, once it is a member
 	null       [nBins][nBins][]float64 // sorted different-entity similarities by size bins
 	alpha      float64
 }
@@ -124,9 +125,10 @@ func keyCmp(a, b key) int {
 func (m *Model) newProfile(members []int32) *profile {
 	p := &profile{size: len(members), norm2: make([]float64, m.nTokenBlocks()),
 		sum: make([]float64, len(m.numeric)), count: make([]float64, len(m.numeric))}
-	var buf []key
+	var keys []key
+	var ws []float64
 	for _, u := range members {
-		buf = m.tokens(u, buf)
+		keys, ws = m.memberTokens(u, keys, ws)
 		for b, q := range m.numeric {
 			if v := m.c.Properties[q].Number[u]; !math.IsNaN(v) {
 				p.sum[b] += v
@@ -134,20 +136,54 @@ func (m *Model) newProfile(members []int32) *profile {
 			}
 		}
 	}
-	slices.SortFunc(buf, keyCmp)
-	for _, k := range buf {
-		if n := len(p.keys); n > 0 && p.keys[n-1] == k {
-			p.w[n-1] += m.idf[k]
-			continue
+	if len(members) == 1 {
+		p.keys, p.w = keys, ws
+	} else {
+		idx := make([]int, len(keys))
+		for i := range idx {
+			idx[i] = i
 		}
-		p.keys = append(p.keys, k)
-		p.w = append(p.w, m.idf[k])
+		slices.SortStableFunc(idx, func(a, b int) int { return keyCmp(keys[a], keys[b]) })
+		for _, i := range idx {
+			if n := len(p.keys); n > 0 && p.keys[n-1] == keys[i] {
+				p.w[n-1] += ws[i]
+				continue
+			}
+			p.keys = append(p.keys, keys[i])
+			p.w = append(p.w, ws[i])
+		}
 	}
-	p.norms()
+	m.norms(p)
 	return p
 }
 
-func (p *profile) norms() {
+// memberTokens appends member u's distinct tokens, sorted, and their IDF
+// weights (computed once per member).
+func (m *Model) memberTokens(u int32, keys []key, ws []float64) ([]key, []float64) {
+	c := m.cache[u]
+	if c == nil { // not a member Fit saw: computed, not kept (Merge runs concurrently)
+		toks := m.tokens(u, nil)
+		slices.SortFunc(toks, keyCmp)
+		toks = slices.Compact(toks)
+		w := make([]float64, 0, len(toks))
+		kept := toks[:0]
+		for _, k := range toks {
+			if v := m.idf[k]; v > 0 {
+				kept = append(kept, k)
+				w = append(w, v)
+			}
+		}
+		c = &memberToks{kept, w}
+	}
+	return append(keys, c.keys...), append(ws, c.w...)
+}
+
+type memberToks struct {
+	keys []key
+	w    []float64
+}
+
+func (m *Model) norms(p *profile) {
 	clear(p.norm2)
 	for i, k := range p.keys {
 		p.norm2[k.block] += p.w[i] * p.w[i]
@@ -170,7 +206,7 @@ func shared(a, b *profile, fn func(k key, wa, wb float64)) {
 	}
 }
 
-func (p *profile) add(q *profile) {
+func (m *Model) add(p, q *profile) {
 	p.size += q.size
 	keys := make([]key, 0, len(p.keys)+len(q.keys))
 	w := make([]float64, 0, len(p.keys)+len(q.keys))
@@ -194,7 +230,7 @@ func (p *profile) add(q *profile) {
 		p.sum[b] += q.sum[b]
 		p.count[b] += q.count[b]
 	}
-	p.norms()
+	m.norms(p)
 }
 
 // sims fills s with the per-block similarities of a and b.
@@ -284,6 +320,11 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 			continue
 		}
 		m.idf[k] = math.Log(n / float64(d))
+	}
+	m.cache = make([]*memberToks, g.NumNodes())
+	for _, u := range members {
+		keys, ws := m.memberTokens(u, nil, nil)
+		m.cache[u] = &memberToks{keys, ws}
 	}
 	r := rng.SplitMix{S: rng.StreamSeed(o.Seed, 0xe71de, 0, 0)}
 	m.scale = make([]float64, len(m.numeric))
@@ -396,6 +437,7 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		byPair[s.ba][s.bb] = append(byPair[s.ba][s.bb], v)
 	}
 	m.alpha = 1 - o.Quantile
+	slices.Sort(pooled)
 	for a := range nBins {
 		for b := a; b < nBins; b++ {
 			t := pooled
@@ -527,7 +569,7 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 		for _, kk := range sortedKeys(contrib[bb]) {
 			contrib[ba][kk] += contrib[bb][kk]
 		}
-		x.add(y)
+		m.add(x, y)
 		cl[ba] = append(cl[ba], cl[bb]...)
 		alive[bb] = false
 		for c := range k {
