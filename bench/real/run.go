@@ -118,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 			if props == nil {
 				props = DefaultEvidenceProperties
 			}
-			err = set.LoadContext(props)
+			err = set.LoadContext(ctx, props)
 		}
 		if err != nil {
 			return finish(&DataError{Set: name, Err: err})

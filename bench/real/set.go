@@ -3,6 +3,7 @@ package real
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
 
@@ -133,19 +135,71 @@ type Set struct {
 	folder  string // the set's own folder, "" when none
 }
 
-// LoadContext reads the set's context (node labels and the evidence
-// properties props) from the Neo4j import node files of its folder; a set
-// without a folder or without node files keeps a nil Context.
-func (s *Set) LoadContext(props []string) error {
+// LoadContext reads a set in a folder of its own from the Neo4j import
+// files there (fondue/neo4jcsv), when it has any: the graph (the same as
+// X.edges, with the same node indices), the context (node labels and the
+// evidence properties props) and the targets (the nodes with a label of a
+// labelled name). A set without such files keeps a nil Context.
+func (s *Set) LoadContext(ctx context.Context, props []string) error {
 	if s.folder == "" {
 		return nil
 	}
-	c, err := readContext(s.folder, s.Graph, props)
+	files, err := filepath.Glob(filepath.Join(s.folder, "*.csv"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(files)
+	var o neo4jcsv.Options
+	for _, f := range files {
+		switch head, err := firstLine(f); {
+		case err != nil:
+			return fmt.Errorf("real set %s: %w", s.Name, err)
+		case strings.Contains(head, ":START_ID"):
+			o.Relationships = append(o.Relationships, f)
+		case strings.Contains(head, ":ID"):
+			o.Nodes = append(o.Nodes, f)
+		}
+	}
+	if len(o.Nodes) == 0 {
+		return nil
+	}
+	o.EvidenceProperties = props
+	kg, err := neo4jcsv.Read(ctx, o)
 	if err != nil {
 		return fmt.Errorf("real set %s: %w", s.Name, err)
 	}
-	s.Context = c
+	if kg.Graph.NumNodes() != s.Graph.NumNodes() || kg.Graph.NumEdges() != s.Graph.NumEdges() {
+		return fmt.Errorf("real set %s: the import files hold %d nodes and %d relationships, %s%s %d and %d",
+			s.Name, kg.Graph.NumNodes(), kg.Graph.NumEdges(), s.Name, suffixEdges, s.Graph.NumNodes(), s.Graph.NumEdges())
+	}
+	labels := map[string]bool{}
+	for _, ln := range s.Labelled {
+		if i, ok := kg.Graph.Index(ln.ID); ok {
+			for _, l := range kg.Labels[i] {
+				labels[l] = true
+			}
+		}
+	}
+	targets := make([]bool, kg.Graph.NumNodes())
+	for i := range targets {
+		targets[i] = slices.ContainsFunc(kg.Labels[i], func(l string) bool { return labels[l] })
+	}
+	s.Graph, s.Context, s.Targets = kg.Graph, kg.Context, targets
 	return nil
+}
+
+// firstLine returns a file's first line.
+func firstLine(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return line, err
 }
 
 // ParseError is a malformed line of a real set's file.
