@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -208,7 +210,7 @@ func newSetEval(set *Set, cfg Config) *setEval {
 	g := set.Graph
 	ev := &setEval{cfg: cfg, set: set, once: map[string][]float64{}, onceSecs: map[string]float64{}}
 	sr := &SetResult{Name: set.Name, Prefix: set.Prefix, Nodes: g.NumNodes(), Edges: g.NumEdges(),
-		DevRule: set.DevRule, Halves: map[string]HalfInfo{}, HasNames: set.Names != nil}
+		DevRule: set.DevRule, Halves: map[string]HalfInfo{}, HasNames: set.Names != nil, Context: describeContext(set.Context)}
 	for i := range g.NumNodes() {
 		if g.Degree(i) > 0 && (set.Targets == nil || set.Targets[i]) {
 			sr.Scored++
@@ -420,4 +422,20 @@ func (ev *setEval) methodScores(ctx context.Context, m string, opts fondue.Optio
 	}
 	secs[key] = time.Since(t0).Seconds()
 	return scores, err
+}
+
+// describeContext says what a context holds: its kinds and evidence properties.
+func describeContext(c *evidence.Context) string {
+	if c == nil {
+		return ""
+	}
+	var props []string
+	for _, p := range c.Properties {
+		kind := "text"
+		if p.Numeric {
+			kind = "number"
+		}
+		props = append(props, fmt.Sprintf("`%s` (%s)", p.Name, kind))
+	}
+	return fmt.Sprintf("kinds %s; evidence properties %s", strings.Join(c.Kinds, ", "), strings.Join(props, ", "))
 }
