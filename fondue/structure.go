@@ -152,7 +152,7 @@ func fitEvidence(ctx context.Context, g *graph.Graph, st *structure, scores []fl
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := evidence.Fit(ctx, g, opts.Context, st.mark, owners, pieces, evidence.Options{Seed: opts.Seed, Workers: opts.Workers})
+	m, err := evidence.Fit(ctx, g, opts.Context, st.mark, owners, pieces, evidence.Options{Seed: opts.Seed})
 	return owners, pieces, m, err
 }
 

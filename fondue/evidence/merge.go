@@ -21,10 +21,12 @@ import (
 // numeric property. Two profiles compare block by block (cosine; for a
 // number exp(-|mean difference|/scale), the scale being the median
 // difference between two members drawn at random), and the blocks combine
-// with weights learnt from the graph itself: halves of one piece are the
-// same entity, pieces of two targets that share no neighbour are
-// different ones; a block's weight is how far it separates the two
-// (difference of means over the pooled variance, 0 when it does not).
+// with weights learnt from the graph itself: two pieces of one target are
+// more often one entity than pieces of two targets that share no
+// neighbour, which are different ones; a block's weight is how far it
+// separates the two kinds of pairs (difference of means over the pooled
+// variance, 0 when it does not). (Halves of one piece would overrate what
+// one piece has in common, such as its time: see bench/SPLITTERS.md.)
 // Pieces merge, most alike first, while the pair is more alike than the
 // Quantile of the different-entity pairs of the same sizes.
 
@@ -35,8 +37,7 @@ const DefaultQuantile = 0.99
 // Options configures Fit. The zero value is the default.
 type Options struct {
 	Quantile float64 // default DefaultQuantile
-	Seed     uint64
-	Workers  int
+	Seed     uint64  // seeds the samples of pairs
 }
 
 // Model weighs and merges pieces of the neighbourhoods of one graph.
@@ -63,6 +64,7 @@ type key struct {
 	id    int32
 }
 
+// nBins is the number of piece size classes: 1, 2, 3-4, 5-8, 9+ members.
 const nBins = 5
 
 func sizeBin(n int) int {
