@@ -3,8 +3,8 @@ package fondue
 import (
 	"context"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
-
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -55,13 +55,23 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 	}
 	in := &split.Input{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
 		RandomSplits: opts.RandomSplits, Unnormalized: opts.Unnormalized, Polish: opts.Polish}
-	groups, err := split.Propose(ctx, g, in, sp, nodes, opts.Workers)
+	var groups [][][]int32
+	var reasons [][][]evidence.Reason
+	var err error
+	if opts.Context == nil {
+		groups, err = split.Propose(ctx, g, in, sp, nodes, opts.Workers)
+	} else {
+		groups, reasons, err = proposeByEvidence(ctx, g, res, in, sp, nodes, opts)
+	}
 	if err != nil {
 		return nil, err
 	}
 	out := make([]Proposal, len(nodes))
 	for k, i := range nodes {
 		out[k] = Proposal{Node: i, Groups: groups[k]}
+		if reasons != nil {
+			out[k].Reasons = reasons[k]
+		}
 		if i < len(res.Scores) {
 			out[k].Score = res.Scores[i]
 		}
@@ -70,4 +80,68 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 		}
 	}
 	return out, nil
+}
+
+// proposeByEvidence splits the nodes on the structural graph (the targets
+// and their neighbours), then merges the groups that the context says are
+// one entity (package evidence).
+func proposeByEvidence(ctx context.Context, g *graph.Graph, res *Result, in *split.Input, sp split.Splitter, nodes []int, opts Options) ([][][]int32, [][][]evidence.Reason, error) {
+	if err := opts.Context.Check(g.NumNodes()); err != nil {
+		return nil, nil, &OptionsError{Msg: err.Error()}
+	}
+	st := res.st
+	if st == nil {
+		targets := opts.Targets
+		if targets == nil {
+			targets = make([]bool, g.NumNodes())
+			for i := range targets {
+				targets[i] = true
+			}
+		}
+		var err error
+		if st, err = newStructure(g, targets); err != nil {
+			return nil, nil, err
+		}
+		if in.Embedding != nil {
+			st.emb = &cne.Embedding{Dim: in.Embedding.Dim, X: make([]float64, len(st.nodes)*in.Embedding.Dim)}
+			for a, i := range st.nodes {
+				copy(st.emb.Row(a), in.Embedding.Row(int(i)))
+			}
+		}
+		if in.Prior != nil {
+			st.prior = &cne.Prior{Lambda: make([]float64, len(st.nodes))}
+			for a, i := range st.nodes {
+				st.prior.Lambda[a] = in.Prior.Lambda[i]
+			}
+		}
+	}
+	sub := *in
+	sub.Embedding, sub.Prior = st.emb, st.prior
+	subNodes := make([]int, len(nodes))
+	for k, i := range nodes {
+		if subNodes[k] = int(st.index[i]); subNodes[k] < 0 {
+			return nil, nil, &OptionsError{Msg: fmt.Sprintf("node %d is context (neither a target nor a target's neighbour): it cannot be split", i)}
+		}
+	}
+	groups, err := split.Propose(ctx, st.g, &sub, sp, subNodes, opts.Workers)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, gs := range groups {
+		st.toFull(gs)
+	}
+
+	// The merge of groups by evidence.
+	m := st.model
+	if m == nil {
+		scores := res.Scores
+		if len(scores) != g.NumNodes() {
+			return nil, nil, fmt.Errorf("the evidence needs the scores of the graph's %d nodes, got %d", g.NumNodes(), len(scores))
+		}
+		if _, _, m, err = fitEvidence(ctx, g, st, scores, opts); err != nil {
+			return nil, nil, err
+		}
+		st.model = m
+	}
+	return m.MergeAll(ctx, groups, opts.Workers)
 }

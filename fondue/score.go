@@ -132,6 +132,8 @@ type Result struct {
 	Warm      *cne.WarmStats // how the warm start mapped, when there was one
 	Proposals []Proposal
 	Timings   Timings
+
+	st *structure // with Options.Context: the structural graph and the evidence model
 }
 
 // Checkpoint returns what the next run needs to warm-start from this one:
@@ -206,27 +208,16 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 		}
 		opts.Progress(p)
 	}
-	res := &Result{Method: opts.Method}
+	var res *Result
 	var err error
-	if score.UsesEmbedding(opts.Method) {
-		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
-			return nil, err
-		}
+	if opts.Context != nil {
+		res, err = scoreContext(ctx, g, opts)
 	} else {
-		t0 := time.Now()
-		report(PhaseScoring, 0, g.NumNodes())
-		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, scored, g.NumNodes()-scored)
-		if res.Scores, err = score.Baseline(parallel.SubProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
-			return nil, err
-		}
-		if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
-			return nil, err
-		}
-		res.Timings.Scoring = time.Since(t0)
-		report(PhaseScoring, g.NumNodes(), g.NumNodes())
+		res, err = scoreLinks(ctx, g, opts, report)
 	}
-	res.Ambiguity = score.Percentiles(res.Scores)
-
+	if err != nil {
+		return nil, err
+	}
 	if opts.Split.Splitter != nil {
 		t0 := time.Now()
 		nodes := splitCandidates(res, opts.Split)
@@ -239,6 +230,60 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 		res.Timings.Splitting = time.Since(t0)
 		report(PhaseSplitting, len(nodes), len(nodes))
 	}
+	return res, nil
+}
+
+// scoreContext scores g with a Context: on the structural graph (the
+// targets and their neighbours; every node a target without Targets),
+// the entity estimates from the pieces merged by evidence.
+func scoreContext(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
+	if err := opts.Context.Check(g.NumNodes()); err != nil {
+		return nil, &OptionsError{Msg: err.Error()}
+	}
+	targets := opts.Targets
+	if targets == nil {
+		targets = make([]bool, g.NumNodes())
+		for i := range targets {
+			targets[i] = true
+		}
+	}
+	o := opts
+	o.Targets = targets
+	res, err := scoreStructure(ctx, g, o)
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	if err := evidenceEntities(ctx, g, res, o); err != nil {
+		return nil, err
+	}
+	res.Timings.Scoring += time.Since(t0)
+	return res, nil
+}
+
+// scoreLinks scores g by its links alone.
+func scoreLinks(ctx context.Context, g *graph.Graph, opts Options, report func(Phase, int, int)) (*Result, error) {
+	res := &Result{Method: opts.Method}
+	var err error
+	if score.UsesEmbedding(opts.Method) {
+		if err := scoreFONDUE(ctx, g, opts, res, report); err != nil {
+			return nil, err
+		}
+	} else {
+		t0 := time.Now()
+		report(PhaseScoring, 0, g.NumNodes())
+		scored := countScored(g, opts.Targets)
+		pctx := phaseContext(ctx, opts.Progress, PhaseScoring, scored, g.NumNodes()-scored)
+		if res.Scores, err = score.Baseline(parallel.SubProgress(pctx, 0, scoringShare), g, opts.Method, opts.Workers, opts.Targets); err != nil {
+			return nil, err
+		}
+		if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+			return nil, err
+		}
+		res.Timings.Scoring = time.Since(t0)
+		report(PhaseScoring, g.NumNodes(), g.NumNodes())
+	}
+	res.Ambiguity = score.Percentiles(res.Scores)
 	return res, nil
 }
 

@@ -161,6 +161,7 @@ func (ev *setEval) entities(ctx context.Context, def *fondue.Result, seed *Seed)
 		}
 		for _, name := range estimators[1:] {
 			o := ev.options(1)
+			o.Context = nil // the component baselines: the links of the whole graph
 			o.Split = fondue.SplitOptions{Splitter: split.Find(research.Splitters(), name)}
 			props, err := fondue.ProposeSplits(ctx, g, nil, nodes, o)
 			if err != nil {

@@ -530,3 +530,54 @@ func TestRealQuick(t *testing.T) {
 		}
 	}
 }
+
+// A set in a folder of its own with Neo4j import files: found by SetNames,
+// read with its labels and evidence properties, targets by the labelled
+// names' label.
+func TestRealKnowledgeGraphSet(t *testing.T) {
+	dir := t.TempDir()
+	kg := filepath.Join(dir, "kg")
+	if err := os.Mkdir(kg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"kg.edges":          "a:1 p:1\na:1 p:2\na:2 p:2\np:1 v:1\np:2 v:1\n",
+		"kg.truth.tsv":      "id\tname\tpersons\tpapers\tforeign\tdegree\tlabels\na:1\tone\t2\t2\t0\t2\tx:1,y:1\n",
+		"kg.neighbours.tsv": "id\tneighbour\tlabels\na:1\tp:1\tx\na:1\tp:2\ty\n",
+		"authors.csv":       "uid:ID(Author),name,:LABEL\na:1,one,Author\na:2,two,Author\n",
+		"papers.csv":        "uid:ID(Paper),title,year:int,:LABEL\np:1,Graph Cuts,2001,Paper\np:2,Graphs,,Paper\n",
+		"venues.csv":        "uid:ID(Venue),name,:LABEL\nv:1,KDD,Venue\n",
+		"wrote.csv":         ":START_ID(Author),:END_ID(Paper),:TYPE\na:1,p:1,WROTE\na:1,p:2,WROTE\na:2,p:2,WROTE\n",
+		"published_in.csv":  ":START_ID(Paper),:END_ID(Venue),:TYPE\np:1,v:1,PUBLISHED_IN\np:2,v:1,PUBLISHED_IN\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(kg, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := SetNames(dir); err != nil || !slices.Equal(got, []string{"kg"}) {
+		t.Fatalf("SetNames = %v, %v", got, err)
+	}
+	set, err := LoadSet(dir, "kg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.LoadContext(context.Background(), []string{"title", "year"}); err != nil {
+		t.Fatal(err)
+	}
+	c := set.Context
+	if c == nil || !slices.Equal(c.Kinds, []string{"Author", "Paper", "Venue"}) || len(c.Properties) != 2 {
+		t.Fatalf("context %+v", c)
+	}
+	g := set.Graph
+	p1, _ := g.Index("p:1")
+	p2, _ := g.Index("p:2")
+	if c.Properties[0].Text[p1] != "Graph Cuts" || c.Properties[1].Number[p1] != 2001 || !math.IsNaN(c.Properties[1].Number[p2]) {
+		t.Fatalf("properties of p:1 %q %v, p:2 year %v", c.Properties[0].Text[p1], c.Properties[1].Number[p1], c.Properties[1].Number[p2])
+	}
+	for i := range g.NumNodes() {
+		if want := strings.HasPrefix(g.Key(i), "a:"); set.Targets[i] != want {
+			t.Fatalf("%s: target %v, want %v", g.Key(i), set.Targets[i], want)
+		}
+	}
+}

@@ -219,7 +219,13 @@ func (s *SetResult) shape() string {
 	if s.Prefix == "" {
 		return "every node scored"
 	}
-	return fmt.Sprintf("only the nodes with ids `%s…` scored (%d of %d nodes; fondue.Options.Targets), the others context", s.Prefix, s.Scored, s.Nodes)
+	t := fmt.Sprintf("only the nodes with ids `%s…` scored (%d of %d nodes; fondue.Options.Targets), the others context", s.Prefix, s.Scored, s.Nodes)
+	if s.Context != "" {
+		t += fmt.Sprintf("; read from its Neo4j import files, with the context (fondue.Options.Context: %s): "+
+			"the engine scores the targets and their neighbours and merges pieces by the context, "+
+			"while the component baselines count components of the links of the whole graph", s.Context)
+	}
+	return t
 }
 
 func (r *Report) writeSet(p func(string, ...any), s *SetResult) {

@@ -167,14 +167,17 @@ type SetResult struct {
 	Eligible     int `json:"eligible"`
 	// SplitPersons and EligiblePersons are the mean numbers of persons of
 	// the split-evaluated names and of all eligible names (all halves).
-	SplitPersons    Num           `json:"split_persons_mean"`
-	EligiblePersons Num           `json:"eligible_persons_mean"`
-	Top             []TopName     `json:"top"`
-	Seeds           []*Seed       `json:"seeds"`
-	Summary         *SetSummary   `json:"summary"`
-	Seconds         float64       `json:"seconds"`
-	HasNames        bool          `json:"display_names"`
-	Splits          []SplitRecord `json:"splits"`
+	SplitPersons    Num         `json:"split_persons_mean"`
+	EligiblePersons Num         `json:"eligible_persons_mean"`
+	Top             []TopName   `json:"top"`
+	Seeds           []*Seed     `json:"seeds"`
+	Summary         *SetSummary `json:"summary"`
+	Seconds         float64     `json:"seconds"`
+	HasNames        bool        `json:"display_names"`
+	// Context describes the knowledge-graph context the engine was given
+	// (kinds and evidence properties), "" for none.
+	Context string        `json:"context,omitempty"`
+	Splits  []SplitRecord `json:"splits"`
 }
 
 // SplitRecord is one split-evaluated name's ARI and groups, per

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -29,9 +32,15 @@ type Config struct {
 	// Engine configures the engine as the score command does; Method,
 	// Targets, Split and Progress are ignored.
 	Engine fondue.Options
+	// EvidenceProperties are the node properties read as evidence from a
+	// knowledge-graph set's import files (nil: DefaultEvidenceProperties).
+	EvidenceProperties []string
 	// Progress, when set, receives events from the calling goroutine.
 	Progress func(Event)
 }
+
+// DefaultEvidenceProperties are the evidence properties of the knowledge-graph sets.
+var DefaultEvidenceProperties = []string{"title", "year"}
 
 // EventKind says what an Event reports.
 type EventKind int
@@ -106,6 +115,13 @@ func Run(ctx context.Context, cfg Config) (*Results, error) {
 	for _, name := range cfg.Sets {
 		t0 := time.Now()
 		set, err := LoadSet(cfg.Dir, name)
+		if err == nil {
+			props := cfg.EvidenceProperties
+			if props == nil {
+				props = DefaultEvidenceProperties
+			}
+			err = set.LoadContext(ctx, props)
+		}
 		if err != nil {
 			return finish(&DataError{Set: name, Err: err})
 		}
@@ -194,7 +210,7 @@ func newSetEval(set *Set, cfg Config) *setEval {
 	g := set.Graph
 	ev := &setEval{cfg: cfg, set: set, once: map[string][]float64{}, onceSecs: map[string]float64{}}
 	sr := &SetResult{Name: set.Name, Prefix: set.Prefix, Nodes: g.NumNodes(), Edges: g.NumEdges(),
-		DevRule: set.DevRule, Halves: map[string]HalfInfo{}, HasNames: set.Names != nil}
+		DevRule: set.DevRule, Halves: map[string]HalfInfo{}, HasNames: set.Names != nil, Context: describeContext(set.Context)}
 	for i := range g.NumNodes() {
 		if g.Degree(i) > 0 && (set.Targets == nil || set.Targets[i]) {
 			sr.Scored++
@@ -287,6 +303,7 @@ func (ev *setEval) options(k int) fondue.Options {
 	o := ev.cfg.Engine
 	o.Seed = ev.cfg.Engine.Seed + uint64(k) - 1
 	o.Targets = ev.set.Targets
+	o.Context = ev.set.Context
 	o.Split = fondue.SplitOptions{}
 	o.Progress = nil
 	o.Method = score.DefaultMethod
@@ -334,6 +351,9 @@ func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 	for _, s := range ev.cfg.Splitters {
 		o := opts
 		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
+		if split.Find(research.Splitters(), s) != nil {
+			o.Context = nil // the component baselines: the links of the whole graph
+		}
 		nodes := make([]int, len(ev.split))
 		for j, sn := range ev.split {
 			nodes[j] = sn.node
@@ -402,4 +422,20 @@ func (ev *setEval) methodScores(ctx context.Context, m string, opts fondue.Optio
 	}
 	secs[key] = time.Since(t0).Seconds()
 	return scores, err
+}
+
+// describeContext says what a context holds: its kinds and evidence properties.
+func describeContext(c *evidence.Context) string {
+	if c == nil {
+		return ""
+	}
+	var props []string
+	for _, p := range c.Properties {
+		kind := "text"
+		if p.Numeric {
+			kind = "number"
+		}
+		props = append(props, fmt.Sprintf("`%s` (%s)", p.Name, kind))
+	}
+	return fmt.Sprintf("kinds %s; evidence properties %s", strings.Join(c.Kinds, ", "), strings.Join(props, ", "))
 }

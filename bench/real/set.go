@@ -3,6 +3,7 @@ package real
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"errors"
@@ -16,7 +17,9 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 )
 
@@ -35,7 +38,7 @@ const (
 func Dir(dataDir string) string { return filepath.Join(dataDir, DirName) }
 
 // SetNames returns the real sets of dir, sorted: every X with X.edges,
-// X.truth.tsv and X.neighbours.tsv in dir.
+// X.truth.tsv and X.neighbours.tsv in dir or in its folder X.
 func SetNames(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -43,8 +46,14 @@ func SetNames(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range entries {
+		if e.IsDir() { // a set in a folder of its own: X/X.edges (a knowledge graph with its import files)
+			if base := setBase(dir, e.Name()); fileExists(base+suffixEdges) && fileExists(base+suffixTruth) && fileExists(base+suffixNeighbours) {
+				out = append(out, e.Name())
+			}
+			continue
+		}
 		name, ok := strings.CutSuffix(e.Name(), suffixEdges)
-		if !ok || e.IsDir() || name == "" {
+		if !ok || name == "" {
 			continue
 		}
 		if fileExists(filepath.Join(dir, name+suffixTruth)) && fileExists(filepath.Join(dir, name+suffixNeighbours)) {
@@ -53,6 +62,15 @@ func SetNames(dir string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// setBase returns the path of set name's files without their suffix: in
+// its own folder dir/name when there is one, else in dir.
+func setBase(dir, name string) string {
+	if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.IsDir() {
+		return filepath.Join(dir, name, name)
+	}
+	return filepath.Join(dir, name)
 }
 
 func fileExists(path string) bool {
@@ -111,6 +129,77 @@ type Set struct {
 	// others are held out. DevRule says how the halves were drawn.
 	Dev     map[string]bool
 	DevRule string
+	// Context is the knowledge-graph context of a set in a folder of its
+	// own with Neo4j import node files (LoadContext), nil otherwise.
+	Context *evidence.Context
+	folder  string // the set's own folder, "" when none
+}
+
+// LoadContext reads a set in a folder of its own from the Neo4j import
+// files there (fondue/neo4jcsv), when it has any: the graph (the same as
+// X.edges, with the same node indices), the context (node labels and the
+// evidence properties props) and the targets (the nodes with a label of a
+// labelled name). A set without such files keeps a nil Context.
+func (s *Set) LoadContext(ctx context.Context, props []string) error {
+	if s.folder == "" {
+		return nil
+	}
+	files, err := filepath.Glob(filepath.Join(s.folder, "*.csv"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(files)
+	var o neo4jcsv.Options
+	for _, f := range files {
+		switch head, err := firstLine(f); {
+		case err != nil:
+			return fmt.Errorf("real set %s: %w", s.Name, err)
+		case strings.Contains(head, ":START_ID"):
+			o.Relationships = append(o.Relationships, f)
+		case strings.Contains(head, ":ID"):
+			o.Nodes = append(o.Nodes, f)
+		}
+	}
+	if len(o.Nodes) == 0 {
+		return nil
+	}
+	o.EvidenceProperties = props
+	kg, err := neo4jcsv.Read(ctx, o)
+	if err != nil {
+		return fmt.Errorf("real set %s: %w", s.Name, err)
+	}
+	if kg.Graph.NumNodes() != s.Graph.NumNodes() || kg.Graph.NumEdges() != s.Graph.NumEdges() {
+		return fmt.Errorf("real set %s: the import files hold %d nodes and %d relationships, %s%s %d and %d",
+			s.Name, kg.Graph.NumNodes(), kg.Graph.NumEdges(), s.Name, suffixEdges, s.Graph.NumNodes(), s.Graph.NumEdges())
+	}
+	labels := map[string]bool{}
+	for _, ln := range s.Labelled {
+		if i, ok := kg.Graph.Index(ln.ID); ok {
+			for _, l := range kg.Labels[i] {
+				labels[l] = true
+			}
+		}
+	}
+	targets := make([]bool, kg.Graph.NumNodes())
+	for i := range targets {
+		targets[i] = slices.ContainsFunc(kg.Labels[i], func(l string) bool { return labels[l] })
+	}
+	s.Graph, s.Context, s.Targets = kg.Graph, kg.Context, targets
+	return nil
+}
+
+// firstLine returns a file's first line.
+func firstLine(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return line, err
 }
 
 // ParseError is a malformed line of a real set's file.
@@ -132,12 +221,15 @@ func (e *ParseError) Error() string {
 // the names reader of --names, the truth and the neighbours; it detects
 // the scored nodes' prefix and draws the development half.
 func LoadSet(dir, name string) (*Set, error) {
-	base := filepath.Join(dir, name)
+	base := setBase(dir, name)
 	g, _, err := edgelist.ReadFile(base+suffixEdges, edgelist.HeaderAuto)
 	if err != nil {
 		return nil, fmt.Errorf("real set %s: %w", name, err)
 	}
 	s := &Set{Name: name, Graph: g}
+	if base != filepath.Join(dir, name) {
+		s.folder = filepath.Dir(base)
+	}
 	if fileExists(base + suffixNames) {
 		if s.Names, err = names.ReadFile(base + suffixNames); err != nil {
 			return nil, fmt.Errorf("real set %s: %w", name, err)

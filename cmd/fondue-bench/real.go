@@ -43,7 +43,9 @@ saying which. Every set X in the real-data folder (--data-dir, else $` + setup.D
 else ` + setup.DefaultDataDir + `, and in it the folder "real") with X.edges, X.truth.tsv and
 X.neighbours.tsv is run (X.names, when there, gives display names). When the truth's
 ids carry a prefix ("a:41"), only the nodes with that prefix are scored and the
-rest of the graph is context: (:Author)-[:WROTE]->(:Paper).
+rest of the graph is context: (:Author)-[:WROTE]->(:Paper). A set in a folder of
+its own (X/X.edges) with Neo4j import files beside it is read from them, with the
+node labels and the properties title and year as the engine's context.
 
   detection   every method's ROC AUC over the labelled names (ambiguous against
               one-person names), AUC within degree bins, AUC on 2-person names,

@@ -16,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
@@ -77,9 +78,17 @@ memory, 130 interrupted.`,
 			if err := splitValueAsArg(cmd, args); err != nil {
 				return err
 			}
-			return exactArgs(1, "one edge-list file")(cmd, args)
+			// With --nodes (known once the configuration is read) there is
+			// no edge list: RunE checks that there is one or the other.
+			if len(args) <= 1 {
+				return nil
+			}
+			return exactArgs(1, "one edge-list file (or --nodes and --relationships files)")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.checkInput(cmd, args, "one edge-list file (or --nodes and --relationships files)"); err != nil {
+				return err
+			}
 			top := a.cfg.Output.Top
 			asJSON := a.cfg.Output.Format == "json" // else text (tsv)
 			hm, err := parseHeaderMode(a.cfg.Input.Header)
@@ -99,11 +108,22 @@ memory, 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			g, res, err := a.scoreFile(cmd.Context(), args[0], hm, opts, top)
-			if err != nil {
-				return err
+			var (
+				g   *graph.Graph
+				res *fondue.Result
+			)
+			if a.usesKG() {
+				var kg *neo4jcsv.Graph
+				if kg, res, err = a.scoreKG(cmd.Context(), opts, top); err != nil {
+					return err
+				}
+				g, nm = kg.Graph, kgNames(kg, nm)
+			} else {
+				if g, res, err = a.scoreFile(cmd.Context(), args[0], hm, opts, top); err != nil {
+					return err
+				}
+				a.checkNames(nm, g)
 			}
-			a.checkNames(nm, g)
 			w := bufio.NewWriter(a.stdout)
 			r := output.Ranking{Graph: g, Result: res, Top: top, Names: nm}
 			if asJSON {
@@ -148,13 +168,23 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	if opts.Targets, err = sel.targets(g); err != nil {
 		return nil, nil, err
 	}
+	res, err := a.scoreGraph(ctx, g, path, opts, top, loadTime)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, res, nil
+}
+
+// scoreGraph scores a graph read from source (a file, for the log) in
+// loadTime: the memory check, the warm start, progress and the summary log.
+func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opts fondue.Options, top int, loadTime time.Duration) (*fondue.Result, error) {
 	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
 		KeepState: a.cfg.Engine.Embedding.Checkpoint != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
 		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil,
 		NoEmbedding: !usesEmbedding(opts.Method)})
 	if err := a.checkMemory(est); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if opts.Split.Splitter != nil {
 		if opts.Split.Top == 0 {
@@ -166,24 +196,24 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 	}
 	ckPath := a.cfg.Engine.Embedding.Checkpoint
 	if err := a.loadCheckpoint(ckPath, &opts); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	pr := newProgress(a)
 	opts.Progress = pr.report
-	a.log.Debug("scoring", "file", path, "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
+	a.log.Debug("scoring", "file", source, "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
 	res, err := fondue.Score(ctx, g, opts)
 	pr.finish()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if n, first := unscoredTargets(res, opts.Targets); n > 0 {
 		a.log.Warn("isolated nodes have no score", "count", n, "first", g.Key(first))
 	}
 	a.logSummary(g, res, loadTime, est)
-	return g, res, nil
+	return res, nil
 }
 
 // readNames reads a names file ("" : none).

@@ -228,6 +228,27 @@ var settings = []Setting{
 		Flags: []Flag{{Name: "score-nodes", On: CmdScore | CmdReview}},
 		Field: func(c *Config) any { return &c.Input.ScoreNodes }},
 
+	// score's and review's knowledge graph: Neo4j's bulk-import CSV files.
+	{Key: "nodes", Kind: List, Default: []string{},
+		Help: "a node file of neo4j-admin database import (Neo4j 5 header: :ID, :LABEL, typed properties); repeat for more files (instead of an edge list)",
+		Doc: "node files of `neo4j-admin database import` (Neo4j 5 header format), repeatable, read instead of an edge list; each file has its own header line " +
+			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+		Flags: []Flag{{Name: "nodes", On: CmdScore | CmdReview}},
+		Field: func(c *Config) any { return &c.Input.Nodes }},
+	{Key: "relationships", Kind: List, Default: []string{},
+		Help: "a relationship file of neo4j-admin database import (:START_ID, :END_ID, :TYPE); repeat for more files; the links, undirected",
+		Doc: "relationship files of `neo4j-admin database import` (`:START_ID`, `:END_ID`, `:TYPE`), repeatable, with `--nodes`: the graph's links, undirected " +
+			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+		Flags: []Flag{{Name: "relationships", On: CmdScore | CmdReview}},
+		Field: func(c *Config) any { return &c.Input.Relationships }},
+	{Key: "score_labels", Kind: List, Default: []string{},
+		Help: "with --nodes: score only the nodes with any of these labels, comma-separated (e.g. Author); the rest is context (default: every node)",
+		Doc: "with `--nodes`: score only the nodes with any of these labels (e.g. `Author`); the others are context " +
+			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+		DocDefault: "all nodes",
+		Flags:      []Flag{{Name: "score-labels", On: CmdScore | CmdReview}},
+		Field:      func(c *Config) any { return &c.Input.ScoreLabels }},
+
 	// review's page.
 	{Key: "review.top", Kind: PosInt, Default: 20,
 		Help:  "review the K most ambiguous nodes (config review.top)",

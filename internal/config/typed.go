@@ -69,6 +69,10 @@ type Input struct {
 	Names       string // a file of display names, "" for none
 	ScorePrefix string // score only the nodes whose id starts with this
 	ScoreNodes  string // score only the nodes this file lists
+	// A knowledge graph in Neo4j's bulk-import CSV files, instead of an
+	// edge list: node and relationship files, the labels scored.
+	Nodes, Relationships []string
+	ScoreLabels          []string
 }
 
 // Output is what the commands print.

@@ -1,0 +1,186 @@
+package evidence
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+)
+
+// world builds a small knowledge graph: authors (targets) with papers, the
+// papers with venues and keywords; the tests add the pieces to merge.
+type world struct {
+	edges   [][2]int
+	kind    []int32
+	year    []float64
+	title   []string
+	owners  []int
+	pieces  [][][]int32
+	targets []bool
+}
+
+const (
+	kAuthor = iota
+	kPaper
+	kVenue
+	kKeyword
+)
+
+func (w *world) node(kind int32) int {
+	w.kind = append(w.kind, kind)
+	w.year = append(w.year, math.NaN())
+	w.title = append(w.title, "")
+	w.targets = append(w.targets, kind == kAuthor)
+	return len(w.kind) - 1
+}
+
+func (w *world) link(a, b int) { w.edges = append(w.edges, [2]int{a, b}) }
+
+// author adds an author whose papers are given, one piece per paper.
+func (w *world) author(papers ...int) int {
+	a := w.node(kAuthor)
+	var ps [][]int32
+	for _, p := range papers {
+		w.link(a, p)
+		ps = append(ps, []int32{int32(p)})
+	}
+	w.owners = append(w.owners, a)
+	w.pieces = append(w.pieces, ps)
+	return a
+}
+
+func (w *world) paper(year float64, context ...int) int {
+	p := w.node(kPaper)
+	w.year[p] = year
+	for _, c := range context {
+		w.link(p, c)
+	}
+	return p
+}
+
+func (w *world) build(t *testing.T) (*graph.Graph, *Context) {
+	g, err := graph.NewGraph(len(w.kind), w.edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Context{Kinds: []string{"Author", "Paper", "Venue", "Keyword"}, Kind: w.kind,
+		Properties: []Property{{Name: "title", Text: w.title}, {Name: "year", Numeric: true, Number: w.year}}}
+	return g, c
+}
+
+func (w *world) structural() []bool {
+	s := make([]bool, len(w.kind))
+	for i, k := range w.kind {
+		s[i] = k == kAuthor || k == kPaper
+	}
+	return s
+}
+
+// background adds n authors with two papers each: the two share a venue of
+// their own and a year; every paper has the hub keyword.
+func (w *world) background(n, hub int) {
+	for b := range n {
+		v := w.node(kVenue)
+		y := float64(1900 + (b*37)%200)
+		w.author(w.paper(y, v, hub), w.paper(y, v, hub))
+	}
+}
+
+func TestMergeRareVenueNotHubKeyword(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(80, hub)
+	rare := w.node(kVenue)
+	// Pieces 0 and 1 share a venue found nowhere else; 2 and 3 only the
+	// hub keyword that every paper has. Years far apart throughout.
+	p := []int{w.paper(1900, rare, hub), w.paper(2050, rare, hub), w.paper(1950, hub), w.paper(2000, hub)}
+	w.author(p...)
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, reasons := m.Merge(w.pieces[len(w.pieces)-1])
+	want := [][]int32{{int32(p[0]), int32(p[1])}, {int32(p[2])}, {int32(p[3])}}
+	if !slices.EqualFunc(groups, want, slices.Equal[[]int32]) {
+		t.Fatalf("groups %v, want %v", groups, want)
+	}
+	if len(reasons[0]) == 0 || reasons[0][0].Node != rare || reasons[0][0].Kind != "Venue" {
+		t.Fatalf("reasons of the merged group %+v, want the rare venue %d first", reasons[0], rare)
+	}
+	if reasons[1] != nil || reasons[2] != nil {
+		t.Fatalf("groups that joined nothing have reasons %+v, %+v", reasons[1], reasons[2])
+	}
+	// The hub keyword is on every paper: it says nothing, whatever its weight.
+	if wt := m.Weights(); wt[kKeyword] != 0 {
+		t.Fatalf("keyword block weight %v, want 0 (every pair shares the hub)", wt[kKeyword])
+	}
+}
+
+func TestMergeYearsCloseNotFar(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(120, hub)
+	// Same year: one entity by the background's rule; 80 years apart: not.
+	near := []int{w.paper(1931, hub), w.paper(1931, hub)}
+	far := []int{w.paper(1910, hub), w.paper(1990, hub)}
+	w.author(near...)
+	w.author(far...)
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gs, _ := m.Merge(w.pieces[len(w.pieces)-2]); len(gs) != 1 {
+		t.Fatalf("papers of the same year: %d groups, want 1", len(gs))
+	}
+	if gs, _ := m.Merge(w.pieces[len(w.pieces)-1]); len(gs) != 2 {
+		t.Fatalf("papers 80 years apart: %d groups, want 2", len(gs))
+	}
+}
+
+func TestIDF(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(10, hub) // 20 papers, each venue on 2, the hub on all
+	rare := w.node(kVenue)
+	x := w.paper(2000, rare, hub)
+	w.title[x] = "Graph Embedding, graphs"
+	y := w.paper(2001, hub)
+	w.title[y] = "graph"
+	w.author(x, y)
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 22.0 // members of all pieces
+	for _, tc := range []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"hub keyword", m.IDF(hub, "", ""), math.Log(n / 22)},
+		{"background venue", m.IDF(w.kind2node(kVenue), "", ""), math.Log(n / 2)},
+		{"venue on one paper", m.IDF(rare, "", ""), 0},
+		{"title word graph (2 papers)", m.IDF(-1, "title", "graph"), math.Log(n / 2)},
+		{"title word embedding (1 paper)", m.IDF(-1, "title", "embedding"), 0},
+	} {
+		if math.Abs(tc.got-tc.want) > 1e-12 {
+			t.Errorf("%s: IDF %v, want %v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// kind2node returns the first node of a kind.
+func (w *world) kind2node(k int32) int { return slices.Index(w.kind, k) }
+
+func TestWords(t *testing.T) {
+	got := Words("Graph-Embedding of  KGs, 2nd ed.")
+	want := []string{"graph", "embedding", "of", "kgs", "2nd", "ed"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Words %q, want %q", got, want)
+	}
+}

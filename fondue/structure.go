@@ -1,0 +1,191 @@
+package fondue
+
+import (
+	"context"
+	"math"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+)
+
+// structure is the structural graph of a scoring with a Context and
+// Targets: the targets and their neighbours, with the links among them
+// (the induced subgraph, nodes in the graph's order). Scores, embedding
+// and pieces are computed on it; every other node is context, evidence
+// only.
+type structure struct {
+	g       *graph.Graph
+	nodes   []int32 // structural index -> graph index
+	index   []int32 // graph index -> structural index, -1 for context
+	mark    []bool  // graph index: structural
+	targets []bool  // per structural node
+	// The sub-result's embedding and prior, for the splitters.
+	emb   *cne.Embedding
+	prior *cne.Prior
+	model *evidence.Model
+}
+
+func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
+	n := g.NumNodes()
+	st := &structure{mark: make([]bool, n), index: make([]int32, n)}
+	for i, t := range targets {
+		if t {
+			st.mark[i] = true
+			for _, j := range g.Neighbors(i) {
+				st.mark[j] = true
+			}
+		}
+	}
+	keys := []string{}
+	for i := range n {
+		st.index[i] = -1
+		if st.mark[i] {
+			st.index[i] = int32(len(st.nodes))
+			st.nodes = append(st.nodes, int32(i))
+			st.targets = append(st.targets, targets[i])
+			keys = append(keys, g.Key(i))
+		}
+	}
+	var edges [][2]int
+	for a, i := range st.nodes {
+		for _, j := range g.Neighbors(int(i)) {
+			if b := st.index[j]; b > int32(a) {
+				edges = append(edges, [2]int{a, int(b)})
+			}
+		}
+	}
+	sg, err := graph.NewGraph(len(st.nodes), edges)
+	if err != nil {
+		return nil, err
+	}
+	if st.g, err = sg.WithKeys(keys); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// toFull maps groups of structural indices to graph indices, in place.
+func (st *structure) toFull(groups [][]int32) {
+	for _, grp := range groups {
+		for k, j := range grp {
+			grp[k] = st.nodes[j]
+		}
+	}
+}
+
+// scoreStructure scores g with a Context and Targets: on the structural
+// graph, results mapped back (context nodes NaN, 0), then the entity
+// estimates by evidence and the proposals.
+func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
+	st, err := newStructure(g, opts.Targets)
+	if err != nil {
+		return nil, err
+	}
+	sub := opts
+	sub.Targets, sub.Context, sub.Split = st.targets, nil, SplitOptions{}
+	r, err := Score(ctx, st.g, sub)
+	if err != nil {
+		return nil, err
+	}
+	n := g.NumNodes()
+	res := &Result{Method: r.Method, CNE: r.CNE, Warm: r.Warm, Timings: r.Timings, st: st,
+		Scores: make([]float64, n), Ambiguity: make([]float64, n), Entities: make([]int, n)}
+	for i := range n {
+		res.Scores[i], res.Ambiguity[i] = math.NaN(), math.NaN()
+	}
+	for a, i := range st.nodes {
+		res.Scores[i], res.Ambiguity[i], res.Entities[i] = r.Scores[a], r.Ambiguity[a], r.Entities[a]
+	}
+	if r.Embedding != nil {
+		d := r.Embedding.Dim
+		res.Embedding = &cne.Embedding{Dim: d, X: make([]float64, n*d)}
+		for a, i := range st.nodes {
+			copy(res.Embedding.Row(int(i)), r.Embedding.Row(a))
+		}
+		st.emb = r.Embedding
+	}
+	if r.Prior != nil {
+		res.Prior = &cne.Prior{Lambda: make([]float64, n), Iterations: r.Prior.Iterations, MaxRelErr: r.Prior.MaxRelErr}
+		for i := range res.Prior.Lambda {
+			res.Prior.Lambda[i] = math.Inf(-1)
+		}
+		for a, i := range st.nodes {
+			res.Prior.Lambda[i] = r.Prior.Lambda[a]
+		}
+		st.prior = r.Prior
+	}
+	return res, nil
+}
+
+// fitEvidence returns the pieces of every scored target (graph indices)
+// and the evidence model fitted on them.
+func fitEvidence(ctx context.Context, g *graph.Graph, st *structure, scores []float64, opts Options) ([]int, [][][]int32, *evidence.Model, error) {
+	var owners, sub []int
+	for i, s := range scores {
+		if !math.IsNaN(s) {
+			owners = append(owners, i)
+			sub = append(sub, int(st.index[i]))
+		}
+	}
+	pieces := make([][][]int32, len(owners))
+	workers := min(parallel.WorkerCount(opts.Workers), max(1, len(owners)))
+	ws := make([]struct {
+		p score.Pieces
+		e graph.EgoNet
+	}, workers)
+	errs := make([]error, len(owners))
+	err := parallel.ForChunks(ctx, workers, len(owners), func(w, k int) {
+		e, err := st.g.Ego(sub[k], &ws[w].e)
+		if err != nil {
+			errs[k] = err
+			return
+		}
+		pieces[k] = ws[w].p.Groups(st.g, e)
+		st.toFull(pieces[k])
+	})
+	if err == nil {
+		err = parallel.FirstError(errs)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := evidence.Fit(ctx, g, opts.Context, st.mark, owners, pieces, evidence.Options{Seed: opts.Seed})
+	return owners, pieces, m, err
+}
+
+// evidenceEntities fits the evidence model of a scored result and sets the
+// entity estimates of its targets from the merged pieces.
+func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Options) error {
+	st := res.st
+	owners, pieces, m, err := fitEvidence(ctx, g, st, res.Scores, opts)
+	if err != nil {
+		return err
+	}
+	st.model = m
+	merged, _, err := m.MergeAll(ctx, pieces, opts.Workers)
+	if err != nil {
+		return err
+	}
+	for k, i := range owners {
+		res.Entities[i] = max(1, entityCount(merged[k]))
+	}
+	return nil
+}
+
+// entityCount is the number of entities behind merged groups: their
+// effective number exp(H), H the entropy of the groups' shares of the
+// members (k equal groups count k; stray small groups count little).
+func entityCount(groups [][]int32) int {
+	total, h := 0.0, 0.0
+	for _, g := range groups {
+		total += float64(len(g))
+	}
+	for _, g := range groups {
+		p := float64(len(g)) / total
+		h -= p * math.Log(p)
+	}
+	return int(math.Round(math.Exp(h)))
+}
