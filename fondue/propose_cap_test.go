@@ -40,11 +40,12 @@ func TestCapGroups(t *testing.T) {
 	}
 }
 
-// TestProposeSplitsCap: a node whose entity estimate is 1 is not split, one
-// whose estimate is 2 gets at most 2 groups, whatever the splitter makes.
+// TestProposeSplitsCap: a node gets at most GroupCap(its entity estimate)
+// groups, whatever the splitter makes.
 func TestProposeSplitsCap(t *testing.T) {
 	// Node 0 is linked to three pairs that nothing else links: the
-	// ego-components splitter makes three groups.
+	// ego-components splitter makes three groups (GroupCap(1) = 2, and 3
+	// for any estimate from 2).
 	g, err := graph.NewGraph(7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {1, 2}, {3, 4}, {5, 6}})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +65,7 @@ func TestProposeSplitsCap(t *testing.T) {
 	if len(free[0].Groups) < 3 {
 		t.Fatalf("%s made %d groups of three separate pairs, want 3", sp.Name(), len(free[0].Groups))
 	}
-	for est, want := range map[int]int{1: 1, 2: 2, 3: 3, 5: 3} {
+	for est, want := range map[int]int{1: 2, 2: 3, 3: 3} {
 		res := &Result{Entities: []int{est, 1, 1, 1, 1, 1, 1}}
 		props, err := ProposeSplits(context.Background(), g, res, []int{0}, opts)
 		if err != nil {
@@ -79,6 +80,14 @@ func TestProposeSplitsCap(t *testing.T) {
 		}
 		if total != 6 {
 			t.Errorf("estimate %d: groups %v hold %d neighbours, want 6", est, props[0].Groups, total)
+		}
+	}
+}
+
+func TestGroupCap(t *testing.T) {
+	for est, want := range map[int]int{1: 2, 2: 4, 3: 6, 10: 20} {
+		if got := GroupCap(est); got != want {
+			t.Errorf("GroupCap(%d) = %d, want %d", est, got, want)
 		}
 	}
 }
