@@ -74,7 +74,7 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 	}
 	// The cap: after the splitter (and the merge of pieces by evidence), no
 	// node gets more groups than its entity estimate supports (GroupCap).
-	if res.Entities != nil {
+	if res.Entities != nil && !opts.Split.Uncapped {
 		for k := range out {
 			if i := out[k].Node; i < len(res.Entities) && res.Entities[i] >= 1 {
 				out[k].Groups = capGroups(out[k].Groups, GroupCap(res.Entities[i]), emb)

@@ -333,7 +333,7 @@ func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 	}
 	for _, s := range ev.cfg.Splitters {
 		o := opts
-		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
+		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s), Uncapped: setup.Reference(s)}
 		nodes := make([]int, len(ev.split))
 		for j, sn := range ev.split {
 			nodes[j] = sn.node
