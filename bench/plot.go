@@ -83,6 +83,12 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 			return files, err
 		}
 		files = append(files, f)
+		if f, err = r.topBarsPlot(dir, picks, methods); err != nil {
+			return files, err
+		}
+		if f != "" {
+			files = append(files, f)
+		}
 	}
 	f, err := r.ariCellsPlot(dir)
 	if err != nil {
@@ -235,6 +241,69 @@ func (r *Report) aucBarsPlot(dir string, picks []datasetPick, methods []string) 
 		return "", err
 	}
 	return "auc-bars.png", nil
+}
+
+// topBarsPlot draws top-bars.png: a bar per method and picked cell, the
+// precision at 1% of the ranked nodes, with a random order's as a line of
+// squares; "" when no cell measured it.
+func (r *Report) topBarsPlot(dir string, picks []datasetPick, methods []string) (string, error) {
+	p := plots.New("Precision at 1% of the ranked nodes (largest ratio run; squares: a random order's)", "", "P@1%")
+	p.Y.Min, p.Y.Max = 0, 1.35
+	p.Y.Tick.Marker = plots.UnitTicks{}
+	w := vg.Points(12)
+	if len(picks) > 6 {
+		w = vg.Points(8)
+	}
+	var names []string
+	random := make(plotter.XYs, len(picks))
+	for i, pk := range picks {
+		d, _ := r.Paper.Dataset(pk.d)
+		names = append(names, fmt.Sprintf("%s %s", d.Paper, RatioLabel(pk.c.Ratio)))
+		random[i].X = float64(i)
+		for _, ms := range pk.c.Methods {
+			if ms.Random.N > 0 {
+				random[i].Y = ms.Random.Mean
+			}
+		}
+	}
+	shown := 0
+	for k, m := range methods {
+		vals := make(plotter.Values, len(picks))
+		have := false
+		for i, pk := range picks {
+			if ms, ok := pk.c.Methods[m]; ok && ms.P1.N > 0 {
+				vals[i], have = ms.P1.Mean, true
+			}
+		}
+		if !have {
+			continue
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return "", err
+		}
+		b.Color = colorOf(m, k)
+		b.LineStyle.Width = 0
+		b.Offset = w * vg.Length(float64(shown)-float64(len(methods)-1)/2)
+		shown++
+		p.Add(b)
+		p.Legend.Add(m, b)
+	}
+	if shown == 0 {
+		return "", nil
+	}
+	sc, err := plotter.NewScatter(random)
+	if err != nil {
+		return "", err
+	}
+	sc.GlyphStyle.Shape = draw.BoxGlyph{}
+	p.Add(sc)
+	plots.CellAxis(p, names)
+	width := vg.Length(math.Max(6, 1.1*float64(len(picks)))) * vg.Inch
+	if err := p.Save(width, 4.5*vg.Inch, filepath.Join(dir, "top-bars.png")); err != nil {
+		return "", err
+	}
+	return "top-bars.png", nil
 }
 
 // methodAUCs is a method's mean AUC in each picked cell (0 where it did not

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 )
 
@@ -100,6 +101,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	r.writeDefaultTargets(p)
 	r.writeTargets(p)
 	r.writeNDCG(p)
+	r.writeTop(p)
 	r.writeSplit(p)
 	r.writeRuntime(p)
 	if len(r.Plots) > 0 {
@@ -210,6 +212,57 @@ func methodNames(methods []string) string {
 		parts = append(parts, m)
 	}
 	return strings.Join(parts, " / ")
+}
+
+// writeTop writes the precision at the top of each method's ranking, per
+// cell, beside a random order's, and marks the heads full of hubs.
+func (r *Report) writeTop(p func(string, ...any)) {
+	methods := r.reportMethods()
+	p("## Identification: precision at the top\n\nWhat a person reviewing the head of the list sees: the share of planted nodes among the 20, the 100 and the top 1%% of the ranked nodes (ties broken by expectation), mean over seeds; random is the planted nodes' share, the precision of a random order. Each cell: P@20 / P@100 / P@1%%; ‡ marks a method whose top 100 or top 1%% has a mean degree over %d times the planted nodes' in most seeds (hubs first). The paper reports none of these.\n\n", metrics.HubFactor)
+	p("| dataset | ratio | random |")
+	for _, m := range methods {
+		p(" %s |", m)
+	}
+	p("\n|---|---|---:|")
+	for range methods {
+		p("---|")
+	}
+	p("\n")
+	for _, d := range r.reportDatasets(nil) {
+		if !d.Available() || !slices.Contains(r.Results.Config.Datasets, d.Name) {
+			continue
+		}
+		for _, x := range r.reportRatios() {
+			c, mark := r.cell(d, x)
+			if mark != "" || c.Methods == nil {
+				continue
+			}
+			random := math.NaN()
+			for _, ms := range c.Methods {
+				if ms.Random.N > 0 {
+					random = ms.Random.Mean
+				}
+			}
+			if math.IsNaN(random) {
+				continue // results written before the field
+			}
+			p("| %s | %s | %s |", d.Paper, RatioLabel(x), format.F3(random))
+			for _, m := range methods {
+				ms, ok := c.Methods[m]
+				if !ok || ms.P100.N == 0 {
+					p(" · |")
+					continue
+				}
+				hub := ""
+				if 2*ms.Hubs > ms.P100.N {
+					hub = " ‡"
+				}
+				p(" %s / %s / %s%s |", format.F3(ms.P20.Mean), format.F3(ms.P100.Mean), format.F3(ms.P1.Mean), hub)
+			}
+			p("\n")
+		}
+	}
+	p("\n")
 }
 
 func (r *Report) writeNDCG(p func(string, ...any)) {

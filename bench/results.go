@@ -26,6 +26,9 @@ type MethodResult struct {
 	// interpolated).
 	ROC     []float64 `json:"roc"`
 	Seconds Phases    `json:"seconds"`
+	// Top is the head of the ranking: precision at 20, 100 and 1%, the
+	// random baseline, the head's degree against the planted nodes'.
+	Top *metrics.Top `json:"top,omitempty"`
 }
 
 // rocPoints is the number of grid points of MethodResult.ROC.
@@ -93,6 +96,14 @@ type MethodSummary struct {
 	Seconds Phases `json:"seconds"`
 	// ROC is the vertical average over seeds of the per-seed ROC grids.
 	ROC []float64 `json:"roc"`
+	// P20, P100 and P1 are the precisions at 20, 100 and 1% of the
+	// ranked nodes, Random the planted nodes' share (over the seeds that
+	// measured them); Hubs counts the seeds whose head Top.Hubs names.
+	P20    metrics.Stat `json:"p20"`
+	P100   metrics.Stat `json:"p100"`
+	P1     metrics.Stat `json:"p1pct"`
+	Random metrics.Stat `json:"random"`
+	Hubs   int          `json:"hubs"`
 }
 
 // SplitSummary is one splitter in one cell, over its seeds.

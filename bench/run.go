@@ -350,13 +350,15 @@ func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r flo
 			if sr.Methods[m], err = methodResult(res, labels, cfg.Ties); err != nil {
 				return nil, err
 			}
+			top := metrics.TopOf(res.Scores, labels, degrees(c.Graph))
+			sr.Methods[m].Top = &top
 		}
 	}
 	if splits {
 		sr.Splitters = map[string]*SplitResult{}
 		for _, s := range cfg.Splitters {
 			o := base
-			o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
+			o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s), Uncapped: setup.Reference(s)}
 			if sr.Splitters[s], err = EvaluateSplits(ctx, c, fres, o); err != nil {
 				return nil, err
 			}
@@ -379,6 +381,15 @@ func combinedFrom(ctx context.Context, g *graph.Graph, fres *fondue.Result, o fo
 	res.Scores = scores
 	res.Timings.Scoring = time.Since(t0)
 	return &res, nil
+}
+
+// degrees returns every node's degree.
+func degrees(g *graph.Graph) []int {
+	d := make([]int, g.NumNodes())
+	for i := range d {
+		d[i] = g.Degree(i)
+	}
+	return d
 }
 
 // methodResult measures the scores of res against labels (one per node);

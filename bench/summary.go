@@ -81,7 +81,29 @@ func summarizeMethod(rs []*MethodResult, ties eval.TieMode) *MethodSummary {
 		}
 		return metrics.NewStat(xs)
 	}
+	var tops []*metrics.Top
+	hubs := 0
+	for _, r := range rs {
+		if r.Top != nil {
+			tops = append(tops, r.Top)
+			if r.Top.Hubs() {
+				hubs++
+			}
+		}
+	}
+	top := func(f func(*metrics.Top) float64) metrics.Stat {
+		xs := make([]float64, len(tops))
+		for k, t := range tops {
+			xs[k] = f(t)
+		}
+		return metrics.NewStat(xs)
+	}
 	return &MethodSummary{
+		P20:    top(func(t *metrics.Top) float64 { return t.P20 }),
+		P100:   top(func(t *metrics.Top) float64 { return t.P100 }),
+		P1:     top(func(t *metrics.Top) float64 { return t.P1 }),
+		Random: top(func(t *metrics.Top) float64 { return t.Random }),
+		Hubs:   hubs,
 		AUC: get(func(r *MethodResult) float64 {
 			if ties == eval.TiesAsLoss {
 				return r.AUCLoss

@@ -42,8 +42,10 @@ func TestQualityContractedGraphs(t *testing.T) {
 	// smoothed start and stability stop: polbooks FONDUE 0.909, combined
 	// 0.895; netscience FONDUE 0.920, combined 0.925 (before issue 11:
 	// 0.9080, 0.8945; 0.9204, 0.9262). The floors are 0.02 below (or closer).
+	// Reading the scores within degree (issue 32) moved combined to 0.872
+	// on polbooks, 0.921 on netscience: bench/RANKING.md says why.
 	floors := map[string]float64{"polbooks": 0.890, "netscience": 0.901}
-	combinedFloors := map[string]float64{"polbooks": 0.875, "netscience": 0.907}
+	combinedFloors := map[string]float64{"polbooks": 0.855, "netscience": 0.907}
 	for _, name := range []string{"polbooks", "netscience"} {
 		g := readTestGraph(t, name)
 		const seeds = 10

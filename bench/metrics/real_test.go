@@ -60,3 +60,55 @@ func TestCountErrors(t *testing.T) {
 		t.Errorf("no pair: %v, %v", e, m)
 	}
 }
+
+// TopOf on 250 ranked nodes (one NaN left out): 1% is 3 places.
+func TestTopOf(t *testing.T) {
+	n := 251
+	scores := make([]float64, n)
+	pos := make([]bool, n)
+	deg := make([]int, n)
+	for i := range scores {
+		scores[i] = float64(n - i) // node 0 highest
+		deg[i] = 2
+	}
+	scores[250] = math.NaN()
+	// Nodes 0 and 1: hubs of degree 100, not positive. Nodes 2..11:
+	// positives of degree 4. Nodes 12, 13 tie with node 2's score.
+	deg[0], deg[1] = 100, 100
+	for i := 2; i < 12; i++ {
+		pos[i], deg[i] = true, 4
+	}
+	scores[12], scores[13] = scores[2], scores[2]
+	pos[250], deg[250] = true, 1000 // not ranked: counts nowhere
+	top := TopOf(scores, pos, deg)
+	if top.Ranked != 250 || !near(top.Random, 10.0/250) || !near(top.PosDeg, 4) {
+		t.Errorf("ranked %d, random %v, positives' degree %v; want 250, 0.04, 4", top.Ranked, top.Random, top.PosDeg)
+	}
+	// Top 3: nodes 0, 1 and one place of the block {2, 12, 13} (1/3
+	// positive, mean degree (4+2+2)/3).
+	if want := (1.0 / 3) / 3; !near(top.P1, want) {
+		t.Errorf("P@1%% = %v, want %v", top.P1, want)
+	}
+	if want := (200 + 8.0/3) / 3; !near(top.Deg1, want) {
+		t.Errorf("mean degree of the top 1%% = %v, want %v", top.Deg1, want)
+	}
+	// Top 20: 0, 1, the block of 3 (1 positive), 3..11 (9 positives), then
+	// 14..19 (6 others): 10 positives.
+	if want := 10.0 / 20; !near(top.P20, want) {
+		t.Errorf("P@20 = %v, want %v", top.P20, want)
+	}
+	if want := 10.0 / 100; !near(top.P100, want) {
+		t.Errorf("P@100 = %v, want %v", top.P100, want)
+	}
+	// Top 100: 2 hubs, 10 positives, 88 others.
+	if want := (200 + 40 + 88*2.0) / 100; !near(top.Deg100, want) {
+		t.Errorf("mean degree of the top 100 = %v, want %v", top.Deg100, want)
+	}
+	if !top.Hubs() { // 68 > 2*4
+		t.Error("a top 1% of hubs is not named")
+	}
+	deg[0], deg[1] = 4, 4
+	if top := TopOf(scores, pos, deg); top.Hubs() {
+		t.Errorf("no hubs named hubs: %+v", top)
+	}
+}

@@ -93,7 +93,16 @@ func (ev *setEval) detection(scores []float64) map[string]Metrics {
 		// A label per score in both lists: AUC has no error to report.
 		auc, _ := eval.AUC(s, pos, eval.TiesAverage)
 		auc2, _ := eval.AUC(s2, pos2, eval.TiesAverage)
+		top := metrics.TopOf(s, pos, deg)
+		hubs := math.NaN() // no positive: no degree to compare with
+		if top.PosDeg > 0 {
+			hubs = top.Deg100 / top.PosDeg
+		}
 		out[h] = Metrics{
+			MetricP20:     Num(top.P20),
+			MetricP1:      Num(top.P1),
+			MetricRandom:  Num(top.Random),
+			MetricHubs:    Num(hubs),
 			MetricAUC:     Num(auc),
 			MetricAUCBins: Num(metrics.AUCWithinBins(s, pos, deg)),
 			MetricAUC2:    Num(auc2),

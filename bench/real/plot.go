@@ -111,6 +111,29 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		}
 		files = append(files, "real-detection.png")
 	}
+	{
+		p := plots.New("The top of the ranking on real ambiguity (all labelled names; dark: P@20, mid: P@100, light: P@1%)", "", "precision")
+		p.Y.Min, p.Y.Max = 0, 1.35
+		p.Y.Tick.Marker = plots.UnitTicks{}
+		var series []barSeries
+		for k, s := range sets {
+			for _, m := range []struct {
+				metric, label string
+				t             float64
+			}{{MetricP20, "P@20", 0}, {MetricP100, "P@100", 0.4}, {MetricP1, "P@1%", 0.7}} {
+				vals := make(plotter.Values, len(methods))
+				for i, name := range methods {
+					vals[i] = statMean(s.Summary.Detection, name, HalfAll, m.metric)
+				}
+				series = append(series, barSeries{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
+			}
+		}
+		cats := markDefault(methods, res.Config.DefaultMethod)
+		if err := barPlot(p, filepath.Join(dir, "real-top.png"), cats, series, nil); err != nil {
+			return files, err
+		}
+		files = append(files, "real-top.png")
+	}
 	splitters := r.splitters()
 	{
 		p := plots.New("Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "", "ARI")

@@ -39,7 +39,11 @@ var (
 		{MetricAUC, "AUC", format.F3, 1},
 		{MetricAUCBins, "AUC within degree bins", format.F3, 1},
 		{MetricAUC2, "AUC, 2-person positives", format.F3, 1},
+		{MetricP20, "P@20", format.F3, 1},
 		{MetricP100, "P@100", format.F3, 1},
+		{MetricP1, "P@1%", format.F3, 1},
+		{MetricRandom, "random", format.F3, 0},
+		{MetricHubs, "degree, top 100 ÷ positives'", hubRatio, 0},
 	}
 	splitColumns = []column{
 		{MetricARI, "ARI", format.F3, 1},
@@ -68,6 +72,15 @@ func Plural(n int, what string) string {
 }
 
 func f1(x float64) string { return fdec(x, 1) }
+
+// hubRatio writes the top's mean degree over the positives', marked when
+// the top is hubs (over metrics.HubFactor).
+func hubRatio(x float64) string {
+	if x > metrics.HubFactor {
+		return f2(x) + " **hubs**"
+	}
+	return f2(x)
+}
 func f2(x float64) string { return fdec(x, 2) }
 
 func fdec(x float64, d int) string {

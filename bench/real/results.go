@@ -23,10 +23,14 @@ var halfOrder = [...]string{HalfAll, HalfDev, HalfHeldOut}
 
 // Detection metrics (Seed.Detection).
 const (
-	MetricAUC     = "auc"             // ROC AUC, ties by average rank
-	MetricAUCBins = "auc_within_bins" // metrics.AUCWithinBins
-	MetricAUC2    = "auc_2_persons"   // AUC with only the 2-person positives
-	MetricP100    = "p_at_100"        // metrics.PrecisionAt 100
+	MetricAUC     = "auc"              // ROC AUC, ties by average rank
+	MetricAUCBins = "auc_within_bins"  // metrics.AUCWithinBins
+	MetricAUC2    = "auc_2_persons"    // AUC with only the 2-person positives
+	MetricP100    = "p_at_100"         // metrics.PrecisionAt 100
+	MetricP20     = "p_at_20"          // metrics.PrecisionAt 20
+	MetricP1      = "p_at_1pct"        // metrics.PrecisionAt 1% of the ranked names
+	MetricRandom  = "random"           // the positives' share: a random order's precision
+	MetricHubs    = "top_degree_ratio" // mean degree of the top 100 over the positives' (metrics.Top)
 )
 
 // Splitting metrics (Seed.Splitting).

@@ -350,7 +350,7 @@ func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 	}
 	for _, s := range ev.cfg.Splitters {
 		o := opts
-		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
+		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s), Uncapped: setup.Reference(s)}
 		if split.Find(research.Splitters(), s) != nil {
 			o.Context = nil // the component baselines: the links of the whole graph
 		}

@@ -185,6 +185,7 @@ type scoreRow struct {
 	Ambiguity *float64        `json:"ambiguity"`
 	Score     *float64        `json:"score"`
 	Entities  *int64          `json:"entities"`
+	Degree    *int64          `json:"degree"`
 }
 
 // executeLive measures a live case: score on its edge list (no server

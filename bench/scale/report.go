@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -93,6 +94,7 @@ func WriteMarkdown(w io.Writer, runs []Run, header string) error {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %.1f | %.2f | %.3f | %.1f | %.2f | %d | %.1f | %.0f%s | %.0f | %s |\n",
 			s.Case, s.Binary, m.Nodes, m.Edges, s.Runs, m.WallS, m.LoadS, m.PriorS, m.EmbeddingS, m.ScoringS, m.Epochs, m.CPUS, m.PeakRSSMB, mark, m.EstimateMB, auc(m.AUC, false))
 	}
+	writeTop(w, sums)
 	var reused []string
 	for _, s := range sums {
 		if s.Median.Reused {
@@ -412,4 +414,24 @@ func ReadRuns(path string) ([]Run, error) {
 		runs = append(runs, run)
 	}
 	return runs, nil
+}
+
+// writeTop writes the head of each case's ranking against the planted
+// nodes, and names the heads full of hubs.
+func writeTop(w io.Writer, sums []Summary) {
+	fmt.Fprintln(w, "\nThe top of the ranking (the planted nodes are the positives; random: their share, the precision of a random order; degrees are means):")
+	fmt.Fprintln(w, "\n| case | binary | AUC | P@20 | P@100 | P@1% | random | degree, top 100 | degree, top 1% | degree, planted | hubs first |")
+	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	for _, s := range sums {
+		t := s.Median.Top
+		if t.Ranked == 0 {
+			continue // results written before the field
+		}
+		hubs := ""
+		if t.Hubs() {
+			hubs = fmt.Sprintf("**yes** (over %dx the planted)", metrics.HubFactor)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %.1f | %s |\n",
+			s.Case, s.Binary, auc(s.Median.AUC, false), t.P20, t.P100, t.P1, t.Random, t.Deg100, t.Deg1, t.PosDeg, hubs)
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
@@ -173,6 +174,10 @@ type Run struct {
 	EstimateMB     float64 `json:"estimate_mb"`      // fondue.EstimateMemory's prediction of the peak
 	CPUS           float64 `json:"cpu_s"`
 	AUC            float64 `json:"auc"`
+	// Top is the head of the ranking against the planted nodes: precision
+	// at 20, 100 and 1%, the random baseline, the head's mean degree
+	// against the planted nodes'.
+	Top metrics.Top `json:"top"`
 }
 
 // prepared is a case's input on disk.
@@ -421,12 +426,13 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 		return r, nil, err
 	}
 	var scores map[string]float64
+	var degrees map[string]int
 	var raw []byte
 	var perr error
 	if jsonOut {
 		raw, perr = io.ReadAll(out)
 	} else {
-		scores, perr = readScores(out)
+		scores, degrees, perr = readScores(out)
 	}
 	werr := cmd.Wait()
 	r.WallS = time.Since(start).Seconds()
@@ -442,9 +448,13 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 			return r, nil, err
 		}
 		scores = make(map[string]float64, len(ref))
+		degrees = make(map[string]int, len(ref))
 		for k, row := range ref {
 			if row.Ambiguity != nil {
 				scores[k] = *row.Ambiguity
+			}
+			if row.Degree != nil {
+				degrees[k] = int(*row.Degree)
 			}
 		}
 	}
@@ -463,13 +473,16 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 	}
 	labels := make([]bool, 0, len(scores))
 	vals := make([]float64, 0, len(scores))
+	degs := make([]int, 0, len(scores))
 	for k, v := range scores {
 		labels = append(labels, p.ambiguous[k])
 		vals = append(vals, v)
+		degs = append(degs, degrees[k])
 	}
 	if r.AUC, err = eval.AUC(vals, labels, eval.TiesAverage); err != nil {
 		return r, nil, err
 	}
+	r.Top = metrics.TopOf(vals, labels, degs)
 	if r.Nodes == 0 {
 		r.Nodes = len(scores)
 	}
@@ -490,22 +503,23 @@ func filterEnv(env []string) []string {
 }
 
 // readScores parses `score` TSV output: node, ambiguity, degree[, score].
-func readScores(r io.Reader) (map[string]float64, error) {
+func readScores(r io.Reader) (map[string]float64, map[string]int, error) {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<16), 1<<26)
-	m := map[string]float64{}
+	m, deg := map[string]float64{}, map[string]int{}
 	for s.Scan() {
 		f := strings.Split(s.Text(), "\t")
 		if len(f) < 3 {
 			continue
 		}
 		v, err := strconv.ParseFloat(f[1], 64)
-		if err != nil {
-			return nil, fmt.Errorf("bad score line %q", s.Text())
+		d, derr := strconv.Atoi(f[2])
+		if err != nil || derr != nil {
+			return nil, nil, fmt.Errorf("bad score line %q", s.Text())
 		}
-		m[f[0]] = v
+		m[f[0]], deg[f[0]] = v, d
 	}
-	return m, s.Err()
+	return m, deg, s.Err()
 }
 
 // parseSummary reads the phase times from the child's "scored" log line.

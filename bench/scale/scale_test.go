@@ -27,12 +27,14 @@ func TestParseCase(t *testing.T) {
 }
 
 func TestReadScoresAndSummary(t *testing.T) {
-	m, err := readScores(strings.NewReader("7\t1\t3\t2.5\nx\t0.5\t1\t0.1\n"))
-	if err != nil || len(m) != 2 || m["7"] != 1 || m["x"] != 0.5 {
-		t.Fatalf("%v %v", m, err)
+	m, deg, err := readScores(strings.NewReader("7\t1\t3\t2.5\nx\t0.5\t1\t0.1\n"))
+	if err != nil || len(m) != 2 || m["7"] != 1 || m["x"] != 0.5 || deg["7"] != 3 || deg["x"] != 1 {
+		t.Fatalf("%v %v %v", m, deg, err)
 	}
-	if _, err := readScores(strings.NewReader("7\tnope\t3\n")); err == nil {
-		t.Fatal("bad line accepted")
+	for _, bad := range []string{"7\tnope\t3\n", "7\t1\tthree\n"} {
+		if _, _, err := readScores(strings.NewReader(bad)); err == nil {
+			t.Fatalf("bad line %q accepted", bad)
+		}
 	}
 	var r Run
 	r.WallS = 10

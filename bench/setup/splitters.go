@@ -47,3 +47,10 @@ func Choose(methods, splitters []string) ([]string, []string, error) {
 	}
 	return methods, splitters, nil
 }
+
+// Reference reports whether a splitter is a research candidate rather than
+// one of fondue's: the benches measure those as they are, without the cap
+// of ProposeSplits (fondue.SplitOptions.Uncapped).
+func Reference(name string) bool {
+	return split.Find(split.Splitters(), name) == nil
+}

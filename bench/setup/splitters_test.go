@@ -33,3 +33,16 @@ func TestChoose(t *testing.T) {
 		t.Errorf("unknown splitter: %v", err)
 	}
 }
+
+func TestReference(t *testing.T) {
+	for _, s := range split.Splitters() {
+		if Reference(s.Name()) {
+			t.Errorf("fondue's splitter %s counted as a reference", s.Name())
+		}
+	}
+	for _, s := range research.Splitters() {
+		if !Reference(s.Name()) {
+			t.Errorf("research's splitter %s not counted as a reference", s.Name())
+		}
+	}
+}

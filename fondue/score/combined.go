@@ -314,3 +314,129 @@ func averageRanks(x []float64, ok []bool) []float64 {
 	}
 	return out
 }
+
+// degreeWeight is the weight of the degree's own test in the combined
+// score at full degree conditioning (see MethodCombined), against 1 for
+// FONDUE's.
+const degreeWeight = 0.5
+
+// combineByDegree returns the combined score of each entry from FONDUE's
+// scores fs and the graph evidence ev, weighted 1 and wEv, read within
+// the node's degree to the extent a = degreeConditioning (see
+// MethodCombined): each signal's z is (1 − a)·(its z among all) +
+// a·(its z within the degree bin, binnedQuantiles), and the degree
+// itself adds a test of weight a·degreeWeight:
+//
+//	(zf + wEv·ze + a·degreeWeight·zd) / (1 + wEv + a·degreeWeight)
+//
+// with every z = Φ⁻¹((rank − ½)/count) of average ranks. At a = 0 it is
+// combineRanks(fs, ev, wEv). An entry NaN in fs or ev is NaN.
+func combineByDegree(g *graph.Graph, fs, ev []float64, wEv float64) []float64 {
+	n := len(fs)
+	ok := make([]bool, n)
+	deg := make([]float64, n)
+	count := 0
+	for k := range ok {
+		ok[k] = !math.IsNaN(fs[k]) && !math.IsNaN(ev[k])
+		deg[k] = float64(g.Degree(k))
+		if ok[k] {
+			count++
+		}
+	}
+	pf, pe, pd := averageRanks(fs, ok), averageRanks(ev, ok), averageRanks(deg, ok)
+	a := degreeConditioning(pf, pe, pd, ok)
+	var bf, be []float64
+	if a > 0 {
+		bf, be = binnedQuantiles(g, fs, ok), binnedQuantiles(g, ev, ok)
+	}
+	half := 0.5 / float64(count)
+	dw := a * degreeWeight
+	out := make([]float64, n)
+	for k := range out {
+		if !ok[k] {
+			out[k] = math.NaN()
+			continue
+		}
+		zf, ze := normalQuantile(pf[k]-half), normalQuantile(pe[k]-half)
+		if a > 0 {
+			zf, ze = (1-a)*zf+a*bf[k], (1-a)*ze+a*be[k]
+		}
+		out[k] = zf + wEv*ze
+		if dw > 0 {
+			out[k] += dw * normalQuantile(pd[k]-half)
+		}
+		out[k] /= 1 + wEv + dw
+	}
+	return out
+}
+
+// degreeConditioning returns how far FONDUE's score rises with degree
+// beyond what the graph evidence sees: ρ(f, d) − ρ(e, d) within [0, 1],
+// for ρ the correlation of the ranks pf, pe and pd (Spearman's) over the
+// entries with ok set; 0 with fewer than two entries or no spread.
+func degreeConditioning(pf, pe, pd []float64, ok []bool) float64 {
+	a := rankCorrelation(pf, pd, ok) - rankCorrelation(pe, pd, ok)
+	if math.IsNaN(a) {
+		return 0
+	}
+	return math.Max(0, math.Min(1, a))
+}
+
+// rankCorrelation is Pearson's correlation of x and y over the entries
+// with ok set (of ranks: Spearman's); NaN when either has no spread.
+func rankCorrelation(x, y []float64, ok []bool) float64 {
+	var n, mx, my float64
+	for i := range x {
+		if ok[i] {
+			n++
+			mx += x[i]
+			my += y[i]
+		}
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for i := range x {
+		if ok[i] {
+			sxy += (x[i] - mx) * (y[i] - my)
+			sxx += (x[i] - mx) * (x[i] - mx)
+			syy += (y[i] - my) * (y[i] - my)
+		}
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// degreeBin is a node's degree bin: floor(log2(degree)), 0 below 1.
+func degreeBin(d int) int { return max(0, bits.Len(uint(d))-1) }
+
+// binnedQuantiles returns, for the entries with ok set, Φ⁻¹((r − ½)/m)
+// with r the entry's average rank in x among the m entries of its degree
+// bin (degreeBin): where x stands among the nodes of about its degree.
+// A bin of one node gets 0, the median.
+func binnedQuantiles(g *graph.Graph, x []float64, ok []bool) []float64 {
+	var bins [65][]int
+	for i := range x {
+		if ok[i] {
+			b := degreeBin(g.Degree(i))
+			bins[b] = append(bins[b], i)
+		}
+	}
+	out := make([]float64, len(x))
+	var sub []float64
+	var all []bool
+	for _, idx := range bins {
+		if len(idx) == 0 {
+			continue
+		}
+		sub, all = sub[:0], all[:0]
+		for _, i := range idx {
+			sub, all = append(sub, x[i]), append(all, true)
+		}
+		p := averageRanks(sub, all)
+		half := 0.5 / float64(len(idx))
+		for k, i := range idx {
+			out[i] = normalQuantile(p[k] - half)
+		}
+	}
+	return out
+}

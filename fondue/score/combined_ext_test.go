@@ -11,7 +11,7 @@ import (
 )
 
 // Score with the combined method fits the same embedding as FONDUE and
-// ranks by CombineRanks of SplitDisconnection on it; FONDUE's own scores
+// ranks by CombineByDegree of SplitDisconnection on it; FONDUE's own scores
 // stay those of FondueScores.
 func TestScoreCombinedMatchesParts(t *testing.T) {
 	g := testkit.ReadGraph(t, "lesmis")
@@ -36,7 +36,7 @@ func TestScoreCombinedMatchesParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := score.GraphEvidence(disc, eff)
-	want := score.CombineRanks(fs, ev, score.DisconnectionWeight(g, ev))
+	want := score.CombineByDegree(g, fs, ev, score.DisconnectionWeight(g, ev))
 	for i := range want {
 		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
 			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])

@@ -313,3 +313,96 @@ func TestGraphEvidenceByHand(t *testing.T) {
 		}
 	}
 }
+
+// binnedQuantiles ranks each node among the nodes of its degree bin only.
+func TestBinnedQuantilesByHand(t *testing.T) {
+	// The path 0-1-2-3-4: degrees 1, 2, 2, 2, 1; bins 0 {0, 4} and 1 {1, 2, 3}.
+	g, err := graph.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := []bool{true, true, true, true, true}
+	// Bin 0: 5 < 7, ranks 1, 2 of 2. Bin 1: 1 < 2 < 3, ranks 1, 3, 2 of 3.
+	got := binnedQuantiles(g, []float64{5, 1, 3, 2, 7}, ok)
+	want := []float64{normalQuantile(0.5 / 2), normalQuantile(0.5 / 3), normalQuantile(2.5 / 3), normalQuantile(1.5 / 3), normalQuantile(1.5 / 2)}
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-12 {
+			t.Errorf("node %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+	// Ties share their mean rank; a node left out is in no bin: node 4
+	// alone in bin 0 sits at the median.
+	got = binnedQuantiles(g, []float64{0, 4, 9, 4, 1}, []bool{false, true, true, true, true})
+	want = []float64{0, normalQuantile(1 / 3.0), normalQuantile(2.5 / 3), normalQuantile(1 / 3.0), 0}
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-12 {
+			t.Errorf("ties, node %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+}
+
+// Spearman's correlation of two rankings, by hand, over the entries kept.
+func TestRankCorrelationByHand(t *testing.T) {
+	// Deviations from 2.5: (-1.5, -.5, .5, 1.5) and (-1.5, .5, -.5, 1.5):
+	// 4 over sqrt(5 * 5).
+	ok := []bool{true, true, true, true, false}
+	if got := rankCorrelation([]float64{1, 2, 3, 4, 9}, []float64{1, 3, 2, 4, -9}, ok); math.Abs(got-0.8) > 1e-12 {
+		t.Errorf("ρ = %v, want 0.8", got)
+	}
+	if got := rankCorrelation([]float64{1, 1, 1, 1, 0}, []float64{1, 3, 2, 4, 0}, ok); !math.IsNaN(got) {
+		t.Errorf("no spread: %v, want NaN", got)
+	}
+	// FONDUE follows degree exactly, the evidence against it: full
+	// conditioning; both follow it alike: none; no spread: none.
+	d := []float64{1, 2, 3, 4, 0}
+	if got := degreeConditioning(d, []float64{4, 3, 2, 1, 0}, d, ok); got != 1 {
+		t.Errorf("FONDUE with degree, evidence against: %v, want 1", got)
+	}
+	if got := degreeConditioning(d, d, d, ok); got != 0 {
+		t.Errorf("both with degree: %v, want 0", got)
+	}
+	if got := degreeConditioning(d, d, []float64{1, 1, 1, 1, 1}, ok); got != 0 {
+		t.Errorf("one degree: %v, want 0", got)
+	}
+}
+
+// combineByDegree reads FONDUE and the evidence within the degree bins
+// when FONDUE's score follows degree and the evidence does not, and is
+// combineRanks when the evidence follows degree as much as FONDUE.
+func TestCombineByDegreeByHand(t *testing.T) {
+	// The path 0-1-2-3-4: degrees 1, 2, 2, 2, 1; bins 0 {0, 4} and 1 {1, 2, 3}.
+	g, err := graph.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// FONDUE equals the degree (ρ 1), the evidence is highest at the ends
+	// (ρ < 0): a = 1. Within each bin FONDUE ties (quantile 0); the
+	// evidence of bin 1 (0, .5, 0) has ranks 1.5, 3, 1.5 of 3; degree 1
+	// has rank 1.5 of 5, degree 2 rank 4.
+	fs := []float64{1, 2, 2, 2, 1}
+	ev := []float64{1, 0, 0.5, 0, 1}
+	got := combineByDegree(g, fs, ev, 1)
+	zd1, zd2 := normalQuantile(1.0/5), normalQuantile(3.5/5)
+	den := 2 + degreeWeight
+	want := []float64{
+		degreeWeight * zd1 / den,
+		(normalQuantile(1.0/3) + degreeWeight*zd2) / den,
+		(normalQuantile(2.5/3) + degreeWeight*zd2) / den,
+		(normalQuantile(1.0/3) + degreeWeight*zd2) / den,
+		degreeWeight * zd1 / den,
+	}
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 1e-12 {
+			t.Errorf("a = 1, node %d: %v, want %v", k, got[k], want[k])
+		}
+	}
+	// The evidence follows degree exactly as FONDUE does: a = 0.
+	fs = []float64{3, 5, 6, 4, math.NaN()}
+	ev = []float64{0.1, 0.3, 0.4, 0.2, 0.5}
+	got, want = combineByDegree(g, fs, ev, 2), combineRanks(fs, ev, 2)
+	for k := range want {
+		if !(got[k] == want[k] || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
+			t.Errorf("a = 0, node %d: %v, want combineRanks' %v", k, got[k], want[k])
+		}
+	}
+}

@@ -7,6 +7,7 @@ var (
 	EffectivePieces     = effectivePieces
 	GraphEvidence       = graphEvidence
 	CombineRanks        = combineRanks
+	CombineByDegree     = combineByDegree
 	DisconnectionWeight = disconnectionWeight
 )
 

@@ -155,6 +155,23 @@ func randomSplits(t int) int {
 // merged nodes from the rest, and an equal weight would drown the FONDUE
 // score in its noise. The weight is read off the graph, not fitted to
 // labels.
+//
+// Degree: the embedding places a hub badly whether or not it merges
+// anything, so FONDUE's score rises with degree on graphs with hubs (a
+// block model with power-law degrees: Spearman .66), and the Stouffer sum
+// let that tail alone put hubs first. Where degree does go with merging
+// (a graph keyed by name, where common names have more papers), the
+// graph evidence rises with degree too; where it does not (the hubs of
+// the block model), the evidence does not. The method reads that
+// gap off the graph, a = ρ(FONDUE, degree) − ρ(evidence, degree) within
+// [0, 1] (Spearman's; degreeConditioning), and reads both signals that
+// much within the node's degree bin, floor(log2 degree): each z is
+// (1 − a)·(its z among all nodes) + a·(its z among the nodes of its bin),
+// and the degree itself enters as a third test of weight a/2, so that a
+// doubled degree still counts, as one test among three rather than as
+// the hidden cause of the other two (combineByDegree). At a = 0 this is
+// the two-signal Stouffer mean. The choice and its measurements are in
+// bench/RANKING.md.
 const MethodCombined = "combined"
 
 // DefaultMethod is the method used when none is named.
@@ -206,7 +223,7 @@ func Embedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Opt
 			return nil, err
 		}
 		ev := graphEvidence(disc, eff)
-		return combineRanks(fs, ev, disconnectionWeight(g, ev)), nil
+		return combineByDegree(g, fs, ev, disconnectionWeight(g, ev)), nil
 	}
 	return nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }

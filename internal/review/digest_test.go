@@ -36,8 +36,12 @@ func TestPageDigest(t *testing.T) {
 	}
 	for name, change := range map[string]func(d *Doc){
 		"a score": func(d *Doc) { d.Nodes[0].Score += 1e-9 },
-		"a group": func(d *Doc) {
-			d.Nodes[1].Groups = [][]int{append(append([]int{}, d.Nodes[1].Groups[0]...), d.Nodes[1].Groups[1]...)}
+		"a group": func(d *Doc) { // all of a node's groups in one
+			var all []int
+			for _, g := range d.Nodes[1].Groups {
+				all = append(all, g...)
+			}
+			d.Nodes[1].Groups = [][]int{all}
 		},
 		"a name":       func(d *Doc) { d.Nodes[0].Name = "Jean Valjean" },
 		"the input":    func(d *Doc) { d.Input = "other.edges" },
