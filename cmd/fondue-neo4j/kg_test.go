@@ -217,3 +217,35 @@ func TestKnowledgeGraphDocCommands(t *testing.T) {
 		t.Errorf("%d documented commands ran, want 3", ran)
 	}
 }
+
+// review --plan with --nodes: the import files name the plan's nodes (and
+// give its links); the plan's reasons are on the page.
+func TestReviewPlanWithImportFiles(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "dry.json")
+	const dry = `{"plan":{"runId":"r1","splitter":"ncut","idProperty":"uid","nodes":[{"id":"4:db:1","key":"a:1","ambiguity":1,"score":2,"groups":[` +
+		`{"neighbors":["p:1","p:2"],"neighborIds":["4:db:11","4:db:12"],"reasons":[{"kind":"Venue","value":"Very Large Data Bases","weight":1.5}]},` +
+		`{"neighbors":["p:4"],"neighborIds":["4:db:14"]}]}]}}`
+	if err := os.WriteFile(plan, []byte(dry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "plan.html")
+	code, _, stderr := runCLI(t, "", append(append([]string{"review", "--plan", plan}, kgArgs()...), "--output-file", page)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"name":"j. smith"`, `"n":"Fast joins on compressed column stores"`, `"reasons":[[{"k":"Venue","v":"Very Large Data Bases","w":1.5}],[]]`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("page without %s", want)
+		}
+	}
+	// An edge list and --nodes: one or the other.
+	code, _, stderr = runCLI(t, "", append(append([]string{"review", lesmis, "--plan", plan}, kgArgs()...), "--output-file", page)...)
+	if code != 2 || !strings.Contains(stderr, "not both") {
+		t.Errorf("edge list and --nodes with --plan: exit %d, %s", code, stderr)
+	}
+}
