@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
@@ -30,7 +33,9 @@ exports the decisions as an approved plan (JSON), for "sync --split --plan".
 
 From an edge list, review scores the graph like "score" (same flags and
 configuration, --score-prefix and --score-nodes included) and proposes splits
-with --splitter. From Neo4j, give it the
+with --splitter; from Neo4j's bulk-import files the same way, with --nodes,
+--relationships, --score-labels and --evidence-properties (the page then says
+which shared venues, keywords or years made each group one). From Neo4j, give it the
 output of "sync --split --split-top K --dry-run --output json" with --plan
 FILE: the plan has the links between neighbours, and with
 --display-property name the names; an edge list (keys as in the plan) or
@@ -48,6 +53,7 @@ names file or plan that cannot be read, a page whose folder cannot be
 written), 5 nothing to score (no edges), 7 not enough memory, 130
 interrupted.`,
 		Example: `  fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names --top 12 --output-file lesmis-review.html
+  fondue-neo4j review --nodes authors.csv,papers.csv --relationships wrote.csv --score-labels Author --output-file review.html
   fondue-neo4j sync --split --split-top 20 --dry-run > dry-run.json
   fondue-neo4j review --plan dry-run.json --names names.tsv --output-file review.html`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -66,8 +72,12 @@ interrupted.`,
 			top := a.cfg.Review.Top
 			out := a.cfg.Review.Out
 			planFile := a.cfg.Review.Plan
-			if planFile == "" && len(args) != 1 {
-				return exactArgs(1, "an edge-list file (or --plan FILE)")(cmd, args)
+			if planFile == "" {
+				if err := a.checkInput(cmd, args, "an edge-list file (or --plan FILE) or --nodes and --relationships files"); err != nil {
+					return err
+				}
+			} else if a.usesKG() && len(args) > 0 {
+				return usageErrorf("give an edge list (%s) or --nodes and --relationships files, not both", args[0])
 			}
 			hm, err := parseHeaderMode(a.cfg.Input.Header)
 			if err != nil {
@@ -85,20 +95,33 @@ interrupted.`,
 			var doc *review.Doc
 			if planFile != "" {
 				var g *graph.Graph
-				if len(args) == 1 {
+				switch {
+				case len(args) == 1:
 					if g, err = a.readGraph(args[0], hm); err != nil {
 						return err
 					}
+				case a.usesKG(): // the links drawn, the names
+					var kg *neo4jcsv.Graph
+					if kg, err = a.readKG(cmd.Context()); err != nil {
+						return err
+					}
+					g, nm = kg.Graph, kgNames(kg, nm)
 				}
 				doc, err = a.planReview(planFile, g, nm, top)
+			} else if a.usesKG() {
+				doc, err = a.kgReview(cmd, nm, top)
 			} else {
 				doc, err = a.edgeListReview(cmd, args[0], hm, nm, top)
 			}
 			if err != nil {
 				return err
 			}
-			doc.Input = planFile
-			if doc.Input == "" {
+			switch {
+			case planFile != "":
+				doc.Input = planFile
+			case a.usesKG():
+				doc.Input = strings.Join(a.cfg.Input.Nodes, ", ")
+			default:
 				doc.Input = args[0]
 			}
 			doc.GeneratedAt = time.Now().UTC().Format(time.RFC3339)
@@ -152,20 +175,44 @@ func writeFileWhole(path string, data []byte) error {
 // edgeListReview scores an edge list as "score --split --top K" does and
 // turns the K proposals into a review.
 func (a *app) edgeListReview(cmd *cobra.Command, path string, hm edgelist.HeaderMode, nm names.Names, top int) (*review.Doc, error) {
-	opts, err := a.scoreOptions()
+	opts, err := a.reviewOptions(top)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Split.Splitter == nil {
-		opts.Split.Splitter = defaultSplitter()
-	}
-	opts.Split.Top, opts.Split.MinAmbiguity, opts.Split.Nodes = top, 0, nil
 	g, res, err := a.scoreFile(cmd.Context(), path, hm, opts, top)
 	if err != nil {
 		return nil, err
 	}
 	a.checkNames(nm, g)
 	return review.FromEdgeList(path, g, res, nm, opts.Split.Splitter.Name()), nil
+}
+
+// kgReview scores the import files as "score --nodes ... --split --top K"
+// does and turns the K proposals, with their reasons, into a review.
+func (a *app) kgReview(cmd *cobra.Command, nm names.Names, top int) (*review.Doc, error) {
+	opts, err := a.reviewOptions(top)
+	if err != nil {
+		return nil, err
+	}
+	kg, res, err := a.scoreKG(cmd.Context(), opts, top)
+	if err != nil {
+		return nil, err
+	}
+	files := strings.Join(a.cfg.Input.Nodes, ", ")
+	return review.FromEdgeList(files, kg.Graph, res, kgNames(kg, nm), opts.Split.Splitter.Name()), nil
+}
+
+// reviewOptions are the scoring options of a review of the top nodes.
+func (a *app) reviewOptions(top int) (fondue.Options, error) {
+	opts, err := a.scoreOptions()
+	if err != nil {
+		return opts, err
+	}
+	if opts.Split.Splitter == nil {
+		opts.Split.Splitter = defaultSplitter()
+	}
+	opts.Split.Top, opts.Split.MinAmbiguity, opts.Split.Nodes = top, 0, nil
+	return opts, nil
 }
 
 // planReview turns the plan printed by "sync --split --dry-run" into a

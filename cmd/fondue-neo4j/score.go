@@ -62,16 +62,25 @@ it. The other nodes are context: they shape the embedding and the
 neighbourhoods but get no line; percentiles, --top and --split are about the
 scored nodes.
 
+The files of Neo4j's bulk import instead of an edge list: --nodes FILE and
+--relationships FILE (each repeatable; Neo4j 5 header format), --score-labels
+Author to score the authors only, --evidence-properties title,year for the
+node properties that tell entities apart. Nodes print by their :ID value,
+with their name (or title) property as the name column. See
+docs/knowledge-graphs.md.
+
 Fields: a .csv file is CSV (RFC 4180: commas, quoted ids may hold spaces,
 commas, quotes and line breaks), a .tsv file the same with tabs; other files
 are sniffed from their first lines (CSV, TSV, or fields separated by runs of
 spaces, tabs and commas). A UTF-8 byte-order mark is ignored.
 
-Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input, 5 nothing
-to score (no edges, or none of the selected nodes has one), 7 not enough
+Exit codes: 0 ok, 1 error, 2 bad usage, configuration or input (a bad
+file: file:line: what is wrong), 5 nothing to score (no edges, or none of
+the selected nodes has one), 7 not enough
 memory, 130 interrupted.`,
 		Example: `  fondue-neo4j score testdata/lesmis.edges --names testdata/lesmis.names --split --top 5
   fondue-neo4j score wrote.edges --score-prefix a: --top 20
+  fondue-neo4j score --nodes authors.csv --nodes papers.csv --relationships wrote.csv --score-labels Author --split --top 20
   fondue-neo4j score graph.csv --output json --split --top 20
   fondue-neo4j score graph.csv --split --splitter mcl --top 20`,
 		Args: func(cmd *cobra.Command, args []string) error {

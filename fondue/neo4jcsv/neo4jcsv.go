@@ -75,8 +75,10 @@ type reader struct {
 
 	spaces   []string       // ID space names ("" is the default space)
 	spaceIdx map[string]int // name -> index
-	first    map[string]int32
-	// other holds the ids also used in a second ID space (rare): space -> id -> node.
+	// b holds the nodes, each under its id: its index is the only map
+	// from ids to nodes. other holds the ids also used in a second ID
+	// space (rare), under "id (Space)" in b: space -> id -> node.
+	b     *graph.Builder
 	other map[uint16]map[string]int32
 	where []uint16 // node -> file index, for duplicate messages
 
@@ -95,7 +97,7 @@ func Read(ctx context.Context, o Options) (*Graph, error) {
 	if len(o.Nodes) == 0 {
 		return nil, &ParseError{File: "--nodes", Msg: "no node file given"}
 	}
-	r := &reader{o: o, spaceIdx: map[string]int{}, first: map[string]int32{}, setIdx: map[string]int32{}}
+	r := &reader{o: o, spaceIdx: map[string]int{}, setIdx: map[string]int32{}, b: &graph.Builder{}}
 	heads := make([]*header, len(o.Nodes))
 	for k, f := range o.Nodes {
 		h, err := readHeaderOnly(f, false)
@@ -113,26 +115,34 @@ func Read(ctx context.Context, o Options) (*Graph, error) {
 		}
 	}
 	n := len(r.ids)
-	keys := r.keys()
-	var b graph.Builder
-	for i, key := range keys {
-		if b.AddNode(key) != int32(i) {
-			return nil, &ParseError{File: o.Nodes[r.where[i]], Msg: fmt.Sprintf("node %q of ID space %s has the name of another node; give the ID spaces distinct ids", key, spaceName(r.spaces[r.space[i]]))}
-		}
-	}
 	for _, f := range o.Relationships {
-		if err := r.readRelationships(ctx, f, &b); err != nil {
+		if err := r.readRelationships(ctx, f, r.b); err != nil {
 			return nil, err
 		}
 	}
-	r.first, r.other, r.where = nil, nil, nil
-	g := b.Build()
+	g := r.b.Build()
+	r.b = nil
 	// Builder numbered the nodes in key order: carry the per-node data along.
 	perm := make([]int32, n) // perm[old] = new
-	for i, key := range keys {
+	for i, id := range r.ids {
+		key := id
+		if r.other != nil {
+			if j, ok := r.other[r.space[i]][id]; ok && int(j) == i {
+				key = qualified(id, r.spaces[r.space[i]])
+			}
+		}
 		j, _ := g.Index(key)
 		perm[i] = int32(j)
 	}
+	if r.other != nil {
+		// The first node of a repeated id was added under the bare id:
+		// name every node of a repeated id by its ID space.
+		var err error
+		if g, err = g.WithKeys(permute(r.keys(), perm)); err != nil {
+			return nil, &ParseError{File: o.Nodes[0], Msg: "ids repeated across ID spaces cannot all be told apart by their space: " + err.Error()}
+		}
+	}
+	r.other, r.where = nil, nil
 	out := &Graph{Graph: g, IDs: permute(r.ids, perm), Names: permute(r.names, perm)}
 	lset := permute(r.lset, perm)
 	out.Labels = make([][]string, n)
@@ -324,7 +334,7 @@ func (r *reader) spaceOf(s string) uint16 {
 
 // lookup returns the node of id in ID space sp.
 func (r *reader) lookup(sp uint16, id string) (int32, bool) {
-	if i, ok := r.first[id]; ok && r.space[i] == sp {
+	if i, ok := r.b.Index(id); ok && r.ids[i] == id && r.space[i] == sp {
 		return i, true
 	}
 	i, ok := r.other[sp][id]
@@ -400,7 +410,12 @@ func (r *reader) readNodes(ctx context.Context, fileIdx int, path string) error 
 		}
 		node := int32(len(r.ids))
 		id = strings.Clone(id)
-		if _, ok := r.first[id]; ok {
+		key := id
+		if j, ok := r.b.Index(id); ok {
+			if r.ids[j] != id {
+				return &ParseError{File: path, Line: line, Msg: fmt.Sprintf("id %q is the name given to id %q of ID space %s, a node of another space with the same id: give the ID spaces distinct ids", id, r.ids[j], spaceName(r.spaces[r.space[j]]))}
+			}
+			// The id of a node of another space: this one is "id (Space)".
 			if r.other == nil {
 				r.other = map[uint16]map[string]int32{}
 			}
@@ -408,8 +423,10 @@ func (r *reader) readNodes(ctx context.Context, fileIdx int, path string) error 
 				r.other[sp] = map[string]int32{}
 			}
 			r.other[sp][id] = node
-		} else {
-			r.first[id] = node
+			key = qualified(id, h.idSpace)
+		}
+		if r.b.AddNode(key) != node {
+			return &ParseError{File: path, Line: line, Msg: fmt.Sprintf("id %q of ID space %s is named %q, which is the id of another node: give the ID spaces distinct ids", id, spaceName(h.idSpace), key)}
 		}
 		r.ids = append(r.ids, id)
 		r.space = append(r.space, sp)
@@ -552,7 +569,7 @@ func (r *reader) missing(what, id, space string) string {
 		msg = fmt.Sprintf("%s %q: no node file has the ID space %s", what, id, spaceName(space))
 	}
 	var in []string
-	if i, ok := r.first[id]; ok {
+	if i, ok := r.b.Index(id); ok && r.ids[i] == id {
 		in = append(in, spaceName(r.spaces[r.space[i]]))
 	}
 	for s, m := range r.other {
@@ -569,15 +586,25 @@ func (r *reader) missing(what, id, space string) string {
 
 // keys names the nodes in the graph: their id, qualified by the ID space
 // when the same id is a node of two spaces.
+// Only called when some id is repeated across spaces (r.other).
 func (r *reader) keys() []string {
 	keys := make([]string, len(r.ids))
 	copy(keys, r.ids)
+	repeated := map[string]bool{}
 	for sp, m := range r.other {
 		for id, i := range m {
-			keys[i] = fmt.Sprintf("%s (%s)", id, spaceName(r.spaces[sp]))
-			j := r.first[id]
-			keys[j] = fmt.Sprintf("%s (%s)", id, spaceName(r.spaces[r.space[j]]))
+			keys[i] = qualified(id, r.spaces[sp])
+			repeated[id] = true
+		}
+	}
+	for i, id := range r.ids {
+		if repeated[id] {
+			keys[i] = qualified(id, r.spaces[r.space[i]])
 		}
 	}
 	return keys
 }
+
+// qualified is the name of a node whose id is also a node of another ID
+// space.
+func qualified(id, space string) string { return fmt.Sprintf("%s (%s)", id, spaceName(space)) }

@@ -164,6 +164,10 @@ func TestReadErrors(t *testing.T) {
 			"--evidence-properties", 0, `no node file has a property "venue" (node files: `},
 		{"score label nowhere", []string{"p.csv", people}, nil, nil, []string{"Author"},
 			"--score-labels", 0, `no node has the label "Author" (labels in the node files: Person)`},
+		{"a space's name taken by an id", []string{"p.csv", ":ID(P)\nx\n", "d.csv", ":ID(D)\nx\n", "e.csv", ":ID\nx (D)\n"}, nil, nil, nil,
+			"e.csv", 2, `id "x (D)" is the name given to id "x" of ID space D`},
+		{"an id taken by a space's name", []string{"e.csv", ":ID\nx (D)\n", "p.csv", ":ID(P)\nx\n", "d.csv", ":ID(D)\nx\n"}, nil, nil, nil,
+			"d.csv", 2, `id "x" of ID space D is named "x (D)", which is the id of another node`},
 		{"missing file", []string{"p.csv", people}, []string{"nope.csv", ""}, nil, nil, "nope.csv", 0, "cannot be read: no such file"},
 	}
 	for _, c := range cases {

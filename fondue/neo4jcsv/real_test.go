@@ -10,8 +10,15 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 )
 
-// kgDir holds the real knowledge graph of issue 31 (its README gives the counts).
-const kgDir = "/work/shared/datasets/real/dblp679-kg"
+// kgDir holds the real knowledge graph of issue 31 (its README gives the
+// counts), under FONDUE_DATASETS or the shared datasets.
+var kgDir = func() string {
+	dir := "/work/shared/datasets"
+	if env := os.Getenv("FONDUE_DATASETS"); env != "" {
+		dir = env
+	}
+	return filepath.Join(dir, "real", "dblp679-kg")
+}()
 
 func kgOptions() Options {
 	p := func(s ...string) []string {

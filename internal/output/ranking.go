@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Ranking is score's output: the nodes of Graph, most ambiguous first, with
@@ -148,6 +149,10 @@ type Node struct {
 	Split     [][]keys.Key `json:"split,omitempty"`
 	// SplitNames are the groups of Split by name (with Names).
 	SplitNames [][]string `json:"splitNames,omitempty"`
+	// Reasons are, per group of Split, the shared context (venues,
+	// keywords, years, ...) that made its pieces one group (with a
+	// knowledge graph's context; see Reasons).
+	Reasons [][]splitplan.Reason `json:"reasons,omitempty"`
 }
 
 // WriteJSON writes a JSON array of Node, one object a line.
@@ -162,6 +167,7 @@ func (r Ranking) WriteJSON(w io.Writer) error {
 			nj.Name = nm.Of(g.Key(i))
 		}
 		if p, ok := props[i]; ok {
+			nj.Reasons = Reasons(g, p, nm)
 			for _, grp := range p.Groups {
 				ks := make([]keys.Key, len(grp))
 				for k, j := range grp {

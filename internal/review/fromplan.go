@@ -108,6 +108,7 @@ func FromDryRun(dr *DryRun, g *graph.Graph, nm names.Names, top int) (doc *Doc, 
 			}
 			n.Groups = append(n.Groups, members)
 		}
+		n.Reasons = planReasons(pn.Groups)
 		switch {
 		case g != nil:
 			n.Links = EgoLinks(g, idx)
@@ -117,4 +118,19 @@ func FromDryRun(dr *DryRun, g *graph.Graph, nm names.Names, top int) (doc *Doc, 
 		doc.Nodes = append(doc.Nodes, n)
 	}
 	return doc, missing
+}
+
+// planReasons are the groups' reasons of a plan's node, nil when no group
+// has any.
+func planReasons(groups []splitplan.Group) [][]splitplan.Reason {
+	var out [][]splitplan.Reason
+	for k, grp := range groups {
+		if grp.Reasons != nil && out == nil {
+			out = make([][]splitplan.Reason, len(groups))
+		}
+		if out != nil {
+			out[k] = grp.Reasons
+		}
+	}
+	return out
 }

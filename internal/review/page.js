@@ -203,10 +203,23 @@
         chips.appendChild(chip);
       });
       box.appendChild(chips);
+      var rs = !edited && node.reasons ? node.reasons[g] || [] : [];
+      if (rs.length) box.appendChild(reasonsEl(rs));
       st.groupsEl.appendChild(box);
     });
     st.groupsEl.appendChild(h("div", { "class": "group new", "data-drop": "new" }, "+ new group"));
     counts();
+  }
+
+  // reasonsEl lists what a group's pieces share (the venues, keywords,
+  // years that made them one group), strongest first.
+  function reasonsEl(rs) {
+    var box = h("div", { "class": "reasons" });
+    box.appendChild(h("span", { "class": "why" }, "one group by shared"));
+    rs.forEach(function (r) {
+      box.appendChild(h("span", { "class": "reason", title: r.k + ": " + r.v + " (weight " + fmt(r.w, 2) + ")" }, r.k + " " + short(r.v, 40)));
+    });
+    return box;
   }
 
   function counts() {
@@ -303,6 +316,11 @@
           if (node.ij) o.neighborIds = grp.map(function (i) { return new Raw(nb[i].ij); });
           o.names = grp.map(function (i) { return nb[i].n; });
           return o;
+        });
+        // The reasons hold for the groups as proposed, not for edited ones.
+        if (!edited && node.reasons) n.groups.forEach(function (o, g) {
+          var rs = node.reasons[g] || [];
+          if (rs.length) o.reasons = rs.map(function (r) { return { kind: r.k, value: r.v, weight: r.w }; });
         });
         if (edited) n.proposed = node.groups.map(function (grp) { return grp.map(function (i) { return new Raw(nb[i].kj); }); });
         p.nodes.push(n);

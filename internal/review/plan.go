@@ -94,8 +94,8 @@ type ApprovedGroup struct {
 	Neighbors   []keys.Key `json:"neighbors"`             // keys
 	NeighborIDs []keys.Key `json:"neighborIds,omitempty"` // element ids (source neo4j)
 	Names       []string   `json:"names,omitempty"`       // display names, for people reading the file
-	// Reasons are the dry run's reasons for the group (splitplan.Group.Reasons),
-	// carried into the plan applied.
+	// Reasons are the shared context that made the proposed group one
+	// (splitplan.Group.Reasons); only on a group accepted as proposed.
 	Reasons []splitplan.Reason `json:"reasons,omitempty"`
 }
 

@@ -20,6 +20,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Sources of a review.
@@ -66,6 +68,9 @@ type Node struct {
 	// Groups is the proposed split: indices into Neighbors; group 0 stays
 	// on the node. Every neighbour is in exactly one group.
 	Groups [][]int
+	// Reasons are, per group, the shared context that made its pieces one
+	// group (venues, keywords, years ...); nil when unknown.
+	Reasons [][]splitplan.Reason
 	// Links are the links between neighbours (indices into Neighbors);
 	// LinksOmitted more are not listed (a dry run's plan lists at most
 	// splitplan.MaxLinks).
@@ -129,20 +134,28 @@ type jsonDoc struct {
 }
 
 type jsonNode struct {
-	KeyJSON      string   `json:"kj"`           // the key as JSON text (exact, even past 2^53)
-	IDJSON       string   `json:"ij,omitempty"` // the internal id as JSON text
-	Name         string   `json:"name"`
-	Labels       []string `json:"labels,omitempty"`
-	Ambiguity    float64  `json:"ambiguity"`
-	Score        float64  `json:"score"`
-	Entities     int      `json:"entities,omitempty"`
-	Fingerprint  string   `json:"fp"`
-	Neighbors    []jsonNb `json:"nb"`
-	Groups       [][]int  `json:"groups"`
-	Links        []int    `json:"links"` // pairs, flattened
-	LinksOmitted int      `json:"linksOmitted,omitempty"`
-	Radius       float64  `json:"r"`
-	Labelled     bool     `json:"labelled"` // names drawn beside the neighbours (else on hover)
+	KeyJSON     string   `json:"kj"`           // the key as JSON text (exact, even past 2^53)
+	IDJSON      string   `json:"ij,omitempty"` // the internal id as JSON text
+	Name        string   `json:"name"`
+	Labels      []string `json:"labels,omitempty"`
+	Ambiguity   float64  `json:"ambiguity"`
+	Score       float64  `json:"score"`
+	Entities    int      `json:"entities,omitempty"`
+	Fingerprint string   `json:"fp"`
+	Neighbors   []jsonNb `json:"nb"`
+	Groups      [][]int  `json:"groups"`
+	// Reasons per group: kind, value, weight (shown under the proposed groups).
+	Reasons      [][]jsonReason `json:"reasons,omitempty"`
+	Links        []int          `json:"links"` // pairs, flattened
+	LinksOmitted int            `json:"linksOmitted,omitempty"`
+	Radius       float64        `json:"r"`
+	Labelled     bool           `json:"labelled"` // names drawn beside the neighbours (else on hover)
+}
+
+type jsonReason struct {
+	Kind   string  `json:"k"`
+	Value  string  `json:"v"`
+	Weight float64 `json:"w"`
 }
 
 type jsonNb struct {
@@ -183,6 +196,13 @@ func pageData(d *Doc) (*jsonDoc, error) {
 			Groups: n.Groups, Links: []int{}}
 		if jn.Name == "" {
 			jn.Name = key
+		}
+		for _, rs := range n.Reasons {
+			jr := []jsonReason{}
+			for _, r := range rs {
+				jr = append(jr, jsonReason{Kind: r.Kind, Value: r.Value, Weight: round3(r.Weight)})
+			}
+			jn.Reasons = append(jn.Reasons, jr)
 		}
 		var err error
 		if jn.KeyJSON, err = keyJSON(n.Key); err != nil {
@@ -247,6 +267,9 @@ func (n *Node) check() error {
 	}
 	if count != len(n.Neighbors) {
 		return fmt.Errorf("the groups hold %d of %d neighbours", count, len(n.Neighbors))
+	}
+	if n.Reasons != nil && len(n.Reasons) != len(n.Groups) {
+		return fmt.Errorf("reasons for %d groups, not %d", len(n.Reasons), len(n.Groups))
 	}
 	for _, l := range n.Links {
 		if l[0] < 0 || l[1] < 0 || l[0] >= len(in) || l[1] >= len(in) || l[0] == l[1] {
@@ -373,6 +396,13 @@ func groupOrder(g []int, adj [][]int, nbs []Neighbor) []int {
 
 func round1(x float64) float64 { return math.Round(x*10) / 10 }
 
+func round3(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return math.Round(x*1000) / 1000
+}
+
 // FromResult turns the split proposals of res (computed on g) into nodes to
 // review, most ambiguous first; nm gives display names (nil: ids).
 func FromResult(g *graph.Graph, res *fondue.Result, nm names.Names) []Node {
@@ -392,6 +422,7 @@ func FromResult(g *graph.Graph, res *fondue.Result, nm names.Names) []Node {
 			}
 			n.Groups = append(n.Groups, members)
 		}
+		n.Reasons = output.Reasons(g, &p, nm)
 		n.Links = EgoLinks(g, idx)
 		out = append(out, n)
 	}
