@@ -482,15 +482,21 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 			}
 		}
 	}
-	cloneQ, err := c.render("split_clone", cypher.Vars{Labels: labels, SkipProperties: skip})
+	cloneQ, err := c.render("split_clone", cypher.Vars{Labels: labels, SkipProperties: skip, IDProperty: p.IDProperty})
 	if err != nil {
+		return o, err
+	}
+	if k, taken, err := c.cloneKeyTaken(ctx, tx, p, n); err != nil || taken {
+		if taken {
+			o.Outcome, o.Reason = splitplan.OutcomeFailed, fmt.Sprintf("the key %s planned for a clone is taken by another node (%s)", k.Describe(), p.IDProperty)
+		}
 		return o, err
 	}
 	// Every clone in one statement, then every move in one statement per
 	// type and direction.
 	groups := make([]any, 0, len(n.Groups)-1)
 	for g := 1; g < len(n.Groups); g++ {
-		groups = append(groups, map[string]any{"key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "group": int64(g)})
+		groups = append(groups, map[string]any{"key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "group": int64(g), "cloneKey": n.Groups[g].CloneKey.Value()})
 	}
 	if len(groups) > 0 {
 		res, err := tx.Run(ctx, cloneQ, map[string]any{"id": n.ID.Value(), "groups": groups, "run": p.RunID, "from": n.Key.Value(), "at": at})
@@ -532,6 +538,34 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 	}
 	o.Outcome = splitplan.OutcomeSplit
 	return o, nil
+}
+
+// cloneKeyTaken reports a clone key of node n that a node the plan
+// selects has already (added since the plan): that node is not split.
+func (c *Conn) cloneKeyTaken(ctx context.Context, tx neo4j.ManagedTransaction, p *splitplan.Plan, n splitplan.Node) (keys.Key, bool, error) {
+	var want []any
+	for _, g := range n.Groups {
+		if !g.CloneKey.IsZero() {
+			want = append(want, g.CloneKey.Value())
+		}
+	}
+	if p.IDProperty == "" || len(want) == 0 {
+		return keys.Key{}, false, nil
+	}
+	q, err := c.render("nodes_by_key", cypher.Vars{NodeLabels: p.NodeLabels, IDProperty: p.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
+	if err != nil {
+		return keys.Key{}, false, err
+	}
+	res, err := tx.Run(ctx, q, map[string]any{"keys": want})
+	if err != nil {
+		return keys.Key{}, false, err
+	}
+	recs, err := res.Collect(ctx)
+	if err != nil || len(recs) == 0 {
+		return keys.Key{}, false, err
+	}
+	k, _ := keys.FromValue(recs[0].Values[0])
+	return k, true, nil
 }
 
 // move is a relationship to move from one node to another.

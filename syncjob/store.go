@@ -110,6 +110,9 @@ type Undoer interface {
 	// with a record (StorePlan), and those of the nodes with markerLabel
 	// that a split made. For messages about a run id that is not there.
 	SplitRuns(ctx context.Context, markerLabel string) ([]string, error)
+	// LaterSplits lists, sorted, the runs that split again a clone made by
+	// run runID (a node with markerLabel): they must be undone first.
+	LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error)
 }
 
 // NameChecker is implemented by stores that restrict the names of labels,

@@ -41,6 +41,10 @@ type Options struct {
 	// resumes it; a stored plan none of whose nodes was split yet is
 	// replaced.
 	Split bool
+	// CloneKey is the scheme of split clones' keys with Pull.IDProperty
+	// (split.clone_key; see splitplan.AssignCloneKeys): empty is
+	// splitplan.DefaultCloneKey, splitplan.NoCloneKey gives no keys.
+	CloneKey string
 	// SkipProperties are not copied to split clones; the write properties
 	// are added to them (a clone's score is unknown until the next run).
 	SkipProperties []string
@@ -230,6 +234,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	if err := o.Pull.CheckWriteLabels(); err != nil {
 		return sum, err
 	}
+	if err := splitplan.CheckCloneKey(o.CloneKey); err != nil {
+		return sum, err
+	}
 
 	if !o.DryRun {
 		lockCtx, release, err := hold(ctx, st, o.Lock, log)
@@ -281,7 +288,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	var plan *splitplan.Plan
 	if o.Split {
 		plan, err = NewPlan(sg, res, PlanOptions{RunID: o.RunID, Splitter: o.Score.Split.Splitter.Name(),
-			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip(), NeighborLinks: o.DryRun})
+			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip(), NeighborLinks: o.DryRun, CloneKey: o.CloneKey})
 		if err != nil {
 			return sum, lockError(ctx, err)
 		}

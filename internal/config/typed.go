@@ -129,6 +129,7 @@ type Split struct {
 	Top            int
 	MinAmbiguity   float64
 	MarkerLabel    string
+	CloneKey       string // split.clone_key: the scheme of split nodes' keys
 	SkipProperties []string
 	Plan           string // sync: an approved plan to apply
 }

@@ -822,6 +822,10 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 	if o.Outcome != "" {
 		return o, nil
 	}
+	if k, taken := s.cloneKeyTaken(p, n); taken {
+		o.Outcome, o.Reason = splitplan.OutcomeFailed, fmt.Sprintf("the key %s planned for a clone is taken by another node (%s)", k.Describe(), p.IDProperty)
+		return o, nil
+	}
 	s.writes++
 	orig := s.nodes[n.ID.Text()]
 	labels := slices.Clone(state.Labels)
@@ -840,6 +844,9 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 		props[splitplan.PropSplitFromID] = orig.ID
 		props[splitplan.PropSplitGroup] = int64(g)
 		props[splitplan.PropSplitAt] = at
+		if k := n.Groups[g].CloneKey; p.IDProperty != "" && !k.IsZero() {
+			props[p.IDProperty] = k.Value()
+		}
 		clone := &Node{ID: s.newID("n:"), Labels: slices.Clone(labels), Props: props}
 		s.nodes[clone.ID] = clone
 		o.Clones++
@@ -849,6 +856,25 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 	orig.Props[splitplan.PropSplitRuns] = append(slices.Clone(runs), p.RunID)
 	o.Outcome = splitplan.OutcomeSplit
 	return o, nil
+}
+
+// cloneKeyTaken reports a clone key of node n that a node the plan
+// selects has already, as the connector checks it. s.mu is held.
+func (s *Store) cloneKeyTaken(p *splitplan.Plan, n splitplan.Node) (keys.Key, bool) {
+	if p.IDProperty == "" {
+		return keys.Key{}, false
+	}
+	for _, g := range n.Groups {
+		if g.CloneKey.IsZero() {
+			continue
+		}
+		for _, nd := range s.nodes {
+			if g.CloneKey.Matches(nd.Props[p.IDProperty]) && p.Selects(nd.Labels, true) {
+				return g.CloneKey, true
+			}
+		}
+	}
+	return keys.Key{}, false
 }
 
 // move moves relationships of node from to node to. s.mu is held.
@@ -932,6 +958,29 @@ func (s *Store) SplitRuns(ctx context.Context, markerLabel string) ([]string, er
 	slices.Sort(runs)
 	return slices.Compact(runs), nil
 }
+
+// LaterSplits lists the runs that split a clone of run runID again.
+func (s *Store) LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error) {
+	if markerLabel == "" {
+		markerLabel = syncjob.DefaultMarkerLabel
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var runs []string
+	for _, n := range s.nodes {
+		if slices.Contains(n.Labels, markerLabel) && n.Props[splitplan.PropSplitRun] == runID {
+			for _, r := range asList(n.Props[splitplan.PropSplitRuns]) {
+				if r, ok := r.(string); ok {
+					runs = append(runs, r)
+				}
+			}
+		}
+	}
+	slices.Sort(runs)
+	return slices.Compact(runs), nil
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
 
 func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, doing string) (nclones, moved int, err error) {
 	s.mu.Lock()

@@ -75,8 +75,11 @@ type Plan struct {
 	Approved *ApprovedRef `json:"approved,omitempty"`
 	// NeighborLinks: each node lists the links between its neighbours
 	// (Node.Links), for a review page.
-	NeighborLinks bool   `json:"neighborLinks,omitempty"`
-	Nodes         []Node `json:"nodes"`
+	NeighborLinks bool `json:"neighborLinks,omitempty"`
+	// CloneKey is the scheme the clones' keys follow (split.clone_key, or
+	// "integer"); empty: clones get no key (AssignCloneKeys).
+	CloneKey string `json:"cloneKey,omitempty"`
+	Nodes    []Node `json:"nodes"`
 }
 
 // PropertyList is a list of property names, in JSON a string when it
@@ -163,6 +166,9 @@ type Group struct {
 	// Reasons are the shared context that made the group's pieces one
 	// group (fondue.Proposal.Reasons), strongest first.
 	Reasons []Reason `json:"reasons,omitempty"`
+	// CloneKey is the key (Plan.IDProperty) of the group's clone (groups
+	// after the first); zero: the clone gets no key.
+	CloneKey keys.Key `json:"cloneKey,omitzero"`
 }
 
 // Reason is one shared context node or property value of a group, as a

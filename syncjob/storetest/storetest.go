@@ -137,6 +137,7 @@ func Run(t *testing.T, f Factory) {
 		{"KeyTypes", testKeyTypes},
 		{"ResolveKeyTypes", testResolveKeyTypes},
 		{"WriteLabels", testWriteLabels},
+		{"SecondNight", testSecondNight},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -1121,5 +1122,93 @@ func testWriteLabels(t *testing.T, f Factory) {
 		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}, syncjob.LockOptions{}, nil); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// planOn is a plan of run runID splitting the node with uid into groups
+// of neighbours (uids), its clones keyed by the default scheme.
+func planOn(t *testing.T, sg *syncjob.Subgraph, runID string, uid int64, groups ...[]int64) *splitplan.Plan {
+	t.Helper()
+	i := index(t, sg, uid)
+	p := &splitplan.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
+		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, MarkerLabel: syncjob.DefaultMarkerLabel,
+		Nodes: []splitplan.Node{{ID: sg.IDs[i], Key: sg.Key(i)}}}
+	for _, uids := range groups {
+		var g splitplan.Group
+		for _, u := range uids {
+			j := index(t, sg, u)
+			g.Neighbors = append(g.Neighbors, sg.Key(j))
+			g.NeighborIDs = append(g.NeighborIDs, sg.IDs[j])
+		}
+		p.Nodes[0].Groups = append(p.Nodes[0].Groups, g)
+	}
+	var maxKey int64
+	taken := map[keys.Key]bool{}
+	for _, k := range sg.Keys {
+		v, _ := k.Int64()
+		maxKey = max(maxKey, v)
+		taken[k] = true
+	}
+	if err := p.AssignCloneKeys("", true, maxKey, func(k keys.Key) bool { return taken[k] }); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Night after night: a split's clone gets a key, so the next pull scores
+// it like any node and a later run can split it again; undo refuses the
+// first run while the later one stands, naming it, and undoing the later
+// run, then the first, restores the graph exactly.
+func testSecondNight(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	split := func(p *splitplan.Plan) {
+		t.Helper()
+		stored, err := st.StorePlan(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ss, err := st.Split(ctx, stored, time.Now(), nil); err != nil || ss.Split != 1 {
+			t.Fatalf("split %s: %+v %v", p.RunID, ss, err)
+		}
+	}
+	split(planOn(t, pull(t, st), "night-1", 100, []int64{1, 2, 3}, []int64{11, 12, 13}))
+	// The clone is uid 101 (integer keys: the next after the largest).
+	clone := fx.Props(t, 101)
+	if clone[splitplan.PropSplitRun] != "night-1" || clone[splitplan.PropSplitFrom] != int64(100) {
+		t.Fatalf("clone 101: %v", clone)
+	}
+	// The next night pulls and scores it like any node.
+	sum, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "night-2-dry", Pull: Pull, DryRun: true, Score: fondue.Options{Seed: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := pull(t, st)
+	if sg.Stats.KeylessClones != 0 || sum.NodeCount != 12 || sum.Scored.Nodes != 12 || sg.Graph.Degree(index(t, sg, 101)) != 3 {
+		t.Fatalf("second night: %d keyless clones, %d nodes, %d scored, clone degree %d",
+			sg.Stats.KeylessClones, sum.NodeCount, sum.Scored.Nodes, sg.Graph.Degree(index(t, sg, 101)))
+	}
+	// ... and splits the clone again: its clone is 102.
+	split(planOn(t, sg, "night-2", 101, []int64{11}, []int64{12, 13}))
+	if p := fx.Props(t, 102); p[splitplan.PropSplitFrom] != int64(101) {
+		t.Fatalf("clone of the clone: %v", p)
+	}
+	two := fx.Dump(t)
+	_, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "night-1"}, syncjob.LockOptions{}, nil)
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "undo run night-2 first") {
+		t.Fatalf("undo of the first night before the second: %v", err)
+	}
+	if d := fx.Dump(t); d != two {
+		t.Fatal("a refused undo changed the graph")
+	}
+	for _, run := range []string{"night-2", "night-1"} {
+		if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: run}, syncjob.LockOptions{}, nil); err != nil || us.Restored != 1 {
+			t.Fatalf("undo %s: %+v %v", run, us, err)
+		}
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("the undos did not restore the graph:\n%s\n--- want\n%s", d, before)
 	}
 }
