@@ -86,9 +86,14 @@ type Summary struct {
 	UnscoredNodes         int    `json:"unscoredNodes"`
 	// Scored says what was scored: how many nodes per label, and the most
 	// ambiguous ones (nil when nothing was scored: an approved plan).
-	Scored            *Scored               `json:"scored,omitempty"`
-	Epochs            int                   `json:"epochs"`                   // CNE epochs run
-	WarmStartNodes    int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	Scored         *Scored `json:"scored,omitempty"`
+	Epochs         int     `json:"epochs"`                   // CNE epochs run
+	WarmStartNodes int     `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	// WarmStartNewNodes counts the nodes of a warm start that had no saved
+	// embedding (new since it was saved), and WarmStartFrom says where the
+	// embedding came from: "checkpoint" or "property" (empty: a cold start).
+	WarmStartNewNodes int                   `json:"warmStartNewNodes,omitempty"`
+	WarmStartFrom     string                `json:"warmStartFrom,omitempty"`
 	NodesNotFound     int                   `json:"nodesNotFound"`
 	NodesNotFoundKeys []keys.Key            `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
 	Configuration     map[string]any        `json:"configuration"`
@@ -406,8 +411,9 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 			return nil, err
 		}
 	}
+	from := "checkpoint"
 	if opts.WarmStart == nil && sg.Embeddings != nil {
-		opts.WarmStart = vectorCheckpoint(g, sg.Embeddings, opts.CNE)
+		opts.WarmStart, from = vectorCheckpoint(g, sg.Embeddings, opts.CNE), "property"
 		log.Debug("saved embeddings read from node properties", "property", o.Pull.EmbeddingProperty,
 			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
 	}
@@ -430,7 +436,9 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 	}
 	sum.Scored = newScored(sg, res, top)
 	if res.Warm != nil {
-		sum.WarmStartNodes = res.Warm.Reused
+		sum.WarmStartNodes, sum.WarmStartNewNodes, sum.WarmStartFrom = res.Warm.Reused, res.Warm.New, from
+		log.Info("warm start: reused the saved embedding", "phase", "embedding", "from", from,
+			"reused", res.Warm.Reused, "new", res.Warm.New, "dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
 	}
 	sum.Epochs = res.CNE.Epochs
 	if o.Scored != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,6 +134,20 @@ func TestSyncSummary(t *testing.T) {
 	attrs := SyncAttrs(sum)
 	if len(attrs) != 20 || attrs[0] != "run_id" || attrs[len(attrs)-1] != 1 {
 		t.Errorf("attrs %v", attrs)
+	}
+}
+
+// A warm start says where the embedding came from and how much it reused.
+func TestSyncSummaryWarmStart(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r2", NodeCount: 78, Epochs: 12, WarmStartFrom: "property", WarmStartNodes: 77, WarmStartNewNodes: 1}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if want := "warm start from the property: 77 nodes reused, 1 new (12 epochs)\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", buf.String(), want)
+	}
+	attrs := fmt.Sprint(SyncAttrs(sum))
+	if !strings.Contains(attrs, "warmStartNodes 77 warmStartNewNodes 1") {
+		t.Errorf("attrs %s", attrs)
 	}
 }
 
