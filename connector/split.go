@@ -30,7 +30,12 @@ func (c *Conn) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pla
 	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"run": p.RunID, "plan": string(data), "at": p.CreatedAt, "approved": nil, "reviewedAt": nil}
+	params := map[string]any{"run": p.RunID, "plan": string(data), "at": p.CreatedAt, "approved": nil, "reviewedAt": nil, "decisions": nil}
+	if ds, err := splitplan.MarshalDecisions(p.Decisions); err != nil {
+		return nil, err
+	} else if ds != nil {
+		params["decisions"] = string(ds)
+	}
 	if p.Approved != nil {
 		params["approved"], params["reviewedAt"] = p.Approved.Fingerprint, p.Approved.ReviewedAt
 	}
@@ -104,6 +109,69 @@ func (c *Conn) ForgetPlan(ctx context.Context, runID string) error {
 		return c.classify(err, "delete the record of run "+runID)
 	}
 	return nil
+}
+
+// Decisions returns the review decisions kept in the runs' records.
+func (c *Conn) Decisions(ctx context.Context) ([]splitplan.Decision, error) {
+	q, err := c.render("decisions_load", cypher.Vars{Label: syncjob.RunLabel})
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.query(ctx, q, nil, false)
+	if err != nil {
+		return nil, c.classify(err, "read the review decisions")
+	}
+	var out []splitplan.Decision
+	for _, r := range res.Records {
+		run, _ := r.Values[0].(string)
+		text, _ := r.Values[1].(string)
+		ds, err := splitplan.UnmarshalDecisions([]byte(text), run)
+		if err != nil {
+			return nil, fmt.Errorf("review decisions of run %s are corrupt: %w", run, err)
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
+}
+
+// ForgetDecisions removes the review decisions of run runID ("": of every
+// run) from the records, in a write transaction that checks the lock
+// first, and returns how many it forgot.
+func (c *Conn) ForgetDecisions(ctx context.Context, runID string) (int, error) {
+	q, err := c.render("decisions_forget", cypher.Vars{Label: syncjob.RunLabel})
+	if err != nil {
+		return 0, err
+	}
+	var run any
+	if runID != "" {
+		run = runID
+	}
+	s := c.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.WithoutCancel(ctx))
+	out, err := c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
+		if err := c.checkFence(ctx, tx, "forgetting review decisions"); err != nil {
+			return nil, err
+		}
+		res, err := tx.Run(ctx, q, map[string]any{"run": run})
+		if err != nil {
+			return nil, err
+		}
+		recs, err := res.Collect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, r := range recs {
+			text, _ := r.Values[0].(string)
+			ds, _ := splitplan.UnmarshalDecisions([]byte(text), "")
+			n += len(ds)
+		}
+		return n, nil
+	})
+	if err != nil {
+		return 0, c.classify(err, "forget the review decisions")
+	}
+	return out.(int), nil
 }
 
 // CountSplit returns how many of the plan's nodes carry the split mark of
@@ -432,6 +500,28 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 		found[k] = splitplan.KeyedNode{Key: key, ID: id}
 	}
 	return p.Resolve(found)
+}
+
+// TakenKeys returns those of ks that a node the plan selects has.
+func (c *Conn) TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error) {
+	if p.IDProperty == "" || len(ks) == 0 {
+		return nil, nil
+	}
+	q, err := c.render("nodes_by_key", cypher.Vars{NodeLabels: p.NodeLabels, IDProperty: p.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.query(ctx, q, map[string]any{"keys": values(ks)}, false)
+	if err != nil {
+		return nil, c.classify(err, "look for the keys of the clones")
+	}
+	var out []keys.Key
+	for _, r := range res.Records {
+		if k, err := keys.FromValue(r.Values[0]); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out, nil
 }
 
 // examine reads a planned node in tx and decides, by Plan.Examine, whether

@@ -103,7 +103,10 @@ type Summary struct {
 	Plan              *splitplan.Plan       `json:"plan,omitempty"`
 	// ApprovedPlan is the approved plan applied (Apply).
 	ApprovedPlan *splitplan.ApprovedRef `json:"approvedPlan,omitempty"`
-	Neo4jVersion string                 `json:"neo4jVersion"`
+	// Remembered are the nodes not proposed for a split because of a
+	// review decision on their unchanged neighbourhood (with Split).
+	Remembered   []splitplan.Decision `json:"remembered,omitempty"`
+	Neo4jVersion string               `json:"neo4jVersion"`
 }
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:
@@ -292,6 +295,11 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 
 	var plan *splitplan.Plan
 	if o.Split {
+		ds, err := st.Decisions(ctx)
+		if err != nil {
+			return sum, lockError(ctx, err)
+		}
+		res = remember(sg, res, ds, sum, log)
 		plan, err = NewPlan(sg, res, PlanOptions{RunID: o.RunID, Splitter: o.Score.Split.Splitter.Name(),
 			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip(), NeighborLinks: o.DryRun, CloneKey: o.CloneKey})
 		if err != nil {
@@ -321,6 +329,68 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		}
 	}
 	return sum, incomplete(sum)
+}
+
+// remember drops the split proposals of res that a remembered review
+// decision covers: a node rejected, or split with edited groups, whose
+// neighbourhood (splitplan.Fingerprint of its key and its neighbours'
+// keys in sg) is the one decided on. A node whose neighbours changed is
+// proposed again. The decisions applied are listed in sum.Remembered.
+func remember(sg *Subgraph, res *fondue.Result, ds []splitplan.Decision, sum *Summary, log *slog.Logger) *fondue.Result {
+	if len(ds) == 0 {
+		return res
+	}
+	byKey := map[string][]splitplan.Decision{}
+	for _, d := range ds {
+		byKey[d.Key.Text()] = append(byKey[d.Key.Text()], d)
+	}
+	kept := make([]fondue.Proposal, 0, len(res.Proposals))
+	for _, pr := range res.Proposals {
+		key := sg.Key(pr.Node).Text()
+		var hit *splitplan.Decision
+		if cands := byKey[key]; len(cands) > 0 && len(pr.Groups) >= 2 {
+			nbs := sg.Graph.Neighbors(pr.Node)
+			texts := make([]string, len(nbs))
+			for k, j := range nbs {
+				texts[k] = sg.Key(int(j)).Text()
+			}
+			fp := splitplan.Fingerprint(key, texts)
+			for k := range cands {
+				if cands[k].Fingerprint == fp {
+					hit = &cands[k]
+				}
+			}
+		}
+		if hit == nil {
+			kept = append(kept, pr)
+			continue
+		}
+		sum.Remembered = append(sum.Remembered, *hit)
+		log.Info("not proposed: a review decision on its unchanged neighbourhood", "phase", "split",
+			"node", key, "decision", hit.Kind, "decided_in_run", hit.RunID)
+	}
+	if len(kept) == len(res.Proposals) {
+		return res
+	}
+	r := *res
+	r.Proposals = kept
+	return &r
+}
+
+// ForgetDecisions forgets the remembered review decisions of run runID
+// ("": of every run), under the lock, and returns how many it forgot.
+func ForgetDecisions(ctx context.Context, st Store, runID string, lock LockOptions, log *slog.Logger) (int, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	lock.RunID = "forget decisions " + runID
+	ctx, release, err := hold(ctx, st, lock, log)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	n, err := st.ForgetDecisions(ctx, runID)
+	return n, lockError(ctx, err)
 }
 
 // replaceUnstarted returns the stored plan of a run, to resume, or nil

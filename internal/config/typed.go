@@ -25,6 +25,8 @@ type Config struct {
 	Lock      Lock
 	RunID     string // run_id: "" for a new one
 	DryRun    bool   // dry_run
+	// ForgetDecisions: undo forgets review decisions (forget_decisions).
+	ForgetDecisions bool
 }
 
 // Log is how the commands log (log.*).

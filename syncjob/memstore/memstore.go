@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -42,7 +43,9 @@ type Store struct {
 	nextID int
 	locks  map[string]*lock // by name: the holder
 	plans  map[string][]byte
-	fence  *lock // the lock this store's writes check (the last one taken)
+	// decisions are the review decisions of each run's record.
+	decisions map[string][]byte
+	fence     *lock // the lock this store's writes check (the last one taken)
 	// Writes counts the write operations that changed the graph (scores,
 	// splits, undos, plans), for tests that check a dry run writes
 	// nothing.
@@ -51,7 +54,7 @@ type Store struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}}
+	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}, decisions: map[string][]byte{}}
 }
 
 var (
@@ -605,7 +608,15 @@ func (s *Store) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pl
 		return nil, err
 	}
 	if _, ok := s.plans[p.RunID]; !ok {
+		ds, err := splitplan.MarshalDecisions(p.Decisions)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
 		s.plans[p.RunID] = data
+		if ds != nil {
+			s.decisions[p.RunID] = ds
+		}
 		s.writes++
 	}
 	data = s.plans[p.RunID]
@@ -640,9 +651,63 @@ func (s *Store) ForgetPlan(ctx context.Context, runID string) error {
 	}
 	if _, ok := s.plans[runID]; ok {
 		delete(s.plans, runID)
+		delete(s.decisions, runID)
 		s.writes++
 	}
 	return nil
+}
+
+// Decisions returns the remembered review decisions, by run id.
+func (s *Store) Decisions(ctx context.Context) ([]splitplan.Decision, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []splitplan.Decision
+	for _, run := range slices.Sorted(maps.Keys(s.decisions)) {
+		ds, err := splitplan.UnmarshalDecisions(s.decisions[run], run)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
+}
+
+// ForgetDecisions forgets the decisions of run runID, or of every run.
+func (s *Store) ForgetDecisions(ctx context.Context, runID string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence("forgetting review decisions"); err != nil {
+		return 0, err
+	}
+	n := 0
+	for run, data := range s.decisions {
+		if runID == "" || run == runID {
+			ds, err := splitplan.UnmarshalDecisions(data, run)
+			if err != nil {
+				return n, err
+			}
+			n += len(ds)
+			delete(s.decisions, run)
+			s.writes++
+		}
+	}
+	return n, nil
+}
+
+// TakenKeys returns those of ks that a node the plan selects has.
+func (s *Store) TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []keys.Key
+	for _, k := range ks {
+		for _, n := range s.nodes {
+			if k.Matches(n.Props[p.IDProperty]) && p.Selects(n.Labels, true) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // CountSplit counts the plan's nodes that carry the split mark of its run.

@@ -138,6 +138,7 @@ func Run(t *testing.T, f Factory) {
 		{"ResolveKeyTypes", testResolveKeyTypes},
 		{"WriteLabels", testWriteLabels},
 		{"SecondNight", testSecondNight},
+		{"Decisions", testDecisions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -1210,5 +1211,98 @@ func testSecondNight(t *testing.T, f Factory) {
 	}
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("the undos did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+}
+
+// fingerprintOf is the neighbourhood fingerprint of the node with uid in sg.
+func fingerprintOf(t *testing.T, sg *syncjob.Subgraph, uid int64) string {
+	i := index(t, sg, uid)
+	var texts []string
+	for _, j := range sg.Graph.Neighbors(i) {
+		texts = append(texts, sg.Key(int(j)).Text())
+	}
+	return splitplan.Fingerprint(itoa(uid), texts)
+}
+
+// Review decisions are remembered in the graph: a node rejected in review
+// is not proposed again while its neighbours are those reviewed (its
+// neighbours change: it is proposed again), until the decision is
+// forgotten; a split with edited groups is remembered part by part.
+func testDecisions(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	dry := syncjob.Options{RunID: "dry", Pull: Pull, Split: true, DryRun: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
+	proposed := func() []keys.Key {
+		t.Helper()
+		sum, err := syncjob.Sync(ctx, st, dry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []keys.Key
+		for _, n := range sum.Plan.Nodes {
+			out = append(out, n.Key)
+		}
+		return out
+	}
+	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
+		t.Fatalf("proposed %v, want 100", got)
+	}
+	reject := func(run string) {
+		t.Helper()
+		p := &splitplan.Plan{RunID: run, CreatedAt: "2025-01-01T00:00:00.000Z", IDProperty: "uid", NodeLabels: Pull.NodeLabels,
+			RelationshipTypes: Pull.RelationshipTypes, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
+			Approved:  &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:" + run},
+			Nodes:     []splitplan.Node{},
+			Decisions: []splitplan.Decision{{Key: keys.Int(100), Kind: splitplan.DecisionReject, Fingerprint: fingerprintOf(t, pull(t, st), 100)}}}
+		if _, err := syncjob.Apply(ctx, st, p, syncjob.ApplyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reject("review-1")
+	if ds, err := st.Decisions(ctx); err != nil || len(ds) != 1 || ds[0].RunID != "review-1" || ds[0].Kind != splitplan.DecisionReject {
+		t.Fatalf("decisions: %+v %v", ds, err)
+	}
+	if got := proposed(); len(got) != 0 {
+		t.Fatalf("a rejected node was proposed again: %v", got)
+	}
+	if n, err := syncjob.ForgetDecisions(ctx, st, "", syncjob.LockOptions{}, nil); err != nil || n != 1 {
+		t.Fatalf("forget: %d %v", n, err)
+	}
+	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
+		t.Fatalf("after forgetting, proposed %v, want 100", got)
+	}
+	reject("review-2")
+	fx.Relate(t, 100, 14, "KNOWS")
+	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
+		t.Fatalf("a rejected node whose neighbours changed: proposed %v, want 100", got)
+	}
+
+	// An edited split: the original with group 0, its clone (uid 101)
+	// with group 1.
+	sg := pull(t, st)
+	p := planOn(t, sg, "review-3", 100, []int64{1, 2, 3, 14}, []int64{11, 12, 13})
+	for k := range p.Nodes[0].Groups {
+		p.Nodes[0].Groups[k].CloneKey = keys.Key{} // Apply assigns them
+	}
+	p.Nodes[0].Edited, p.ExactNeighbors = true, true
+	p.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:review-3"}
+	if sum, err := syncjob.Apply(ctx, st, p, syncjob.ApplyOptions{}); err != nil || sum.Split.Split != 1 {
+		t.Fatalf("apply the edited split: %+v %v", sum, err)
+	}
+	after := pull(t, st)
+	ds, err := st.Decisions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edits []string
+	for _, d := range ds {
+		if d.RunID == "review-3" && d.Kind == splitplan.DecisionEdit {
+			edits = append(edits, d.Key.Text()+" "+d.Fingerprint)
+		}
+	}
+	want := []string{"100 " + fingerprintOf(t, after, 100), "101 " + fingerprintOf(t, after, 101)}
+	if !slices.Equal(edits, want) {
+		t.Fatalf("edit decisions %v, want %v", edits, want)
 	}
 }
