@@ -32,7 +32,8 @@ remember (nodes rejected, splits with edited groups; of --run-id, or of
 every run) and undoes no split.
 
 Exit codes: 0 ok, 1 some splits could not be reversed (the run's record is
-kept: undo again), 2 bad configuration, 3 authentication failed, 4 Neo4j
+kept: undo again), 2 bad configuration, or a later run split this run's
+new nodes again (undo that run first: it is named), 3 authentication failed, 4 Neo4j
 unreachable, 5 nothing to undo (no record of the run and no node split by
 it: a mistyped run id, or a run undone already; the closest run ids are
 named), 6 another run holds the lock, 130 interrupted.`,
