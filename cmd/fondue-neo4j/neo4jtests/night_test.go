@@ -146,8 +146,11 @@ func TestDecisionsRemembered(t *testing.T) {
 		t.Fatalf("after the rejection of %v: proposed %v, remembered %v", a.Key, proposed, remembered)
 	}
 	code, out, stderr := runCLI(t, "", syncArgs("undo", "--forget-decisions", "--output", "json")...)
-	if code != 0 || !strings.Contains(out, `"decisionsForgotten":1`) {
-		t.Fatalf("forget: exit %d: %s %s", code, out, stderr)
+	var forgot struct {
+		Forgotten int `json:"decisionsForgotten"`
+	}
+	if err := json.Unmarshal([]byte(out), &forgot); code != 0 || err != nil || forgot.Forgotten != 1 {
+		t.Fatalf("forget: exit %d %v: %s %s", code, err, out, stderr)
 	}
 	if proposed, remembered = dry(); !slices.Contains(proposed, a.Key) || len(remembered) != 0 {
 		t.Fatalf("after forgetting: proposed %v, remembered %v", proposed, remembered)
