@@ -151,6 +151,16 @@ func TestSyncSummaryWarmStart(t *testing.T) {
 	}
 }
 
+// Nodes left out by a remembered review decision are counted.
+func TestSyncSummaryRemembered(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r3", Remembered: []splitplan.Decision{{Key: keys.Int(11), Kind: splitplan.DecisionReject, RunID: "review-1"}}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if !strings.Contains(buf.String(), "not proposed: 1 nodes a review decided on") || !strings.Contains(fmt.Sprint(SyncAttrs(sum)), "notProposedByDecision 1") {
+		t.Errorf("got\n%s\n%v", buf.String(), SyncAttrs(sum))
+	}
+}
+
 func TestEstimateText(t *testing.T) {
 	e := memory.Predict(1000, 5000, memory.Options{Dim: 8, Workers: 2})
 	var buf bytes.Buffer
