@@ -30,7 +30,12 @@ func (c *Conn) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pla
 	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"run": p.RunID, "plan": string(data), "at": p.CreatedAt, "approved": nil, "reviewedAt": nil}
+	params := map[string]any{"run": p.RunID, "plan": string(data), "at": p.CreatedAt, "approved": nil, "reviewedAt": nil, "decisions": nil}
+	if ds, err := splitplan.MarshalDecisions(p.Decisions); err != nil {
+		return nil, err
+	} else if ds != nil {
+		params["decisions"] = string(ds)
+	}
 	if p.Approved != nil {
 		params["approved"], params["reviewedAt"] = p.Approved.Fingerprint, p.Approved.ReviewedAt
 	}
@@ -104,6 +109,69 @@ func (c *Conn) ForgetPlan(ctx context.Context, runID string) error {
 		return c.classify(err, "delete the record of run "+runID)
 	}
 	return nil
+}
+
+// Decisions returns the review decisions kept in the runs' records.
+func (c *Conn) Decisions(ctx context.Context) ([]splitplan.Decision, error) {
+	q, err := c.render("decisions_load", cypher.Vars{Label: syncjob.RunLabel})
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.query(ctx, q, nil, false)
+	if err != nil {
+		return nil, c.classify(err, "read the review decisions")
+	}
+	var out []splitplan.Decision
+	for _, r := range res.Records {
+		run, _ := r.Values[0].(string)
+		text, _ := r.Values[1].(string)
+		ds, err := splitplan.UnmarshalDecisions([]byte(text), run)
+		if err != nil {
+			return nil, fmt.Errorf("review decisions of run %s are corrupt: %w", run, err)
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
+}
+
+// ForgetDecisions removes the review decisions of run runID ("": of every
+// run) from the records, in a write transaction that checks the lock
+// first, and returns how many it forgot.
+func (c *Conn) ForgetDecisions(ctx context.Context, runID string) (int, error) {
+	q, err := c.render("decisions_forget", cypher.Vars{Label: syncjob.RunLabel})
+	if err != nil {
+		return 0, err
+	}
+	var run any
+	if runID != "" {
+		run = runID
+	}
+	s := c.session(ctx, neo4j.AccessModeWrite)
+	defer s.Close(context.WithoutCancel(ctx))
+	out, err := c.writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (any, error) {
+		if err := c.checkFence(ctx, tx, "forgetting review decisions"); err != nil {
+			return nil, err
+		}
+		res, err := tx.Run(ctx, q, map[string]any{"run": run})
+		if err != nil {
+			return nil, err
+		}
+		recs, err := res.Collect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, r := range recs {
+			text, _ := r.Values[0].(string)
+			ds, _ := splitplan.UnmarshalDecisions([]byte(text), "")
+			n += len(ds)
+		}
+		return n, nil
+	})
+	if err != nil {
+		return 0, c.classify(err, "forget the review decisions")
+	}
+	return out.(int), nil
 }
 
 // CountSplit returns how many of the plan's nodes carry the split mark of
@@ -434,6 +502,28 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	return p.Resolve(found)
 }
 
+// TakenKeys returns those of ks that a node the plan selects has.
+func (c *Conn) TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error) {
+	if p.IDProperty == "" || len(ks) == 0 {
+		return nil, nil
+	}
+	q, err := c.render("nodes_by_key", cypher.Vars{NodeLabels: p.NodeLabels, IDProperty: p.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.query(ctx, q, map[string]any{"keys": values(ks)}, false)
+	if err != nil {
+		return nil, c.classify(err, "look for the keys of the clones")
+	}
+	var out []keys.Key
+	for _, r := range res.Records {
+		if k, err := keys.FromValue(r.Values[0]); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
 // examine reads a planned node in tx and decides, by Plan.Examine, whether
 // it can be split as planned. It writes nothing: Split runs it first in
 // each node's transaction, Check in a read transaction.
@@ -482,15 +572,21 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 			}
 		}
 	}
-	cloneQ, err := c.render("split_clone", cypher.Vars{Labels: labels, SkipProperties: skip})
+	cloneQ, err := c.render("split_clone", cypher.Vars{Labels: labels, SkipProperties: skip, IDProperty: p.IDProperty})
 	if err != nil {
+		return o, err
+	}
+	if k, taken, err := c.cloneKeyTaken(ctx, tx, p, n); err != nil || taken {
+		if taken {
+			o.Outcome, o.Reason = splitplan.OutcomeFailed, fmt.Sprintf("the key %s planned for a clone is taken by another node (%s)", k.Describe(), p.IDProperty)
+		}
 		return o, err
 	}
 	// Every clone in one statement, then every move in one statement per
 	// type and direction.
 	groups := make([]any, 0, len(n.Groups)-1)
 	for g := 1; g < len(n.Groups); g++ {
-		groups = append(groups, map[string]any{"key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "group": int64(g)})
+		groups = append(groups, map[string]any{"key": fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g), "group": int64(g), "cloneKey": n.Groups[g].CloneKey.Value()})
 	}
 	if len(groups) > 0 {
 		res, err := tx.Run(ctx, cloneQ, map[string]any{"id": n.ID.Value(), "groups": groups, "run": p.RunID, "from": n.Key.Value(), "at": at})
@@ -532,6 +628,34 @@ func (c *Conn) splitNode(ctx context.Context, tx neo4j.ManagedTransaction, p *sp
 	}
 	o.Outcome = splitplan.OutcomeSplit
 	return o, nil
+}
+
+// cloneKeyTaken reports a clone key of node n that a node the plan
+// selects has already (added since the plan): that node is not split.
+func (c *Conn) cloneKeyTaken(ctx context.Context, tx neo4j.ManagedTransaction, p *splitplan.Plan, n splitplan.Node) (keys.Key, bool, error) {
+	var want []any
+	for _, g := range n.Groups {
+		if !g.CloneKey.IsZero() {
+			want = append(want, g.CloneKey.Value())
+		}
+	}
+	if p.IDProperty == "" || len(want) == 0 {
+		return keys.Key{}, false, nil
+	}
+	q, err := c.render("nodes_by_key", cypher.Vars{NodeLabels: p.NodeLabels, IDProperty: p.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
+	if err != nil {
+		return keys.Key{}, false, err
+	}
+	res, err := tx.Run(ctx, q, map[string]any{"keys": want})
+	if err != nil {
+		return keys.Key{}, false, err
+	}
+	recs, err := res.Collect(ctx)
+	if err != nil || len(recs) == 0 {
+		return keys.Key{}, false, err
+	}
+	k, _ := keys.FromValue(recs[0].Values[0])
+	return k, true, nil
 }
 
 // move is a relationship to move from one node to another.

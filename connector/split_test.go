@@ -72,8 +72,10 @@ func splitPlan(t *testing.T, c *Conn, runID string) (*syncjob.Subgraph, *splitpl
 		{Node: int(n), Groups: [][]int32{idx(14, 15), idx(4, 100)}, Ambiguity: 0.9, Score: 1},
 		{Node: int(idx(1)[0]), Groups: [][]int32{idx(2, 3, 4, 5, 100)}}, // one group: nothing to split
 	}}
+	// Keyless clones (split.clone_key none): these tests name clones by
+	// their split key; the keys clones get are the storetest suite's.
 	p, err := syncjob.NewPlan(sg, res, syncjob.PlanOptions{RunID: runID, Splitter: "test", SkipProperties: []string{"ambiguity"}, NeighborLinks: true,
-		Now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)})
+		Now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), CloneKey: splitplan.NoCloneKey})
 	if err != nil || len(p.Nodes) != 2 {
 		t.Fatalf("plan of %d nodes", len(p.Nodes))
 	}

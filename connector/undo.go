@@ -117,6 +117,28 @@ func (c *Conn) SplitRuns(ctx context.Context, markerLabel string) ([]string, err
 	return slices.Compact(runs), nil
 }
 
+// LaterSplits lists the runs that split again a clone made by run runID.
+func (c *Conn) LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error) {
+	if markerLabel == "" {
+		markerLabel = syncjob.DefaultMarkerLabel
+	}
+	q, err := c.render("later_splits", cypher.Vars{Label: markerLabel})
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.query(ctx, q, map[string]any{"run": runID}, false)
+	if err != nil {
+		return nil, c.classify(err, "list the runs that split the clones of run "+runID)
+	}
+	var runs []string
+	for _, r := range res.Records {
+		if id, ok := r.Values[0].(string); ok {
+			runs = append(runs, id)
+		}
+	}
+	return runs, nil
+}
+
 var errUndo = errors.New("cannot undo")
 
 func (c *Conn) undoNode(ctx context.Context, tx neo4j.ManagedTransaction, o syncjob.UndoOptions, origin keys.Key, clones []undoClone) (splitplan.NodeOutcome, error) {

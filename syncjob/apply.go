@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -19,6 +20,8 @@ type ApplyOptions struct {
 	Progress func(fondue.Progress)
 	// Log receives what the run does (default: nothing).
 	Log *slog.Logger
+	// CloneKey is the scheme of the clones' keys (Options.CloneKey).
+	CloneKey string
 }
 
 // Apply carries out an approved plan (see splitplan.Plan.Approved and
@@ -40,7 +43,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 	if err := checkNames(st, planNames(plan)); err != nil {
 		return sum, err
 	}
-	if len(plan.Nodes) == 0 {
+	if len(plan.Nodes) == 0 && (o.DryRun || len(plan.Decisions) == 0) {
 		sum.Split = &splitplan.SplitStats{Nodes: []splitplan.NodeOutcome{}}
 		return sum, nil
 	}
@@ -86,6 +89,12 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 		return sum, nil
 	}
 	if !sum.Resumed {
+		if plan.IDProperty != "" {
+			if err := applyCloneKeys(ctx, st, plan, o.CloneKey); err != nil {
+				return sum, lockError(ctx, err)
+			}
+		}
+		plan.EditDecisions()
 		if plan, err = st.StorePlan(ctx, plan); err != nil {
 			return sum, lockError(ctx, err)
 		}
@@ -94,4 +103,44 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 		return sum, lockError(ctx, err)
 	}
 	return sum, incomplete(sum)
+}
+
+// applyCloneKeys gives the clones of an approved plan keys that no node of
+// its selection has (no pull: the store is asked, TakenKeys). Integer keys
+// start after the largest key of the plan's nodes and neighbours, and
+// after the largest taken one found each round.
+func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme string) error {
+	intKeys, maxInt := true, int64(0)
+	for _, n := range p.Nodes {
+		for _, k := range append([]keys.Key{n.Key}, groupKeys(n)...) {
+			v, ok := k.Int64()
+			intKeys = intKeys && ok
+			maxInt = max(maxInt, v)
+		}
+	}
+	taken := map[keys.Key]bool{}
+	for range 1000 {
+		if err := p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k] }); err != nil {
+			return err
+		}
+		found, err := st.TakenKeys(ctx, p, p.CloneKeys())
+		if err != nil || len(found) == 0 {
+			return err
+		}
+		for _, k := range found {
+			taken[k] = true
+			if v, ok := k.Int64(); ok {
+				maxInt = max(maxInt, v)
+			}
+		}
+	}
+	return Errorf(ErrInvalid, nil, "could not find free keys (%s) for the clones of the approved plan: set split.clone_key", p.IDProperty)
+}
+
+func groupKeys(n splitplan.Node) []keys.Key {
+	var out []keys.Key
+	for _, g := range n.Groups {
+		out = append(out, g.Neighbors...)
+	}
+	return out
 }

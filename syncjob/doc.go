@@ -6,7 +6,8 @@
 //
 // A Store is small: Lock, Pull, WriteScores, and the split plan's
 // StorePlan, LoadPlan, ForgetPlan, CountSplit, Describe, ResolveKeys,
-// Check, Split, Undo and SplitRuns.
+// TakenKeys, Check, Split, Undo, SplitRuns and LaterSplits, and the review
+// decisions later runs remember (Decisions, ForgetDecisions).
 // Package connector implements it on Neo4j, package memstore in memory;
 // package storetest checks that both behave alike.
 //

@@ -25,6 +25,9 @@ type PlanOptions struct {
 	// plan has them; a stored plan, which only a re-run and undo read,
 	// needs none (they are up to 4000 pairs a node).
 	NeighborLinks bool
+	// CloneKey is the scheme of the clones' keys with a key property
+	// (splitplan.DefaultCloneKey when empty; splitplan.NoCloneKey: none).
+	CloneKey string
 }
 
 // NewPlan turns the split proposals of res (computed on sg.Graph) into a
@@ -96,6 +99,9 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 		}
 		p.Nodes = append(p.Nodes, pn)
 	}
+	if err := assignCloneKeys(p, sg, o.CloneKey); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -117,6 +123,26 @@ func planReasons(sg *Subgraph, rs []evidence.Reason) []splitplan.Reason {
 		}
 	}
 	return out
+}
+
+// assignCloneKeys gives the plan's clones keys that no pulled node has
+// (splitplan.Plan.AssignCloneKeys): integers after the largest pulled
+// key when the keys are integers.
+func assignCloneKeys(p *splitplan.Plan, sg *Subgraph, scheme string) error {
+	if sg.Keys == nil || len(p.Nodes) == 0 {
+		return splitplan.CheckCloneKey(scheme)
+	}
+	taken := make(map[string]bool, len(sg.Keys))
+	intKeys, maxInt := len(sg.Keys) > 0, int64(0)
+	for _, k := range sg.Keys {
+		taken[k.Text()] = true
+		if v, ok := k.Int64(); ok {
+			maxInt = max(maxInt, v)
+		} else {
+			intKeys = false
+		}
+	}
+	return p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k.Text()] })
 }
 
 // neighborLinks lists the links of g between the neighbours in groups, as

@@ -27,6 +27,18 @@ type Store interface {
 	Sink
 	Splitter
 	Undoer
+	Rememberer
+}
+
+// Rememberer keeps the review decisions that later runs remember
+// (splitplan.Decision), in the record of the run that applied them.
+type Rememberer interface {
+	// Decisions returns every remembered decision, by run id then in the
+	// order stored, each with its RunID.
+	Decisions(ctx context.Context) ([]splitplan.Decision, error)
+	// ForgetDecisions forgets the decisions of run runID ("": of every
+	// run), keeping the runs' records, and returns how many it forgot.
+	ForgetDecisions(ctx context.Context, runID string) (int, error)
 }
 
 // Locker takes the lock that keeps two runs from writing at once.
@@ -70,8 +82,8 @@ type Sink interface {
 
 // Splitter keeps split plans and carries them out.
 type Splitter interface {
-	// StorePlan stores the plan of its run unless one is stored already,
-	// and returns the stored plan (the first one wins, so that a re-run
+	// StorePlan stores the plan of its run unless one is stored already
+	// (with its Decisions, which Rememberer reads), and returns the stored plan (the first one wins, so that a re-run
 	// resumes it; splitplan.Plan.CheckStored refuses another approved plan).
 	StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Plan, error)
 	// LoadPlan returns the plan stored by a run, or nil.
@@ -88,6 +100,9 @@ type Splitter interface {
 	// their keys (splitplan.Plan.IDProperty) among the nodes the plan selects; a key
 	// no node has gets no id (the zero keys.Key).
 	ResolveKeys(ctx context.Context, p *splitplan.Plan) error
+	// TakenKeys returns those of ks (keys of Plan.IDProperty) that a node
+	// the plan selects has, in any order.
+	TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error)
 	// Check compares every node of the plan with the graph, as Split will,
 	// writing nothing, and returns those Split would not split as planned
 	// (splitplan.OutcomeChanged or splitplan.OutcomeMissing).
@@ -111,6 +126,9 @@ type Undoer interface {
 	// with a record (StorePlan), and those of the nodes with markerLabel
 	// that a split made. For messages about a run id that is not there.
 	SplitRuns(ctx context.Context, markerLabel string) ([]string, error)
+	// LaterSplits lists, sorted, the runs that split again a clone made by
+	// run runID (a node with markerLabel): they must be undone first.
+	LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error)
 }
 
 // NameChecker is implemented by stores that restrict the names of labels,

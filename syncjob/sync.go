@@ -42,6 +42,10 @@ type Options struct {
 	// resumes it; a stored plan none of whose nodes was split yet is
 	// replaced.
 	Split bool
+	// CloneKey is the scheme of split clones' keys with Pull.IDProperty
+	// (split.clone_key; see splitplan.AssignCloneKeys): empty is
+	// splitplan.DefaultCloneKey, splitplan.NoCloneKey gives no keys.
+	CloneKey string
 	// SkipProperties are not copied to split clones; the write properties
 	// are added to them (a clone's score is unknown until the next run).
 	SkipProperties []string
@@ -83,9 +87,14 @@ type Summary struct {
 	UnscoredNodes         int    `json:"unscoredNodes"`
 	// Scored says what was scored: how many nodes per label, and the most
 	// ambiguous ones (nil when nothing was scored: an approved plan).
-	Scored            *Scored               `json:"scored,omitempty"`
-	Epochs            int                   `json:"epochs"`                   // CNE epochs run
-	WarmStartNodes    int                   `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	Scored         *Scored `json:"scored,omitempty"`
+	Epochs         int     `json:"epochs"`                   // CNE epochs run
+	WarmStartNodes int     `json:"warmStartNodes,omitempty"` // nodes that resumed a saved embedding
+	// WarmStartNewNodes counts the nodes of a warm start that had no saved
+	// embedding (new since it was saved), and WarmStartFrom says where the
+	// embedding came from: "checkpoint" or "property" (empty: a cold start).
+	WarmStartNewNodes int                   `json:"warmStartNewNodes,omitempty"`
+	WarmStartFrom     string                `json:"warmStartFrom,omitempty"`
 	NodesNotFound     int                   `json:"nodesNotFound"`
 	NodesNotFoundKeys []keys.Key            `json:"nodesNotFoundKeys,omitempty"` // some of them (at most 100)
 	Configuration     map[string]any        `json:"configuration"`
@@ -95,7 +104,10 @@ type Summary struct {
 	Plan              *splitplan.Plan       `json:"plan,omitempty"`
 	// ApprovedPlan is the approved plan applied (Apply).
 	ApprovedPlan *splitplan.ApprovedRef `json:"approvedPlan,omitempty"`
-	Neo4jVersion string                 `json:"neo4jVersion"`
+	// Remembered are the nodes not proposed for a split because of a
+	// review decision on their unchanged neighbourhood (with Split).
+	Remembered   []splitplan.Decision `json:"remembered,omitempty"`
+	Neo4jVersion string               `json:"neo4jVersion"`
 }
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:
@@ -231,6 +243,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	if err := o.Pull.CheckWriteLabels(); err != nil {
 		return sum, err
 	}
+	if err := splitplan.CheckCloneKey(o.CloneKey); err != nil {
+		return sum, err
+	}
 
 	if !o.DryRun {
 		lockCtx, release, err := hold(ctx, st, o.Lock, log)
@@ -288,8 +303,13 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 
 	var plan *splitplan.Plan
 	if o.Split {
+		ds, err := st.Decisions(ctx)
+		if err != nil {
+			return sum, lockError(ctx, err)
+		}
+		res = remember(sg, res, ds, sum, log)
 		plan, err = NewPlan(sg, res, PlanOptions{RunID: o.RunID, Splitter: o.Score.Split.Splitter.Name(),
-			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip(), NeighborLinks: o.DryRun})
+			MarkerLabel: o.Pull.MarkerLabel, SkipProperties: o.skip(), NeighborLinks: o.DryRun, CloneKey: o.CloneKey})
 		if err != nil {
 			return sum, lockError(ctx, err)
 		}
@@ -317,6 +337,68 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		}
 	}
 	return sum, incomplete(sum)
+}
+
+// remember drops the split proposals of res that a remembered review
+// decision covers: a node rejected, or split with edited groups, whose
+// neighbourhood (splitplan.Fingerprint of its key and its neighbours'
+// keys in sg) is the one decided on. A node whose neighbours changed is
+// proposed again. The decisions applied are listed in sum.Remembered.
+func remember(sg *Subgraph, res *fondue.Result, ds []splitplan.Decision, sum *Summary, log *slog.Logger) *fondue.Result {
+	if len(ds) == 0 {
+		return res
+	}
+	byKey := map[string][]splitplan.Decision{}
+	for _, d := range ds {
+		byKey[d.Key.Text()] = append(byKey[d.Key.Text()], d)
+	}
+	kept := make([]fondue.Proposal, 0, len(res.Proposals))
+	for _, pr := range res.Proposals {
+		key := sg.Key(pr.Node).Text()
+		var hit *splitplan.Decision
+		if cands := byKey[key]; len(cands) > 0 && len(pr.Groups) >= 2 {
+			nbs := sg.Graph.Neighbors(pr.Node)
+			texts := make([]string, len(nbs))
+			for k, j := range nbs {
+				texts[k] = sg.Key(int(j)).Text()
+			}
+			fp := splitplan.Fingerprint(key, texts)
+			for k := range cands {
+				if cands[k].Fingerprint == fp {
+					hit = &cands[k]
+				}
+			}
+		}
+		if hit == nil {
+			kept = append(kept, pr)
+			continue
+		}
+		sum.Remembered = append(sum.Remembered, *hit)
+		log.Info("not proposed: a review decision on its unchanged neighbourhood", "phase", "split",
+			"node", key, "decision", hit.Kind, "decided_in_run", hit.RunID)
+	}
+	if len(kept) == len(res.Proposals) {
+		return res
+	}
+	r := *res
+	r.Proposals = kept
+	return &r
+}
+
+// ForgetDecisions forgets the remembered review decisions of run runID
+// ("": of every run), under the lock, and returns how many it forgot.
+func ForgetDecisions(ctx context.Context, st Store, runID string, lock LockOptions, log *slog.Logger) (int, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	lock.RunID = "forget decisions " + runID
+	ctx, release, err := hold(ctx, st, lock, log)
+	if err != nil {
+		return 0, err
+	}
+	defer release()
+	n, err := st.ForgetDecisions(ctx, runID)
+	return n, lockError(ctx, err)
 }
 
 // replaceUnstarted returns the stored plan of a run, to resume, or nil
@@ -408,8 +490,9 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 			return nil, err
 		}
 	}
+	from := "checkpoint"
 	if opts.WarmStart == nil && sg.Embeddings != nil {
-		opts.WarmStart = vectorCheckpoint(g, sg.Embeddings, opts.CNE)
+		opts.WarmStart, from = vectorCheckpoint(g, sg.Embeddings, opts.CNE), "property"
 		log.Debug("saved embeddings read from node properties", "property", o.Pull.EmbeddingProperty,
 			"nodes", sg.Stats.Embeddings, "not_lists_of_numbers", sg.Stats.BadEmbeddings)
 	}
@@ -433,7 +516,9 @@ func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog
 	}
 	sum.Scored = newScored(sg, res, top)
 	if res.Warm != nil {
-		sum.WarmStartNodes = res.Warm.Reused
+		sum.WarmStartNodes, sum.WarmStartNewNodes, sum.WarmStartFrom = res.Warm.Reused, res.Warm.New, from
+		log.Info("warm start: reused the saved embedding", "phase", "embedding", "from", from,
+			"reused", res.Warm.Reused, "new", res.Warm.New, "dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
 	}
 	sum.Epochs = res.CNE.Epochs
 	if o.Scored != nil {

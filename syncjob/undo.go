@@ -48,6 +48,14 @@ func Undo(ctx context.Context, st Store, o UndoOptions, lock LockOptions, log *s
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = DefaultMarkerLabel
 	}
+	later, err := st.LaterSplits(ctx, o.RunID, o.MarkerLabel)
+	if err != nil {
+		return UndoStats{MarkerLabel: o.MarkerLabel}, lockError(ctx, err)
+	}
+	if len(later) > 0 {
+		return UndoStats{MarkerLabel: o.MarkerLabel}, Errorf(ErrInvalid, nil, "cannot undo run %s yet: run %s split nodes that run %s created; undo run %s first (fondue-neo4j undo --run-id %s), then this one",
+			o.RunID, strings.Join(later, ", "), o.RunID, later[len(later)-1], later[len(later)-1])
+	}
 	us, err := st.Undo(ctx, o)
 	us.MarkerLabel = o.MarkerLabel
 	if err != nil {

@@ -56,7 +56,7 @@ func (a *app) applyApproved(ctx context.Context, s *syncSettings, dryRun bool) e
 			"rejected", len(ap.Rejected), "undecided", len(ap.Undecided))
 	}
 	pr := newProgress(a)
-	sum, err := syncjob.Apply(ctx, conn, plan, syncjob.ApplyOptions{Lock: s.lock, DryRun: dryRun, Progress: pr.report, Log: a.log})
+	sum, err := syncjob.Apply(ctx, conn, plan, syncjob.ApplyOptions{Lock: s.lock, DryRun: dryRun, Progress: pr.report, Log: a.log, CloneKey: s.cloneKey})
 	pr.finish()
 	sum.Configuration, sum.Neo4jVersion = s.configuration(), conn.Version()
 	sum.Configuration["approvedPlan"] = s.planFile

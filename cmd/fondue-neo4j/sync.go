@@ -82,6 +82,7 @@ type syncSettings struct {
 	checkpoint string
 	// planFile is an approved plan to apply (split.plan).
 	planFile string
+	cloneKey string // split.clone_key
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -138,6 +139,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.split = c.Split.Enabled
 	s.skip = append(slices.Clone(c.Split.SkipProperties), props...)
 	s.planFile = c.Split.Plan
+	s.cloneKey = c.Split.CloneKey
 	if err := s.checkSplit(); err != nil {
 		return nil, err
 	}
@@ -244,7 +246,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	var est memory.Estimate
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
-		Split: s.split, SkipProperties: s.skip, DryRun: dryRun,
+		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// The counts are known: refuse a graph that would not fit
 			// before the heavy work starts.

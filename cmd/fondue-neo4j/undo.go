@@ -28,15 +28,27 @@ undo needs is in the database, the marker label of the split nodes included
 one); undoing a run twice changes nothing. The scores written by the run
 stay (the next sync overwrites them).
 
+undo --forget-decisions forgets the review decisions that later runs
+remember (nodes rejected, splits with edited groups; of --run-id, or of
+every run) and undoes no split.
+
 Exit codes: 0 ok, 1 some splits could not be reversed (the run's record is
-kept: undo again), 2 bad configuration, 3 authentication failed, 4 Neo4j
+kept: undo again), 2 bad configuration, or a later run split this run's
+new nodes again (undo that run first: it is named), 3 authentication failed, 4 Neo4j
 unreachable, 5 nothing to undo (no record of the run and no node split by
 it: a mistyped run id, or a run undone already; the closest run ids are
 named), 6 another run holds the lock, 130 interrupted.`,
-		Example: `  fondue-neo4j undo --run-id 20250101T020000Z-1a2b3c --config fondue.yaml`,
-		Args:    exactArgs(0, "no arguments (the run is --run-id ID)"),
+		Example: `  fondue-neo4j undo --run-id 20250101T020000Z-1a2b3c --config fondue.yaml
+  fondue-neo4j undo --forget-decisions --config fondue.yaml`,
+		Args: exactArgs(0, "no arguments (the run is --run-id ID)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			runID := a.cfg.RunID
+			if a.cfg.ForgetDecisions {
+				if runID != "" && !runid.Valid(runID) {
+					return usageErrorf("--run-id %q is not a run id", runID)
+				}
+				return a.forgetDecisions(cmd.Context(), runID)
+			}
 			if runID == "" {
 				return usageErrorf("undo needs --run-id ID (the runId of the sync to undo)")
 			}
@@ -95,4 +107,31 @@ func (a *app) undo(ctx context.Context, runID string) error {
 			"relationships_moved", st.RelationshipsMoved, "undoMillis", sum.UndoMillis)
 	}
 	return err
+}
+
+// forgetDecisions forgets the remembered review decisions of a run, or
+// of every run ("").
+func (a *app) forgetDecisions(ctx context.Context, runID string) error {
+	cfg, err := a.neo4jConfig()
+	if err != nil {
+		return err
+	}
+	asJSON, err := a.outputJSON()
+	if err != nil {
+		return err
+	}
+	conn, err := connector.Open(ctx, cfg)
+	if err != nil {
+		return exitCode(err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	n, err := syncjob.ForgetDecisions(ctx, conn, runID, syncjob.LockOptions{Name: a.cfg.Lock.Name, TTL: a.cfg.Lock.TTL}, a.log)
+	if err != nil {
+		return exitCode(err)
+	}
+	if asJSON {
+		return a.printJSON(map[string]any{"runId": runID, "decisionsForgotten": n})
+	}
+	a.log.Info("review decisions forgotten: later runs may propose those nodes again", "run_id", runID, "decisions", n)
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // EnvPrefix starts the environment variable of every setting.
@@ -45,6 +46,14 @@ func checkSize(s string) error {
 	}
 	_, err := sysmem.ParseBytes(s)
 	return err
+}
+
+// checkCloneKey checks split.clone_key (splitplan.CheckCloneKey).
+func checkCloneKey(s string) error {
+	if splitplan.CheckCloneKey(s) != nil {
+		return errors.New("a text with {key} and {group} (e.g. " + splitplan.DefaultCloneKey + "), or " + splitplan.NoCloneKey)
+	}
+	return nil
 }
 
 // The commands that offer the engine's flags, the connection's, and
@@ -384,6 +393,11 @@ var settings = []Setting{
 		Help:  "label of the nodes a split creates (undo takes the run record's; this is for runs recorded without one)",
 		Flags: []Flag{{Name: "marker-label", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Split.MarkerLabel }},
+	{Key: "split.clone_key", Kind: String, Default: splitplan.DefaultCloneKey, Check: checkCloneKey,
+		Help:  "with graph.id_property: the key of each split node, from its original's {key}, its {group} (1, 2, ...) and the {run} id; integer keys take the next free integers; none: no key (later runs leave split nodes out)",
+		Doc:   "with `graph.id_property`: the key each split node gets, from its original's `{key}`, its `{group}` (1, 2, ...) and the `{run}` id, `-2`, `-3`, ... appended if taken; integer keys take the integers after the largest; `none`: no key (later runs leave split nodes out). See [docs/scheduled-job.md](docs/scheduled-job.md)",
+		Flags: []Flag{{Name: "clone-key", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Split.CloneKey }},
 	{Key: "split.skip_properties", Kind: List, Default: []string{},
 		Help:  "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated",
 		Flags: []Flag{{Name: "skip-properties", On: CmdSync}},
@@ -414,6 +428,10 @@ var settings = []Setting{
 			{Name: "output", On: neo4jCmds, Old: "format", Help: "text (a summary on stderr) or json (the summary on stdout)", Complete: textJSON},
 			{Name: "output", On: CmdEstimate, Old: "format", Help: "text or json (the report on standard output)", Complete: textJSON}},
 		Field: func(c *Config) any { return &c.Output.Format }},
+	{Key: "forget_decisions", Kind: Bool, Default: false,
+		Help:  "forget the review decisions that later runs remember (rejected nodes, edited splits), of --run-id or of every run, instead of undoing splits",
+		Flags: []Flag{{Name: "forget-decisions", On: CmdUndo}},
+		Field: func(c *Config) any { return &c.ForgetDecisions }},
 	{Key: "dry_run", Kind: Bool, Default: false,
 		Help:  "write nothing: print the split plan (or what would be written) as JSON",
 		Flags: []Flag{{Name: "dry-run", On: CmdSync}},

@@ -25,6 +25,8 @@ type Config struct {
 	Lock      Lock
 	RunID     string // run_id: "" for a new one
 	DryRun    bool   // dry_run
+	// ForgetDecisions: undo forgets review decisions (forget_decisions).
+	ForgetDecisions bool
 }
 
 // Log is how the commands log (log.*).
@@ -133,6 +135,7 @@ type Split struct {
 	Top            int
 	MinAmbiguity   float64
 	MarkerLabel    string
+	CloneKey       string // split.clone_key: the scheme of split nodes' keys
 	SkipProperties []string
 	Plan           string // sync: an approved plan to apply
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -146,6 +147,30 @@ func TestSyncSummarySingular(t *testing.T) {
 		"scored 1 node; 1 isolated node not scored; 1 context node\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// A warm start says where the embedding came from and how much it reused.
+func TestSyncSummaryWarmStart(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r2", NodeCount: 78, Epochs: 12, WarmStartFrom: "property", WarmStartNodes: 77, WarmStartNewNodes: 1}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if want := "warm start from the property: 77 nodes reused, 1 new (12 epochs)\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", buf.String(), want)
+	}
+	attrs := fmt.Sprint(SyncAttrs(sum))
+	if !strings.Contains(attrs, "warmStartNodes 77 warmStartNewNodes 1") {
+		t.Errorf("attrs %s", attrs)
+	}
+}
+
+// Nodes left out by a remembered review decision are counted.
+func TestSyncSummaryRemembered(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r3", Remembered: []splitplan.Decision{{Key: keys.Int(11), Kind: splitplan.DecisionReject, RunID: "review-1"}}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if !strings.Contains(buf.String(), "not proposed: 1 nodes a review decided on") || !strings.Contains(fmt.Sprint(SyncAttrs(sum)), "notProposedByDecision 1") {
+		t.Errorf("got\n%s\n%v", buf.String(), SyncAttrs(sum))
 	}
 }
 

@@ -33,6 +33,12 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
 	}
 	scored(w, sum)
+	if sum.WarmStartFrom != "" {
+		fmt.Fprintf(w, "warm start from the %s: %d nodes reused, %d new (%d epochs)\n", sum.WarmStartFrom, sum.WarmStartNodes, sum.WarmStartNewNodes, sum.Epochs)
+	}
+	if n := len(sum.Remembered); n > 0 {
+		fmt.Fprintf(w, "not proposed: %d nodes a review decided on, their neighbours unchanged (undo --forget-decisions forgets the decisions)\n", n)
+	}
 	if sp := sum.Split; sp != nil {
 		fmt.Fprintf(w, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %s created, %s moved; undo: fondue-neo4j undo --run-id %s\n",
 			sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, plural.N(sp.NodesCreated, "node"), plural.N(sp.RelationshipsMoved, "relationship"), sum.RunID)
@@ -58,6 +64,12 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 			top = append(top, n.Key.DescribeNode(n.Name))
 		}
 		attrs = append(attrs, "mostAmbiguous", top)
+	}
+	if sum.WarmStartFrom != "" {
+		attrs = append(attrs, "warmStartFrom", sum.WarmStartFrom, "warmStartNodes", sum.WarmStartNodes, "warmStartNewNodes", sum.WarmStartNewNodes, "epochs", sum.Epochs)
+	}
+	if n := len(sum.Remembered); n > 0 {
+		attrs = append(attrs, "notProposedByDecision", n)
 	}
 	if sp := sum.Split; sp != nil {
 		attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)

@@ -2,8 +2,6 @@ package review
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -110,16 +108,9 @@ type DecidedNode struct {
 // Fingerprint identifies a node's neighbourhood: the node's key and the
 // set of its neighbours' keys (in any order), as "sha256:HEX". Keys are
 // compared as text (keys.Key.Text): integers in decimal, strings as they
-// are.
+// are (splitplan.Fingerprint, which later runs compare with).
 func Fingerprint(node string, neighbors []string) string {
-	nb := slices.Clone(neighbors)
-	slices.Sort(nb)
-	h := sha256.New()
-	h.Write([]byte("fondue-neo4j/neighbors/v1\n" + node + "\n"))
-	for _, k := range nb {
-		h.Write([]byte(k + "\n"))
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return splitplan.Fingerprint(node, neighbors)
 }
 
 // ParsePlan reads an approved plan and checks it (Validate). Keys and ids
@@ -288,7 +279,8 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 		}
 	}
 	for _, an := range ap.Nodes {
-		n := splitplan.Node{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score, Entities: an.Entities}
+		n := splitplan.Node{ID: an.ID, Key: an.Key, Name: an.Name, Ambiguity: an.Ambiguity, Score: an.Score, Entities: an.Entities,
+			Edited: an.Decision == DecisionEdit}
 		if sel.IDProperty == "" && n.ID.IsZero() {
 			n.ID = n.Key // without a key property, keys are element ids
 		}
@@ -306,6 +298,10 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 			n.Groups = append(n.Groups, pg)
 		}
 		p.Nodes = append(p.Nodes, n)
+	}
+	// Rejected nodes are remembered with the neighbourhood reviewed.
+	for _, rn := range ap.Rejected {
+		p.Decisions = append(p.Decisions, splitplan.Decision{Key: rn.Key, Kind: splitplan.DecisionReject, Fingerprint: rn.Fingerprint})
 	}
 	return p, nil
 }

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -42,7 +43,9 @@ type Store struct {
 	nextID int
 	locks  map[string]*lock // by name: the holder
 	plans  map[string][]byte
-	fence  *lock // the lock this store's writes check (the last one taken)
+	// decisions are the review decisions of each run's record.
+	decisions map[string][]byte
+	fence     *lock // the lock this store's writes check (the last one taken)
 	// Writes counts the write operations that changed the graph (scores,
 	// splits, undos, plans), for tests that check a dry run writes
 	// nothing.
@@ -51,7 +54,7 @@ type Store struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}}
+	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}, decisions: map[string][]byte{}}
 }
 
 var (
@@ -684,7 +687,15 @@ func (s *Store) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pl
 		return nil, err
 	}
 	if _, ok := s.plans[p.RunID]; !ok {
+		ds, err := splitplan.MarshalDecisions(p.Decisions)
+		if err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
 		s.plans[p.RunID] = data
+		if ds != nil {
+			s.decisions[p.RunID] = ds
+		}
 		s.writes++
 	}
 	data = s.plans[p.RunID]
@@ -719,9 +730,63 @@ func (s *Store) ForgetPlan(ctx context.Context, runID string) error {
 	}
 	if _, ok := s.plans[runID]; ok {
 		delete(s.plans, runID)
+		delete(s.decisions, runID)
 		s.writes++
 	}
 	return nil
+}
+
+// Decisions returns the remembered review decisions, by run id.
+func (s *Store) Decisions(ctx context.Context) ([]splitplan.Decision, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []splitplan.Decision
+	for _, run := range slices.Sorted(maps.Keys(s.decisions)) {
+		ds, err := splitplan.UnmarshalDecisions(s.decisions[run], run)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ds...)
+	}
+	return out, nil
+}
+
+// ForgetDecisions forgets the decisions of run runID, or of every run.
+func (s *Store) ForgetDecisions(ctx context.Context, runID string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence("forgetting review decisions"); err != nil {
+		return 0, err
+	}
+	n := 0
+	for run, data := range s.decisions {
+		if runID == "" || run == runID {
+			ds, err := splitplan.UnmarshalDecisions(data, run)
+			if err != nil {
+				return n, err
+			}
+			n += len(ds)
+			delete(s.decisions, run)
+			s.writes++
+		}
+	}
+	return n, nil
+}
+
+// TakenKeys returns those of ks that a node the plan selects has.
+func (s *Store) TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []keys.Key
+	for _, k := range ks {
+		for _, n := range s.nodes {
+			if k.Matches(n.Props[p.IDProperty]) && p.Selects(n.Labels, true) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // CountSplit counts the plan's nodes that carry the split mark of its run.
@@ -901,6 +966,10 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 	if o.Outcome != "" {
 		return o, nil
 	}
+	if k, taken := s.cloneKeyTaken(p, n); taken {
+		o.Outcome, o.Reason = splitplan.OutcomeFailed, fmt.Sprintf("the key %s planned for a clone is taken by another node (%s)", k.Describe(), p.IDProperty)
+		return o, nil
+	}
 	s.writes++
 	orig := s.nodes[n.ID.Text()]
 	labels := slices.Clone(state.Labels)
@@ -919,6 +988,9 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 		props[splitplan.PropSplitFromID] = orig.ID
 		props[splitplan.PropSplitGroup] = int64(g)
 		props[splitplan.PropSplitAt] = at
+		if k := n.Groups[g].CloneKey; p.IDProperty != "" && !k.IsZero() {
+			props[p.IDProperty] = k.Value()
+		}
 		clone := &Node{ID: s.newID("n:"), Labels: slices.Clone(labels), Props: props}
 		s.nodes[clone.ID] = clone
 		o.Clones++
@@ -928,6 +1000,25 @@ func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string)
 	orig.Props[splitplan.PropSplitRuns] = append(slices.Clone(runs), p.RunID)
 	o.Outcome = splitplan.OutcomeSplit
 	return o, nil
+}
+
+// cloneKeyTaken reports a clone key of node n that a node the plan
+// selects has already, as the connector checks it. s.mu is held.
+func (s *Store) cloneKeyTaken(p *splitplan.Plan, n splitplan.Node) (keys.Key, bool) {
+	if p.IDProperty == "" {
+		return keys.Key{}, false
+	}
+	for _, g := range n.Groups {
+		if g.CloneKey.IsZero() {
+			continue
+		}
+		for _, nd := range s.nodes {
+			if g.CloneKey.Matches(nd.Props[p.IDProperty]) && p.Selects(nd.Labels, true) {
+				return g.CloneKey, true
+			}
+		}
+	}
+	return keys.Key{}, false
 }
 
 // move moves relationships of node from to node to. s.mu is held.
@@ -1011,6 +1102,29 @@ func (s *Store) SplitRuns(ctx context.Context, markerLabel string) ([]string, er
 	slices.Sort(runs)
 	return slices.Compact(runs), nil
 }
+
+// LaterSplits lists the runs that split a clone of run runID again.
+func (s *Store) LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error) {
+	if markerLabel == "" {
+		markerLabel = syncjob.DefaultMarkerLabel
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var runs []string
+	for _, n := range s.nodes {
+		if slices.Contains(n.Labels, markerLabel) && n.Props[splitplan.PropSplitRun] == runID {
+			for _, r := range asList(n.Props[splitplan.PropSplitRuns]) {
+				if r, ok := r.(string); ok {
+					runs = append(runs, r)
+				}
+			}
+		}
+	}
+	slices.Sort(runs)
+	return slices.Compact(runs), nil
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
 
 func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, doing string) (nclones, moved int, err error) {
 	s.mu.Lock()

@@ -41,6 +41,11 @@ func (f *fixture) Props(t *testing.T, uid int64) map[string]any {
 			return n.Props
 		}
 	}
+	for _, n := range f.s.Nodes() { // a split clone with a key
+		if n.Props["uid"] == uid {
+			return n.Props
+		}
+	}
 	return nil
 }
 

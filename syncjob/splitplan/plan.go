@@ -75,8 +75,14 @@ type Plan struct {
 	Approved *ApprovedRef `json:"approved,omitempty"`
 	// NeighborLinks: each node lists the links between its neighbours
 	// (Node.Links), for a review page.
-	NeighborLinks bool   `json:"neighborLinks,omitempty"`
-	Nodes         []Node `json:"nodes"`
+	NeighborLinks bool `json:"neighborLinks,omitempty"`
+	// CloneKey is the scheme the clones' keys follow (split.clone_key, or
+	// "integer"); empty: clones get no key (AssignCloneKeys).
+	CloneKey string `json:"cloneKey,omitempty"`
+	Nodes    []Node `json:"nodes"`
+	// Decisions are the review decisions this run applies, for later runs
+	// to remember (kept apart from the plan by StorePlan).
+	Decisions []Decision `json:"-"`
 }
 
 // PropertyList is a list of property names, in JSON a string when it
@@ -137,6 +143,9 @@ type Node struct {
 	// earlier version).
 	Entities int     `json:"entities,omitempty"`
 	Groups   []Group `json:"groups"`
+	// Edited: a person chose these groups (review), so later runs leave
+	// the parts alone while their neighbours stay (EditDecisions).
+	Edited bool `json:"edited,omitempty"`
 	// Staying counts the relationships that stay with the node whatever
 	// the groups: self-loops, other types, ends outside the subgraph
 	// (filled by Describe).
@@ -163,6 +172,9 @@ type Group struct {
 	// Reasons are the shared context that made the group's pieces one
 	// group (fondue.Proposal.Reasons), strongest first.
 	Reasons []Reason `json:"reasons,omitempty"`
+	// CloneKey is the key (Plan.IDProperty) of the group's clone (groups
+	// after the first); zero: the clone gets no key.
+	CloneKey keys.Key `json:"cloneKey,omitzero"`
 }
 
 // Reason is one shared context node or property value of a group, as a
@@ -193,10 +205,8 @@ func (p *Plan) Marshal() ([]byte, error) { return json.Marshal(p) }
 // Unmarshal decodes a plan: integer ids and keys (JSON numbers) are
 // integer keys, strings string keys (keys.Key).
 func Unmarshal(data []byte) (*Plan, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
 	var p Plan
-	if err := d.Decode(&p); err != nil {
+	if err := unmarshalNumbers(data, &p); err != nil {
 		return nil, err
 	}
 	for k := range p.Nodes {
@@ -212,6 +222,14 @@ func Unmarshal(data []byte) (*Plan, error) {
 		}
 	}
 	return &p, nil
+}
+
+// unmarshalNumbers decodes JSON with numbers kept exact (keys.Key reads
+// integers as integer keys).
+func unmarshalNumbers(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	return d.Decode(v)
 }
 
 // SkipOnClone lists the properties a clone does not copy: SkipProperties,

@@ -140,6 +140,8 @@ func Run(t *testing.T, f Factory) {
 		{"EmptySaysWhatIsOutside", testEmptySaysWhatIsOutside},
 		{"KeylessNodeLabels", testKeylessNodeLabels},
 		{"UnnamedProperties", testUnnamedProperties},
+		{"SecondNight", testSecondNight},
+		{"Decisions", testDecisions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
@@ -1181,5 +1183,186 @@ func testUnnamedProperties(t *testing.T, f Factory) {
 	sg, err = fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name", "title"}})
 	if err != nil || sg.Unnamed != nil {
 		t.Errorf("name or title: %v, %+v", err, sg.Unnamed)
+	}
+}
+
+// planOn is a plan of run runID splitting the node with uid into groups
+// of neighbours (uids), its clones keyed by the default scheme.
+func planOn(t *testing.T, sg *syncjob.Subgraph, runID string, uid int64, groups ...[]int64) *splitplan.Plan {
+	t.Helper()
+	i := index(t, sg, uid)
+	p := &splitplan.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
+		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, MarkerLabel: syncjob.DefaultMarkerLabel,
+		Nodes: []splitplan.Node{{ID: sg.IDs[i], Key: sg.Key(i)}}}
+	for _, uids := range groups {
+		var g splitplan.Group
+		for _, u := range uids {
+			j := index(t, sg, u)
+			g.Neighbors = append(g.Neighbors, sg.Key(j))
+			g.NeighborIDs = append(g.NeighborIDs, sg.IDs[j])
+		}
+		p.Nodes[0].Groups = append(p.Nodes[0].Groups, g)
+	}
+	var maxKey int64
+	taken := map[keys.Key]bool{}
+	for _, k := range sg.Keys {
+		v, _ := k.Int64()
+		maxKey = max(maxKey, v)
+		taken[k] = true
+	}
+	if err := p.AssignCloneKeys("", true, maxKey, func(k keys.Key) bool { return taken[k] }); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Night after night: a split's clone gets a key, so the next pull scores
+// it like any node and a later run can split it again; undo refuses the
+// first run while the later one stands, naming it, and undoing the later
+// run, then the first, restores the graph exactly.
+func testSecondNight(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	before := fx.Dump(t)
+	split := func(p *splitplan.Plan) {
+		t.Helper()
+		stored, err := st.StorePlan(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ss, err := st.Split(ctx, stored, time.Now(), nil); err != nil || ss.Split != 1 {
+			t.Fatalf("split %s: %+v %v", p.RunID, ss, err)
+		}
+	}
+	split(planOn(t, pull(t, st), "night-1", 100, []int64{1, 2, 3}, []int64{11, 12, 13}))
+	// The clone is uid 101 (integer keys: the next after the largest).
+	clone := fx.Props(t, 101)
+	if clone[splitplan.PropSplitRun] != "night-1" || clone[splitplan.PropSplitFrom] != int64(100) {
+		t.Fatalf("clone 101: %v", clone)
+	}
+	// The next night pulls and scores it like any node.
+	sum, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "night-2-dry", Pull: Pull, DryRun: true, Score: fondue.Options{Seed: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sg := pull(t, st)
+	if sg.Stats.KeylessClones != 0 || sum.NodeCount != 12 || sum.Scored.Nodes != 12 || sg.Graph.Degree(index(t, sg, 101)) != 3 {
+		t.Fatalf("second night: %d keyless clones, %d nodes, %d scored, clone degree %d",
+			sg.Stats.KeylessClones, sum.NodeCount, sum.Scored.Nodes, sg.Graph.Degree(index(t, sg, 101)))
+	}
+	// ... and splits the clone again: its clone is 102.
+	split(planOn(t, sg, "night-2", 101, []int64{11}, []int64{12, 13}))
+	if p := fx.Props(t, 102); p[splitplan.PropSplitFrom] != int64(101) {
+		t.Fatalf("clone of the clone: %v", p)
+	}
+	two := fx.Dump(t)
+	_, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "night-1"}, syncjob.LockOptions{}, nil)
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "undo run night-2 first") {
+		t.Fatalf("undo of the first night before the second: %v", err)
+	}
+	if d := fx.Dump(t); d != two {
+		t.Fatal("a refused undo changed the graph")
+	}
+	for _, run := range []string{"night-2", "night-1"} {
+		if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: run}, syncjob.LockOptions{}, nil); err != nil || us.Restored != 1 {
+			t.Fatalf("undo %s: %+v %v", run, us, err)
+		}
+	}
+	if d := fx.Dump(t); d != before {
+		t.Fatalf("the undos did not restore the graph:\n%s\n--- want\n%s", d, before)
+	}
+}
+
+// fingerprintOf is the neighbourhood fingerprint of the node with uid in sg.
+func fingerprintOf(t *testing.T, sg *syncjob.Subgraph, uid int64) string {
+	i := index(t, sg, uid)
+	var texts []string
+	for _, j := range sg.Graph.Neighbors(i) {
+		texts = append(texts, sg.Key(int(j)).Text())
+	}
+	return splitplan.Fingerprint(itoa(uid), texts)
+}
+
+// Review decisions are remembered in the graph: a node rejected in review
+// is not proposed again while its neighbours are those reviewed (its
+// neighbours change: it is proposed again), until the decision is
+// forgotten; a split with edited groups is remembered part by part.
+func testDecisions(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	ctx := ctxT(t)
+	dry := syncjob.Options{RunID: "dry", Pull: Pull, Split: true, DryRun: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
+	proposed := func() []keys.Key {
+		t.Helper()
+		sum, err := syncjob.Sync(ctx, st, dry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []keys.Key
+		for _, n := range sum.Plan.Nodes {
+			out = append(out, n.Key)
+		}
+		return out
+	}
+	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
+		t.Fatalf("proposed %v, want 100", got)
+	}
+	reject := func(run string) {
+		t.Helper()
+		p := &splitplan.Plan{RunID: run, CreatedAt: "2025-01-01T00:00:00.000Z", IDProperty: "uid", NodeLabels: Pull.NodeLabels,
+			RelationshipTypes: Pull.RelationshipTypes, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
+			Approved:  &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:" + run},
+			Nodes:     []splitplan.Node{},
+			Decisions: []splitplan.Decision{{Key: keys.Int(100), Kind: splitplan.DecisionReject, Fingerprint: fingerprintOf(t, pull(t, st), 100)}}}
+		if _, err := syncjob.Apply(ctx, st, p, syncjob.ApplyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reject("review-1")
+	if ds, err := st.Decisions(ctx); err != nil || len(ds) != 1 || ds[0].RunID != "review-1" || ds[0].Kind != splitplan.DecisionReject {
+		t.Fatalf("decisions: %+v %v", ds, err)
+	}
+	if got := proposed(); len(got) != 0 {
+		t.Fatalf("a rejected node was proposed again: %v", got)
+	}
+	if n, err := syncjob.ForgetDecisions(ctx, st, "", syncjob.LockOptions{}, nil); err != nil || n != 1 {
+		t.Fatalf("forget: %d %v", n, err)
+	}
+	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
+		t.Fatalf("after forgetting, proposed %v, want 100", got)
+	}
+	reject("review-2")
+	fx.Relate(t, 100, 14, "KNOWS")
+	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
+		t.Fatalf("a rejected node whose neighbours changed: proposed %v, want 100", got)
+	}
+
+	// An edited split: the original with group 0, its clone (uid 101)
+	// with group 1.
+	sg := pull(t, st)
+	p := planOn(t, sg, "review-3", 100, []int64{1, 2, 3, 14}, []int64{11, 12, 13})
+	for k := range p.Nodes[0].Groups {
+		p.Nodes[0].Groups[k].CloneKey = keys.Key{} // Apply assigns them
+	}
+	p.Nodes[0].Edited, p.ExactNeighbors = true, true
+	p.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:review-3"}
+	if sum, err := syncjob.Apply(ctx, st, p, syncjob.ApplyOptions{}); err != nil || sum.Split.Split != 1 {
+		t.Fatalf("apply the edited split: %+v %v", sum, err)
+	}
+	after := pull(t, st)
+	ds, err := st.Decisions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edits []string
+	for _, d := range ds {
+		if d.RunID == "review-3" && d.Kind == splitplan.DecisionEdit {
+			edits = append(edits, d.Key.Text()+" "+d.Fingerprint)
+		}
+	}
+	want := []string{"100 " + fingerprintOf(t, after, 100), "101 " + fingerprintOf(t, after, 101)}
+	if !slices.Equal(edits, want) {
+		t.Fatalf("edit decisions %v, want %v", edits, want)
 	}
 }

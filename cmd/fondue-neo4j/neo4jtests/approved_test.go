@@ -82,7 +82,8 @@ func keySet(ks []keys.Key) []string {
 
 // splitGroups reads how run split the node with key k: the original's
 // neighbours (group 0), then each clone's, by group, as original keys
-// (a neighbour that was split too is named by its original's key).
+// (a neighbour that was split too, a clone with a key of its own, is
+// named by its original's key).
 func splitGroups(t *testing.T, run string, k keys.Key) [][]string {
 	t.Helper()
 	nb := func(rows [][]any) []string {
@@ -105,9 +106,9 @@ func splitGroups(t *testing.T, run string, k keys.Key) [][]string {
 		}
 		return groups
 	}
-	out := collect(`MATCH (n:Character {id: $k}) RETURN [(n)-[:APPEARS_WITH]-(m) | coalesce(m.id, m.fondue_split_from)]`)
+	out := collect(`MATCH (n:Character {id: $k}) RETURN [(n)-[:APPEARS_WITH]-(m) | coalesce(m.fondue_split_from, m.id)]`)
 	out = append(out, collect(`MATCH (c:FondueSplit {fondue_split_from: $k, fondue_split_run: $run}) WITH c ORDER BY c.fondue_split_group
-		RETURN [(c)-[:APPEARS_WITH]-(m) | coalesce(m.id, m.fondue_split_from)]`)...)
+		RETURN [(c)-[:APPEARS_WITH]-(m) | coalesce(m.fondue_split_from, m.id)]`)...)
 	return out
 }
 
