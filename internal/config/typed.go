@@ -23,6 +23,7 @@ type Config struct {
 	Write     Write
 	Split     Split
 	Lock      Lock
+	Metrics   Metrics
 	RunID     string // run_id: "" for a new one
 	DryRun    bool   // dry_run
 }
@@ -137,6 +138,13 @@ type Split struct {
 type Lock struct {
 	Name string
 	TTL  time.Duration
+}
+
+// Metrics is where sync and undo report their runs (metrics.*).
+type Metrics struct {
+	PushgatewayURL string // "" : no push
+	Job            string
+	Textfile       string // "" : none
 }
 
 // Merge decides every setting's value, flag > environment > file >
