@@ -58,6 +58,7 @@ func (a *app) applyApproved(ctx context.Context, s *syncSettings, dryRun bool) e
 	pr := newProgress(a)
 	sum, err := syncjob.Apply(ctx, conn, plan, syncjob.ApplyOptions{Lock: s.lock, DryRun: dryRun, Progress: pr.report, Log: a.log, CloneKey: s.cloneKey})
 	pr.finish()
+	a.ran.Sync = sum
 	sum.Configuration, sum.Neo4jVersion = s.configuration(), conn.Version()
 	sum.Configuration["approvedPlan"] = s.planFile
 	switch {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/metrics"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +23,8 @@ type app struct {
 	tty bool
 	// outTTY is whether stdout is a terminal: score prints its column names then.
 	outTTY bool
+	// ran is the run sync or undo reports (metrics.*, withMetrics).
+	ran metrics.Run
 }
 
 func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {

@@ -54,7 +54,7 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
   fondue-neo4j sync --split --plan fondue-approved-plan.json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.sync(cmd.Context(), a.cfg.DryRun)
+			return a.withMetrics(cmd.Context(), "sync", func() error { return a.sync(cmd.Context(), a.cfg.DryRun) })
 		},
 	}
 	cli.AddFlags(cmd, config.CmdSync)
@@ -286,6 +286,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		Log:      a.log,
 	})
 	pr.finish()
+	a.ran.Sync = sum
 	if sum != nil {
 		sum.Configuration, sum.Neo4jVersion = s.configuration(), conn.Version()
 	}

@@ -55,7 +55,7 @@ named), 6 another run holds the lock, 130 interrupted.`,
 			if !runid.Valid(runID) {
 				return usageErrorf("--run-id %q is not a run id", runID)
 			}
-			return a.undo(cmd.Context(), runID)
+			return a.withMetrics(cmd.Context(), "undo", func() error { return a.undo(cmd.Context(), runID) })
 		},
 	}
 	cli.AddFlags(cmd, config.CmdUndo)
@@ -88,6 +88,7 @@ func (a *app) undo(ctx context.Context, runID string) error {
 		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) }},
 		syncjob.LockOptions{Name: a.cfg.Lock.Name, TTL: a.cfg.Lock.TTL}, a.log)
 	pr.finish()
+	a.ran.Undo = &st
 	if err != nil && !errors.Is(err, syncjob.ErrIncomplete) {
 		return exitCode(err)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,6 +38,18 @@ var javaHome = regexp.MustCompile(`^FONDUE_JAVA[0-9]+_HOME$`) // tests: a JDK (i
 // setting.
 func IsOtherEnv(name string) bool {
 	return slices.Contains(otherEnv, name) || javaHome.MatchString(name)
+}
+
+// checkPushgatewayURL accepts "" or an http(s) URL with a host.
+func checkPushgatewayURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("want the Pushgateway's http:// or https:// URL, e.g. http://pushgateway:9091")
+	}
+	return nil
 }
 
 func checkSize(s string) error {
@@ -414,6 +427,25 @@ var settings = []Setting{
 		Help:  "the lock of a crashed run expires after this long",
 		Flags: []Flag{{Name: "lock-ttl", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Lock.TTL }},
+
+	// Metrics of sync and undo runs (internal/metrics, docs/monitoring.md).
+	{Key: "metrics.pushgateway_url", Kind: String, Default: "", Check: checkPushgatewayURL,
+		Help:  "push each run's metrics (last success, phase durations, nodes scored, splits, undo, exit code) to this Prometheus Pushgateway, e.g. http://pushgateway:9091 (\"\": no push)",
+		Flags: []Flag{{Name: "pushgateway-url", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Metrics.PushgatewayURL }},
+	{Key: "metrics.job", Kind: String, Default: "fondue-neo4j", Check: func(s string) error {
+		if strings.TrimSpace(s) == "" || strings.Contains(s, "/") {
+			return errors.New("want a Pushgateway job name, not empty and without /")
+		}
+		return nil
+	},
+		Help:  "the Pushgateway job name of the metrics (grouped further by command and neo4j.database)",
+		Flags: []Flag{{Name: "metrics-job", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Metrics.Job }},
+	{Key: "metrics.textfile", Kind: String, Default: "",
+		Help:  "write each run's metrics to this file for the node exporter's textfile collector (a .prom file, replaced whole; \"\": none)",
+		Flags: []Flag{{Name: "metrics-textfile", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Metrics.Textfile }},
 
 	// The run, and what sync, undo and estimate print.
 	{Key: "run_id", Kind: String, Default: "",

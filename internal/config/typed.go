@@ -23,6 +23,7 @@ type Config struct {
 	Write     Write
 	Split     Split
 	Lock      Lock
+	Metrics   Metrics
 	RunID     string // run_id: "" for a new one
 	DryRun    bool   // dry_run
 	// ForgetDecisions: undo forgets review decisions (forget_decisions).
@@ -144,6 +145,13 @@ type Split struct {
 type Lock struct {
 	Name string
 	TTL  time.Duration
+}
+
+// Metrics is where sync and undo report their runs (metrics.*).
+type Metrics struct {
+	PushgatewayURL string // "" : no push
+	Job            string
+	Textfile       string // "" : none
 }
 
 // Merge decides every setting's value, flag > environment > file >

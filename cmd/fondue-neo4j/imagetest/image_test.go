@@ -12,6 +12,8 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -461,6 +464,9 @@ type cronJob struct {
 								RunAsNonRoot             bool  `yaml:"runAsNonRoot"`
 								ReadOnlyRootFilesystem   bool  `yaml:"readOnlyRootFilesystem"`
 								AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+								Capabilities             struct {
+									Drop []string `yaml:"drop"`
+								} `yaml:"capabilities"`
 							} `yaml:"securityContext"`
 						} `yaml:"containers"`
 						Volumes []volume `yaml:"volumes"`
@@ -485,30 +491,30 @@ type volume struct {
 	} `yaml:"secret"`
 }
 
-func readmeCronJob(t *testing.T) cronJob {
+// deployCronJob is the CronJob of deploy/kubernetes/cronjob.yaml.
+func deployCronJob(t *testing.T) cronJob {
 	t.Helper()
-	var jobs []cronJob
-	for _, block := range codeBlocks(readRepoFile(t, "README.md"), "yaml") {
-		var j cronJob
-		if err := yaml.Unmarshal([]byte(block), &j); err == nil && j.Kind == "CronJob" {
-			jobs = append(jobs, j)
-		}
+	var j cronJob
+	if err := yaml.Unmarshal([]byte(readRepoFile(t, "deploy/kubernetes/cronjob.yaml")), &j); err != nil {
+		t.Fatalf("deploy/kubernetes/cronjob.yaml: %v", err)
 	}
-	if len(jobs) != 1 || len(jobs[0].Spec.JobTemplate.Spec.Template.Spec.Containers) != 1 {
-		t.Fatalf("README.md has %d CronJobs, want one with one container", len(jobs))
+	if j.Kind != "CronJob" || len(j.Spec.JobTemplate.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("deploy/kubernetes/cronjob.yaml: kind %q, %d containers; want a CronJob with one container",
+			j.Kind, len(j.Spec.JobTemplate.Spec.Template.Spec.Containers))
 	}
-	return jobs[0]
+	return j
 }
 
-// TestImageCronJobSync runs the README's Kubernetes CronJob on the test
+// TestImageCronJobSync runs the CronJob of deploy/kubernetes on the test
 // server with podman: the image it names (built by the README's build
 // command), its arguments, its environment (but the URI: the test server's,
-// on loopback), its security context, and its mounts: the ConfigMap's
-// fondue.yaml is config.example.yaml, the Secret's password the server's.
-// The sync scores every node of Les Misérables in the database.
+// on loopback; and the Pushgateway: a stand-in on loopback), its security
+// context, and its mounts: the ConfigMap's fondue.yaml is
+// config.example.yaml, the Secret's password the server's. The sync scores
+// every node of Les Misérables in the database and pushes its metrics.
 func TestImageCronJobSync(t *testing.T) {
 	img := image(t)
-	job := readmeCronJob(t)
+	job := deployCronJob(t)
 	spec := job.Spec.JobTemplate.Spec.Template.Spec
 	c := spec.Containers[0]
 	if c.Image != img {
@@ -533,11 +539,24 @@ func TestImageCronJobSync(t *testing.T) {
 	// The cluster's objects that the CronJob mounts.
 	configMaps := map[string]map[string]string{"fondue-config": {"fondue.yaml": readRepoFile(t, "config.example.yaml")}}
 	secrets := map[string]map[string]string{"neo4j-auth": {"password": srv.Password()}}
+	// The Pushgateway's stand-in records the paths of the pushes.
+	var mu sync.Mutex
+	var pushes []string
+	pg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		pushes = append(pushes, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+	}))
+	defer pg.Close()
 	run := runArgs(t)
 	for _, e := range c.Env {
 		v := e.Value
-		if e.Name == "FONDUE_NEO4J_URI" {
+		switch e.Name {
+		case "FONDUE_NEO4J_URI":
 			v = srv.BoltURL()
+		case "FONDUE_METRICS_PUSHGATEWAY_URL":
+			v = pg.URL
 		}
 		run = append(run, "--env", e.Name+"="+v)
 	}
@@ -590,6 +609,9 @@ func TestImageCronJobSync(t *testing.T) {
 	if sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation {
 		run = append(run, "--security-opt", "no-new-privileges")
 	}
+	for _, c := range sc.Capabilities.Drop {
+		run = append(run, "--cap-drop", strings.ToLower(c))
+	}
 	run = append(append(run, img), c.Args...)
 	code, out, stderr := runCmd(t, podman(ctxT(t, 10*time.Minute), run...))
 	if code != 0 {
@@ -617,6 +639,13 @@ func TestImageCronJobSync(t *testing.T) {
 	runs, _ := recs[0].Get("runs")
 	if scored != int64(g.NumNodes()) || fmt.Sprint(runs) != fmt.Sprint([]any{sum.RunID}) {
 		t.Errorf("in the database: %v of %d characters scored, runs %v; want all, by run %s", scored, g.NumNodes(), runs, sum.RunID)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(pushes)
+	if want := []string{"PUT /metrics/job/fondue-neo4j/command/sync", "PUT /metrics/job/fondue-neo4j/command/sync/result/success"}; !slices.Equal(pushes, want) &&
+		!slices.Equal(pushes, []string{want[0], "PUT /metrics/job/fondue-neo4j/result/success/command/sync"}) {
+		t.Errorf("pushes to the Pushgateway: %q, want %q", pushes, want)
 	}
 }
 

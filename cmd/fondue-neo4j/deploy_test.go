@@ -1,0 +1,131 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"go.yaml.in/yaml/v3"
+)
+
+// deployCronJob is the part of deploy/kubernetes/cronjob.yaml that the
+// command reads. (The manifests' Kubernetes schema is checked by the
+// module deploy/kubernetes/validate.)
+type deployCronJob struct {
+	Spec struct {
+		JobTemplate struct {
+			Spec struct {
+				Template struct {
+					Spec struct {
+						Containers []struct {
+							Args []string `yaml:"args"`
+							Env  []struct {
+								Name  string `yaml:"name"`
+								Value string `yaml:"value"`
+							} `yaml:"env"`
+							Resources struct {
+								Limits map[string]string `yaml:"limits"`
+							} `yaml:"resources"`
+						} `yaml:"containers"`
+					} `yaml:"spec"`
+				} `yaml:"template"`
+			} `yaml:"spec"`
+		} `yaml:"jobTemplate"`
+	} `yaml:"spec"`
+}
+
+// The Kubernetes manifests speak fondue-neo4j: the CronJob's arguments are
+// a command and flags it has, its FONDUE_* variables are settings with
+// valid values, the ConfigMap's fondue.yaml is a valid configuration, and
+// the memory limit holds the estimate that the manifest's comment runs
+// (with the CronJob's threads).
+func TestDeployManifests(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/kubernetes/cronjob.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cj deployCronJob
+	if err := yaml.Unmarshal(data, &cj); err != nil {
+		t.Fatal(err)
+	}
+	cs := cj.Spec.JobTemplate.Spec.Template.Spec.Containers
+	if len(cs) != 1 || len(cs[0].Args) == 0 {
+		t.Fatalf("cronjob.yaml: want one container with arguments, got %+v", cs)
+	}
+	c := cs[0]
+
+	// The arguments: a command and its flags.
+	root := newRootCmd(strings.NewReader(""), os.Stdout, os.Stderr)
+	cmd, rest, err := root.Find(c.Args)
+	if err != nil || cmd == root {
+		t.Fatalf("cronjob.yaml's args %q: no command (%v)", c.Args, err)
+	}
+	if err := cmd.ParseFlags(rest); err != nil {
+		t.Errorf("cronjob.yaml's args %q: %v", c.Args, err)
+	}
+
+	// The environment: settings, with valid values.
+	var environ []string
+	threads := ""
+	for _, e := range c.Env {
+		environ = append(environ, e.Name+"="+e.Value)
+		if e.Name == "FONDUE_THREADS" {
+			threads = e.Value
+		}
+	}
+	env, err := config.ReadEnv(environ)
+	if err == nil {
+		_, err = config.Merge(nil, env, nil)
+	}
+	if err != nil {
+		t.Errorf("cronjob.yaml's environment: %v", err)
+	}
+
+	// The ConfigMap's fondue.yaml.
+	var cm struct {
+		Data map[string]string `yaml:"data"`
+	}
+	cmData, err := os.ReadFile("../../deploy/kubernetes/configmap.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(cmData, &cm); err != nil || cm.Data["fondue.yaml"] == "" {
+		t.Fatalf("configmap.yaml: no fondue.yaml (%v)", err)
+	}
+	file, err := config.ReadFile("fondue.yaml", []byte(cm.Data["fondue.yaml"]))
+	if err == nil {
+		_, err = config.Merge(nil, env, file)
+	}
+	if err != nil {
+		t.Errorf("configmap.yaml's fondue.yaml: %v", err)
+	}
+
+	// The memory limit holds the estimate of the comment's command.
+	m := regexp.MustCompile(`(?m)^#\s+fondue-neo4j (estimate .*)$`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("cronjob.yaml's comment gives no fondue-neo4j estimate command")
+	}
+	args := strings.Fields(string(m[1]))
+	if !strings.Contains(string(m[1]), "--threads "+threads) || threads == "" {
+		t.Errorf("the estimate (%s) and the CronJob (FONDUE_THREADS=%q) use different threads", m[1], threads)
+	}
+	code, out, stderr := runCLI(t, "", append(args, "--output", "json", "--max-memory", "none")...)
+	var est struct {
+		BytesPeak int64 `json:"bytesPeak"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &est) != nil || est.BytesPeak == 0 {
+		t.Fatalf("%s: exit %d, %s%s", m[1], code, out, stderr)
+	}
+	lim := c.Resources.Limits["memory"]
+	limit, err := sysmem.ParseBytes(strings.TrimSuffix(lim, "i") + map[bool]string{true: "iB"}[strings.HasSuffix(lim, "i")])
+	if err != nil {
+		t.Fatalf("cronjob.yaml's memory limit %q: %v", lim, err)
+	}
+	if est.BytesPeak > limit {
+		t.Errorf("cronjob.yaml's memory limit %s (%d bytes) is below the estimate of %q (%d bytes)", lim, limit, m[1], est.BytesPeak)
+	}
+}
