@@ -92,6 +92,33 @@ func wholeStructure(g *graph.Graph, targets []bool) *structure {
 	return st
 }
 
+// StructureSize returns the nodes and links of the structural graph that
+// Score builds with a Context: targets (nil: every node) and their
+// neighbours, and the links among them. For the memory estimate
+// (memory.Context).
+func StructureSize(g *graph.Graph, targets []bool) (nodes, edges int) {
+	mark := make([]bool, g.NumNodes())
+	for i := range mark {
+		if targets == nil || targets[i] {
+			mark[i] = true
+			for _, j := range g.Neighbors(i) {
+				mark[j] = true
+			}
+		}
+	}
+	for i, ok := range mark {
+		if ok {
+			nodes++
+			for _, j := range g.Neighbors(i) {
+				if int(j) > i && mark[j] {
+					edges++
+				}
+			}
+		}
+	}
+	return nodes, edges
+}
+
 // toFull maps groups of structural indices to graph indices, in place.
 func (st *structure) toFull(groups [][]int32) {
 	for _, grp := range groups {

@@ -266,3 +266,15 @@ func TestContextCheckpointWarmStart(t *testing.T) {
 		t.Fatalf("warm start from a whole-graph checkpoint %+v, want %d reused, none dropped", w.Warm, wrote.NumNodes())
 	}
 }
+
+// StructureSize counts the structural graph Score builds: with the
+// authors as targets, the graph without its venues and keywords.
+func TestStructureSize(t *testing.T) {
+	wrote, kg, _ := kgPair(t)
+	if n, m := StructureSize(kg, authors(kg)); n != wrote.NumNodes() || m != wrote.NumEdges() {
+		t.Fatalf("structure of %d nodes, %d links; want %d, %d", n, m, wrote.NumNodes(), wrote.NumEdges())
+	}
+	if n, m := StructureSize(kg, nil); n != kg.NumNodes() || m != kg.NumEdges() {
+		t.Fatalf("every node a target: %d nodes, %d links; want the graph's %d, %d", n, m, kg.NumNodes(), kg.NumEdges())
+	}
+}
