@@ -142,10 +142,15 @@ type Result struct {
 
 // Checkpoint returns what the next run needs to warm-start from this one:
 // the embedding by node key, with the optimizer state if Options.KeepState
-// was set. It is nil for the baselines, which have no embedding.
+// was set; with Options.Context, the structural nodes only (context nodes
+// are not embedded). It is nil for the baselines, which have no embedding.
 func (r *Result) Checkpoint(g *graph.Graph, opts Options) *cne.Checkpoint {
 	if r.Embedding == nil {
 		return nil
+	}
+	if st := r.st; st != nil && st.emb != nil {
+		// With a Context, the structural nodes (by key) and their state.
+		return cne.NewCheckpoint(st.g, st.emb, opts.CNE)
 	}
 	return cne.NewCheckpoint(g, r.Embedding, opts.CNE)
 }
@@ -215,7 +220,7 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	var res *Result
 	var err error
 	if opts.Context != nil {
-		res, err = scoreContext(ctx, g, opts)
+		res, err = scoreContext(ctx, g, opts, report)
 	} else {
 		res, err = scoreLinks(ctx, g, opts, report)
 	}
@@ -240,7 +245,7 @@ func Score(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 // scoreContext scores g with a Context: on the structural graph (the
 // targets and their neighbours; every node a target without Targets),
 // the entity estimates from the pieces merged by evidence.
-func scoreContext(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
+func scoreContext(ctx context.Context, g *graph.Graph, opts Options, report func(Phase, int, int)) (*Result, error) {
 	if err := opts.Context.Check(g.NumNodes()); err != nil {
 		return nil, &OptionsError{Msg: err.Error()}
 	}
@@ -253,8 +258,17 @@ func scoreContext(ctx context.Context, g *graph.Graph, opts Options) (*Result, e
 	}
 	o := opts
 	o.Targets = targets
-	res, err := scoreStructure(ctx, g, o)
-	if err != nil {
+	var res *Result
+	var err error
+	if st := wholeStructure(g, targets); st != nil {
+		// No context node: the structural graph is g, scored as without a
+		// Context (bit-identical); with no evidence property either, there
+		// is nothing to merge by.
+		if res, err = scoreLinks(ctx, g, opts, report); err != nil || len(opts.Context.Properties) == 0 {
+			return res, err
+		}
+		st.emb, st.prior, res.st = res.Embedding, res.Prior, st
+	} else if res, err = scoreStructure(ctx, g, o); err != nil {
 		return nil, err
 	}
 	t0 := time.Now()

@@ -3,6 +3,7 @@ package fondue
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
@@ -67,6 +68,57 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 	return st, nil
 }
 
+// wholeStructure returns the structure of g when every node is a target
+// or a target's neighbour (no context node): the structural graph is g
+// itself. nil when there are context nodes.
+func wholeStructure(g *graph.Graph, targets []bool) *structure {
+	n := g.NumNodes()
+	mark := make([]bool, n)
+	for i, t := range targets {
+		if t {
+			mark[i] = true
+			for _, j := range g.Neighbors(i) {
+				mark[j] = true
+			}
+		}
+	}
+	if slices.Contains(mark, false) {
+		return nil
+	}
+	st := &structure{g: g, mark: mark, index: make([]int32, n), nodes: make([]int32, n), targets: targets}
+	for i := range n {
+		st.index[i], st.nodes[i] = int32(i), int32(i)
+	}
+	return st
+}
+
+// StructureSize returns the nodes and links of the structural graph that
+// Score builds with a Context: targets (nil: every node) and their
+// neighbours, and the links among them. For the memory estimate
+// (memory.Context).
+func StructureSize(g *graph.Graph, targets []bool) (nodes, edges int) {
+	mark := make([]bool, g.NumNodes())
+	for i := range mark {
+		if targets == nil || targets[i] {
+			mark[i] = true
+			for _, j := range g.Neighbors(i) {
+				mark[j] = true
+			}
+		}
+	}
+	for i, ok := range mark {
+		if ok {
+			nodes++
+			for _, j := range g.Neighbors(i) {
+				if int(j) > i && mark[j] {
+					edges++
+				}
+			}
+		}
+	}
+	return nodes, edges
+}
+
 // toFull maps groups of structural indices to graph indices, in place.
 func (st *structure) toFull(groups [][]int32) {
 	for _, grp := range groups {
@@ -77,7 +129,8 @@ func (st *structure) toFull(groups [][]int32) {
 }
 
 // scoreStructure scores g with a Context and Targets: on the structural
-// graph, results mapped back (context nodes NaN, 0), then the entity
+// graph, results mapped back (context nodes NaN, 0; their embedding rows
+// placed by placeContext), then the entity
 // estimates by evidence and the proposals.
 func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result, error) {
 	st, err := newStructure(g, opts.Targets)
@@ -86,6 +139,9 @@ func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result,
 	}
 	sub := opts
 	sub.Targets, sub.Context, sub.Split = st.targets, nil, SplitOptions{}
+	if opts.WarmStart != nil {
+		sub.WarmStart = st.structural(g, opts.WarmStart)
+	}
 	r, err := Score(ctx, st.g, sub)
 	if err != nil {
 		return nil, err
@@ -105,6 +161,7 @@ func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result,
 		for a, i := range st.nodes {
 			copy(res.Embedding.Row(int(i)), r.Embedding.Row(a))
 		}
+		st.placeContext(g, res.Embedding)
 		st.emb = r.Embedding
 	}
 	if r.Prior != nil {
@@ -188,4 +245,62 @@ func entityCount(groups [][]int32) int {
 		h -= p * math.Log(p)
 	}
 	return int(math.Round(math.Exp(h)))
+}
+
+// structural returns the checkpoint without the rows of g's context nodes
+// (a checkpoint saved without a Context holds them): the warm start of the
+// structural graph neither reuses nor counts them as dropped.
+func (st *structure) structural(g *graph.Graph, ck *cne.Checkpoint) *cne.Checkpoint {
+	keep := func(k int) bool {
+		i, ok := g.Index(ck.Keys[k])
+		return !ok || st.mark[i]
+	}
+	all := true
+	for k := range ck.Keys {
+		all = all && keep(k)
+	}
+	if all {
+		return ck
+	}
+	out := *ck
+	out.Keys, out.X, out.M, out.V = nil, nil, nil, nil
+	d := ck.Dim
+	for k, key := range ck.Keys {
+		if !keep(k) {
+			continue
+		}
+		out.Keys = append(out.Keys, key)
+		out.X = append(out.X, ck.X[k*d:(k+1)*d]...)
+		if ck.M != nil && ck.V != nil {
+			out.M = append(out.M, ck.M[k*d:(k+1)*d]...)
+			out.V = append(out.V, ck.V[k*d:(k+1)*d]...)
+		}
+	}
+	return &out
+}
+
+// placeContext sets the embedding row of each context node to the mean of
+// its structural neighbours' rows (where a warm start places a new node),
+// so that no row is a meaningless zero; a context node without structural
+// neighbours keeps zeros.
+func (st *structure) placeContext(g *graph.Graph, emb *cne.Embedding) {
+	for i := range g.NumNodes() {
+		if st.mark[i] {
+			continue
+		}
+		row, k := emb.Row(i), 0
+		for _, j := range g.Neighbors(i) {
+			if st.mark[j] {
+				for c, x := range emb.Row(int(j)) {
+					row[c] += x
+				}
+				k++
+			}
+		}
+		for c := range row {
+			if k > 0 {
+				row[c] /= float64(k)
+			}
+		}
+	}
 }

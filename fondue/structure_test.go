@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
@@ -78,8 +79,26 @@ func TestContextScoresStructure(t *testing.T) {
 	for i := range kg.NumNodes() {
 		j, ok := wrote.Index(kg.Key(i))
 		if !ok {
-			if !math.IsNaN(b.Scores[i]) || b.Entities[i] != 0 || slices.ContainsFunc(b.Embedding.Row(i), func(x float64) bool { return x != 0 }) {
-				t.Fatalf("context node %s: score %v, entities %d, embedding %v", kg.Key(i), b.Scores[i], b.Entities[i], b.Embedding.Row(i))
+			if !math.IsNaN(b.Scores[i]) || b.Entities[i] != 0 {
+				t.Fatalf("context node %s: score %v, entities %d", kg.Key(i), b.Scores[i], b.Entities[i])
+			}
+			// Its row: the mean of its structural neighbours' rows.
+			want, k := make([]float64, b.Embedding.Dim), 0
+			for _, j := range kg.Neighbors(i) {
+				if _, ok := wrote.Index(kg.Key(int(j))); ok {
+					for d, x := range b.Embedding.Row(int(j)) {
+						want[d] += x
+					}
+					k++
+				}
+			}
+			for d := range want {
+				if k > 0 {
+					want[d] /= float64(k)
+				}
+			}
+			if k == 0 || !slices.Equal(want, b.Embedding.Row(i)) {
+				t.Fatalf("context node %s: embedding %v, want the mean of its %d structural neighbours %v", kg.Key(i), b.Embedding.Row(i), k, want)
 			}
 			continue
 		}
@@ -128,5 +147,134 @@ func TestContextDeterministicAcrossWorkers(t *testing.T) {
 				t.Fatalf("proposal %d differs between 1 and 3 workers", k)
 			}
 		}
+	}
+}
+
+func sameBits(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
+}
+
+func sameCheckpoint(a, b *cne.Checkpoint) bool {
+	return slices.Equal(a.Keys, b.Keys) && sameBits(a.X, b.X) && sameBits(a.M, b.M) && sameBits(a.V, b.V) &&
+		a.Step == b.Step && sameBits(a.History, b.History) && a.Peak == b.Peak
+}
+
+// A Context without context nodes (every node a target or a target's
+// neighbour, as a pull of Author and Paper with only WROTE) scores as
+// without one, to the last bit: scores, entities, embedding, checkpoint
+// and proposals; with an evidence property, all but the entities and the
+// proposals, which its merge may change.
+func TestContextWithoutContextNodes(t *testing.T) {
+	wrote, _, _ := kgPair(t)
+	ctx := context.Background()
+	c := &evidence.Context{Kinds: []string{"Author", "Paper"}, Kind: make([]int32, wrote.NumNodes())}
+	for i := range c.Kind {
+		c.Kind[i] = int32(strings.IndexByte("ap", wrote.Key(i)[0]))
+	}
+	opts := Options{Seed: 5, Targets: authors(wrote), KeepState: true,
+		Split: SplitOptions{Splitter: split.Find(split.Splitters(), split.Default), Top: 10}}
+	a, err := Score(ctx, wrote, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withCtx := func(c *evidence.Context) *Result {
+		o := opts
+		o.Context = c
+		b, err := Score(ctx, wrote, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(a.Scores, b.Scores) || !sameBits(a.Ambiguity, b.Ambiguity) || !sameBits(a.Embedding.X, b.Embedding.X) {
+			t.Fatal("scores, ambiguity or embedding differ from the run without a Context")
+		}
+		if !sameCheckpoint(a.Checkpoint(wrote, opts), b.Checkpoint(wrote, o)) {
+			t.Fatal("checkpoint differs from the run without a Context")
+		}
+		return b
+	}
+	b := withCtx(c)
+	if !slices.Equal(a.Entities, b.Entities) {
+		t.Fatal("entities differ from the run without a Context")
+	}
+	if len(a.Proposals) != len(b.Proposals) {
+		t.Fatalf("%d proposals, %d without a Context", len(b.Proposals), len(a.Proposals))
+	}
+	for k := range a.Proposals {
+		if a.Proposals[k].Node != b.Proposals[k].Node || !slices.EqualFunc(a.Proposals[k].Groups, b.Proposals[k].Groups, slices.Equal[[]int32]) {
+			t.Fatalf("proposal %d differs from the run without a Context", k)
+		}
+	}
+	// With an evidence property: the same scoring, then the merge.
+	cp := *c
+	cp.Properties = []evidence.Property{{Name: "year", Numeric: true, Number: make([]float64, wrote.NumNodes())}}
+	for i := range cp.Properties[0].Number {
+		cp.Properties[0].Number[i] = float64(1990 + i%20)
+	}
+	if p := withCtx(&cp); len(p.Proposals) != len(a.Proposals) || p.Proposals[0].Reasons == nil {
+		t.Fatal("with an evidence property, the proposals carry no reasons")
+	}
+}
+
+// With context nodes, the checkpoint covers the structural nodes by key,
+// with the optimizer state (KeepState), and a warm start from it reuses
+// every structural node and is deterministic.
+func TestContextCheckpointWarmStart(t *testing.T) {
+	wrote, kg, c := kgPair(t)
+	ctx := context.Background()
+	opts := Options{Seed: 4, Targets: authors(kg), Context: c, KeepState: true}
+	res, err := Score(ctx, kg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := res.Checkpoint(kg, opts)
+	if ck.Len() != wrote.NumNodes() || ck.M == nil || ck.V == nil || ck.Step == 0 {
+		t.Fatalf("checkpoint of %d nodes (state %v), want the %d structural nodes with state", ck.Len(), ck.M != nil, wrote.NumNodes())
+	}
+	for _, k := range ck.Keys {
+		if _, ok := wrote.Index(k); !ok {
+			t.Fatalf("checkpoint holds context node %s", k)
+		}
+	}
+	warm := opts
+	warm.WarmStart, warm.WarmStartMinShare = ck, 1
+	var ref *Result
+	for range 2 {
+		w, err := Score(ctx, kg, warm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.Warm == nil || w.Warm.Reused != wrote.NumNodes() || w.Warm.New != 0 || w.Warm.Dropped != 0 {
+			t.Fatalf("warm start %+v, want all %d structural nodes reused", w.Warm, wrote.NumNodes())
+		}
+		if w.CNE.Epochs >= res.CNE.Epochs {
+			t.Fatalf("warm start took %d epochs, the cold run %d", w.CNE.Epochs, res.CNE.Epochs)
+		}
+		if ref != nil && (!sameBits(ref.Scores, w.Scores) || !sameCheckpoint(ref.Checkpoint(kg, warm), w.Checkpoint(kg, warm))) {
+			t.Fatal("two warm starts from one checkpoint differ")
+		}
+		ref = w
+	}
+	// A checkpoint of the whole graph (saved without a Context): its
+	// context nodes are neither reused nor dropped.
+	full := cne.NewCheckpoint(kg, res.Embedding, opts.CNE)
+	warm.WarmStart = full
+	w, err := Score(ctx, kg, warm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Warm.Reused != wrote.NumNodes() || w.Warm.Dropped != 0 {
+		t.Fatalf("warm start from a whole-graph checkpoint %+v, want %d reused, none dropped", w.Warm, wrote.NumNodes())
+	}
+}
+
+// StructureSize counts the structural graph Score builds: with the
+// authors as targets, the graph without its venues and keywords.
+func TestStructureSize(t *testing.T) {
+	wrote, kg, _ := kgPair(t)
+	if n, m := StructureSize(kg, authors(kg)); n != wrote.NumNodes() || m != wrote.NumEdges() {
+		t.Fatalf("structure of %d nodes, %d links; want %d, %d", n, m, wrote.NumNodes(), wrote.NumEdges())
+	}
+	if n, m := StructureSize(kg, nil); n != kg.NumNodes() || m != kg.NumEdges() {
+		t.Fatalf("every node a target: %d nodes, %d links; want the graph's %d, %d", n, m, kg.NumNodes(), kg.NumEdges())
 	}
 }

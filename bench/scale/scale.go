@@ -40,6 +40,11 @@ type Case struct {
 	// Neo4j makes it a live case (neo4j:sbm:...): the graph is imported
 	// into each test server and synced (see LiveConfig).
 	Neo4j bool
+	// KG makes the SBM a knowledge graph (kg:NODES:DEGREE, see kg.go):
+	// the block model's nodes are the scored authors, its links papers,
+	// with venues, hub keywords and a year as context; score reads it as
+	// Neo4j import files.
+	KG bool
 }
 
 // ParseCase reads "sbm:NODES:DEGREE" or "file:PATH" (name = base name),
@@ -47,7 +52,7 @@ type Case struct {
 func ParseCase(s string) (Case, error) {
 	if rest, ok := strings.CutPrefix(s, "neo4j:"); ok {
 		c, err := ParseCase(rest)
-		if err != nil || c.Neo4j {
+		if err != nil || c.Neo4j || c.KG {
 			return Case{}, fmt.Errorf("case %q: want neo4j:sbm:NODES:DEGREE or neo4j:file:PATH", s)
 		}
 		c.Name, c.Neo4j = "neo4j-"+c.Name, true
@@ -65,11 +70,18 @@ func ParseCase(s string) (Case, error) {
 			return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
 		}
 		return Case{Name: fmt.Sprintf("sbm-%s-d%g", humanCount(n), d), Nodes: n, AvgDegree: d}, nil
+	case strings.HasPrefix(s, "kg:"):
+		c, err := ParseCase("sbm:" + strings.TrimPrefix(s, "kg:"))
+		if err != nil {
+			return Case{}, fmt.Errorf("case %q: want kg:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
+		}
+		c.Name, c.KG = "kg"+strings.TrimPrefix(c.Name, "sbm"), true
+		return c, nil
 	case strings.HasPrefix(s, "file:"):
 		p := strings.TrimPrefix(s, "file:")
 		return Case{Name: strings.TrimSuffix(filepath.Base(p), ".edges"), File: p}, nil
 	}
-	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, file:PATH, or either after neo4j:", s)
+	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, kg:NODES:DEGREE, file:PATH, or sbm or file after neo4j:", s)
 }
 
 // Resolve finds a file case's edge list: the path as given if it exists,
@@ -182,9 +194,10 @@ type Run struct {
 
 // prepared is a case's input on disk.
 type prepared struct {
-	edges, labels string
-	nodes, edgesN int
-	ambiguous     map[string]bool
+	edges, labels   string
+	kgNodes, kgRels string // a KG case's import files (edges unused)
+	nodes, edgesN   int
+	ambiguous       map[string]bool
 }
 
 // Execute runs every case and returns the measurements.
@@ -313,7 +326,15 @@ func prepare(c Case, cfg Config) (*prepared, error) {
 	// A live case shares its graph with the file case of the same name.
 	base := filepath.Join(cfg.CacheDir, fmt.Sprintf("%s-r%g-s%d", strings.TrimPrefix(c.Name, "neo4j-"), cfg.Ratio, cfg.Seed))
 	p := &prepared{edges: base + ".edges", labels: base + ".labels"}
-	if _, err := os.Stat(p.labels); err != nil {
+	if c.KG {
+		p.kgNodes, p.kgRels = base+".nodes.csv", base+".rels.csv"
+	}
+	if _, err := os.Stat(p.labels); err != nil && c.KG {
+		if err := writeKG(c, cfg, p); err != nil {
+			return nil, err
+		}
+		debug.FreeOSMemory()
+	} else if err != nil {
 		var g *graph.Graph
 		if c.File != "" {
 			g, _, err = edgelist.ReadFile(c.File, edgelist.HeaderAuto)
@@ -403,8 +424,13 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		return r, nil, err
 	}
-	args := []string{"score", p.edges, "--config", empty, "--seed", strconv.FormatUint(cfg.Seed, 10),
-		"--log-level", "debug", "--log-format", "json"}
+	args := []string{"score", p.edges}
+	if c.KG {
+		args = []string{"score", "--nodes", p.kgNodes, "--relationships", p.kgRels, "--score-labels", "Author",
+			"--evidence-properties", "year"}
+	}
+	args = append(args, "--config", empty, "--seed", strconv.FormatUint(cfg.Seed, 10),
+		"--log-level", "debug", "--log-format", "json")
 	if cfg.Threads > 0 {
 		args = append(args, "--threads", strconv.Itoa(cfg.Threads))
 	}
@@ -432,7 +458,11 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 	if jsonOut {
 		raw, perr = io.ReadAll(out)
 	} else {
-		scores, degrees, perr = readScores(out)
+		col := 1
+		if c.KG { // import files give names: node, name, ambiguity, ...
+			col = 2
+		}
+		scores, degrees, perr = readScores(out, col)
 	}
 	werr := cmd.Wait()
 	r.WallS = time.Since(start).Seconds()
@@ -502,18 +532,20 @@ func filterEnv(env []string) []string {
 	return out
 }
 
-// readScores parses `score` TSV output: node, ambiguity, degree[, score].
-func readScores(r io.Reader) (map[string]float64, map[string]int, error) {
+// readScores parses `score` TSV output: node, ambiguity, degree[, score],
+// or with names node, name, ambiguity, degree, ...: the ambiguity is
+// column col, the degree the next.
+func readScores(r io.Reader, col int) (map[string]float64, map[string]int, error) {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<16), 1<<26)
 	m, deg := map[string]float64{}, map[string]int{}
 	for s.Scan() {
 		f := strings.Split(s.Text(), "\t")
-		if len(f) < 3 {
+		if len(f) < col+2 {
 			continue
 		}
-		v, err := strconv.ParseFloat(f[1], 64)
-		d, derr := strconv.Atoi(f[2])
+		v, err := strconv.ParseFloat(f[col], 64)
+		d, derr := strconv.Atoi(f[col+1])
 		if err != nil || derr != nil {
 			return nil, nil, fmt.Errorf("bad score line %q", s.Text())
 		}

@@ -19,7 +19,11 @@ func TestParseCase(t *testing.T) {
 	if err != nil || c.File != "/data/condmat05.edges" || c.Name != "condmat05" {
 		t.Fatalf("%+v %v", c, err)
 	}
-	for _, bad := range []string{"sbm:10", "sbm:x:10", "sbm:50:10", "sbm:1000:0", "er:100:5", ""} {
+	c, err = ParseCase("kg:330000:4")
+	if err != nil || !c.KG || c.Nodes != 330000 || c.Name != "kg-330k-d4" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, bad := range []string{"sbm:10", "sbm:x:10", "sbm:50:10", "sbm:1000:0", "er:100:5", "", "kg:10:2", "neo4j:kg:1000:4"} {
 		if _, err := ParseCase(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -27,12 +31,16 @@ func TestParseCase(t *testing.T) {
 }
 
 func TestReadScoresAndSummary(t *testing.T) {
-	m, deg, err := readScores(strings.NewReader("7\t1\t3\t2.5\nx\t0.5\t1\t0.1\n"))
+	m, deg, err := readScores(strings.NewReader("7\t1\t3\t2.5\nx\t0.5\t1\t0.1\n"), 1)
 	if err != nil || len(m) != 2 || m["7"] != 1 || m["x"] != 0.5 || deg["7"] != 3 || deg["x"] != 1 {
 		t.Fatalf("%v %v %v", m, deg, err)
 	}
+	// With names (import files): node, name, ambiguity, degree.
+	if m, deg, err := readScores(strings.NewReader("7\t7\t0.25\t3\n"), 2); err != nil || m["7"] != 0.25 || deg["7"] != 3 {
+		t.Fatalf("%v %v %v", m, deg, err)
+	}
 	for _, bad := range []string{"7\tnope\t3\n", "7\t1\tthree\n"} {
-		if _, _, err := readScores(strings.NewReader(bad)); err == nil {
+		if _, _, err := readScores(strings.NewReader(bad), 1); err == nil {
 			t.Fatalf("bad line %q accepted", bad)
 		}
 	}

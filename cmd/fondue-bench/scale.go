@@ -49,6 +49,11 @@ program (as "go install ./cmd/..." leaves them), else the one on $PATH.
 Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way;
 a bare file name that is not in the working folder is looked up in the
 datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
+A kg:NODES:DEGREE case is a knowledge graph scored from Neo4j import files
+(--nodes, --relationships, --score-labels Author, --evidence-properties year):
+the block model's nodes are authors, each of its links a paper, each paper in
+one venue of its block (one per 50) and with one of 4 keywords shared by all;
+venues and keywords are context.
 
 Live cases, neo4j:sbm:NODES:DEGREE (or neo4j:file:PATH), measure "sync"
 against a live Neo4j: the same graph is bulk-imported (neo4j-admin database
@@ -74,6 +79,7 @@ stop, to show what early stopping costs.`,
 		Example: `  go build -o fondue-neo4j ./cmd/fondue-neo4j
   fondue-bench scale --binary ./fondue-neo4j --cases sbm:1000000:20 --double-epochs
   fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3
+  fondue-bench scale --binary ./fondue-neo4j --cases kg:330000:4
   fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json
   fondue-bench scale --binary ./fondue-neo4j --baseline ./old-fondue-neo4j --cases neo4j:sbm:1000000:20 --repeats 3 --neo4j-versions 5.26`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -172,7 +178,7 @@ stop, to show what early stopping costs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE or file:PATH")
+	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE, kg:NODES:DEGREE or file:PATH")
 	f.Float64Var(&ratio, "ratio", 0.01, "fraction of nodes merged into planted ambiguous pairs")
 	f.IntVar(&repeats, "repeats", 1, "runs per case and binary (medians are reported)")
 	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")

@@ -191,7 +191,7 @@ func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opt
 		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
 		KeepState: a.cfg.Engine.Embedding.Checkpoint != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
 		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil,
-		NoEmbedding: !usesEmbedding(opts.Method)})
+		NoEmbedding: !usesEmbedding(opts.Method), Held: contextMemory(g, opts)})
 	if err := a.checkMemory(est); err != nil {
 		return nil, err
 	}
@@ -444,3 +444,26 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// contextMemory is what scoring with opts.Context holds beside the graph
+// (memory.Context); nil without one.
+func contextMemory(g *graph.Graph, opts fondue.Options) []memory.Part {
+	c := opts.Context
+	if c == nil {
+		return nil
+	}
+	o := memory.ContextOptions{Nodes: int64(g.NumNodes())}
+	s, e := fondue.StructureSize(g, opts.Targets)
+	o.StructuralNodes, o.StructuralEdges = int64(s), int64(e)
+	for _, p := range c.Properties {
+		if p.Numeric {
+			o.Numeric++
+			continue
+		}
+		o.Text++
+		for _, v := range p.Text {
+			o.TextBytes += int64(len(v))
+		}
+	}
+	return memory.Context(o)
+}

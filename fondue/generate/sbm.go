@@ -67,9 +67,16 @@ func (o SBMOptions) withDefaults() SBMOptions {
 // SBM draws a graph from o. Node keys are 0..Nodes-1; the same
 // options and seed give the same graph. It takes O(Nodes + edges) time.
 func SBM(o SBMOptions) (*graph.Graph, error) {
+	g, _, err := SBMCommunities(o)
+	return g, err
+}
+
+// SBMCommunities is SBM that also returns each node's community (by node
+// index, which is its key).
+func SBMCommunities(o SBMOptions) (*graph.Graph, []int32, error) {
 	o = o.withDefaults()
 	if err := o.check(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := o.Nodes
 	// One random stream, drawn in this order: weights, community sizes,
@@ -83,7 +90,8 @@ func SBM(o SBMOptions) (*graph.Graph, error) {
 		s.within[c] = newAlias(w, mem)
 	}
 	m := int(math.Round(o.AvgDegree * float64(n) / 2))
-	return s.graph(n, m)
+	g, err := s.graph(n, m)
+	return g, comm, err
 }
 
 // check reports the first option (after withDefaults) out of range.

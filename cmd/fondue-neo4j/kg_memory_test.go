@@ -1,0 +1,49 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
+)
+
+// score's memory estimate for import files counts the context: the kinds,
+// the evidence properties, the structural graph and the pieces.
+func TestContextMemory(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nodes := write("nodes.csv", "uid:ID,year:int,title,:LABEL\na0,,,Author\na1,,,Author\na2,,,Author\n"+
+		"p0,2001,graph cuts,Paper\np1,2002,spectral,Paper\np2,2003,ego,Paper\nv0,,,Venue\nv1,,,Venue\n")
+	rels := write("rels.csv", ":START_ID,:END_ID,:TYPE\na0,p0,WROTE\na1,p0,WROTE\na1,p1,WROTE\na2,p1,WROTE\na0,p2,WROTE\n"+
+		"p0,v0,PUBLISHED_IN\np1,v0,PUBLISHED_IN\np2,v1,PUBLISHED_IN\n")
+	kg, err := neo4jcsv.Read(context.Background(), neo4jcsv.Options{Nodes: []string{nodes}, Relationships: []string{rels},
+		ScoreLabels: []string{"Author"}, EvidenceProperties: []string{"year", "title"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := contextMemory(kg.Graph, fondue.Options{Targets: kg.Targets, Context: kg.Context})
+	// 8 nodes; authors and papers are structural: 6 nodes, the 5 WROTE.
+	want := []memory.Part{
+		{Name: "context: the nodes' kinds", Bytes: 4 * 8},
+		{Name: "context: evidence properties", Bytes: 8*8 + 16*8 + (10+8+3)*5/4},
+		{Name: "context: the structural graph", Bytes: 8*5 + 8*7 + 56*6 + 9*8},
+		{Name: "context: pieces and profiles", Bytes: 96 * 5},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("context memory\n%v, want\n%v", got, want)
+	}
+	if contextMemory(kg.Graph, fondue.Options{}) != nil {
+		t.Fatal("memory counted for a Context without one")
+	}
+}
