@@ -159,13 +159,12 @@ func proposeByEvidence(ctx context.Context, g *graph.Graph, res *Result, in *spl
 }
 
 // GroupCap is the most groups a split may make of a node whose entity
-// estimate is entities: twice the estimate, and at least 2. The estimate
-// counts the pieces of the neighbourhood, and one link between two
-// people's circles makes them one piece: a cap at the estimate itself
-// left such nodes unsplit and lost a fair share of the real set's split
-// ARI (bench/RANKING.md), while twice the estimate still keeps a hub
-// whose estimate is 2 from becoming hundreds of one-edge clones.
-func GroupCap(entities int) int { return max(2, 2*entities) }
+// estimate is entities: three times the estimate (at least 1). The
+// estimate counts the pieces of the neighbourhood and undercounts where
+// one link joins two people's circles, so a cap at the estimate itself
+// merged real persons; three times it keeps a hub whose estimate is 2
+// from becoming hundreds of one-edge clones (bench/RANKING.md).
+func GroupCap(entities int) int { return 3 * max(1, entities) }
 
 // capGroups merges groups (largest first) down to at most limit groups: the
 // limit largest stay, and each further group joins the kept group whose

@@ -43,10 +43,10 @@ func TestCapGroups(t *testing.T) {
 // TestProposeSplitsCap: a node gets at most GroupCap(its entity estimate)
 // groups, whatever the splitter makes.
 func TestProposeSplitsCap(t *testing.T) {
-	// Node 0 is linked to three pairs that nothing else links: the
-	// ego-components splitter makes three groups (GroupCap(1) = 2, and 3
-	// for any estimate from 2).
-	g, err := graph.NewGraph(7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {1, 2}, {3, 4}, {5, 6}})
+	// Node 0 is linked to four pairs that nothing else links: the
+	// splitter makes four groups (GroupCap(1) = 3, and 4 for any estimate
+	// from 2).
+	g, err := graph.NewGraph(9, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}, {0, 7}, {0, 8}, {1, 2}, {3, 4}, {5, 6}, {7, 8}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +62,11 @@ func TestProposeSplitsCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(free[0].Groups) < 3 {
-		t.Fatalf("%s made %d groups of three separate pairs, want 3", sp.Name(), len(free[0].Groups))
+	if len(free[0].Groups) < 4 {
+		t.Fatalf("%s made %d groups of four separate pairs, want 4", sp.Name(), len(free[0].Groups))
 	}
-	for est, want := range map[int]int{1: 2, 2: 3, 3: 3} {
-		res := &Result{Entities: []int{est, 1, 1, 1, 1, 1, 1}}
+	for est, want := range map[int]int{1: 3, 2: 4, 3: 4} {
+		res := &Result{Entities: []int{est, 1, 1, 1, 1, 1, 1, 1, 1}}
 		props, err := ProposeSplits(context.Background(), g, res, []int{0}, opts)
 		if err != nil {
 			t.Fatal(err)
@@ -78,14 +78,14 @@ func TestProposeSplitsCap(t *testing.T) {
 		for _, gr := range props[0].Groups {
 			total += len(gr)
 		}
-		if total != 6 {
-			t.Errorf("estimate %d: groups %v hold %d neighbours, want 6", est, props[0].Groups, total)
+		if total != 8 {
+			t.Errorf("estimate %d: groups %v hold %d neighbours, want 8", est, props[0].Groups, total)
 		}
 	}
 }
 
 func TestGroupCap(t *testing.T) {
-	for est, want := range map[int]int{1: 2, 2: 4, 3: 6, 10: 20} {
+	for est, want := range map[int]int{0: 3, 1: 3, 2: 6, 3: 9, 10: 30} {
 		if got := GroupCap(est); got != want {
 			t.Errorf("GroupCap(%d) = %d, want %d", est, got, want)
 		}

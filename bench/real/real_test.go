@@ -465,7 +465,7 @@ func TestRealQuick(t *testing.T) {
 		{co, "ego-components groups", spl(co, research.EgoComponents, MetricGroups), 6.2, 10},
 		// mcl is fondue's splitter: capped at GroupCap of the estimate
 		// (bench/RANKING.md), not the README's raw .746 and .158.
-		{co, "mcl ARI", spl(co, split.MCL, MetricARI), .740, 1e3},
+		{co, "mcl ARI", spl(co, split.MCL, MetricARI), .745, 1e3},
 		{wrote, "degree AUC", det(wrote, "degree", MetricAUC), .859, 1e3},
 		{wrote, "cc AUC within bins", det(wrote, "cc", MetricAUCBins), .476, 1e3},
 		{wrote, "nc AUC", det(wrote, "nc", MetricAUC), .500, 1e3},
@@ -473,7 +473,7 @@ func TestRealQuick(t *testing.T) {
 		{wrote, "two-hop-components ARI", spl(wrote, research.TwoHopComponents, MetricARI), .720, 1e3},
 		{wrote, "two-hop-components ARI, 2 persons", spl(wrote, research.TwoHopComponents, MetricARI2), .741, 1e3},
 		{wrote, "two-hop-components ARI, 3+", spl(wrote, research.TwoHopComponents, MetricARI3), .701, 1e3},
-		{wrote, "mcl ARI", spl(wrote, split.MCL, MetricARI), .264, 1e3},
+		{wrote, "mcl ARI", spl(wrote, split.MCL, MetricARI), .222, 1e3},
 	} {
 		if math.Round(c.got*c.digits)/c.digits != c.want {
 			t.Errorf("%s %s = %v, the data README says %v", c.s.Name, c.what, c.got, c.want)
