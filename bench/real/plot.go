@@ -2,6 +2,7 @@ package real
 
 import (
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -70,6 +71,13 @@ func barPlot(p *plot.Plot, file string, categories []string, series []barSeries,
 	return p.Save(width, 4.8*vg.Inch, file)
 }
 
+// shade is one metric of a grouped bar plot: its bars take the set's
+// colour tinted by t.
+type shade struct {
+	metric, label string
+	t             float64
+}
+
 // WritePlots draws the real benchmark's pictures into dir and returns their
 // file names: real-detection.png (AUC and AUC within degree bins per method
 // and set), real-ari.png (ARI per splitter and set: all split-evaluated
@@ -87,76 +95,41 @@ func (r *Report) WritePlots(dir string) ([]string, error) {
 		return nil, nil
 	}
 	var files []string
-	methods := r.methods()
-	{
-		p := plots.New("Detection on real ambiguity (all labelled names; light: within degree bins)", "", "AUC")
+	methods, splitters := r.methods(), r.splitters()
+	for _, pl := range []struct {
+		file, title, ylabel string
+		names               []string
+		def                 string
+		stats               func(*SetSummary) map[string]map[string]map[string]metrics.Stat
+		shades              []shade
+	}{
+		{"real-detection.png", "Detection on real ambiguity (all labelled names; light: within degree bins)", "AUC",
+			methods, res.Config.DefaultMethod, func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Detection },
+			[]shade{{MetricAUC, "AUC", 0}, {MetricAUCBins, "within bins", 0.55}}},
+		{"real-top.png", "The top of the ranking on real ambiguity (all labelled names; dark: P@20, mid: P@100, light: P@1%)", "precision",
+			methods, res.Config.DefaultMethod, func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Detection },
+			[]shade{{MetricP20, "P@20", 0}, {MetricP100, "P@100", 0.4}, {MetricP1, "P@1%", 0.7}}},
+		{"real-ari.png", "Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "ARI",
+			splitters, res.Config.DefaultSplitter, func(s *SetSummary) map[string]map[string]map[string]metrics.Stat { return s.Splitting },
+			[]shade{{MetricARI, "all", 0}, {MetricARI2, "2 persons", 0.4}, {MetricARI3, "3+ persons", 0.7}}},
+	} {
+		p := plots.New(pl.title, "", pl.ylabel)
 		p.Y.Min, p.Y.Max = 0, 1.35
 		p.Y.Tick.Marker = plots.UnitTicks{}
 		var series []barSeries
 		for k, s := range sets {
-			for _, m := range []struct {
-				metric, label string
-				t             float64
-			}{{MetricAUC, "AUC", 0}, {MetricAUCBins, "within bins", 0.55}} {
-				vals := make(plotter.Values, len(methods))
-				for i, name := range methods {
-					vals[i] = statMean(s.Summary.Detection, name, HalfAll, m.metric)
+			for _, m := range pl.shades {
+				vals := make(plotter.Values, len(pl.names))
+				for i, name := range pl.names {
+					vals[i] = statMean(pl.stats(s.Summary), name, HalfAll, m.metric)
 				}
 				series = append(series, barSeries{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
 			}
 		}
-		cats := markDefault(methods, res.Config.DefaultMethod)
-		if err := barPlot(p, filepath.Join(dir, "real-detection.png"), cats, series, nil); err != nil {
+		if err := barPlot(p, filepath.Join(dir, pl.file), markDefault(pl.names, pl.def), series, nil); err != nil {
 			return files, err
 		}
-		files = append(files, "real-detection.png")
-	}
-	{
-		p := plots.New("The top of the ranking on real ambiguity (all labelled names; dark: P@20, mid: P@100, light: P@1%)", "", "precision")
-		p.Y.Min, p.Y.Max = 0, 1.35
-		p.Y.Tick.Marker = plots.UnitTicks{}
-		var series []barSeries
-		for k, s := range sets {
-			for _, m := range []struct {
-				metric, label string
-				t             float64
-			}{{MetricP20, "P@20", 0}, {MetricP100, "P@100", 0.4}, {MetricP1, "P@1%", 0.7}} {
-				vals := make(plotter.Values, len(methods))
-				for i, name := range methods {
-					vals[i] = statMean(s.Summary.Detection, name, HalfAll, m.metric)
-				}
-				series = append(series, barSeries{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
-			}
-		}
-		cats := markDefault(methods, res.Config.DefaultMethod)
-		if err := barPlot(p, filepath.Join(dir, "real-top.png"), cats, series, nil); err != nil {
-			return files, err
-		}
-		files = append(files, "real-top.png")
-	}
-	splitters := r.splitters()
-	{
-		p := plots.New("Splitting on real ambiguity: ARI (dark: all, mid: 2 persons, light: 3+)", "", "ARI")
-		p.Y.Max = 1.35
-		p.Y.Tick.Marker = plots.UnitTicks{}
-		var series []barSeries
-		for k, s := range sets {
-			for _, m := range []struct {
-				metric, label string
-				t             float64
-			}{{MetricARI, "all", 0}, {MetricARI2, "2 persons", 0.4}, {MetricARI3, "3+ persons", 0.7}} {
-				vals := make(plotter.Values, len(splitters))
-				for i, name := range splitters {
-					vals[i] = statMean(s.Summary.Splitting, name, HalfAll, m.metric)
-				}
-				series = append(series, barSeries{s.Name + " " + m.label, vals, tint(setColor(k), m.t)})
-			}
-		}
-		cats := markDefault(splitters, res.Config.DefaultSplitter)
-		if err := barPlot(p, filepath.Join(dir, "real-ari.png"), cats, series, nil); err != nil {
-			return files, err
-		}
-		files = append(files, "real-ari.png")
+		files = append(files, pl.file)
 	}
 	{
 		file, err := r.groupsPlot(dir, sets, splitters)

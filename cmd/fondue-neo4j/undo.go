@@ -68,18 +68,26 @@ type undoSummary struct {
 	UndoMillis int64 `json:"undoMillis"`
 }
 
-func (a *app) undo(ctx context.Context, runID string) error {
+// openForUndo reads the output format and connects to Neo4j, as undo and
+// forgetDecisions both need.
+func (a *app) openForUndo(ctx context.Context) (conn *connector.Conn, asJSON bool, err error) {
 	cfg, err := a.neo4jConfig()
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	asJSON, err := a.outputJSON()
+	if asJSON, err = a.outputJSON(); err != nil {
+		return nil, false, err
+	}
+	if conn, err = connector.Open(ctx, cfg); err != nil {
+		return nil, false, exitCode(err)
+	}
+	return conn, asJSON, nil
+}
+
+func (a *app) undo(ctx context.Context, runID string) error {
+	conn, asJSON, err := a.openForUndo(ctx)
 	if err != nil {
 		return err
-	}
-	conn, err := connector.Open(ctx, cfg)
-	if err != nil {
-		return exitCode(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	t0 := time.Now()
@@ -113,17 +121,9 @@ func (a *app) undo(ctx context.Context, runID string) error {
 // forgetDecisions forgets the remembered review decisions of a run, or
 // of every run ("").
 func (a *app) forgetDecisions(ctx context.Context, runID string) error {
-	cfg, err := a.neo4jConfig()
+	conn, asJSON, err := a.openForUndo(ctx)
 	if err != nil {
 		return err
-	}
-	asJSON, err := a.outputJSON()
-	if err != nil {
-		return err
-	}
-	conn, err := connector.Open(ctx, cfg)
-	if err != nil {
-		return exitCode(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	n, err := syncjob.ForgetDecisions(ctx, conn, runID, syncjob.LockOptions{Name: a.cfg.Lock.Name, TTL: a.cfg.Lock.TTL}, a.log)
