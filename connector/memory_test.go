@@ -132,9 +132,9 @@ func TestTopDegrees(t *testing.T) {
 // SplitMemory bounds a real split plan of a pulled graph and what storing
 // and carrying it out allocate: the plan's heap and its text (a stored
 // plan's and a dry run's, with links and relationship counts), within
-// 8 times (its bound takes the largest degrees, the nodes split are the
-// most ambiguous), and the live heap's peak while the plan is stored and
-// the nodes split.
+// 12 times (its bound takes the largest degrees, while the nodes split are
+// the most ambiguous, which the ranking no longer lets the hubs be), and
+// the live heap's peak while the plan is stored and the nodes split.
 func TestSplitMemoryEstimate(t *testing.T) {
 	c, o := loadSBM(t)
 	sg, err := c.Pull(ctxT(t, time.Minute), o)
@@ -150,8 +150,8 @@ func TestSplitMemoryEstimate(t *testing.T) {
 	check := func(what string, got, bound int64) {
 		t.Helper()
 		t.Logf("%s: %.2f MB, bound %.2f MB (%.2fx)", what, float64(got)/(1<<20), float64(bound)/(1<<20), float64(bound)/float64(got))
-		if got > bound || bound > 8*got {
-			t.Errorf("%s: %d bytes, bound %d: want the bound above, and within 8 times", what, got, bound)
+		if got > bound || bound > 12*got {
+			t.Errorf("%s: %d bytes, bound %d: want the bound above, and within 12 times", what, got, bound)
 		}
 	}
 	for _, dry := range []bool{false, true} {

@@ -57,7 +57,7 @@ func wroteCounts(t *testing.T) (map[[2]string]int, int) {
 	t.Helper()
 	counts := map[[2]string]int{}
 	total := 0
-	for _, r := range cypher(t, `MATCH (a)-[:WROTE]->(p) RETURN coalesce(a.uid, a.fondue_split_from) AS author, p.uid AS paper, count(*) AS n`, nil) {
+	for _, r := range cypher(t, `MATCH (a)-[:WROTE]->(p) RETURN coalesce(a.fondue_split_from, a.uid) AS author, p.uid AS paper, count(*) AS n`, nil) {
 		a, _ := r.Values[0].(string)
 		p, _ := r.Values[1].(string)
 		n := int(r.Values[2].(int64))
@@ -170,7 +170,7 @@ func TestSyncImportedKnowledgeGraph(t *testing.T) {
 	}
 	held := map[string][]string{} // original uid / group -> papers
 	for _, r := range cypher(t, `MATCH (a:Author)-[:WROTE]->(p) WHERE a.fondue_split_run = $run OR a.fondue_split_runs IS NOT NULL
-		RETURN coalesce(a.uid, a.fondue_split_from) + '/' + toString(coalesce(a.fondue_split_group, 0)), collect(DISTINCT p.uid)`, map[string]any{"run": run}) {
+		RETURN coalesce(a.fondue_split_from, a.uid) + '/' + toString(coalesce(a.fondue_split_group, 0)), collect(DISTINCT p.uid)`, map[string]any{"run": run}) {
 		var papers []string
 		for _, p := range r.Values[1].([]any) {
 			papers = append(papers, p.(string))
