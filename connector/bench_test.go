@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 )
 
 // The speed of pull and write on CondMat05 (36,458 nodes, 171,736

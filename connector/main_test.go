@@ -13,8 +13,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 

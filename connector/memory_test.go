@@ -12,7 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 

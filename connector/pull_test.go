@@ -12,7 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 )
 
 func TestOpenReadsVersion(t *testing.T) {

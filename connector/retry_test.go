@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cypherlint"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/cypherlint"
 )
 
 // Every statement fondue-neo4j can produce passes Neo4j 5's own grammar and

@@ -29,7 +29,7 @@
 // checkpoints), fondue/score (FONDUE, the combined method, the pieces and
 // the baselines; score.Methods), fondue/split (the splitters), with
 // fondue/mcl (Markov clustering) and fondue/memory (the memory estimate).
-// Package fondue/research has research splitters that plug into
+// Package bench/research has research splitters that plug into
 // ProposeSplits the same way. Related packages: fondue/edgelist reads
 // edge-list files into a graph, fondue/eval plants ambiguous nodes
 // (contraction) and measures rankings and splits (AUC, ARI), and

@@ -25,7 +25,7 @@
 //	// later: syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: sum.RunID}, syncjob.LockOptions{}, nil)
 //
 // Approved plans (a person's decisions on a dry run's plan, see package
-// internal/review) are carried out by Apply, refused whole with a
+// internal/app/review) are carried out by Apply, refused whole with a
 // *splitplan.StaleError when the graph changed since the review.
 //
 // The plan, its nodes and what a split reports are package splitplan's;

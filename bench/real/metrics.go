@@ -8,9 +8,9 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
 // Report is what the writers of the real benchmark need besides the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
 )
 
 // The halves of the labelled names every real metric is reported for.

@@ -20,7 +20,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 )
 
 // DirName is the folder of the real sets inside the datasets folder.

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 

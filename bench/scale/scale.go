@@ -28,7 +28,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 )
 
 // Case is one graph to benchmark: a generated SBM graph, or an edge-list file.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/research"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )

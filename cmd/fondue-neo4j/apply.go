@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/review"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 

@@ -12,8 +12,8 @@ import (
 func TestBenchMoved(t *testing.T) {
 	t.Setenv("FONDUE_CONFIG", "/nonexistent/fondue.yaml")
 	for _, c := range []struct{ args, want string }{
-		{"bench --quick --out x", `"go run ./cmd/fondue-bench --quick --out x"`},
-		{"bench scale --cases sbm:10000:10", `"go run ./cmd/fondue-bench scale --cases sbm:10000:10"`},
+		{"bench --quick --out x", `"go run ./bench/cmd/fondue-bench --quick --out x"`},
+		{"bench scale --cases sbm:10000:10", `"go run ./bench/cmd/fondue-bench scale --cases sbm:10000:10"`},
 	} {
 		code, out, stderr := runCLI(t, "", strings.Fields(c.args)...)
 		if code != exitUsage || out != "" || !strings.Contains(stderr, c.want) {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 )
 
 // defaultSplitter is the splitter sync uses when split.method is empty.
@@ -12,8 +12,7 @@ var defaultSplitter = cli.DefaultSplitter
 // first.
 var splitterNames = cli.SplitterNames
 
-// isSplitterName reports whether name is a splitter of fondue or of
-// fondue/research (which cli.SplitterNamed refuses with an explanation).
+// isSplitterName reports whether name is one of fondue's splitters.
 var isSplitterName = cli.IsSplitterName
 
 // scoreOptions builds the engine's options from the configuration

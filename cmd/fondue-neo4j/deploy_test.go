@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -6,12 +6,12 @@ import (
 	"runtime/debug"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/plural"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/spf13/pflag"
 )
 
@@ -55,8 +55,8 @@ func TestDocumentedSplittersWork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The whole cell, its parentheses included: every splitter it names
-	// (fondue's or a research one) is one that score takes.
+	// The whole cell, its parentheses included: every splitter it names is
+	// one that score takes.
 	row := regexp.MustCompile("(?m)^\\| `--splitter` \\| [^|]* \\| ([^|]*) \\|$").FindSubmatch(readme)
 	if row == nil {
 		t.Fatal("README.md has no --splitter row in the flag table")

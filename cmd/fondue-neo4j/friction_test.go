@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 )
 
 // The frictions a new user met (issue 33), each a test that failed before

@@ -9,11 +9,11 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes (internal/cli). Scheduled jobs branch on them, so they are part
+// Exit codes (internal/app/cli). Scheduled jobs branch on them, so they are part
 // of the interface.
 const (
 	exitOK          = cli.ExitOK

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/metrics"
 )
 
 // metricsTimeout bounds the push and the textfile write at the end of a

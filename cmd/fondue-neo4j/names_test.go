@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 )
 
 const lesmisNames = "../../testdata/lesmis.names"

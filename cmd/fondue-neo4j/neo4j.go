@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 )

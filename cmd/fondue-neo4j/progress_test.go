@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 )
 
 // lockedBuffer is a buffer that a heartbeat goroutine and a test share.

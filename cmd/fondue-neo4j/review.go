@@ -13,10 +13,10 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/review"
 	"github.com/spf13/cobra"
 )
 

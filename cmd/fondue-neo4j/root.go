@@ -5,9 +5,9 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/metrics"
 	"github.com/spf13/cobra"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
 )
 
 // splitField parses the split column of score's text output, as the README

@@ -16,13 +16,13 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/names"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
 	"github.com/spf13/cobra"
 )
 

@@ -7,17 +7,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/review"
 )
 
 // The README's screenshot of the review page (docs/review.png) shows the
 // page this build writes: the picture carries the review command that
-// wrote its page and the page's digest (internal/review/screenshot makes
+// wrote its page and the page's digest (internal/testenv/screenshot makes
 // it), and the same command, run here, writes a page with the same digest.
 // A change of the scores, the splitter or the page fails it: regenerate
 // the picture then.
 func TestReadmeScreenshotIsCurrent(t *testing.T) {
-	const regenerate = "regenerate it from the repository's root: go run ./internal/review/screenshot"
+	const regenerate = "regenerate it from the repository's root: go run ./internal/testenv/screenshot"
 	shot, err := os.ReadFile("../../docs/review.png")
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func TestReadmeScreenshotIsCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "](docs/review.png)") || !strings.Contains(string(readme), "go run ./internal/review/screenshot") {
+	if !strings.Contains(string(readme), "](docs/review.png)") || !strings.Contains(string(readme), "go run ./internal/testenv/screenshot") {
 		t.Error("README.md does not show docs/review.png and say how it is made")
 	}
 	page := filepath.Join(t.TempDir(), "review.html")

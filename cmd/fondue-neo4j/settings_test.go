@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"go.yaml.in/yaml/v3"
 )
 
 // Every setting has the flags, environment variable and YAML key that the
-// table of internal/config declares, on the commands it declares, and no
+// table of internal/app/config declares, on the commands it declares, and no
 // command has another setting's flag; shell completion offers the values
 // the table says.
 func TestSettingsAsDeclared(t *testing.T) {

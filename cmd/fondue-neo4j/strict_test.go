@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -294,7 +294,7 @@ func TestHarnessVariablesAreNotUnknown(t *testing.T) {
 
 // Every --flag the README names is a flag of some command (an older name
 // such as --format included): documented flags are real. The sections that
-// run fondue-bench are its own test's (cmd/fondue-bench).
+// run fondue-bench are its own test's (bench/cmd/fondue-bench).
 func TestReadmeFlagsExist(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -302,7 +302,7 @@ func TestReadmeFlagsExist(t *testing.T) {
 	}
 	var data []byte
 	for _, sec := range strings.Split(string(readme), "\n## ") {
-		if !strings.Contains(sec, "\ngo run ./cmd/fondue-bench") {
+		if !strings.Contains(sec, "\ngo run ./bench/cmd/fondue-bench") {
 			data = append(data, "\n## "+sec...)
 		}
 	}

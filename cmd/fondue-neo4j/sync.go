@@ -12,9 +12,9 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )

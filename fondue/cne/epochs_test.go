@@ -14,23 +14,24 @@ package cne_test
 // smooth (smoothed start, gradient test only), stop (the default: smoothed
 // start and ranking-stability stop), noisestop (plain noise with the stop),
 // and stop:e=EVERY:s=SAMPLE:o=OVERLAP for other stop settings. Graphs:
-// EPOCHS_GRAPHS (default the nine bench graphs). Workers 1.
+// EPOCHS_GRAPHS (default the nine bench graphs), read from $FONDUE_DATASETS
+// (default ../shared/datasets beside the repository). Workers 1.
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/bench"
-	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
@@ -111,23 +112,12 @@ func TestEpochs(t *testing.T) {
 	levers := strings.Split(envOr("EPOCHS_LEVERS", "old,stop"), ",")
 	seeds := parseSeeds(t, envOr("EPOCHS_SEEDS", "1001-1005"))
 	graphs := strings.Split(envOr("EPOCHS_GRAPHS", "lesmis,polbooks,netscience,email,grqc,fb-sc,fb-pp,condmat05,astroph"), ",")
-	dir, err := setup.FindDataDir(os.Getenv("FONDUE_DATASETS"))
-	if err != nil {
-		dir, err = setup.FindDataDir("/work/shared/datasets")
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	paper := bench.MustPaper()
+	dir := envOr("FONDUE_DATASETS", "../../../shared/datasets")
 	type acc struct{ epochs, cpu, wall, auc, comb float64 }
 	totals := make([]acc, len(levers))
 	fmt.Printf("%-11s %-22s %7s %8s %8s %7s %7s\n", "graph", "lever", "epochs", "cpu_s", "wall_s", "fondue", "comb")
 	for _, name := range graphs {
-		ds, ok := paper.Dataset(name)
-		if !ok {
-			t.Fatalf("no dataset %s", name)
-		}
-		g, err := bench.LoadDataset(dir, ds)
+		g, _, err := edgelist.ReadFile(filepath.Join(dir, name+".edges"), edgelist.HeaderAuto)
 		if err != nil {
 			t.Fatal(err)
 		}

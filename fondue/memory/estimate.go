@@ -6,7 +6,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/fitsize"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 )
 
 // Estimate predicts the peak memory of scoring a graph, like the

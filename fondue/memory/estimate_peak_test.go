@@ -16,8 +16,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
 )
 
 // hubGraph is a random graph of n nodes and about n*avgDeg/2 edges plus

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 )
 
 func TestEstimateMemory(t *testing.T) {

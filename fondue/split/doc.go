@@ -3,7 +3,7 @@
 // an Input (the score behind the proposal); Splitters lists this package's
 // (ncut, the default, below; mcl; fondue, the sign vector behind the
 // score), Propose runs one over many nodes, and Bisector is the
-// normalized-cut bisection they share with fondue/research. It is the
+// normalized-cut bisection they share with bench/research. It is the
 // splits step of the data flow:
 // source -> graph -> embedding -> scores -> splits -> sink.
 //

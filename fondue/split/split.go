@@ -22,7 +22,7 @@ const (
 
 // A Splitter proposes how to split a node: groups of its neighbours, each
 // to become the neighbourhood of one node. Splitters returns this package's;
-// package fondue/research has more, for the splitting benchmark.
+// package bench/research has more, for the splitting benchmark.
 type Splitter interface {
 	// Name is the splitter's name on the command line and in configuration.
 	Name() string

@@ -15,7 +15,7 @@ import (
 
 // Bisector splits small weighted graphs in two by normalized cut, as the
 // ncut splitter does when it merges MCL's clusters into two sides; it is
-// exported for splitters built on top of this package (fondue/research).
+// exported for splitters built on top of this package (bench/research).
 // The zero value is ready to use; a Bisector keeps scratch space between
 // calls and must not be used by two goroutines at once.
 type Bisector struct{ w bisectWork }

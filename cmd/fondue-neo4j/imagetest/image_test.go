@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/toolcache"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/toolcache"
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sys/unix"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 )
 
 // Paper uids of the two communities J. Smith (uid 1) wrote for.

@@ -14,25 +14,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // kgFiles is the import of the real knowledge graph, as its README gives
 // it: real/dblp679-kg in the datasets folder ($FONDUE_DATASETS, else
-// ../shared/datasets beside the repository, else /work/shared/datasets).
+// ../shared/datasets beside the repository).
 func kgFiles(t *testing.T) neo4jtest.ImportOptions {
 	t.Helper()
-	data, err := setup.FindDataDir(os.Getenv(setup.DataDirEnv))
-	if err != nil {
-		if data, err = setup.FindDataDir(filepath.Join(repoRoot, "..", "shared", "datasets")); err != nil {
-			data, err = setup.FindDataDir("/work/shared/datasets")
-		}
-	}
-	if err != nil {
-		t.Fatal(err)
+	data := os.Getenv("FONDUE_DATASETS")
+	if data == "" {
+		data = filepath.Join(repoRoot, "..", "shared", "datasets")
 	}
 	dir := filepath.Join(data, "real", "dblp679-kg")
 	o := neo4jtest.ImportOptions{Threads: 2}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/metrics"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/metrics"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/review"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/review/reviewtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/review"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/reviewtest"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 

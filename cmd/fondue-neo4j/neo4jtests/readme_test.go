@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/neo4jtest"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"go.yaml.in/yaml/v3"
 )

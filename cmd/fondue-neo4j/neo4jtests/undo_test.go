@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testgraph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 )
 
 // undo takes the marker label from the run's record: a split made with

@@ -158,3 +158,43 @@ func Clique(nodes ...int) [][2]int {
 	}
 	return e
 }
+
+// AppendHubClique appends the edges of a clique on nodes lo..hi, each also
+// linked to node 0.
+func AppendHubClique(e [][2]int, lo, hi int) [][2]int {
+	for x := lo; x <= hi; x++ {
+		for y := x + 1; y <= hi; y++ {
+			e = append(e, [2]int{x, y})
+		}
+		e = append(e, [2]int{0, x})
+	}
+	return e
+}
+
+// TwoCliques returns a graph where node 0 is adjacent to every member of two
+// cliques of sizes a and b (1..a and a+1..a+b) that share no other link, and
+// the rows of a 2-dimensional embedding that puts clique members near ±e1
+// and node 0 at the origin.
+func TwoCliques(a, b int) (*graph.Graph, []float64) {
+	e := AppendHubClique(AppendHubClique(nil, 1, a), a+1, a+b)
+	n := a + b + 1
+	x := make([]float64, 2*n)
+	for v := 1; v < n; v++ {
+		s := 1.0
+		if v > a {
+			s = -1
+		}
+		x[2*v] = s + 0.01*float64(v%7)
+		x[2*v+1] = 0.01 * float64(v%5)
+	}
+	return NewGraph(n, e), x
+}
+
+// Range returns the nodes lo..hi.
+func Range(lo, hi int) []int32 {
+	var g []int32
+	for x := lo; x <= hi; x++ {
+		g = append(g, int32(x))
+	}
+	return g
+}

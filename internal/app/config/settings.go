@@ -1,0 +1,553 @@
+package config
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
+)
+
+// EnvPrefix starts the environment variable of every setting.
+const EnvPrefix = "FONDUE_"
+
+// otherEnv are FONDUE_* variables that are not settings but are read
+// elsewhere: ReadEnv leaves them alone, as it does FONDUE_JAVA<N>_HOME
+// (IsOtherEnv).
+var otherEnv = []string{
+	"FONDUE_CONFIG",         // the config file (--config)
+	"FONDUE_DATASETS",       // bench: the datasets folder (--data-dir)
+	"FONDUE_NEO4J_CACHE",    // tests: the Neo4j test servers' cache (internal/testenv/toolcache)
+	"FONDUE_NEO4J_VERSIONS", // tests: the Neo4j versions to test on (internal/testenv/neo4jtest)
+	"FONDUE_MAVEN",          // tests: the Maven command (internal/testenv/neo4jtest)
+	"FONDUE_CHROMIUM",       // tests: the browser of the review page's test (internal/testenv/browser)
+}
+
+var javaHome = regexp.MustCompile(`^FONDUE_JAVA[0-9]+_HOME$`) // tests: a JDK (internal/testenv/neo4jtest)
+
+// IsOtherEnv reports whether a FONDUE_* variable is read elsewhere, not a
+// setting.
+func IsOtherEnv(name string) bool {
+	return slices.Contains(otherEnv, name) || javaHome.MatchString(name)
+}
+
+// checkPushgatewayURL accepts "" or an http(s) URL with a host.
+func checkPushgatewayURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("want the Pushgateway's http:// or https:// URL, e.g. http://pushgateway:9091")
+	}
+	return nil
+}
+
+func checkSize(s string) error {
+	switch s {
+	case "", "auto", "none", "0":
+		return nil
+	}
+	_, err := sysmem.ParseBytes(s)
+	return err
+}
+
+// checkCloneKey checks split.clone_key (splitplan.CheckCloneKey).
+func checkCloneKey(s string) error {
+	if splitplan.CheckCloneKey(s) != nil {
+		return errors.New("a text with {key} and {group} (e.g. " + splitplan.DefaultCloneKey + "), or " + splitplan.NoCloneKey)
+	}
+	return nil
+}
+
+// The commands that offer the engine's flags, the connection's, and
+// --max-memory.
+const (
+	engineCmds = CmdScore | CmdReview | CmdSync | CmdBench | CmdBenchReal
+	neo4jCmds  = CmdSync | CmdUndo
+	memoryCmds = CmdScore | CmdReview | CmdSync | CmdEstimate
+)
+
+// textJSON is what completion offers for --output but on score.
+var textJSON = []string{"text", "json"}
+
+// settings are fondue-neo4j's configuration keys (config.example.yaml
+// documents each one). A new setting is one
+// entry here and its field in Config.
+var settings = []Setting{
+	// Logging: every command of both programs.
+	{Key: "log.level", Kind: Enum, Default: "info", Values: []string{"debug", "info", "warn", "warning", "error"},
+		Complete: []string{"debug", "info", "warn", "error"},
+		Help:     "log level: debug, info, warn, error",
+		Flags:    []Flag{{Name: "log-level", On: CmdEvery}},
+		Field:    func(c *Config) any { return &c.Log.Level }},
+	{Key: "log.format", Kind: Enum, Default: "", Values: []string{"", "text", "json"},
+		Help:       "log format: text or json (default: text on a terminal, json otherwise)",
+		DocDefault: "text on a terminal, else json",
+		Flags:      []Flag{{Name: "log-format", On: CmdEvery}},
+		Field:      func(c *Config) any { return &c.Log.Format }},
+	{Key: "max_memory", Kind: Size, Default: "", Check: checkSize,
+		Help:       "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)",
+		DocDefault: "available memory",
+		Flags:      []Flag{{Name: "max-memory", On: memoryCmds}},
+		Field:      func(c *Config) any { return &c.MaxMemory }},
+
+	// The engine: score, review, sync and fondue-bench.
+	{Key: "seed", Kind: Uint, Default: uint64(1),
+		Help: "random seed: same input, config and seed give the same scores",
+		Flags: []Flag{{Name: "seed", On: engineCmds},
+			{Name: "seed", On: CmdBenchScale, Help: "seed of the generated graphs, the contraction and the runs"}},
+		Field: func(c *Config) any { return &c.Engine.Seed }},
+	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)", Aliases: []string{"concurrency"},
+		Help: "worker goroutines (0: all cores); does not change results (--concurrency: the same)",
+		Doc:  "worker goroutines; does not change results (`--concurrency`, GDS's name, is the same flag)", DocDefault: "0 (all cores)",
+		Flags: []Flag{{Name: "threads", On: engineCmds | CmdEstimate},
+			{Name: "threads", On: CmdBenchScale, Help: "worker goroutines of the runs (0: all cores)"}},
+		Field: func(c *Config) any { return &c.Engine.Threads }},
+	{Key: "method", Kind: Enum, Default: score.DefaultMethod, Values: score.Methods(),
+		Help:  "scoring method: " + strings.Join(score.Methods(), ", "),
+		Doc:   docMethods(),
+		Flags: []Flag{{Name: "method", On: CmdScore | CmdReview | CmdSync}},
+		Field: func(c *Config) any { return &c.Engine.Method }},
+	{Key: "random_splits", Kind: Int, Default: score.DefaultRandomSplits, Want: "an integer (-1: none; default 100)",
+		Help:  "random sign vectors tried per node besides the eigenvector sweep (-1: none)",
+		Doc:   "random sign vectors tried per node besides the eigenvector sweep (-1: none; 0 is refused, since it used to mean none)",
+		Flags: []Flag{{Name: "random-splits", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.RandomSplits }},
+	{Key: "unnormalized", Kind: Bool, Default: false,
+		Help:  "do not divide the Rayleigh quotient by the degree",
+		Flags: []Flag{{Name: "unnormalized", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Unnormalized }},
+	{Key: "polish", Kind: Bool, Default: false,
+		Help:  "improve each node's best sign vector by single flips (not in the paper)",
+		Flags: []Flag{{Name: "polish", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Polish }},
+	{Key: "embedding.dim", Kind: PosInt, Default: 8,
+		Help:  "embedding dimension",
+		Doc:   "embedding dimension; above 8 it must be below the number of nodes",
+		Flags: []Flag{{Name: "dim", On: engineCmds | CmdEstimate}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Dim }},
+	{Key: "embedding.sigma1", Kind: PosFloat, Default: 1.0,
+		Help:  "CNE spread of distances between linked nodes",
+		Flags: []Flag{{Name: "sigma1", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Sigma1 }},
+	{Key: "embedding.sigma2", Kind: PosFloat, Default: 2.0,
+		Help:  "CNE spread of distances between unlinked nodes (> sigma1)",
+		Flags: []Flag{{Name: "sigma2", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Sigma2 }},
+	{Key: "embedding.epochs", Kind: PosInt, Default: 2000,
+		Help:  "maximum CNE epochs (training stops earlier when converged)",
+		Flags: []Flag{{Name: "epochs", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Epochs }},
+	{Key: "embedding.learning_rate", Kind: PosFloat, Default: 0.1,
+		Help:  "Adam learning rate",
+		Flags: []Flag{{Name: "lr", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.LearningRate }},
+	{Key: "embedding.neg_ratio", Kind: PosInt, Default: 5,
+		Help:  "negative samples per edge in sampled mode",
+		Flags: []Flag{{Name: "neg-ratio", On: engineCmds | CmdEstimate}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.NegRatio }},
+	{Key: "embedding.mode", Kind: Enum, Default: "auto", Values: []string{"auto", "exact", "sampled"},
+		Help:  "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)",
+		Flags: []Flag{{Name: "mode", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Mode }},
+	{Key: "embedding.tol", Kind: PosFloat, Default: 1e-2,
+		Help:  "CNE convergence tolerance (relative change of the smoothed gradient norm)",
+		Flags: []Flag{{Name: "tol", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Tol }},
+	{Key: "embedding.start", Kind: Enum, Default: "smoothed", Values: []string{"smoothed", "noise"},
+		Help:  "CNE starting point: smoothed (noise smoothed over the graph) or noise (the paper's N(0,1) noise)",
+		Doc:   "CNE starting point: `smoothed` (the seed's noise smoothed over the graph; about half the epochs) or `noise` (the paper's)",
+		Flags: []Flag{{Name: "start", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Start }},
+	{Key: "embedding.stability_stop", Kind: Bool, Default: true,
+		Help: "also stop CNE once the top-10% ranking of a node sample stops changing (false: gradient-norm test only, as the paper)",
+		Doc: "also stop CNE once the ranking of a node sample stops changing; `--stability-stop=false` keeps only the gradient-norm test " +
+			"(`--start noise --stability-stop=false` is the fit of earlier versions, bit for bit)",
+		Flags: []Flag{{Name: "stability-stop", On: engineCmds}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.StabilityStop }},
+	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: 1000,
+		Help:  "the largest graph (nodes) that the auto mode fits exactly; larger ones are sampled",
+		Field: func(c *Config) any { return &c.Engine.Embedding.ExactMaxNodes }},
+	{Key: "embedding.checkpoint", Kind: String, Default: "", Path: true,
+		Help: "warm-start from this embedding file if it exists, and save the new embedding to it",
+		Doc:  "warm start: resume from the embedding saved in this file (if it exists), save the new one to it",
+		Flags: []Flag{{Name: "checkpoint", On: CmdScore | CmdReview | CmdSync},
+			{Name: "checkpoint", On: CmdEstimate, Help: "count the memory of a run that saves a checkpoint (it keeps the optimizer's state); the file is not read"}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Checkpoint }},
+	{Key: "embedding.checkpoint_force", Kind: Bool, Default: false,
+		Help:  "warm-start from --checkpoint even when it shares less than half of its nodes with the graph",
+		Flags: []Flag{{Name: "checkpoint-force", On: CmdScore | CmdReview | CmdSync}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.CheckpointForce }},
+	{Key: "embedding.property", Kind: String, Default: "",
+		Help:  "keep each node's embedding in this property and warm-start the next run from it",
+		Flags: []Flag{{Name: "embedding-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Property }},
+
+	// The splitter, for score, review and sync.
+	{Key: "split.method", Kind: Enum, Default: "", Values: splitterValues(), Want: splitterWant(), Complete: splitterNames(),
+		Help: "with --split: the splitter, " + strings.Join(splitterNames(), ", ") + " (default " + split.Default + ")",
+		Doc: docList(splitterNames()) + " (the research candidates compared in [bench/SPLITTERS.md](bench/SPLITTERS.md) " +
+			"are run by `fondue-bench` only)",
+		DocDefault: "`" + split.Default + "`",
+		Flags: []Flag{{Name: "splitter", On: CmdScore | CmdSync},
+			{Name: "splitter", On: CmdReview, Help: "splitter proposing the groups: " + strings.Join(splitterNames(), ", ") + " (default " + split.Default + ")"}},
+		Field: func(c *Config) any { return &c.Split.Method }},
+	{Key: "split.top", Kind: NonNegInt, Default: 0,
+		Help: "with --split: the K most ambiguous nodes (score: default the printed ones)",
+		Flags: []Flag{
+			{Name: "split-top", On: CmdScore, Help: "with --split: propose splits for the K most ambiguous nodes (default: the printed ones)"},
+			{Name: "split-top", On: CmdSync, Help: "with --split: split the K most ambiguous nodes"}},
+		Field: func(c *Config) any { return &c.Split.Top }},
+	{Key: "split.min_ambiguity", Kind: Fraction, Default: 0.0,
+		Help:  "with --split: also every node whose ambiguity is at least this (0 < x <= 1; 0: off)",
+		Flags: []Flag{{Name: "split-min-ambiguity", On: CmdScore | CmdSync}},
+		Field: func(c *Config) any { return &c.Split.MinAmbiguity }},
+
+	// score's output; the edge list of score, review and estimate.
+	{Key: "top", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all nodes)",
+		Help: "print only the K most ambiguous nodes (0: all)", DocDefault: "0 (all)",
+		Flags: []Flag{{Name: "top", On: CmdScore}},
+		Field: func(c *Config) any { return &c.Output.Top }},
+	{Key: "header", Kind: Enum, Default: "auto", Values: []string{"auto", "yes", "no", "true", "false", "first", "none"},
+		Complete: []string{"auto", "yes", "no"},
+		Help:     "whether the edge list's first line is a header: auto, yes or no",
+		Flags:    []Flag{{Name: "header", On: CmdScore | CmdReview | CmdEstimate}},
+		Field:    func(c *Config) any { return &c.Input.Header }},
+	{Key: "print_header", Kind: AutoBool, Default: "auto", Want: "auto (column names only when stdout is a terminal), true or false",
+		Help:       "print the TSV column names as a first line (auto: only when stdout is a terminal)",
+		Doc:        "print the column names first: `auto`, `true` (`--print-header` alone) or `false`",
+		DocDefault: "`auto` (on a terminal)",
+		Flags:      []Flag{{Name: "print-header", On: CmdScore}},
+		Field:      func(c *Config) any { return &c.Output.PrintHeader }},
+	{Key: "names", Kind: String, Default: "", Path: true,
+		Help: "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)",
+		Doc:  "display names for the ids, a file (see [review](#review-look-at-the-proposed-splits-and-decide))",
+		Flags: []Flag{{Name: "names", On: CmdScore},
+			{Name: "names", On: CmdReview, Help: "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}"}},
+		Field: func(c *Config) any { return &c.Input.Names }},
+
+	// score's and review's nodes to score (the rest is context).
+	{Key: "score_prefix", Kind: String, Default: "",
+		Help: "score only the nodes whose id starts with this (e.g. a: for a:1, a:2; the rest is context)",
+		Doc: "score only the nodes whose id starts with this (`a:` in an edge list of authors `a:N` and papers `p:N`); " +
+			"the others are context (see [Knowledge graphs](#knowledge-graphs-score-some-labels-the-rest-is-context))",
+		Flags: []Flag{{Name: "score-prefix", On: CmdScore | CmdReview}},
+		Field: func(c *Config) any { return &c.Input.ScorePrefix }},
+	{Key: "score_nodes", Kind: String, Default: "", Path: true,
+		Help: "score only the nodes listed in this file, one id a line (# comments); with --score-prefix, a node is scored when either selects it",
+		Doc: "score only the ids listed in this file, one a line as the edge list spells them (`#` comments; an id not in the edge list " +
+			"is an error naming the file and line, exit code 2); with `--score-prefix`, a node is scored when either selects it",
+		Flags: []Flag{{Name: "score-nodes", On: CmdScore | CmdReview}},
+		Field: func(c *Config) any { return &c.Input.ScoreNodes }},
+
+	// score's and review's knowledge graph: Neo4j's bulk-import CSV files.
+	{Key: "nodes", Kind: List, Default: []string{},
+		Help: "a node file of neo4j-admin database import (Neo4j 5 header: :ID, :LABEL, typed properties); repeat for more files (instead of an edge list)",
+		Doc: "node files of `neo4j-admin database import` (Neo4j 5 header format), repeatable, read instead of an edge list; each file has its own header line " +
+			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+		Flags: []Flag{{Name: "nodes", On: CmdScore | CmdReview}},
+		Field: func(c *Config) any { return &c.Input.Nodes }},
+	{Key: "relationships", Kind: List, Default: []string{},
+		Help: "a relationship file of neo4j-admin database import (:START_ID, :END_ID, :TYPE); repeat for more files; the links, undirected",
+		Doc: "relationship files of `neo4j-admin database import` (`:START_ID`, `:END_ID`, `:TYPE`), repeatable, with `--nodes`: the graph's links, undirected " +
+			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+		Flags: []Flag{{Name: "relationships", On: CmdScore | CmdReview}},
+		Field: func(c *Config) any { return &c.Input.Relationships }},
+	{Key: "score_labels", Kind: List, Default: []string{},
+		Help: "with --nodes: score only the nodes with any of these labels, comma-separated (e.g. Author); the rest is context (default: every node)",
+		Doc: "with `--nodes`: score only the nodes with any of these labels (e.g. `Author`); the others are context " +
+			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+		DocDefault: "all nodes",
+		Flags:      []Flag{{Name: "score-labels", On: CmdScore | CmdReview}},
+		Field:      func(c *Config) any { return &c.Input.ScoreLabels }},
+
+	// review's page.
+	{Key: "review.top", Kind: PosInt, Default: 20,
+		Help:  "review the K most ambiguous nodes (config review.top)",
+		Flags: []Flag{{Name: "top", On: CmdReview}},
+		Field: func(c *Config) any { return &c.Review.Top }},
+	{Key: "review.out", Kind: String, Default: "fondue-review.html", Path: true, Check: func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("want the HTML file to write (- for standard output)")
+		}
+		return nil
+	},
+		Help:  "the HTML file to write (- for standard output; config review.out)",
+		Flags: []Flag{{Name: "output-file", On: CmdReview, Old: "out", OldShorthand: "o"}},
+		Field: func(c *Config) any { return &c.Review.Out }},
+	{Key: "review.plan", Kind: String, Default: "", Path: true,
+		Help:  "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)",
+		Flags: []Flag{{Name: "plan", On: CmdReview}},
+		Field: func(c *Config) any { return &c.Review.Plan }},
+
+	// sync and undo (Neo4j).
+	{Key: "neo4j.uri", Kind: String, Default: "bolt://localhost:7687",
+		Help:  "Neo4j URI: bolt://host:7687 (one server) or neo4j://host:7687 (cluster), +s/+ssc for TLS",
+		Flags: []Flag{{Name: "uri", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Neo4j.URI }},
+	{Key: "neo4j.user", Kind: String, Default: "neo4j",
+		Help:  "Neo4j user (password: FONDUE_NEO4J_PASSWORD or --password-file)",
+		Flags: []Flag{{Name: "user", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Neo4j.User }},
+	{Key: "neo4j.password", Kind: String, Default: "",
+		NotInFile: "neo4j.password must not be in the config file: set FONDUE_NEO4J_PASSWORD or neo4j.password_file",
+		Help:      "the Neo4j password: only this environment variable, never a flag or the config file (--password-file wins over it)",
+		Field:     func(c *Config) any { return &c.Neo4j.Password }},
+	{Key: passwordFileKey, Kind: String, Default: "", Path: true,
+		Help:  "file holding the Neo4j password (e.g. a mounted secret)",
+		Flags: []Flag{{Name: "password-file", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Neo4j.PasswordFile }},
+	{Key: "neo4j.database", Kind: String, Default: "",
+		Help:  "database (Neo4j 4 and later; default: the server's default database)",
+		Flags: []Flag{{Name: "database", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Neo4j.Database }},
+	{Key: "neo4j.connect_timeout", Kind: Duration, Default: "10s",
+		Help:  "give up connecting (and logging in) after this long when the server does not answer",
+		Flags: []Flag{{Name: "connect-timeout", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Neo4j.ConnectTimeout }},
+	{Key: "neo4j.max_retry_time", Kind: Duration, Default: "30s",
+		Help:  "retry transactions after transient failures (e.g. a dropped connection) for up to this long: one budget for the whole run",
+		Flags: []Flag{{Name: "max-retry-time", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Neo4j.MaxRetryTime }},
+	{Key: "graph.node_labels", Kind: List, Default: []string{},
+		Help:  "score nodes with any of these labels, comma-separated, each literal (default: all nodes)",
+		Flags: []Flag{{Name: "node-labels", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.NodeLabels }},
+	{Key: "graph.relationship_types", Kind: List, Default: []string{},
+		Help:  "use relationships of these types, comma-separated, each literal (default: all)",
+		Flags: []Flag{{Name: "relationship-types", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.RelationshipTypes }},
+	{Key: "graph.node_query", Kind: String, Default: "",
+		Help:  "Cypher returning the nodes' internal ids as column id (instead of --node-labels)",
+		Flags: []Flag{{Name: "node-query", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.NodeQuery }},
+	{Key: "graph.relationship_query", Kind: String, Default: "",
+		Help:  "Cypher returning pairs of internal ids as columns source, target",
+		Flags: []Flag{{Name: "relationship-query", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.RelationshipQuery }},
+	{Key: "graph.id_property", Kind: String, Default: "",
+		Help:  "node key property (integers or strings); default: internal ids",
+		Flags: []Flag{{Name: "id-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.IDProperty }},
+	{Key: "graph.display_property", Kind: List, Default: []string{}, // the first that a node has
+		Help:  "node properties naming nodes for people, the first a node has, comma-separated, each literal (e.g. name,title): in the dry run's plan, the summary and messages",
+		Flags: []Flag{{Name: "display-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.DisplayProperty }},
+	{Key: "graph.evidence_properties", Kind: List, Default: []string{},
+		Help: "node properties that tell entities apart, comma-separated, each literal (e.g. title,year): text by its words, numbers by their closeness",
+		Doc: "node properties that are evidence of which pieces of a neighbourhood are one entity: text by its words, numbers by their closeness " +
+			"(see [Knowledge graphs](#knowledge-graphs-score-some-labels-the-rest-is-context))",
+		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.EvidenceProperties }},
+	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000,
+		Help:  "records per batch when reading",
+		Flags: []Flag{{Name: "fetch-size", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.FetchSize }},
+	{Key: "graph.read_concurrency", Kind: PosInt, Default: connector.DefaultReadConcurrency,
+		Help: "read transactions at once when pulling the relationships (each for a part of the nodes)",
+		Doc: "read transactions at once when pulling the relationships of labels and types (not of a Cypher projection), " +
+			"each in a session of its own for a part of the nodes, merged in order (GDS's `readConcurrency`)",
+		Flags: []Flag{{Name: "read-concurrency", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Graph.ReadConcurrency }},
+	{Key: "write.node_labels", Kind: List, Default: []string{}, // the nodes scored and written; []: every pulled node
+		Help:  "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)",
+		Flags: []Flag{{Name: "write-node-labels", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.NodeLabels }},
+	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty,
+		Help:  "node property receiving the ambiguity (percentile in (0,1])",
+		Doc:   "the node's percentile among the scored nodes, in (0, 1]: `ambiguity > 0.99` is the top 1%",
+		Flags: []Flag{{Name: "write-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.Property }},
+	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty,
+		Help: "node property receiving the raw score (empty: not written)",
+		Doc: "the raw score (for the default `combined`, the weighted mean of the normal quantiles of two percentiles; " +
+			"for `fondue`, the best Rayleigh quotient); `\"\"` turns it off",
+		Flags: []Flag{{Name: "score-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.ScoreProperty }},
+	{Key: "write.entities_property", Kind: String, Default: syncjob.DefaultEntitiesProperty,
+		Help: "node property receiving the estimated number of entities (empty: not written)",
+		Doc: "the estimated number of real entities behind the node, an integer of at least 1 " +
+			"(the `entities` column of `score`); `\"\"` turns it off",
+		Flags: []Flag{{Name: "entities-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.EntitiesProperty }},
+	{Key: "write.run_property", Kind: String, Default: syncjob.DefaultRunProperty,
+		Help: "node property receiving the run id (empty: not written)",
+		Doc: "the run id, on every pulled node to score (isolated ones too, which get no score; " +
+			"not on context nodes); `\"\"` turns it off",
+		Flags: []Flag{{Name: "run-property", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.RunProperty }},
+	{Key: "write.batch_size", Kind: PosInt, Default: syncjob.DefaultBatchSize,
+		Help:  "nodes per write transaction",
+		Flags: []Flag{{Name: "batch-size", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.BatchSize }},
+	{Key: "write.concurrency", Kind: PosInt, Default: 1,
+		Help:  "write transactions at once",
+		Flags: []Flag{{Name: "write-concurrency", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Write.Concurrency }},
+
+	// Splitting in sync.
+	{Key: "split.enabled", Kind: Bool, Default: false,
+		Help: "propose splits (score) or split nodes (sync) (the splitter is --splitter)",
+		Flags: []Flag{
+			{Name: "split", On: CmdScore, Help: "also propose a split for each printed node (the splitter is --splitter)"},
+			{Name: "split", On: CmdSync, Help: "split the most ambiguous nodes (see --split-top, --split-min-ambiguity) (the splitter is --splitter)"}},
+		Field: func(c *Config) any { return &c.Split.Enabled }},
+	{Key: "split.marker_label", Kind: String, Default: syncjob.DefaultMarkerLabel,
+		Help:  "label of the nodes a split creates (undo takes the run record's; this is for runs recorded without one)",
+		Flags: []Flag{{Name: "marker-label", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Split.MarkerLabel }},
+	{Key: "split.clone_key", Kind: String, Default: splitplan.DefaultCloneKey, Check: checkCloneKey,
+		Help:  "with graph.id_property: the key of each split node, from its original's {key}, its {group} (1, 2, ...) and the {run} id; integer keys take the next free integers; none: no key (later runs leave split nodes out)",
+		Doc:   "with `graph.id_property`: the key each split node gets, from its original's `{key}`, its `{group}` (1, 2, ...) and the `{run}` id, `-2`, `-3`, ... appended if taken; integer keys take the integers after the largest; `none`: no key (later runs leave split nodes out). See [docs/scheduled-job.md](docs/scheduled-job.md)",
+		Flags: []Flag{{Name: "clone-key", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Split.CloneKey }},
+	{Key: "split.skip_properties", Kind: List, Default: []string{},
+		Help:  "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated",
+		Flags: []Flag{{Name: "skip-properties", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Split.SkipProperties }},
+	{Key: "split.plan", Kind: String, Default: "", Path: true,
+		Help:  "with --split: apply this approved plan (exported by the review page) instead of scoring",
+		Flags: []Flag{{Name: "plan", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Split.Plan }},
+	{Key: "lock.name", Kind: String, Default: syncjob.DefaultLockName,
+		Help:  "name of the lock in the database: runs with the same name never write at once",
+		Flags: []Flag{{Name: "lock-name", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Lock.Name }},
+	{Key: "lock.ttl", Kind: Duration, Default: syncjob.DefaultLockTTL.String(),
+		Help:  "the lock of a crashed run expires after this long",
+		Flags: []Flag{{Name: "lock-ttl", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Lock.TTL }},
+
+	// Metrics of sync and undo runs (internal/app/metrics, docs/monitoring.md).
+	{Key: "metrics.pushgateway_url", Kind: String, Default: "", Check: checkPushgatewayURL,
+		Help:  "push each run's metrics (last success, phase durations, nodes scored, splits, undo, exit code) to this Prometheus Pushgateway, e.g. http://pushgateway:9091 (\"\": no push)",
+		Flags: []Flag{{Name: "pushgateway-url", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Metrics.PushgatewayURL }},
+	{Key: "metrics.job", Kind: String, Default: "fondue-neo4j", Check: func(s string) error {
+		if strings.TrimSpace(s) == "" || strings.Contains(s, "/") {
+			return errors.New("want a Pushgateway job name, not empty and without /")
+		}
+		return nil
+	},
+		Help:  "the Pushgateway job name of the metrics (grouped further by command and neo4j.database)",
+		Flags: []Flag{{Name: "metrics-job", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Metrics.Job }},
+	{Key: "metrics.textfile", Kind: String, Default: "",
+		Help:  "write each run's metrics to this file for the node exporter's textfile collector (a .prom file, replaced whole; \"\": none)",
+		Flags: []Flag{{Name: "metrics-textfile", On: neo4jCmds}},
+		Field: func(c *Config) any { return &c.Metrics.Textfile }},
+
+	// The run, and what sync, undo and estimate print.
+	{Key: "run_id", Kind: String, Default: "",
+		Help: "run id (default: the UTC time and a random suffix); re-running a run id resumes its splits",
+		Flags: []Flag{{Name: "run-id", On: CmdSync, Old: "run"},
+			{Name: "run-id", On: CmdUndo, Old: "run", Help: "the run id to undo (required; --run: the same)"}},
+		Field: func(c *Config) any { return &c.RunID }},
+	{Key: "output", Kind: Enum, Default: "text", Values: []string{"text", "tsv", "json"},
+		Help: "output format: text (tab-separated; also tsv) or json",
+		Doc:  "`text` (tab-separated; `tsv` is the same) or `json`; `sync` and `undo`: `text` (a summary on stderr) or `json` (on stdout); `estimate`: its report on stdout, as `text` or `json`",
+		Flags: []Flag{{Name: "output", On: CmdScore, Old: "format"},
+			{Name: "output", On: neo4jCmds, Old: "format", Help: "text (a summary on stderr) or json (the summary on stdout)", Complete: textJSON},
+			{Name: "output", On: CmdEstimate, Old: "format", Help: "text or json (the report on standard output)", Complete: textJSON}},
+		Field: func(c *Config) any { return &c.Output.Format }},
+	{Key: "forget_decisions", Kind: Bool, Default: false,
+		Help:  "forget the review decisions that later runs remember (rejected nodes, edited splits), of --run-id or of every run, instead of undoing splits",
+		Flags: []Flag{{Name: "forget-decisions", On: CmdUndo}},
+		Field: func(c *Config) any { return &c.ForgetDecisions }},
+	{Key: "dry_run", Kind: Bool, Default: false,
+		Help:  "write nothing: print the split plan (or what would be written) as JSON",
+		Flags: []Flag{{Name: "dry-run", On: CmdSync}},
+		Field: func(c *Config) any { return &c.DryRun }},
+}
+
+// Settings returns every setting, in the order of config.example.yaml (a
+// fresh copy: changing it changes nothing).
+func Settings() []Setting {
+	out := make([]Setting, len(settings))
+	for i, s := range settings {
+		out[i] = s.clone()
+	}
+	return out
+}
+
+// Lookup returns the setting of a key (or of an alias of it), a copy.
+func Lookup(key string) (*Setting, bool) {
+	s, ok := lookup(key)
+	if !ok {
+		return nil, false
+	}
+	c := s.clone()
+	return &c, true
+}
+
+// lookup returns the table's setting of a key or an alias.
+func lookup(key string) (*Setting, bool) {
+	i, ok := index()[strings.ToLower(key)]
+	if !ok {
+		return nil, false
+	}
+	return &settings[i], true
+}
+
+// index maps every key and alias to its setting's place in the table.
+var index = sync.OnceValue(func() map[string]int {
+	m := make(map[string]int, len(settings))
+	for i, s := range settings {
+		m[s.Key] = i
+		for _, a := range s.Aliases {
+			m[a] = i
+		}
+	}
+	return m
+})
+
+// splitterWant describes the values of split.method that commands accept.
+func splitterWant() string {
+	return `one of ` + strings.Join(splitterNames(), ", ") + ` ("": the default, ` + split.Default + `)`
+}
+
+// splitterNames lists the splitters that commands offer, the default first.
+func splitterNames() []string {
+	var names []string
+	for _, s := range split.Splitters() {
+		names = append(names, s.Name())
+	}
+	return names
+}
+
+// splitterValues lists the values of split.method: none ("") and fondue's
+// splitters.
+func splitterValues() []string { return append([]string{""}, splitterNames()...) }
+
+// docMethods is the README's text of --method.
+func docMethods() string {
+	ms := score.Methods()
+	return "`" + ms[0] + "`, `" + ms[1] + "` (the paper's score), or a baseline: " + strings.Join(docCode(ms[2:]), ", ") +
+		"; see [Which method to pick](#which-method-to-pick)"
+}
+
+// docList writes names as `a`, `b` or `c`.
+func docList(names []string) string {
+	c := docCode(names)
+	if len(c) < 2 {
+		return strings.Join(c, "")
+	}
+	return strings.Join(c[:len(c)-1], ", ") + " or " + c[len(c)-1]
+}
+
+func docCode(names []string) []string {
+	var out []string
+	for _, n := range names {
+		out = append(out, "`"+n+"`")
+	}
+	return out
+}

@@ -1,0 +1,191 @@
+package output
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
+)
+
+func TestTSVField(t *testing.T) {
+	for in, want := range map[string]string{
+		"a":         "a",
+		"":          "",
+		"a b":       "a b",
+		" lead":     `" lead"`,
+		"tab\there": "\"tab\there\"",
+		`say "hi"`:  `"say ""hi"""`,
+		"two\nline": "\"two\nline\"",
+		`\.`:        `"\."`,
+		"a,b|c":     "a,b|c", // only the split column quotes these
+	} {
+		if got := tsvField(in); got != want {
+			t.Errorf("tsvField(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// ranking is a triangle 0-1-2 with a tail 2-3, keyed by the given ids,
+// node 2 the most ambiguous, proposed as the split {0,1} | {3}.
+func ranking(t *testing.T, keys []string, nm names.Names) Ranking {
+	t.Helper()
+	g, err := graph.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {0, 2}, {2, 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys != nil {
+		if g, err = g.WithKeys(keys); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &fondue.Result{Scores: []float64{0.1, 0.2, 0.9, 0.05}, Ambiguity: []float64{0.5, 0.75, 1, 0.25},
+		Entities: []int{1, 1, 2, 1}, Proposals: []fondue.Proposal{{Node: 2, Groups: [][]int32{{0, 1}, {3}}}}}
+	return Ranking{Graph: g, Result: res, Names: nm}
+}
+
+// The TSV parses back with encoding/csv, ids and names with tabs, quotes
+// and the split column's separators included; Top cuts it.
+func TestRankingTSV(t *testing.T) {
+	nm := names.Names{"a|b": "Smith, J.", "q\"uote": "tab\tname"}
+	r := ranking(t, []string{"a|b", "q\"uote", "c d", " e"}, nm)
+	var buf bytes.Buffer
+	if err := r.WriteTSV(&buf, true); err != nil {
+		t.Fatal(err)
+	}
+	rd := csv.NewReader(&buf)
+	rd.Comma = '\t'
+	rd.FieldsPerRecord = -1 // the split column only where there is a proposal
+	recs, err := rd.ReadAll()
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, buf.String())
+	}
+	want := [][]string{
+		{"node", "name", "ambiguity", "degree", "score", "entities", "split"},
+		{"c d", "c d", "1", "3", "0.9", "2", `"Smith, J.",tab	name|" e"`},
+		{`q"uote`, "tab\tname", "0.75", "2", "0.2", "1"},
+	}
+	for k, w := range want {
+		if strings.Join(recs[k], "\x00") != strings.Join(w, "\x00") {
+			t.Errorf("record %d: %q, want %q", k, recs[k], w)
+		}
+	}
+	r.Top, r.Names = 1, nil
+	buf.Reset()
+	if err := r.WriteTSV(&buf, false); err != nil {
+		t.Fatal(err)
+	}
+	// The members "a|b", q"uote and " e" quoted in the split column, then
+	// the column quoted as a whole.
+	if got := buf.String(); got != "c d\t1\t3\t0.9\t2\t"+`"""a|b"",""q""""uote""|"" e"""`+"\n" {
+		t.Errorf("top 1 without names: %q", got)
+	}
+}
+
+// JSON: one object a line; integer ids stay numbers; names beside ids.
+func TestRankingJSON(t *testing.T) {
+	var buf bytes.Buffer
+	r := ranking(t, nil, nil)
+	r.Top = 2
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := `[
+  {"node":2,"ambiguity":1,"degree":3,"score":0.9,"entities":2,"split":[[0,1],[3]]},
+  {"node":1,"ambiguity":0.75,"degree":2,"score":0.2,"entities":1}
+]
+`
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	buf.Reset()
+	r = ranking(t, []string{"x", "y", "z", "w"}, names.Names{"x": "X"})
+	r.Top = 1
+	if err := r.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var nodes []Node
+	if err := json.Unmarshal(buf.Bytes(), &nodes); err != nil || len(nodes) != 1 || nodes[0].Node != keys.String("z") || nodes[0].Name != "z" ||
+		len(nodes[0].SplitNames) != 2 || nodes[0].SplitNames[0][0] != "X" || nodes[0].SplitNames[1][0] != "w" {
+		t.Errorf("%v: %s", err, buf.String())
+	}
+}
+
+// The terminal summary of a run that split, and its log record.
+func TestSyncSummary(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r1", NodeCount: 4, RelationshipCount: 4, NodePropertiesWritten: 12, PreProcessingMillis: 1500,
+		Split: &splitplan.SplitStats{Planned: 2, Split: 1, Skipped: 1, NodesCreated: 1, RelationshipsMoved: 3}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	want := "run r1: 4 nodes, 4 relationships; 12 properties written (pull 1.5s, compute 0s, write 0s)\n" +
+		"split: 1 of 2 planned nodes split (0 already, 1 skipped, 0 failed), 1 node created, 3 relationships moved; undo: fondue-neo4j undo --run-id r1\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	attrs := SyncAttrs(sum)
+	if len(attrs) != 20 || attrs[0] != "run_id" || attrs[len(attrs)-1] != 1 {
+		t.Errorf("attrs %v", attrs)
+	}
+}
+
+// Counts of one in the singular: "1 node", not "1 nodes".
+func TestSyncSummarySingular(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r1", NodeCount: 2, RelationshipCount: 1, NodePropertiesWritten: 1, UnscoredNodes: 1,
+		Scored: &syncjob.Scored{Nodes: 1, Context: 1}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	want := "run r1: 2 nodes, 1 relationship; 1 property written (pull 0s, compute 0s, write 0s)\n" +
+		"scored 1 node; 1 isolated node not scored; 1 context node\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+// A warm start says where the embedding came from and how much it reused.
+func TestSyncSummaryWarmStart(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r2", NodeCount: 78, Epochs: 12, WarmStartFrom: "property", WarmStartNodes: 77, WarmStartNewNodes: 1}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if want := "warm start from the property: 77 nodes reused, 1 new (12 epochs)\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", buf.String(), want)
+	}
+	attrs := fmt.Sprint(SyncAttrs(sum))
+	if !strings.Contains(attrs, "warmStartNodes 77 warmStartNewNodes 1") {
+		t.Errorf("attrs %s", attrs)
+	}
+}
+
+// Nodes left out by a remembered review decision are counted.
+func TestSyncSummaryRemembered(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r3", Remembered: []splitplan.Decision{{Key: keys.Int(11), Kind: splitplan.DecisionReject, RunID: "review-1"}}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if !strings.Contains(buf.String(), "not proposed: 1 nodes a review decided on") || !strings.Contains(fmt.Sprint(SyncAttrs(sum)), "notProposedByDecision 1") {
+		t.Errorf("got\n%s\n%v", buf.String(), SyncAttrs(sum))
+	}
+}
+
+func TestEstimateText(t *testing.T) {
+	e := memory.Predict(1000, 5000, memory.Options{Dim: 8, Workers: 2})
+	var buf bytes.Buffer
+	if err := EstimateText(&buf, e, false, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.HasSuffix(out, "; does NOT fit (limit 1.0 MiB)\n") || !strings.Contains(out, "\nrequired memory (peak resident, with GC headroom): ") ||
+		strings.Count(out, "\n") < len(e.Phases)+2 {
+		t.Errorf("%s", out)
+	}
+	if m := EstimateJSON(1000, 5000, e, true, 0); m["fits"] != true || m["bytesPeak"] != e.Peak || m["limitBytes"] != int64(0) {
+		t.Errorf("%v", m)
+	}
+}
