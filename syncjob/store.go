@@ -25,7 +25,7 @@ type Store interface {
 	Locker
 	Source
 	Sink
-	Splitter
+	SplitStore
 	Undoer
 	Rememberer
 }
@@ -80,8 +80,8 @@ type Sink interface {
 	WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result, o WriteOptions) (WriteStats, error)
 }
 
-// Splitter keeps split plans and carries them out.
-type Splitter interface {
+// SplitStore keeps split plans and carries them out.
+type SplitStore interface {
 	// StorePlan stores the plan of its run unless one is stored already
 	// (with its Decisions, which Rememberer reads), and returns the stored plan (the first one wins, so that a re-run
 	// resumes it; splitplan.Plan.CheckStored refuses another approved plan).
