@@ -17,20 +17,22 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
-func TestTSVField(t *testing.T) {
+// A member of the split column is quoted when ',' or '|' or CSV needs it.
+func TestCSVMember(t *testing.T) {
 	for in, want := range map[string]string{
 		"a":         "a",
 		"":          "",
 		"a b":       "a b",
 		" lead":     `" lead"`,
-		"tab\there": "\"tab\there\"",
+		"tab\there": "tab\there", // the TSV quotes the whole field
 		`say "hi"`:  `"say ""hi"""`,
 		"two\nline": "\"two\nline\"",
 		`\.`:        `"\."`,
-		"a,b|c":     "a,b|c", // only the split column quotes these
+		"a,b":       `"a,b"`,
+		"a|b":       `"a|b"`,
 	} {
-		if got := tsvField(in); got != want {
-			t.Errorf("tsvField(%q) = %q, want %q", in, got, want)
+		if got := csvMember(in); got != want {
+			t.Errorf("csvMember(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

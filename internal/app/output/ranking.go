@@ -1,12 +1,11 @@
 package output
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -48,69 +47,48 @@ func (r Ranking) nodes() []int {
 func (r Ranking) WriteTSV(w io.Writer, header bool) error {
 	g, res, nm := r.Graph, r.Result, r.Names
 	props := proposalsByNode(res)
+	// encoding/csv with a tab for the comma quotes a field holding a tab, a
+	// quote or a line break, or starting with a space, as RFC 4180 does:
+	// the output stays one record per node and reads back with it.
+	cw := csv.NewWriter(w)
+	cw.Comma = '\t'
 	if header {
-		cols := "node"
+		cols := []string{"node"}
 		if nm != nil {
-			cols += "\tname"
+			cols = append(cols, "name")
 		}
-		cols += "\tambiguity\tdegree\tscore\tentities"
+		cols = append(cols, "ambiguity", "degree", "score", "entities")
 		if res.Proposals != nil {
-			cols += "\tsplit"
+			cols = append(cols, "split")
 		}
-		if _, err := io.WriteString(w, cols+"\n"); err != nil {
+		if err := cw.Write(cols); err != nil {
 			return err
 		}
 	}
+	var rec []string
 	for _, i := range r.nodes() {
-		line := tsvField(g.Key(i))
+		rec = append(rec[:0], g.Key(i))
 		if nm != nil {
-			line += "\t" + tsvField(nm.Of(g.Key(i)))
+			rec = append(rec, nm.Of(g.Key(i)))
 		}
-		line += "\t" + formatFloat(res.Ambiguity[i]) + "\t" + strconv.Itoa(g.Degree(i)) +
-			"\t" + formatFloat(res.Scores[i]) + "\t" + strconv.Itoa(res.Entities[i])
+		rec = append(rec, formatFloat(res.Ambiguity[i]), strconv.Itoa(g.Degree(i)),
+			formatFloat(res.Scores[i]), strconv.Itoa(res.Entities[i]))
 		if p, ok := props[i]; ok {
-			line += "\t" + tsvField(splitField(g, p.Groups, nm))
+			rec = append(rec, splitField(g, p.Groups, nm))
 		}
-		if _, err := io.WriteString(w, line+"\n"); err != nil {
+		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
-	return nil
+	cw.Flush()
+	return cw.Error()
 }
-
-// tsvField quotes a field of the tab-separated output as RFC 4180 (and
-// encoding/csv's writer, with a tab for the comma) does: a field holding a
-// tab, a quote or a line break, or starting with a space, is put in quotes,
-// its quotes doubled. The output stays one record per node and reads back
-// with encoding/csv (Comma '\t') or "score" itself.
-func tsvField(s string) string {
-	if !fieldNeedsQuotes(s, "\t") {
-		return s
-	}
-	return quoteField(s)
-}
-
-// fieldNeedsQuotes reports whether s must be quoted in a field separated by
-// any of seps: it holds a separator, a quote or a line break, or starts
-// with a space (which a reader may trim), or is encoding/csv's `\.`.
-func fieldNeedsQuotes(s, seps string) bool {
-	if s == "" {
-		return false
-	}
-	if s == `\.` || strings.ContainsAny(s, seps+"\"\r\n") {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(s)
-	return unicode.IsSpace(r)
-}
-
-func quoteField(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // splitField writes groups of neighbour keys (or names) as "a,b|c,d":
 // '|' between groups, ',' between the members of a group. A member holding
 // ',', '|' or a quote (or a line break, or starting with a space) is
 // quoted as in CSV ("Smith, J." becomes "\"Smith, J.\""), so that the field
-// splits back unambiguously; tsvField then quotes the whole field if it
+// splits back unambiguously; WriteTSV then quotes the whole field if it
 // needs it.
 func splitField(g *graph.Graph, groups [][]int32, nm names.Names) string {
 	var sb strings.Builder
@@ -126,13 +104,30 @@ func splitField(g *graph.Graph, groups [][]int32, nm names.Names) string {
 			if nm != nil {
 				s = nm.Of(s)
 			}
-			if fieldNeedsQuotes(s, ",|") {
-				s = quoteField(s)
-			}
-			sb.WriteString(s)
+			sb.WriteString(csvMember(s))
 		}
 	}
 	return sb.String()
+}
+
+// csvMember is s as a field of encoding/csv's writer separated by ',' or
+// by '|': quoted when either separator needs it.
+func csvMember(s string) string {
+	if q := csvField(s, ','); q != s {
+		return q
+	}
+	return csvField(s, '|')
+}
+
+// csvField is s as the one field of a record of encoding/csv's writer
+// with comma as the separator.
+func csvField(s string, comma rune) string {
+	var b strings.Builder
+	w := csv.NewWriter(&b)
+	w.Comma = comma
+	_ = w.Write([]string{s}) // a strings.Builder does not fail
+	w.Flush()
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', 10, 64) }
