@@ -40,7 +40,7 @@ func Load(src Sources) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = v.MergeConfigMap(nest(file)) // never fails
+	_ = v.MergeConfigMap(plain(file)) // never fails
 	if _, err := ReadEnv(os.Environ()); err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func Merge(flags, env, file map[string]Value) (*Config, error) {
 			return nil, err
 		}
 	}
-	_ = v.MergeConfigMap(nest(file)) // never fails
+	_ = v.MergeConfigMap(plain(file)) // never fails
 	for _, layer := range []map[string]Value{env, flags} {
 		for key, val := range layer {
 			v.Set(key, val.Value)
@@ -109,23 +109,14 @@ func check(vals map[string]Value) error {
 	return nil
 }
 
-// nest makes dotted keys nested maps, as a config file holds them.
-func nest(vals map[string]Value) map[string]any {
-	out := map[string]any{}
-	for key, val := range vals {
-		m := out
-		parts := strings.Split(key, ".")
-		for _, p := range parts[:len(parts)-1] {
-			sub, ok := m[p].(map[string]any)
-			if !ok {
-				sub = map[string]any{}
-				m[p] = sub
-			}
-			m = sub
-		}
-		m[parts[len(parts)-1]] = val.Value
+// plain is vals without their sources: viper finds a dotted key in its
+// config as it does a nested one.
+func plain(vals map[string]Value) map[string]any {
+	m := make(map[string]any, len(vals))
+	for k, v := range vals {
+		m[k] = v.Value
 	}
-	return out
+	return m
 }
 
 // decode reads every setting's value from v into a Config. The password:
