@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	gotoml "github.com/pelletier/go-toml/v2"
 	"github.com/sagikazarmark/locafero"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -238,6 +239,11 @@ func (d *decoders) Decoder(format string) (viper.Decoder, error) {
 		dec = func(b []byte) (map[string]any, error) {
 			m := map[string]any{}
 			if err := toml.Decode(b, m); err != nil {
+				var de *gotoml.DecodeError
+				if errors.As(err, &de) {
+					row, _ := de.Position()
+					return nil, fmt.Errorf("not valid TOML: line %d: %s", row, strings.TrimPrefix(oneLine(err), "toml: "))
+				}
 				return nil, errors.New("not valid TOML: " + oneLine(err))
 			}
 			return normalize(m).(map[string]any), nil
@@ -286,6 +292,9 @@ func decodeJSON(data []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
+			return nil, fmt.Errorf("not valid JSON: line %d: %v", 1+bytes.Count(data[:se.Offset], []byte("\n")), err)
+		}
 		return nil, errors.New("not valid JSON: " + oneLine(err))
 	}
 	if dec.More() {

@@ -50,11 +50,11 @@ func TestReadFileJSONAndTOML(t *testing.T) {
 		{"f.json", `{"threads": "two"}`, `config file f.json: threads = "two": want a non-negative integer`},
 		{"f.json", `{"seed": 1.5}`, `config file f.json: seed = 1.5: want a non-negative integer`},
 		{"f.json", `[1, 2]`, `config file f.json: want a JSON mapping of keys`},
-		{"f.json", `{"seed": 1,}`, `config file f.json: not valid JSON`},
+		{"f.json", "{\"seed\": 1,\n}", `config file f.json: not valid JSON: line 2: invalid character '}'`},
 		{"f.json", `{"seed": 1} {"seed": 2}`, `more than one value`},
 		{"f.toml", "threads = -1\n", `config file f.toml: threads = -1: want a non-negative integer`},
 		{"f.toml", "[neo4j]\npassword = \"hunter2\"\n", `neo4j.password must not be in the config file`},
-		{"f.toml", "seed = \n", `config file f.toml: not valid TOML`},
+		{"f.toml", "top = 1\nseed = \n", `config file f.toml: not valid TOML: line 2:`},
 		{"F.JSON", `{"seed": "x"}`, `config file F.JSON: seed = "x"`},
 	} {
 		_, err := ReadFile(c.name, []byte(c.data))
