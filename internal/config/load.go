@@ -49,16 +49,18 @@ func Load(src Sources) (*Config, error) {
 	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_", "-", "_"))
 	v.AutomaticEnv()
 	for _, s := range settings {
-		names := []string{s.Key, EnvName(s.Key)}
-		for _, a := range s.Aliases { // FONDUE_CONCURRENCY for threads
-			names = append(names, EnvName(a))
+		if len(s.Aliases) > 0 { // FONDUE_CONCURRENCY beside FONDUE_THREADS
+			names := []string{s.Key, EnvName(s.Key)}
+			for _, a := range s.Aliases {
+				names = append(names, EnvName(a))
+			}
+			_ = v.BindEnv(names...) // never fails: a key is given
 		}
-		_ = v.BindEnv(names...) // never fails: a key is given
 	}
-	flags := map[string]Value{}
+	flags := map[string]Value{} // a list as its comma-separated names
 	for key, f := range src.Flags {
-		flags[key] = Value{Value: f.Value.String(), Source: Source{FromFlag, f.Name}} // a list as comma-separated names
-		_ = v.BindFlagValue(key, flagText{f})                                         // never fails: the flag is not nil
+		flags[key] = Value{Value: f.Value.String(), Source: Source{FromFlag, f.Name}}
+		_ = v.BindFlagValue(key, flagText{f}) // never fails: the flag is not nil
 	}
 	if err := check(flags); err != nil {
 		return nil, err
