@@ -167,3 +167,31 @@ type boolOrAuto struct{ v string }
 func (b *boolOrAuto) String() string     { return b.v }
 func (b *boolOrAuto) Set(s string) error { b.v = s; return nil }
 func (b *boolOrAuto) Type() string       { return "bool" }
+
+// ReadFile never panics on a JSON or TOML file, and what it accepts is
+// well-formed, as FuzzReadConfig checks for YAML.
+func FuzzReadConfigFormats(f *testing.F) {
+	f.Add([]byte(`{"seed": 1, "embedding": {"dim": 8}, "graph": {"node_labels": ["A", "B"]}}`))
+	f.Add([]byte("seed = 1\n[embedding]\ndim = 8\n[graph]\nnode_labels = [\"A\", 2]\n"))
+	f.Add([]byte(`{"seed": 1e300, "threads": -0, "split": {"min_ambiguity": 0.5}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, name := range []string{"fuzz.json", "fuzz.toml"} {
+			vals, err := ReadFile(name, data)
+			if err != nil {
+				if _, ok := err.(*Error); !ok || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("%s: error %T of more than one line or not an *Error: %q", name, err, err)
+				}
+				continue
+			}
+			for k, v := range vals {
+				s, ok := Lookup(k)
+				if !ok || s.Key != k {
+					t.Fatalf("%s: unknown key %q accepted", name, k)
+				}
+				if again, err := s.Parse(v.Value); err != nil || !reflect.DeepEqual(again, v.Value) {
+					t.Fatalf("%s: %s = %#v parses again to %#v, %v", name, k, v.Value, again, err)
+				}
+			}
+		}
+	})
+}
