@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 
-	gotoml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2"
 	"github.com/sagikazarmark/locafero"
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -156,7 +157,7 @@ func (t flagText) ValueType() string   { return "string" }
 // findAndReadFile reads src's config file, or the first one viper finds in
 // src.Dirs; no file is no values.
 func findAndReadFile(src Sources) (map[string]Value, error) {
-	v, doc := fileViper(viper.WithFinder(locafero.Finder{
+	v, dec := fileViper(viper.WithFinder(locafero.Finder{
 		Paths: src.Dirs,
 		Names: locafero.NameWithExtensions("fondue", "yaml", "yml", "json", "toml"),
 		Type:  locafero.FileTypeFile,
@@ -176,7 +177,7 @@ func findAndReadFile(src Sources) (map[string]Value, error) {
 	if err != nil {
 		return nil, fileError(name, err)
 	}
-	return readDoc(name, doc.m)
+	return readDoc(name, dec.doc)
 }
 
 // ReadFile reads a configuration file strictly: every key must be a
@@ -184,12 +185,12 @@ func findAndReadFile(src Sources) (map[string]Value, error) {
 // The file is YAML, or JSON or TOML by its extension (.json, .toml); an
 // empty file is an empty configuration.
 func ReadFile(name string, data []byte) (map[string]Value, error) {
-	v, doc := fileViper()
+	v, dec := fileViper()
 	v.SetConfigType(formatOf(name))
 	if err := v.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fileError(name, err)
 	}
-	return readDoc(name, doc.m)
+	return readDoc(name, dec.doc)
 }
 
 // formatOf is the format of a config file: JSON or TOML by its extension,
@@ -222,53 +223,42 @@ func fileViper(opts ...viper.Option) (*viper.Viper, *decoders) {
 	return viper.NewWithOptions(append(opts, viper.WithDecoderRegistry(d))...), d
 }
 
-// decoders decode config files: YAML, JSON and TOML, into a mapping of
-// keys, the last of which they keep (m) for ReadFile's strict reading.
-type decoders struct{ m map[string]any }
+// decoders is viper's registry of config file decoders: YAML, JSON and
+// TOML, each read into a mapping of keys, the last of which it keeps (doc)
+// for readDoc's strict reading.
+type decoders struct{ doc map[string]any }
 
 func (d *decoders) Decoder(format string) (viper.Decoder, error) {
-	var dec func([]byte) (map[string]any, error)
-	switch format {
-	case "yaml", "yml":
-		dec = decodeYAML
-	case "json":
-		dec = decodeJSON
-	case "toml":
-		toml, err := viper.NewCodecRegistry().Decoder("toml")
-		if err != nil {
-			return nil, err
-		}
-		dec = func(b []byte) (map[string]any, error) {
-			m := map[string]any{}
-			if err := toml.Decode(b, m); err != nil {
-				var de *gotoml.DecodeError
-				if errors.As(err, &de) {
-					row, _ := de.Position()
-					return nil, fmt.Errorf("not valid TOML: line %d: %s", row, strings.TrimPrefix(oneLine(err), "toml: "))
-				}
-				return nil, errors.New("not valid TOML: " + oneLine(err))
-			}
-			return normalize(m).(map[string]any), nil
-		}
-	default:
+	read := map[string]func([]byte) (map[string]any, error){
+		"yaml": decodeYAML, "yml": decodeYAML, "json": decodeJSON, "toml": decodeTOML}[format]
+	if read == nil {
 		return nil, fmt.Errorf("a .%s file: write it in YAML, JSON or TOML", format)
 	}
 	return decodeFunc(func(b []byte, m map[string]any) error {
-		doc, err := dec(b)
-		if err != nil {
-			return err
-		}
-		for k, v := range doc {
-			m[k] = v
-		}
-		d.m = m // viper lowers its keys in place
-		return nil
+		doc, err := read(b)
+		maps.Copy(m, doc)
+		d.doc = m // viper lowers its keys in place
+		return err
 	}), nil
 }
 
 type decodeFunc func([]byte, map[string]any) error
 
 func (f decodeFunc) Decode(b []byte, m map[string]any) error { return f(b, m) }
+
+// decodeTOML reads a TOML document, its integers as YAML's.
+func decodeTOML(data []byte) (map[string]any, error) {
+	var doc map[string]any
+	if err := toml.Unmarshal(data, &doc); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			return nil, fmt.Errorf("not valid TOML: line %d: %s", row, strings.TrimPrefix(oneLine(err), "toml: "))
+		}
+		return nil, errors.New("not valid TOML: " + oneLine(err))
+	}
+	return normalize(doc).(map[string]any), nil
+}
 
 // decodeYAML reads one YAML document, a mapping of keys.
 func decodeYAML(data []byte) (map[string]any, error) {
