@@ -285,12 +285,12 @@ func decodeJSON(data []byte) (map[string]any, error) {
 	var doc any
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		if se := (*json.SyntaxError)(nil); errors.As(err, &se) {
-			return nil, fmt.Errorf("not valid JSON: line %d: %v", 1+bytes.Count(data[:se.Offset], []byte("\n")), err)
+			return nil, fmt.Errorf("not valid JSON: line %d: %v", 1+bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n")), err)
 		}
 		return nil, errors.New("not valid JSON: " + oneLine(err))
 	}
-	if dec.More() {
-		return nil, errors.New("not valid JSON: more than one value; want one object of keys")
+	if err := dec.Decode(new(any)); err != io.EOF {
+		return nil, errors.New("not valid JSON: text after the first value; want one object of keys")
 	}
 	return mapping(normalize(doc), "JSON")
 }

@@ -51,7 +51,7 @@ func TestReadFileJSONAndTOML(t *testing.T) {
 		{"f.json", `{"seed": 1.5}`, `config file f.json: seed = 1.5: want a non-negative integer`},
 		{"f.json", `[1, 2]`, `config file f.json: want a JSON mapping of keys`},
 		{"f.json", "{\"seed\": 1,\n}", `config file f.json: not valid JSON: line 2: invalid character '}'`},
-		{"f.json", `{"seed": 1} {"seed": 2}`, `more than one value`},
+		{"f.json", `{"seed": 1} {"seed": 2}`, `text after the first value`},
 		{"f.toml", "threads = -1\n", `config file f.toml: threads = -1: want a non-negative integer`},
 		{"f.toml", "[neo4j]\npassword = \"hunter2\"\n", `neo4j.password must not be in the config file`},
 		{"f.toml", "top = 1\nseed = \n", `config file f.toml: not valid TOML: line 2:`},
