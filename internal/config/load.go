@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -225,7 +224,7 @@ func fileViper(opts ...viper.Option) (*viper.Viper, *decoders) {
 
 // decoders is viper's registry of config file decoders: YAML, JSON and
 // TOML, each read into a mapping of keys, the last of which it keeps (doc)
-// for readDoc's strict reading.
+// for readDoc's strict reading; viper's own copy stays empty.
 type decoders struct{ doc map[string]any }
 
 func (d *decoders) Decoder(format string) (viper.Decoder, error) {
@@ -234,10 +233,9 @@ func (d *decoders) Decoder(format string) (viper.Decoder, error) {
 	if read == nil {
 		return nil, fmt.Errorf("a .%s file: write it in YAML, JSON or TOML", format)
 	}
-	return decodeFunc(func(b []byte, m map[string]any) error {
-		doc, err := read(b)
-		maps.Copy(m, doc)
-		d.doc = m // viper lowers its keys in place
+	return decodeFunc(func(b []byte, _ map[string]any) error {
+		var err error
+		d.doc, err = read(b) // as written: viper would merge Seed and seed
 		return err
 	}), nil
 }

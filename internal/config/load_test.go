@@ -56,6 +56,9 @@ func TestReadFileJSONAndTOML(t *testing.T) {
 		{"f.toml", "[neo4j]\npassword = \"hunter2\"\n", `neo4j.password must not be in the config file`},
 		{"f.toml", "top = 1\nseed = \n", `config file f.toml: not valid TOML: line 2:`},
 		{"F.JSON", `{"seed": "x"}`, `config file F.JSON: seed = "x"`},
+		{"f.yaml", "Seed: 1\nseed: 2\n", `they are the same setting`},
+		{"f.yaml", "embedding:\n  Dim: 1\n  dim: 2\n", `they are the same setting`},
+		{"f.json", `{"Seed": 1, "seed": 2}`, `they are the same setting`},
 	} {
 		_, err := ReadFile(c.name, []byte(c.data))
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
