@@ -24,37 +24,25 @@ func ReadsConfig(cmd *cobra.Command) bool {
 	return true
 }
 
-// Load reads the configuration of cmd: flag > environment (FONDUE_*) >
-// file > default, each value checked against its setting, decoded into a
-// config.Config (config.Merge). An unknown key or variable, or a value of
-// the wrong kind, stops the run with one message naming it and where it
-// came from.
+// Load reads the configuration of cmd (config.Load): flag > environment
+// (FONDUE_*) > file > default, each value checked against its setting. An
+// unknown key or variable, or a value of the wrong kind, stops the run
+// with one message naming it and where it came from.
 func Load(cmd *cobra.Command) (*config.Config, error) {
-	flags := map[string]config.Value{} // setting -> the value of its flag, if given
+	src := config.Sources{Flags: map[string]*pflag.Flag{}}
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
 		if key, ok := KeyOf(f); ok && f.Changed {
-			flags[key] = config.Value{Value: FlagValue(f), Source: config.Source{Kind: config.FromFlag, Name: f.Name}}
+			src.Flags[key] = f
 		}
 	})
-	path, err := ConfigPath(cmd)
-	if err != nil {
+	var err error
+	if src.File, err = ConfigPath(cmd); err != nil {
 		return nil, err
 	}
-	fileVals := map[string]config.Value{}
-	if path != "" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, UsageErrorf("config file %s: %v", path, errors.Unwrap(err))
-		}
-		if fileVals, err = config.ReadFile(path, data); err != nil {
-			return nil, WithCode(ExitUsage, err)
-		}
+	if src.File == "" {
+		src.Dirs = configDirs()
 	}
-	envVals, err := config.ReadEnv(os.Environ())
-	if err != nil {
-		return nil, WithCode(ExitUsage, err)
-	}
-	c, err := config.Merge(flags, envVals, fileVals)
+	c, err := config.Load(src)
 	if err != nil {
 		return nil, WithCode(ExitUsage, err)
 	}
@@ -70,42 +58,41 @@ func FlagValue(f *pflag.Flag) any {
 	return f.Value.String()
 }
 
-// ConfigPath returns the config file to read: --config (or FONDUE_CONFIG),
-// else the first fondue.yaml of ., $XDG_CONFIG_HOME/fondue-neo4j (or
-// ~/.config/fondue-neo4j) and /etc/fondue-neo4j; "" when there is none.
+// ConfigPath returns the config file named by --config (or FONDUE_CONFIG),
+// "" when none is.
 func ConfigPath(cmd *cobra.Command) (string, error) {
 	explicit, _ := cmd.Flags().GetString("config")
 	what := "--config"
 	if explicit == "" {
 		explicit, what = os.Getenv("FONDUE_CONFIG"), "FONDUE_CONFIG"
 	}
-	if explicit != "" {
-		st, err := os.Stat(explicit)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			return "", UsageErrorf("config file %s not found (%s)", explicit, what)
-		case err != nil:
-			return "", UsageErrorf("config file %s (%s): %v", explicit, what, errors.Unwrap(err))
-		case st.IsDir():
-			return "", UsageErrorf("config file %s (%s) is a directory: give the path of a YAML file such as %s", explicit, what,
-				filepath.Join(explicit, "fondue.yaml"))
-		}
-		return explicit, nil
+	if explicit == "" {
+		return "", nil
 	}
+	st, err := os.Stat(explicit)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return "", UsageErrorf("config file %s not found (%s)", explicit, what)
+	case err != nil:
+		return "", UsageErrorf("config file %s (%s): %v", explicit, what, errors.Unwrap(err))
+	case st.IsDir():
+		return "", UsageErrorf("config file %s (%s) is a directory: give the path of a YAML file such as %s", explicit, what,
+			filepath.Join(explicit, "fondue.yaml"))
+	}
+	return explicit, nil
+}
+
+// configDirs are the folders searched for fondue.yaml (or .yml, .json,
+// .toml) when no file is named: ., $XDG_CONFIG_HOME/fondue-neo4j (or
+// ~/.config/fondue-neo4j) and /etc/fondue-neo4j.
+func configDirs() []string {
 	dirs := []string{"."}
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
 		dirs = append(dirs, filepath.Join(x, "fondue-neo4j"))
 	} else if h, err := os.UserHomeDir(); err == nil {
 		dirs = append(dirs, filepath.Join(h, ".config", "fondue-neo4j"))
 	}
-	dirs = append(dirs, "/etc/fondue-neo4j")
-	for _, d := range dirs {
-		p := filepath.Join(d, "fondue.yaml")
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p, nil
-		}
-	}
-	return "", nil
+	return append(dirs, "/etc/fondue-neo4j")
 }
 
 // namesValue is the value of a flag that takes names (labels,

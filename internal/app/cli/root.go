@@ -25,7 +25,7 @@ func SetupRoot(root *cobra.Command, stdout, stderr io.Writer) {
 		return UsageErrorf("%v (see '%s --help')", flagError(c, err), c.CommandPath())
 	})
 	pf := root.PersistentFlags()
-	pf.String("config", "", "config file (default: ./fondue.yaml, then $XDG_CONFIG_HOME/fondue-neo4j/fondue.yaml, /etc/fondue-neo4j/fondue.yaml)")
+	pf.String("config", "", "config file: YAML, or JSON or TOML by its extension (default: the first fondue.yaml, .yml, .json or .toml of ., $XDG_CONFIG_HOME/fondue-neo4j, /etc/fondue-neo4j)")
 	addFlags(root, pf, config.CmdEvery)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

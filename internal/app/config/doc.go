@@ -6,10 +6,13 @@
 // shell completion and the README's tables (ReadmeTables, go generate) are
 // made from it.
 //
-// Values come from flags, a YAML file (ReadFile) and FONDUE_* environment
-// variables (ReadEnv), read strictly: an unknown key or variable, or a
-// value of the wrong kind, is an error that names the key, the file,
-// variable or flag, and what was expected. Merge decides each setting's
-// value (flag > environment > file > default) and decodes them into a
-// Config, a struct per concern, which the commands read.
+// Values come from flags, a config file (YAML, or JSON or TOML by its
+// extension) and FONDUE_* environment variables, through viper (Load),
+// which finds the file, reads the variables and the flags and holds the
+// defaults. Each value is checked before it enters viper (ReadFile,
+// ReadEnv, Setting.Parse): an unknown key or variable, or a value of the
+// wrong kind, is an error that names the key, the file, variable or flag,
+// and what was expected. The winning value (flag > environment > file >
+// default) is decoded into a Config, a struct per concern, which the
+// commands read.
 package config

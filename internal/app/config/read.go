@@ -1,16 +1,13 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/text/textdist"
-	"go.yaml.in/yaml/v3"
 )
 
 // SourceKind says where a value came from.
@@ -124,30 +121,14 @@ func EnvName(key string) string {
 	return EnvPrefix + strings.ToUpper(strings.NewReplacer(".", "_", "-", "_").Replace(key))
 }
 
-// ReadFile reads a YAML configuration file strictly: every key must be a
-// setting (or a section of settings), every value of its setting's kind.
-// An empty file is an empty configuration.
-func ReadFile(name string, data []byte) (map[string]Value, error) {
+// readDoc reads a config file's document strictly (ReadFile): every key
+// must be a setting or a section of settings, every value of its kind.
+func readDoc(name string, doc map[string]any) (map[string]Value, error) {
 	src := Source{Kind: FromFile, Name: name}
 	fail := func(key string, raw any, format string, args ...any) error {
 		return &Error{Source: src, Key: key, Raw: raw, Msg: fmt.Sprintf(format, args...)}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		if err == io.EOF {
-			return map[string]Value{}, nil
-		}
-		return nil, fail("", nil, "not valid YAML: %s", yamlError(err.Error()))
-	}
-	var extra any
-	if err := dec.Decode(&extra); err != io.EOF {
-		return nil, fail("", nil, "holds more than one YAML document (a line '---'); want one mapping of keys")
-	}
 	out := map[string]Value{}
-	if doc == nil {
-		return out, nil
-	}
 	var walk func(prefix string, m map[string]any) error
 	walk = func(prefix string, m map[string]any) error {
 		keys := make([]string, 0, len(m))
@@ -199,11 +180,7 @@ func ReadFile(name string, data []byte) (map[string]Value, error) {
 		}
 		return nil
 	}
-	m, ok := asMap(doc)
-	if !ok {
-		return nil, fail("", nil, "want a YAML mapping of keys (such as 'seed: 1'), found %s", describe(doc))
-	}
-	if err := walk("", m); err != nil {
+	if err := walk("", doc); err != nil {
 		return nil, err
 	}
 	return out, nil

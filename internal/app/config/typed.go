@@ -7,7 +7,7 @@ import (
 )
 
 // Config is the configuration a command runs with, decoded from every
-// setting's value (Merge): a struct per concern, each field a setting
+// setting's value (Load): a struct per concern, each field a setting
 // (Setting.Field says which).
 type Config struct {
 	Log    Log
@@ -93,7 +93,7 @@ type Review struct {
 }
 
 // Neo4j is how sync and undo connect (neo4j.*). Of the password's two
-// places, Merge keeps the one that wins: the --password-file flag, else
+// places, Load keeps the one that wins: the --password-file flag, else
 // FONDUE_NEO4J_PASSWORD, else neo4j.password_file from the environment
 // or the file; at most one of Password and PasswordFile is set.
 type Neo4j struct {
@@ -152,41 +152,6 @@ type Metrics struct {
 	PushgatewayURL string // "" : no push
 	Job            string
 	Textfile       string // "" : none
-}
-
-// Merge decides every setting's value, flag > environment > file >
-// default, checks it (Setting.Parse; flags' values are read here) and
-// decodes them into a Config. flags holds the values of the flags given
-// on the command line, by setting; env and file what ReadEnv and ReadFile
-// read. Its error is an *Error naming the setting and the value's place.
-func Merge(flags, env, file map[string]Value) (*Config, error) {
-	c := &Config{}
-	from := make(map[string]Source, len(settings))
-	for i := range settings {
-		s := &settings[i]
-		raw, src := s.Default, Source{Kind: FromDefault}
-		if fv, ok := flags[s.Key]; ok {
-			raw, src = fv.Value, fv.Source
-		} else if ev, ok := env[s.Key]; ok {
-			raw, src = ev.Value, ev.Source
-		} else if fv, ok := file[s.Key]; ok {
-			raw, src = fv.Value, fv.Source
-		}
-		val, err := s.Parse(raw)
-		if err != nil {
-			return nil, &Error{Source: src, Key: s.Key, Raw: raw, Msg: err.Error()}
-		}
-		if err := s.set(c, val); err != nil {
-			return nil, err
-		}
-		from[s.Key] = src
-	}
-	// The password: the --password-file flag wins over
-	// FONDUE_NEO4J_PASSWORD, which wins over neo4j.password_file.
-	if c.Neo4j.Password != "" && from[passwordFileKey].Kind != FromFlag {
-		c.Neo4j.PasswordFile = ""
-	}
-	return c, nil
 }
 
 const passwordFileKey = "neo4j.password_file"
