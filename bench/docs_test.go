@@ -24,7 +24,7 @@ func TestMethodReferencesResolve(t *testing.T) {
 		sections[m[1]] = true
 	}
 	cite := regexp.MustCompile(`method\.md(?:\]\([^)]*\))?\)? (?:section |§ ?)(\d+(?:\.\d+)?)`)
-	link := regexp.MustCompile(`\]\(([^)#]*method\.md)[^)]*\)`)
+	link := regexp.MustCompile(`\]\(((?:[^)#]*/)?method\.md)[^)]*\)`)
 	cited := 0
 	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
-// writeDefaultTargets checks the default method against issue 12's
+// writeDefaultTargets checks the default method against the bench's
 // targets: at least 0.01 above the best baseline (degree, CC, NC, LCC) of
 // every cell and 0.03 above it on average; no cell's mean more than one
 // standard error below the paper's FONDUE, and 0.03 above it on average.

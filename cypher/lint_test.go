@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 // semantic check (@neo4j-cypher/language-support), without errors and
 // without deprecations; they also run for real on the test servers
 // (connector tests). So do the demo graph of docker-compose.yml and the
-// README's example queries. One linter process checks them all.
+// example queries of the README and docs/. One linter process checks them
+// all.
 func TestCypher5Lint(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -33,18 +35,25 @@ func TestCypher5Lint(t *testing.T) {
 		t.Fatal(err)
 	}
 	queries["docker/seed.cypher"], strict["docker/seed.cypher"] = string(seed), true
-	readme, err := os.ReadFile("../README.md")
+	pages, err := filepath.Glob("../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := strings.Split(string(readme), "```cypher\n")[1:]
-	if len(blocks) == 0 {
-		t.Fatal("no cypher block in README.md")
-	}
-	for k, part := range blocks {
-		key := fmt.Sprintf("README.md cypher block %d", k+1)
-		queries[key], _, _ = strings.Cut(part, "```")
-		strict[key] = true
+	for _, page := range append([]string{"../README.md"}, pages...) {
+		doc, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(page, "../")
+		blocks := strings.Split(string(doc), "```cypher\n")[1:]
+		if len(blocks) == 0 && name == "README.md" {
+			t.Fatal("no cypher block in README.md")
+		}
+		for k, part := range blocks {
+			key := fmt.Sprintf("%s cypher block %d", name, k+1)
+			queries[key], _, _ = strings.Cut(part, "```")
+			strict[key] = true
+		}
 	}
 
 	res, err := l.Lint(ctx, queries)

@@ -35,15 +35,16 @@ func closedAddr(t *testing.T) string {
 	return addr
 }
 
-// readmeExitCodes returns the codes of the README's exit-code table.
-func readmeExitCodes(t *testing.T) map[int]string {
-	data, err := os.ReadFile("../../README.md")
+// docExitCodes returns the codes of the exit-code table of
+// docs/exit-codes.md (its first table).
+func docExitCodes(t *testing.T) map[int]string {
+	data, err := os.ReadFile("../../docs/exit-codes.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, table, ok := strings.Cut(string(data), "\n### Exit codes\n")
+	_, table, ok := strings.Cut(string(data), "# Exit codes\n")
 	if !ok {
-		t.Fatal("README.md has no '### Exit codes' section")
+		t.Fatal("docs/exit-codes.md has no '# Exit codes' title")
 	}
 	codes := map[int]string{}
 	row := regexp.MustCompile(`^\| (\d+) \| (.+) \|$`)
@@ -59,10 +60,10 @@ func readmeExitCodes(t *testing.T) map[int]string {
 	return codes
 }
 
-// The README's exit-code table: every documented code is the code of the
+// The exit-code table of docs/exit-codes.md: every documented code is the code of the
 // documented case, run here, except those that need a Neo4j server, which
 // the integration tests of neo4jtests/sync_test.go run.
-func TestReadmeExitCodes(t *testing.T) {
+func TestDocumentedExitCodes(t *testing.T) {
 	dir := t.TempDir()
 	loops := writeFile(t, dir, "loops.txt", "1 1\n2 2\n")
 	empty := writeFile(t, dir, "empty.txt", "")
@@ -106,7 +107,7 @@ func TestReadmeExitCodes(t *testing.T) {
 		exitAuth:   "TestSyncAuth (neo4jtests/sync_test.go)",
 		exitLocked: "TestSyncLocked (neo4jtests/sync_test.go)",
 	}
-	documented := readmeExitCodes(t)
+	documented := docExitCodes(t)
 	want := []int{exitOK, exitError, exitUsage, exitAuth, exitUnreachable, exitEmpty, exitLocked, exitMemory, exitInterrupted}
 	var got []int
 	for code := range documented {
@@ -114,7 +115,7 @@ func TestReadmeExitCodes(t *testing.T) {
 	}
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Fatalf("README documents exit codes %v, the program has %v", got, want)
+		t.Fatalf("docs/exit-codes.md documents exit codes %v, the program has %v", got, want)
 	}
 	for code := range documented {
 		if code == exitInterrupted {

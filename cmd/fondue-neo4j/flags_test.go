@@ -48,10 +48,11 @@ func TestSplitFlagsNeedSplit(t *testing.T) {
 	}
 }
 
-// The splitters the README's flag table and config.example.yaml offer for
-// --splitter (split.method) are exactly those score takes, and each works.
+// The splitters the flag table of docs/configuration.md and
+// config.example.yaml offer for --splitter (split.method) are exactly those
+// score takes, and each works.
 func TestDocumentedSplittersWork(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestDocumentedSplittersWork(t *testing.T) {
 	// one that score takes.
 	row := regexp.MustCompile("(?m)^\\| `--splitter` \\| [^|]* \\| ([^|]*) \\|$").FindSubmatch(readme)
 	if row == nil {
-		t.Fatal("README.md has no --splitter row in the flag table")
+		t.Fatal("docs/configuration.md has no --splitter row in the flag table")
 	}
 	var inReadme []string
 	for _, m := range regexp.MustCompile("`([^`]+)`").FindAllSubmatch(row[1], -1) {
@@ -80,7 +81,7 @@ func TestDocumentedSplittersWork(t *testing.T) {
 		inExample = append(inExample, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "#")))
 	}
 	want := splitterNames()
-	for what, got := range map[string][]string{"README.md": inReadme, "config.example.yaml": inExample} {
+	for what, got := range map[string][]string{"docs/configuration.md": inReadme, "config.example.yaml": inExample} {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s offers the splitters %q; score takes %q", what, got, want)
 		}
@@ -93,17 +94,17 @@ func TestDocumentedSplittersWork(t *testing.T) {
 	}
 }
 
-// The README's memory figure is what estimate says for the command it
-// names.
-func TestReadmeMemoryFigure(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// The memory figure of docs/memory-and-scale.md is what estimate says for
+// the command it names.
+func TestDocumentedMemoryFigure(t *testing.T) {
+	readme, err := os.ReadFile("../../docs/memory-and-scale.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := strings.Join(strings.Fields(string(readme)), " ")
 	m := regexp.MustCompile("`fondue-neo4j (estimate [^`]+)` says ([0-9.]+ [KMGT]?i?B)").FindStringSubmatch(text)
 	if m == nil {
-		t.Fatal("README.md has no \"`fondue-neo4j estimate ...` says N GiB\"")
+		t.Fatal("docs/memory-and-scale.md has no \"`fondue-neo4j estimate ...` says N GiB\"")
 	}
 	// (--max-memory none: the figure, not whether this machine has it.)
 	code, out, stderr := runCLI(t, "", append(strings.Fields(m[1]), "--max-memory", "none")...)
@@ -112,7 +113,7 @@ func TestReadmeMemoryFigure(t *testing.T) {
 	}
 	got := regexp.MustCompile(`required memory \(peak resident, with GC headroom\): ([0-9.]+ [KMGT]?i?B)`).FindStringSubmatch(out)
 	if got == nil || got[1] != m[2] {
-		t.Errorf("README.md: %s says %s; it says %q", m[1], m[2], out)
+		t.Errorf("docs/memory-and-scale.md: %s says %s; it says %q", m[1], m[2], out)
 	}
 }
 

@@ -202,7 +202,7 @@ func TestKnowledgeGraphDocCommands(t *testing.T) {
 		real := !strings.Contains(line, "testdata/")
 		for k, a := range args {
 			switch {
-			case real && strings.HasSuffix(a, ".csv"):
+			case real && (strings.HasSuffix(a, ".csv") || strings.HasSuffix(a, ".edges")):
 				args[k] = filepath.Join(realKG(), a)
 			case strings.Contains(a, "testdata/"):
 				args[k] = strings.ReplaceAll(a, "testdata/", "../../testdata/")
@@ -220,8 +220,8 @@ func TestKnowledgeGraphDocCommands(t *testing.T) {
 		}
 		ran++
 	}
-	if ran != 3 {
-		t.Errorf("%d documented commands ran, want 3", ran)
+	if ran != 4 {
+		t.Errorf("%d documented commands ran, want 4", ran)
 	}
 }
 

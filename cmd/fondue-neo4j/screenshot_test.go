@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -12,12 +13,20 @@ import (
 
 // The README's screenshot of the review page (docs/review.png) shows the
 // page this build writes: the picture carries the review command that
-// wrote its page and the page's digest (internal/testenv/screenshot makes
-// it), and the same command, run here, writes a page with the same digest.
-// A change of the scores, the splitter or the page fails it: regenerate
-// the picture then.
+// wrote its page and the page's digest (the screenshot command the README
+// names makes it), and the same command, run here, writes a page with the
+// same digest. A change of the scores, the splitter or the page fails it:
+// regenerate the picture then.
 func TestReadmeScreenshotIsCurrent(t *testing.T) {
-	const regenerate = "regenerate it from the repository's root: go run ./internal/testenv/screenshot"
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := regexp.MustCompile("go run \\./internal/[a-z/]*screenshot").Find(readme)
+	if !strings.Contains(string(readme), "](docs/review.png)") || made == nil {
+		t.Fatal("README.md does not show docs/review.png and say how it is made (go run ./internal/.../screenshot)")
+	}
+	regenerate := "regenerate it from the repository's root: " + string(made)
 	shot, err := os.ReadFile("../../docs/review.png")
 	if err != nil {
 		t.Fatal(err)
@@ -33,13 +42,6 @@ func TestReadmeScreenshotIsCurrent(t *testing.T) {
 	args := strings.Fields(command)
 	if len(args) < 2 || args[0] != "review" || slices.Contains(args, "--output-file") {
 		t.Fatalf("docs/review.png shows the page of %q: not a review command without its output file", command)
-	}
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(readme), "](docs/review.png)") || !strings.Contains(string(readme), "go run ./internal/testenv/screenshot") {
-		t.Error("README.md does not show docs/review.png and say how it is made")
 	}
 	page := filepath.Join(t.TempDir(), "review.html")
 	t.Chdir("../..") // the command's paths are the repository's

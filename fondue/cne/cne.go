@@ -62,10 +62,9 @@ type Options struct {
 	MaxEpochs    int     // epoch limit (default 2000)
 	// Tol stops training when the mean gradient norm of the last 50 epochs
 	// is within Tol (relative) of the mean of the last 10: the norm has
-	// stopped falling (default 1e-2). The authors' code compares 100 and 10
-	// epochs with 1e-3; measured on nine real and synthetic graphs, this
-	// stops 29% sooner at the same AUC (on the larger graphs AUC stops
-	// rising well before the gradient norm settles). In exact mode, whose
+	// stopped falling (default 1e-2; the authors' code compares 100 and 10
+	// epochs with 1e-3, but AUC stops rising well before the gradient norm
+	// settles: method.md section 1.3). In exact mode, whose
 	// gradient has no sampling noise and keeps falling geometrically,
 	// training also stops once the norm is below Tol/10 times its largest value.
 	Tol      float64
@@ -84,13 +83,13 @@ type Options struct {
 	// KeepState keeps the optimizer state in the returned embedding, for
 	// saving as a Checkpoint.
 	KeepState bool
-	// NoiseStart starts from the plain N(0,1) noise instead of the
-	// smoothed start (see smoothedStart in cne_init.go), as before issue 11.
+	// NoiseStart starts from the plain N(0,1) noise, the paper's start,
+	// instead of the smoothed start (see smoothedStart in cne_init.go).
 	// Without Init, the default smooths that same noise over the graph.
 	NoiseStart bool
 	// NoStabilityStop turns off the ranking-stability stop (see
-	// cne_stop.go), leaving the gradient-norm test of Tol and MaxEpochs,
-	// as before issue 11. The stop is never used on warm starts.
+	// cne_stop.go), leaving the gradient-norm test of Tol and MaxEpochs.
+	// The stop is never used on warm starts.
 	NoStabilityStop bool
 	// Progress, when set, is called after every epoch from the fitting goroutine.
 	Progress func(Progress)

@@ -22,7 +22,7 @@ import (
 // numbering. Checks therefore cost O(stableSample * mean degree * d^2),
 // independent of the graph's size, a small fraction of an epoch on graphs
 // larger than the sample. The stop is off on warm starts (Options.Init),
-// which keep the gradient-norm test alone, as before. The defaults
+// which keep the gradient-norm test alone. The defaults
 // (stableEvery and the others) are in tuning.go, where tests change them.
 
 // stabilityStop holds the state of the ranking-stability stop.

@@ -73,64 +73,27 @@ type Options struct {
 	Sink []Part
 }
 
-// Go's collector lets the heap grow to twice the live data before it runs
-// (GOGC=100); measured peak RSS sits between 1.2 and 1.6 times the live
-// estimate on graphs of 10^4 to 10^6 nodes, so the peak uses 1.6.
+// The collector lets the heap grow to twice the live data (GOGC=100), but
+// a run's peak RSS stays within gcHeadroom times the live estimate
+// (docs/memory-and-scale.md has the measurements).
 const (
 	gcHeadroom   = 1.6
 	runtimeBytes = 16 << 20
 	// runtimePerWorker is the runtime's memory per worker thread (stack,
-	// allocation caches, scheduler): peak RSS of score on ego-twitter rose
-	// by 5-6 MiB from 1 to 2 threads beyond the heap's growth.
+	// allocation caches, scheduler).
 	runtimePerWorker = 8 << 20
 	mapEntry         = 40 // bytes per entry of a Go map from key to index, with growth slack
 	// workerFixed is each worker's small fixed scratch (stack, vectors of d).
 	workerFixed = 1 << 16
 )
 
-// Predict predicts the memory of Score with FONDUE on a graph of the
-// given size. With n nodes, m edges, dimension d, W workers, largest degree
-// D (Options.MaxDegree, or min(n-1, m) when unknown), negative
-// ratio r and V = 8nd (one float64 vector per node), in bytes:
-//
-//	graph     = 8m + 8(n+1) + keys (8n, or n(16+key length)) + 40n (key index)
-//	load      = graph + 16m (edge buffer) + 16n (renumbering) [+ 1 MiB reader]
-//	embedding = graph + 12n (prior) + 4V (vectors, gradient, Adam moments)
-//	            + W (n/8 + 64 KiB)                          node marks
-//	            + W min(rD, r(n-1)/(r+1)) (8d + 12)          negative buffers
-//	            + W D (8d + 8)                               gathered neighbours
-//	            [+ 8m + 16n + 3V when the nodes are renumbered for locality]
-//	            [+ 2V optimizer state kept for a checkpoint]
-//	scoring   = graph + V + 8n (prior) + 49n (scores, disconnection, ranks)
-//	            + W (8n + 64 KiB)                           cross-pair marks
-//	            + W 16 min(64D, n)                           cross-pair side words
-//	            + W D (8d + 32)                              split search of the largest node
-//	split     = graph + V + 8n + 24n
-//	            + W (8n + 64 KiB)                           ego and two-hop markers
-//	            + W 40 (min(D^2, 2m) + D)                    ego net, two-hop lists, affinity, MCL
-//	sink      = graph + V + 8n + 49n + Sink                 [when Sink is given]
-//
-// Without an embedding (NoEmbedding) there is no embedding phase, and the
-// later phases hold no vectors (V) and no prior (8n).
-//
-// The negative buffers hold the candidates of a block of rows, r times
-// the block's largest degree, each with its vector (8d), multiplier (8)
-// and index (4); a row needs them only while rD is below its n-1-D
-// non-neighbours, hence the cap; at d = 8 a row's neighbours are gathered
-// likewise. The cross-pair side words are one per node next to 64
-// neighbours of a side (see unlinkedPairs), with append's growth. The split phase builds the ego net of the
-// largest node to split: its entries (links among the neighbours, the
-// two-hop lists, the affinity, MCL's pruned matrices) are bounded by the
-// pairs of neighbours, D^2, and by the edge ends, 2m; about 40 bytes each
-// with the slack of append's growth. The split search holds, per worker, the
-// differences to the neighbours of the largest node (8dD) and its
-// projections, order, signs and sides (about 32D). The embedding phase
-// is skipped (exact mode) for graphs of up to ExactMaxNode nodes, whose
-// buffers are not per worker. A source's buffers (SourceLoad) are added to
-// the load phase, what the caller holds (Held) to every phase, what a sink
-// holds after the engine (Sink) makes a phase of its own. Live is the
-// largest phase; Peak is Live times the collector's headroom (1.6) plus
-// the runtime's 16 MiB and 8 MiB a worker thread.
+// Predict predicts the memory of Score on a graph of the given size, phase
+// by phase (load, embedding, scoring, split, and a sink phase when
+// Options.Sink is given). Each phase counts the graph, the vectors and the
+// per-worker buffers that grow with the largest degree (Options.MaxDegree,
+// else the largest the counts allow); Live is the largest phase and Peak
+// is Live times the collector's headroom plus the runtime's own memory.
+// docs/memory-and-scale.md gives the formula of each part.
 func Predict(nodes, edges int64, o Options) Estimate {
 	s := newSizes(nodes, edges, o)
 	phases := []Phase{{Phase: "load", Parts: s.load()}}

@@ -26,7 +26,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // bench/testdata holds polbooks and netscience: the --quick preset.
-const benchData = "../../testdata"
+const benchData = "../../../bench/testdata"
 
 func TestBenchQuick(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
@@ -136,15 +136,16 @@ func TestBenchScaleFileCase(t *testing.T) {
 	}
 }
 
-// fondue-bench --help and the README agree on how long the full run takes.
-func TestBenchHelpMatchesReadme(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
+// fondue-bench --help and docs/choosing-a-method.md agree on how long the
+// full run takes.
+func TestBenchHelpMatchesDocs(t *testing.T) {
+	readme, err := os.ReadFile("../../../docs/choosing-a-method.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`bench --output-dir bench-full # the paper's whole evaluation, about (\d+ minutes)`).FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("README.md does not say how long the full bench takes")
+		t.Fatal("docs/choosing-a-method.md does not say how long the full bench takes")
 	}
 	code, out, _ := runCLI(t, "--help")
 	if code != 0 || !strings.Contains(out, "the whole paper table (about "+string(m[1])) || strings.Contains(out, "hours") {
@@ -236,27 +237,37 @@ func TestScaleBinary(t *testing.T) {
 	}
 }
 
-// Every --flag that bench/README.md, bench/SCALE.md and the README's
-// sections running fondue-bench name is a flag of fondue-bench or of its
-// real or scale command (or, in SCALE.md, an engine flag of the score runs
-// that scale measures, "scale ... -- --method fondue"): documented flags
-// are real.
+// Every --flag that bench/README.md, bench/SCALE.md and the sections of
+// the README and docs/ that run fondue-bench name is a flag of fondue-bench
+// or of its real or scale command (or, in SCALE.md, an engine flag of the
+// score runs that scale measures, "scale ... -- --method fondue"):
+// documented flags are real.
 func TestDocumentedFlagsExist(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
+	pages, err := filepath.Glob("../../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	docs := map[string]string{}
-	for _, sec := range strings.Split(string(readme), "\n## ") {
-		if strings.Contains(sec, "\ngo run ./bench/cmd/fondue-bench") {
-			docs["README.md"] += sec
+	runsBench := regexp.MustCompile(`\ngo run \./(bench/)?bench/cmd/fondue-bench`)
+	var all string
+	for _, page := range append([]string{"../../../README.md"}, pages...) {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimPrefix(page, "../../../")
+		for _, sec := range strings.Split(string(text), "\n## ") {
+			if runsBench.MatchString(sec) {
+				docs[name] += sec
+				all += sec
+			}
 		}
 	}
-	if !strings.Contains(docs["README.md"], "--quick") || !strings.Contains(docs["README.md"], "--binary") {
-		t.Fatal("README.md has no section running fondue-bench --quick and fondue-bench scale --binary")
+	if !strings.Contains(all, "--quick") || !strings.Contains(all, "--binary") {
+		t.Fatal("neither the README nor docs/ has a section running fondue-bench --quick and fondue-bench scale --binary")
 	}
 	for _, name := range []string{"README.md", "SCALE.md"} {
-		b, err := os.ReadFile(filepath.Join("../..", name))
+		b, err := os.ReadFile(filepath.Join("../../../bench", name))
 		if err != nil {
 			t.Fatal(err)
 		}

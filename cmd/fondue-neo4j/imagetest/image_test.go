@@ -106,16 +106,16 @@ func ensurePodman(ctx context.Context, logf func(string, ...any)) error {
 	return nil
 }
 
-// buildImage runs the README's build command (docker/build-image.sh with
-// the README's image name) with podman into the private storage, and
+// buildImage runs the build command of docs/deploy.md
+// (docker/build-image.sh with its image name) with podman into the private storage, and
 // returns the image's name and the version and commit the script stamps by
 // default.
 func buildImage(ctx context.Context) (name, version, commit string, err error) {
-	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	deploy, err := os.ReadFile(filepath.Join(repoRoot, "docs", "deploy.md"))
 	if err != nil {
 		return "", "", "", err
 	}
-	args, err := readmeBuildArgs(string(readme))
+	args, err := docBuildArgs(string(deploy))
 	if err != nil {
 		return "", "", "", err
 	}
@@ -132,11 +132,11 @@ func buildImage(ctx context.Context) (name, version, commit string, err error) {
 	return name, version, commit, nil
 }
 
-// readmeBuildArgs returns the arguments of the README's one command line
-// that runs docker/build-image.sh.
-func readmeBuildArgs(readme string) ([]string, error) {
+// docBuildArgs returns the arguments of the one command line of
+// docs/deploy.md that runs docker/build-image.sh.
+func docBuildArgs(doc string) ([]string, error) {
 	var found []string
-	for _, block := range codeBlocks(readme, "") {
+	for _, block := range codeBlocks(doc, "") {
 		for _, line := range strings.Split(block, "\n") {
 			if rest, ok := strings.CutPrefix(line, "docker/build-image.sh "); ok {
 				found = append(found, strings.TrimSpace(strings.Split(rest, "#")[0]))
@@ -144,11 +144,11 @@ func readmeBuildArgs(readme string) ([]string, error) {
 		}
 	}
 	if len(found) != 1 {
-		return nil, fmt.Errorf("README.md has %d command lines that start with docker/build-image.sh, want 1: %q", len(found), found)
+		return nil, fmt.Errorf("docs/deploy.md has %d command lines that start with docker/build-image.sh, want 1: %q", len(found), found)
 	}
 	args := strings.Fields(found[0])
 	if len(args) != 1 {
-		return nil, fmt.Errorf("README.md's build command takes %q, want one image name", found[0])
+		return nil, fmt.Errorf("docs/deploy.md's build command takes %q, want one image name", found[0])
 	}
 	return args, nil
 }
@@ -506,9 +506,9 @@ func deployCronJob(t *testing.T) cronJob {
 }
 
 // TestImageCronJobSync runs the CronJob of deploy/kubernetes on the test
-// server with podman: the image it names (built by the README's build
-// command), its arguments, its environment (but the URI: the test server's,
-// on loopback; and the Pushgateway: a stand-in on loopback), its security
+// server with podman: the image it names (built by the build command of
+// docs/deploy.md), its arguments, its environment (but the URI: the test
+// server's, on loopback; and the Pushgateway: a stand-in on loopback), its security
 // context, and its mounts: the ConfigMap's fondue.yaml is
 // config.example.yaml, the Secret's password the server's. The sync scores
 // every node of Les Misérables in the database and pushes its metrics.
@@ -518,7 +518,7 @@ func TestImageCronJobSync(t *testing.T) {
 	spec := job.Spec.JobTemplate.Spec.Template.Spec
 	c := spec.Containers[0]
 	if c.Image != img {
-		t.Fatalf("the CronJob runs %s, but the README's build command builds %s", c.Image, img)
+		t.Fatalf("the CronJob runs %s, but the build command of docs/deploy.md builds %s", c.Image, img)
 	}
 	if err := srv.Reset(ctxT(t, 2*time.Minute)); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,8 @@
 // allowed values, help, flags per command (and their older spellings),
 // aliases and field in a Config. The flags (internal/app/cli), the FONDUE_*
 // environment variables, the YAML keys and their checks, the defaults, the
-// shell completion and the README's tables (ReadmeTables, go generate) are
-// made from it.
+// shell completion and the tables of docs/configuration.md (DocTables, go
+// generate) are made from it.
 //
 // Values come from flags, a config file (YAML, or JSON or TOML by its
 // extension) and FONDUE_* environment variables, through viper (Load),

@@ -134,7 +134,7 @@ func TestLoadPrecedence(t *testing.T) {
 	t.Setenv("FONDUE_CONCURRENCY", "7")
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.Uint64("seed", 1, "")
-	fs.Var(&boolOrAuto{"auto"}, "print-header", "") // as internal/cli's
+	fs.Var(&boolOrAuto{"auto"}, "print-header", "") // as internal/app/cli's
 	fs.String("node-labels", "", "")
 	if err := fs.Parse([]string{"--seed", "6", "--print-header", "auto", "--node-labels", "A,B"}); err != nil {
 		t.Fatal(err)

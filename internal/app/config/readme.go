@@ -1,6 +1,6 @@
 package config
 
-//go:generate go run gen_readme.go ../../../README.md
+//go:generate go run gen_readme.go
 
 import (
 	"fmt"
@@ -9,30 +9,30 @@ import (
 	"strings"
 )
 
-// readmeTables are the README's tables made from the settings, by the name
-// of their markers.
-var readmeTables = map[string]func() string{
+// docTables are the tables of docs/configuration.md made from the
+// settings, by the name of their markers.
+var docTables = map[string]func() string{
 	"score":   scoreTable,
 	"written": writtenTable,
 	"keys":    keysTable,
 }
 
-// ReadmeTables returns readme with its tables of settings made anew from
-// the table: each between a line "<!-- settings:NAME -->" and a line
+// DocTables returns doc with its tables of settings made anew from the
+// table: each between a line "<!-- settings:NAME -->" and a line
 // "<!-- /settings:NAME -->", where NAME is score (score's flags), written
-// (the properties sync writes) or keys (every setting). go generate
-// ./internal/app/config writes them into README.md.
-func ReadmeTables(readme string) (string, error) {
-	for name, table := range readmeTables {
+// (the properties sync writes) or keys (every setting). go generate writes
+// them into docs/configuration.md.
+func DocTables(doc string) (string, error) {
+	for name, table := range docTables {
 		begin, end := "<!-- settings:"+name+" -->\n", "<!-- /settings:"+name+" -->"
-		i := strings.Index(readme, begin)
-		j := strings.Index(readme, end)
-		if i < 0 || j < i || strings.Count(readme, begin) != 1 {
-			return "", fmt.Errorf("README: want one %q, then %q", strings.TrimSpace(begin), end)
+		i := strings.Index(doc, begin)
+		j := strings.Index(doc, end)
+		if i < 0 || j < i || strings.Count(doc, begin) != 1 {
+			return "", fmt.Errorf("docs/configuration.md: want one %q, then %q", strings.TrimSpace(begin), end)
 		}
-		readme = readme[:i+len(begin)] + table() + readme[j:]
+		doc = doc[:i+len(begin)] + table() + doc[j:]
 	}
-	return readme, nil
+	return doc, nil
 }
 
 // scoreTable is the table of score's flags, by name.
@@ -107,7 +107,7 @@ func keysTable() string {
 	return sb.String()
 }
 
-// doc is what the README says the setting does.
+// doc is what the docs say the setting does.
 func (s *Setting) doc() string {
 	if s.Doc != "" {
 		return s.Doc
@@ -115,7 +115,7 @@ func (s *Setting) doc() string {
 	return s.Help
 }
 
-// docDefault is the default as the README says it.
+// docDefault is the default as the docs say it.
 func (s *Setting) docDefault() string {
 	if s.DocDefault != "" {
 		return s.DocDefault

@@ -195,7 +195,7 @@ var settings = []Setting{
 	// The splitter, for score, review and sync.
 	{Key: "split.method", Kind: Enum, Default: "", Values: splitterValues(), Want: splitterWant(), Complete: splitterNames(),
 		Help: "with --split: the splitter, " + strings.Join(splitterNames(), ", ") + " (default " + split.Default + ")",
-		Doc: docList(splitterNames()) + " (the research candidates compared in [bench/SPLITTERS.md](bench/SPLITTERS.md) " +
+		Doc: docList(splitterNames()) + " (the research candidates compared in [bench/SPLITTERS.md](../bench/SPLITTERS.md) " +
 			"are run by `fondue-bench` only)",
 		DocDefault: "`" + split.Default + "`",
 		Flags: []Flag{{Name: "splitter", On: CmdScore | CmdSync},
@@ -230,7 +230,7 @@ var settings = []Setting{
 		Field:      func(c *Config) any { return &c.Output.PrintHeader }},
 	{Key: "names", Kind: String, Default: "", Path: true,
 		Help: "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)",
-		Doc:  "display names for the ids, a file (see [review](#review-look-at-the-proposed-splits-and-decide))",
+		Doc:  "display names for the ids, a file (see [review.md](review.md))",
 		Flags: []Flag{{Name: "names", On: CmdScore},
 			{Name: "names", On: CmdReview, Help: "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}"}},
 		Field: func(c *Config) any { return &c.Input.Names }},
@@ -239,7 +239,7 @@ var settings = []Setting{
 	{Key: "score_prefix", Kind: String, Default: "",
 		Help: "score only the nodes whose id starts with this (e.g. a: for a:1, a:2; the rest is context)",
 		Doc: "score only the nodes whose id starts with this (`a:` in an edge list of authors `a:N` and papers `p:N`); " +
-			"the others are context (see [Knowledge graphs](#knowledge-graphs-score-some-labels-the-rest-is-context))",
+			"the others are context (see [knowledge-graphs.md](knowledge-graphs.md))",
 		Flags: []Flag{{Name: "score-prefix", On: CmdScore | CmdReview}},
 		Field: func(c *Config) any { return &c.Input.ScorePrefix }},
 	{Key: "score_nodes", Kind: String, Default: "", Path: true,
@@ -253,19 +253,19 @@ var settings = []Setting{
 	{Key: "nodes", Kind: List, Default: []string{},
 		Help: "a node file of neo4j-admin database import (Neo4j 5 header: :ID, :LABEL, typed properties); repeat for more files (instead of an edge list)",
 		Doc: "node files of `neo4j-admin database import` (Neo4j 5 header format), repeatable, read instead of an edge list; each file has its own header line " +
-			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		Flags: []Flag{{Name: "nodes", On: CmdScore | CmdReview}},
 		Field: func(c *Config) any { return &c.Input.Nodes }},
 	{Key: "relationships", Kind: List, Default: []string{},
 		Help: "a relationship file of neo4j-admin database import (:START_ID, :END_ID, :TYPE); repeat for more files; the links, undirected",
 		Doc: "relationship files of `neo4j-admin database import` (`:START_ID`, `:END_ID`, `:TYPE`), repeatable, with `--nodes`: the graph's links, undirected " +
-			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		Flags: []Flag{{Name: "relationships", On: CmdScore | CmdReview}},
 		Field: func(c *Config) any { return &c.Input.Relationships }},
 	{Key: "score_labels", Kind: List, Default: []string{},
 		Help: "with --nodes: score only the nodes with any of these labels, comma-separated (e.g. Author); the rest is context (default: every node)",
 		Doc: "with `--nodes`: score only the nodes with any of these labels (e.g. `Author`); the others are context " +
-			"(see [Knowledge graphs](docs/knowledge-graphs.md))",
+			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		DocDefault: "all nodes",
 		Flags:      []Flag{{Name: "score-labels", On: CmdScore | CmdReview}},
 		Field:      func(c *Config) any { return &c.Input.ScoreLabels }},
@@ -345,7 +345,7 @@ var settings = []Setting{
 	{Key: "graph.evidence_properties", Kind: List, Default: []string{},
 		Help: "node properties that tell entities apart, comma-separated, each literal (e.g. title,year): text by its words, numbers by their closeness",
 		Doc: "node properties that are evidence of which pieces of a neighbourhood are one entity: text by its words, numbers by their closeness " +
-			"(see [Knowledge graphs](#knowledge-graphs-score-some-labels-the-rest-is-context))",
+			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync}},
 		Field: func(c *Config) any { return &c.Graph.EvidenceProperties }},
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000,
@@ -407,7 +407,7 @@ var settings = []Setting{
 		Field: func(c *Config) any { return &c.Split.MarkerLabel }},
 	{Key: "split.clone_key", Kind: String, Default: splitplan.DefaultCloneKey, Check: checkCloneKey,
 		Help:  "with graph.id_property: the key of each split node, from its original's {key}, its {group} (1, 2, ...) and the {run} id; integer keys take the next free integers; none: no key (later runs leave split nodes out)",
-		Doc:   "with `graph.id_property`: the key each split node gets, from its original's `{key}`, its `{group}` (1, 2, ...) and the `{run}` id, `-2`, `-3`, ... appended if taken; integer keys take the integers after the largest; `none`: no key (later runs leave split nodes out). See [docs/scheduled-job.md](docs/scheduled-job.md)",
+		Doc:   "with `graph.id_property`: the key each split node gets, from its original's `{key}`, its `{group}` (1, 2, ...) and the `{run}` id, `-2`, `-3`, ... appended if taken; integer keys take the integers after the largest; `none`: no key (later runs leave split nodes out). See [scheduled-job.md](scheduled-job.md)",
 		Flags: []Flag{{Name: "clone-key", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Split.CloneKey }},
 	{Key: "split.skip_properties", Kind: List, Default: []string{},
@@ -532,7 +532,7 @@ func splitterValues() []string { return append([]string{""}, splitterNames()...)
 func docMethods() string {
 	ms := score.Methods()
 	return "`" + ms[0] + "`, `" + ms[1] + "` (the paper's score), or a baseline: " + strings.Join(docCode(ms[2:]), ", ") +
-		"; see [Which method to pick](#which-method-to-pick)"
+		"; see [choosing-a-method.md](choosing-a-method.md)"
 }
 
 // docList writes names as `a`, `b` or `c`.

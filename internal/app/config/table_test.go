@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -11,23 +12,41 @@ import (
 	"time"
 )
 
-// The README's tables of settings are the table's: a change to one
-// without the other fails here, with the lines that differ.
-func TestReadmeTables(t *testing.T) {
-	data, err := os.ReadFile("../../../README.md")
+// The tables of settings in docs/configuration.md are the table's: a
+// change to one without the other fails here, with the lines that differ.
+func TestDocTables(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(moduleRoot(t), "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := ReadmeTables(string(data))
+	want, err := DocTables(string(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := string(data); got != want {
-		t.Errorf("README.md's tables of settings differ from internal/app/config/settings.go; run go generate ./internal/app/config\n%s", lineDiff(got, want))
+		t.Errorf("docs/configuration.md's tables of settings differ from settings.go; run go generate on this package\n%s", lineDiff(got, want))
 	}
-	// The generator refuses a README without its markers.
-	if _, err := ReadmeTables("# no tables\n"); err == nil {
-		t.Error("ReadmeTables of a README without markers: no error")
+	// The generator refuses a page without its markers.
+	if _, err := DocTables("# no tables\n"); err == nil {
+		t.Error("DocTables of a page without markers: no error")
+	}
+}
+
+// moduleRoot is the folder of this package's go.mod, the repository's root.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		if filepath.Dir(dir) == dir {
+			t.Fatal("no go.mod above the package")
+		}
+		dir = filepath.Dir(dir)
 	}
 }
 
@@ -37,12 +56,12 @@ func lineDiff(a, b string) string {
 	var sb strings.Builder
 	for _, l := range al {
 		if !slices.Contains(bl, l) {
-			sb.WriteString("- README.md:     " + l + "\n")
+			sb.WriteString("- configuration.md: " + l + "\n")
 		}
 	}
 	for _, l := range bl {
 		if !slices.Contains(al, l) {
-			sb.WriteString("+ settings.go:   " + l + "\n")
+			sb.WriteString("+ settings.go:      " + l + "\n")
 		}
 	}
 	return sb.String()

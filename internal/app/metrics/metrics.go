@@ -79,7 +79,7 @@ type family struct {
 var families = []family{
 	{LastRun, "Unix time the last run ended.", nil},
 	{LastSuccess, "Unix time the last successful run (exit code 0) ended.", nil},
-	{ExitCode, "Exit code of the last run (0 success; see the README's exit codes).", nil},
+	{ExitCode, "Exit code of the last run (0 success; see docs/exit-codes.md).", nil},
 	{Duration, "Wall time of the last run.", nil},
 	{Phase, "Wall time of each phase of the last run: pull, score (embedding and scoring), write, split, undo.", []string{"phase"}},
 	{"fondue_neo4j_pulled_nodes", "Nodes the last sync pulled.", nil},
