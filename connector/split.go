@@ -57,7 +57,7 @@ func (c *Conn) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pla
 		return nil, fmt.Errorf("split plan of run %s is corrupt: %w", p.RunID, err)
 	}
 	if err := p.CheckStored(stored); err != nil {
-		return nil, err
+		return nil, errorf(syncjob.ErrInvalid, err, "%v", err)
 	}
 	return stored, nil
 }
@@ -499,7 +499,10 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 		}
 		found[k] = splitplan.KeyedNode{Key: key, ID: id}
 	}
-	return p.Resolve(found)
+	if err := p.Resolve(found); err != nil {
+		return errorf(syncjob.ErrInvalid, err, "%v (graph.id_property): keys must be unique", err)
+	}
+	return nil
 }
 
 // TakenKeys returns those of ks that a node the plan selects has.

@@ -129,8 +129,11 @@ func planReasons(sg *Subgraph, rs []evidence.Reason) []splitplan.Reason {
 // (splitplan.Plan.AssignCloneKeys): integers after the largest pulled
 // key when the keys are integers.
 func assignCloneKeys(p *splitplan.Plan, sg *Subgraph, scheme string) error {
+	if err := splitplan.CheckCloneKey(scheme); err != nil {
+		return Errorf(ErrInvalid, err, "split.clone_key %v", err)
+	}
 	if sg.Keys == nil || len(p.Nodes) == 0 {
-		return splitplan.CheckCloneKey(scheme)
+		return nil
 	}
 	taken := make(map[string]bool, len(sg.Keys))
 	intKeys, maxInt := len(sg.Keys) > 0, int64(0)
@@ -142,7 +145,10 @@ func assignCloneKeys(p *splitplan.Plan, sg *Subgraph, scheme string) error {
 			intKeys = false
 		}
 	}
-	return p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k.Text()] })
+	if err := p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k.Text()] }); err != nil {
+		return Errorf(ErrInvalid, err, "%v", err)
+	}
+	return nil
 }
 
 // neighborLinks lists the links of g between the neighbours in groups, as

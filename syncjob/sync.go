@@ -229,7 +229,7 @@ func (o *Options) skip() []string {
 // properties) is checked first (NameChecker), in the dry run too.
 //
 // The summary is returned with every error once the run got that far.
-// Splits that were planned but not made give an *splitplan.IncompleteError (the
+// Splits that were planned but not made give an *IncompleteError (the
 // summary is complete). A lost lock gives an error for which IsLocked (or,
 // when the store could not be reached, IsUnreachable) is true.
 func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
@@ -244,7 +244,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		return sum, err
 	}
 	if err := splitplan.CheckCloneKey(o.CloneKey); err != nil {
-		return sum, err
+		return sum, Errorf(ErrInvalid, err, "split.clone_key %v", err)
 	}
 
 	if !o.DryRun {
@@ -571,9 +571,9 @@ func incomplete(sum *Summary) error {
 	case sp == nil:
 		return nil
 	case sum.ApprovedPlan != nil && sp.Skipped > 0:
-		return &splitplan.IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
+		return &IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
 	case sp.Failed > 0:
-		return &splitplan.IncompleteError{RunID: sum.RunID, Stats: sp}
+		return &IncompleteError{RunID: sum.RunID, Stats: sp}
 	}
 	return nil
 }

@@ -705,7 +705,7 @@ func (s *Store) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pl
 		return nil, err
 	}
 	if err := p.CheckStored(stored); err != nil {
-		return nil, err
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, err, "%v", err)
 	}
 	return stored, nil
 }
@@ -928,7 +928,10 @@ func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 		}
 		found = append(found, splitplan.KeyedNode{Key: key, ID: keys.String(n.ID)})
 	}
-	return p.Resolve(found)
+	if err := p.Resolve(found); err != nil {
+		return syncjob.Errorf(syncjob.ErrInvalid, err, "%v (graph.id_property): keys must be unique", err)
+	}
+	return nil
 }
 
 // Split carries out a plan, one node at a time, each all or nothing.

@@ -537,7 +537,7 @@ func testStalePlan(t *testing.T, f Factory) {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
 	sum, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{})
-	var se *splitplan.StaleError
+	var se *syncjob.StaleError
 	if !syncjob.IsStalePlan(err) || !errors.As(err, &se) || len(se.Changed) != 1 || sum.Split != nil ||
 		!strings.Contains(err.Error(), "approved plan approved.json no longer matches the graph (1 of its 1 nodes changed since the review); nothing was split: node 100 (Bridge): added neighbour 14 (p14)") {
 		t.Fatalf("apply: %v", err)
