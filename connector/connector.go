@@ -21,7 +21,17 @@ import (
 
 // errorf returns a *syncjob.Error: the connector's errors are of the kinds
 // syncjob defines (ErrAuth, ErrUnreachable, ErrEmpty, ErrLocked, ErrInvalid).
-var errorf = syncjob.Errorf
+func errorf(kind, cause error, format string, args ...any) error {
+	return syncjob.Errorf(kind, cause, format, args...)
+}
+
+// The Options of Config that messages name (see syncjob.Option).
+const (
+	OptURI            syncjob.Option = "Config.URI"
+	OptPassword       syncjob.Option = "Config.Password"
+	OptDatabase       syncjob.Option = "Config.Database"
+	OptConnectTimeout syncjob.Option = "Config.ConnectTimeout"
+)
 
 // Config says how to reach Neo4j.
 type Config struct {
@@ -96,12 +106,12 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	}
 	u, err := url.Parse(cfg.URI)
 	if err != nil || u.Host == "" {
-		return nil, errorf(syncjob.ErrInvalid, err, "neo4j.uri %q is not a URI like bolt://host:7687 or neo4j://host:7687", cfg.URI)
+		return nil, errorf(syncjob.ErrInvalid, err, "%s %q is not a URI like bolt://host:7687 or neo4j://host:7687", OptURI, cfg.URI)
 	}
 	switch u.Scheme {
 	case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
 	default:
-		return nil, errorf(syncjob.ErrInvalid, nil, "neo4j.uri %q: scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", cfg.URI, u.Scheme)
+		return nil, errorf(syncjob.ErrInvalid, nil, "%s %q: scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", OptURI, cfg.URI, u.Scheme)
 	}
 	auth := neo4j.NoAuth()
 	if cfg.Password != "" {
@@ -118,7 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 		dc.UserAgent = "fondue-neo4j"
 	})
 	if err != nil {
-		return nil, errorf(syncjob.ErrInvalid, err, "neo4j.uri %q: %v", cfg.URI, err)
+		return nil, errorf(syncjob.ErrInvalid, err, "%s %q: %v", OptURI, cfg.URI, err)
 	}
 	// Connecting, logging in and the version check all fit in
 	// ConnectTimeout: a server that does not answer fails within it.
@@ -154,7 +164,7 @@ func (c *Conn) openError(ctx, octx context.Context, err, classified error) error
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case octx.Err() != nil:
-		return errorf(syncjob.ErrUnreachable, err, "cannot reach Neo4j at %s: no answer within %s (neo4j.connect_timeout)", c.cfg.URI, c.cfg.ConnectTimeout)
+		return errorf(syncjob.ErrUnreachable, err, "cannot reach Neo4j at %s: no answer within %s (%s)", c.cfg.URI, c.cfg.ConnectTimeout, OptConnectTimeout)
 	}
 	return classified
 }
@@ -169,11 +179,11 @@ func (c *Conn) connectError(err error) error {
 			return errorf(syncjob.ErrAuth, err, "%s: too many failed logins for user %q: the server refuses logins for a few seconds (check the password)", where, c.cfg.User)
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
 			if c.cfg.Password == "" {
-				return errorf(syncjob.ErrAuth, err, "%s requires authentication: set FONDUE_NEO4J_PASSWORD or neo4j.password_file", where)
+				return errorf(syncjob.ErrAuth, err, "%s requires authentication: set %s", where, OptPassword)
 			}
 			return errorf(syncjob.ErrAuth, err, "%s: authentication failed for user %q (wrong user or password)", where, c.cfg.User)
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
-			return errorf(syncjob.ErrInvalid, err, "%s: database %q does not exist (neo4j.database)", where, c.cfg.Database)
+			return errorf(syncjob.ErrInvalid, err, "%s: database %q does not exist (%s)", where, c.cfg.Database, OptDatabase)
 		}
 		return errorf(syncjob.ErrUnreachable, err, "%s: %s", where, oneLine(nerr.Msg))
 	}
@@ -290,7 +300,7 @@ func (c *Conn) classify(err error, doing string) error {
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
 			return errorf(syncjob.ErrAuth, err, "Neo4j at %s refused to %s: %s", c.cfg.URI, doing, oneLine(nerr.Msg))
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
-			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: database %q does not exist (neo4j.database)", c.cfg.URI, c.cfg.Database)
+			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: database %q does not exist (%s)", c.cfg.URI, c.cfg.Database, OptDatabase)
 		}
 	}
 	return &driverError{msg: doing + ": " + oneLine(err.Error()), cause: err}

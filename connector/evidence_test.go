@@ -75,13 +75,13 @@ func TestPullEvidence(t *testing.T) {
 	// A missing column, a bad name, a name given twice.
 	bad := custom
 	bad.NodeQuery = "MATCH (n) WHERE n:Author OR n:Paper RETURN elementId(n) AS id, n.uid AS key, labels(n) AS labels, n.year AS year"
-	if _, err := c.Pull(ctxT(t, time.Minute), bad); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "title") || !strings.Contains(err.Error(), "graph.evidence_properties") {
+	if _, err := c.Pull(ctxT(t, time.Minute), bad); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "title") || !strings.Contains(err.Error(), "PullOptions.EvidenceProperties") {
 		t.Errorf("missing evidence columns: %v", err)
 	}
 	for _, props := range [][]string{{"title", "bad\nname"}, {"title", "year", "title"}} {
 		o := native
 		o.EvidenceProperties = props
-		if _, err := c.Pull(ctxT(t, time.Minute), o); !errors.Is(err, syncjob.ErrInvalid) || !strings.HasPrefix(err.Error(), "graph.evidence_properties: ") {
+		if _, err := c.Pull(ctxT(t, time.Minute), o); !errors.Is(err, syncjob.ErrInvalid) || !strings.HasPrefix(err.Error(), "PullOptions.EvidenceProperties: ") {
 			t.Errorf("%q: %v", props, err)
 		}
 	}

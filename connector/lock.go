@@ -65,7 +65,7 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 		o.TTL = syncjob.DefaultLockTTL
 	}
 	if o.TTL < 3*time.Second {
-		return nil, errorf(syncjob.ErrInvalid, nil, "lock.ttl %s is too short (at least 3s)", o.TTL)
+		return nil, errorf(syncjob.ErrInvalid, nil, "%s %s is too short (at least 3s)", syncjob.OptLockTTL, o.TTL)
 	}
 	if err := c.EnsureConstraint(ctx, syncjob.LockLabel, "name"); err != nil {
 		return nil, err
@@ -120,8 +120,8 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 		run, _, _ := neo4j.GetRecordValue[string](r, "run")
 		h, _, _ := neo4j.GetRecordValue[string](r, "host")
 		remaining, _, _ := neo4j.GetRecordValue[int64](r, "remaining")
-		return nil, errorf(syncjob.ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after lock.ttl)",
-			o.Name, run, h, (time.Duration(remaining) * time.Millisecond).Round(time.Second))
+		return nil, errorf(syncjob.ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after %s)",
+			o.Name, run, h, (time.Duration(remaining) * time.Millisecond).Round(time.Second), syncjob.OptLockTTL)
 	}
 	c.log.Debug("lock taken", "lock", o.Name, "ttl", o.TTL.String())
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
@@ -171,9 +171,9 @@ func (l *Lock) heartbeat() {
 			if time.Since(last) >= l.o.TTL {
 				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
 				// The cause is the server, not another run.
-				l.cancel(&syncjob.Error{Kind: syncjob.ErrUnreachable, Cause: errors.Join(syncjob.ErrLockLost, err), Msg: fmt.Sprintf(
-					"lost the connection to Neo4j at %s: the lock could not be refreshed for lock.ttl (%s), so the run stopped (%s)",
-					l.c.cfg.URI, l.o.TTL, oneLine(err.Error()))})
+				l.cancel(errorf(syncjob.ErrUnreachable, errors.Join(syncjob.ErrLockLost, err),
+					"lost the connection to Neo4j at %s: the lock could not be refreshed for %s (%s), so the run stopped (%s)",
+					l.c.cfg.URI, syncjob.OptLockTTL, l.o.TTL, oneLine(err.Error())))
 				return
 			}
 		}
@@ -264,8 +264,8 @@ func (c *Conn) checkFence(ctx context.Context, tx neo4j.ManagedTransaction, doin
 	}
 	if len(recs) == 0 {
 		l.cancel(syncjob.ErrLockLost)
-		return &syncjob.Error{Kind: syncjob.ErrLocked, Cause: syncjob.ErrLockLost, Msg: fmt.Sprintf(
-			"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)}
+		return errorf(syncjob.ErrLocked, syncjob.ErrLockLost,
+			"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)
 	}
 	return nil
 }

@@ -64,11 +64,11 @@ func TestHostileNames(t *testing.T) {
 					t.Fatalf("label %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
 				_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{DisplayProperties: []string{"name", hn.name}})
-				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "graph.display_property") || !strings.Contains(err.Error(), hn.refused) {
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "PullOptions.DisplayProperties") || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("display property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
 				_, err = c.Pull(ctxT(t, time.Minute), syncjob.PullOptions{WriteNodeLabels: []string{hn.name}})
-				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "write.node_labels") || !strings.Contains(err.Error(), hn.refused) {
+				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "PullOptions.WriteNodeLabels") || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("write label %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
 				if hn.name == "" {

@@ -57,7 +57,7 @@ func (c *Conn) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pla
 		return nil, fmt.Errorf("split plan of run %s is corrupt: %w", p.RunID, err)
 	}
 	if err := p.CheckStored(stored); err != nil {
-		return nil, err
+		return nil, errorf(syncjob.ErrInvalid, err, "%v", err)
 	}
 	return stored, nil
 }
@@ -459,7 +459,7 @@ func (c *Conn) Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeOu
 // removed. Two nodes with the same key are an error (ErrInvalid).
 func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
-		return errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
+		return errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (%s)", syncjob.OptPlanIDProperty)
 	}
 	if p.PulledOnly {
 		return errorf(syncjob.ErrInvalid, nil, "the nodes of a Cypher projection cannot be found by key")
@@ -495,11 +495,14 @@ func (c *Conn) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 		id := idOf(r.Values[1])
 		key, err := keys.FromValue(r.Values[0])
 		if err != nil { // a value equal to a key, of another type (11.0 = 11)
-			return errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", p.IDProperty, id, err)
+			return errorf(syncjob.ErrInvalid, nil, "property %q (%s) of node elementId(n) = %q is %v", p.IDProperty, syncjob.OptPlanIDProperty, id, err)
 		}
 		found[k] = splitplan.KeyedNode{Key: key, ID: id}
 	}
-	return p.Resolve(found)
+	if err := p.Resolve(found); err != nil {
+		return errorf(syncjob.ErrInvalid, err, "%v (%s): keys must be unique", err, syncjob.OptPlanIDProperty)
+	}
+	return nil
 }
 
 // TakenKeys returns those of ks that a node the plan selects has.

@@ -33,7 +33,7 @@ func (c *Conn) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fondu
 		return syncjob.WriteStats{}, fmt.Errorf("connector: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
-		return syncjob.WriteStats{}, errorf(syncjob.ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
+		return syncjob.WriteStats{}, errorf(syncjob.ErrInvalid, nil, "%s: method %q has no embedding to write", syncjob.OptWriteEmbeddingProperty, res.Method)
 	}
 	w, err := c.newScoreWriter(sg, res, o)
 	if err != nil {

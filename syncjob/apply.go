@@ -30,10 +30,10 @@ type ApplyOptions struct {
 // node, after a whole-plan check that every node's neighbours are still
 // the ones reviewed (each node's transaction checks again). A plan that
 // no longer matches is refused before anything is written, with a
-// *splitplan.StaleError naming what changed. Re-running the same approved plan
+// *StaleError naming what changed. Re-running the same approved plan
 // under its run id resumes it; the run id of another plan is refused
 // (IsInvalid). Nodes that changed after the check are left alone and give
-// an *splitplan.IncompleteError, with the summary.
+// an *IncompleteError, with the summary.
 func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) (*Summary, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -64,7 +64,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 	}
 	if stored != nil {
 		if err := plan.CheckStored(stored); err != nil {
-			return sum, err
+			return sum, Errorf(ErrInvalid, err, "%v", err)
 		}
 		log.Info("resuming this approved plan's split", "phase", "split", "nodes", len(stored.Nodes))
 		plan, sum.Resumed = stored, true
@@ -82,7 +82,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 		if plan.Approved != nil {
 			file = plan.Approved.File
 		}
-		return sum, &splitplan.StaleError{File: file, RunID: plan.RunID, Planned: len(plan.Nodes), Changed: changed, Resumed: sum.Resumed}
+		return sum, &StaleError{File: file, RunID: plan.RunID, Planned: len(plan.Nodes), Changed: changed, Resumed: sum.Resumed}
 	}
 	if o.DryRun {
 		sum.Plan = plan
@@ -110,6 +110,9 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 // start after the largest key of the plan's nodes and neighbours, and
 // after the largest taken one found each round.
 func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme string) error {
+	if err := splitplan.CheckCloneKey(scheme); err != nil {
+		return Errorf(ErrInvalid, err, "%s %v", OptApplyCloneKey, err)
+	}
 	intKeys, maxInt := true, int64(0)
 	for _, n := range p.Nodes {
 		for _, k := range append([]keys.Key{n.Key}, groupKeys(n)...) {
@@ -121,7 +124,7 @@ func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme str
 	taken := map[keys.Key]bool{}
 	for range 1000 {
 		if err := p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k] }); err != nil {
-			return err
+			return Errorf(ErrInvalid, err, "%v", err)
 		}
 		found, err := st.TakenKeys(ctx, p, p.CloneKeys())
 		if err != nil || len(found) == 0 {
@@ -134,7 +137,7 @@ func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme str
 			}
 		}
 	}
-	return Errorf(ErrInvalid, nil, "could not find free keys (%s) for the clones of the approved plan: set split.clone_key", p.IDProperty)
+	return Errorf(ErrInvalid, nil, "could not find free keys (%s) for the clones of the approved plan: set %s", p.IDProperty, OptApplyCloneKey)
 }
 
 func groupKeys(n splitplan.Node) []keys.Key {

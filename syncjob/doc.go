@@ -26,7 +26,7 @@
 //
 // Approved plans (a person's decisions on a dry run's plan, see package
 // internal/app/review) are carried out by Apply, refused whole with a
-// *splitplan.StaleError when the graph changed since the review.
+// *StaleError when the graph changed since the review.
 //
 // The plan, its nodes and what a split reports are package splitplan's;
 // the helpers on node keys and property values package keys'.

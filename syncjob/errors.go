@@ -2,40 +2,39 @@ package syncjob
 
 import (
 	"errors"
-
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
+	"fmt"
 )
 
 // Kinds of failure (test with errors.Is, or the Is... helpers). A Store
 // wraps them in its errors; Sync, Apply and Undo pass them on.
 var (
 	// ErrAuth: the store rejected the credentials.
-	ErrAuth = joberr.ErrAuth
+	ErrAuth = errors.New("authentication failed")
 	// ErrUnreachable: the store could not be reached, or the connection was
 	// lost for longer than the retries allow.
-	ErrUnreachable = joberr.ErrUnreachable
+	ErrUnreachable = errors.New("neo4j unreachable")
 	// ErrEmpty: the selected subgraph has nothing to score (no nodes, no
 	// relationships, or a label or type that does not exist).
-	ErrEmpty = joberr.ErrEmpty
+	ErrEmpty = errors.New("empty subgraph")
 	// ErrLocked: another run holds the lock, or this run lost it.
-	ErrLocked = joberr.ErrLocked
+	ErrLocked = errors.New("locked")
 	// ErrLockLost is the cause of the context of a Lock that was lost (not
 	// refreshed in time, and taken over by another run).
-	ErrLockLost = joberr.ErrLockLost
+	ErrLockLost = errors.New("the lock was lost (not refreshed within its TTL, or taken over by another run)")
 	// ErrInvalid: a configuration value, a custom query, a plan or the data
 	// does not fit (bad name, missing column, key property of the wrong
 	// type...).
-	ErrInvalid = joberr.ErrInvalid
+	ErrInvalid = errors.New("invalid")
 	// ErrStalePlan: an approved plan no longer matches the graph; nothing
-	// was split (a *splitplan.StaleError says what changed).
-	ErrStalePlan = joberr.ErrStalePlan
+	// was split (a *StaleError says what changed).
+	ErrStalePlan = errors.New("the approved plan no longer matches the graph")
 	// ErrIncomplete: the run finished but some planned splits were not
-	// made (an *splitplan.IncompleteError says which); the others were. From Undo:
+	// made (an *IncompleteError says which); the others were. From Undo:
 	// some splits of the run were not reversed.
-	ErrIncomplete = joberr.ErrIncomplete
+	ErrIncomplete = errors.New("some splits were not made")
 	// ErrUnknownRun: Undo found nothing of the run: no record of it and no
 	// node split by it (a mistyped run id, or a run undone already).
-	ErrUnknownRun = joberr.ErrUnknownRun
+	ErrUnknownRun = errors.New("no such run")
 )
 
 // IsAuth reports whether err is an authentication failure.
@@ -63,12 +62,73 @@ func IsUnknownRun(err error) bool { return errors.Is(err, ErrUnknownRun) }
 func IsStalePlan(err error) bool { return errors.Is(err, ErrStalePlan) }
 
 // Error is a failure with a one-line message for the user, of one of the
-// kinds above (Kind), with its cause. Its Unwrap lets errors.Is find both
-// the kind and the cause.
-type Error = joberr.Error
+// kinds above (Kind), with its cause. The message names settings by
+// their Options: Error gives the Go names, Render the caller's.
+type Error struct {
+	Kind  error
+	Cause error
+	Message
+}
+
+func (e *Error) Error() string { return e.String() }
+
+// Unwrap lets errors.Is find both the kind and the cause.
+func (e *Error) Unwrap() []error {
+	var out []error
+	for _, err := range []error{e.Kind, e.Cause} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
 
 // Errorf returns an *Error of the given kind and cause (either may be
-// nil), with a formatted message.
+// nil), with a message formatted as by fmt.Sprintf; Option arguments are
+// named when the message is (Message).
 func Errorf(kind, cause error, format string, args ...any) error {
-	return joberr.Errorf(kind, cause, format, args...)
+	return &Error{Kind: kind, Cause: cause, Message: Messagef(format, args...)}
+}
+
+// Message is a text formatted as by fmt.Sprintf, kept as its format and
+// arguments so that the Options among them can be named by another
+// vocabulary (a CLI's configuration keys): String names them by their Go
+// names, Render by the caller's.
+type Message struct {
+	format string
+	args   []any
+}
+
+// Messagef returns the Message of format and args.
+func Messagef(format string, args ...any) Message {
+	if false {
+		_ = fmt.Sprintf(format, args...) // go vet checks the calls as printf's
+	}
+	return Message{format, args}
+}
+
+// String formats the message, each Option as its Go name.
+func (m Message) String() string { return fmt.Sprintf(m.format, m.args...) }
+
+// Render formats the message with name(o) for each Option argument o (its
+// Go name when name returns ""), rendering Message and *Error arguments
+// the same way.
+func (m Message) Render(name func(Option) string) string {
+	args := make([]any, len(m.args))
+	for i, a := range m.args {
+		switch a := a.(type) {
+		case Option:
+			args[i] = a
+			if n := name(a); n != "" {
+				args[i] = n
+			}
+		case interface {
+			Render(func(Option) string) string
+		}:
+			args[i] = a.Render(name)
+		default:
+			args[i] = a
+		}
+	}
+	return fmt.Sprintf(m.format, args...)
 }

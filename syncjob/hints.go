@@ -30,10 +30,10 @@ func DescribeNode(id string, labels []string) string {
 // relationships of its types join one of its nodes to a node outside, by
 // the labels of the outside end (a relationship counts for each label of
 // that end; "" for an end without labels): a label of theirs is what
-// graph.node_labels misses. "" when there are none.
-func OutsideNote(outside int, byLabel map[string]int) string {
+// PullOptions.NodeLabels misses. Empty when there are none.
+func OutsideNote(outside int, byLabel map[string]int) Message {
 	if outside == 0 {
-		return ""
+		return Message{}
 	}
 	var parts []string
 	for _, l := range byCount(byLabel) {
@@ -43,8 +43,8 @@ func OutsideNote(outside int, byLabel map[string]int) string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%d)", name, byLabel[l]))
 	}
-	return fmt.Sprintf("; %d relationships with an end outside the nodes, at nodes labelled %s: add a label of theirs to graph.node_labels",
-		outside, strings.Join(parts, ", "))
+	return Messagef("; %d relationships with an end outside the nodes, at nodes labelled %s: add a label of theirs to %s",
+		outside, strings.Join(parts, ", "), OptNodeLabels)
 }
 
 // UnnamedSample is the number of nodes without a display name whose

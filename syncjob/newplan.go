@@ -52,7 +52,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 	} else {
 		p.PulledOnly = true
 		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {
-			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: graph.relationship_query must also return elementId(r) AS relationship")
+			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: %s must also return elementId(r) AS relationship", OptRelationshipQuery)
 		}
 	}
 	for _, s := range o.SkipProperties {
@@ -129,8 +129,11 @@ func planReasons(sg *Subgraph, rs []evidence.Reason) []splitplan.Reason {
 // (splitplan.Plan.AssignCloneKeys): integers after the largest pulled
 // key when the keys are integers.
 func assignCloneKeys(p *splitplan.Plan, sg *Subgraph, scheme string) error {
+	if err := splitplan.CheckCloneKey(scheme); err != nil {
+		return Errorf(ErrInvalid, err, "%s %v", OptCloneKey, err)
+	}
 	if sg.Keys == nil || len(p.Nodes) == 0 {
-		return splitplan.CheckCloneKey(scheme)
+		return nil
 	}
 	taken := make(map[string]bool, len(sg.Keys))
 	intKeys, maxInt := len(sg.Keys) > 0, int64(0)
@@ -142,7 +145,10 @@ func assignCloneKeys(p *splitplan.Plan, sg *Subgraph, scheme string) error {
 			intKeys = false
 		}
 	}
-	return p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k.Text()] })
+	if err := p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k.Text()] }); err != nil {
+		return Errorf(ErrInvalid, err, "%v", err)
+	}
+	return nil
 }
 
 // neighborLinks lists the links of g between the neighbours in groups, as

@@ -251,8 +251,8 @@ func (o PullOptions) CheckWriteLabels() error {
 	}
 	for _, l := range o.WriteNodeLabels {
 		if !slices.Contains(o.NodeLabels, l) {
-			return Errorf(ErrInvalid, nil, "write.node_labels: label %q is not one of graph.node_labels (%s): only the nodes pulled can be scored; add it there, or write labels of the subgraph",
-				l, strings.Join(o.NodeLabels, ", "))
+			return Errorf(ErrInvalid, nil, "%s: label %q is not one of %s (%s): only the nodes pulled can be scored; add it there, or write labels of the subgraph",
+				OptWriteNodeLabels, l, OptNodeLabels, strings.Join(o.NodeLabels, ", "))
 		}
 	}
 	return nil
@@ -312,7 +312,7 @@ func (s *Subgraph) SelectTargets() error {
 		return nil
 	}
 	if s.LabelSet == nil {
-		return Errorf(ErrInvalid, nil, "write.node_labels needs the nodes' labels: graph.node_query must also return labels(n) AS labels")
+		return Errorf(ErrInvalid, nil, "%s needs the nodes' labels: %s must also return labels(n) AS labels", OptWriteNodeLabels, OptNodeQuery)
 	}
 	inSet := make([]bool, len(s.LabelSets))
 	for k, labels := range s.LabelSets {
@@ -335,9 +335,9 @@ func (s *Subgraph) SelectTargets() error {
 	what := "label " + strings.Join(quoted, " or ")
 	switch {
 	case targets == 0:
-		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes has the %s (write.node_labels)", len(t), what)
+		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes has the %s (%s)", len(t), what, OptWriteNodeLabels)
 	case linked == 0:
-		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes with the %s (write.node_labels) has a relationship in the subgraph", targets, what)
+		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes with the %s (%s) has a relationship in the subgraph", targets, what, OptWriteNodeLabels)
 	}
 	s.Targets = t
 	return nil

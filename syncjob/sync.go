@@ -3,7 +3,6 @@ package syncjob
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 	"slices"
@@ -229,7 +228,7 @@ func (o *Options) skip() []string {
 // properties) is checked first (NameChecker), in the dry run too.
 //
 // The summary is returned with every error once the run got that far.
-// Splits that were planned but not made give an *splitplan.IncompleteError (the
+// Splits that were planned but not made give an *IncompleteError (the
 // summary is complete). A lost lock gives an error for which IsLocked (or,
 // when the store could not be reached, IsUnreachable) is true.
 func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
@@ -244,7 +243,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		return sum, err
 	}
 	if err := splitplan.CheckCloneKey(o.CloneKey); err != nil {
-		return sum, err
+		return sum, Errorf(ErrInvalid, err, "%s %v", OptCloneKey, err)
 	}
 
 	if !o.DryRun {
@@ -415,58 +414,62 @@ func replaceUnstarted(ctx context.Context, st Store, plan *splitplan.Plan, log *
 	return nil, st.ForgetPlan(ctx, plan.RunID)
 }
 
-// namedValue is a name from the configuration and the key it comes from.
-type namedValue struct{ key, name string }
+// namedValue is a name from the configuration and the option it comes from.
+type namedValue struct {
+	opt  Option
+	name string
+}
 
 // names lists every label, type and property name that the run may use,
-// with its configuration key ("" names are unset and left out).
+// with its option ("" names are unset and left out).
 func (o *Options) names() []namedValue {
 	var out []namedValue
-	add := func(key string, names ...string) {
+	add := func(opt Option, names ...string) {
 		for _, n := range names {
 			if n != "" {
-				out = append(out, namedValue{key, n})
+				out = append(out, namedValue{opt, n})
 			}
 		}
 	}
-	add("graph.node_labels", o.Pull.NodeLabels...)
-	add("write.node_labels", o.Pull.WriteNodeLabels...)
-	add("graph.relationship_types", o.Pull.RelationshipTypes...)
-	add("graph.id_property", o.Pull.IDProperty)
-	add("graph.display_property", o.Pull.DisplayProperties...)
-	add("graph.evidence_properties", o.Pull.EvidenceProperties...)
-	add("embedding.property", o.Pull.EmbeddingProperty, o.Write.EmbeddingProperty)
-	add("split.marker_label", o.Pull.MarkerLabel)
-	add("write.property", o.Write.Property)
-	add("write.score_property", o.Write.ScoreProperty)
-	add("write.entities_property", o.Write.EntitiesProperty)
-	add("write.run_property", o.Write.RunProperty)
-	add("split.skip_properties", o.SkipProperties...)
+	add(OptNodeLabels, o.Pull.NodeLabels...)
+	add(OptWriteNodeLabels, o.Pull.WriteNodeLabels...)
+	add(OptRelationshipTypes, o.Pull.RelationshipTypes...)
+	add(OptIDProperty, o.Pull.IDProperty)
+	add(OptDisplayProperties, o.Pull.DisplayProperties...)
+	add(OptEvidenceProperties, o.Pull.EvidenceProperties...)
+	add(OptPullEmbeddingProperty, o.Pull.EmbeddingProperty)
+	add(OptWriteEmbeddingProperty, o.Write.EmbeddingProperty)
+	add(OptMarkerLabel, o.Pull.MarkerLabel)
+	add(OptWriteProperty, o.Write.Property)
+	add(OptScoreProperty, o.Write.ScoreProperty)
+	add(OptEntitiesProperty, o.Write.EntitiesProperty)
+	add(OptRunProperty, o.Write.RunProperty)
+	add(OptSkipProperties, o.SkipProperties...)
 	return out
 }
 
 // planNames lists the label, type and property names of plan p, with
-// their configuration keys.
+// their options.
 func planNames(p *splitplan.Plan) []namedValue {
 	var out []namedValue
-	add := func(key string, names ...string) {
+	add := func(opt Option, names ...string) {
 		for _, n := range names {
 			if n != "" {
-				out = append(out, namedValue{key, n})
+				out = append(out, namedValue{opt, n})
 			}
 		}
 	}
-	add("graph.node_labels", p.NodeLabels...)
-	add("graph.relationship_types", p.RelationshipTypes...)
-	add("graph.id_property", p.IDProperty)
-	add("graph.display_property", p.DisplayProperties...)
-	add("split.marker_label", p.MarkerLabel)
-	add("split.skip_properties", p.SkipProperties...)
+	add(OptPlanNodeLabels, p.NodeLabels...)
+	add(OptPlanRelationshipTypes, p.RelationshipTypes...)
+	add(OptPlanIDProperty, p.IDProperty)
+	add(OptPlanDisplayProperties, p.DisplayProperties...)
+	add(OptPlanMarkerLabel, p.MarkerLabel)
+	add(OptPlanSkipProperties, p.SkipProperties...)
 	return out
 }
 
 // checkNames checks names with st's NameChecker, if it has one: the first
-// bad one is an ErrInvalid error naming its key.
+// bad one is an ErrInvalid error naming its option.
 func checkNames(st Store, names []namedValue) error {
 	nc, ok := st.(NameChecker)
 	if !ok {
@@ -474,7 +477,7 @@ func checkNames(st Store, names []namedValue) error {
 	}
 	for _, n := range names {
 		if err := nc.CheckName(n.name); err != nil {
-			return Errorf(ErrInvalid, err, "%s: %v", n.key, err)
+			return Errorf(ErrInvalid, err, "%s: %v", n.opt, err)
 		}
 	}
 	return nil
@@ -571,9 +574,9 @@ func incomplete(sum *Summary) error {
 	case sp == nil:
 		return nil
 	case sum.ApprovedPlan != nil && sp.Skipped > 0:
-		return &splitplan.IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
+		return &IncompleteError{RunID: sum.RunID, Approved: true, Stats: sp}
 	case sp.Failed > 0:
-		return &splitplan.IncompleteError{RunID: sum.RunID, Stats: sp}
+		return &IncompleteError{RunID: sum.RunID, Stats: sp}
 	}
 	return nil
 }
@@ -612,7 +615,8 @@ func lockError(ctx context.Context, err error) error {
 	case errors.Is(cause, ErrUnreachable):
 		return cause
 	case errors.Is(cause, ErrLockLost):
-		return fmt.Errorf("stopped: %w; another run may be writing (raise lock.ttl if the database is slow to answer)", ErrLockLost)
+		return Errorf(ErrLocked, ErrLockLost, "stopped: the lock was lost (not refreshed within %s, or taken over by another run); another run may be writing (raise %s if the database is slow to answer)",
+			OptLockTTL, OptLockTTL)
 	}
 	return err
 }

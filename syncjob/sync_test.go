@@ -292,13 +292,13 @@ func TestIncompleteError(t *testing.T) {
 		{Key: keys.Int(48), Name: "Gavroche", Outcome: splitplan.OutcomeSplit},
 		{Key: keys.Int(11), Name: "Valjean", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 77 (Newcomer)"},
 	}}
-	err := error(&splitplan.IncompleteError{RunID: "r1", Approved: true, Stats: sp})
+	err := error(&syncjob.IncompleteError{RunID: "r1", Approved: true, Stats: sp})
 	want := "1 of 2 approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id r1): node 11 (Valjean): added neighbour 77 (Newcomer)"
 	if err.Error() != want || !errors.Is(err, syncjob.ErrIncomplete) {
 		t.Fatalf("%v\nwant %s", err, want)
 	}
 	sp.Skipped, sp.Failed, sp.Nodes[1].Outcome, sp.Nodes[1].Reason = 0, 1, splitplan.OutcomeFailed, "constraint"
-	err = &splitplan.IncompleteError{RunID: "r1", Stats: sp}
+	err = &syncjob.IncompleteError{RunID: "r1", Stats: sp}
 	if err.Error() != "1 of 2 splits failed and were rolled back; first: node 11: constraint" {
 		t.Fatal(err)
 	}

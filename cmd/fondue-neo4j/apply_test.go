@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/review"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
@@ -102,7 +103,7 @@ func slicesOf(base []string, more ...string) []string {
 
 // A node of an approved plan that changed after the whole-plan check was
 // left alone by its transaction: the run fails, naming it, after the
-// summary (splitplan's IncompleteError; report prints the summary).
+// summary (syncjob.IncompleteError; report prints the summary).
 func TestReportApprovedPlanSkips(t *testing.T) {
 	var out, errb strings.Builder
 	a := newApp(strings.NewReader(""), &out, &errb)
@@ -115,7 +116,7 @@ func TestReportApprovedPlanSkips(t *testing.T) {
 	if err := a.report(sum, &syncSettings{json: true}); err != nil || !strings.Contains(out.String(), `"approvedPlan"`) {
 		t.Fatalf("report: %v\nstdout %s", err, out.String())
 	}
-	err := error(&splitplan.IncompleteError{RunID: sum.RunID, Approved: true, Stats: sum.Split})
+	err := error(&syncjob.IncompleteError{RunID: sum.RunID, Approved: true, Stats: sum.Split})
 	want := "1 of 2 approved splits were not made: the graph changed after the check (the others were made; re-run to retry, or undo them: fondue-neo4j undo --run-id r1): node 11 (Valjean): added neighbour 77 (Newcomer)"
 	if err.Error() != want || exitCode(err) != err {
 		t.Fatalf("%v\nwant %s (exit code 1)", err, want)

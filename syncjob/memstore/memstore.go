@@ -200,7 +200,7 @@ func (s *Store) Lock(ctx context.Context, o syncjob.LockOptions) (syncjob.Lock, 
 		o.TTL = syncjob.DefaultLockTTL
 	}
 	if o.TTL < 3*time.Second {
-		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "lock.ttl %s is too short (at least 3s)", o.TTL)
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s %s is too short (at least 3s)", syncjob.OptLockTTL, o.TTL)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -234,8 +234,8 @@ func (s *Store) checkFence(doing string) error {
 		return nil
 	}
 	l.cancel(syncjob.ErrLockLost)
-	return &syncjob.Error{Kind: syncjob.ErrLocked, Cause: syncjob.ErrLockLost, Msg: fmt.Sprintf(
-		"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)}
+	return syncjob.Errorf(syncjob.ErrLocked, syncjob.ErrLockLost,
+		"lost the lock %q (it expired or another run took it over): stopped before %s; nothing more was written", l.o.Name, doing)
 }
 
 // ---- pull
@@ -247,7 +247,7 @@ func (s *Store) checkFence(doing string) error {
 func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	t0 := time.Now()
 	if o.Custom() {
-		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "memstore: Cypher projections (graph.node_query) are not supported")
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "memstore: Cypher projections (%s) are not supported", syncjob.OptNodeQuery)
 	}
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = syncjob.DefaultMarkerLabel
@@ -262,7 +262,7 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 	}
 	for _, l := range o.WriteNodeLabels {
 		if !s.hasLabel(l) {
-			return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "node label %q (write.node_labels) does not exist in the database", l)
+			return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "node label %q (%s) does not exist in the database", l, syncjob.OptWriteNodeLabels)
 		}
 	}
 	var st syncjob.PullStats
@@ -346,11 +346,11 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 		if idProp != "" {
 			var err error
 			if key, err = keys.FromValue(n.Props[idProp]); err != nil {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", idProp, n.ID, err)
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (%s) of node elementId(n) = %q is %v", idProp, syncjob.OptIDProperty, n.ID, err)
 			}
 			if key.IsZero() {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (graph.id_property): every selected node needs a key",
-					syncjob.DescribeNode(n.ID, n.Labels), idProp)
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (%s): every selected node needs a key",
+					syncjob.DescribeNode(n.ID, n.Labels), idProp, syncjob.OptIDProperty)
 			}
 		}
 		k := "string"
@@ -358,12 +358,12 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 			k = "integer"
 		}
 		if kind != "" && k != kind {
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) holds both %ss and %ss: use one type", idProp, kind, k)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (%s) holds both %ss and %ss: use one type", idProp, syncjob.OptIDProperty, kind, k)
 		}
 		kind = k
 		text := key.Text()
 		if seen[text] {
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (graph.id_property): keys must be unique", idProp, key)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (%s): keys must be unique", idProp, key, syncjob.OptIDProperty)
 		}
 		seen[text] = true
 		byID[n.ID] = nodeKey{key, text}
@@ -582,7 +582,7 @@ func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fond
 	}
 	n = len(nodes)
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
-		return st, syncjob.Errorf(syncjob.ErrInvalid, nil, "embedding.property: method %q has no embedding to write", res.Method)
+		return st, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s: method %q has no embedding to write", syncjob.OptWriteEmbeddingProperty, res.Method)
 	}
 	props := 1
 	if o.ScoreProperty != "" {
@@ -705,7 +705,7 @@ func (s *Store) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Pl
 		return nil, err
 	}
 	if err := p.CheckStored(stored); err != nil {
-		return nil, err
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, err, "%v", err)
 	}
 	return stored, nil
 }
@@ -899,7 +899,7 @@ func (s *Store) Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeO
 // keys, among the nodes the plan selects.
 func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
-		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (graph.id_property)")
+		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (%s)", syncjob.OptPlanIDProperty)
 	}
 	var wanted []keys.Key // the plan's keys in the forms the connector looks up
 	for _, n := range p.Nodes {
@@ -922,13 +922,16 @@ func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
 		switch {
 		case err != nil && slices.ContainsFunc(wanted, func(k keys.Key) bool { return k.Matches(v) }):
 			// Neo4j finds the float 11.0 by the key 11: refused, as the connector refuses it.
-			return syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (graph.id_property) of node elementId(n) = %q is %v", p.IDProperty, n.ID, err)
+			return syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (%s) of node elementId(n) = %q is %v", p.IDProperty, syncjob.OptPlanIDProperty, n.ID, err)
 		case err != nil:
 			continue // no key finds it
 		}
 		found = append(found, splitplan.KeyedNode{Key: key, ID: keys.String(n.ID)})
 	}
-	return p.Resolve(found)
+	if err := p.Resolve(found); err != nil {
+		return syncjob.Errorf(syncjob.ErrInvalid, err, "%v (%s): keys must be unique", err, syncjob.OptPlanIDProperty)
+	}
+	return nil
 }
 
 // Split carries out a plan, one node at a time, each all or nothing.

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
@@ -21,13 +20,13 @@ const (
 )
 
 // CheckCloneKey checks a clone key scheme: NoCloneKey, or a text with
-// {key} and {group} (and optionally {run}), for split.clone_key.
+// {key} and {group} (and optionally {run}).
 func CheckCloneKey(scheme string) error {
 	if scheme == "" || scheme == NoCloneKey {
 		return nil
 	}
 	if !strings.Contains(scheme, "{key}") || !strings.Contains(scheme, "{group}") {
-		return joberr.Errorf(joberr.ErrInvalid, nil, "split.clone_key %q needs {key} and {group} (e.g. %q), or is %q for clones without a key",
+		return fmt.Errorf("%q needs {key} and {group} (e.g. %q), or is %q for clones without a key",
 			scheme, DefaultCloneKey, NoCloneKey)
 	}
 	return nil
@@ -67,7 +66,7 @@ func (p *Plan) AssignCloneKeys(scheme string, intKeys bool, maxInt int64, taken 
 			if intKeys {
 				for {
 					if next == 1<<63-1 {
-						return joberr.Errorf(joberr.ErrInvalid, nil, "no integer left for the key of a clone of node %v", n.Key)
+						return fmt.Errorf("no integer left for the key of a clone of node %v", n.Key)
 					}
 					next++
 					if k = keys.Int(next); free(k) {

@@ -4,9 +4,9 @@
 // read back with Unmarshal), the decision for one node (Plan.Examine,
 // Plan.Assign: split, done, changed or missing), the provenance properties
 // a split writes (so that Undo needs no local state), and the outcomes
-// and counts a split reports (NodeOutcome, SplitStats), with the errors
-// that refuse a stale approved plan (StaleError) or report splits not made
-// (IncompleteError).
+// and counts a split reports (NodeOutcome, SplitStats). Its errors say
+// what is wrong, not which setting: the callers name it (package syncjob's
+// ErrInvalid).
 //
 // Package syncjob makes plans (syncjob.NewPlan) and runs them (Sync,
 // Apply, Undo) through a Store; connector and memstore implement the

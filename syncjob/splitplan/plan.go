@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 )
 
@@ -250,7 +249,7 @@ func (p *Plan) SkipOnClone() []string {
 // CheckStored says whether re-running plan p may resume stored, the plan
 // its run id already stored: a plan that applies an approved plan resumes
 // only the same approved plan (same fingerprint); anything else is refused
-// (ErrInvalid), since resuming would carry out another plan than the one
+// (an error), since resuming would carry out another plan than the one
 // given. A plan of a scheduled sync resumes whatever its run stored.
 func (p *Plan) CheckStored(stored *Plan) error {
 	if p.Approved == nil || stored == nil {
@@ -266,7 +265,7 @@ func (p *Plan) CheckStored(stored *Plan) error {
 			what += " (" + a.File + ")"
 		}
 	}
-	return joberr.Errorf(joberr.ErrInvalid, nil, "run id %s already holds another split plan (%s), not approved plan %s: apply it under a run id of its own (--run-id)",
+	return fmt.Errorf("run id %s already holds another split plan (%s), not approved plan %s: apply it under a run id of its own (--run-id)",
 		p.RunID, what, shortFingerprint(p.Approved.Fingerprint))
 }
 
@@ -439,13 +438,14 @@ type KeyedNode struct{ Key, ID keys.Key }
 // string "11" in the graph), from the nodes a Store found by key
 // (Splitter.ResolveKeys). A key that no found node has gets no id:
 // Check and Split report that node as missing, that neighbour as removed.
-// Two found nodes with the same key are an error (ErrInvalid).
+// Two found nodes with the same key are an error (a Store wraps it as
+// syncjob.ErrInvalid, naming the key property).
 func (p *Plan) Resolve(found []KeyedNode) error {
 	byText := make(map[string]KeyedNode, len(found))
 	for _, nd := range found {
 		t := nd.Key.Text()
 		if prev, dup := byText[t]; dup {
-			return joberr.Errorf(joberr.ErrInvalid, nil, "nodes elementId(n) = %q and %q have the same %s = %s (graph.id_property): keys must be unique",
+			return fmt.Errorf("nodes elementId(n) = %q and %q have the same %s = %s",
 				prev.ID.Text(), nd.ID.Text(), p.IDProperty, nd.Key.Describe())
 		}
 		byText[t] = nd

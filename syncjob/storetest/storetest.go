@@ -537,7 +537,7 @@ func testStalePlan(t *testing.T, f Factory) {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
 	sum, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{})
-	var se *splitplan.StaleError
+	var se *syncjob.StaleError
 	if !syncjob.IsStalePlan(err) || !errors.As(err, &se) || len(se.Changed) != 1 || sum.Split != nil ||
 		!strings.Contains(err.Error(), "approved plan approved.json no longer matches the graph (1 of its 1 nodes changed since the review); nothing was split: node 100 (Bridge): added neighbour 14 (p14)") {
 		t.Fatalf("apply: %v", err)
@@ -889,7 +889,7 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 	o := syncjob.Options{RunID: "bad-1", Pull: Pull, Split: true, SkipProperties: []string{"ok", "bad\nname"},
 		Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
 	_, err := syncjob.Sync(ctx, st, o)
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `split.skip_properties: name "bad\nname" contains the control character U+000A`) {
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `Options.SkipProperties: name "bad\nname" contains the control character U+000A`) {
 		t.Fatalf("a skip property with a newline: %v", err)
 	}
 	if d := fx.Dump(t); d != before {
@@ -899,23 +899,23 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 		t.Fatalf("a run with a bad name stored its plan: %v %v", p, err)
 	}
 	o = syncjob.Options{RunID: "bad-2", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{Property: "x\ny"}}
-	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.property: name") {
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "WriteOptions.Property: name") {
 		t.Fatalf("a dry run with a bad write property: %v", err)
 	}
 	o = syncjob.Options{RunID: "bad-5", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{EntitiesProperty: "n\x00entities"}}
-	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.entities_property: name") {
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "WriteOptions.EntitiesProperty: name") {
 		t.Fatalf("a dry run with a bad entities property: %v", err)
 	}
 	wl := Pull
 	wl.WriteNodeLabels = []string{"Person", "bad\tlabel"}
 	o = syncjob.Options{RunID: "bad-4", Pull: wl, DryRun: true}
-	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "write.node_labels: name") {
+	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "PullOptions.WriteNodeLabels: name") {
 		t.Fatalf("a dry run with a bad write label: %v", err)
 	}
 	plan := bridgePlan(t, pull(t, st), "bad-3")
 	plan.SkipProperties = []string{"bad\x01"}
 	plan.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
-	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "split.skip_properties: name") {
+	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "Plan.SkipProperties: name") {
 		t.Fatalf("an approved plan with a bad skip property: %v", err)
 	}
 	if d := fx.Dump(t); d != before {
@@ -972,7 +972,7 @@ func testKeyTypes(t *testing.T, f Factory) {
 		g.Rels = []Rel{{From: 1, To: 2, Type: "T"}}
 		fx := f(t, g)
 		_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"K"}, IDProperty: "k"})
-		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
+		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (PullOptions.IDProperty) of node elementId(n) = `) ||
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
 		}
@@ -994,7 +994,7 @@ func testResolveKeyTypes(t *testing.T, f Factory) {
 			Nodes: []splitplan.Node{{Key: keys.Int(11), Groups: []splitplan.Group{{Neighbors: nb, NeighborIDs: make([]keys.Key, len(nb))}}}}}
 	}
 	err := st.ResolveKeys(ctxT(t), plan(keys.Int(12)))
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (graph.id_property) of node elementId(n) = `) ||
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (Plan.IDProperty) of node elementId(n) = `) ||
 		!strings.Contains(err.Error(), "is the float 12: keys must be integers or strings") {
 		t.Errorf("a float key found by key: %v", err)
 	}
@@ -1042,8 +1042,8 @@ func testWriteLabels(t *testing.T, f Factory) {
 		invalid       bool // else empty
 		msg           string
 	}{
-		{[]string{"Person", "Movie"}, []string{"Critic"}, true, `label "Critic" is not one of graph.node_labels`},
-		{nil, []string{"Ghost"}, false, `"Ghost" (write.node_labels) does not exist`},
+		{[]string{"Person", "Movie"}, []string{"Critic"}, true, `label "Critic" is not one of PullOptions.NodeLabels`},
+		{nil, []string{"Ghost"}, false, `"Ghost" (PullOptions.WriteNodeLabels) does not exist`},
 		{[]string{"Person", "Movie", "Critic"}, []string{"Critic"}, false, "has a relationship"},
 	} {
 		o := pullOpts
@@ -1151,7 +1151,7 @@ func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
 	if !syncjob.IsEmpty(err) {
 		t.Fatalf("authors only: %v", err)
 	}
-	for _, want := range []string{"4 relationships with an end outside the nodes", `"Paper" (4)`, `"Preprint" (1)`, "add a label of theirs to graph.node_labels"} {
+	for _, want := range []string{"4 relationships with an end outside the nodes", `"Paper" (4)`, `"Preprint" (1)`, "add a label of theirs to PullOptions.NodeLabels"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("authors only: %v\nwant %q", err, want)
 		}
@@ -1163,7 +1163,7 @@ func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
 func testKeylessNodeLabels(t *testing.T, f Factory) {
 	fx := f(t, bibliography())
 	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "name"})
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `has no property "name" (graph.id_property)`) ||
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `has no property "name" (PullOptions.IDProperty)`) ||
 		!strings.Contains(err.Error(), "elementId(n) = ") || !strings.Contains(err.Error(), "(:Paper") {
 		t.Errorf("a paper without a name: %v", err)
 	}

@@ -3,6 +3,8 @@ package config
 import (
 	"slices"
 	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 // Setting is one configuration key and everything about it: its kind,
@@ -46,6 +48,10 @@ type Setting struct {
 	Complete []string
 	// Field is the setting's field in a Config (a pointer to it).
 	Field func(*Config) any
+	// Options are the options of the job library (syncjob and its
+	// stores) that the setting feeds: their messages name them by the
+	// setting's key (OptionName).
+	Feeds []syncjob.Option
 }
 
 // Flag is a command-line flag of a setting.
@@ -131,6 +137,7 @@ func (s Setting) clone() Setting {
 	s.Aliases = slices.Clone(s.Aliases)
 	s.Complete = slices.Clone(s.Complete)
 	s.Flags = slices.Clone(s.Flags)
+	s.Feeds = slices.Clone(s.Feeds)
 	for i := range s.Flags {
 		s.Flags[i].Complete = slices.Clone(s.Flags[i].Complete)
 	}

@@ -1,19 +1,19 @@
-package splitplan
+package syncjob
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/internal/joberr"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // StaleError refuses an approved plan: some of its nodes changed since
 // the review. Nothing was split by this run.
 type StaleError struct {
-	File    string        // the approved plan's file
-	RunID   string        // the run id the plan was applied under
-	Planned int           // nodes in the plan
-	Changed []NodeOutcome // the nodes that changed, with the reason
+	File    string                  // the approved plan's file
+	RunID   string                  // the run id the plan was applied under
+	Planned int                     // nodes in the plan
+	Changed []splitplan.NodeOutcome // the nodes that changed, with the reason
 	// Resumed: an earlier run of the same run id split some nodes, which
 	// stay split.
 	Resumed bool
@@ -29,7 +29,7 @@ func (e *StaleError) Error() string {
 }
 
 // Is makes errors.Is(err, syncjob.ErrStalePlan) true.
-func (e *StaleError) Is(target error) bool { return target == joberr.ErrStalePlan }
+func (e *StaleError) Is(target error) bool { return target == ErrStalePlan }
 
 // IncompleteError says that planned splits were not made: for an approved
 // plan, nodes that changed after the whole-plan check (Skipped); else
@@ -37,15 +37,15 @@ func (e *StaleError) Is(target error) bool { return target == joberr.ErrStalePla
 type IncompleteError struct {
 	RunID    string
 	Approved bool
-	Stats    *SplitStats
+	Stats    *splitplan.SplitStats
 }
 
 func (e *IncompleteError) Error() string {
 	sp := e.Stats
 	if e.Approved {
-		var skipped []NodeOutcome
+		var skipped []splitplan.NodeOutcome
 		for _, n := range sp.Nodes {
-			if n.Outcome == OutcomeChanged || n.Outcome == OutcomeMissing {
+			if n.Outcome == splitplan.OutcomeChanged || n.Outcome == splitplan.OutcomeMissing {
 				skipped = append(skipped, n)
 			}
 		}
@@ -53,7 +53,7 @@ func (e *IncompleteError) Error() string {
 			sp.Skipped, sp.Planned, e.RunID, changes(skipped))
 	}
 	for _, n := range sp.Nodes {
-		if n.Outcome == OutcomeFailed {
+		if n.Outcome == splitplan.OutcomeFailed {
 			return fmt.Sprintf("%d of %d splits failed and were rolled back; first: node %v: %s", sp.Failed, sp.Planned, n.Key, n.Reason)
 		}
 	}
@@ -61,11 +61,11 @@ func (e *IncompleteError) Error() string {
 }
 
 // Is makes errors.Is(err, syncjob.ErrIncomplete) true.
-func (e *IncompleteError) Is(target error) bool { return target == joberr.ErrIncomplete }
+func (e *IncompleteError) Is(target error) bool { return target == ErrIncomplete }
 
 // changes lists changed nodes for one line: "node 11 (Valjean): added
 // neighbour 77; removed 26 (Cosette); node 48 ...", the first five.
-func changes(nodes []NodeOutcome) string {
+func changes(nodes []splitplan.NodeOutcome) string {
 	const most = 5
 	var parts []string
 	for _, n := range nodes[:min(len(nodes), most)] {
