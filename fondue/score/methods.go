@@ -109,69 +109,20 @@ func randomSplits(t int) int {
 	return t
 }
 
-// MethodCombined is the default ranking method. It weighs two kinds of
-// evidence that a node merges several entities:
-//
-//  1. Embedding evidence: how much would the CNE objective gain by splitting
-//     the node along the best sign vector b of the Rayleigh quotient? That
-//     is the FONDUE score itself.
-//  2. Graph evidence: are the node's neighbours strangers to each other,
-//     tied together only by the node? Two shares of neighbour pairs that
-//     are neither linked nor have a common neighbour other than the node,
-//     averaged (graphEvidence): across the split b (splitDisconnection),
-//     and across the pieces of the neighbourhood, the groups that such
-//     pairs leave apart (the fragmentation 1 − Σp², p the pieces' shares
-//     of the neighbours). Two entities merged into one node bring two
-//     neighbourhoods that nothing but the node ties together; the
-//     neighbours of one real entity are usually linked, or share someone
-//     else. The split's share sees two entities where the embedding put
-//     them; the pieces see them however many there are (a real homonym
-//     stands for four persons on average, bench/real-results), which the
-//     split's two sides cannot.
-//
-// The embedding sees the split only through the node's position, so the two
-// kinds use different information. Their answers live on different
-// scales, so each becomes a percentile among the scored nodes (average
-// ranks for ties), read as a p-value, and the two are combined as
-// independent tests are by Stouffer's method: the score is the weighted
-// mean of their normal quantiles, z = Φ⁻¹((rank − ½)/count)
-// (combineRanks). A plain mean of the percentiles would count a step from
-// the 50th to the 60th percentile as much as one from the 90th to the
-// 100th; as p-values the tail counts more, which matters where most nodes
-// have no graph evidence at all (92% of the real co-author graph's nodes,
-// one clique of co-authors each: there, any fragmentation ranks above the
-// 92nd percentile, and a mean would squeeze all of it into the top tenth
-// of the scale while the FONDUE percentile spans the whole). Nodes with
-// fewer than two neighbours have no pair and get graph evidence 0.
-//
-// The weight of the graph evidence is 1 - (its median over the nodes with
-// two or more neighbours), with weight 1 on the FONDUE percentile
-// (disconnectionWeight). Strangers around a node are evidence only where
-// they are unusual: in a graph whose neighbourhoods are knit
-// (co-authorship, social and knowledge graphs: median 0, weight 1, an
-// equal weight) they are, but where the typical node's neighbours are
-// already strangers to each other (sparse, locally tree-like graphs, such
-// as a block model of average degree 10) the evidence hardly separates
-// merged nodes from the rest, and an equal weight would drown the FONDUE
-// score in its noise. The weight is read off the graph, not fitted to
-// labels.
-//
-// Degree: the embedding places a hub badly whether or not it merges
-// anything, so FONDUE's score rises with degree on graphs with hubs (a
-// block model with power-law degrees: Spearman .66), and the Stouffer sum
-// let that tail alone put hubs first. Where degree does go with merging
-// (a graph keyed by name, where common names have more papers), the
-// graph evidence rises with degree too; where it does not (the hubs of
-// the block model), the evidence does not. The method reads that
-// gap off the graph, a = ρ(FONDUE, degree) − ρ(evidence, degree) within
-// [0, 1] (Spearman's; degreeConditioning), and reads both signals that
-// much within the node's degree bin, floor(log2 degree): each z is
-// (1 − a)·(its z among all nodes) + a·(its z among the nodes of its bin),
-// and the degree itself enters as a third test of weight a/2, so that a
-// doubled degree still counts, as one test among three rather than as
-// the hidden cause of the other two (combineByDegree). At a = 0 this is
-// the two-signal Stouffer mean. The choice and its measurements are in
-// bench/RANKING.md.
+// MethodCombined is the default ranking method. It combines two kinds of
+// evidence that a node merges several entities: the FONDUE score
+// (embedding evidence), and graph evidence, the share of the node's
+// neighbours that are strangers to each other across the split and across
+// the pieces of the neighbourhood (graphEvidence). Each becomes a
+// percentile among the scored nodes, and their normal quantiles are
+// averaged as independent tests are by Stouffer's method (combineRanks),
+// the graph evidence weighted by how unusual strangers are in this graph
+// (disconnectionWeight). Where FONDUE's score rises with degree and the
+// graph evidence does not (hubs placed badly by the embedding), both are
+// read that much within the node's degree bin (degreeConditioning,
+// combineByDegree), so that hubs do not come first for their degree
+// alone. docs/method.md and bench/RANKING.md give the reasons and the
+// measurements.
 const MethodCombined = "combined"
 
 // DefaultMethod is the method used when none is named.
