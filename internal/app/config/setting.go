@@ -11,7 +11,7 @@ import (
 // default and allowed values, its help, its flags (on which commands, and
 // their older spellings), its other names and its field in a Config. The
 // YAML key is Key, the environment variable EnvName(Key); the flags, the
-// shell completion and the README's tables of settings are made from it.
+// shell completion and the tables of docs/configuration.md are made from it.
 type Setting struct {
 	Key     string // dotted, lower case: "embedding.dim"
 	Kind    Kind
@@ -30,9 +30,9 @@ type Setting struct {
 	Path bool
 
 	// Help says what the setting does, in one line: the help of its
-	// flags (but those with their own) and the README's.
+	// flags (but those with their own) and the docs'.
 	Help string
-	// Doc, when set, is what the README says instead of Help (Markdown),
+	// Doc, when set, is what the docs say instead of Help (Markdown),
 	// and DocDefault the default as it says it.
 	Doc, DocDefault string
 	// Aliases are other names of the setting, each a YAML key, an

@@ -119,7 +119,7 @@ var settings = []Setting{
 		Field: func(c *Config) any { return &c.Engine.Method }},
 	{Key: "random_splits", Kind: Int, Default: score.DefaultRandomSplits, Want: "an integer (-1: none; default 100)",
 		Help:  "random sign vectors tried per node besides the eigenvector sweep (-1: none)",
-		Doc:   "random sign vectors tried per node besides the eigenvector sweep (-1: none; 0 is refused, since it used to mean none)",
+		Doc:   "random sign vectors tried per node besides the eigenvector sweep (-1: none; 0 is refused as ambiguous)",
 		Flags: []Flag{{Name: "random-splits", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.RandomSplits }},
 	{Key: "unnormalized", Kind: Bool, Default: false,
@@ -171,7 +171,7 @@ var settings = []Setting{
 	{Key: "embedding.stability_stop", Kind: Bool, Default: true,
 		Help: "also stop CNE once the top-10% ranking of a node sample stops changing (false: gradient-norm test only, as the paper)",
 		Doc: "also stop CNE once the ranking of a node sample stops changing; `--stability-stop=false` keeps only the gradient-norm test " +
-			"(`--start noise --stability-stop=false` is the fit of earlier versions, bit for bit)",
+			"(`--start noise --stability-stop=false` is the paper's fit)",
 		Flags: []Flag{{Name: "stability-stop", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.StabilityStop }},
 	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: 1000,
@@ -550,7 +550,7 @@ func splitterNames() []string {
 // splitters.
 func splitterValues() []string { return append([]string{""}, splitterNames()...) }
 
-// docMethods is the README's text of --method.
+// docMethods is the documented text of --method.
 func docMethods() string {
 	ms := score.Methods()
 	return "`" + ms[0] + "`, `" + ms[1] + "` (the paper's score), or a baseline: " + strings.Join(docCode(ms[2:]), ", ") +
