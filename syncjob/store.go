@@ -204,7 +204,7 @@ type PullOptions struct {
 	// clones made by a split, which carry MarkerLabel and get no key; they
 	// are left out). Nodes are then numbered, hence scored, in key order,
 	// exactly like an edge list with these ids. Without it, internal ids
-	// identify nodes (see the README about their stability).
+	// identify nodes (docs/neo4j.md says how stable they are).
 	IDProperty string
 	// MarkerLabel is the label of split clones (default "FondueSplit").
 	MarkerLabel string
