@@ -56,8 +56,7 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 			return nil, fmt.Errorf("node index %d out of range [0,%d)", i, g.NumNodes())
 		}
 	}
-	in := &split.Input{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
-		RandomSplits: opts.RandomSplits, Unnormalized: opts.Unnormalized, Polish: opts.Polish}
+	in := &split.Input{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Score: opts.scoring()}
 	var groups [][][]int32
 	var reasons [][][]evidence.Reason
 	var err error

@@ -41,11 +41,15 @@ type Progress struct {
 // Options configures Score. The zero value runs the default method
 // (DefaultMethod) with the paper's CNE settings and no split proposals.
 type Options struct {
-	Method  string // one of Methods; default DefaultMethod
-	Seed    uint64 // seeds the embedding and the random sign vectors
-	Workers int    // goroutines (default: all cores); results do not depend on it
-	CNE     cne.Options
-	Prior   cne.PriorOptions
+	Method string // one of Methods; default DefaultMethod
+	// Seed seeds everything random: the embedding, the random sign vectors
+	// and the evidence model. Same graph, options and seed: same result.
+	Seed    uint64
+	Workers int // goroutines (default: all cores); results do not depend on it
+	// CNE is the embedding's model and training (its seed, goroutines and
+	// warm start are Seed, Workers and WarmStart).
+	CNE   cne.Options
+	Prior cne.PriorOptions
 	// RandomSplits is T, the number of random sign vectors tried per node
 	// besides the eigenvector sweep (0: DefaultRandomSplits; NoRandomSplits,
 	// or any negative value: none).
@@ -393,30 +397,22 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	report(PhasePrior, 1, 1)
 
 	t1 := time.Now()
-	fit := opts.CNE
-	fit.Seed, fit.Workers = opts.Seed, opts.Workers
-	fit.KeepState = fit.KeepState || opts.KeepState
+	run := cne.Run{Seed: opts.Seed, Workers: opts.Workers, KeepState: opts.KeepState}
 	if opts.WarmStart != nil {
-		init, ws, err := opts.WarmStart.WarmStart(g, fit)
+		init, ws, err := opts.WarmStart.WarmStart(g, opts.CNE, opts.Seed)
 		if err != nil {
 			return fmt.Errorf("warm start: %w", err)
 		}
 		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
 			return &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
 		}
-		fit.Init = init
+		run.Init = init
 		res.Warm = &ws
 	}
-	maxEpochs := fit.WithDefaults().MaxEpochs
+	maxEpochs := opts.CNE.WithDefaults().MaxEpochs
 	report(PhaseEmbedding, 0, maxEpochs)
-	user := fit.Progress
-	fit.Progress = func(p cne.Progress) {
-		report(PhaseEmbedding, p.Epoch, p.MaxEpochs)
-		if user != nil {
-			user(p)
-		}
-	}
-	emb, st, err := cne.Fit(ctx, g, prior, fit)
+	run.Progress = func(p cne.Progress) { report(PhaseEmbedding, p.Epoch, p.MaxEpochs) }
+	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
 	if err != nil {
 		return err
 	}
@@ -448,7 +444,9 @@ func ScoreEmbedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opt
 	return score.Embedding(ctx, g, emb, opts.scoring())
 }
 
-// scoring returns the options of the scores.
+// scoring returns the options of the scores: the one road of Seed,
+// Workers and the sign vectors' settings to package score, and through
+// split.Input to the splitters.
 func (o *Options) scoring() score.Options {
 	return score.Options{Method: o.Method, Seed: o.Seed, Workers: o.Workers, RandomSplits: o.RandomSplits,
 		Unnormalized: o.Unnormalized, Polish: o.Polish, Targets: o.Targets}
