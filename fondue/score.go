@@ -100,7 +100,7 @@ type Options struct {
 // ProposeSplits, the splitter. The zero value asks Score for no proposals.
 type SplitOptions struct {
 	// Splitter proposes the groups. Score makes no proposals when it is
-	// nil; ProposeSplits then uses the default, Splitters()[0].
+	// nil; ProposeSplits then uses the default, split.Named("").
 	Splitter     split.Splitter
 	Top          int     // the Top best-ranked nodes
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
@@ -315,8 +315,8 @@ func (opts *Options) check(g *graph.Graph) error {
 	if !slices.Contains(score.Methods(), opts.Method) {
 		return &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods())}
 	}
-	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
-		return &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}
+	if err := CheckSplitter(opts.Split.Splitter, opts.Method); err != nil {
+		return err
 	}
 	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
 		return err
@@ -350,6 +350,26 @@ func (opts *Options) check(g *graph.Graph) error {
 			d, g.NumNodes(), g.NumNodes(), def)}
 	}
 	return nil
+}
+
+// CheckSplitter refuses, with an *OptionsError, a splitter that needs an
+// embedding after a method that fits none (a baseline); a nil splitter
+// passes.
+func CheckSplitter(sp split.Splitter, method string) error {
+	if sp == nil || !sp.NeedsEmbedding() || score.UsesEmbedding(method) {
+		return nil
+	}
+	return needsEmbedding(sp, method)
+}
+
+// needsEmbedding is the error of a splitter that needs an embedding after
+// method ("" when unknown), which fits none.
+func needsEmbedding(sp split.Splitter, method string) error {
+	msg := fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), score.MethodCombined, score.MethodFONDUE)
+	if method != "" {
+		msg += fmt.Sprintf(", not %q", method)
+	}
+	return &OptionsError{Msg: msg}
 }
 
 // Shares of the scoring phase's progress: the scores, then the entity

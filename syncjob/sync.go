@@ -34,8 +34,8 @@ type Options struct {
 	// Lock names the lock (its RunID is Options.RunID).
 	Lock LockOptions
 	// Score are the engine's options. With Split, Score.Split chooses the
-	// nodes to split (Top or MinAmbiguity) and the splitter (default
-	// fondue.Splitters()[0], ncut); without, Score.Split is ignored.
+	// nodes to split (Top or MinAmbiguity) and the splitter (nil: the
+	// default, split.Named("")); without, Score.Split is ignored.
 	Score fondue.Options
 	// Split plans and carries out the split of the chosen nodes, after the
 	// scores are written. A run id whose stored plan split some nodes
@@ -202,7 +202,7 @@ func (o *Options) defaults() {
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
 	if o.Split {
 		if o.Score.Split.Splitter == nil {
-			o.Score.Split.Splitter = split.Splitters()[0]
+			o.Score.Split.Splitter = split.Named("")
 		}
 	} else {
 		o.Score.Split = fondue.SplitOptions{}

@@ -11,7 +11,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/output"
@@ -158,13 +157,7 @@ func (s *syncSettings) checkSplit() error {
 		return nil // the plan chooses the nodes and their groups
 	}
 	if s.split {
-		if s.engine.Split.Splitter == nil {
-			s.engine.Split.Splitter = defaultSplitter()
-		}
 		s.splitter = s.engine.Split.Splitter.Name()
-		if s.splitter == split.FONDUE && !score.UsesEmbedding(s.engine.Method) {
-			return usageErrorf("splitter %q needs method %q", split.FONDUE, score.MethodFONDUE)
-		}
 		if s.engine.Split.Top == 0 && s.engine.Split.MinAmbiguity == 0 {
 			return usageErrorf("split.enabled needs split.top or split.min_ambiguity to choose the nodes to split")
 		}

@@ -64,6 +64,16 @@ var (
 	fondueSplitter = &builtinSplitter{name: FONDUE, needsEmbedding: true, split: splitFONDUE}
 )
 
+// Named returns the splitter of Splitters called name, the default
+// (Default) for "", or nil for another name. It is where a splitter left
+// unnamed becomes the default.
+func Named(name string) Splitter {
+	if name == "" {
+		name = Default
+	}
+	return Find(Splitters(), name)
+}
+
 // Find returns the splitter called name among splitters, or nil.
 func Find(splitters []Splitter, name string) Splitter {
 	for _, s := range splitters {

@@ -53,17 +53,14 @@ func EngineOptions(c *config.Config) (fondue.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	if sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(o.Method) {
-		return o, UsageErrorf("split method %q needs method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, o.Method)
+	if err := fondue.CheckSplitter(sp, o.Method); err != nil {
+		return o, UsageErrorf("%v", err)
 	}
 	o.Split.Splitter = sp
 	o.Split.Top = c.Split.Top
 	o.Split.MinAmbiguity = c.Split.MinAmbiguity
 	return o, nil
 }
-
-// DefaultSplitter is the splitter sync uses when split.method is empty.
-func DefaultSplitter() split.Splitter { return split.Splitters()[0] }
 
 // SplitterNames lists the splitters of score, review and sync, the default
 // first.
@@ -81,13 +78,11 @@ func IsSplitterName(name string) bool {
 	return slices.Contains(SplitterNames(), name) || research.IsSplitter(name)
 }
 
-// SplitterNamed returns fondue's splitter called name, nil for "". A
-// research splitter is refused: it is evaluated by the bench only.
+// SplitterNamed returns fondue's splitter called name, the default for
+// "" (split.Named). A research splitter is refused: it is evaluated by
+// the bench only.
 func SplitterNamed(name string) (split.Splitter, error) {
-	if name == "" {
-		return nil, nil
-	}
-	if s := split.Find(split.Splitters(), name); s != nil {
+	if s := split.Named(name); s != nil {
 		return s, nil
 	}
 	if research.IsSplitter(name) {
