@@ -619,12 +619,10 @@ func lockError(ctx context.Context, err error) error {
 
 // vectorCheckpoint turns embeddings saved in node properties into a
 // checkpoint (vectors only: a property cannot hold the optimizer state).
-// Vectors of another dimension than o.Dim (fondue's default 8 when 0) are
-// ignored; nil when none is usable.
+// Vectors of another dimension than o's are ignored; nil when none is
+// usable.
 func vectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Checkpoint {
-	if o.Dim <= 0 {
-		o.Dim = defaultDim
-	}
+	o.Dim = o.WithDefaults().Dim
 	ck := &cne.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
 	for i, v := range vecs {
 		if len(v) == o.Dim {
@@ -637,8 +635,5 @@ func vectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Chec
 	}
 	return ck
 }
-
-// defaultDim is fondue.CNEOptions.Dim's default.
-const defaultDim = 8
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
