@@ -101,7 +101,7 @@ func TestSyncLesMiserables(t *testing.T) {
 			t.Fatalf("stored plan node %v lists %d links", pn.Key, len(pn.Links))
 		}
 	}
-	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"})
 	if err != nil || us.Restored != 3 {
 		t.Fatalf("undo %+v %v", us, err)
 	}
@@ -176,6 +176,25 @@ func TestSyncLocked(t *testing.T) {
 	_, err = syncjob.Sync(ctx(t), s, options("r1"))
 	if !syncjob.IsLocked(err) || !errors.Is(err, syncjob.ErrLocked) || s.Writes() != 0 {
 		t.Fatalf("%v (%d writes)", err, s.Writes())
+	}
+}
+
+// Undo takes its lock from its options, as Sync and Apply do: a lock of
+// another name does not hold it back, one of its name does.
+func TestUndoLockOption(t *testing.T) {
+	s, _ := lesmis(t)
+	l, err := s.Lock(ctx(t), syncjob.LockOptions{Name: "nightly", RunID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx(t))
+	_, err = syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1", Lock: syncjob.LockOptions{Name: "nightly"}})
+	if !syncjob.IsLocked(err) {
+		t.Fatalf("undo under the held lock's name: %v, want a lock error", err)
+	}
+	_, err = syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1", Lock: syncjob.LockOptions{Name: "weekly"}})
+	if syncjob.IsLocked(err) || !syncjob.IsUnknownRun(err) {
+		t.Fatalf("undo under another lock's name: %v, want unknown run r1", err)
 	}
 }
 
@@ -281,7 +300,7 @@ func TestApplyAndUndo(t *testing.T) {
 	}
 	uid, _ := plan.Nodes[0].Key.Int64()
 	s.DeleteNode(ids[uid])
-	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "approved-1"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "approved-1"})
 	if !errors.Is(err, syncjob.ErrIncomplete) || us.Restored != 2 || len(us.Failed) != 1 || !strings.Contains(err.Error(), "1 of 3 split nodes could not be restored") {
 		t.Fatalf("undo: %+v %v", us, err)
 	}
