@@ -36,6 +36,9 @@ var (
 	// ErrUnknownRun: Undo found nothing of the run: no record of it and no
 	// node split by it (a mistyped run id, or a run undone already).
 	ErrUnknownRun = joberr.ErrUnknownRun
+	// ErrMemory: the run's estimated peak memory exceeds its limit
+	// (Options.Memory); nothing was scored or written.
+	ErrMemory = joberr.ErrMemory
 )
 
 // IsAuth reports whether err is an authentication failure.

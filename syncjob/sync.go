@@ -56,9 +56,13 @@ type Options struct {
 	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
 	TopNodes int
 
-	// Prepare, when set, runs after the pull and before scoring, with the
-	// engine's options to adjust: it may refuse the graph (a memory limit)
-	// or set a warm start (a checkpoint file). Without a warm start,
+	// Memory guards the run's memory: after the pull, a run whose
+	// estimated peak exceeds the limit is refused before scoring. The zero
+	// value guards with the memory available to the process.
+	Memory MemoryGuard
+	// Prepare, when set, runs after the pull and the memory guard and
+	// before scoring, with the engine's options to adjust: it may refuse
+	// the graph or set a warm start (a checkpoint file). Without a warm start,
 	// embeddings saved in node properties (Pull.EmbeddingProperty) are
 	// used.
 	Prepare func(sg *Subgraph, o *fondue.Options) error
@@ -296,7 +300,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
 	}
 
-	res, err := score(ctx, sg, o, sum, log)
+	res, err := score(ctx, st, sg, o, sum, log)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
@@ -482,9 +486,12 @@ func checkNames(st Store, names []namedValue) error {
 
 // score scores the pulled graph: Prepare, the warm start from saved
 // embeddings, fondue.Score, Scored.
-func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
+func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
 	g := sg.Graph
 	opts := o.Score
+	if err := o.Memory.check(st, sg, o, log); err != nil {
+		return nil, err
+	}
 	if o.Prepare != nil {
 		if err := o.Prepare(sg, &opts); err != nil {
 			return nil, err

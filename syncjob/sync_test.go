@@ -10,6 +10,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
@@ -176,6 +177,32 @@ func TestSyncLocked(t *testing.T) {
 	_, err = syncjob.Sync(ctx(t), s, options("r1"))
 	if !syncjob.IsLocked(err) || !errors.Is(err, syncjob.ErrLocked) || s.Writes() != 0 {
 		t.Fatalf("%v (%d writes)", err, s.Writes())
+	}
+}
+
+// The memory guard is Sync's: a run whose estimated peak exceeds the
+// limit is refused before anything is scored or written; the zero value
+// guards with the memory available to the process; a negative limit none.
+func TestSyncMemoryGuard(t *testing.T) {
+	s, _ := lesmis(t)
+	o := options("mem-1")
+	var peak, limit int64
+	o.Memory = syncjob.MemoryGuard{Limit: 1 << 20, Estimated: func(e memory.Estimate, l int64) { peak, limit = e.Peak, l }}
+	_, err := syncjob.Sync(ctx(t), s, o)
+	if !errors.Is(err, syncjob.ErrMemory) || !strings.Contains(err.Error(), "exceeds the limit of 1.0 MiB") || s.Writes() != 0 {
+		t.Fatalf("limit 1 MiB: %v (%d writes)", err, s.Writes())
+	}
+	if limit != 1<<20 || peak <= limit {
+		t.Fatalf("estimate %d against %d", peak, limit)
+	}
+	o.Memory.Limit = 0
+	// The available memory changes from one reading to the next.
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || (limit <= 0) != (memory.Available() <= 0) {
+		t.Fatalf("zero value: %v, limit %d, want the available memory (now %d)", err, limit, memory.Available())
+	}
+	o.RunID, o.Memory.Limit = "mem-2", -1
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || limit != 0 {
+		t.Fatalf("no limit: %v, limit %d", err, limit)
 	}
 }
 

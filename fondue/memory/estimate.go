@@ -297,3 +297,8 @@ func (e Estimate) CheckMemory(limit int64) error {
 	}
 	return nil
 }
+
+// Available returns the memory available to the process, in bytes (its
+// cgroup's limit or the machine's available memory), 0 when unknown: the
+// default limit of a run.
+func Available() int64 { return sysmem.AvailableMemory() }
