@@ -131,3 +131,21 @@ func forTopDegrees(g *graph.Graph, k int, f func(degree, count int)) {
 		}
 	}
 }
+
+var _ syncjob.MemorySizer = (*Conn)(nil)
+
+// SyncMemory returns what a sync of sg on c holds besides the engine
+// (syncjob.MemorySizer): the pull's load and held parts (PullMemory) and,
+// with o.Split, the split's (SplitMemory).
+func (c *Conn) SyncMemory(sg *syncjob.Subgraph, o syncjob.Options) (load, held, sink []memory.Part) {
+	g := sg.Graph
+	load, held = PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), o.Pull, !g.IntKeys(), c.cfg.ReadConcurrency, sg.Stats.EvidenceTextBytes)
+	if o.Split {
+		top := o.Score.Split.Top
+		if o.Score.Split.MinAmbiguity > 0 {
+			top = 0 // any number of nodes
+		}
+		sink = SplitMemory(g, SplitMemoryOptions{Top: top, StringKeys: !g.IntKeys(), DryRun: o.DryRun}, o.Pull)
+	}
+	return load, held, sink
+}

@@ -230,7 +230,7 @@ func TestPlanStoreLoad(t *testing.T) {
 	}
 	// Undo of the (unsplit) run deletes the plan (the store's Undo
 	// restores; syncjob.Undo forgets the record once nothing is split).
-	if _, err := syncjob.Undo(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-c"}, syncjob.LockOptions{}, nil); err != nil {
+	if _, err := syncjob.Undo(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-c"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := c.LoadPlan(ctxT(t, time.Minute), "run-c"); got != nil {

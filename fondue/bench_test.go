@@ -71,7 +71,7 @@ func BenchmarkCNEEpoch(b *testing.B) {
 			}
 			b.ResetTimer()
 			cpu0 := cpuTime()
-			_, st, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: b.N, Tol: 1e-300, Seed: 1})
+			_, st, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: b.N, Tol: 1e-300}, cne.Run{Seed: 1})
 			if err != nil || st.Epochs != b.N {
 				b.Fatalf("epochs %d, err %v", st.Epochs, err)
 			}

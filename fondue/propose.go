@@ -9,7 +9,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
@@ -27,7 +26,7 @@ type Proposal struct {
 }
 
 // ProposeSplits proposes a split of each of the given nodes with
-// opts.Split.Splitter (nil: the default, split.Default). res is the score
+// opts.Split.Splitter (nil: the default, split.Named("")). res is the score
 // of g the proposals follow, and opts the options it was scored with: the
 // splitters that use the embedding read res.Embedding (and res.Prior, when
 // set); the others accept a nil res. The proposals carry the nodes' scores
@@ -36,14 +35,14 @@ type Proposal struct {
 func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int, opts Options) ([]Proposal, error) {
 	sp := opts.Split.Splitter
 	if sp == nil {
-		sp = split.Splitters()[0]
+		sp = split.Named("")
 	}
 	if res == nil {
 		res = &Result{}
 	}
 	emb := res.Embedding
 	if sp.NeedsEmbedding() && emb == nil {
-		return nil, &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), score.MethodCombined, score.MethodFONDUE)}
+		return nil, needsEmbedding(sp, res.Method)
 	}
 	if emb != nil && emb.Len() != g.NumNodes() {
 		return nil, fmt.Errorf("embedding has %d rows for %d nodes", emb.Len(), g.NumNodes())
@@ -56,8 +55,7 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 			return nil, fmt.Errorf("node index %d out of range [0,%d)", i, g.NumNodes())
 		}
 	}
-	in := &split.Input{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Seed: opts.Seed,
-		RandomSplits: opts.RandomSplits, Unnormalized: opts.Unnormalized, Polish: opts.Polish}
+	in := &split.Input{Embedding: emb, Prior: res.Prior, CNE: opts.CNE, MCL: opts.Split.MCL, Score: opts.scoring()}
 	var groups [][][]int32
 	var reasons [][][]evidence.Reason
 	var err error

@@ -41,11 +41,15 @@ type Progress struct {
 // Options configures Score. The zero value runs the default method
 // (DefaultMethod) with the paper's CNE settings and no split proposals.
 type Options struct {
-	Method  string // one of Methods; default DefaultMethod
-	Seed    uint64 // seeds the embedding and the random sign vectors
-	Workers int    // goroutines (default: all cores); results do not depend on it
-	CNE     cne.Options
-	Prior   cne.PriorOptions
+	Method string // one of Methods; default DefaultMethod
+	// Seed seeds everything random: the embedding, the random sign vectors
+	// and the evidence model. Same graph, options and seed: same result.
+	Seed    uint64
+	Workers int // goroutines (default: all cores); results do not depend on it
+	// CNE is the embedding's model and training (its seed, goroutines and
+	// warm start are Seed, Workers and WarmStart).
+	CNE   cne.Options
+	Prior cne.PriorOptions
 	// RandomSplits is T, the number of random sign vectors tried per node
 	// besides the eigenvector sweep (0: DefaultRandomSplits; NoRandomSplits,
 	// or any negative value: none).
@@ -96,7 +100,7 @@ type Options struct {
 // ProposeSplits, the splitter. The zero value asks Score for no proposals.
 type SplitOptions struct {
 	// Splitter proposes the groups. Score makes no proposals when it is
-	// nil; ProposeSplits then uses the default, Splitters()[0].
+	// nil; ProposeSplits then uses the default, split.Named("").
 	Splitter     split.Splitter
 	Top          int     // the Top best-ranked nodes
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
@@ -311,8 +315,8 @@ func (opts *Options) check(g *graph.Graph) error {
 	if !slices.Contains(score.Methods(), opts.Method) {
 		return &OptionsError{Msg: fmt.Sprintf("unknown method %q (want one of %v)", opts.Method, score.Methods())}
 	}
-	if sp := opts.Split.Splitter; sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(opts.Method) {
-		return &OptionsError{Msg: fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, opts.Method)}
+	if err := CheckSplitter(opts.Split.Splitter, opts.Method); err != nil {
+		return err
 	}
 	if err := opts.Split.MCL.Validate(); err != nil && opts.Split.Splitter != nil {
 		return err
@@ -346,6 +350,26 @@ func (opts *Options) check(g *graph.Graph) error {
 			d, g.NumNodes(), g.NumNodes(), def)}
 	}
 	return nil
+}
+
+// CheckSplitter refuses, with an *OptionsError, a splitter that needs an
+// embedding after a method that fits none (a baseline); a nil splitter
+// passes.
+func CheckSplitter(sp split.Splitter, method string) error {
+	if sp == nil || !sp.NeedsEmbedding() || score.UsesEmbedding(method) {
+		return nil
+	}
+	return needsEmbedding(sp, method)
+}
+
+// needsEmbedding is the error of a splitter that needs an embedding after
+// method ("" when unknown), which fits none.
+func needsEmbedding(sp split.Splitter, method string) error {
+	msg := fmt.Sprintf("splitter %q needs an embedding: score with method %q or %q", sp.Name(), score.MethodCombined, score.MethodFONDUE)
+	if method != "" {
+		msg += fmt.Sprintf(", not %q", method)
+	}
+	return &OptionsError{Msg: msg}
 }
 
 // Shares of the scoring phase's progress: the scores, then the entity
@@ -393,30 +417,22 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	report(PhasePrior, 1, 1)
 
 	t1 := time.Now()
-	fit := opts.CNE
-	fit.Seed, fit.Workers = opts.Seed, opts.Workers
-	fit.KeepState = fit.KeepState || opts.KeepState
+	run := cne.Run{Seed: opts.Seed, Workers: opts.Workers, KeepState: opts.KeepState}
 	if opts.WarmStart != nil {
-		init, ws, err := opts.WarmStart.WarmStart(g, fit)
+		init, ws, err := opts.WarmStart.WarmStart(g, opts.CNE, opts.Seed)
 		if err != nil {
 			return fmt.Errorf("warm start: %w", err)
 		}
 		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
 			return &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
 		}
-		fit.Init = init
+		run.Init = init
 		res.Warm = &ws
 	}
-	maxEpochs := fit.WithDefaults().MaxEpochs
+	maxEpochs := opts.CNE.WithDefaults().MaxEpochs
 	report(PhaseEmbedding, 0, maxEpochs)
-	user := fit.Progress
-	fit.Progress = func(p cne.Progress) {
-		report(PhaseEmbedding, p.Epoch, p.MaxEpochs)
-		if user != nil {
-			user(p)
-		}
-	}
-	emb, st, err := cne.Fit(ctx, g, prior, fit)
+	run.Progress = func(p cne.Progress) { report(PhaseEmbedding, p.Epoch, p.MaxEpochs) }
+	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
 	if err != nil {
 		return err
 	}
@@ -448,7 +464,9 @@ func ScoreEmbedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opt
 	return score.Embedding(ctx, g, emb, opts.scoring())
 }
 
-// scoring returns the options of the scores.
+// scoring returns the options of the scores: the one road of Seed,
+// Workers and the sign vectors' settings to package score, and through
+// split.Input to the splitters.
 func (o *Options) scoring() score.Options {
 	return score.Options{Method: o.Method, Seed: o.Seed, Workers: o.Workers, RandomSplits: o.RandomSplits,
 		Unnormalized: o.Unnormalized, Polish: o.Polish, Targets: o.Targets}

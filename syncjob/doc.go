@@ -22,7 +22,7 @@
 //	case syncjob.IsLocked(err): // another run is writing
 //	case err != nil:
 //	}
-//	// later: syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: sum.RunID}, syncjob.LockOptions{}, nil)
+//	// later: syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: sum.RunID})
 //
 // Approved plans (a person's decisions on a dry run's plan, see package
 // internal/app/review) are carried out by Apply, refused whole with a

@@ -2,6 +2,7 @@ package syncjob
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -466,7 +467,8 @@ type WriteStats struct {
 	Duration    time.Duration
 }
 
-// UndoOptions configure Undo.
+// UndoOptions configure Undo, and a Store's Undo (which reads RunID,
+// MarkerLabel and Progress; Lock and Log are the package's Undo's).
 type UndoOptions struct {
 	RunID string
 	// MarkerLabel is the label of the run's clones (default
@@ -475,6 +477,10 @@ type UndoOptions struct {
 	// for records written before they held it).
 	MarkerLabel string
 	Progress    func(done, total int)
+	// Lock names the lock (held as "undo RUNID").
+	Lock LockOptions
+	// Log receives what the run does (default: nothing).
+	Log *slog.Logger
 }
 
 // UndoStats summarize Undo.

@@ -33,8 +33,8 @@ type Options struct {
 	// Lock names the lock (its RunID is Options.RunID).
 	Lock LockOptions
 	// Score are the engine's options. With Split, Score.Split chooses the
-	// nodes to split (Top or MinAmbiguity) and the splitter (default
-	// fondue.Splitters()[0], ncut); without, Score.Split is ignored.
+	// nodes to split (Top or MinAmbiguity) and the splitter (nil: the
+	// default, split.Named("")); without, Score.Split is ignored.
 	Score fondue.Options
 	// Split plans and carries out the split of the chosen nodes, after the
 	// scores are written. A run id whose stored plan split some nodes
@@ -55,9 +55,13 @@ type Options struct {
 	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
 	TopNodes int
 
-	// Prepare, when set, runs after the pull and before scoring, with the
-	// engine's options to adjust: it may refuse the graph (a memory limit)
-	// or set a warm start (a checkpoint file). Without a warm start,
+	// Memory guards the run's memory: after the pull, a run whose
+	// estimated peak exceeds the limit is refused before scoring. The zero
+	// value guards with the memory available to the process.
+	Memory MemoryGuard
+	// Prepare, when set, runs after the pull and the memory guard and
+	// before scoring, with the engine's options to adjust: it may refuse
+	// the graph or set a warm start (a checkpoint file). Without a warm start,
 	// embeddings saved in node properties (Pull.EmbeddingProperty) are
 	// used.
 	Prepare func(sg *Subgraph, o *fondue.Options) error
@@ -201,7 +205,7 @@ func (o *Options) defaults() {
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
 	if o.Split {
 		if o.Score.Split.Splitter == nil {
-			o.Score.Split.Splitter = split.Splitters()[0]
+			o.Score.Split.Splitter = split.Named("")
 		}
 	} else {
 		o.Score.Split = fondue.SplitOptions{}
@@ -295,7 +299,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
 	}
 
-	res, err := score(ctx, sg, o, sum, log)
+	res, err := score(ctx, st, sg, o, sum, log)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
@@ -485,9 +489,12 @@ func checkNames(st Store, names []namedValue) error {
 
 // score scores the pulled graph: Prepare, the warm start from saved
 // embeddings, fondue.Score, Scored.
-func score(ctx context.Context, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
+func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
 	g := sg.Graph
 	opts := o.Score
+	if err := o.Memory.check(st, sg, o, log); err != nil {
+		return nil, err
+	}
 	if o.Prepare != nil {
 		if err := o.Prepare(sg, &opts); err != nil {
 			return nil, err
@@ -623,12 +630,10 @@ func lockError(ctx context.Context, err error) error {
 
 // vectorCheckpoint turns embeddings saved in node properties into a
 // checkpoint (vectors only: a property cannot hold the optimizer state).
-// Vectors of another dimension than o.Dim (fondue's default 8 when 0) are
-// ignored; nil when none is usable.
+// Vectors of another dimension than o's are ignored; nil when none is
+// usable.
 func vectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Checkpoint {
-	if o.Dim <= 0 {
-		o.Dim = defaultDim
-	}
+	o.Dim = o.WithDefaults().Dim
 	ck := &cne.Checkpoint{Dim: o.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2}
 	for i, v := range vecs {
 		if len(v) == o.Dim {
@@ -641,8 +646,5 @@ func vectorCheckpoint(g *graph.Graph, vecs [][]float64, o cne.Options) *cne.Chec
 	}
 	return ck
 }
-
-// defaultDim is fondue.CNEOptions.Dim's default.
-const defaultDim = 8
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
@@ -101,7 +102,7 @@ func TestSyncLesMiserables(t *testing.T) {
 			t.Fatalf("stored plan node %v lists %d links", pn.Key, len(pn.Links))
 		}
 	}
-	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1"})
 	if err != nil || us.Restored != 3 {
 		t.Fatalf("undo %+v %v", us, err)
 	}
@@ -176,6 +177,51 @@ func TestSyncLocked(t *testing.T) {
 	_, err = syncjob.Sync(ctx(t), s, options("r1"))
 	if !syncjob.IsLocked(err) || !errors.Is(err, syncjob.ErrLocked) || s.Writes() != 0 {
 		t.Fatalf("%v (%d writes)", err, s.Writes())
+	}
+}
+
+// The memory guard is Sync's: a run whose estimated peak exceeds the
+// limit is refused before anything is scored or written; the zero value
+// guards with the memory available to the process; a negative limit none.
+func TestSyncMemoryGuard(t *testing.T) {
+	s, _ := lesmis(t)
+	o := options("mem-1")
+	var peak, limit int64
+	o.Memory = syncjob.MemoryGuard{Limit: 1 << 20, Estimated: func(e memory.Estimate, l int64) { peak, limit = e.Peak, l }}
+	_, err := syncjob.Sync(ctx(t), s, o)
+	if !errors.Is(err, syncjob.ErrMemory) || !strings.Contains(err.Error(), "exceeds the limit of 1.0 MiB") || s.Writes() != 0 {
+		t.Fatalf("limit 1 MiB: %v (%d writes)", err, s.Writes())
+	}
+	if limit != 1<<20 || peak <= limit {
+		t.Fatalf("estimate %d against %d", peak, limit)
+	}
+	o.Memory.Limit = 0
+	// The available memory changes from one reading to the next.
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || (limit <= 0) != (memory.Available() <= 0) {
+		t.Fatalf("zero value: %v, limit %d, want the available memory (now %d)", err, limit, memory.Available())
+	}
+	o.RunID, o.Memory.Limit = "mem-2", -1
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || limit != 0 {
+		t.Fatalf("no limit: %v, limit %d", err, limit)
+	}
+}
+
+// Undo takes its lock from its options, as Sync and Apply do: a lock of
+// another name does not hold it back, one of its name does.
+func TestUndoLockOption(t *testing.T) {
+	s, _ := lesmis(t)
+	l, err := s.Lock(ctx(t), syncjob.LockOptions{Name: "nightly", RunID: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release(ctx(t))
+	_, err = syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1", Lock: syncjob.LockOptions{Name: "nightly"}})
+	if !syncjob.IsLocked(err) {
+		t.Fatalf("undo under the held lock's name: %v, want a lock error", err)
+	}
+	_, err = syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "r1", Lock: syncjob.LockOptions{Name: "weekly"}})
+	if syncjob.IsLocked(err) || !syncjob.IsUnknownRun(err) {
+		t.Fatalf("undo under another lock's name: %v, want unknown run r1", err)
 	}
 }
 
@@ -281,7 +327,7 @@ func TestApplyAndUndo(t *testing.T) {
 	}
 	uid, _ := plan.Nodes[0].Key.Int64()
 	s.DeleteNode(ids[uid])
-	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "approved-1"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx(t), s, syncjob.UndoOptions{RunID: "approved-1"})
 	if !errors.Is(err, syncjob.ErrIncomplete) || us.Restored != 2 || len(us.Failed) != 1 || !strings.Contains(err.Error(), "1 of 3 split nodes could not be restored") {
 		t.Fatalf("undo: %+v %v", us, err)
 	}

@@ -24,7 +24,8 @@ import (
 // kept (ErrIncomplete), so that undo can be run again. A run id of which
 // the store holds nothing (no record, no clone) is an error for which
 // IsUnknownRun is true, naming the closest run ids the store knows.
-func Undo(ctx context.Context, st Store, o UndoOptions, lock LockOptions, log *slog.Logger) (UndoStats, error) {
+func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
+	log, lock := o.Log, o.Lock
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}

@@ -5,9 +5,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 )
 
-// defaultSplitter is the splitter sync uses when split.method is empty.
-var defaultSplitter = cli.DefaultSplitter
-
 // splitterNames lists the splitters of score, review and sync, the default
 // first.
 var splitterNames = cli.SplitterNames

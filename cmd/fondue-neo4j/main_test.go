@@ -241,7 +241,7 @@ func TestScoreBadInput(t *testing.T) {
 		{[]string{"score", lesmis, "--split", "mcl"}, nil, exitUsage, "--split is a switch; write --split --splitter mcl"},
 		{[]string{"score", lesmis, "--split", "--splitter", "kmeans"}, nil, exitUsage, "flag --splitter: split.method = kmeans: want one of"},
 		{[]string{"score", lesmis, "--split=mcl", "--splitter", "ncut"}, nil, exitUsage, "--split=mcl and --splitter ncut disagree"},
-		{[]string{"score", lesmis, "--split", "--splitter", "fondue", "--method", "degree"}, nil, exitUsage, `split method "fondue" needs method "combined" or "fondue", not "degree"`},
+		{[]string{"score", lesmis, "--split", "--splitter", "fondue", "--method", "degree"}, nil, exitUsage, `splitter "fondue" needs an embedding: score with method "combined" or "fondue", not "degree"`},
 		{[]string{"score", lesmis, "--print-header=maybe"}, nil, exitUsage, "want auto, true or false"},
 		{[]string{"score", lesmis}, map[string]string{"FONDUE_PRINT_HEADER": "sometimes"}, exitUsage, `FONDUE_PRINT_HEADER: print_header = "sometimes": want auto`},
 		{[]string{"score", lesmis, "--names", filepath.Join(dir, "nope.tsv")}, nil, exitUsage, "names file " + filepath.Join(dir, "nope.tsv") + ": no such file"},

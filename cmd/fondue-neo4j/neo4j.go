@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -82,6 +83,8 @@ func exitCode(err error) error {
 		return withCode(exitLocked, err)
 	case syncjob.IsInvalid(err), syncjob.IsStalePlan(err):
 		return withCode(exitUsage, err)
+	case errors.Is(err, syncjob.ErrMemory):
+		return withCode(exitMemory, fmt.Errorf("%w; lower embedding.dim, raise max_memory, or use a larger machine", err))
 	}
 	return err
 }

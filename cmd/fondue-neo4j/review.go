@@ -208,9 +208,6 @@ func (a *app) reviewOptions(top int) (fondue.Options, error) {
 	if err != nil {
 		return opts, err
 	}
-	if opts.Split.Splitter == nil {
-		opts.Split.Splitter = defaultSplitter()
-	}
 	opts.Split.Top, opts.Split.MinAmbiguity, opts.Split.Nodes = top, 0, nil
 	return opts, nil
 }

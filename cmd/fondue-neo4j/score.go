@@ -110,8 +110,6 @@ memory, 130 interrupted.`,
 			}
 			if !a.cfg.Split.Enabled {
 				opts.Split = fondue.SplitOptions{}
-			} else if opts.Split.Splitter == nil {
-				opts.Split.Splitter = defaultSplitter()
 			}
 			nm, err := a.readNames(a.cfg.Input.Names)
 			if err != nil {

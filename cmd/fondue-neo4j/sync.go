@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -10,8 +11,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
@@ -113,6 +114,9 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		WriteNodeLabels:    c.Write.NodeLabels,
 	}
 	s.checkpoint = c.Engine.Embedding.Checkpoint
+	// A checkpoint keeps the optimizer's state (counted by the memory
+	// guard; loadCheckpoint sets it for the methods that embed).
+	s.engine.KeepState = s.checkpoint != ""
 	if score.UsesEmbedding(s.engine.Method) {
 		s.pull.EmbeddingProperty = c.Engine.Embedding.Property
 	}
@@ -158,13 +162,7 @@ func (s *syncSettings) checkSplit() error {
 		return nil // the plan chooses the nodes and their groups
 	}
 	if s.split {
-		if s.engine.Split.Splitter == nil {
-			s.engine.Split.Splitter = defaultSplitter()
-		}
 		s.splitter = s.engine.Split.Splitter.Name()
-		if s.splitter == split.FONDUE && !score.UsesEmbedding(s.engine.Method) {
-			return usageErrorf("splitter %q needs method %q", split.FONDUE, score.MethodFONDUE)
-		}
 		if s.engine.Split.Top == 0 && s.engine.Split.MinAmbiguity == 0 {
 			return usageErrorf("split.enabled needs split.top or split.min_ambiguity to choose the nodes to split")
 		}
@@ -243,35 +241,24 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	pull.Progress = func(nodes, relationships int) {
 		pr.report(fondue.Progress{Phase: phasePull, Done: nodes + relationships}) // rows read; the total is unknown
 	}
+	limit, err := a.memoryLimit()
+	if err != nil {
+		return err
+	}
+	guard := syncjob.MemoryGuard{Limit: limit}
+	if limit == 0 {
+		guard.Limit = -1 // max_memory none, or the available memory unknown
+	}
 	var est memory.Estimate
+	guard.Estimated = func(e memory.Estimate, limit int64) {
+		est = e
+		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
+		debug.SetMemoryLimit(softLimit(e.Peak, limit))
+	}
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
-		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey,
+		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Memory: guard,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
-			// The counts are known: refuse a graph that would not fit
-			// before the heavy work starts.
-			g := sg.Graph
-			// The pull's buffers, and the element ids and keys the run
-			// keeps to write the scores back, count too.
-			load, held := connector.PullMemory(int64(g.NumNodes()), int64(sg.Stats.RelationshipRows), s.pull, !g.IntKeys(), s.conn.ReadConcurrency, sg.Stats.EvidenceTextBytes)
-			// With --split, the plan of the nodes to split and its text
-			// (stored, or printed by a dry run), after the engine.
-			var sink []memory.Part
-			if s.split {
-				top := s.engine.Split.Top
-				if s.engine.Split.MinAmbiguity > 0 {
-					top = 0 // any number of nodes
-				}
-				sink = connector.SplitMemory(g, connector.SplitMemoryOptions{Top: top, StringKeys: !g.IntKeys(), DryRun: dryRun}, s.pull)
-			}
-			est = memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
-				Dim: s.engine.CNE.Dim, Workers: s.engine.Workers, StringKeys: !g.IntKeys(),
-				KeepState: s.checkpoint != "", ExactMaxNode: s.engine.CNE.ExactMaxNodes,
-				NegRatio: s.engine.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: s.split,
-				SourceLoad: load, Held: held, Sink: sink, NoEmbedding: !usesEmbedding(opts.Method)})
-			if err := a.checkMemory(est); err != nil {
-				return err
-			}
 			// Warm start from the checkpoint file (vectors and optimizer
 			// state); without one, syncjob uses the vectors saved in node
 			// properties.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/spf13/cobra"
@@ -91,7 +92,7 @@ func TestSyncConfigPrecedence(t *testing.T) {
 	}
 	s := capture()
 	if s.conn.URI != "bolt://file:7687" || s.conn.Database != "filedb" || strings.Join(s.pull.NodeLabels, "|") != "A|B C" ||
-		s.write.BatchSize != 7 || !s.split || s.engine.Split.Top != 3 || s.engine.Split.Splitter != defaultSplitter() ||
+		s.write.BatchSize != 7 || !s.split || s.engine.Split.Top != 3 || s.engine.Split.Splitter != split.Named("") ||
 		s.lock.TTL != 5*time.Minute || s.write.Property != "ambiguity" || s.conn.Password != "" {
 		t.Fatalf("file: %+v", s)
 	}
@@ -129,6 +130,17 @@ func TestSyncConfigPrecedence(t *testing.T) {
 		if strings.Contains(strings.ToLower(k), "password") || v == "pw" {
 			t.Fatalf("configuration shows the password: %s", k)
 		}
+	}
+}
+
+// A splitter that needs an embedding after a baseline is refused by sync
+// as by score, with the engine's one message (sync had a message of its
+// own that could not be reached).
+func TestSyncSplitterNeedsEmbedding(t *testing.T) {
+	_, err := syncSettingsOf("--split", "--split-top", "3", "--splitter", "fondue", "--method", "degree")
+	want := `splitter "fondue" needs an embedding: score with method "combined" or "fondue", not "degree"`
+	if err == nil || !strings.Contains(err.Error(), want) || cli.ExitCode(context.Background(), err) != exitUsage {
+		t.Fatalf("err = %v (exit %d), want %q (exit %d)", err, cli.ExitCode(context.Background(), err), want, exitUsage)
 	}
 }
 

@@ -93,8 +93,8 @@ func (a *app) undo(ctx context.Context, runID string) error {
 	t0 := time.Now()
 	pr := newProgress(a)
 	st, err := syncjob.Undo(ctx, conn, syncjob.UndoOptions{RunID: runID, MarkerLabel: a.cfg.Split.MarkerLabel,
-		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) }},
-		syncjob.LockOptions{Name: a.cfg.Lock.Name, TTL: a.cfg.Lock.TTL}, a.log)
+		Progress: func(done, total int) { pr.report(fondue.Progress{Phase: "undo", Done: done, Total: total}) },
+		Lock:     syncjob.LockOptions{Name: a.cfg.Lock.Name, TTL: a.cfg.Lock.TTL}, Log: a.log})
 	pr.finish()
 	a.ran.Undo = &st
 	if err != nil && !errors.Is(err, syncjob.ErrIncomplete) {

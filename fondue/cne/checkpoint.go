@@ -37,7 +37,7 @@ type Checkpoint struct {
 func (c *Checkpoint) Len() int { return len(c.Keys) }
 
 // NewCheckpoint captures an embedding of g fitted with options o. The
-// optimizer state is included when the fit kept it (Options.KeepState).
+// optimizer state is included when the fit kept it (Run.KeepState).
 func NewCheckpoint(g *graph.Graph, emb *Embedding, o Options) *Checkpoint {
 	o = o.WithDefaults()
 	c := &Checkpoint{Dim: emb.Dim, Sigma1: o.Sigma1, Sigma2: o.Sigma2, X: emb.X,
@@ -63,8 +63,8 @@ type WarmStats struct {
 // checkpoint (by key) takes its saved vector and optimizer state; a new node
 // starts at the mean of its neighbours that were saved, plus a little noise
 // so that two new nodes with the same neighbours do not coincide, or at
-// N(0,1) noise when it has none. Pass the result as Options.Init.
-func (c *Checkpoint) WarmStart(g *graph.Graph, o Options) (*Embedding, WarmStats, error) {
+// N(0,1) noise when it has none, from seed. Pass the result as Run.Init.
+func (c *Checkpoint) WarmStart(g *graph.Graph, o Options, seed uint64) (*Embedding, WarmStats, error) {
 	o = o.WithDefaults()
 	var ws WarmStats
 	if c.Dim != o.Dim {
@@ -106,7 +106,7 @@ func (c *Checkpoint) WarmStart(g *graph.Graph, o Options) (*Embedding, WarmStats
 		if from[i] >= 0 {
 			continue
 		}
-		r := rng.SplitMix{S: rng.StreamSeed(o.Seed, rng.StreamInit, 1, uint64(i))}
+		r := rng.SplitMix{S: rng.StreamSeed(seed, rng.StreamInit, 1, uint64(i))}
 		xi := emb.X[i*d : (i+1)*d]
 		known := 0
 		for _, j := range g.Neighbors(i) {

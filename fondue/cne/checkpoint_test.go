@@ -15,7 +15,7 @@ import (
 func TestCheckpointRoundTrip(t *testing.T) {
 	g := readTestGraph(t, "karate")
 	p := fitTestPrior(t, g)
-	emb, _, err := Fit(context.Background(), g, p, Options{Seed: 1, KeepState: true, MaxEpochs: 30})
+	emb, _, err := Fit(context.Background(), g, p, Options{MaxEpochs: 30}, Run{Seed: 1, KeepState: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestWarmStartMapping(t *testing.T) {
 	b2.AddEdge("d", "b")
 	b2.AddNode("e")
 	g2 := b2.Build()
-	init, ws, err := c.WarmStart(g2, Options{Dim: 2, Seed: 1})
+	init, ws, err := c.WarmStart(g2, Options{Dim: 2}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestWarmStartMapping(t *testing.T) {
 	if x := init.Row(id); math.Abs(x[0]-3) > 0.5 || math.Abs(x[1]-5) > 0.5 {
 		t.Fatalf("new node d starts at %v, want near (3, 5)", x)
 	}
-	if _, _, err := c.WarmStart(g2, Options{Dim: 8}); err == nil {
+	if _, _, err := c.WarmStart(g2, Options{Dim: 8}, 0); err == nil {
 		t.Fatal("dimension mismatch accepted")
 	}
 }

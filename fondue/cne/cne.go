@@ -50,10 +50,11 @@ func ParseMode(s string) (Mode, error) {
 	return 0, fmt.Errorf("unknown CNE mode %q (want auto, exact or sampled)", s)
 }
 
-// Options configures the embedding. The zero value gives the defaults,
-// which are those of the FONDUE paper (sigma1=1, sigma2=2, d=8) and of the
-// authors' CNE code (Adam with learning rate 0.1, up to 2000 epochs, 5
-// negatives per positive).
+// Options configures the embedding: the model and its training. The zero
+// value gives the defaults (WithDefaults), which are those of the FONDUE
+// paper (sigma1=1, sigma2=2, d=8) and of the authors' CNE code (Adam with
+// learning rate 0.1, up to 2000 epochs, 5 negatives per positive). How one
+// fit runs (its seed, goroutines, warm start) is Fit's Run.
 type Options struct {
 	Dim          int     // embedding dimension d (default 8)
 	Sigma1       float64 // spread of distances between linked nodes (default 1)
@@ -72,8 +73,24 @@ type Options struct {
 	Mode     Mode // exact or sampled objective (default auto)
 	// ExactMaxNodes is the largest graph ModeAuto fits exactly (default 1000).
 	ExactMaxNodes int
-	Seed          uint64
-	Workers       int // goroutines (default: all cores); results do not depend on it
+	// NoiseStart starts from the plain N(0,1) noise, the paper's start,
+	// instead of the smoothed start (see smoothedStart in cne_init.go).
+	// Without Init, the default smooths that same noise over the graph.
+	NoiseStart bool
+	// NoStabilityStop turns off the ranking-stability stop (see
+	// cne_stop.go), leaving the gradient-norm test of Tol and MaxEpochs.
+	// The stop is never used on warm starts.
+	NoStabilityStop bool
+
+	tune tuning // settings that only tests change (tuning.go)
+}
+
+// Run is how one fit runs, besides its Options: the seed, the goroutines,
+// a warm start and the progress reports. The zero value starts from seed
+// 0's noise on all cores.
+type Run struct {
+	Seed    uint64
+	Workers int // goroutines (default: all cores); results do not depend on it
 	// Init, when set, is the starting embedding (a warm start) instead of
 	// N(0,1) noise. It must have one row per node and Dim columns. If it
 	// carries optimizer state (see Checkpoint.WarmStart), training resumes
@@ -83,18 +100,8 @@ type Options struct {
 	// KeepState keeps the optimizer state in the returned embedding, for
 	// saving as a Checkpoint.
 	KeepState bool
-	// NoiseStart starts from the plain N(0,1) noise, the paper's start,
-	// instead of the smoothed start (see smoothedStart in cne_init.go).
-	// Without Init, the default smooths that same noise over the graph.
-	NoiseStart bool
-	// NoStabilityStop turns off the ranking-stability stop (see
-	// cne_stop.go), leaving the gradient-norm test of Tol and MaxEpochs.
-	// The stop is never used on warm starts.
-	NoStabilityStop bool
 	// Progress, when set, is called after every epoch from the fitting goroutine.
 	Progress func(Progress)
-
-	tune tuning // settings that only tests change (tuning.go)
 }
 
 // Progress reports one finished epoch.
@@ -197,8 +204,8 @@ const (
 
 // Fit fits a Conditional Network Embedding of g under prior p by Adam on
 // the negative log-likelihood. The result depends only on the graph, the
-// prior and the options (Seed included), not on Workers.
-func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embedding, Stats, error) {
+// prior, the options and r.Seed (and r.Init), not on r.Workers.
+func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options, r Run) (*Embedding, Stats, error) {
 	start := time.Now()
 	o := opts.WithDefaults()
 	if err := o.Validate(); err != nil {
@@ -209,7 +216,7 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embeddin
 		return nil, Stats{}, fmt.Errorf("prior has %d nodes, graph %d", len(p.Lambda), n)
 	}
 	st := Stats{Mode: o.resolveMode(n)}
-	f, err := newCNEFit(g, p, o, st.Mode)
+	f, err := newCNEFit(g, p, o, r, st.Mode)
 	if err != nil {
 		return nil, st, err
 	}
@@ -218,13 +225,13 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embeddin
 		return f.emb, st, nil
 	}
 	f.prepare()
-	if o.Init == nil && !o.NoiseStart {
+	if r.Init == nil && !o.NoiseStart {
 		if err := f.smooth(ctx); err != nil {
 			return nil, st, err
 		}
 	}
 	var stop *stabilityStop
-	if o.Init == nil && !o.NoStabilityStop {
+	if r.Init == nil && !o.NoStabilityStop {
 		stop = newStabilityStop(f.g, o.Dim, o.tune)
 	}
 	for epoch := 0; epoch < o.MaxEpochs; epoch++ {
@@ -239,8 +246,8 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options) (*Embeddin
 			o.tune.epochHook(f, epoch+1)
 		}
 		st.GradNorm = norm
-		if o.Progress != nil {
-			o.Progress(Progress{Epoch: epoch + 1, MaxEpochs: o.MaxEpochs, GradNorm: norm})
+		if r.Progress != nil {
+			r.Progress(Progress{Epoch: epoch + 1, MaxEpochs: o.MaxEpochs, GradNorm: norm})
 		}
 		f.peak = max(f.peak, norm)
 		if f.converged(epoch, norm) {
@@ -272,6 +279,7 @@ func (o Options) resolveMode(n int) Mode {
 // per-epoch work split into chunks.
 type cneFit struct {
 	o    Options
+	r    Run
 	mode Mode
 	g    *graph.Graph // renumbered when order is set
 	lam  []float64
@@ -301,25 +309,25 @@ type cneFit struct {
 	ranBy   []int32     // the worker of each chunk in the last epoch; only under tune.epochHook
 }
 
-// newCNEFit sets up the starting point: o.Init (a warm start, with its
+// newCNEFit sets up the starting point: r.Init (a warm start, with its
 // optimizer state if it has one) or N(0,1) noise from the seed.
-func newCNEFit(g *graph.Graph, p *Prior, o Options, mode Mode) (*cneFit, error) {
+func newCNEFit(g *graph.Graph, p *Prior, o Options, r Run, mode Mode) (*cneFit, error) {
 	n, d := g.NumNodes(), o.Dim
-	f := &cneFit{o: o, mode: mode, g: g, lam: p.Lambda,
+	f := &cneFit{o: o, r: r, mode: mode, g: g, lam: p.Lambda,
 		emb: &Embedding{Dim: d, X: make([]float64, n*d)},
 		mom: make([]float64, n*d), vel: make([]float64, n*d)}
-	if o.Init == nil {
-		r := rng.SplitMix{S: rng.StreamSeed(o.Seed, rng.StreamInit, 0, 0)}
+	if r.Init == nil {
+		noise := rng.SplitMix{S: rng.StreamSeed(r.Seed, rng.StreamInit, 0, 0)}
 		for k := range f.emb.X {
-			f.emb.X[k] = r.Norm()
+			f.emb.X[k] = noise.Norm()
 		}
 		return f, nil
 	}
-	if o.Init.Dim != d || o.Init.Len() != n {
-		return nil, fmt.Errorf("initial embedding is %dx%d, want %dx%d", o.Init.Len(), o.Init.Dim, n, d)
+	if r.Init.Dim != d || r.Init.Len() != n {
+		return nil, fmt.Errorf("initial embedding is %dx%d, want %dx%d", r.Init.Len(), r.Init.Dim, n, d)
 	}
-	copy(f.emb.X, o.Init.X)
-	if s := o.Init.state; s != nil {
+	copy(f.emb.X, r.Init.X)
+	if s := r.Init.state; s != nil {
 		copy(f.mom, s.m)
 		copy(f.vel, s.v)
 		f.step = s.step
@@ -354,7 +362,7 @@ func (f *cneFit) prepare() {
 	f.grad = make([]float64, n*d)
 	f.bounds = cneChunks(f.g, f.mode, o.NegRatio)
 	chunks := len(f.bounds) - 1
-	f.workers = min(parallel.WorkerCount(o.Workers), chunks)
+	f.workers = min(parallel.WorkerCount(f.r.Workers), chunks)
 	f.sq = make([]float64, chunks)
 	f.pool = newNegativePool(f.g)
 	f.work = make([]blockWork, f.workers)
@@ -409,7 +417,7 @@ func (f *cneFit) adamRange(lo, hi int) {
 func (f *cneFit) converged(epoch int, norm float64) bool {
 	// A warm start trains at least stopShort+1 epochs before any test,
 	// so that new and changed nodes move before training can stop.
-	if f.mode == ModeExact && (f.o.Init == nil || epoch > stopShort) && norm < f.o.Tol/10*f.peak {
+	if f.mode == ModeExact && (f.r.Init == nil || epoch > stopShort) && norm < f.o.Tol/10*f.peak {
 		return true
 	}
 	if epoch > stopShort {
@@ -428,12 +436,12 @@ func (f *cneFit) finish() {
 	d := f.o.Dim
 	if f.order != nil {
 		f.emb.X = permuteRows(f.emb.X, d, f.order, true)
-		if f.o.KeepState {
+		if f.r.KeepState {
 			f.mom = permuteRows(f.mom, d, f.order, true)
 			f.vel = permuteRows(f.vel, d, f.order, true)
 		}
 	}
-	if f.o.KeepState {
+	if f.r.KeepState {
 		f.emb.state = &adamState{m: f.mom, v: f.vel, step: f.step,
 			history: f.hist[max(0, len(f.hist)-stopLong):], peak: f.peak}
 	}

@@ -52,7 +52,7 @@ func (f *cneFit) smooth(ctx context.Context) error {
 	// Keep the noise in f.grad (unused until the first epoch): a graph too
 	// small or too degenerate for d orthonormal columns keeps it.
 	copy(f.grad, f.emb.X)
-	ok, err := smoothedStart(ctx, f.g, f.emb.X, f.mom, f.o.Dim, f.o.Workers)
+	ok, err := smoothedStart(ctx, f.g, f.emb.X, f.mom, f.o.Dim, f.r.Workers)
 	if err != nil {
 		return err
 	}

@@ -166,8 +166,8 @@ func TestSmoothedStartTooSmall(t *testing.T) {
 		t.Fatalf("ok %v err %v, want false", ok, err)
 	}
 	p := fitTestPrior(t, g)
-	noise, _, _ := Fit(context.Background(), g, p, Options{Seed: 1, MaxEpochs: 1, LearningRate: 1e-12, NoiseStart: true})
-	def, _, _ := Fit(context.Background(), g, p, Options{Seed: 1, MaxEpochs: 1, LearningRate: 1e-12})
+	noise, _, _ := Fit(context.Background(), g, p, Options{MaxEpochs: 1, LearningRate: 1e-12, NoiseStart: true}, Run{Seed: 1})
+	def, _, _ := Fit(context.Background(), g, p, Options{MaxEpochs: 1, LearningRate: 1e-12}, Run{Seed: 1})
 	if !slices.Equal(noise.X, def.X) {
 		t.Fatal("a 4-node graph did not keep its noise start")
 	}

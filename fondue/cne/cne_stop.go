@@ -21,7 +21,7 @@ import (
 // with neighbours, else stableSample of them evenly spaced in the fit's
 // numbering. Checks therefore cost O(stableSample * mean degree * d^2),
 // independent of the graph's size, a small fraction of an epoch on graphs
-// larger than the sample. The stop is off on warm starts (Options.Init),
+// larger than the sample. The stop is off on warm starts (Run.Init),
 // which keep the gradient-norm test alone. The defaults
 // (stableEvery and the others) are in tuning.go, where tests change them.
 

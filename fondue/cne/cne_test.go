@@ -143,16 +143,16 @@ func TestCNEFitImprovesObjective(t *testing.T) {
 	g := readTestGraph(t, "polbooks")
 	p := fitTestPrior(t, g)
 	for _, mode := range []Mode{ModeExact, ModeSampled} {
-		o := Options{Mode: mode, Seed: 1}
-		start, _, err := Fit(context.Background(), g, p, Options{Mode: mode, Seed: 1, MaxEpochs: 1, LearningRate: 1e-12, NoiseStart: true})
+		o := Options{Mode: mode}
+		start, _, err := Fit(context.Background(), g, p, Options{Mode: mode, MaxEpochs: 1, LearningRate: 1e-12, NoiseStart: true}, Run{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		smooth, _, err := Fit(context.Background(), g, p, Options{Mode: mode, Seed: 1, MaxEpochs: 1, LearningRate: 1e-12})
+		smooth, _, err := Fit(context.Background(), g, p, Options{Mode: mode, MaxEpochs: 1, LearningRate: 1e-12}, Run{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		emb, st, err := Fit(context.Background(), g, p, o)
+		emb, st, err := Fit(context.Background(), g, p, o, Run{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 	}{{ModeExact, 800}, {ModeSampled, 4000}} {
 		g := testkit.CommunityGraph(tc.n, tc.n/4, 9)
 		p := fitTestPrior(t, g)
-		o := Options{Mode: tc.mode, Seed: 42, MaxEpochs: 40}.WithDefaults()
+		o := Options{Mode: tc.mode, MaxEpochs: 40}.WithDefaults()
 		o.tune = tuning{reorderMinBytes: -1, stableEvery: 5, stableOverlap: 0.8}
 		chunks := len(cneChunks(g, tc.mode, o.NegRatio)) - 1
 		if chunks < 7 {
@@ -258,8 +258,7 @@ func TestCNEDeterministicAcrossWorkers(t *testing.T) {
 						renumbered = true
 					}
 				}
-				o.Workers = w
-				emb, st, err := Fit(context.Background(), g, p, o)
+				emb, st, err := Fit(context.Background(), g, p, o, Run{Seed: 42, Workers: w})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -300,7 +299,7 @@ func TestCNECancel(t *testing.T) {
 	p := fitTestPrior(t, g)
 	ctx, cancel := context.WithCancel(context.Background())
 	epochs := 0
-	_, _, err := Fit(ctx, g, p, Options{Progress: func(pr Progress) {
+	_, _, err := Fit(ctx, g, p, Options{}, Run{Progress: func(pr Progress) {
 		epochs = pr.Epoch
 		if pr.Epoch == 3 {
 			cancel()

@@ -67,7 +67,7 @@ func parseSeeds(t *testing.T, s string) []uint64 {
 // included.
 func leverOptions(t *testing.T, lever string) cne.Options {
 	name, params, _ := strings.Cut(lever, ":")
-	o := cne.Options{Workers: 1}
+	var o cne.Options
 	every, sample, top, overlap := 20, 1000, 0.10, 0.95
 	sweep := false
 	for _, kv := range strings.Split(params, ":") {

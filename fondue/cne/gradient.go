@@ -156,7 +156,7 @@ func (f *cneFit) gradient(ctx context.Context, epoch int) (float64, error) {
 			f.ranBy[c] = int32(w)
 		}
 		if f.mode == ModeSampled {
-			r := rng.SplitMix{S: rng.StreamSeed(f.o.Seed, rng.StreamNegatives, uint64(epoch), uint64(c))}
+			r := rng.SplitMix{S: rng.StreamSeed(f.r.Seed, rng.StreamNegatives, uint64(epoch), uint64(c))}
 			f.sq[c] = f.m.gradSampledBlock(X, f.grad, f.bounds[c], f.bounds[c+1], f.o.NegRatio, f.pool, &r, &f.work[w])
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/fitsize"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
@@ -37,13 +38,13 @@ type Part struct {
 
 // Options describes the run being estimated.
 type Options struct {
-	Dim          int  // embedding dimension (default 8)
+	Dim          int  // embedding dimension (default cne.Options's)
 	Workers      int  // goroutines (default: all cores)
 	StringKeys   bool // node keys are strings rather than integers
 	AvgKeyBytes  int  // average key length for string keys (default 16)
 	KeepState    bool // a checkpoint will be saved (optimizer state kept)
-	ExactMaxNode int  // largest graph fitted exactly (default 1000)
-	NegRatio     int  // negatives drawn per edge in sampled mode (default 5)
+	ExactMaxNode int  // largest graph fitted exactly (default cne.Options's)
+	NegRatio     int  // negatives drawn per edge in sampled mode (default cne.Options's)
 	// MaxDegree is the graph's largest degree, when known (a graph is
 	// loaded); 0 means unknown, and the estimate then assumes the largest
 	// degree the counts allow, min(nodes-1, edges): every per-worker buffer
@@ -129,17 +130,10 @@ type sizes struct {
 }
 
 func newSizes(nodes, edges int64, o Options) sizes {
-	if o.Dim <= 0 {
-		o.Dim = 8
-	}
+	fit := cne.Options{Dim: o.Dim, ExactMaxNodes: o.ExactMaxNode, NegRatio: o.NegRatio}.WithDefaults()
+	o.Dim, o.ExactMaxNode, o.NegRatio = fit.Dim, fit.ExactMaxNodes, fit.NegRatio
 	if o.AvgKeyBytes <= 0 {
 		o.AvgKeyBytes = 16
-	}
-	if o.ExactMaxNode <= 0 {
-		o.ExactMaxNode = 1000
-	}
-	if o.NegRatio <= 0 {
-		o.NegRatio = 5
 	}
 	s := sizes{o: o, n: nodes, m: edges, d: int64(o.Dim), r: int64(o.NegRatio),
 		w: int64(parallel.WorkerCount(o.Workers)), deg: o.MaxDegree}
@@ -266,3 +260,8 @@ func (e Estimate) CheckMemory(limit int64) error {
 	}
 	return nil
 }
+
+// Available returns the memory available to the process, in bytes (its
+// cgroup's limit or the machine's available memory), 0 when unknown: the
+// default limit of a run.
+func Available() int64 { return sysmem.AvailableMemory() }

@@ -49,7 +49,7 @@ func TestFondueHeuristicVersusBruteForce(t *testing.T) {
 	for _, name := range []string{"netscience", "polbooks"} {
 		g := testkit.ReadGraph(t, name)
 		p := fitTestPrior(t, g)
-		emb, _, err := cne.Fit(context.Background(), g, p, cne.Options{Seed: 3})
+		emb, _, err := cne.Fit(context.Background(), g, p, cne.Options{}, cne.Run{Seed: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

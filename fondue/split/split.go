@@ -47,12 +47,9 @@ type Input struct {
 	Prior     *cne.Prior     // the embedding's prior; may be nil
 	CNE       cne.Options    // the options the embedding was fitted with (its sigmas)
 	MCL       mcl.Options
-	// The FONDUE splitter reproduces the sign vector behind the score
-	// from the options it was scored with.
-	Seed         uint64
-	RandomSplits int
-	Unnormalized bool
-	Polish       bool
+	// Score are the options the scores were made with: the FONDUE
+	// splitter reproduces the sign vector behind a node's score from them.
+	Score score.Options
 }
 
 // Splitters returns the splitters of this package, the default
@@ -66,6 +63,16 @@ var (
 	mclSplitter    = &builtinSplitter{name: MCL, split: splitMCL}
 	fondueSplitter = &builtinSplitter{name: FONDUE, needsEmbedding: true, split: splitFONDUE}
 )
+
+// Named returns the splitter of Splitters called name, the default
+// (Default) for "", or nil for another name. It is where a splitter left
+// unnamed becomes the default.
+func Named(name string) Splitter {
+	if name == "" {
+		name = Default
+	}
+	return Find(Splitters(), name)
+}
 
 // Find returns the splitter called name among splitters, or nil.
 func Find(splitters []Splitter, name string) Splitter {
@@ -138,7 +145,7 @@ func Propose(ctx context.Context, g *graph.Graph, in *Input, sp Splitter, nodes 
 
 // splitFONDUE splits by the sign vector behind the FONDUE score.
 func splitFONDUE(g *graph.Graph, in *Input, i int, _ *splitWorker) ([][]int32, error) {
-	b := score.SignVector(g, in.Embedding, i, score.Options{Seed: in.Seed, RandomSplits: in.RandomSplits, Unnormalized: in.Unnormalized, Polish: in.Polish})
+	b := score.SignVector(g, in.Embedding, i, in.Score)
 	return score.SignGroups(g.Neighbors(i), b), nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // twoCliques is testkit.TwoCliques with its embedding.
@@ -21,7 +22,7 @@ func twoCliques(a, b int) (*graph.Graph, *cne.Embedding) {
 
 func propose(t *testing.T, g *graph.Graph, emb *cne.Embedding, method string, node int) [][]int32 {
 	t.Helper()
-	in := &Input{Embedding: emb, Seed: 1}
+	in := &Input{Embedding: emb, Score: score.Options{Seed: 1}}
 	if emb != nil {
 		p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
 		if err != nil {
@@ -121,7 +122,7 @@ func TestNCutPairBudget(t *testing.T) {
 	g, emb := twoCliques(8, 5)
 	want := [][]int32{testkit.Range(1, 8), testkit.Range(9, 13)}
 	for _, e := range []*cne.Embedding{emb, nil} {
-		got, err := Propose(context.Background(), g, &Input{Embedding: e, Seed: 1}, sp, []int{0}, 2)
+		got, err := Propose(context.Background(), g, &Input{Embedding: e, Score: score.Options{Seed: 1}}, sp, []int{0}, 2)
 		if err != nil {
 			t.Fatal(err)
 		}

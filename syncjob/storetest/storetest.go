@@ -438,7 +438,7 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
 		t.Fatalf("second undo: %+v %v", us, err)
 	}
-	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "r1"}, syncjob.LockOptions{}, nil); err != nil || us.Originals != 0 {
+	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
 		t.Fatalf("syncjob.Undo of an undone run with a record: %+v %v", us, err)
 	}
 	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
@@ -640,7 +640,7 @@ func testSync(t *testing.T, f Factory) {
 	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 || fx.Dump(t) != split {
 		t.Fatalf("resume: %+v %v", sum, err)
 	}
-	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "sync-1"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "sync-1"})
 	if err != nil || us.Restored != 1 {
 		t.Fatalf("undo: %+v %v", us, err)
 	}
@@ -799,7 +799,7 @@ func testUndoMarkerLabelFromRecord(t *testing.T, f Factory) {
 	if strings.Contains(fx.Dump(t), syncjob.DefaultMarkerLabel) || !strings.Contains(fx.Dump(t), "Doppel") {
 		t.Fatalf("the clone does not carry the run's marker label:\n%s", fx.Dump(t))
 	}
-	us, err := syncjob.Undo(ctxT(t), st, syncjob.UndoOptions{RunID: "m1", MarkerLabel: syncjob.DefaultMarkerLabel}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctxT(t), st, syncjob.UndoOptions{RunID: "m1", MarkerLabel: syncjob.DefaultMarkerLabel})
 	if err != nil || us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.MarkerLabel != "Doppel" {
 		t.Fatalf("undo with another marker label than the split's: %+v %v", us, err)
 	}
@@ -821,7 +821,7 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
 	before := fx.Dump(t)
 	splitWith(t, st, "m2", "", "Doppel")
 	split := fx.Dump(t)
-	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2"})
 	if !errors.Is(err, syncjob.ErrIncomplete) || us.Originals != 0 || us.NotRestored != 1 ||
 		!strings.Contains(err.Error(), `1 node split by run m2 not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
 		t.Fatalf("undo with the wrong marker label: %+v %v", us, err)
@@ -832,7 +832,7 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != split {
 		t.Fatal("an undo that found nothing changed the graph")
 	}
-	us, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2", MarkerLabel: "Doppel"}, syncjob.LockOptions{}, nil)
+	us, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2", MarkerLabel: "Doppel"})
 	if err != nil || us.Restored != 1 {
 		t.Fatalf("undo with the split's marker label: %+v %v", us, err)
 	}
@@ -861,7 +861,7 @@ func testUndoUnknownRun(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	before := fx.Dump(t)
-	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250102"}, syncjob.LockOptions{}, nil)
+	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250102"})
 	if !syncjob.IsUnknownRun(err) || us.Originals != 0 ||
 		!strings.Contains(err.Error(), `nothing to undo: no run "nightly-20250102" in the database`) ||
 		!strings.Contains(err.Error(), "closest run ids: nightly-20250101, weekly-1") {
@@ -871,10 +871,10 @@ func testUndoUnknownRun(t *testing.T, f Factory) {
 		t.Fatal("an undo of an unknown run changed the graph")
 	}
 	// The run whose record is gone still undoes (by the marker label given).
-	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); err != nil || us.Restored != 1 {
+	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}); err != nil || us.Restored != 1 {
 		t.Fatalf("undo of a run without a record: %+v %v", us, err)
 	}
-	if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}, syncjob.LockOptions{}, nil); !syncjob.IsUnknownRun(err) {
+	if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}); !syncjob.IsUnknownRun(err) {
 		t.Fatalf("undo of an undone run without a record: %v", err)
 	}
 }
@@ -1123,7 +1123,7 @@ func testWriteLabels(t *testing.T, f Factory) {
 		t.Fatalf("split: %+v", sum.Split)
 	}
 	if sum.Split.Planned == 1 {
-		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}, syncjob.LockOptions{}, nil); err != nil {
+		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -1257,7 +1257,7 @@ func testSecondNight(t *testing.T, f Factory) {
 		t.Fatalf("clone of the clone: %v", p)
 	}
 	two := fx.Dump(t)
-	_, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "night-1"}, syncjob.LockOptions{}, nil)
+	_, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "night-1"})
 	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "undo run night-2 first") {
 		t.Fatalf("undo of the first night before the second: %v", err)
 	}
@@ -1265,7 +1265,7 @@ func testSecondNight(t *testing.T, f Factory) {
 		t.Fatal("a refused undo changed the graph")
 	}
 	for _, run := range []string{"night-2", "night-1"} {
-		if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: run}, syncjob.LockOptions{}, nil); err != nil || us.Restored != 1 {
+		if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: run}); err != nil || us.Restored != 1 {
 			t.Fatalf("undo %s: %+v %v", run, us, err)
 		}
 	}

@@ -30,6 +30,7 @@ const (
 	exitUnreachable = 4
 	exitEmpty       = 5
 	exitLocked      = 6
+	exitMemory      = 7
 )
 
 var (

@@ -6,63 +6,31 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 )
 
-// EngineOptions builds the engine's options from the configuration (the
-// engine's settings and the splitter's). Load has checked each value on
-// its own; this checks how they go together, so that a bad combination
-// fails before any work starts.
+// EngineOptions builds the engine's options from the configuration: the
+// engine's settings (config.Engine.Options) and the splitter's. Load has
+// checked each value on its own; this checks how they go together, so
+// that a bad combination fails before any work starts.
 func EngineOptions(c *config.Config) (fondue.Options, error) {
-	e, emb := c.Engine, c.Engine.Embedding
-	var o fondue.Options
-	o.Seed = e.Seed
-	o.Workers = e.Threads
-	o.Method = e.Method
-	o.RandomSplits = e.RandomSplits // as in fondue.Options: negative is none
-	if o.RandomSplits == 0 {
-		// The default is 100, so a 0 was given on purpose. It used to mean
-		// none, and the library reads 0 as the default: refuse it rather
-		// than silently run 100.
-		return o, UsageErrorf("random_splits 0: give -1 for no random splits, or leave it out for the default (%d)", score.DefaultRandomSplits)
-	}
-	o.Unnormalized = e.Unnormalized
-	o.Polish = e.Polish
-	o.CNE.Dim = emb.Dim
-	o.CNE.Sigma1 = emb.Sigma1
-	o.CNE.Sigma2 = emb.Sigma2
-	o.CNE.MaxEpochs = emb.Epochs
-	o.CNE.LearningRate = emb.LearningRate
-	o.CNE.NegRatio = emb.NegRatio
-	o.CNE.Tol = emb.Tol
-	o.CNE.NoiseStart = emb.Start == "noise"
-	o.CNE.NoStabilityStop = !emb.StabilityStop
-	o.CNE.ExactMaxNodes = emb.ExactMaxNodes
-	var err error
-	if o.CNE.Mode, err = cne.ParseMode(emb.Mode); err != nil {
-		return o, UsageErrorf("embedding.mode: %v", err)
-	}
-	if err := o.CNE.Validate(); err != nil {
-		return o, UsageErrorf("embedding: %v", err)
+	o, err := c.Engine.Options()
+	if err != nil {
+		return o, UsageErrorf("%v", err)
 	}
 	sp, err := SplitterNamed(c.Split.Method)
 	if err != nil {
 		return o, err
 	}
-	if sp != nil && sp.NeedsEmbedding() && !score.UsesEmbedding(o.Method) {
-		return o, UsageErrorf("split method %q needs method %q or %q, not %q", sp.Name(), score.MethodCombined, score.MethodFONDUE, o.Method)
+	if err := fondue.CheckSplitter(sp, o.Method); err != nil {
+		return o, UsageErrorf("%v", err)
 	}
 	o.Split.Splitter = sp
 	o.Split.Top = c.Split.Top
 	o.Split.MinAmbiguity = c.Split.MinAmbiguity
 	return o, nil
 }
-
-// DefaultSplitter is the splitter sync uses when split.method is empty.
-func DefaultSplitter() split.Splitter { return split.Splitters()[0] }
 
 // SplitterNames lists the splitters of score, review and sync, the default
 // first.
@@ -77,12 +45,10 @@ func SplitterNames() []string {
 // IsSplitterName reports whether name is one of fondue's splitters.
 func IsSplitterName(name string) bool { return slices.Contains(SplitterNames(), name) }
 
-// SplitterNamed returns fondue's splitter called name, nil for "".
+// SplitterNamed returns fondue's splitter called name, the default for
+// "" (split.Named).
 func SplitterNamed(name string) (split.Splitter, error) {
-	if name == "" {
-		return nil, nil
-	}
-	if s := split.Find(split.Splitters(), name); s != nil {
+	if s := split.Named(name); s != nil {
 		return s, nil
 	}
 	return nil, UsageErrorf("unknown splitter %q (want one of %s)", name, strings.Join(SplitterNames(), ", "))

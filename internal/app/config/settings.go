@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -79,6 +81,10 @@ const (
 // textJSON is what completion offers for --output but on score.
 var textJSON = []string{"text", "json"}
 
+// cneDefaults are the embedding's defaults (the zero cne.Options's): the
+// defaults of the embedding.* keys.
+var cneDefaults = cne.Options{}.WithDefaults()
+
 // settings are fondue-neo4j's configuration keys (config.example.yaml
 // documents each one). A new setting is one
 // entry here and its field in Config.
@@ -130,36 +136,36 @@ var settings = []Setting{
 		Help:  "improve each node's best sign vector by single flips (not in the paper)",
 		Flags: []Flag{{Name: "polish", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Polish }},
-	{Key: "embedding.dim", Kind: PosInt, Default: 8,
+	{Key: "embedding.dim", Kind: PosInt, Default: cneDefaults.Dim,
 		Help:  "embedding dimension",
-		Doc:   "embedding dimension; above 8 it must be below the number of nodes",
+		Doc:   fmt.Sprintf("embedding dimension; above %d it must be below the number of nodes", cneDefaults.Dim),
 		Flags: []Flag{{Name: "dim", On: engineCmds | CmdEstimate}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Dim }},
-	{Key: "embedding.sigma1", Kind: PosFloat, Default: 1.0,
+	{Key: "embedding.sigma1", Kind: PosFloat, Default: cneDefaults.Sigma1,
 		Help:  "CNE spread of distances between linked nodes",
 		Flags: []Flag{{Name: "sigma1", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Sigma1 }},
-	{Key: "embedding.sigma2", Kind: PosFloat, Default: 2.0,
+	{Key: "embedding.sigma2", Kind: PosFloat, Default: cneDefaults.Sigma2,
 		Help:  "CNE spread of distances between unlinked nodes (> sigma1)",
 		Flags: []Flag{{Name: "sigma2", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Sigma2 }},
-	{Key: "embedding.epochs", Kind: PosInt, Default: 2000,
+	{Key: "embedding.epochs", Kind: PosInt, Default: cneDefaults.MaxEpochs,
 		Help:  "maximum CNE epochs (training stops earlier when converged)",
 		Flags: []Flag{{Name: "epochs", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Epochs }},
-	{Key: "embedding.learning_rate", Kind: PosFloat, Default: 0.1,
+	{Key: "embedding.learning_rate", Kind: PosFloat, Default: cneDefaults.LearningRate,
 		Help:  "Adam learning rate",
 		Flags: []Flag{{Name: "lr", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.LearningRate }},
-	{Key: "embedding.neg_ratio", Kind: PosInt, Default: 5,
+	{Key: "embedding.neg_ratio", Kind: PosInt, Default: cneDefaults.NegRatio,
 		Help:  "negative samples per edge in sampled mode",
 		Flags: []Flag{{Name: "neg-ratio", On: engineCmds | CmdEstimate}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.NegRatio }},
-	{Key: "embedding.mode", Kind: Enum, Default: "auto", Values: []string{"auto", "exact", "sampled"},
-		Help:  "CNE objective: exact (all pairs), sampled, or auto (exact up to 1000 nodes)",
+	{Key: "embedding.mode", Kind: Enum, Default: cneDefaults.Mode.String(), Values: []string{"auto", "exact", "sampled"},
+		Help:  fmt.Sprintf("CNE objective: exact (all pairs), sampled, or auto (exact up to %d nodes)", cneDefaults.ExactMaxNodes),
 		Flags: []Flag{{Name: "mode", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Mode }},
-	{Key: "embedding.tol", Kind: PosFloat, Default: 1e-2,
+	{Key: "embedding.tol", Kind: PosFloat, Default: cneDefaults.Tol,
 		Help:  "CNE convergence tolerance (relative change of the smoothed gradient norm)",
 		Flags: []Flag{{Name: "tol", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Tol }},
@@ -174,7 +180,7 @@ var settings = []Setting{
 			"(`--start noise --stability-stop=false` is the paper's fit)",
 		Flags: []Flag{{Name: "stability-stop", On: engineCmds}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.StabilityStop }},
-	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: 1000,
+	{Key: "embedding.exact_max_nodes", Kind: NonNegInt, Default: cneDefaults.ExactMaxNodes,
 		Help:  "the largest graph (nodes) that the auto mode fits exactly; larger ones are sampled",
 		Field: func(c *Config) any { return &c.Engine.Embedding.ExactMaxNodes }},
 	{Key: "embedding.checkpoint", Kind: String, Default: "", Path: true,

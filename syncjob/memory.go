@@ -1,0 +1,60 @@
+package syncjob
+
+import (
+	"log/slog"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	scoring "github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+)
+
+// MemoryGuard refuses a sync whose estimated peak memory (memory.Predict
+// of the pulled graph, the engine's options and, from a MemorySizer
+// store, the store's buffers) exceeds a limit. The zero value guards with
+// the memory available to the process.
+type MemoryGuard struct {
+	// Limit is the most memory the run may use, in bytes: 0 is the memory
+	// available to the process (no guard when that is unknown), a negative
+	// value no limit.
+	Limit int64
+	// Estimated, when set, receives the estimate and the limit (0: none)
+	// before they are compared, e.g. to log them or to set the runtime's
+	// soft memory limit.
+	Estimated func(e memory.Estimate, limit int64)
+}
+
+// MemorySizer is implemented by stores whose pull and split hold memory
+// besides the engine's: the buffers of the pull (load, while it reads;
+// held, kept for the run) and of the split (sink), as memory.Options'
+// SourceLoad, Held and Sink.
+type MemorySizer interface {
+	SyncMemory(sg *Subgraph, o Options) (load, held, sink []memory.Part)
+}
+
+// check estimates the run's peak memory and refuses it (ErrMemory) when
+// it exceeds the limit.
+func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) error {
+	g := sg.Graph
+	mo := memory.Options{Dim: o.Score.CNE.Dim, Workers: o.Score.Workers, StringKeys: !g.IntKeys(),
+		KeepState: o.Score.KeepState, ExactMaxNode: o.Score.CNE.ExactMaxNodes, NegRatio: o.Score.CNE.NegRatio,
+		MaxDegree: int64(g.MaxDegree()), Split: o.Split,
+		NoEmbedding: o.Score.Method != "" && !scoring.UsesEmbedding(o.Score.Method)}
+	if ms, ok := st.(MemorySizer); ok {
+		mo.SourceLoad, mo.Held, mo.Sink = ms.SyncMemory(sg, o)
+	}
+	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
+	limit := m.Limit
+	switch {
+	case limit == 0:
+		limit = memory.Available()
+	case limit < 0:
+		limit = 0
+	}
+	if m.Estimated != nil {
+		m.Estimated(est, limit)
+	}
+	log.Debug("memory estimate", "phase", "pull", "peak_bytes", est.Peak, "limit_bytes", limit)
+	if err := est.CheckMemory(limit); err != nil {
+		return Errorf(ErrMemory, nil, "%s", err.Error())
+	}
+	return nil
+}
