@@ -38,9 +38,8 @@ func (e *Engine) Options() (fondue.Options, error) {
 		},
 	}
 	if o.RandomSplits == 0 {
-		// The default is 100, so a 0 was given on purpose. It used to mean
-		// none, and the library reads 0 as the default: refuse it rather
-		// than silently run 100.
+		// The default is 100, so a 0 was given on purpose; the library
+		// reads 0 as the default: refuse it rather than silently run 100.
 		return o, fmt.Errorf("random_splits 0: give -1 for no random splits, or leave it out for the default (%d)", score.DefaultRandomSplits)
 	}
 	var err error
