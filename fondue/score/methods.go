@@ -163,9 +163,8 @@ func randomSplits(t int) int {
 // (a graph keyed by name, where common names have more papers), the
 // graph evidence rises with degree too; where it does not (the hubs of
 // the block model), the evidence does not. The method reads that
-// gap off the graph, a = ρ(FONDUE, degree) − ρ(evidence, degree) − 1/√n
-// within [0, 1] (Spearman's over the n scored nodes, less its noise;
-// degreeConditioning), and reads both signals that
+// gap off the graph, a = ρ(FONDUE, degree) − ρ(evidence, degree) within
+// [0, 1] (Spearman's; degreeConditioning), and reads both signals that
 // much within the node's degree bin, floor(log2 degree): each z is
 // (1 − a)·(its z among all nodes) + a·(its z among the nodes of its bin),
 // and the degree itself enters as a third test of weight a/2, so that a
