@@ -344,7 +344,7 @@ func combineByDegree(g *graph.Graph, fs, ev []float64, wEv float64) []float64 {
 		}
 	}
 	pf, pe, pd := averageRanks(fs, ok), averageRanks(ev, ok), averageRanks(deg, ok)
-	a := degreeConditioning(pf, pe, pd, ok)
+	a := degreeConditioning(pf, pe, pd, ok, count)
 	var bf, be []float64
 	if a > 0 {
 		bf, be = binnedQuantiles(g, fs, ok), binnedQuantiles(g, ev, ok)
@@ -371,11 +371,13 @@ func combineByDegree(g *graph.Graph, fs, ev []float64, wEv float64) []float64 {
 }
 
 // degreeConditioning returns how far FONDUE's score rises with degree
-// beyond what the graph evidence sees: ρ(f, d) − ρ(e, d) within [0, 1],
-// for ρ the correlation of the ranks pf, pe and pd (Spearman's) over the
-// entries with ok set; 0 with fewer than two entries or no spread.
-func degreeConditioning(pf, pe, pd []float64, ok []bool) float64 {
-	a := rankCorrelation(pf, pd, ok) - rankCorrelation(pe, pd, ok)
+// beyond what the graph evidence sees: ρ(f, d) − ρ(e, d) less its noise
+// 1/√n (the standard error of a rank correlation over the n entries with
+// ok set), within [0, 1], for ρ the correlation of the ranks pf, pe and pd
+// (Spearman's); 0 with fewer than two entries or no spread. The noise
+// term keeps a small graph's chance gap from reordering its scores.
+func degreeConditioning(pf, pe, pd []float64, ok []bool, n int) float64 {
+	a := rankCorrelation(pf, pd, ok) - rankCorrelation(pe, pd, ok) - 1/math.Sqrt(float64(n))
 	if math.IsNaN(a) {
 		return 0
 	}

@@ -355,14 +355,18 @@ func TestRankCorrelationByHand(t *testing.T) {
 	// FONDUE follows degree exactly, the evidence against it: full
 	// conditioning; both follow it alike: none; no spread: none.
 	d := []float64{1, 2, 3, 4, 0}
-	if got := degreeConditioning(d, []float64{4, 3, 2, 1, 0}, d, ok); got != 1 {
+	if got := degreeConditioning(d, []float64{4, 3, 2, 1, 0}, d, ok, 4); got != 1 {
 		t.Errorf("FONDUE with degree, evidence against: %v, want 1", got)
 	}
-	if got := degreeConditioning(d, d, d, ok); got != 0 {
+	if got := degreeConditioning(d, d, d, ok, 4); got != 0 {
 		t.Errorf("both with degree: %v, want 0", got)
 	}
-	if got := degreeConditioning(d, d, []float64{1, 1, 1, 1, 1}, ok); got != 0 {
+	if got := degreeConditioning(d, d, []float64{1, 1, 1, 1, 1}, ok, 4); got != 0 {
 		t.Errorf("one degree: %v, want 0", got)
+	}
+	// A gap of .8 (ρ .8 against 0) over 4 entries, less its noise 1/√4.
+	if got := degreeConditioning([]float64{1, 3, 2, 4, 0}, []float64{3, 1, 4, 2, 0}, d, ok, 4); math.Abs(got-0.3) > 1e-12 {
+		t.Errorf("gap .8 over 4 nodes: %v, want .3", got)
 	}
 }
 
