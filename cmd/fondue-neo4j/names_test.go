@@ -25,12 +25,12 @@ func TestScoreNamesTSV(t *testing.T) {
 	if len(lines) != 4 || lines[0] != "node\tname\tambiguity\tdegree\tscore\tentities\tsplit" {
 		t.Fatalf("output:\n%s", out)
 	}
-	if !strings.HasPrefix(lines[1], "23\tFantine\t1\t15\t") {
-		t.Fatalf("first line %q", lines[1])
-	}
-	f := strings.Split(lines[2], "\t")
-	if len(f) != 7 || f[0] != "11" || f[1] != "Valjean" || f[3] != "36" {
+	if !strings.HasPrefix(lines[2], "23\tFantine\t") {
 		t.Fatalf("second line %q", lines[2])
+	}
+	f := strings.Split(lines[1], "\t")
+	if len(f) != 7 || f[0] != "11" || f[1] != "Valjean" || f[2] != "1" || f[3] != "36" {
+		t.Fatalf("first line %q", lines[1])
 	}
 	groups := strings.Split(f[6], "|")
 	nm, _ := names.ReadFile(lesmisNames)
@@ -48,9 +48,9 @@ func TestScoreNamesTSV(t *testing.T) {
 	}
 	// Without --names, the same numbers with ids.
 	_, plain, _ := runCLI(t, "", "score", lesmis, "--split", "--top", "3")
-	pf := strings.Split(strings.Split(plain, "\n")[1], "\t")
+	pf := strings.Split(strings.Split(plain, "\n")[0], "\t")
 	if len(pf) != 6 || pf[0] != "11" || pf[1] != f[2] || pf[2] != f[3] || pf[3] != f[4] || pf[4] != f[5] || strings.Count(pf[5], "|") != strings.Count(f[6], "|") {
-		t.Errorf("with names %q, without %q", lines[2], pf)
+		t.Errorf("with names %q, without %q", lines[1], pf)
 	}
 }
 
@@ -81,7 +81,7 @@ func TestScoreNamesJSON(t *testing.T) {
 		t.Fatalf("%v: %s", err, out)
 	}
 	nm, _ := names.ReadFile(lesmisNames)
-	if rows[0].Node != 23 || rows[0].Name != "Fantine" || rows[1].Name != nm[jsonNum(rows[1].Node)] {
+	if rows[0].Node != 11 || rows[0].Name != "Valjean" || rows[1].Name != nm[jsonNum(rows[1].Node)] {
 		t.Fatalf("rows %+v", rows)
 	}
 	for _, r := range rows {
@@ -97,10 +97,10 @@ func TestScoreNamesJSON(t *testing.T) {
 		}
 	}
 
-	// The same names as JSON, minus Fantine's.
+	// The same names as JSON, minus Valjean's.
 	m := map[string]string{}
 	for k, v := range nm {
-		if k != "23" {
+		if k != "11" {
 			m[k] = v
 		}
 	}
@@ -112,9 +112,9 @@ func TestScoreNamesJSON(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out2), &rows2) != nil || len(rows2) != 2 {
 		t.Fatalf("exit %d: %s %s", code, out2, stderr)
 	}
-	if rows2[0].Name != "23" || rows2[1].Name != rows[1].Name || !strings.Contains(stderr, "nodes without a name are shown by id") ||
+	if rows2[0].Name != "11" || rows2[1].Name != rows[1].Name || !strings.Contains(stderr, "nodes without a name are shown by id") ||
 		!strings.Contains(stderr, `"count":1`) {
-		t.Errorf("names JSON minus Fantine: %+v; stderr %s", rows2, stderr)
+		t.Errorf("names JSON minus Valjean: %+v; stderr %s", rows2, stderr)
 	}
 }
 
@@ -126,7 +126,7 @@ func TestScoreHeader(t *testing.T) {
 		t.Errorf("piped output has a header: %q", piped)
 	}
 	_, forced, _ := runCLI(t, "", "score", lesmis, "--top", "1", "--print-header")
-	if !strings.HasPrefix(forced, "node\tambiguity\tdegree\tscore\tentities\n23\t") {
+	if !strings.HasPrefix(forced, "node\tambiguity\tdegree\tscore\tentities\n11\t") {
 		t.Errorf("--print-header: %q", forced)
 	}
 	tty := func(args ...string) string {
@@ -138,10 +138,10 @@ func TestScoreHeader(t *testing.T) {
 		}
 		return readPTY(t, m)
 	}
-	if got := tty("score", lesmis, "--top", "1"); !strings.HasPrefix(got, "node\tambiguity\tdegree\tscore\tentities\r\n23\t") {
+	if got := tty("score", lesmis, "--top", "1"); !strings.HasPrefix(got, "node\tambiguity\tdegree\tscore\tentities\r\n11\t") {
 		t.Errorf("on a terminal: %q", got)
 	}
-	if got := tty("score", lesmis, "--top", "1", "--print-header=false"); !strings.HasPrefix(got, "23\t") {
+	if got := tty("score", lesmis, "--top", "1", "--print-header=false"); !strings.HasPrefix(got, "11\t") {
 		t.Errorf("on a terminal with --print-header=false: %q", got)
 	}
 	// --header still means the input's header line.

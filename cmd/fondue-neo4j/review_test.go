@@ -66,7 +66,7 @@ func TestReviewEdgeList(t *testing.T) {
 		t.Fatalf("exit %d: %q %s", code, stdout, stderr)
 	}
 	d := readReviewPage(t, out)
-	if d.Source != "edgelist" || d.Input != lesmis || d.Splitter != "ncut" || !d.LinksKnown || len(d.Nodes) != 5 || d.Nodes[0].Name != "Fantine" {
+	if d.Source != "edgelist" || d.Input != lesmis || d.Splitter != "ncut" || !d.LinksKnown || len(d.Nodes) != 5 || d.Nodes[0].Name != "Valjean" {
 		t.Fatalf("page data: %+v", d)
 	}
 	_, js, _ := runCLI(t, "", "score", lesmis, "--names", lesmisNames, "--top", "5", "--split", "--output", "json", "--seed", "3")
@@ -97,7 +97,7 @@ func TestReviewEdgeList(t *testing.T) {
 	}
 	// --splitter picks the method, as in score.
 	code, _, stderr = runCLI(t, "", "review", lesmis, "--top", "2", "--splitter", "mcl", "--output-file", out)
-	if d := readReviewPage(t, out); code != 0 || d.Splitter != "mcl" || d.Nodes[0].Name != "23" {
+	if d := readReviewPage(t, out); code != 0 || d.Splitter != "mcl" || d.Nodes[0].Name != "11" {
 		t.Errorf("--splitter mcl: exit %d, %+v %s", code, d.Splitter, stderr)
 	}
 }
@@ -225,7 +225,7 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 		t.Fatalf("review from the environment: exit %d: %s", code, stderr)
 	}
 	d := readReviewPage(t, out)
-	if len(d.Nodes) != 2 || d.Nodes[0].Name != "Fantine" {
+	if len(d.Nodes) != 2 || d.Nodes[0].Name != "Valjean" {
 		t.Fatalf("FONDUE_REVIEW_TOP=2 FONDUE_NAMES: %d nodes, first %+v", len(d.Nodes), d.Nodes[0].Name)
 	}
 	if got, _ := os.ReadFile(out); !strings.Contains(string(got), `"splitter":"mcl"`) {

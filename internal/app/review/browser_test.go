@@ -62,7 +62,7 @@ func approvedGroups(n Node, groups [][]int) []ApprovedGroup {
 // without deciding; the exported plan holds exactly these decisions.
 func TestReviewPageInBrowser(t *testing.T) {
 	doc := lesmisDoc(t, 6)
-	if len(doc.Nodes) != 6 || doc.Nodes[0].Name != "Fantine" {
+	if len(doc.Nodes) != 6 || doc.Nodes[0].Name != "Valjean" {
 		t.Fatalf("lesmis review: %d nodes, first %q", len(doc.Nodes), doc.Nodes[0].Name)
 	}
 	for k := 1; k < 4; k++ {
@@ -163,7 +163,7 @@ func TestReviewPageInBrowser(t *testing.T) {
 	want := &ApprovedPlan{Format: PlanFormat, Version: PlanVersion, ReviewedAt: got.ReviewedAt, Source: SourceEdgeList,
 		Input: "testdata/lesmis.edges", PlanSettings: PlanSettings{Splitter: split.Default},
 		Nodes: []ApprovedNode{
-			{Key: n1.Key, Name: "Fantine", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score, Entities: n1.Entities,
+			{Key: n1.Key, Name: "Valjean", Decision: DecisionAccept, Ambiguity: n1.Ambiguity, Score: n1.Score, Entities: n1.Entities,
 				Degree: len(n1.Neighbors), Fingerprint: Fingerprint(n1.Key.Text(), neighbourKeys(n1)), Groups: approvedGroups(n1, n1.Groups)},
 			{Key: n2.Key, Name: n2.Name, Decision: DecisionEdit, Ambiguity: n2.Ambiguity, Score: n2.Score, Entities: n2.Entities,
 				Degree: len(n2.Neighbors), Fingerprint: Fingerprint(n2.Key.Text(), neighbourKeys(n2)), Groups: approvedGroups(n2, edited),

@@ -59,7 +59,7 @@ func TestWriteLesmis(t *testing.T) {
 		}
 	}
 	d := pageDataOf(t, page)
-	if len(d.Nodes) != 20 || d.Nodes[0].Name != "Fantine" || d.Nodes[0].KeyJSON != "23" || d.Source != SourceEdgeList || !d.LinksKnown {
+	if len(d.Nodes) != 20 || d.Nodes[0].Name != "Valjean" || d.Nodes[0].KeyJSON != "11" || d.Source != SourceEdgeList || !d.LinksKnown {
 		t.Fatalf("page data: %d nodes, first %+v", len(d.Nodes), d.Nodes[0].Name)
 	}
 	for k, n := range d.Nodes {
