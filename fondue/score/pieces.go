@@ -14,12 +14,15 @@ import (
 // one piece when a chain of related pairs joins them, where a pair is
 // related by the graph's own notion of "working together":
 //
-//   - a link between them, when the node's neighbours have any link at all
-//     (co-authors of one paper, friends of one circle);
-//   - otherwise, a common neighbour other than the node: in a bipartite
-//     graph such as (:Author)-[:WROTE]->(:Paper) an author's papers are
-//     never linked to each other, and two papers are related when they
-//     share another author.
+//   - a link between them, when the links among the node's neighbours
+//     reach at least half of them (co-authors of one paper, friends of one
+//     circle);
+//   - else (LinkPoor) also a common neighbour other than the node: in a
+//     bipartite graph such as (:Author)-[:WROTE]->(:Paper) an author's
+//     papers are never linked to each other, and two papers are related
+//     when they share another author; in a graph with few triangles (a
+//     block model) most of a node's neighbours are linked to no other
+//     one, and common neighbours are what tells their circles apart.
 //
 // One real entity's neighbours are usually one piece or a few; a node that
 // merges several entities brings the pieces of each. The pieces are the
@@ -76,7 +79,7 @@ func (w *Pieces) labelsOf(g *graph.Graph, e *graph.EgoNet, touch bool) (label []
 			}
 		}
 	}
-	if m >= 2 && (touch || e.NumEdges() == 0) {
+	if m >= 2 && (touch || LinkPoor(e)) {
 		w.twoHop(g, e)
 	}
 	// Number the pieces 0, 1, ... in order of first appearance: a root's
@@ -100,6 +103,25 @@ func (w *Pieces) labelsOf(g *graph.Graph, e *graph.EgoNet, touch bool) (label []
 	}
 	label = w.parent
 	return label, int(next)
+}
+
+// LinkPoor reports whether more than half of the neighbours in the ego
+// network e have no link to another neighbour (all of them when it has no
+// link). The links then say nothing about most neighbours, and the pieces
+// relate two neighbours by a common neighbour other than the centre as
+// well (see the top of this file).
+func LinkPoor(e *graph.EgoNet) bool {
+	m := e.NumNodes()
+	if e.NumEdges() == 0 {
+		return true
+	}
+	alone := 0
+	for a := 0; a < m; a++ {
+		if len(e.Neighbors(a)) == 0 {
+			alone++
+		}
+	}
+	return 2*alone > m
 }
 
 // twoHop joins the neighbours of e.Center that share a neighbour other

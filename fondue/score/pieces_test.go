@@ -13,21 +13,27 @@ import (
 )
 
 // refPieces labels node i's neighbours by breadth-first search over the
-// relation of pieces.go, written from its definition: linked, when any two
-// neighbours are linked; else sharing a neighbour other than i.
+// relation of pieces.go, written from its definition: linked, when links
+// among the neighbours reach at least half of them; else linked or
+// sharing a neighbour other than i.
 func refPieces(g *graph.Graph, i int) [][]int32 {
 	nb := g.Neighbors(i)
-	anyLink := false
+	reached := 0
 	for _, a := range nb {
 		for _, b := range nb {
-			if a < b && g.HasEdge(int(a), int(b)) {
-				anyLink = true
+			if a != b && g.HasEdge(int(a), int(b)) {
+				reached++
+				break
 			}
 		}
 	}
+	linksOnly := 2*reached >= len(nb)
 	related := func(a, b int32) bool {
-		if anyLink {
-			return g.HasEdge(int(a), int(b))
+		if g.HasEdge(int(a), int(b)) {
+			return true
+		}
+		if linksOnly {
+			return false
 		}
 		for _, x := range g.Neighbors(int(a)) {
 			if int(x) != i && g.HasEdge(int(x), int(b)) {
@@ -92,6 +98,13 @@ func TestPiecesKnownGraphs(t *testing.T) {
 	c := testkit.NewGraph(6, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 2}, {3, 5}, {4, 5}})
 	if got, want := piecesOf(t, c, 0, &w), [][]int32{{1, 2}, {3}, {4}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("pieces of 0 with a link: %v, want %v", got, want)
+	}
+	// Links that reach at most half of the neighbours: common neighbours
+	// count too. 1-2 linked; 3, 4 and 5 are linked to no neighbour (3 of
+	// 5) and share node 6.
+	d := testkit.NewGraph(7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {1, 2}, {3, 6}, {4, 6}, {5, 6}})
+	if got, want := piecesOf(t, d, 0, &w), [][]int32{{1, 2}, {3, 4, 5}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("pieces of 0 with few links: %v, want %v", got, want)
 	}
 }
 

@@ -14,10 +14,12 @@
 // in two only where normalized cut finds two communities in it:
 //
 //  1. Pieces (score.Pieces, fondue/score/pieces.go): neighbours joined by
-//     links, or, in a neighbourhood without any link (an author's papers
-//     in (:Author)-[:WROTE]->(:Paper)), by a common neighbour other than
-//     the node (a co-author). In such a bipartite neighbourhood the pieces are
-//     the groups: a piece of papers joined by shared co-authors is one
+//     links, or, in a neighbourhood where links reach fewer than half of
+//     the neighbours (score.LinkPoor: an author's papers in
+//     (:Author)-[:WROTE]->(:Paper), which are never linked; a node of a
+//     graph with few triangles), also by a common neighbour other than the
+//     node (a co-author). In such a neighbourhood the pieces are the
+//     groups: a piece of papers joined by shared co-authors is one
 //     person's as far as the graph can tell, and nothing else is cut.
 //  2. Affinity between two neighbours j and k: 1 if they are linked, plus
 //     c_jk/sqrt(deg j · deg k) for their c_jk common neighbours other than

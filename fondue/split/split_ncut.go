@@ -6,6 +6,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/vec"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // NCut names the default splitter, normalized cut over the pieces of a
@@ -31,9 +32,10 @@ type ncutWork struct {
 }
 
 // splitNCut splits node i by the steps of the package documentation: the
-// pieces alone when its neighbours have no link (step 1), else the
-// affinity (step 2, split_ncut_affinity.go), its bisection (step 3,
-// split_ncut_bisect.go), the MCL check (step 4), rejoin and hedge (5, 6).
+// pieces alone when links reach fewer than half of its neighbours (step
+// 1, score.LinkPoor), else the affinity (step 2, split_ncut_affinity.go),
+// its bisection (step 3, split_ncut_bisect.go), the MCL check (step 4),
+// rejoin and hedge (5, 6).
 func splitNCut(g *graph.Graph, in *Input, i int, w *splitWorker) ([][]int32, error) {
 	e, err := g.Ego(i, &w.ego)
 	if err != nil {
@@ -43,7 +45,7 @@ func splitNCut(g *graph.Graph, in *Input, i int, w *splitWorker) ([][]int32, err
 	if m < 2 {
 		return [][]int32{slices.Clone(e.Nodes)}, nil
 	}
-	if e.NumEdges() == 0 {
+	if score.LinkPoor(e) {
 		return w.pieces.Groups(g, e), nil
 	}
 	nw := &w.ncut

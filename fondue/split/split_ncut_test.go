@@ -179,3 +179,18 @@ func TestNCutOneGroupWithoutBoundary(t *testing.T) {
 		t.Fatalf("two cliques joined by one link: groups %v, want %v", got, want)
 	}
 }
+
+// In a neighbourhood where links reach fewer than half of the neighbours
+// (score.LinkPoor: a graph with few triangles), the groups are the pieces
+// under links and common neighbours: 1-2 linked, 3 and 4 share node 7, 5
+// and 6 share node 8, and 4 of the 6 neighbours have no link among them.
+// Links alone would leave 3, 4, 5 and 6 a group each.
+func TestNCutLinkPoorNeighbourhood(t *testing.T) {
+	g := testkit.NewGraph(9, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6},
+		{1, 2}, {3, 7}, {4, 7}, {5, 8}, {6, 8}})
+	got := propose(t, g, nil, NCut, 0)
+	want := [][]int32{{1, 2}, {3, 4}, {5, 6}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+		t.Fatalf("groups %v, want %v", got, want)
+	}
+}
