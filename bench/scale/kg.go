@@ -35,7 +35,7 @@ const (
 // writeKG writes a KG case's import files and its planted ambiguous
 // authors (p.labels last: it marks the files complete).
 func writeKG(c Case, cfg Config, p *prepared) error {
-	g, comm, err := generate.SBMCommunities(generate.SBMOptions{Nodes: c.Nodes, AvgDegree: c.AvgDegree, Seed: cfg.Seed})
+	g, comm, err := generate.SBMCommunities(c.sbmOptions(cfg.Seed))
 	if err != nil {
 		return err
 	}

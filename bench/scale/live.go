@@ -175,6 +175,7 @@ type Results struct {
 	Live    []LiveRun   `json:"live,omitempty"`
 	Servers []ServerRun `json:"servers,omitempty"`
 	Faults  []FaultRun  `json:"faults,omitempty"`
+	Splits  []SplitRun  `json:"splits,omitempty"` // Config.SplitTop's runs
 }
 
 // liveRef are the exact scores of score on a case's edge list, by key.

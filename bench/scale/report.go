@@ -52,11 +52,7 @@ func Summarize(runs []Run) []Summary {
 			for k, r := range g {
 				v[k] = f(r)
 			}
-			slices.Sort(v)
-			if len(v)%2 == 1 {
-				return v[len(v)/2]
-			}
-			return (v[len(v)/2-1] + v[len(v)/2]) / 2
+			return median(v)
 		}
 		med.WallS = pick(func(r Run) float64 { return r.WallS })
 		med.LoadS = pick(func(r Run) float64 { return r.LoadS })
@@ -196,7 +192,7 @@ func (r Run) MarshalJSON() ([]byte, error) {
 
 // WriteJSON writes every run.
 func WriteJSON(path string, res *Results, config any) error {
-	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults, "splits": res.Splits}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -343,6 +339,7 @@ func Report(dir string, res *Results, header string, config any) error {
 	if err := WriteMarkdown(&sb, res.Runs, header); err != nil {
 		return err
 	}
+	WriteSplitMarkdown(&sb, res.Splits)
 	WriteLiveMarkdown(&sb, res)
 	if err := writeFileAtomic(filepath.Join(dir, "results.md"), []byte(sb.String())); err != nil {
 		return err
@@ -433,5 +430,57 @@ func writeTop(w io.Writer, sums []Summary) {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.1f | %.1f | %.1f | %s |\n",
 			s.Case, s.Binary, auc(s.Median.AUC, false), t.P20, t.P100, t.P1, t.Random, t.Deg100, t.Deg1, t.PosDeg, hubs)
+	}
+}
+
+// WriteSplitMarkdown writes a table per case of the --split-top runs:
+// medians by binary of the CPU (user + system) of score and of score with
+// the split, the split's own (their difference, run by run), and what the
+// split made.
+func WriteSplitMarkdown(w io.Writer, splits []SplitRun) {
+	var cases []string
+	by := map[string]map[string][]SplitRun{}
+	var binaries []string
+	for _, s := range splits {
+		if by[s.Case] == nil {
+			cases = append(cases, s.Case)
+			by[s.Case] = map[string][]SplitRun{}
+		}
+		by[s.Case][s.Binary] = append(by[s.Case][s.Binary], s)
+		if !slices.Contains(binaries, s.Binary) {
+			binaries = append(binaries, s.Binary)
+		}
+	}
+	for _, c := range cases {
+		top := 0
+		for _, g := range by[c] {
+			top = g[0].SplitTop
+		}
+		fmt.Fprintf(w, "\n`%s` with `--split --split-top %d` beside the same binary's plain `score` (medians; CPU is user + system; the split's own CPU is the difference, run by run; clones are groups beyond a node's first):\n\n", c, top)
+		fmt.Fprintln(w, "| binary | runs | score CPU s | score + split CPU s | split's own CPU s | wall s | peak RSS MB | nodes split | clones | max groups | mean degree, split nodes |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, b := range binaries {
+			g := by[c][b]
+			if len(g) == 0 {
+				continue
+			}
+			med := func(f func(SplitRun) float64) float64 {
+				v := make([]float64, len(g))
+				for k, s := range g {
+					v[k] = f(s)
+				}
+				return median(v)
+			}
+			mark := ""
+			if slices.ContainsFunc(g, func(s SplitRun) bool { return s.PeakFromRusage }) {
+				mark = "†"
+			}
+			fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %+.1f | %.1f | %.0f%s | %.0f | %.0f | %.0f | %.1f |\n", b, len(g),
+				med(func(s SplitRun) float64 { return s.ScoreCPUS }), med(func(s SplitRun) float64 { return s.CPUS }),
+				med(func(s SplitRun) float64 { return s.ExtraCPUS }), med(func(s SplitRun) float64 { return s.WallS }),
+				med(func(s SplitRun) float64 { return s.PeakRSSMB }), mark,
+				med(func(s SplitRun) float64 { return float64(s.SplitNodes) }), med(func(s SplitRun) float64 { return float64(s.Clones) }),
+				med(func(s SplitRun) float64 { return float64(s.MaxGroups) }), med(func(s SplitRun) float64 { return s.SplitDegree }))
+		}
 	}
 }

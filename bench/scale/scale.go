@@ -45,15 +45,30 @@ type Case struct {
 	// with venues, hub keywords and a year as context; score reads it as
 	// Neo4j import files.
 	KG bool
+	// Flat makes the SBM a block model without hubs (flat:NODES:DEGREE):
+	// the same communities, mixing and planting, but every node of the
+	// same weight (generate.SBMOptions.DegreeRange 1, the narrowest the
+	// generator accepts), so degrees are Poisson around DEGREE.
+	Flat bool
 }
 
-// ParseCase reads "sbm:NODES:DEGREE" or "file:PATH" (name = base name),
-// or either after "neo4j:" for a live case.
+// sbmOptions are the generator's options for a generated case.
+func (c Case) sbmOptions(seed uint64) generate.SBMOptions {
+	o := generate.SBMOptions{Nodes: c.Nodes, AvgDegree: c.AvgDegree, Seed: seed}
+	if c.Flat {
+		o.DegreeRange = 1
+	}
+	return o
+}
+
+// ParseCase reads "sbm:NODES:DEGREE", "flat:NODES:DEGREE" (the block
+// model without hubs), "kg:NODES:DEGREE" or "file:PATH" (name = base
+// name), or sbm, flat or file after "neo4j:" for a live case.
 func ParseCase(s string) (Case, error) {
 	if rest, ok := strings.CutPrefix(s, "neo4j:"); ok {
 		c, err := ParseCase(rest)
 		if err != nil || c.Neo4j || c.KG {
-			return Case{}, fmt.Errorf("case %q: want neo4j:sbm:NODES:DEGREE or neo4j:file:PATH", s)
+			return Case{}, fmt.Errorf("case %q: want neo4j:sbm:NODES:DEGREE, neo4j:flat:NODES:DEGREE or neo4j:file:PATH", s)
 		}
 		c.Name, c.Neo4j = "neo4j-"+c.Name, true
 		return c, nil
@@ -77,11 +92,18 @@ func ParseCase(s string) (Case, error) {
 		}
 		c.Name, c.KG = "kg"+strings.TrimPrefix(c.Name, "sbm"), true
 		return c, nil
+	case strings.HasPrefix(s, "flat:"):
+		c, err := ParseCase("sbm:" + strings.TrimPrefix(s, "flat:"))
+		if err != nil {
+			return Case{}, fmt.Errorf("case %q: want flat:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
+		}
+		c.Name, c.Flat = "flat"+strings.TrimPrefix(c.Name, "sbm"), true
+		return c, nil
 	case strings.HasPrefix(s, "file:"):
 		p := strings.TrimPrefix(s, "file:")
 		return Case{Name: strings.TrimSuffix(filepath.Base(p), ".edges"), File: p}, nil
 	}
-	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, kg:NODES:DEGREE, file:PATH, or sbm or file after neo4j:", s)
+	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, flat:NODES:DEGREE, kg:NODES:DEGREE, file:PATH, or sbm, flat or file after neo4j:", s)
 }
 
 // Resolve finds a file case's edge list: the path as given if it exists,
@@ -138,6 +160,10 @@ type Config struct {
 	Log          io.Writer // progress lines; nil for none
 	// ExtraArgs are passed to every score run.
 	ExtraArgs []string
+	// SplitTop, when above 0, adds to each score case (not live) a run of
+	// each binary with --split --split-top SplitTop beside its plain
+	// run, for what splitting the top costs (SplitRun).
+	SplitTop int
 	// Reuse holds runs of earlier results (ReadRuns): a case and binary
 	// found there is reported from them instead of being run again, for
 	// cases too slow to repeat (10M nodes take an hour). The report says
@@ -266,6 +292,9 @@ func execute(ctx context.Context, cfg Config, res *Results) ([]Run, error) {
 		for _, b := range []string{BinaryMain, BinaryBaseline} {
 			if rs := reused(c, b); len(rs) > 0 {
 				logf("%s %s: %d run(s) reused from earlier results", c.Name, b, len(rs))
+				if cfg.SplitTop > 0 {
+					logf("%s %s: no --split-top run (it is made beside a score run made now)", c.Name, b)
+				}
 				runs = append(runs, rs...)
 				have[b] = true
 			}
@@ -296,6 +325,15 @@ func execute(ctx context.Context, cfg Config, res *Results) ([]Run, error) {
 				}
 				logf("%s %s #%d: %.1fs wall, %d epochs, %.0f MB peak, AUC %.4f", c.Name, b[0], rep+1, r.WallS, r.Epochs, r.PeakRSSMB, r.AUC)
 				runs = append(runs, r)
+				if cfg.SplitTop > 0 {
+					s, err := runSplit(ctx, cfg, c, p, b, rep, r)
+					if err != nil {
+						return runs, fmt.Errorf("%s (%s, --split-top %d): %w", c.Name, b[0], cfg.SplitTop, err)
+					}
+					logf("%s %s #%d --split-top %d: %.1fs wall, %.1f CPU s (%+.1f over score), %.0f MB peak; %d split, %d clones, at most %d groups",
+						c.Name, b[0], rep+1, s.SplitTop, s.WallS, s.CPUS, s.ExtraCPUS, s.PeakRSSMB, s.SplitNodes, s.Clones, s.MaxGroups)
+					res.Splits = append(res.Splits, s)
+				}
 			}
 		}
 		if cfg.DoubleEpochs {
@@ -339,7 +377,7 @@ func prepare(c Case, cfg Config) (*prepared, error) {
 		if c.File != "" {
 			g, _, err = edgelist.ReadFile(c.File, edgelist.HeaderAuto)
 		} else {
-			g, err = generate.SBM(generate.SBMOptions{Nodes: c.Nodes, AvgDegree: c.AvgDegree, Seed: cfg.Seed})
+			g, err = generate.SBM(c.sbmOptions(cfg.Seed))
 		}
 		if err != nil {
 			return nil, err
@@ -406,7 +444,7 @@ func writeEdges(path string, g *graph.Graph, name string) error {
 
 // runScore runs one `score` child and measures it.
 func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string) (Run, error) {
-	r, _, err := scoreChild(ctx, cfg, c, p, bin, rep, extra, false)
+	r, _, err := scoreChild(ctx, cfg, c, p, bin, rep, extra, false, nil)
 	return r, err
 }
 
@@ -414,10 +452,53 @@ func runScore(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]strin
 // kept whole (and parsed once the child has exited, so that parsing does
 // not compete with it) and returned.
 func runScoreOut(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string) (Run, []byte, error) {
-	return scoreChild(ctx, cfg, c, p, bin, rep, extra, true)
+	return scoreChild(ctx, cfg, c, p, bin, rep, extra, true, nil)
 }
 
-func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string, jsonOut bool) (Run, []byte, error) {
+// SplitRun is one `score --split --split-top K` run of a score case, set
+// beside the same binary's plain score run of the same repeat: the
+// difference in CPU is what the split costs.
+type SplitRun struct {
+	Case           string  `json:"case"`
+	Binary         string  `json:"binary"` // BinaryMain or BinaryBaseline
+	Repeat         int     `json:"repeat"`
+	SplitTop       int     `json:"split_top"`
+	WallS          float64 `json:"wall_s"`
+	CPUS           float64 `json:"cpu_s"` // user + system
+	PeakRSSMB      float64 `json:"peak_rss_mb"`
+	PeakFromRusage bool    `json:"peak_from_rusage"`
+	ScoreCPUS      float64 `json:"score_cpu_s"` // the plain score run's
+	ExtraCPUS      float64 `json:"extra_cpu_s"` // CPUS - ScoreCPUS: the split's own cost
+	SplitCounts
+}
+
+// SplitCounts describe the splits of score's output: the nodes split
+// (two groups or more), the clones (groups beyond each node's first), the
+// most groups of one node, and the mean degree of the nodes split.
+type SplitCounts struct {
+	SplitNodes  int     `json:"split_nodes"`
+	Clones      int     `json:"clones"`
+	MaxGroups   int     `json:"max_groups"`
+	SplitDegree float64 `json:"split_degree"`
+}
+
+// runSplit runs score with --split --split-top cfg.SplitTop, output as
+// the plain run's (TSV, so that the two differ by the split alone), and
+// sets it beside plain.
+func runSplit(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, plain Run) (SplitRun, error) {
+	var sc SplitCounts
+	r, _, err := scoreChild(ctx, cfg, c, p, bin, rep, []string{"--split", "--split-top", strconv.Itoa(cfg.SplitTop)}, false, &sc)
+	if err != nil {
+		return SplitRun{}, err
+	}
+	return SplitRun{Case: c.Name, Binary: bin[0], Repeat: rep, SplitTop: cfg.SplitTop, WallS: r.WallS, CPUS: r.CPUS,
+		PeakRSSMB: r.PeakRSSMB, PeakFromRusage: r.PeakFromRusage, ScoreCPUS: plain.CPUS, ExtraCPUS: r.CPUS - plain.CPUS,
+		SplitCounts: sc}, nil
+}
+
+// scoreChild runs score; with sc, the TSV output's split column is
+// counted into it.
+func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]string, rep int, extra []string, jsonOut bool, sc *SplitCounts) (Run, []byte, error) {
 	r := Run{Case: c.Name, Binary: bin[0], Repeat: rep, Ambiguous: len(p.ambiguous)}
 	// An empty config file keeps a stray fondue.yaml out of the measurement.
 	empty := filepath.Join(cfg.CacheDir, "empty.yaml")
@@ -462,7 +543,7 @@ func scoreChild(ctx context.Context, cfg Config, c Case, p *prepared, bin [2]str
 		if c.KG { // import files give names: node, name, ambiguity, ...
 			col = 2
 		}
-		scores, degrees, perr = readScores(out, col)
+		scores, degrees, perr = readScores(out, col, sc)
 	}
 	werr := cmd.Wait()
 	r.WallS = time.Since(start).Seconds()
@@ -532,13 +613,15 @@ func filterEnv(env []string) []string {
 	return out
 }
 
-// readScores parses `score` TSV output: node, ambiguity, degree[, score],
-// or with names node, name, ambiguity, degree, ...: the ambiguity is
-// column col, the degree the next.
-func readScores(r io.Reader, col int) (map[string]float64, map[string]int, error) {
+// readScores parses `score` TSV output: node, ambiguity, degree[, score,
+// entities, split], or with names node, name, ambiguity, degree, ...: the
+// ambiguity is column col, the degree the next. With sc, the split column
+// (col+4) is counted into it.
+func readScores(r io.Reader, col int, sc *SplitCounts) (map[string]float64, map[string]int, error) {
 	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 1<<16), 1<<26)
 	m, deg := map[string]float64{}, map[string]int{}
+	degSum := 0
 	for s.Scan() {
 		f := strings.Split(s.Text(), "\t")
 		if len(f) < col+2 {
@@ -550,8 +633,43 @@ func readScores(r io.Reader, col int) (map[string]float64, map[string]int, error
 			return nil, nil, fmt.Errorf("bad score line %q", s.Text())
 		}
 		m[f[0]], deg[f[0]] = v, d
+		if sc != nil && len(f) > col+4 {
+			if g := splitGroups(f[col+4]); g >= 2 {
+				sc.SplitNodes++
+				sc.Clones += g - 1
+				sc.MaxGroups = max(sc.MaxGroups, g)
+				degSum += d
+			}
+		}
+	}
+	if sc != nil && sc.SplitNodes > 0 {
+		sc.SplitDegree = float64(degSum) / float64(sc.SplitNodes)
 	}
 	return m, deg, s.Err()
+}
+
+// splitGroups counts the groups of score's split field, "a,b|c,d": '|'
+// between groups, a member holding '|' quoted as in CSV, and the whole
+// field quoted again (quotes doubled) when it holds a quote.
+func splitGroups(f string) int {
+	if f == "" {
+		return 0
+	}
+	if len(f) >= 2 && f[0] == '"' && f[len(f)-1] == '"' {
+		f = strings.ReplaceAll(f[1:len(f)-1], `""`, `"`)
+	}
+	n, quoted := 1, false
+	for i := 0; i < len(f); i++ {
+		switch f[i] {
+		case '"':
+			quoted = !quoted
+		case '|':
+			if !quoted {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // parseSummary reads the phase times from the child's "scored" log line.

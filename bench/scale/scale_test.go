@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 )
 
 func TestParseCase(t *testing.T) {
@@ -23,7 +25,15 @@ func TestParseCase(t *testing.T) {
 	if err != nil || !c.KG || c.Nodes != 330000 || c.Name != "kg-330k-d4" {
 		t.Fatalf("%+v %v", c, err)
 	}
-	for _, bad := range []string{"sbm:10", "sbm:x:10", "sbm:50:10", "sbm:1000:0", "er:100:5", "", "kg:10:2", "neo4j:kg:1000:4"} {
+	c, err = ParseCase("flat:100_000:20")
+	if err != nil || !c.Flat || c.KG || c.Nodes != 100_000 || c.AvgDegree != 20 || c.Name != "flat-100k-d20" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	c, err = ParseCase("neo4j:flat:1000:4")
+	if err != nil || !c.Flat || !c.Neo4j || c.Name != "neo4j-flat-1k-d4" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, bad := range []string{"sbm:10", "sbm:x:10", "sbm:50:10", "sbm:1000:0", "er:100:5", "", "kg:10:2", "neo4j:kg:1000:4", "flat:1000", "flat:50:10"} {
 		if _, err := ParseCase(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -31,16 +41,16 @@ func TestParseCase(t *testing.T) {
 }
 
 func TestReadScoresAndSummary(t *testing.T) {
-	m, deg, err := readScores(strings.NewReader("7\t1\t3\t2.5\nx\t0.5\t1\t0.1\n"), 1)
+	m, deg, err := readScores(strings.NewReader("7\t1\t3\t2.5\nx\t0.5\t1\t0.1\n"), 1, nil)
 	if err != nil || len(m) != 2 || m["7"] != 1 || m["x"] != 0.5 || deg["7"] != 3 || deg["x"] != 1 {
 		t.Fatalf("%v %v %v", m, deg, err)
 	}
 	// With names (import files): node, name, ambiguity, degree.
-	if m, deg, err := readScores(strings.NewReader("7\t7\t0.25\t3\n"), 2); err != nil || m["7"] != 0.25 || deg["7"] != 3 {
+	if m, deg, err := readScores(strings.NewReader("7\t7\t0.25\t3\n"), 2, nil); err != nil || m["7"] != 0.25 || deg["7"] != 3 {
 		t.Fatalf("%v %v %v", m, deg, err)
 	}
 	for _, bad := range []string{"7\tnope\t3\n", "7\t1\tthree\n"} {
-		if _, _, err := readScores(strings.NewReader(bad), 1); err == nil {
+		if _, _, err := readScores(strings.NewReader(bad), 1, nil); err == nil {
 			t.Fatalf("bad line %q accepted", bad)
 		}
 	}
@@ -306,5 +316,104 @@ func TestFaultEpochs(t *testing.T) {
 	fast := &Results{Runs: []Run{{Case: c.Name, Binary: BinaryMain, Epochs: 100, EmbeddingS: 1}}}
 	if got := faultEpochs(Config{}, fast, c); got != 30000 {
 		t.Errorf("0.01 s an epoch: %d, want 30000", got)
+	}
+}
+
+// A flat case is the sbm case of the same size and seed with every node of
+// one weight: the same number of edges, and no hub.
+func TestFlatCaseHasNoHubs(t *testing.T) {
+	sbm, _ := ParseCase("sbm:5000:20")
+	flat, _ := ParseCase("flat:5000:20")
+	maxDeg := func(c Case) (int, int) {
+		g, err := generate.SBM(c.sbmOptions(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := 0
+		for i := 0; i < g.NumNodes(); i++ {
+			m = max(m, g.Degree(i))
+		}
+		return m, g.NumEdges()
+	}
+	ms, es := maxDeg(sbm)
+	mf, ef := maxDeg(flat)
+	if es < 50_000 || ef < 50_000 || es > 50_500 || ef > 50_500 {
+		t.Errorf("edges: sbm %d, flat %d; want 50000 each (the generator tops up, a few more)", es, ef)
+	}
+	// Poisson(20) passes 60 with a probability near 1e-12; the power law
+	// of the sbm case reaches far beyond.
+	if mf > 60 || ms < 200 {
+		t.Errorf("largest degree: flat %d (want at most 60), sbm %d (want hubs, 200 or more)", mf, ms)
+	}
+}
+
+// score --split's column: groups between '|', members holding '|' quoted
+// as in CSV, the field quoted again when it holds a quote.
+func TestSplitGroups(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		want  int
+	}{
+		{"", 0},
+		{"1,2,3", 1},
+		{"1,2|3|4,5", 3},
+		{`"""a|b"",c|d"`, 2}, // members "a|b" and c, then d
+		{`"""x"""`, 1},
+	} {
+		if got := splitGroups(tc.field); got != tc.want {
+			t.Errorf("splitGroups(%q) = %d, want %d", tc.field, got, tc.want)
+		}
+	}
+	// Three nodes split into 3, 2 and 4 groups (degrees 10, 20, 60), one
+	// proposal of a single group (not a split), one node without.
+	out := "1\t0.9\t10\t0.5\t3\t2,3|4|5,6\n" +
+		"2\t0.8\t20\t0.4\t2\t7|8\n" +
+		"3\t0.7\t60\t0.3\t1\t9,10\n" +
+		"4\t0.6\t60\t0.2\t4\t1|2|3|4\n" +
+		"5\t0.1\t5\t0.1\t1\n"
+	var sc SplitCounts
+	m, _, err := readScores(strings.NewReader(out), 1, &sc)
+	if err != nil || len(m) != 5 {
+		t.Fatalf("%v %v", m, err)
+	}
+	if want := (SplitCounts{SplitNodes: 3, Clones: 6, MaxGroups: 4, SplitDegree: 30}); sc != want {
+		t.Errorf("counts %+v, want %+v", sc, want)
+	}
+}
+
+// The split table: per case and binary, medians of the paired runs, the
+// split's own CPU the median of the differences.
+func TestSplitReport(t *testing.T) {
+	splits := []SplitRun{
+		{Case: "sbm-1k-d20", Binary: BinaryMain, SplitTop: 100, CPUS: 30, ScoreCPUS: 20, ExtraCPUS: 10, WallS: 16, PeakRSSMB: 50,
+			SplitCounts: SplitCounts{SplitNodes: 90, Clones: 400, MaxGroups: 30, SplitDegree: 175}},
+		{Case: "sbm-1k-d20", Binary: BinaryMain, SplitTop: 100, CPUS: 34, ScoreCPUS: 22, ExtraCPUS: 12, WallS: 18, PeakRSSMB: 52,
+			SplitCounts: SplitCounts{SplitNodes: 90, Clones: 400, MaxGroups: 30, SplitDegree: 175}},
+		{Case: "sbm-1k-d20", Binary: BinaryMain, SplitTop: 100, CPUS: 40, ScoreCPUS: 21, ExtraCPUS: 19, WallS: 20, PeakRSSMB: 54,
+			SplitCounts: SplitCounts{SplitNodes: 90, Clones: 400, MaxGroups: 30, SplitDegree: 175}},
+		{Case: "flat-1k-d20", Binary: BinaryBaseline, SplitTop: 100, CPUS: 21, ScoreCPUS: 20, ExtraCPUS: 1, WallS: 11, PeakRSSMB: 40, PeakFromRusage: true,
+			SplitCounts: SplitCounts{SplitNodes: 60, Clones: 61, MaxGroups: 3, SplitDegree: 21.5}},
+	}
+	dir := t.TempDir()
+	if err := Report(dir, &Results{Splits: splits}, "# t", nil); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "results.md"))
+	for _, want := range []string{
+		"`sbm-1k-d20` with `--split --split-top 100`",
+		"| main | 3 | 21.0 | 34.0 | +12.0 | 18.0 | 52 | 90 | 400 | 30 | 175.0 |",
+		"`flat-1k-d20` with `--split --split-top 100`",
+		"| baseline | 1 | 20.0 | 21.0 | +1.0 | 11.0 | 40† | 60 | 61 | 3 | 21.5 |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("results.md lacks %q:\n%s", want, md)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "results.json"))
+	var doc struct {
+		Splits []SplitRun `json:"splits"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Splits) != 4 || doc.Splits[3] != splits[3] {
+		t.Fatalf("results.json splits: %v %+v", err, doc.Splits)
 	}
 }

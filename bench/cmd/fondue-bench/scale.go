@@ -46,9 +46,11 @@ against edges (cost.png). Generated graphs are cached between runs.
 The fondue-neo4j measured is --binary, else the fondue-neo4j beside this
 program (as "go install ./cmd/..." leaves them), else the one on $PATH.
 
-Cases are sbm:NODES:DEGREE or file:PATH (an edge list, contracted the same way;
-a bare file name that is not in the working folder is looked up in the
-datasets folder: --data-dir, else $FONDUE_DATASETS, else ../shared/datasets).
+Cases are sbm:NODES:DEGREE, flat:NODES:DEGREE (the same block model without
+hubs: every node of the same weight, degrees Poisson around DEGREE) or
+file:PATH (an edge list, contracted the same way; a bare file name that is
+not in the working folder is looked up in the datasets folder: --data-dir,
+else $FONDUE_DATASETS, else ../shared/datasets).
 A kg:NODES:DEGREE case is a knowledge graph scored from Neo4j import files
 (--nodes, --relationships, --score-labels Author, --evidence-properties year):
 the block model's nodes are authors, each of its links a paper, each paper in
@@ -75,11 +77,19 @@ bench/scale-results/sizes.json) as "previous": its curve is drawn dashed beside
 this one and its cases get ratio rows; --reuse FILES reports the runs
 those earlier results.json files hold for a case and binary instead of running
 them again (for the 10M-node case, an hour), and says so; --double-epochs reruns each case with twice the epochs and no early
-stop, to show what early stopping costs.`,
+stop, to show what early stopping costs.
+
+--split-top K adds, beside each score run of a score case, a run of the same
+binary with "--split --split-top K" and reports per case its CPU, wall and
+peak, the split's own CPU (over the plain run), the nodes split, the clones
+(groups beyond a node's first), the most groups of one node and the mean
+degree of the nodes split: on sbm and flat cases, what splitting the top
+costs with hubs and without.`,
 		Example: `  go build -o fondue-neo4j ./cmd/fondue-neo4j
   fondue-bench scale --binary ./fondue-neo4j --cases sbm:1000000:20 --double-epochs
   fondue-bench scale --binary ./fondue-neo4j --cases file:condmat05.edges --baseline ./old-fondue-neo4j --repeats 3
   fondue-bench scale --binary ./fondue-neo4j --cases kg:330000:4
+  fondue-bench scale --binary ./fondue-neo4j --cases sbm:100000:20,flat:100000:20 --split-top 1000
   fondue-bench scale --cases sbm:1000000:20,sbm:10000000:20 --compare bench/scale-results/sizes.json
   fondue-bench scale --binary ./fondue-neo4j --baseline ./old-fondue-neo4j --cases neo4j:sbm:1000000:20 --repeats 3 --neo4j-versions 5.26`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,7 +99,7 @@ stop, to show what early stopping costs.`,
 			seed, _ := cmd.Flags().GetUint64("seed")
 			threads, _ := cmd.Flags().GetInt("threads")
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
-				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args,
+				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args, SplitTop: splitTop,
 				Live: scale.LiveConfig{Heap: heap, PageCache: pageCache, SplitTop: splitTop, SyncArgs: syncArgs,
 					Faults: faults, FaultEpochs: faultEpochs, GDSRepeats: gdsRepeats}}
 			if neo4jVersions != "" {
@@ -178,7 +188,7 @@ stop, to show what early stopping costs.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE, kg:NODES:DEGREE or file:PATH")
+	f.StringVar(&cases, "cases", defaultScaleCases, "comma-separated cases: sbm:NODES:DEGREE, flat:NODES:DEGREE, kg:NODES:DEGREE or file:PATH")
 	f.Float64Var(&ratio, "ratio", 0.01, "fraction of nodes merged into planted ambiguous pairs")
 	f.IntVar(&repeats, "repeats", 1, "runs per case and binary (medians are reported)")
 	f.StringVar(&cacheDir, "cache-dir", "", "where generated graphs are kept (default: the user cache dir)")
@@ -191,7 +201,7 @@ stop, to show what early stopping costs.`,
 	f.StringVar(&neo4jVersions, "neo4j-versions", "", "live cases: the test servers to run on, comma-separated versions or prefixes (default: all, 5.26 and 2026.01)")
 	f.StringVar(&heap, "neo4j-heap", "2g", "live cases: each server's JVM heap")
 	f.StringVar(&pageCache, "neo4j-page-cache", "1g", "live cases: each server's page cache")
-	f.IntVar(&splitTop, "split-top", 1000, "live cases: sync's --split-top (score runs with the same)")
+	f.IntVar(&splitTop, "split-top", 0, "score cases: also run score --split --split-top K beside each score run and report the split's own cost (0: off); live cases: sync's --split-top (0: 1000; score runs with the same)")
 	f.StringArrayVar(&syncArgs, "sync-arg", nil, "live cases: a flag added to every sync of --binary (not of --baseline); repeat for several, e.g. --sync-arg=--write-concurrency=2")
 	f.BoolVar(&faults, "faults", false, "live cases: after the measurements, run the fault scenarios on each server")
 	f.IntVar(&faultEpochs, "fault-epochs", 0, "live cases: epochs of the fault scenarios' long compute (no early stop; 0: as many as 2.5 lock TTLs of compute take at the case's measured speed)")
