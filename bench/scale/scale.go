@@ -85,19 +85,14 @@ func ParseCase(s string) (Case, error) {
 			return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
 		}
 		return Case{Name: fmt.Sprintf("sbm-%s-d%g", humanCount(n), d), Nodes: n, AvgDegree: d}, nil
-	case strings.HasPrefix(s, "kg:"):
-		c, err := ParseCase("sbm:" + strings.TrimPrefix(s, "kg:"))
+	case strings.HasPrefix(s, "kg:"), strings.HasPrefix(s, "flat:"):
+		kind, rest, _ := strings.Cut(s, ":")
+		c, err := ParseCase("sbm:" + rest)
 		if err != nil {
-			return Case{}, fmt.Errorf("case %q: want kg:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
+			return Case{}, fmt.Errorf("case %q: want %s:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s, kind)
 		}
-		c.Name, c.KG = "kg"+strings.TrimPrefix(c.Name, "sbm"), true
-		return c, nil
-	case strings.HasPrefix(s, "flat:"):
-		c, err := ParseCase("sbm:" + strings.TrimPrefix(s, "flat:"))
-		if err != nil {
-			return Case{}, fmt.Errorf("case %q: want flat:NODES:DEGREE with NODES >= 100 and DEGREE > 0", s)
-		}
-		c.Name, c.Flat = "flat"+strings.TrimPrefix(c.Name, "sbm"), true
+		c.Name = kind + strings.TrimPrefix(c.Name, "sbm")
+		c.KG, c.Flat = kind == "kg", kind == "flat"
 		return c, nil
 	case strings.HasPrefix(s, "file:"):
 		p := strings.TrimPrefix(s, "file:")
