@@ -235,7 +235,7 @@ func testWriteScores(t *testing.T, f Factory) {
 	var progress []int
 	o := write
 	o.Progress = func(done, total int) { progress = append(progress, done) }
-	ws, err := st.WriteScores(ctxT(t), sg, res, o)
+	ws, err := syncjob.WriteScores(ctxT(t), st, sg, res, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func testWriteScores(t *testing.T, f Factory) {
 	}
 	// Idempotent.
 	d := fx.Dump(t)
-	if _, err := st.WriteScores(ctxT(t), sg, res, write); err != nil {
+	if _, err := syncjob.WriteScores(ctxT(t), st, sg, res, write, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d2 := fx.Dump(t); d2 != d {
@@ -274,7 +274,7 @@ func testWriteMissing(t *testing.T, f Factory) {
 	sg := pull(t, st)
 	res := score(t, sg, 0)
 	fx.Delete(t, 14)
-	ws, err := st.WriteScores(ctxT(t), sg, res, write)
+	ws, err := syncjob.WriteScores(ctxT(t), st, sg, res, write, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +333,7 @@ func testLockFencing(t *testing.T, f Factory) {
 	fx.StealLock(t, syncjob.DefaultLockName)
 	// The fence, not the context, stops the write: a run may write before
 	// its heartbeat notices the loss.
-	_, err = st.WriteScores(ctx, sg, res, write)
+	_, err = syncjob.WriteScores(ctx, st, sg, res, write, nil)
 	if !syncjob.IsLocked(err) {
 		t.Fatalf("write after the lock was taken over: %v", err)
 	}
@@ -372,7 +372,7 @@ func testSplitUndo(t *testing.T, f Factory) {
 	sg := pull(t, st)
 	before := fx.Dump(t)
 	plan := bridgePlan(t, sg, "r1")
-	if err := st.Describe(ctx, plan); err != nil {
+	if err := syncjob.Describe(ctx, st, plan); err != nil {
 		t.Fatal(err)
 	}
 	n := plan.Nodes[0]
@@ -385,11 +385,11 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatal("Describe wrote")
 	}
-	stored, err := st.StorePlan(ctx, plan)
+	stored, err := syncjob.StorePlan(ctx, st, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, err := st.Split(ctx, stored, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), nil)
+	ss, err := syncjob.Split(ctx, st, stored, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,14 +410,14 @@ func testSplitUndo(t *testing.T, f Factory) {
 		t.Fatalf("no clone with provenance:\n%s", split)
 	}
 	// Re-running changes nothing.
-	ss, err = st.Split(ctx, stored, time.Now(), nil)
+	ss, err = syncjob.Split(ctx, st, stored, time.Now(), nil, nil)
 	if err != nil || ss.AlreadyDone != 1 || ss.NodesCreated != 0 {
 		t.Fatalf("re-run: %+v %v", ss, err)
 	}
 	if d := fx.Dump(t); d != split {
 		t.Fatal("a re-run changed the graph")
 	}
-	us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"})
+	us, err := syncjob.UndoSplits(ctx, st, syncjob.UndoOptions{RunID: "r1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,21 +427,21 @@ func testSplitUndo(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
 	}
-	if n, err := st.CountSplit(ctx, stored); err != nil || n != 0 {
+	if n, err := syncjob.CountSplit(ctx, st, stored); err != nil || n != 0 {
 		t.Fatalf("after the undo, %d planned nodes carry the split mark (%v)", n, err)
 	}
 	// The store's Undo leaves the record; syncjob.Undo forgets it once
 	// no node carries the run's split mark.
-	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p == nil {
+	if p, err := syncjob.LoadPlan(ctx, st, "r1"); err != nil || p == nil {
 		t.Fatalf("the store's Undo forgot the record: %v %v", p, err)
 	}
-	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
+	if us, err := syncjob.UndoSplits(ctx, st, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
 		t.Fatalf("second undo: %+v %v", us, err)
 	}
 	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
 		t.Fatalf("syncjob.Undo of an undone run with a record: %+v %v", us, err)
 	}
-	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
+	if p, err := syncjob.LoadPlan(ctx, st, "r1"); err != nil || p != nil {
 		t.Fatalf("the plan outlived its undo: %v %v", p, err)
 	}
 	if d := fx.Dump(t); d != before {
@@ -469,20 +469,20 @@ func testSplitResume(t *testing.T, f Factory) {
 	k0, i0 := ids(1, 2, 4, 5)
 	k1, i1 := ids(100)
 	plan.Nodes = append(plan.Nodes, splitplan.Node{ID: sg.IDs[three], Key: keys.Int(3), Groups: []splitplan.Group{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
-	stored, err := st.StorePlan(ctx, plan)
+	stored, err := syncjob.StorePlan(ctx, st, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
 	half := *stored
 	half.Nodes = stored.Nodes[:1]
-	if ss, err := st.Split(ctx, &half, time.Now(), nil); err != nil || ss.Split != 1 {
+	if ss, err := syncjob.Split(ctx, st, &half, time.Now(), nil, nil); err != nil || ss.Split != 1 {
 		t.Fatalf("first half: %+v %v", ss, err)
 	}
-	loaded, err := st.LoadPlan(ctx, "r2")
+	loaded, err := syncjob.LoadPlan(ctx, st, "r2")
 	if err != nil || loaded == nil || len(loaded.Nodes) != 2 {
 		t.Fatalf("stored plan: %v %v", loaded, err)
 	}
-	ss, err := st.Split(ctx, loaded, time.Now(), nil)
+	ss, err := syncjob.Split(ctx, st, loaded, time.Now(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func testSplitResume(t *testing.T, f Factory) {
 	if ss.AlreadyDone != 1 || ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 1 {
 		t.Fatalf("resumed: %+v", ss)
 	}
-	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r2"}); err != nil || us.Restored != 2 {
+	if us, err := syncjob.UndoSplits(ctx, st, syncjob.UndoOptions{RunID: "r2"}); err != nil || us.Restored != 2 {
 		t.Fatalf("undo: %+v %v", us, err)
 	}
 }
@@ -505,7 +505,7 @@ func testSplitChanged(t *testing.T, f Factory) {
 	plan := bridgePlan(t, sg, "r3")
 	fx.Delete(t, 12)
 	before := fx.Dump(t)
-	ss, err := st.Split(ctx, plan, time.Now(), nil)
+	ss, err := syncjob.Split(ctx, st, plan, time.Now(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -526,13 +526,13 @@ func testStalePlan(t *testing.T, f Factory) {
 	plan := bridgePlan(t, sg, "a1")
 	plan.ExactNeighbors = true
 	plan.Approved = &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
-	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
+	if bad, err := syncjob.Check(ctx, st, plan); err != nil || len(bad) != 0 {
 		t.Fatalf("unchanged graph: %v %v", bad, err)
 	}
 	fx.Relate(t, 100, 14, "KNOWS")
 	fx.Relate(t, 100, 300, "KNOWS") // not selected: no change
 	before := fx.Dump(t)
-	bad, err := st.Check(ctx, plan)
+	bad, err := syncjob.Check(ctx, st, plan)
 	if err != nil || len(bad) != 1 || bad[0].Outcome != splitplan.OutcomeChanged || bad[0].Reason != "added neighbour 14 (p14)" {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
@@ -566,14 +566,14 @@ func testResolveKeys(t *testing.T, f Factory) {
 	extra := plan.Nodes[0]
 	extra.Key, extra.Groups = keys.Int(999), []splitplan.Group{{Neighbors: []keys.Key{keys.Int(1)}, NeighborIDs: []keys.Key{{}}}}
 	plan.Nodes = append(plan.Nodes, extra)
-	if err := st.ResolveKeys(ctx, plan); err != nil {
+	if err := syncjob.ResolveKeys(ctx, st, plan); err != nil {
 		t.Fatal(err)
 	}
 	n := plan.Nodes[0]
 	if n.ID != sg.IDs[index(t, sg, 100)] || n.Key != keys.Int(100) || n.Groups[1].NeighborIDs[2] != sg.IDs[index(t, sg, 13)] {
 		t.Fatalf("resolved: %+v", n)
 	}
-	bad, err := st.Check(ctx, plan)
+	bad, err := syncjob.Check(ctx, st, plan)
 	if err != nil || len(bad) != 1 || bad[0].Outcome != splitplan.OutcomeMissing || bad[0].Reason != "no node of the subgraph has uid = 999" {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
@@ -587,17 +587,17 @@ func testPlanStore(t *testing.T, f Factory) {
 	sg := pull(t, st)
 	p1 := bridgePlan(t, sg, "s1")
 	p1.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:aaaaaaaaaaaaaaaa"}
-	if _, err := st.StorePlan(ctx, p1); err != nil {
+	if _, err := syncjob.StorePlan(ctx, st, p1); err != nil {
 		t.Fatal(err)
 	}
 	p2 := bridgePlan(t, sg, "s1")
 	p2.Nodes = nil
-	got, err := st.StorePlan(ctx, p2) // a scheduled plan resumes what is stored
+	got, err := syncjob.StorePlan(ctx, st, p2) // a scheduled plan resumes what is stored
 	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Key != keys.Int(100) || got.Approved == nil {
 		t.Fatalf("stored: %+v %v", got, err)
 	}
 	p2.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:bbbbbbbbbbbbbbbb"}
-	if _, err := st.StorePlan(ctx, p2); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "already holds another split plan") {
+	if _, err := syncjob.StorePlan(ctx, st, p2); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "already holds another split plan") {
 		t.Fatalf("another approved plan: %v", err)
 	}
 }
@@ -758,13 +758,13 @@ func testHeterogeneous(t *testing.T, f Factory) {
 		}
 		plan.Nodes[0].Groups = append(plan.Nodes[0].Groups, g)
 	}
-	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
+	if bad, err := syncjob.Check(ctx, st, plan); err != nil || len(bad) != 0 {
 		t.Fatalf("unchanged: %+v %v", bad, err)
 	}
 	fx.Relate(t, 1, 13, "ACTED_IN")
 	fx.Relate(t, 14, 1, "ACTED_IN")
 	fx.Relate(t, 1, 15, "ACTED_IN")
-	bad, err := st.Check(ctx, plan)
+	bad, err := syncjob.Check(ctx, st, plan)
 	if w := "added neighbours 13 (M13), 14 (N14), 15"; err != nil || len(bad) != 1 || bad[0].Reason != w {
 		t.Fatalf("check: %+v %v; want %q", bad, err, w)
 	}
@@ -778,11 +778,11 @@ func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *sp
 	ctx := ctxT(t)
 	plan := bridgePlan(t, pull(t, st), runID)
 	plan.MarkerLabel = recorded
-	if _, err := st.StorePlan(ctx, plan); err != nil {
+	if _, err := syncjob.StorePlan(ctx, st, plan); err != nil {
 		t.Fatal(err)
 	}
 	plan.MarkerLabel = used
-	ss, err := st.Split(ctx, plan, time.Now(), nil)
+	ss, err := syncjob.Split(ctx, st, plan, time.Now(), nil, nil)
 	if err != nil || ss.Split != 1 {
 		t.Fatalf("split: %+v %v", ss, err)
 	}
@@ -806,7 +806,7 @@ func testUndoMarkerLabelFromRecord(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
 	}
-	if p, err := st.LoadPlan(ctxT(t), "m1"); err != nil || p != nil {
+	if p, err := syncjob.LoadPlan(ctxT(t), st, "m1"); err != nil || p != nil {
 		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
 	}
 }
@@ -826,7 +826,7 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
 		!strings.Contains(err.Error(), `1 node split by run m2 not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
 		t.Fatalf("undo with the wrong marker label: %+v %v", us, err)
 	}
-	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p == nil {
+	if p, err := syncjob.LoadPlan(ctx, st, "m2"); err != nil || p == nil {
 		t.Fatalf("the record of a run whose splits are not reversed was deleted: %v", err)
 	}
 	if d := fx.Dump(t); d != split {
@@ -839,7 +839,7 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
 	}
-	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p != nil {
+	if p, err := syncjob.LoadPlan(ctx, st, "m2"); err != nil || p != nil {
 		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
 	}
 }
@@ -852,12 +852,12 @@ func testUndoUnknownRun(t *testing.T, f Factory) {
 	st := fx.Store()
 	ctx := ctxT(t)
 	plan := splitWith(t, st, "nightly-20250101", syncjob.DefaultMarkerLabel, syncjob.DefaultMarkerLabel)
-	if err := st.ForgetPlan(ctx, plan.RunID); err != nil { // the split nodes stay
+	if err := st.DeleteRecord(ctx, plan.RunID); err != nil { // the split nodes stay
 		t.Fatal(err)
 	}
 	other := bridgePlan(t, pull(t, st), "weekly-1")
 	other.Nodes = nil
-	if _, err := st.StorePlan(ctx, other); err != nil {
+	if _, err := syncjob.StorePlan(ctx, st, other); err != nil {
 		t.Fatal(err)
 	}
 	before := fx.Dump(t)
@@ -895,7 +895,7 @@ func testInvalidNamesFirst(t *testing.T, f Factory) {
 	if d := fx.Dump(t); d != before {
 		t.Fatalf("a run with a bad name wrote:\n%s", d)
 	}
-	if p, err := st.LoadPlan(ctx, "bad-1"); err != nil || p != nil {
+	if p, err := syncjob.LoadPlan(ctx, st, "bad-1"); err != nil || p != nil {
 		t.Fatalf("a run with a bad name stored its plan: %v %v", p, err)
 	}
 	o = syncjob.Options{RunID: "bad-2", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{Property: "x\ny"}}
@@ -931,7 +931,7 @@ func testReplaceUnstartedPlan(t *testing.T, f Factory) {
 	ctx := ctxT(t)
 	stale := bridgePlan(t, pull(t, st), "again-1")
 	stale.SkipProperties = []string{"stale"}
-	if _, err := st.StorePlan(ctx, stale); err != nil {
+	if _, err := syncjob.StorePlan(ctx, st, stale); err != nil {
 		t.Fatal(err)
 	}
 	o := syncjob.Options{RunID: "again-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
@@ -939,7 +939,7 @@ func testReplaceUnstartedPlan(t *testing.T, f Factory) {
 	if err != nil || sum.Resumed || sum.NodeCount != 11 || sum.Split == nil || sum.Split.Split != 1 {
 		t.Fatalf("re-run over a plan that split nothing: %+v %v", sum, err)
 	}
-	p, err := st.LoadPlan(ctx, "again-1")
+	p, err := syncjob.LoadPlan(ctx, st, "again-1")
 	if err != nil || p == nil || p.Splitter == "test" || slices.Contains(p.SkipProperties, "stale") {
 		t.Fatalf("stored plan: %+v %v", p, err)
 	}
@@ -993,13 +993,13 @@ func testResolveKeyTypes(t *testing.T, f Factory) {
 		return &splitplan.Plan{RunID: "rk", IDProperty: "k", NodeLabels: []string{"K"}, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
 			Nodes: []splitplan.Node{{Key: keys.Int(11), Groups: []splitplan.Group{{Neighbors: nb, NeighborIDs: make([]keys.Key, len(nb))}}}}}
 	}
-	err := st.ResolveKeys(ctxT(t), plan(keys.Int(12)))
+	err := syncjob.ResolveKeys(ctxT(t), st, plan(keys.Int(12)))
 	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (Plan.IDProperty) of node elementId(n) = `) ||
 		!strings.Contains(err.Error(), "is the float 12: keys must be integers or strings") {
 		t.Errorf("a float key found by key: %v", err)
 	}
 	p := plan(keys.String("true"))
-	if err := st.ResolveKeys(ctxT(t), p); err != nil || p.Nodes[0].ID.IsZero() || !p.Nodes[0].Groups[0].NeighborIDs[0].IsZero() {
+	if err := syncjob.ResolveKeys(ctxT(t), st, p); err != nil || p.Nodes[0].ID.IsZero() || !p.Nodes[0].Groups[0].NeighborIDs[0].IsZero() {
 		t.Errorf("a boolean key: %v %+v", err, p.Nodes[0])
 	}
 }
@@ -1227,11 +1227,11 @@ func testSecondNight(t *testing.T, f Factory) {
 	before := fx.Dump(t)
 	split := func(p *splitplan.Plan) {
 		t.Helper()
-		stored, err := st.StorePlan(ctx, p)
+		stored, err := syncjob.StorePlan(ctx, st, p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ss, err := st.Split(ctx, stored, time.Now(), nil); err != nil || ss.Split != 1 {
+		if ss, err := syncjob.Split(ctx, st, stored, time.Now(), nil, nil); err != nil || ss.Split != 1 {
 			t.Fatalf("split %s: %+v %v", p.RunID, ss, err)
 		}
 	}
@@ -1320,7 +1320,7 @@ func testDecisions(t *testing.T, f Factory) {
 		}
 	}
 	reject("review-1")
-	if ds, err := st.Decisions(ctx); err != nil || len(ds) != 1 || ds[0].RunID != "review-1" || ds[0].Kind != splitplan.DecisionReject {
+	if ds, err := syncjob.Decisions(ctx, st); err != nil || len(ds) != 1 || ds[0].RunID != "review-1" || ds[0].Kind != splitplan.DecisionReject {
 		t.Fatalf("decisions: %+v %v", ds, err)
 	}
 	if got := proposed(); len(got) != 0 {
@@ -1351,7 +1351,7 @@ func testDecisions(t *testing.T, f Factory) {
 		t.Fatalf("apply the edited split: %+v %v", sum, err)
 	}
 	after := pull(t, st)
-	ds, err := st.Decisions(ctx)
+	ds, err := syncjob.Decisions(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
