@@ -240,22 +240,24 @@ func (t *tx) Create(from keys.Key, skip, labels []string, rows []map[string]any)
 }
 
 // Move moves relationships, one statement per type and direction, and
-// checks that each one was found.
-func (t *tx) Move(ms []syncjob.Move) (int, error) {
+// checks that each one was found. A moved relationship is a new one.
+func (t *tx) Move(ms []syncjob.Move) ([]string, error) {
 	type batch struct {
 		typ string
 		out bool
 	}
 	batches := map[batch][]any{}
+	pos := map[batch][]int{} // the batch's rows' positions in ms
 	var order []batch
-	for _, m := range ms {
+	for k, m := range ms {
 		b := batch{m.Rel.Type, m.Rel.Outgoing}
 		if _, ok := batches[b]; !ok {
 			order = append(order, b)
 		}
 		batches[b] = append(batches[b], map[string]any{"rid": m.Rel.ID, "other": m.Rel.Other.Value(), "from": m.From.Value(), "to": m.To.Value(), "oneEnd": m.OneEnd})
+		pos[b] = append(pos[b], k)
 	}
-	moved := 0
+	ids := make([]string, len(ms))
 	for _, b := range order {
 		stmt := "move_incoming"
 		if b.out {
@@ -263,15 +265,17 @@ func (t *tx) Move(ms []syncjob.Move) (int, error) {
 		}
 		recs, err := t.run(stmt, cypher.Vars{Type: b.typ}, map[string]any{"rels": batches[b]})
 		if err != nil {
-			return moved, err
+			return nil, err
 		}
-		got, _ := recs[0].Values[0].(int64)
-		if int(got) != len(batches[b]) {
-			return moved, fmt.Errorf("%w: moved %d of %d %s relationships", syncjob.ErrChanged, got, len(batches[b]), b.typ)
+		got, _ := recs[0].Values[0].([]any)
+		if len(got) != len(batches[b]) {
+			return nil, fmt.Errorf("%w: moved %d of %d %s relationships", syncjob.ErrChanged, len(got), len(batches[b]), b.typ)
 		}
-		moved += int(got)
+		for k, id := range got {
+			ids[pos[b][k]], _ = id.(string)
+		}
 	}
-	return moved, nil
+	return ids, nil
 }
 
 func (t *tx) Set(id keys.Key, props map[string]any) error {

@@ -53,9 +53,11 @@ type Tx interface {
 	// constraint covers for one of the labels: a copy would break it).
 	Create(from keys.Key, skip, labels []string, rows []map[string]any) ([]keys.Key, error)
 	// Move moves relationships from one node to another, with their type,
-	// direction and properties, and returns how many it moved; ErrChanged
-	// when one is not where Move says (the graph moved under us).
-	Move(ms []Move) (int, error)
+	// direction and properties, and returns their ids after the move, in
+	// the order of ms (a store may give a moved relationship a new id);
+	// ErrChanged when one is not where Move says (the graph moved under
+	// us).
+	Move(ms []Move) ([]string, error)
 	// Set sets properties of node id (a nil value removes one); ErrChanged
 	// when the node is gone.
 	Set(id keys.Key, props map[string]any) error

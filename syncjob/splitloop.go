@@ -358,9 +358,11 @@ func splitNode(tx Tx, p *splitplan.Plan, n splitplan.Node, at string) (splitplan
 				moves = append(moves, Move{Rel: r, From: n.ID, To: clones[g-1]})
 			}
 		}
-		if o.Moved, err = tx.Move(moves); err != nil {
+		moved, err := tx.Move(moves)
+		if err != nil {
 			return o, err
 		}
+		o.Moved = len(moved)
 	}
 	nodes, err := tx.Nodes([]keys.Key{n.ID})
 	if err != nil {

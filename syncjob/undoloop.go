@@ -146,16 +146,18 @@ func undoNode(tx Tx, o UndoOptions, origin keys.Key, clones []Node) (splitplan.N
 			if err != nil {
 				return out, err
 			}
-			out.Moved += moved
+			out.Moved += len(moved)
 			if err := tx.Delete([]keys.Key{id}); err != nil {
 				return out, err
 			}
 			out.Clones++
 		}
 	} else {
-		if out.Moved, err = tx.Move(moves); err != nil {
+		moved, err := tx.Move(moves)
+		if err != nil {
 			return out, err
 		}
+		out.Moved = len(moved)
 		if err := tx.Delete(ids); err != nil {
 			return out, err
 		}

@@ -826,12 +826,12 @@ func (t *tx) Create(from keys.Key, skip, labels []string, rows []map[string]any)
 	return ids, nil
 }
 
-func (t *tx) Move(ms []syncjob.Move) (int, error) {
+func (t *tx) Move(ms []syncjob.Move) ([]string, error) {
 	for _, m := range ms {
 		r := t.s.rels[m.Rel.ID]
 		from, to, other := m.From.Text(), m.To.Text(), m.Rel.Other.Text()
 		if r == nil || r.Type != m.Rel.Type || (m.Rel.Outgoing && (r.From != from || r.To != other)) || (!m.Rel.Outgoing && (r.To != from || r.From != other)) {
-			return 0, fmt.Errorf("%w: relationship %s is not where it was", syncjob.ErrChanged, m.Rel.ID)
+			return nil, fmt.Errorf("%w: relationship %s is not where it was", syncjob.ErrChanged, m.Rel.ID)
 		}
 		loop := r.From == r.To
 		if m.Rel.Outgoing {
@@ -844,7 +844,11 @@ func (t *tx) Move(ms []syncjob.Move) (int, error) {
 		}
 		t.wrote = true
 	}
-	return len(ms), nil
+	ids := make([]string, len(ms))
+	for k, m := range ms {
+		ids[k] = m.Rel.ID // moved in place
+	}
+	return ids, nil
 }
 
 func (t *tx) Set(id keys.Key, props map[string]any) error {

@@ -6,9 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
 // byUID finds the nodes with these uids (any label), by uid.
@@ -91,8 +94,8 @@ func testTx(t *testing.T, f Factory) {
 		if err != nil || len(rels) != 1 {
 			return fmt.Errorf("rels: %v %v", rels, err)
 		}
-		if moved, err := tx.Move([]syncjob.Move{{Rel: rels[0].Rel, From: n[300].ID, To: clone}}); err != nil || moved != 1 {
-			return fmt.Errorf("move: %d %v", moved, err)
+		if moved, err := tx.Move([]syncjob.Move{{Rel: rels[0].Rel, From: n[300].ID, To: clone}}); err != nil || len(moved) != 1 {
+			return fmt.Errorf("move: %v %v", moved, err)
 		}
 		return tx.Set(n[100].ID, map[string]any{"name": nil, "seen": true})
 	})
@@ -245,5 +248,116 @@ func testRecords(t *testing.T, f Factory) {
 	}
 	if got := list(); got != "b::0 " {
 		t.Fatalf("a deleted, every decision cleared: %q", got)
+	}
+}
+
+// The primitives suffice for a merge and its exact undo (the design in
+// syncjob's package doc): node B's relationships move to A, B's
+// properties go to a copy that the store makes itself (Create from B:
+// dates, points and lists keep their types), B is deleted; the undo
+// creates B again from the copy with B's labels and moves the
+// relationships back, a relationship between A and B by one end
+// (OneEnd, or an incoming move). The graph is then as before.
+func testMergeByPrimitives(t *testing.T, f Factory) {
+	g := Seed()
+	for k := range g.Nodes {
+		if g.Nodes[k].Props["uid"] == int64(3) {
+			g.Nodes[k].Props["born"] = dbtype.Date(time.Date(1802, 2, 26, 0, 0, 0, 0, time.UTC))
+			g.Nodes[k].Props["home"] = dbtype.Point2D{X: 2.35, Y: 48.85, SpatialRefId: 4326}
+			g.Nodes[k].Props["tags"] = []any{int64(1), int64(2)}
+			g.Nodes[k].Props["weight"] = 1.0
+		}
+	}
+	g.Rels = append(g.Rels, Rel{From: 3, To: 3, Type: "SELF"}, Rel{From: 1, To: 3, Type: "LIKES", Props: map[string]any{"w": 0.5}})
+	fx := f(t, g)
+	st := fx.Store()
+	ctx := Ctx(t)
+	before := fx.Dump(t)
+	n := byUID(t, st, 1, 3)
+	a, b := n[1].ID, n[3].ID
+	// What the run's record would keep (as JSON: ids, types and
+	// directions; no property value).
+	type moved struct {
+		id       string
+		typ      string
+		outgoing bool // from B's side
+		other    keys.Key
+	}
+	var rec []moved
+	var copyID keys.Key
+	err := st.Write(ctx, "merging 3 into 1", func(tx syncjob.Tx) error {
+		nodes, err := tx.Nodes([]keys.Key{b})
+		if err != nil {
+			return err
+		}
+		labels := make([]any, len(nodes[0].Labels))
+		for k, l := range nodes[0].Labels {
+			labels[k] = l
+		}
+		ids, err := tx.Create(b, nil, []string{"FondueMerged"}, []map[string]any{{"fondue_merge_labels": labels}})
+		if err != nil {
+			return err
+		}
+		copyID = ids[0]
+		rels, err := tx.Rels([]keys.Key{b}, nil)
+		if err != nil {
+			return err
+		}
+		ms := make([]syncjob.Move, len(rels))
+		for k, r := range rels {
+			ms[k] = syncjob.Move{Rel: r.Rel, From: b, To: a}
+		}
+		got, err := tx.Move(ms)
+		if err != nil {
+			return err
+		}
+		for k, r := range rels {
+			rec = append(rec, moved{got[k], r.Type, r.Outgoing, r.Other})
+		}
+		return tx.Delete([]keys.Key{b})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := relsOf(t, st, a); !slices.Contains(got, "SELF>1") || !slices.Contains(got, "LIKES>1") {
+		t.Fatalf("merged: %v", got)
+	}
+	err = st.Write(ctx, "restoring 3", func(tx syncjob.Tx) error {
+		nodes, err := tx.Nodes([]keys.Key{copyID})
+		if err != nil {
+			return err
+		}
+		var labels []string
+		for _, l := range nodes[0].Props["fondue_merge_labels"].([]any) {
+			labels = append(labels, l.(string))
+		}
+		ids, err := tx.Create(copyID, []string{"fondue_merge_labels"}, labels, []map[string]any{{}})
+		if err != nil {
+			return err
+		}
+		b2 := ids[0]
+		var ms []syncjob.Move
+		for _, m := range rec {
+			r := splitplan.Rel{ID: m.id, Type: m.typ, Outgoing: m.outgoing, Other: m.other}
+			switch {
+			case m.other == b: // B's self-loop: both ends go back
+				r.Other = a
+			case m.other == a: // between A and B: B's end goes back
+				r.Other = a
+				ms = append(ms, syncjob.Move{Rel: r, From: a, To: b2, OneEnd: true})
+				continue
+			}
+			ms = append(ms, syncjob.Move{Rel: r, From: a, To: b2})
+		}
+		if _, err := tx.Move(ms); err != nil {
+			return err
+		}
+		return tx.Delete([]keys.Key{copyID})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after := fx.Dump(t); after != before {
+		t.Fatalf("after the undo of the merge:\n%s\nwant:\n%s", after, before)
 	}
 }

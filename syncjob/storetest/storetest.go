@@ -116,6 +116,7 @@ func Run(t *testing.T, f Factory) {
 		{"Pull", testPull},
 		{"Tx", testTx},
 		{"Records", testRecords},
+		{"MergeByPrimitives", testMergeByPrimitives},
 		{"PullEmpty", testPullEmpty},
 		{"WriteScores", testWriteScores},
 		{"WriteMissing", testWriteMissing},

@@ -1,6 +1,7 @@
 // Move outgoing relationships of type Type, each from node mv.from to node
 // mv.to: the same type, direction and properties, then the old one is
-// deleted. Each row of $rels is {rid, other, from, to}; the relationship is
+// deleted; the new ones' ids come back, in the order of the rows. Each row
+// of $rels is {rid, other, from, to}; the relationship is
 // found by its element id (a seek, whatever the node's degree) and checked
 // to still join from and other. A self-loop (other = from) becomes a
 // self-loop of the new node, unless mv.oneEnd: then only its start moves.
@@ -17,4 +18,4 @@ WITH b, r, CASE WHEN o = a AND NOT coalesce(mv.oneEnd, false) THEN b ELSE o END 
 CREATE (b)-[r2{{relType .Type}}]->(tgt)
 SET r2 = properties(r)
 DELETE r
-RETURN count(r2) AS moved
+RETURN collect({{id "r2"}}) AS moved

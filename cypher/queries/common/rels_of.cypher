@@ -4,4 +4,4 @@
 UNWIND $ids AS id
 MATCH (n)-[r]-(o) WHERE {{id "n"}} = id
 RETURN id AS node, {{id "r"}} AS rid, type(r) AS type, startNode(r) = n AS outgoing, {{id "o"}} AS other,
-  labels(o) AS otherLabels, o{ {{- range $i, $p := .Properties}}{{if $i}}, {{end}}.{{name $p}}{{end -}} } AS otherProps
+  labels(o) AS otherLabels, {{if .Properties}}o{ {{- range $i, $p := .Properties}}{{if $i}}, {{end}}.{{name $p}}{{end -}} }{{else}}{}{{end}} AS otherProps
