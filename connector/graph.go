@@ -14,8 +14,6 @@ import (
 // The graph's primitives (syncjob.Graph): each a statement or two of
 // Cypher in a managed transaction. The loops that use them are syncjob's.
 
-var _ syncjob.Store = (*Conn)(nil)
-
 // Read runs fn in a read transaction (retried: fn may run again).
 func (c *Conn) Read(ctx context.Context, fn func(syncjob.Tx) error) error {
 	s := c.session(ctx, neo4j.AccessModeRead)

@@ -411,7 +411,7 @@ type Unnamed struct {
 	Properties []string
 }
 
-// WriteOptions configure Sink.WriteScores.
+// WriteOptions configure WriteScores.
 type WriteOptions struct {
 	// Property receives each node's ambiguity, its percentile in (0, 1]
 	// (fondue.Result.Ambiguity): "ambiguity > 0.99" is the top 1%.
@@ -457,8 +457,8 @@ type WriteStats struct {
 	Duration    time.Duration
 }
 
-// UndoOptions configure Undo, and a Store's Undo (which reads RunID,
-// MarkerLabel and Progress; Lock and Log are the package's Undo's).
+// UndoOptions configure Undo, and UndoSplits (which reads RunID,
+// MarkerLabel, Progress and Log; Lock is Undo's).
 type UndoOptions struct {
 	RunID string
 	// MarkerLabel is the label of the run's clones (default
