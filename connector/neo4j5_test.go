@@ -330,7 +330,7 @@ func TestWriteReportsChangedNodes(t *testing.T) {
 	run(t, "MATCH (b:Book {uid: 3}) DETACH DELETE b", nil)
 	run(t, "MATCH (b:Book {uid: 7}) SET b.uid = 7007", nil)
 	run(t, "MATCH (b:Book {uid: 9}) REMOVE b:Book SET b:Archived", nil)
-	st, err := syncjob.WriteScores(ctx, c, sg, res, syncjob.WriteOptions{RunID: "w", BatchSize: 25}, nil)
+	st, err := syncjob.WriteScores(ctx, c, sg, res, syncjob.WriteOptions{RunID: "w", BatchSize: 25}, c.log)
 	if err != nil {
 		t.Fatal(err)
 	}

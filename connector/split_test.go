@@ -263,7 +263,7 @@ func TestSplitFaults(t *testing.T) {
 	_, p := splitPlan(t, c, "run-f")
 	var creates int
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhenSent("fondue_split_key = g.key", 2)
+	srv.Proxy().DropWhenSent("SET m += $rows[i]", 2)
 	st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	creates = srv.Proxy().SentCount()
 	srv.Proxy().ClearFaults()

@@ -30,7 +30,7 @@ func TestWriteFaults(t *testing.T) {
 	// 1. The third batch's RUN never reaches Neo4j: its transaction is
 	// retried on a new connection.
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhenSent("= $ambiguity[i]", 3)
+	srv.Proxy().DropWhenSent("= $values[0][i]", 3)
 	st, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res, o, nil)
 	srv.Proxy().ClearFaults()
 	if err != nil || st.Nodes != nodes || st.Batches != 8 || srv.Proxy().Stats().Dropped != dropped+1 {
