@@ -192,6 +192,9 @@ func ResolveKeys(ctx context.Context, st Store, p *splitplan.Plan) error {
 	}
 	var found []splitplan.KeyedNode
 	err := st.Read(ctx, func(tx Tx) error {
+		if len(wanted) == 0 {
+			return nil // (a nil Values would find every node with a key)
+		}
 		nodes, err := tx.Find(keyFilter(p, wanted))
 		if err != nil {
 			return err
