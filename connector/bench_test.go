@@ -98,12 +98,12 @@ func benchWriteProps(b *testing.B, concurrency int, all bool) {
 	}
 	// One untimed write warms up the server (JIT, plan cache, page cache),
 	// so that the order of the benchmarks does not matter.
-	if _, err := c.WriteScores(ctx, sg, res, wo); err != nil {
+	if _, err := syncjob.WriteScores(ctx, c, sg, res, wo, nil); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := c.WriteScores(ctx, sg, res, wo); err != nil {
+		if _, err := syncjob.WriteScores(ctx, c, sg, res, wo, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func BenchmarkCondmat05Sync(b *testing.B) {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		if _, err := c.WriteScores(ctx, sg, res, syncjob.WriteOptions{RunID: "bench", ScoreProperty: syncjob.DefaultScoreProperty, RunProperty: syncjob.DefaultRunProperty}); err != nil {
+		if _, err := syncjob.WriteScores(ctx, c, sg, res, syncjob.WriteOptions{RunID: "bench", ScoreProperty: syncjob.DefaultScoreProperty, RunProperty: syncjob.DefaultRunProperty}, nil); err != nil {
 			b.Fatal(err)
 		}
 		t3 := time.Now()

@@ -80,6 +80,9 @@ type Conn struct {
 	fence   *Lock // the lock every write transaction checks (AcquireLock)
 
 	budget retryBudget // failures of the connection's calls (retry)
+
+	uniqueMu sync.Mutex
+	unique   map[string][]string // properties a uniqueness constraint covers, by label (Unique)
 }
 
 // Open connects, verifies the credentials and checks the server's version.

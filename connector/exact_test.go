@@ -60,19 +60,19 @@ func TestExactPlanCheck(t *testing.T) {
 	c, _ := open(t)
 	p := exactPlan(t, c, "run-x")
 	ctx := ctxT(t, 2*time.Minute)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+	if bad, err := syncjob.Check(ctx, c, p); err != nil || len(bad) != 0 {
 		t.Fatalf("unchanged graph: %+v %v", bad, err)
 	}
 	run(t, `MATCH (m:Person {uid: 100}), (p:Person {uid: 1})
 		CREATE (m)-[:LIKES]->(:Person {uid: 16, name: 'p16'}), (m)-[:KNOWS]->(:Other {uid: 301}), (p)-[:KNOWS {again: true}]->(m)`, nil)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+	if bad, err := syncjob.Check(ctx, c, p); err != nil || len(bad) != 0 {
 		t.Fatalf("no change to the subgraph's neighbours: %+v %v", bad, err)
 	}
 	run(t, "MATCH (m:Person {uid: 100}), (x:Person {uid: 16}) CREATE (x)-[:KNOWS]->(m)", nil)
 	run(t, "MATCH (:Person {uid: 100})-[r]-(:Person {uid: 12}) DELETE r", nil)
 	run(t, "MATCH (:Person {uid: 101})-[r]-(n:Person) WHERE n.uid IN [4, 14] DELETE r", nil)
 	before := dump(t)
-	bad, err := c.Check(ctx, p)
+	bad, err := syncjob.Check(ctx, c, p)
 	want := []splitplan.NodeOutcome{
 		{Key: keys.Int(100), Name: "M", Outcome: splitplan.OutcomeChanged, Reason: "added neighbour 16 (p16); removed 12 (p12)"},
 		{Key: keys.Int(101), Name: "N", Outcome: splitplan.OutcomeChanged, Reason: "removed neighbours 14 (p14), 4 (p4)"},
@@ -83,7 +83,7 @@ func TestExactPlanCheck(t *testing.T) {
 	if d := dump(t); d != before {
 		t.Fatalf("the check wrote:\n%s", diff(before, d))
 	}
-	st, err := c.Split(ctx, p, splitTime, nil)
+	st, err := syncjob.Split(ctx, c, p, splitTime, nil, nil)
 	if err != nil || st.Split != 0 || st.Skipped != 2 || !slices.Equal(st.Nodes, want) {
 		t.Fatalf("split: %+v %v", st, err)
 	}
@@ -92,7 +92,7 @@ func TestExactPlanCheck(t *testing.T) {
 	}
 	// A node that lost its label is no longer in the subgraph.
 	run(t, "MATCH (n:Person {uid: 101}) REMOVE n:Person SET n:Gone", nil)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 2 || bad[1].Outcome != splitplan.OutcomeMissing ||
+	if bad, err := syncjob.Check(ctx, c, p); err != nil || len(bad) != 2 || bad[1].Outcome != splitplan.OutcomeMissing ||
 		bad[1].Reason != `it is no longer in the subgraph (its labels are now "Gone")` {
 		t.Fatalf("relabelled node: %+v %v", bad, err)
 	}
@@ -108,17 +108,17 @@ func TestExactPlanInTransaction(t *testing.T) {
 	c, _ := open(t)
 	p := exactPlan(t, c, "run-t")
 	ctx := ctxT(t, 2*time.Minute)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+	if bad, err := syncjob.Check(ctx, c, p); err != nil || len(bad) != 0 {
 		t.Fatalf("check: %+v %v", bad, err)
 	}
 	// After the check, before the split: M gains a neighbour. While M is
 	// split: N gains one.
 	run(t, "MATCH (m:Person {uid: 100}), (x:Person {uid: 16}) CREATE (m)-[:WORKS_AT]->(x)", nil)
-	st, err := c.Split(ctx, p, splitTime, func(done, total int) {
+	st, err := syncjob.Split(ctx, c, p, splitTime, func(done, total int) {
 		if done == 1 {
 			run(t, "MATCH (n:Person {uid: 101}), (x:Person {uid: 17}) CREATE (n)-[:KNOWS]->(x)", nil)
 		}
-	})
+	}, nil)
 	if err != nil || st.Split != 0 || st.Skipped != 2 || st.Nodes[0].Reason != "added neighbour 16 (p16)" || st.Nodes[1].Reason != "added neighbour 17 (p17)" {
 		t.Fatalf("split: %+v %v", st, err)
 	}
@@ -128,15 +128,15 @@ func TestExactPlanInTransaction(t *testing.T) {
 	// Without the additions the plan applies; the check of a split run
 	// finds its nodes done, not changed, and a re-run changes nothing.
 	run(t, "MATCH (:Person)-[r]->(x:Person) WHERE x.uid IN [16, 17] DELETE r", nil)
-	st, err = c.Split(ctx, p, splitTime, nil)
+	st, err = syncjob.Split(ctx, c, p, splitTime, nil, nil)
 	if err != nil || st.Split != 2 {
 		t.Fatalf("split: %+v %v", st, err)
 	}
 	after := dump(t)
-	if bad, err := c.Check(ctx, p); err != nil || len(bad) != 0 {
+	if bad, err := syncjob.Check(ctx, c, p); err != nil || len(bad) != 0 {
 		t.Fatalf("check after the split: %+v %v", bad, err)
 	}
-	if st, err := c.Split(ctx, p, splitTime, nil); err != nil || st.AlreadyDone != 2 {
+	if st, err := syncjob.Split(ctx, c, p, splitTime, nil, nil); err != nil || st.AlreadyDone != 2 {
 		t.Fatalf("re-run: %+v %v", st, err)
 	}
 	if d := dump(t); d != after {
@@ -172,7 +172,7 @@ func TestResolveKeys(t *testing.T) {
 	}
 	ctx := ctxT(t, 2*time.Minute)
 	p := strip()
-	if err := c.ResolveKeys(ctx, p); err != nil {
+	if err := syncjob.ResolveKeys(ctx, c, p); err != nil {
 		t.Fatal(err)
 	}
 	a, _ := ref.Marshal()
@@ -183,10 +183,10 @@ func TestResolveKeys(t *testing.T) {
 	p = strip()
 	p.Nodes[0].Groups[1].Neighbors[0], p.Nodes[0].Groups[1].Names[0] = keys.Int(999), "" // instead of 11
 	p.Nodes[1].Key = keys.Int(555)
-	if err := c.ResolveKeys(ctx, p); err != nil {
+	if err := syncjob.ResolveKeys(ctx, c, p); err != nil {
 		t.Fatal(err)
 	}
-	bad, err := c.Check(ctx, p)
+	bad, err := syncjob.Check(ctx, c, p)
 	if err != nil || len(bad) != 2 || bad[0].Reason != "added neighbour 11 (p11); removed 999" || bad[1].Outcome != splitplan.OutcomeMissing ||
 		bad[1].Reason != "no node of the subgraph has uid = 555" {
 		t.Fatalf("unknown keys: %+v %v", bad, err)
@@ -195,16 +195,16 @@ func TestResolveKeys(t *testing.T) {
 	run(t, "CREATE (:Other {uid: 555})", nil)
 	p = strip()
 	p.Nodes[1].Key = keys.Int(555)
-	if err := c.ResolveKeys(ctx, p); err != nil || !p.Nodes[1].ID.IsZero() {
+	if err := syncjob.ResolveKeys(ctx, c, p); err != nil || !p.Nodes[1].ID.IsZero() {
 		t.Fatalf("a node of another label was found: %v %v", p.Nodes[1].ID, err)
 	}
 	run(t, "CREATE (:Org {uid: 100})", nil)
-	if err := c.ResolveKeys(ctx, strip()); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "have the same uid = 100 (Plan.IDProperty): keys must be unique") {
+	if err := syncjob.ResolveKeys(ctx, c, strip()); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "have the same uid = 100 (Plan.IDProperty): keys must be unique") {
 		t.Fatalf("duplicate key: %v", err)
 	}
 	p = strip()
 	p.IDProperty = ""
-	if err := c.ResolveKeys(ctx, p); !errors.Is(err, syncjob.ErrInvalid) {
+	if err := syncjob.ResolveKeys(ctx, c, p); !errors.Is(err, syncjob.ErrInvalid) {
 		t.Fatalf("no key property: %v", err)
 	}
 }
@@ -218,7 +218,7 @@ func TestApprovedPlanStore(t *testing.T) {
 	p := exactPlan(t, c, "run-ap")
 	p.Approved = &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-02T03:04:05.000Z", Fingerprint: "sha256:" + strings.Repeat("ab", 32), Source: "neo4j"}
 	ctx := ctxT(t, time.Minute)
-	stored, err := c.StorePlan(ctx, p)
+	stored, err := syncjob.StorePlan(ctx, c, p)
 	if err != nil || stored.Approved == nil || *stored.Approved != *p.Approved || !stored.ExactNeighbors {
 		t.Fatalf("store: %+v %v", stored, err)
 	}
@@ -227,27 +227,27 @@ func TestApprovedPlanStore(t *testing.T) {
 		t.Fatalf("run node: %v", r)
 	}
 	// The same approved plan again: resumed.
-	if again, err := c.StorePlan(ctx, p); err != nil || again.Approved.Fingerprint != p.Approved.Fingerprint {
+	if again, err := syncjob.StorePlan(ctx, c, p); err != nil || again.Approved.Fingerprint != p.Approved.Fingerprint {
 		t.Fatalf("same approved plan: %v", err)
 	}
 	// Another approved plan, or one under the run id of a scheduled run: refused.
 	other := *p
 	other.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-03T00:00:00.000Z", Fingerprint: "sha256:" + strings.Repeat("cd", 32)}
-	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, syncjob.ErrInvalid) ||
+	if _, err := syncjob.StorePlan(ctx, c, &other); !errors.Is(err, syncjob.ErrInvalid) ||
 		err.Error() != "run id run-ap already holds another split plan (approved plan sha256:abababababab reviewed at 2025-01-02T03:04:05.000Z (approved.json)), not approved plan sha256:cdcdcdcdcdcd: apply it under a run id of its own (--run-id)" {
 		t.Fatalf("other approved plan: %v", err)
 	}
 	_, sched := splitPlan(t, c, "run-s")
-	if _, err := c.StorePlan(ctx, sched); err != nil {
+	if _, err := syncjob.StorePlan(ctx, c, sched); err != nil {
 		t.Fatal(err)
 	}
 	other.RunID = "run-s"
-	if _, err := c.StorePlan(ctx, &other); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "(the plan of a sync --split of 2025-01-02T03:04:05.000Z)") {
+	if _, err := syncjob.StorePlan(ctx, c, &other); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "(the plan of a sync --split of 2025-01-02T03:04:05.000Z)") {
 		t.Fatalf("approved plan under a scheduled run's id: %v", err)
 	}
 	// A scheduled run's plan resumes whatever its run id stored.
 	sched.RunID = "run-ap"
-	if got, err := c.StorePlan(ctx, sched); err != nil || got.Approved == nil {
+	if got, err := syncjob.StorePlan(ctx, c, sched); err != nil || got.Approved == nil {
 		t.Fatalf("scheduled plan under an approved run id: %v", err)
 	}
 	if r := run(t, "MATCH (r:FondueRun {run_id: 'run-s'}) RETURN r.approved_plan", nil); r[0].Values[0] != nil {
@@ -301,7 +301,7 @@ func TestSplitLocksNodeBeforeReading(t *testing.T) {
 	}
 	split := make(chan result, 1)
 	go func() {
-		st, err := c.Split(ctx, p, splitTime, nil)
+		st, err := syncjob.Split(ctx, c, p, splitTime, nil, nil)
 		split <- result{st, err, time.Now()}
 	}()
 	time.Sleep(time.Second) // the split has read M's neighbours and waits for the key

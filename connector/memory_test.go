@@ -162,7 +162,7 @@ func TestSplitMemoryEstimate(t *testing.T) {
 			t.Fatal(err)
 		}
 		if dry {
-			if err := c.Describe(ctxT(t, time.Minute), p); err != nil {
+			if err := syncjob.Describe(ctxT(t, time.Minute), c, p); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -184,11 +184,11 @@ func TestSplitMemoryEstimate(t *testing.T) {
 		// Storing and splitting, over the heap with the plan.
 		withPlan := heapAlloc()
 		peak := heapPeak(func() {
-			stored, err := c.StorePlan(ctxT(t, time.Minute), p)
+			stored, err := syncjob.StorePlan(ctxT(t, time.Minute), c, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Split(ctxT(t, 5*time.Minute), stored, time.Now(), nil); err != nil {
+			if _, err := syncjob.Split(ctxT(t, 5*time.Minute), c, stored, time.Now(), nil, nil); err != nil {
 				t.Fatal(err)
 			}
 		})

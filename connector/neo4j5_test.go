@@ -75,12 +75,12 @@ func TestHostileNames(t *testing.T) {
 					return // an empty write property means the default one
 				}
 				sg := &syncjob.Subgraph{Graph: mustGraph(t), IDs: []keys.Key{keys.String("x"), keys.String("y"), keys.String("z")}}
-				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3)}, syncjob.WriteOptions{Property: hn.name})
+				_, err = syncjob.WriteScores(ctxT(t, time.Minute), c, sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3)}, syncjob.WriteOptions{Property: hn.name}, nil)
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
-				_, err = c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3), Entities: make([]int, 3)},
-					syncjob.WriteOptions{EntitiesProperty: hn.name})
+				_, err = syncjob.WriteScores(ctxT(t, time.Minute), c, sg, &fondue.Result{Scores: make([]float64, 3), Ambiguity: make([]float64, 3), Entities: make([]int, 3)},
+					syncjob.WriteOptions{EntitiesProperty: hn.name}, nil)
 				if !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), hn.refused) {
 					t.Fatalf("entities property %q: %v, want ErrInvalid with %q", hn.name, err, hn.refused)
 				}
@@ -108,7 +108,7 @@ func TestHostileNames(t *testing.T) {
 				}
 			}
 			res := scoreGraph(t, sg.Graph, 1)
-			ws, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", EntitiesProperty: hn.name + "_entities", RunProperty: "", RunID: "h"})
+			ws, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res, syncjob.WriteOptions{Property: hn.name, ScoreProperty: hn.name + "_raw", EntitiesProperty: hn.name + "_entities", RunProperty: "", RunID: "h"}, nil)
 			if err != nil || ws.Nodes != 4 || ws.Missing != 0 {
 				t.Fatalf("write: %+v %v", ws, err)
 			}
@@ -189,12 +189,12 @@ func TestUndoRefusesReusedID(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ := open(t)
 	_, p := splitPlan(t, c, "run-r")
-	if st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil || st.Split != 2 {
+	if st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil); err != nil || st.Split != 2 {
 		t.Fatalf("split: %+v %v", st, err)
 	}
 	run(t, "MATCH (m:FondueSplit {fondue_split_run: 'run-r', fondue_split_from: 100}), (imp:Person {uid: 5}) SET m.fondue_split_from_id = elementId(imp)", nil)
 	before := dump(t)
-	u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-r"})
+	u, err := syncjob.UndoSplits(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-r"})
 	if err != nil || u.Restored != 1 || len(u.Failed) != 1 || !strings.Contains(u.Failed[0].Reason, "not the node that was split") {
 		t.Fatalf("undo: %+v %v", u, err)
 	}
@@ -247,7 +247,7 @@ func TestSplitCypherProjectionMovesOnlyPulled(t *testing.T) {
 	if err != nil || !p.PulledOnly || len(p.Nodes[0].Groups[1].RelationshipIDs) != 5 {
 		t.Fatalf("plan: %+v %v", p, err)
 	}
-	if st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil || st.Split != 1 || st.RelationshipsMoved != 5 {
+	if st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil); err != nil || st.Split != 1 || st.RelationshipsMoved != 5 {
 		t.Fatalf("split: %+v %v", st, err)
 	}
 	// The HIDDEN relationships were not pulled: they stay on M.
@@ -289,11 +289,11 @@ func TestFencing(t *testing.T) {
 	defer l.Release(ctx)
 	// Another run takes the lock over while this one is busy: two batches
 	// are written, then the lock changes hands.
-	st, err := c.WriteScores(ctx, sg, res, syncjob.WriteOptions{RunID: "slow", BatchSize: 20, Progress: func(done, total int) {
+	st, err := syncjob.WriteScores(ctx, c, sg, res, syncjob.WriteOptions{RunID: "slow", BatchSize: 20, Progress: func(done, total int) {
 		if done == 40 {
 			run(t, "MATCH (l:FondueLock {name: 'fondue-neo4j'}) SET l.owner = 'thief', l.run = 'fast', l.expires = timestamp() + 600000", nil)
 		}
-	}})
+	}}, nil)
 	if !errors.Is(err, syncjob.ErrLockLost) || !errors.Is(err, syncjob.ErrLocked) || !strings.Contains(err.Error(), "stopped before writing batch 3") {
 		t.Fatalf("write after the lock was taken: %+v %v", st, err)
 	}
@@ -306,7 +306,7 @@ func TestFencing(t *testing.T) {
 	// The same for a split and an undo: nothing is written.
 	p := &splitplan.Plan{RunID: "slow", MarkerLabel: syncjob.DefaultMarkerLabel, Nodes: []splitplan.Node{{ID: sg.IDs[0], Key: sg.Key(0),
 		Groups: []splitplan.Group{{Neighbors: []keys.Key{}, NeighborIDs: []keys.Key{}}, {Neighbors: []keys.Key{}, NeighborIDs: []keys.Key{}}}}}}
-	if _, err := c.Split(ctx, p, splitTime, nil); !errors.Is(err, syncjob.ErrLockLost) {
+	if _, err := syncjob.Split(ctx, c, p, splitTime, nil, nil); !errors.Is(err, syncjob.ErrLockLost) {
 		t.Fatalf("split after the lock was lost: %v", err)
 	}
 	if n := run(t, "MATCH (s:FondueSplit) RETURN count(s)", nil)[0].Values[0]; n != int64(0) {
@@ -330,7 +330,7 @@ func TestWriteReportsChangedNodes(t *testing.T) {
 	run(t, "MATCH (b:Book {uid: 3}) DETACH DELETE b", nil)
 	run(t, "MATCH (b:Book {uid: 7}) SET b.uid = 7007", nil)
 	run(t, "MATCH (b:Book {uid: 9}) REMOVE b:Book SET b:Archived", nil)
-	st, err := c.WriteScores(ctx, sg, res, syncjob.WriteOptions{RunID: "w", BatchSize: 25})
+	st, err := syncjob.WriteScores(ctx, c, sg, res, syncjob.WriteOptions{RunID: "w", BatchSize: 25}, c.log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,7 @@ func TestWriteScoresIdempotent(t *testing.T) {
 	}
 	o := syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", RunProperty: "fondue_run", RunID: "run-1", BatchSize: 40, Concurrency: 2}
 	for round := 0; round < 2; round++ {
-		st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
+		st, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res, o, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +136,7 @@ func TestWriteScoresIdempotent(t *testing.T) {
 	}
 	// A node deleted since the pull is missing, not confused with another.
 	run(t, "MATCH (n:Book {uid: 5}) DETACH DELETE n", nil)
-	st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
+	st, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res, o, nil)
 	if err != nil || st.Missing != 1 {
 		t.Fatalf("after a delete: %+v %v", st, err)
 	}

@@ -32,7 +32,7 @@ func TestRetryBudgetIsTheRuns(t *testing.T) {
 	srv.Proxy().Refuse()
 	defer srv.Proxy().ClearFaults()
 	t0 := time.Now()
-	_, err = c.WriteScores(ctx, sg, res, syncjob.WriteOptions{Property: "ambiguity", RunID: "budget", BatchSize: 100})
+	_, err = syncjob.WriteScores(ctx, c, sg, res, syncjob.WriteOptions{Property: "ambiguity", RunID: "budget", BatchSize: 100}, nil)
 	write := time.Since(t0)
 	if !errors.Is(err, syncjob.ErrUnreachable) || !strings.Contains(err.Error(), "lost the connection to Neo4j") {
 		t.Fatalf("write with the server gone: %v", err)
@@ -51,7 +51,7 @@ func TestRetryBudgetIsTheRuns(t *testing.T) {
 	if err := srv.Proxy().ClearFaults(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.LoadPlan(ctx, "budget"); err != nil {
+	if _, err := syncjob.LoadPlan(ctx, c, "budget"); err != nil {
 		t.Fatal(err)
 	}
 	if left := c.retryLeft(); left != budget {

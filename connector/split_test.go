@@ -95,7 +95,7 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 	_, p := splitPlan(t, c, "run-a")
 
 	// Dry run: the plan with relationship counts, and nothing written.
-	if err := c.Describe(ctxT(t, time.Minute), p); err != nil {
+	if err := syncjob.Describe(ctxT(t, time.Minute), c, p); err != nil {
 		t.Fatal(err)
 	}
 	if d := dump(t); d != before {
@@ -112,7 +112,7 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 		t.Fatalf("labels %v", m.Labels)
 	}
 
-	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 	}
 
 	// Re-running the plan changes nothing.
-	st, err = c.Split(ctxT(t, time.Minute), p, splitTime.Add(time.Hour), nil)
+	st, err = syncjob.Split(ctxT(t, time.Minute), c, p, splitTime.Add(time.Hour), nil, nil)
 	if err != nil || st.AlreadyDone != 2 || st.Split != 0 || st.NodesCreated != 0 {
 		t.Fatalf("re-run: %+v %v", st, err)
 	}
@@ -155,14 +155,14 @@ func TestSplitUndoRoundTrip(t *testing.T) {
 	}
 
 	// Undo restores the graph exactly; a second undo has nothing to do.
-	u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-a"})
+	u, err := syncjob.UndoSplits(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-a"})
 	if err != nil || u.Originals != 2 || u.Restored != 2 || u.ClonesDeleted != 2 || len(u.Failed) != 0 {
 		t.Fatalf("undo: %+v %v", u, err)
 	}
 	if d := dump(t); d != before {
 		t.Fatalf("undo did not restore the graph:\n%s", diff(before, d))
 	}
-	u, err = c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-a"})
+	u, err = syncjob.UndoSplits(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-a"})
 	if err != nil || u.Originals != 0 {
 		t.Fatalf("second undo: %+v %v", u, err)
 	}
@@ -179,7 +179,7 @@ func TestSplitSkipsChangedNode(t *testing.T) {
 	_, p := splitPlan(t, c, "run-b")
 	run(t, "MATCH (:Person {uid: 101})-[r]-(:Person {uid: 14}) DELETE r", nil)
 	before := dump(t)
-	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	if err != nil || st.Split != 1 || st.Skipped != 1 || st.Nodes[1].Outcome != splitplan.OutcomeChanged || !strings.Contains(st.Nodes[1].Reason, "no longer connected") {
 		t.Fatalf("%+v %v", st, err)
 	}
@@ -191,7 +191,7 @@ func TestSplitSkipsChangedNode(t *testing.T) {
 	}
 	// The deleted node of a plan is "missing".
 	run(t, "MATCH (n:Person {uid: 101}) DETACH DELETE n", nil)
-	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	st, err = syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	if err != nil || st.AlreadyDone != 1 || st.Nodes[1].Outcome != splitplan.OutcomeMissing {
 		t.Fatalf("%+v %v", st, err)
 	}
@@ -202,20 +202,20 @@ func TestPlanStoreLoad(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ := open(t)
 	_, p := splitPlan(t, c, "run-c")
-	if got, err := c.LoadPlan(ctxT(t, time.Minute), "run-c"); err != nil || got != nil {
+	if got, err := syncjob.LoadPlan(ctxT(t, time.Minute), c, "run-c"); err != nil || got != nil {
 		t.Fatalf("no plan yet: %v %v", got, err)
 	}
-	stored, err := c.StorePlan(ctxT(t, time.Minute), p)
+	stored, err := syncjob.StorePlan(ctxT(t, time.Minute), c, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	other := *p
 	other.Nodes = other.Nodes[:1]
-	again, err := c.StorePlan(ctxT(t, time.Minute), &other)
+	again, err := syncjob.StorePlan(ctxT(t, time.Minute), c, &other)
 	if err != nil || len(again.Nodes) != 2 {
 		t.Fatalf("the first plan must win: %v %v", again, err)
 	}
-	loaded, err := c.LoadPlan(ctxT(t, time.Minute), "run-c")
+	loaded, err := syncjob.LoadPlan(ctxT(t, time.Minute), c, "run-c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestPlanStoreLoad(t *testing.T) {
 	if _, err := syncjob.Undo(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-c"}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := c.LoadPlan(ctxT(t, time.Minute), "run-c"); got != nil {
+	if got, _ := syncjob.LoadPlan(ctxT(t, time.Minute), c, "run-c"); got != nil {
 		t.Fatal("plan survived the undo")
 	}
 }
@@ -248,7 +248,7 @@ func TestSplitFaults(t *testing.T) {
 		run(t, splitGraph, nil)
 		c, _ := open(t)
 		_, p := splitPlan(t, c, "run-f")
-		if _, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil {
+		if _, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		return dump(t)
@@ -263,8 +263,8 @@ func TestSplitFaults(t *testing.T) {
 	_, p := splitPlan(t, c, "run-f")
 	var creates int
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhenSent("fondue_split_key = g.key", 2)
-	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	srv.Proxy().DropWhenSent("SET m += $rows[i]", 2)
+	st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	creates = srv.Proxy().SentCount()
 	srv.Proxy().ClearFaults()
 	if err != nil || st.Split != 2 || srv.Proxy().Stats().Dropped != dropped+1 || creates != 3 {
@@ -280,18 +280,18 @@ func TestSplitFaults(t *testing.T) {
 	run(t, splitGraph, nil)
 	c, _ = open(t, func(c *Config) { c.MaxRetryTime = 2 * time.Second })
 	_, p = splitPlan(t, c, "run-f")
-	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, func(done, total int) {
+	st, err = syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, func(done, total int) {
 		if done == 1 {
 			srv.Proxy().Refuse()
 		}
-	})
+	}, nil)
 	if !errors.Is(err, syncjob.ErrUnreachable) || st.Split != 1 || !strings.Contains(err.Error(), "re-run with the same run id") {
 		t.Fatalf("split with the server gone: %+v %v", st, err)
 	}
 	if err := srv.Proxy().Restore(); err != nil {
 		t.Fatal(err)
 	}
-	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	st, err = syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	if err != nil || st.AlreadyDone != 1 || st.Split != 1 {
 		t.Fatalf("resumed split: %+v %v", st, err)
 	}
@@ -307,7 +307,7 @@ func TestUndoNestedRuns(t *testing.T) {
 	before := dump(t)
 	c, _ := open(t)
 	_, p := splitPlan(t, c, "run-1")
-	if _, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil); err != nil {
+	if _, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Run 2 splits M's clone (node without uid: pull by internal id).
@@ -323,15 +323,15 @@ func TestUndoNestedRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, err := c.Split(ctxT(t, time.Minute), p2, splitTime, nil); err != nil || st.Split != 1 {
+	if st, err := syncjob.Split(ctxT(t, time.Minute), c, p2, splitTime, nil, nil); err != nil || st.Split != 1 {
 		t.Fatalf("run 2: %+v %v", st, err)
 	}
-	u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: "run-1"})
+	u, err := syncjob.UndoSplits(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: "run-1"})
 	if err != nil || len(u.Failed) != 1 || !strings.Contains(u.Failed[0].Reason, "undo that run first") {
 		t.Fatalf("undo run-1 first: %+v %v", u, err)
 	}
 	for _, r := range []string{"run-2", "run-1"} {
-		if u, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: r}); err != nil || len(u.Failed) != 0 {
+		if u, err := syncjob.UndoSplits(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: r}); err != nil || len(u.Failed) != 0 {
 			t.Fatalf("undo %s: %+v %v", r, u, err)
 		}
 	}
@@ -349,7 +349,7 @@ func TestSplitCloneFailsOnConstraint(t *testing.T) {
 	run(t, "CREATE CONSTRAINT person_name FOR (p:Person) REQUIRE p.name IS UNIQUE", nil)
 	c, _ := open(t)
 	_, p := splitPlan(t, c, "run-u")
-	st, err := c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	st, err := syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	if err != nil || st.Split != 2 || st.Failed != 0 {
 		t.Fatalf("split with a unique name: %+v %v", st, err)
 	}
@@ -366,7 +366,7 @@ func TestSplitCloneFailsOnConstraint(t *testing.T) {
 	c, _ = open(t)
 	_, p = splitPlan(t, c, "run-v")
 	before := dump(t)
-	st, err = c.Split(ctxT(t, time.Minute), p, splitTime, nil)
+	st, err = syncjob.Split(ctxT(t, time.Minute), c, p, splitTime, nil, nil)
 	if err != nil || st.Split != 1 || st.Failed != 1 || !strings.Contains(st.Nodes[1].Reason, "fondue_split_group") {
 		t.Fatalf("%+v %v", st, err)
 	}
@@ -410,7 +410,7 @@ func TestSplitUndoManyClones(t *testing.T) {
 	}
 	for _, linked := range []bool{false, true} {
 		runID := fmt.Sprintf("run-many-%v", linked)
-		st, err := c.Split(ctxT(t, time.Minute), plan(runID), splitTime, nil)
+		st, err := syncjob.Split(ctxT(t, time.Minute), c, plan(runID), splitTime, nil, nil)
 		if err != nil || st.Split != 1 || st.NodesCreated != 3 || st.RelationshipsMoved != 5 {
 			t.Fatalf("split: %+v %v", st, err)
 		}
@@ -422,7 +422,7 @@ func TestSplitUndoManyClones(t *testing.T) {
 			run(t, "MATCH (a:FondueSplit {fondue_split_run: $run, fondue_split_group: 1}), (b:FondueSplit {fondue_split_run: $run, fondue_split_group: 3}) CREATE (a)-[:KNOWS {added: true}]->(b)", map[string]any{"run": runID})
 			want = strings.Join(slices.Sorted(slices.Values(append(strings.Split(before, "\n"), `R uid:100 -["KNOWS" {"added":true}]-> uid:100`))), "\n")
 		}
-		us, err := c.Undo(ctxT(t, time.Minute), syncjob.UndoOptions{RunID: runID})
+		us, err := syncjob.UndoSplits(ctxT(t, time.Minute), c, syncjob.UndoOptions{RunID: runID})
 		if err != nil || us.Restored != 1 || us.ClonesDeleted != 3 || len(us.Failed) != 0 {
 			t.Fatalf("undo (linked clones %v): %+v %v", linked, us, err)
 		}

@@ -30,8 +30,8 @@ func TestWriteFaults(t *testing.T) {
 	// 1. The third batch's RUN never reaches Neo4j: its transaction is
 	// retried on a new connection.
 	dropped := srv.Proxy().Stats().Dropped
-	srv.Proxy().DropWhenSent("= $ambiguity[i]", 3)
-	st, err := c.WriteScores(ctxT(t, time.Minute), sg, res, o)
+	srv.Proxy().DropWhenSent("= $values[0][i]", 3)
+	st, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res, o, nil)
 	srv.Proxy().ClearFaults()
 	if err != nil || st.Nodes != nodes || st.Batches != 8 || srv.Proxy().Stats().Dropped != dropped+1 {
 		t.Fatalf("write through a dropped connection: %+v %v", st, err)
@@ -41,12 +41,12 @@ func TestWriteFaults(t *testing.T) {
 	// 2. The server goes away after two batches of a new run's write.
 	o.RunID = "w2"
 	res2 := scoreGraph(t, sg.Graph, 2)
-	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, syncjob.WriteOptions{Property: o.Property, ScoreProperty: o.ScoreProperty,
+	st, err = syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res2, syncjob.WriteOptions{Property: o.Property, ScoreProperty: o.ScoreProperty,
 		RunProperty: o.RunProperty, RunID: "w2", BatchSize: 50, Progress: func(done, total int) {
 			if done == 100 {
 				srv.Proxy().Refuse()
 			}
-		}})
+		}}, nil)
 	if !errors.Is(err, syncjob.ErrUnreachable) || st.Nodes != 100 {
 		t.Fatalf("write with the server gone: %+v %v", st, err)
 	}
@@ -56,7 +56,7 @@ func TestWriteFaults(t *testing.T) {
 	if n := len(run(t, "MATCH (n:Author {fondue_run: 'w2'}) RETURN n", nil)); n != 100 {
 		t.Fatalf("%d nodes of the interrupted write, want the 2 committed batches", n)
 	}
-	st, err = c.WriteScores(ctxT(t, time.Minute), sg, res2, o)
+	st, err = syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res2, o, nil)
 	if err != nil || st.Nodes != nodes {
 		t.Fatalf("re-run: %+v %v", st, err)
 	}
@@ -81,7 +81,7 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 		t.Fatalf("before any write: %d embeddings", sg.Stats.Embeddings)
 	}
 	res := scoreGraph(t, sg.Graph, 3)
-	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, res, syncjob.WriteOptions{RunID: "e1", EmbeddingProperty: "fondue_embedding"}); err != nil {
+	if _, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, res, syncjob.WriteOptions{RunID: "e1", EmbeddingProperty: "fondue_embedding"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	run(t, "MATCH (n:Book {uid: 0}) SET n.fondue_embedding = 'not a vector'", nil)
@@ -110,8 +110,8 @@ func TestEmbeddingPropertyRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if _, err := c.WriteScores(ctxT(t, time.Minute), sg, &fondue.Result{Method: "degree", Scores: res.Scores, Ambiguity: res.Ambiguity},
-		syncjob.WriteOptions{EmbeddingProperty: "fondue_embedding"}); !errors.Is(err, syncjob.ErrInvalid) {
+	if _, err := syncjob.WriteScores(ctxT(t, time.Minute), c, sg, &fondue.Result{Method: "degree", Scores: res.Scores, Ambiguity: res.Ambiguity},
+		syncjob.WriteOptions{EmbeddingProperty: "fondue_embedding"}, nil); !errors.Is(err, syncjob.ErrInvalid) {
 		t.Fatalf("embedding write without an embedding: %v", err)
 	}
 }

@@ -99,6 +99,8 @@ type Vars struct {
 	SkipProperties []string
 	// Type is the relationship type of a move.
 	Type string
+	// Properties are the node properties read or written.
+	Properties []string
 }
 
 // NameError reports an identifier that cannot be used.

@@ -38,6 +38,7 @@ func full() Vars {
 		Labels:             []string{"Person", weird[0], "FondueSplit"},
 		SkipProperties:     []string{"uid", weird[1]},
 		Type:               weird[1],
+		Properties:         []string{"ambiguity", weird[3]},
 	}
 }
 
@@ -64,37 +65,25 @@ func examples() map[string][]Vars {
 			}
 		}
 	}
-	for _, score := range []string{"", "s"} {
-		for _, run := range []string{"", "r"} {
-			for _, key := range []string{"", "uid"} {
-				for _, emb := range []string{"", "fondue_embedding"} {
-					for _, ent := range []string{"", "ambiguity_entities"} {
-						v := full()
-						v.ScoreProperty, v.RunProperty, v.IDProperty, v.EmbeddingProperty, v.EntitiesProperty = score, run, key, emb, ent
-						ex["write_scores"] = append(ex["write_scores"], v)
-					}
-				}
+	for _, key := range []string{"", "uid"} {
+		for _, labels := range [][]string{nil, {"Person"}} {
+			for _, props := range [][]string{{"ambiguity"}, {"ambiguity", "s", "r", "fondue_embedding"}} {
+				v := full()
+				v.IDProperty, v.NodeLabels, v.Properties = key, labels, props
+				ex["write_batch"] = append(ex["write_batch"], v)
 			}
 		}
 	}
 	for _, labels := range [][]string{nil, {"Person"}, {"Person", weird[0]}} {
-		v := full()
-		v.NodeLabels = labels
-		ex["nodes_by_key"] = append(ex["nodes_by_key"], v)
-	}
-	for _, key := range []string{"", "uid"} {
-		for _, display := range [][]string{nil, {"name"}, {"name", "title", weird[1]}} {
+		for _, key := range []string{"", "uid"} {
 			v := full()
-			v.IDProperty, v.DisplayProperties = key, display
-			ex["node_relationships"] = append(ex["node_relationships"], v)
+			v.NodeLabels, v.IDProperty = labels, key
+			ex["nodes_find"] = append(ex["nodes_find"], v)
 		}
 	}
 	v := full()
-	v.SkipProperties, v.Labels = nil, []string{"FondueSplit"}
-	ex["split_clone"] = append(ex["split_clone"], v)
-	v = full()
-	v.IDProperty = ""
-	ex["node_state"] = append(ex["node_state"], v)
+	v.SkipProperties, v.Labels = nil, nil
+	ex["nodes_create"] = append(ex["nodes_create"], v)
 	return ex
 }
 
@@ -154,9 +143,9 @@ func TestStatements(t *testing.T) {
 	if err != nil || q != "MATCH (n:`Person`)\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels, [n IN chunk | coalesce(n.`name`, n.`ti``tle`)] AS display" {
 		t.Errorf("pull_nodes two display properties: %q %v", q, err)
 	}
-	q, err = Render("node_relationships", Vars{Label: "FondueSplit", DisplayProperties: []string{"name", "title"}})
-	if err != nil || !strings.HasSuffix(q, "labels(o) AS otherLabels, coalesce(o.`name`, o.`title`) AS otherName") {
-		t.Errorf("node_relationships two display properties: %q %v", q, err)
+	q, err = Render("rels_of", Vars{Properties: []string{"name", "ti`tle"}})
+	if err != nil || !strings.HasSuffix(q, "labels(o) AS otherLabels, o{.`name`, .`ti``tle`} AS otherProps") {
+		t.Errorf("rels_of two properties: %q %v", q, err)
 	}
 	// The evidence properties: a list of their values per node, escaped.
 	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Paper"}, EvidenceProperties: []string{"year", "ti`tle"}})
@@ -199,7 +188,7 @@ func TestEscapeAndCheckName(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Name != "bad\x00" || !strings.Contains(err.Error(), "control character") {
 		t.Errorf("bad label: %v", err)
 	}
-	if _, err := Render("write_scores", Vars{}); err == nil || !strings.Contains(err.Error(), "empty") {
+	if _, err := Render("write_batch", Vars{Properties: []string{""}}); err == nil || !strings.Contains(err.Error(), "empty") {
 		t.Errorf("missing write property: %v", err)
 	}
 }
@@ -222,7 +211,7 @@ func TestCheckVersion(t *testing.T) {
 
 func TestNamesSorted(t *testing.T) {
 	n := Names()
-	if !slices.IsSorted(n) || !slices.Contains(n, "write_scores") || !slices.Contains(n, "constraint_unique") {
+	if !slices.IsSorted(n) || !slices.Contains(n, "write_batch") || !slices.Contains(n, "constraint_unique") {
 		t.Fatal(n)
 	}
 	if _, err := Render("nope", Vars{}); err == nil {

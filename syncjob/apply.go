@@ -58,7 +58,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 	}
 	// A run id that already stored this approved plan resumes it; one that
 	// stored another plan is refused.
-	stored, err := st.LoadPlan(ctx, plan.RunID)
+	stored, err := LoadPlan(ctx, st, plan.RunID)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
@@ -69,11 +69,11 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 		log.Info("resuming this approved plan's split", "phase", "split", "nodes", len(stored.Nodes))
 		plan, sum.Resumed = stored, true
 	} else if plan.IDProperty != "" {
-		if err := st.ResolveKeys(ctx, plan); err != nil {
+		if err := ResolveKeys(ctx, st, plan); err != nil {
 			return sum, lockError(ctx, err)
 		}
 	}
-	changed, err := st.Check(ctx, plan)
+	changed, err := Check(ctx, st, plan)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
@@ -95,7 +95,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 			}
 		}
 		plan.EditDecisions()
-		if plan, err = st.StorePlan(ctx, plan); err != nil {
+		if plan, err = StorePlan(ctx, st, plan); err != nil {
 			return sum, lockError(ctx, err)
 		}
 	}
@@ -126,7 +126,7 @@ func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme str
 		if err := p.AssignCloneKeys(scheme, intKeys, maxInt, func(k keys.Key) bool { return taken[k] }); err != nil {
 			return Errorf(ErrInvalid, err, "%v", err)
 		}
-		found, err := st.TakenKeys(ctx, p, p.CloneKeys())
+		found, err := TakenKeys(ctx, st, p, p.CloneKeys())
 		if err != nil || len(found) == 0 {
 			return err
 		}

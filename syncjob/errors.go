@@ -12,7 +12,7 @@ var (
 	ErrAuth = errors.New("authentication failed")
 	// ErrUnreachable: the store could not be reached, or the connection was
 	// lost for longer than the retries allow.
-	ErrUnreachable = errors.New("neo4j unreachable")
+	ErrUnreachable = errors.New("store unreachable")
 	// ErrEmpty: the selected subgraph has nothing to score (no nodes, no
 	// relationships, or a label or type that does not exist).
 	ErrEmpty = errors.New("empty subgraph")

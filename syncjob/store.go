@@ -8,38 +8,25 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
-// Store is where the sync job reads the graph, writes scores, keeps its
-// split plans and carries them out: Neo4j (package connector), or an
-// in-memory graph (package memstore). Every method takes a context first
-// and returns errors of the kinds in errors.go (ErrAuth, ErrUnreachable,
-// ErrEmpty, ErrLocked, ErrInvalid) where a caller must tell them apart.
-//
-// The small interfaces it is made of say what each step needs.
+// Store is where the sync job reads the graph, writes scores and keeps
+// its records: Neo4j (package connector), or an in-memory graph (package
+// memstore). It gives primitives only; the loops that use them (write the
+// scores, split, undo, resume) are this package's, written once for every
+// store. Every method takes a context first and returns errors of the
+// kinds in errors.go (ErrAuth, ErrUnreachable, ErrEmpty, ErrLocked,
+// ErrInvalid) where a caller must tell them apart.
 type Store interface {
 	Locker
 	Source
 	Sink
-	SplitStore
-	Undoer
-	Rememberer
-}
-
-// Rememberer keeps the review decisions that later runs remember
-// (splitplan.Decision), in the record of the run that applied them.
-type Rememberer interface {
-	// Decisions returns every remembered decision, by run id then in the
-	// order stored, each with its RunID.
-	Decisions(ctx context.Context) ([]splitplan.Decision, error)
-	// ForgetDecisions forgets the decisions of run runID ("": of every
-	// run), keeping the runs' records, and returns how many it forgot.
-	ForgetDecisions(ctx context.Context, runID string) (int, error)
+	Recorder
+	Graph
 }
 
 // Locker takes the lock that keeps two runs from writing at once.
@@ -71,65 +58,68 @@ type Source interface {
 	Pull(ctx context.Context, o PullOptions) (*Subgraph, error)
 }
 
-// Sink writes scores back.
+// Sink writes properties of nodes in batches (WriteScores is the loop).
 type Sink interface {
-	// WriteScores writes res (computed on sg.Graph) to the nodes of sg:
-	// to its Targets when they are set, leaving every other node (the
-	// context) alone, properties and all. Writes are idempotent; nodes gone
-	// since the pull (or no longer carrying a write label) are counted in
-	// WriteStats.Missing.
-	WriteScores(ctx context.Context, sg *Subgraph, res *fondue.Result, o WriteOptions) (WriteStats, error)
+	// WriteBatch sets the properties of a batch of nodes in one
+	// transaction, fenced by the lock, and is idempotent. A node is
+	// found by its id, then checked by its key and labels (Batch): a node
+	// gone since the pull, or whose key or labels changed, is written
+	// nowhere and counted missing.
+	WriteBatch(ctx context.Context, b *Batch) (BatchResult, error)
 }
 
-// SplitStore keeps split plans and carries them out.
-type SplitStore interface {
-	// StorePlan stores the plan of its run unless one is stored already
-	// (with its Decisions, which Rememberer reads), and returns the stored plan (the first one wins, so that a re-run
-	// resumes it; splitplan.Plan.CheckStored refuses another approved plan).
-	StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Plan, error)
-	// LoadPlan returns the plan stored by a run, or nil.
-	LoadPlan(ctx context.Context, runID string) (*splitplan.Plan, error)
-	// ForgetPlan deletes the record of a run (its stored plan), if any.
-	ForgetPlan(ctx context.Context, runID string) error
-	// CountSplit returns how many of the plan's nodes carry the split mark
-	// of its run (splitplan.PropSplitRuns): nodes split by the run and not restored.
-	CountSplit(ctx context.Context, p *splitplan.Plan) (int, error)
-	// Describe fills in the labels and relationship counts of every
-	// planned node, writing nothing (the dry run).
-	Describe(ctx context.Context, p *splitplan.Plan) error
-	// ResolveKeys sets the ids of the plan's nodes and neighbours from
-	// their keys (splitplan.Plan.IDProperty) among the nodes the plan selects; a key
-	// no node has gets no id (the zero keys.Key).
-	ResolveKeys(ctx context.Context, p *splitplan.Plan) error
-	// TakenKeys returns those of ks (keys of Plan.IDProperty) that a node
-	// the plan selects has, in any order.
-	TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error)
-	// Check compares every node of the plan with the graph, as Split will,
-	// writing nothing, and returns those Split would not split as planned
-	// (splitplan.OutcomeChanged or splitplan.OutcomeMissing).
-	Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeOutcome, error)
-	// Split carries out a plan, one transaction per node: one clone per
-	// group after the first, the group's relationships moved to it, the
-	// run recorded on the original (see splitplan.Plan.Examine for which
-	// nodes are left alone). Re-running a plan changes nothing more.
-	Split(ctx context.Context, p *splitplan.Plan, now time.Time, progress func(done, total int)) (splitplan.SplitStats, error)
+// Batch is a batch of node properties for Sink.WriteBatch.
+type Batch struct {
+	IDs []keys.Key // the nodes
+	// Keys, when KeyProperty is set, are the nodes' keys, checked.
+	KeyProperty string
+	Keys        []keys.Key
+	// Labels, when set, are checked: a node must have one of them.
+	Labels []string
+	// Props are the properties written, Values[k][i] the value of Props[k]
+	// for node i (nil removes it).
+	Props  []string
+	Values [][]any
+	// Doing says what the batch is, for messages ("writing batch 2 of 9").
+	Doing string
 }
 
-// Undoer reverses the splits of a run.
-type Undoer interface {
-	// Undo moves every clone's relationships of the run back to its
-	// original, deletes the clones and unmarks the originals. The clones
-	// are the nodes with o.MarkerLabel made by the run. Undoing twice is
-	// harmless. (The run's record is the caller's to forget: see the
-	// package's Undo.)
-	Undo(ctx context.Context, o UndoOptions) (UndoStats, error)
-	// SplitRuns lists the run ids the store knows split runs by: those
-	// with a record (StorePlan), and those of the nodes with markerLabel
-	// that a split made. For messages about a run id that is not there.
-	SplitRuns(ctx context.Context, markerLabel string) ([]string, error)
-	// LaterSplits lists, sorted, the runs that split again a clone made by
-	// run runID (a node with markerLabel): they must be undone first.
-	LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error)
+// BatchResult says what a WriteBatch did.
+type BatchResult struct {
+	// Written counts the nodes found and written; Set those of them whose
+	// first property's value is not nil.
+	Written, Set int
+	// Missing names some of the nodes not found (their keys, else ids).
+	Missing []keys.Key
+}
+
+// Recorder keeps the record of each run: its split plan (what undo and a
+// resumed run read) and the review decisions later runs remember. The
+// record is a node of the store with RunLabel (not part of any pull).
+type Recorder interface {
+	// AddRecord stores r unless the run has a record already, and returns
+	// the stored one when it is another (nil when r was stored, or one
+	// equal to it: a plan is tens of megabytes).
+	AddRecord(ctx context.Context, r Record) (*Record, error)
+	// Record returns the record of a run, with its plan, or nil.
+	Record(ctx context.Context, runID string) (*Record, error)
+	// Records returns every record without its plan, by run id.
+	Records(ctx context.Context) ([]Record, error)
+	// DeleteRecord deletes the record of a run, if any.
+	DeleteRecord(ctx context.Context, runID string) error
+	// ClearDecisions removes the decisions of run runID ("": of every
+	// run) from the records, keeping the records.
+	ClearDecisions(ctx context.Context, runID string) error
+}
+
+// Record is the record of a run.
+type Record struct {
+	RunID string
+	Plan  []byte // splitplan.Plan.Marshal
+	// CreatedAt is when the plan was made (ISO 8601); Approved and
+	// ReviewedAt, for an approved plan, its fingerprint and review time.
+	CreatedAt, Approved, ReviewedAt string
+	Decisions                       []byte // splitplan.MarshalDecisions; nil: none
 }
 
 // NameChecker is implemented by stores that restrict the names of labels,
@@ -421,7 +411,7 @@ type Unnamed struct {
 	Properties []string
 }
 
-// WriteOptions configure Sink.WriteScores.
+// WriteOptions configure WriteScores.
 type WriteOptions struct {
 	// Property receives each node's ambiguity, its percentile in (0, 1]
 	// (fondue.Result.Ambiguity): "ambiguity > 0.99" is the top 1%.
@@ -467,8 +457,8 @@ type WriteStats struct {
 	Duration    time.Duration
 }
 
-// UndoOptions configure Undo, and a Store's Undo (which reads RunID,
-// MarkerLabel and Progress; Lock and Log are the package's Undo's).
+// UndoOptions configure Undo, and UndoSplits (which reads RunID,
+// MarkerLabel, Progress and Log; Lock is Undo's).
 type UndoOptions struct {
 	RunID string
 	// MarkerLabel is the label of the run's clones (default

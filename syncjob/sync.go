@@ -260,7 +260,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		if o.Split {
 			// A run id that already stored a split plan resumes it: the
 			// graph is (partly) split, so it is not scored again.
-			plan, err := st.LoadPlan(ctx, o.RunID)
+			plan, err := LoadPlan(ctx, st, o.RunID)
 			if err != nil {
 				return sum, lockError(ctx, err)
 			}
@@ -306,7 +306,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 
 	var plan *splitplan.Plan
 	if o.Split {
-		ds, err := st.Decisions(ctx)
+		ds, err := Decisions(ctx, st)
 		if err != nil {
 			return sum, lockError(ctx, err)
 		}
@@ -319,7 +319,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	}
 	if o.DryRun {
 		if plan != nil {
-			if err := st.Describe(ctx, plan); err != nil {
+			if err := Describe(ctx, st, plan); err != nil {
 				return sum, err
 			}
 			sum.Plan = plan
@@ -331,7 +331,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		return sum, lockError(ctx, err)
 	}
 	if plan != nil {
-		stored, err := st.StorePlan(ctx, plan)
+		stored, err := StorePlan(ctx, st, plan)
 		if err != nil {
 			return sum, lockError(ctx, err)
 		}
@@ -400,7 +400,7 @@ func ForgetDecisions(ctx context.Context, st Store, runID string, lock LockOptio
 		return 0, err
 	}
 	defer release()
-	n, err := st.ForgetDecisions(ctx, runID)
+	n, err := clearDecisions(ctx, st, runID)
 	return n, lockError(ctx, err)
 }
 
@@ -409,13 +409,13 @@ func ForgetDecisions(ctx context.Context, st Store, runID string, lock LockOptio
 // attempt of the run stopped before its first split): the run then starts
 // afresh, with today's configuration.
 func replaceUnstarted(ctx context.Context, st Store, plan *splitplan.Plan, log *slog.Logger) (*splitplan.Plan, error) {
-	n, err := st.CountSplit(ctx, plan)
+	n, err := CountSplit(ctx, st, plan)
 	if err != nil || n > 0 {
 		return plan, err
 	}
 	log.Info("the stored split plan of this run id split no node yet: this run replaces it", "phase", "split",
 		"nodes", len(plan.Nodes), "created_at", plan.CreatedAt)
-	return nil, st.ForgetPlan(ctx, plan.RunID)
+	return nil, st.DeleteRecord(ctx, plan.RunID)
 }
 
 // namedValue is a name from the configuration and the option it comes from.
@@ -543,7 +543,7 @@ func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result
 	t2 := time.Now()
 	wo := o.Write
 	wo.Progress = phaseProgress(o.Progress, "write")
-	ws, err := st.WriteScores(ctx, sg, res, wo)
+	ws, err := WriteScores(ctx, st, sg, res, wo, log)
 	if err != nil {
 		return err
 	}
@@ -559,7 +559,7 @@ func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result
 // when it fails.
 func runSplit(ctx context.Context, st Store, plan *splitplan.Plan, sum *Summary, o Options, log *slog.Logger) error {
 	t0 := time.Now()
-	ss, err := st.Split(ctx, plan, time.Now(), phaseProgress(o.Progress, "split"))
+	ss, err := Split(ctx, st, plan, time.Now(), phaseProgress(o.Progress, "split"), log)
 	sum.SplitMillis = time.Since(t0).Milliseconds()
 	sum.Split = &ss
 	if err != nil {

@@ -93,7 +93,7 @@ func TestSyncLesMiserables(t *testing.T) {
 	}
 	// The stored plan, which a re-run and undo read, lists no links
 	// between neighbours (a dry run's plan, for a review page, does).
-	stored, err := s.LoadPlan(ctx(t), "r1")
+	stored, err := syncjob.LoadPlan(ctx(t), s, "r1")
 	if err != nil || stored == nil || len(stored.Nodes) != 3 || stored.NeighborLinks {
 		t.Fatalf("stored plan %v: %+v", err, stored)
 	}

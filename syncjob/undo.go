@@ -35,7 +35,7 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 		return UndoStats{}, err
 	}
 	defer release()
-	rec, err := st.LoadPlan(ctx, o.RunID)
+	rec, err := LoadPlan(ctx, st, o.RunID)
 	if err != nil {
 		return UndoStats{}, lockError(ctx, err)
 	}
@@ -49,7 +49,7 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = DefaultMarkerLabel
 	}
-	later, err := st.LaterSplits(ctx, o.RunID, o.MarkerLabel)
+	later, err := laterSplits(ctx, st, o.RunID, o.MarkerLabel)
 	if err != nil {
 		return UndoStats{MarkerLabel: o.MarkerLabel}, lockError(ctx, err)
 	}
@@ -57,13 +57,14 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 		return UndoStats{MarkerLabel: o.MarkerLabel}, Errorf(ErrInvalid, nil, "cannot undo run %s yet: run %s split nodes that run %s created; undo run %s first (fondue-neo4j undo --run-id %s), then this one",
 			o.RunID, strings.Join(later, ", "), o.RunID, later[len(later)-1], later[len(later)-1])
 	}
-	us, err := st.Undo(ctx, o)
+	o.Log = log
+	us, err := UndoSplits(ctx, st, o)
 	us.MarkerLabel = o.MarkerLabel
 	if err != nil {
 		return us, lockError(ctx, err)
 	}
 	if rec == nil && us.Originals == 0 {
-		runs, err := st.SplitRuns(ctx, o.MarkerLabel)
+		runs, err := splitRuns(ctx, st, o.MarkerLabel)
 		if err != nil {
 			return us, lockError(ctx, err)
 		}
@@ -77,7 +78,7 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 	if rec == nil {
 		return us, nil
 	}
-	left, err := st.CountSplit(ctx, rec)
+	left, err := CountSplit(ctx, st, rec)
 	if err != nil {
 		return us, lockError(ctx, err)
 	}
@@ -86,7 +87,7 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 		return us, Errorf(ErrIncomplete, nil, "%s split by run %s not restored: no split node of theirs has the marker label %q; the run's record is kept: undo again with the run's marker label (--marker-label)",
 			plural.Of(left, "node", "nodes"), o.RunID, o.MarkerLabel)
 	}
-	if err := st.ForgetPlan(ctx, o.RunID); err != nil {
+	if err := st.DeleteRecord(ctx, o.RunID); err != nil {
 		return us, lockError(ctx, err)
 	}
 	return us, nil

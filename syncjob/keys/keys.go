@@ -1,24 +1,24 @@
 // Package keys holds node keys (Key: an integer or a string key
 // property, or an element id), with their text, their order, the other
 // forms a key may have in a graph, their JSON and their descriptions in
-// messages; and describes property values as the Neo4j Go driver returns
-// them (int64, string, float64, dbtype values, ...).
+// messages; and describes property values as a store returns them
+// (int64, string, float64, and a store's own types such as dates).
 package keys
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
 // DescribeValue describes a property value for messages, in Neo4j's
 // words, with the value: "the integer 7", "the string \"x\"", "the float
 // 1.5", "a DATE (2024-01-31)", "a POINT (x 1, y 2, SRID 7203)", "null".
-// Values are as the Neo4j Go driver returns them (time.Time is a ZONED
-// DATETIME, dbtype.Date a DATE, ...).
+// Values are as a store returns them: time.Time is a ZONED DATETIME, and
+// a store's own types are named by their Go type name, which is Cypher's
+// (see storeType): the Neo4j Go driver's Date is a DATE.
 func DescribeValue(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -35,20 +35,6 @@ func DescribeValue(v any) string {
 		return fmt.Sprintf("the boolean %v", x)
 	case time.Time:
 		return "a ZONED DATETIME (" + x.Format(time.RFC3339Nano) + ")"
-	case dbtype.Date:
-		return "a DATE (" + x.String() + ")"
-	case dbtype.LocalDateTime:
-		return "a LOCAL DATETIME (" + x.String() + ")"
-	case dbtype.LocalTime:
-		return "a LOCAL TIME (" + x.String() + ")"
-	case dbtype.Time:
-		return "a ZONED TIME (" + x.String() + ")"
-	case dbtype.Duration:
-		return "a DURATION (" + x.String() + ")"
-	case dbtype.Point2D:
-		return fmt.Sprintf("a POINT (x %v, y %v, SRID %d)", x.X, x.Y, x.SpatialRefId)
-	case dbtype.Point3D:
-		return fmt.Sprintf("a POINT (x %v, y %v, z %v, SRID %d)", x.X, x.Y, x.Z, x.SpatialRefId)
 	case []byte:
 		return fmt.Sprintf("a byte array (%d bytes)", len(x))
 	case []any:
@@ -64,7 +50,38 @@ func DescribeValue(v any) string {
 	case map[string]any:
 		return fmt.Sprintf("a MAP (%d keys)", len(x))
 	}
+	if d, ok := storeType(v); ok {
+		return d
+	}
 	return "a value of a type Neo4j properties do not have"
+}
+
+// typeNames are Cypher's names of the temporal types, by the Go type name
+// a store gives them (the Neo4j Go driver's, without importing it).
+var typeNames = map[string]string{"Date": "DATE", "LocalDateTime": "LOCAL DATETIME", "LocalTime": "LOCAL TIME", "Time": "ZONED TIME", "Duration": "DURATION"}
+
+// storeType describes a value of a store's own type: a temporal value
+// (a fmt.Stringer named as in typeNames) or a point (a struct Point2D or
+// Point3D with fields X, Y, [Z,] SpatialRefId).
+func storeType(v any) (string, bool) {
+	rv := reflect.ValueOf(v)
+	t := rv.Type()
+	if t.PkgPath() == "time" {
+		return "", false
+	}
+	if n, ok := typeNames[t.Name()]; ok {
+		if s, ok := v.(fmt.Stringer); ok {
+			return "a " + n + " (" + s.String() + ")", true
+		}
+	}
+	if (t.Name() == "Point2D" || t.Name() == "Point3D") && t.Kind() == reflect.Struct {
+		f := func(name string) any { return rv.FieldByName(name).Interface() }
+		if t.Name() == "Point3D" {
+			return fmt.Sprintf("a POINT (x %v, y %v, z %v, SRID %v)", f("X"), f("Y"), f("Z"), f("SpatialRefId")), true
+		}
+		return fmt.Sprintf("a POINT (x %v, y %v, SRID %v)", f("X"), f("Y"), f("SpatialRefId")), true
+	}
+	return "", false
 }
 
 // listElement is an element of a list in DescribeValue.

@@ -1,19 +1,19 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
-	"math"
+	"unicode"
+
 	"slices"
-	"sort"
+
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/cypher"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
@@ -42,10 +42,9 @@ type Store struct {
 	rels   map[string]*Rel
 	nextID int
 	locks  map[string]*lock // by name: the holder
-	plans  map[string][]byte
-	// decisions are the review decisions of each run's record.
-	decisions map[string][]byte
-	fence     *lock // the lock this store's writes check (the last one taken)
+	// records are the runs' records, by run id.
+	records map[string]*syncjob.Record
+	fence   *lock // the lock this store's writes check (the last one taken)
 	// Writes counts the write operations that changed the graph (scores,
 	// splits, undos, plans), for tests that check a dry run writes
 	// nothing.
@@ -54,7 +53,7 @@ type Store struct {
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, plans: map[string][]byte{}, decisions: map[string][]byte{}}
+	return &Store{nodes: map[string]*Node{}, rels: map[string]*Rel{}, locks: map[string]*lock{}, records: map[string]*syncjob.Record{}}
 }
 
 var (
@@ -556,622 +555,336 @@ func quoteAll(xs []string) []string {
 	return q
 }
 
-// ---- write
+// ---- names
 
-// WriteScores writes the scores in batches of o.BatchSize, each checking
-// the lock first; a node gone since the pull (or whose key or labels
-// changed) is counted missing.
-func (s *Store) WriteScores(ctx context.Context, sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) (syncjob.WriteStats, error) {
-	t0 := time.Now()
-	if o.Property == "" {
-		o.Property = syncjob.DefaultWriteProperty
+// CheckName refuses the names this store cannot show: empty ones, and
+// those with a control character (Dump writes a line per node).
+func (s *Store) CheckName(name string) error {
+	if name == "" {
+		return fmt.Errorf("name %q is empty", name)
 	}
-	if o.BatchSize <= 0 {
-		o.BatchSize = syncjob.DefaultBatchSize
-	}
-	n := sg.Graph.NumNodes()
-	var st syncjob.WriteStats
-	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {
-		return st, fmt.Errorf("memstore: result for %d nodes, subgraph has %d", len(res.Scores), n)
-	}
-	var nodes []int // the nodes to write: the targets (context nodes are left alone)
-	for i := range n {
-		if sg.IsTarget(i) {
-			nodes = append(nodes, i)
-		}
-	}
-	n = len(nodes)
-	if o.EmbeddingProperty != "" && res.Embedding == nil {
-		return st, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s: method %q has no embedding to write", syncjob.OptWriteEmbeddingProperty, res.Method)
-	}
-	props := 1
-	if o.ScoreProperty != "" {
-		props++
-	}
-	if o.EntitiesProperty != "" {
-		props++
-	}
-	nb := (n + o.BatchSize - 1) / o.BatchSize
-	for b := range nb {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		lo, hi := b*o.BatchSize, min(n, (b+1)*o.BatchSize)
-		if err := s.writeBatch(sg, res, o, nodes[lo:hi], props, &st, fmt.Sprintf("writing batch %d of %d", b+1, nb)); err != nil {
-			return st, err
-		}
-		if o.Progress != nil {
-			o.Progress(hi, n)
-		}
-	}
-	st.Duration = time.Since(t0)
-	return st, nil
-}
-
-func (s *Store) writeBatch(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions, nodes []int, props int, st *syncjob.WriteStats, doing string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.checkFence(doing); err != nil {
-		return err
-	}
-	s.writes++
-	st.Batches++
-	labels := sg.Options.WriteNodeLabels // the node must still carry one
-	if len(labels) == 0 {
-		labels = sg.Options.NodeLabels
-	}
-	for _, i := range nodes {
-		nd := s.nodes[sg.IDs[i].Text()]
-		if nd == nil || (sg.Keys != nil && !sg.Keys[i].Matches(nd.Props[sg.Options.IDProperty])) ||
-			(len(labels) > 0 && !hasAnyLabel(nd.Labels, labels)) {
-			st.Missing++
-			if len(st.MissingKeys) < 100 {
-				st.MissingKeys = append(st.MissingKeys, sg.Key(i))
-			}
-			continue
-		}
-		st.Nodes++
-		scored := !math.IsNaN(res.Ambiguity[i])
-		if scored {
-			st.PropertiesWritten += props
-		}
-		setProp(nd.Props, o.Property, nullNaN(res.Ambiguity[i]))
-		if o.ScoreProperty != "" {
-			setProp(nd.Props, o.ScoreProperty, nullNaN(res.Scores[i]))
-		}
-		if o.EntitiesProperty != "" {
-			var v any
-			if scored {
-				v = int64(res.Entities[i])
-			}
-			setProp(nd.Props, o.EntitiesProperty, v)
-		}
-		if o.RunProperty != "" {
-			setProp(nd.Props, o.RunProperty, o.RunID)
-		}
-		if o.EmbeddingProperty != "" {
-			var v any
-			if !math.IsNaN(res.Scores[i]) {
-				row := res.Embedding.Row(i)
-				l := make([]any, len(row))
-				for k, x := range row {
-					l[k] = x
-				}
-				v = l
-			}
-			setProp(nd.Props, o.EmbeddingProperty, v)
+	for _, r := range name {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("name %q contains the control character %U", name, r)
 		}
 	}
 	return nil
 }
 
-func nullNaN(x float64) any {
-	if math.IsNaN(x) {
-		return nil
-	}
-	return x
-}
+// ---- write batches
 
-// ---- plans
-
-// StorePlan stores the plan unless its run stored one already, and
-// returns the stored one.
-func (s *Store) StorePlan(ctx context.Context, p *splitplan.Plan) (*splitplan.Plan, error) {
-	data, err := p.Marshal()
-	if err != nil {
-		return nil, err
+// WriteBatch writes a batch of properties, after the fence.
+func (s *Store) WriteBatch(ctx context.Context, b *syncjob.Batch) (syncjob.BatchResult, error) {
+	var br syncjob.BatchResult
+	if err := ctx.Err(); err != nil {
+		return br, err
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence(b.Doing); err != nil {
+		return br, err
+	}
+	s.writes++
+	for i, id := range b.IDs {
+		nd := s.nodes[id.Text()]
+		if nd == nil || (b.KeyProperty != "" && !b.Keys[i].Matches(nd.Props[b.KeyProperty])) ||
+			(len(b.Labels) > 0 && !hasAnyLabel(nd.Labels, b.Labels)) {
+			k := id
+			if b.KeyProperty != "" {
+				k = b.Keys[i]
+			}
+			br.Missing = append(br.Missing, k)
+			continue
+		}
+		br.Written++
+		if len(b.Values) > 0 && b.Values[0][i] != nil {
+			br.Set++
+		}
+		for k, p := range b.Props {
+			setProp(nd.Props, p, b.Values[k][i])
+		}
+	}
+	return br, nil
+}
+
+// ---- records
+
+// AddRecord stores r unless its run has a record, and returns the stored
+// one when it is another.
+func (s *Store) AddRecord(ctx context.Context, r syncjob.Record) (*syncjob.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := s.checkFence("storing the split plan"); err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	if _, ok := s.plans[p.RunID]; !ok {
-		ds, err := splitplan.MarshalDecisions(p.Decisions)
-		if err != nil {
-			s.mu.Unlock()
-			return nil, err
+	if old, ok := s.records[r.RunID]; ok {
+		if bytes.Equal(old.Plan, r.Plan) {
+			return nil, nil
 		}
-		s.plans[p.RunID] = data
-		if ds != nil {
-			s.decisions[p.RunID] = ds
-		}
-		s.writes++
+		c := *old
+		return &c, nil
 	}
-	data = s.plans[p.RunID]
-	s.mu.Unlock()
-	stored, err := splitplan.Unmarshal(data)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.CheckStored(stored); err != nil {
-		return nil, syncjob.Errorf(syncjob.ErrInvalid, err, "%v", err)
-	}
-	return stored, nil
+	s.records[r.RunID] = &r
+	s.writes++
+	return nil, nil
 }
 
-// LoadPlan returns the plan stored by a run, or nil.
-func (s *Store) LoadPlan(ctx context.Context, runID string) (*splitplan.Plan, error) {
+// Record returns the record of a run, or nil.
+func (s *Store) Record(ctx context.Context, runID string) (*syncjob.Record, error) {
 	s.mu.Lock()
-	data, ok := s.plans[runID]
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	r, ok := s.records[runID]
 	if !ok {
 		return nil, nil
 	}
-	return splitplan.Unmarshal(data)
+	c := *r
+	return &c, nil
 }
 
-// ForgetPlan deletes the plan stored by a run.
-func (s *Store) ForgetPlan(ctx context.Context, runID string) error {
+// Records returns every record without its plan, by run id.
+func (s *Store) Records(ctx context.Context) ([]syncjob.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.checkFence("forgetting the split plan"); err != nil {
+	var out []syncjob.Record
+	for _, run := range slices.Sorted(maps.Keys(s.records)) {
+		r := *s.records[run]
+		r.Plan = nil
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// DeleteRecord deletes the record of a run.
+func (s *Store) DeleteRecord(ctx context.Context, runID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence("forgetting the record of run " + runID); err != nil {
 		return err
 	}
-	if _, ok := s.plans[runID]; ok {
-		delete(s.plans, runID)
-		delete(s.decisions, runID)
+	if _, ok := s.records[runID]; ok {
+		delete(s.records, runID)
 		s.writes++
 	}
 	return nil
 }
 
-// Decisions returns the remembered review decisions, by run id.
-func (s *Store) Decisions(ctx context.Context) ([]splitplan.Decision, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []splitplan.Decision
-	for _, run := range slices.Sorted(maps.Keys(s.decisions)) {
-		ds, err := splitplan.UnmarshalDecisions(s.decisions[run], run)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ds...)
-	}
-	return out, nil
-}
-
-// ForgetDecisions forgets the decisions of run runID, or of every run.
-func (s *Store) ForgetDecisions(ctx context.Context, runID string) (int, error) {
+// ClearDecisions removes the decisions of run runID, or of every run.
+func (s *Store) ClearDecisions(ctx context.Context, runID string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.checkFence("forgetting review decisions"); err != nil {
-		return 0, err
+		return err
 	}
-	n := 0
-	for run, data := range s.decisions {
-		if runID == "" || run == runID {
-			ds, err := splitplan.UnmarshalDecisions(data, run)
-			if err != nil {
-				return n, err
-			}
-			n += len(ds)
-			delete(s.decisions, run)
+	for run, r := range s.records {
+		if (runID == "" || run == runID) && r.Decisions != nil {
+			r.Decisions = nil
 			s.writes++
 		}
 	}
-	return n, nil
+	return nil
 }
 
-// TakenKeys returns those of ks that a node the plan selects has.
-func (s *Store) TakenKeys(ctx context.Context, p *splitplan.Plan, ks []keys.Key) ([]keys.Key, error) {
+// ---- transactions
+
+// Read runs fn with the store to itself.
+func (s *Store) Read(ctx context.Context, fn func(syncjob.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []keys.Key
-	for _, k := range ks {
-		for _, n := range s.nodes {
-			if k.Matches(n.Props[p.IDProperty]) && p.Selects(n.Labels, true) {
-				out = append(out, k)
-				break
-			}
+	return fn(&tx{s: s})
+}
+
+// Write runs fn with the store to itself, after the fence; when fn fails,
+// the graph is put back as it was (all or nothing).
+func (s *Store) Write(ctx context.Context, doing string, fn func(syncjob.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence(doing); err != nil {
+		return err
+	}
+	nodes, rels, next := s.snapshot()
+	t := &tx{s: s}
+	if err := fn(t); err != nil {
+		s.nodes, s.rels, s.nextID = nodes, rels, next
+		return err
+	}
+	if t.wrote {
+		s.writes++
+	}
+	return nil
+}
+
+// snapshot copies the graph, for a rollback. s.mu is held.
+func (s *Store) snapshot() (map[string]*Node, map[string]*Rel, int) {
+	nodes := make(map[string]*Node, len(s.nodes))
+	for id, n := range s.nodes {
+		nodes[id] = &Node{ID: n.ID, Labels: slices.Clone(n.Labels), Props: cloneProps(n.Props)}
+	}
+	rels := make(map[string]*Rel, len(s.rels))
+	for id, r := range s.rels {
+		c := *r
+		rels[id] = &c
+	}
+	return nodes, rels, s.nextID
+}
+
+// Unique does nothing: this store keeps no constraints.
+func (s *Store) Unique(ctx context.Context, label, prop string) error { return nil }
+
+// tx is a transaction: s.mu is held.
+type tx struct {
+	s     *Store
+	wrote bool
+}
+
+func node(n *Node) syncjob.Node {
+	return syncjob.Node{ID: keys.String(n.ID), Labels: slices.Clone(n.Labels), Props: cloneProps(n.Props)}
+}
+
+func (t *tx) Nodes(ids []keys.Key) ([]syncjob.Node, error) {
+	out := make([]syncjob.Node, len(ids))
+	for k, id := range ids {
+		if n := t.s.nodes[id.Text()]; n != nil {
+			out[k] = node(n)
 		}
 	}
 	return out, nil
 }
 
-// CountSplit counts the plan's nodes that carry the split mark of its run.
-func (s *Store) CountSplit(ctx context.Context, p *splitplan.Plan) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, pn := range p.Nodes {
-		if !pn.ID.IsZero() && s.state(pn.ID, "", p.RunID).Split {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// CheckName refuses the names the Neo4j store refuses (cypher.CheckName),
-// so that both stores accept the same configurations.
-func (s *Store) CheckName(name string) error { return cypher.CheckName(name) }
-
-// ---- split
-
-// state is node id as a split sees it. s.mu is held.
-func (s *Store) state(id keys.Key, idProp, run string) splitplan.NodeState {
-	n := s.nodes[id.Text()]
-	if n == nil {
-		return splitplan.NodeState{}
-	}
-	st := splitplan.NodeState{Exists: true, Labels: slices.Clone(n.Labels)}
-	if idProp != "" {
-		st.KeyValue = n.Props[idProp]
-	}
-	runs, _ := n.Props[splitplan.PropSplitRuns].([]any)
-	st.Split = slices.Contains(runs, any(run))
-	return st
-}
-
-// relsOf lists the relationships of node id, as node_relationships does.
-// s.mu is held.
-func (s *Store) relsOf(id keys.Key, p *splitplan.Plan) []splitplan.Rel {
-	sid := id.Text()
-	var out []splitplan.Rel
-	for _, r := range s.sortedRels() {
-		if r.From != sid && r.To != sid {
-			continue
-		}
-		other := r.To
-		if r.From != sid {
-			other = r.From
-		}
-		o := s.nodes[other]
-		rel := splitplan.Rel{ID: r.ID, Type: r.Type, Outgoing: r.From == sid, Other: keys.String(other), OtherLabels: slices.Clone(o.Labels)}
-		if slices.Contains(o.Labels, p.MarkerLabel) && o.Props[splitplan.PropSplitRun] == p.RunID {
-			rel.Origin, _ = keys.FromValue(o.Props[splitplan.PropSplitFromID]) // an element id: a string
-		}
-		if p.IDProperty != "" {
-			rel.OtherKeyValue = o.Props[p.IDProperty]
-		}
-		if len(p.DisplayProperties) > 0 {
-			rel.OtherName = keys.DisplayText(firstOf(o.Props, p.DisplayProperties))
-		}
-		out = append(out, rel)
-	}
-	return out
-}
-
-func (s *Store) examine(p *splitplan.Plan, n splitplan.Node) (splitplan.NodeOutcome, splitplan.NodeState, splitplan.Assignment) {
-	var st splitplan.NodeState
-	if !n.ID.IsZero() {
-		st = s.state(n.ID, p.IDProperty, p.RunID)
-	}
-	o, a, _ := p.Examine(n, st, func() ([]splitplan.Rel, error) { return s.relsOf(n.ID, p), nil })
-	return o, st, a
-}
-
-// Describe fills in the labels and relationship counts of every planned
-// node.
-func (s *Store) Describe(ctx context.Context, p *splitplan.Plan) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k := range p.Nodes {
-		n := &p.Nodes[k]
-		st := s.state(n.ID, p.IDProperty, p.RunID)
-		if !st.Exists {
-			continue
-		}
-		a := p.Assign(*n, s.relsOf(n.ID, p))
-		n.Labels = st.Labels
-		for g := range n.Groups {
-			n.Groups[g].Relationships = splitplan.CountRels(a.Groups[g])
-		}
-		n.Staying = splitplan.CountRels(a.Staying)
-	}
-	return nil
-}
-
-// Check returns the planned nodes that Split would not split as planned.
-func (s *Store) Check(ctx context.Context, p *splitplan.Plan) ([]splitplan.NodeOutcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	bad := []splitplan.NodeOutcome{}
-	for _, n := range p.Nodes {
-		if o, _, _ := s.examine(p, n); o.Outcome == splitplan.OutcomeChanged || o.Outcome == splitplan.OutcomeMissing {
-			bad = append(bad, o)
-		}
-	}
-	return bad, nil
-}
-
-// ResolveKeys sets the ids of the plan's nodes and neighbours from their
-// keys, among the nodes the plan selects.
-func (s *Store) ResolveKeys(ctx context.Context, p *splitplan.Plan) error {
-	if p.IDProperty == "" {
-		return syncjob.Errorf(syncjob.ErrInvalid, nil, "nodes can be found by key only with a key property (%s)", syncjob.OptPlanIDProperty)
-	}
-	var wanted []keys.Key // the plan's keys in the forms the connector looks up
-	for _, n := range p.Nodes {
-		wanted = append(wanted, n.Key.Variants()...)
-		for _, g := range n.Groups {
-			for _, k := range g.Neighbors {
-				wanted = append(wanted, k.Variants()...)
-			}
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var found []splitplan.KeyedNode
-	for _, n := range s.nodes {
-		v := n.Props[p.IDProperty]
-		if v == nil || !p.Selects(n.Labels, true) {
-			continue
-		}
-		key, err := keys.FromValue(v)
+func (t *tx) Find(f syncjob.Filter) ([]syncjob.Node, error) {
+	var out []syncjob.Node
+	for _, n := range t.s.sortedNodes() {
+		v := n.Props[f.Prop]
 		switch {
-		case err != nil && slices.ContainsFunc(wanted, func(k keys.Key) bool { return k.Matches(v) }):
-			// Neo4j finds the float 11.0 by the key 11: refused, as the connector refuses it.
-			return syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (%s) of node elementId(n) = %q is %v", p.IDProperty, syncjob.OptPlanIDProperty, n.ID, err)
-		case err != nil:
-			continue // no key finds it
-		}
-		found = append(found, splitplan.KeyedNode{Key: key, ID: keys.String(n.ID)})
-	}
-	if err := p.Resolve(found); err != nil {
-		return syncjob.Errorf(syncjob.ErrInvalid, err, "%v (%s): keys must be unique", err, syncjob.OptPlanIDProperty)
-	}
-	return nil
-}
-
-// Split carries out a plan, one node at a time, each all or nothing.
-func (s *Store) Split(ctx context.Context, p *splitplan.Plan, now time.Time, progress func(done, total int)) (splitplan.SplitStats, error) {
-	t0 := time.Now()
-	st := splitplan.SplitStats{Planned: len(p.Nodes), Nodes: []splitplan.NodeOutcome{}}
-	at := splitplan.ISOTime(now)
-	for k, n := range p.Nodes {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		o, err := s.splitNode(p, n, at, fmt.Sprintf("splitting node %v (%d of %d)", n.Key, k+1, len(p.Nodes)))
-		if err != nil {
-			return st, err
-		}
-		st.Count(o)
-		st.NodesCreated += o.Clones
-		st.RelationshipsMoved += o.Moved
-		st.Nodes = append(st.Nodes, o)
-		if progress != nil {
-			progress(k+1, len(p.Nodes))
-		}
-	}
-	st.Duration = time.Since(t0)
-	return st, nil
-}
-
-func (s *Store) splitNode(p *splitplan.Plan, n splitplan.Node, at, doing string) (splitplan.NodeOutcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.checkFence(doing); err != nil {
-		return splitplan.NodeOutcome{}, err
-	}
-	o, state, a := s.examine(p, n)
-	if o.Outcome != "" {
-		return o, nil
-	}
-	if k, taken := s.cloneKeyTaken(p, n); taken {
-		o.Outcome, o.Reason = splitplan.OutcomeFailed, fmt.Sprintf("the key %s planned for a clone is taken by another node (%s)", k.Describe(), p.IDProperty)
-		return o, nil
-	}
-	s.writes++
-	orig := s.nodes[n.ID.Text()]
-	labels := slices.Clone(state.Labels)
-	if !slices.Contains(labels, p.MarkerLabel) {
-		labels = append(labels, p.MarkerLabel)
-	}
-	skip := p.SkipOnClone()
-	for g := 1; g < len(n.Groups); g++ {
-		props := cloneProps(orig.Props)
-		for _, k := range skip {
-			delete(props, k)
-		}
-		props[splitplan.PropSplitKey] = fmt.Sprintf("%s/%v/%d", p.RunID, n.Key, g)
-		props[splitplan.PropSplitRun] = p.RunID
-		props[splitplan.PropSplitFrom] = n.Key.Value()
-		props[splitplan.PropSplitFromID] = orig.ID
-		props[splitplan.PropSplitGroup] = int64(g)
-		props[splitplan.PropSplitAt] = at
-		if k := n.Groups[g].CloneKey; p.IDProperty != "" && !k.IsZero() {
-			props[p.IDProperty] = k.Value()
-		}
-		clone := &Node{ID: s.newID("n:"), Labels: slices.Clone(labels), Props: props}
-		s.nodes[clone.ID] = clone
-		o.Clones++
-		o.Moved += s.move(orig.ID, clone.ID, a.Groups[g])
-	}
-	runs, _ := orig.Props[splitplan.PropSplitRuns].([]any)
-	orig.Props[splitplan.PropSplitRuns] = append(slices.Clone(runs), p.RunID)
-	o.Outcome = splitplan.OutcomeSplit
-	return o, nil
-}
-
-// cloneKeyTaken reports a clone key of node n that a node the plan
-// selects has already, as the connector checks it. s.mu is held.
-func (s *Store) cloneKeyTaken(p *splitplan.Plan, n splitplan.Node) (keys.Key, bool) {
-	if p.IDProperty == "" {
-		return keys.Key{}, false
-	}
-	for _, g := range n.Groups {
-		if g.CloneKey.IsZero() {
-			continue
-		}
-		for _, nd := range s.nodes {
-			if g.CloneKey.Matches(nd.Props[p.IDProperty]) && p.Selects(nd.Labels, true) {
-				return g.CloneKey, true
-			}
-		}
-	}
-	return keys.Key{}, false
-}
-
-// move moves relationships of node from to node to. s.mu is held.
-func (s *Store) move(from, to string, rels []splitplan.Rel) int {
-	for _, r := range rels {
-		rel := s.rels[r.ID]
-		if rel.From == from {
-			rel.From = to
-		}
-		if rel.To == from {
-			rel.To = to
-		}
-	}
-	return len(rels)
-}
-
-// ---- undo
-
-// Undo reverses every split of run o.RunID, one original at a time.
-func (s *Store) Undo(ctx context.Context, o syncjob.UndoOptions) (syncjob.UndoStats, error) {
-	t0 := time.Now()
-	if o.MarkerLabel == "" {
-		o.MarkerLabel = syncjob.DefaultMarkerLabel
-	}
-	s.mu.Lock()
-	byOrigin := map[string][]*Node{}
-	var origins []string
-	for _, n := range s.nodes {
-		if slices.Contains(n.Labels, o.MarkerLabel) && n.Props[splitplan.PropSplitRun] == o.RunID {
-			from, _ := n.Props[splitplan.PropSplitFromID].(string)
-			if _, ok := byOrigin[from]; !ok {
-				origins = append(origins, from)
-			}
-			byOrigin[from] = append(byOrigin[from], n)
-		}
-	}
-	s.mu.Unlock()
-	sort.Slice(origins, func(a, b int) bool { return compareIDs(origins[a], origins[b]) < 0 })
-	st := syncjob.UndoStats{Originals: len(origins)}
-	for k, origin := range origins {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		clones, moved, err := s.undoNode(o, origin, byOrigin[origin], fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins)))
-		switch {
-		case syncjob.IsLocked(err):
-			st.Duration = time.Since(t0)
-			return st, err
-		case err != nil:
-			st.Failed = append(st.Failed, splitplan.NodeOutcome{Key: keys.String(origin), Outcome: splitplan.OutcomeFailed, Reason: err.Error()})
+		case v == nil:
+		case len(f.Labels) > 0 && !hasAnyLabel(n.Labels, f.Labels):
+		case len(f.Labels) == 0 && hasAnyLabel(n.Labels, f.Exclude):
+		case f.Values != nil && !slices.ContainsFunc(f.Values, func(x any) bool { return keys.SameValue(x, v) }):
 		default:
-			st.Restored++
-			st.ClonesDeleted += clones
-			st.RelationshipsMoved += moved
-		}
-		if o.Progress != nil {
-			o.Progress(k+1, len(origins))
+			out = append(out, node(n))
 		}
 	}
-	st.Duration = time.Since(t0)
-	return st, nil
+	return out, nil
 }
 
-// SplitRuns lists the run ids with a stored plan or with clones carrying
-// markerLabel, sorted.
-func (s *Store) SplitRuns(ctx context.Context, markerLabel string) ([]string, error) {
-	if markerLabel == "" {
-		markerLabel = syncjob.DefaultMarkerLabel
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var runs []string
-	for r := range s.plans {
-		runs = append(runs, r)
-	}
-	for _, n := range s.nodes {
-		if r, ok := n.Props[splitplan.PropSplitRun].(string); ok && slices.Contains(n.Labels, markerLabel) {
-			runs = append(runs, r)
-		}
-	}
-	slices.Sort(runs)
-	return slices.Compact(runs), nil
-}
-
-// LaterSplits lists the runs that split a clone of run runID again.
-func (s *Store) LaterSplits(ctx context.Context, runID, markerLabel string) ([]string, error) {
-	if markerLabel == "" {
-		markerLabel = syncjob.DefaultMarkerLabel
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var runs []string
-	for _, n := range s.nodes {
-		if slices.Contains(n.Labels, markerLabel) && n.Props[splitplan.PropSplitRun] == runID {
-			for _, r := range asList(n.Props[splitplan.PropSplitRuns]) {
-				if r, ok := r.(string); ok {
-					runs = append(runs, r)
-				}
-			}
-		}
-	}
-	slices.Sort(runs)
-	return slices.Compact(runs), nil
-}
-
-func asList(v any) []any { l, _ := v.([]any); return l }
-
-func (s *Store) undoNode(o syncjob.UndoOptions, origin string, clones []*Node, doing string) (nclones, moved int, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.checkFence(doing); err != nil {
-		return 0, 0, err
-	}
-	orig := s.nodes[origin]
-	if orig == nil {
-		return 0, 0, fmt.Errorf("cannot undo: the original node elementId(n) = %q no longer exists; its clones are left as they are", origin)
-	}
-	runs, _ := orig.Props[splitplan.PropSplitRuns].([]any)
-	if !slices.Contains(runs, any(o.RunID)) {
-		return 0, 0, fmt.Errorf("cannot undo: the node elementId(n) = %q has no record of run %s in fondue_split_runs, so it is not the node that was split; its clones are left as they are", origin, o.RunID)
-	}
-	for _, cl := range clones {
-		if r, _ := cl.Props[splitplan.PropSplitRuns].([]any); len(r) > 0 {
-			return 0, 0, fmt.Errorf("cannot undo: clone elementId(n) = %q was split again by a later run: undo that run first", cl.ID)
-		}
-	}
-	s.writes++
-	for _, cl := range clones {
-		for _, r := range s.rels {
-			if r.From != cl.ID && r.To != cl.ID {
+func (t *tx) Rels(ids []keys.Key, props []string) ([]syncjob.Rel, error) {
+	var out []syncjob.Rel
+	for _, id := range ids {
+		sid := id.Text()
+		for _, r := range t.s.sortedRels() {
+			if r.From != sid && r.To != sid {
 				continue
 			}
-			if r.From == cl.ID {
-				r.From = origin
+			other := r.To
+			if r.From != sid {
+				other = r.From
 			}
-			if r.To == cl.ID {
-				r.To = origin
+			o := t.s.nodes[other]
+			rel := syncjob.Rel{Node: id, OtherProps: map[string]any{}}
+			rel.ID, rel.Type, rel.Outgoing, rel.Other, rel.OtherLabels = r.ID, r.Type, r.From == sid, keys.String(other), slices.Clone(o.Labels)
+			for _, p := range props {
+				if v, ok := o.Props[p]; ok {
+					rel.OtherProps[p] = v
+				}
 			}
-			moved++
+			out = append(out, rel)
 		}
-		delete(s.nodes, cl.ID)
-		nclones++
 	}
-	rest := slices.DeleteFunc(slices.Clone(runs), func(x any) bool { return x == any(o.RunID) })
-	if len(rest) == 0 {
-		delete(orig.Props, splitplan.PropSplitRuns)
-	} else {
-		orig.Props[splitplan.PropSplitRuns] = rest
+	return out, nil
+}
+
+func (t *tx) Lock(id keys.Key) error { return nil }
+
+func (t *tx) Create(from keys.Key, skip, labels []string, rows []map[string]any) ([]keys.Key, error) {
+	base := map[string]any{}
+	if !from.IsZero() {
+		n := t.s.nodes[from.Text()]
+		if n == nil {
+			return nil, fmt.Errorf("%w: node %s is gone", syncjob.ErrChanged, from.Text())
+		}
+		base = cloneProps(n.Props)
 	}
-	return nclones, moved, nil
+	for _, k := range skip {
+		delete(base, k)
+	}
+	ids := make([]keys.Key, len(rows))
+	for k, row := range rows {
+		props := cloneProps(base)
+		for p, v := range row {
+			setProp(props, p, v)
+		}
+		n := &Node{ID: t.s.newID("n:"), Labels: slices.Clone(labels), Props: props}
+		t.s.nodes[n.ID] = n
+		ids[k] = keys.String(n.ID)
+	}
+	t.wrote = t.wrote || len(rows) > 0
+	return ids, nil
+}
+
+func (t *tx) Move(ms []syncjob.Move) ([]string, error) {
+	for _, m := range ms {
+		r := t.s.rels[m.Rel.ID]
+		from, to, other := m.From.Text(), m.To.Text(), m.Rel.Other.Text()
+		if r == nil || r.Type != m.Rel.Type || (m.Rel.Outgoing && (r.From != from || r.To != other)) || (!m.Rel.Outgoing && (r.To != from || r.From != other)) {
+			return nil, fmt.Errorf("%w: relationship %s is not where it was", syncjob.ErrChanged, m.Rel.ID)
+		}
+		loop := r.From == r.To
+		if m.Rel.Outgoing {
+			r.From = to
+			if loop && !m.OneEnd {
+				r.To = to
+			}
+		} else {
+			r.To = to
+		}
+		t.wrote = true
+	}
+	ids := make([]string, len(ms))
+	for k, m := range ms {
+		ids[k] = m.Rel.ID // moved in place
+	}
+	return ids, nil
+}
+
+func (t *tx) Set(id keys.Key, props map[string]any) error {
+	n := t.s.nodes[id.Text()]
+	if n == nil {
+		return fmt.Errorf("%w: node %s is gone", syncjob.ErrChanged, id.Text())
+	}
+	for p, v := range props {
+		setProp(n.Props, p, v)
+	}
+	t.wrote = true
+	return nil
+}
+
+func (t *tx) Delete(ids []keys.Key) error {
+	for _, id := range ids {
+		sid := id.Text()
+		if t.s.nodes[sid] == nil {
+			return fmt.Errorf("%w: node %s is gone", syncjob.ErrChanged, sid)
+		}
+		for _, r := range t.s.rels {
+			if r.From == sid || r.To == sid {
+				return fmt.Errorf("cannot delete node %s: it still has relationships", sid)
+			}
+		}
+		delete(t.s.nodes, sid)
+		t.wrote = true
+	}
+	return nil
+}
+
+// sortedNodes are the nodes by id. s.mu is held.
+func (s *Store) sortedNodes() []*Node {
+	out := slices.Collect(maps.Values(s.nodes))
+	slices.SortFunc(out, func(a, b *Node) int { return compareIDs(a.ID, b.ID) })
+	return out
 }
 
 // DeleteNode deletes a node and its relationships.

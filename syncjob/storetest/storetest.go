@@ -9,7 +9,6 @@ package storetest
 import (
 	"context"
 	"errors"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j/dbtype"
 )
 
@@ -116,47 +114,33 @@ func Run(t *testing.T, f Factory) {
 		run  func(t *testing.T, f Factory)
 	}{
 		{"Pull", testPull},
+		{"Tx", testTx},
+		{"Records", testRecords},
+		{"MergeByPrimitives", testMergeByPrimitives},
 		{"PullEmpty", testPullEmpty},
 		{"WriteScores", testWriteScores},
 		{"WriteMissing", testWriteMissing},
 		{"LockExclusive", testLockExclusive},
 		{"LockFencing", testLockFencing},
-		{"SplitUndo", testSplitUndo},
-		{"SplitResume", testSplitResume},
-		{"SplitChanged", testSplitChanged},
-		{"StalePlan", testStalePlan},
-		{"ResolveKeys", testResolveKeys},
-		{"PlanStore", testPlanStore},
-		{"Sync", testSync},
-		{"Heterogeneous", testHeterogeneous},
-		{"UndoMarkerLabelFromRecord", testUndoMarkerLabelFromRecord},
-		{"UndoKeepsUnreversedRecord", testUndoKeepsUnreversedRecord},
-		{"UndoUnknownRun", testUndoUnknownRun},
-		{"InvalidNamesFirst", testInvalidNamesFirst},
-		{"ReplaceUnstartedPlan", testReplaceUnstartedPlan},
 		{"KeyTypes", testKeyTypes},
-		{"ResolveKeyTypes", testResolveKeyTypes},
-		{"WriteLabels", testWriteLabels},
 		{"EmptySaysWhatIsOutside", testEmptySaysWhatIsOutside},
 		{"KeylessNodeLabels", testKeylessNodeLabels},
 		{"UnnamedProperties", testUnnamedProperties},
-		{"SecondNight", testSecondNight},
-		{"Decisions", testDecisions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
 	}
 }
 
-func ctxT(t *testing.T) context.Context {
+func Ctx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
 }
 
-func pull(t *testing.T, st syncjob.Store) *syncjob.Subgraph {
+func MustPull(t *testing.T, st syncjob.Store) *syncjob.Subgraph {
 	t.Helper()
-	sg, err := st.Pull(ctxT(t), Pull)
+	sg, err := st.Pull(Ctx(t), Pull)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +148,7 @@ func pull(t *testing.T, st syncjob.Store) *syncjob.Subgraph {
 }
 
 // index is the graph position of the node with uid.
-func index(t *testing.T, sg *syncjob.Subgraph, uid int64) int {
+func Index(t *testing.T, sg *syncjob.Subgraph, uid int64) int {
 	t.Helper()
 	i, ok := sg.Graph.Index(itoa(uid))
 	if !ok {
@@ -175,14 +159,14 @@ func index(t *testing.T, sg *syncjob.Subgraph, uid int64) int {
 
 func testPull(t *testing.T, f Factory) {
 	fx := f(t, Seed())
-	sg := pull(t, fx.Store())
+	sg := MustPull(t, fx.Store())
 	g := sg.Graph
 	// 11 people; 2 x 10 clique edges + 6 of the bridge (2-100 twice is
 	// one edge; 300 and LIKES are not selected).
 	if g.NumNodes() != 11 || g.NumEdges() != 26 || sg.Stats.Parallel != 1 || !g.IntKeys() {
 		t.Fatalf("pulled %d nodes, %d edges, %d parallel", g.NumNodes(), g.NumEdges(), sg.Stats.Parallel)
 	}
-	b := index(t, sg, 100)
+	b := Index(t, sg, 100)
 	if g.Degree(b) != 6 || sg.Key(b) != keys.Int(100) || sg.Names[b] != "Bridge" || sg.IDs[b].IsZero() {
 		t.Fatalf("node 100: degree %d key %v name %q id %v", g.Degree(b), sg.Key(b), sg.Names[b], sg.IDs[b])
 	}
@@ -191,7 +175,7 @@ func testPull(t *testing.T, f Factory) {
 			t.Fatalf("keys out of order: %v", sg.Keys)
 		}
 	}
-	all, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid"})
+	all, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{IDProperty: "uid"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,17 +186,17 @@ func testPull(t *testing.T, f Factory) {
 
 func testPullEmpty(t *testing.T, f Factory) {
 	fx := f(t, Seed())
-	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"Other"}})
+	_, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{NodeLabels: []string{"Other"}})
 	if !syncjob.IsEmpty(err) {
 		t.Fatalf("one node, no relationship: %v", err)
 	}
-	_, err = fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"Person"}, IDProperty: "name"})
+	_, err = fx.Store().Pull(Ctx(t), syncjob.PullOptions{NodeLabels: []string{"Person"}, IDProperty: "name"})
 	if err != nil {
 		t.Fatalf("string keys: %v", err)
 	}
 }
 
-func score(t *testing.T, sg *syncjob.Subgraph, split int) *fondue.Result {
+func MustScore(t *testing.T, sg *syncjob.Subgraph, split int) *fondue.Result {
 	t.Helper()
 	o := fondue.Options{Seed: 7}
 	if split > 0 {
@@ -225,17 +209,17 @@ func score(t *testing.T, sg *syncjob.Subgraph, split int) *fondue.Result {
 	return res
 }
 
-var write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
+var Write = syncjob.WriteOptions{Property: "ambiguity", ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: "fondue_run", RunID: "r1", BatchSize: 4}
 
 func testWriteScores(t *testing.T, f Factory) {
 	fx := f(t, Seed())
 	st := fx.Store()
-	sg := pull(t, st)
-	res := score(t, sg, 0)
+	sg := MustPull(t, st)
+	res := MustScore(t, sg, 0)
 	var progress []int
-	o := write
+	o := Write
 	o.Progress = func(done, total int) { progress = append(progress, done) }
-	ws, err := st.WriteScores(ctxT(t), sg, res, o)
+	ws, err := syncjob.WriteScores(Ctx(t), st, sg, res, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +227,7 @@ func testWriteScores(t *testing.T, f Factory) {
 		t.Fatalf("stats %+v, progress %v", ws, progress)
 	}
 	for _, uid := range []int64{1, 100, 15} {
-		i := index(t, sg, uid)
+		i := Index(t, sg, uid)
 		p := fx.Props(t, uid)
 		if a, _ := p["ambiguity"].(float64); math.Abs(a-res.Ambiguity[i]) > 1e-12 || p["fondue_run"] != "r1" {
 			t.Fatalf("node %d: %v, want ambiguity %v", uid, p, res.Ambiguity[i])
@@ -260,7 +244,7 @@ func testWriteScores(t *testing.T, f Factory) {
 	}
 	// Idempotent.
 	d := fx.Dump(t)
-	if _, err := st.WriteScores(ctxT(t), sg, res, write); err != nil {
+	if _, err := syncjob.WriteScores(Ctx(t), st, sg, res, Write, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d2 := fx.Dump(t); d2 != d {
@@ -271,10 +255,10 @@ func testWriteScores(t *testing.T, f Factory) {
 func testWriteMissing(t *testing.T, f Factory) {
 	fx := f(t, Seed())
 	st := fx.Store()
-	sg := pull(t, st)
-	res := score(t, sg, 0)
+	sg := MustPull(t, st)
+	res := MustScore(t, sg, 0)
 	fx.Delete(t, 14)
-	ws, err := st.WriteScores(ctxT(t), sg, res, write)
+	ws, err := syncjob.WriteScores(Ctx(t), st, sg, res, Write, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +270,7 @@ func testWriteMissing(t *testing.T, f Factory) {
 func testLockExclusive(t *testing.T, f Factory) {
 	fx := f(t, Seed())
 	st := fx.Store()
-	ctx := ctxT(t)
+	ctx := Ctx(t)
 	l1, err := st.Lock(ctx, syncjob.LockOptions{RunID: "run-1"})
 	if err != nil {
 		t.Fatal(err)
@@ -321,9 +305,9 @@ func testLockExclusive(t *testing.T, f Factory) {
 func testLockFencing(t *testing.T, f Factory) {
 	fx := f(t, Seed())
 	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	res := score(t, sg, 0)
+	ctx := Ctx(t)
+	sg := MustPull(t, st)
+	res := MustScore(t, sg, 0)
 	l, err := st.Lock(ctx, syncjob.LockOptions{RunID: "run-1", TTL: time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -333,7 +317,7 @@ func testLockFencing(t *testing.T, f Factory) {
 	fx.StealLock(t, syncjob.DefaultLockName)
 	// The fence, not the context, stops the write: a run may write before
 	// its heartbeat notices the loss.
-	_, err = st.WriteScores(ctx, sg, res, write)
+	_, err = syncjob.WriteScores(ctx, st, sg, res, Write, nil)
 	if !syncjob.IsLocked(err) {
 		t.Fatalf("write after the lock was taken over: %v", err)
 	}
@@ -342,317 +326,6 @@ func testLockFencing(t *testing.T, f Factory) {
 	}
 	if after := fx.Dump(t); after != before {
 		t.Fatal("a run that lost its lock wrote")
-	}
-}
-
-// bridgePlan splits 100: it keeps 1, 2, 3; a clone takes 11, 12, 13.
-func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *splitplan.Plan {
-	t.Helper()
-	group := func(uids ...int64) splitplan.Group {
-		var g splitplan.Group
-		for _, u := range uids {
-			i := index(t, sg, u)
-			g.Neighbors = append(g.Neighbors, sg.Key(i))
-			g.NeighborIDs = append(g.NeighborIDs, sg.IDs[i])
-			g.Names = append(g.Names, sg.Names[i])
-		}
-		return g
-	}
-	b := index(t, sg, 100)
-	return &splitplan.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
-		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, DisplayProperties: splitplan.PropertyList{"name"},
-		MarkerLabel: syncjob.DefaultMarkerLabel, SkipProperties: []string{"name"},
-		Nodes: []splitplan.Node{{ID: sg.IDs[b], Key: keys.Int(100), Name: "Bridge", Groups: []splitplan.Group{group(1, 2, 3), group(11, 12, 13)}}}}
-}
-
-func testSplitUndo(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	before := fx.Dump(t)
-	plan := bridgePlan(t, sg, "r1")
-	if err := st.Describe(ctx, plan); err != nil {
-		t.Fatal(err)
-	}
-	n := plan.Nodes[0]
-	want0 := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}, {Type: "KNOWS", Direction: "in", Count: 1}}
-	want1 := []splitplan.RelCount{{Type: "KNOWS", Direction: "out", Count: 3}}
-	stay := []splitplan.RelCount{{Type: "KNOWS", Direction: "in", Count: 1}, {Type: "LIKES", Direction: "out", Count: 1}}
-	if !slices.Equal(n.Groups[0].Relationships, want0) || !slices.Equal(n.Groups[1].Relationships, want1) || !slices.Equal(n.Staying, stay) || !slices.Equal(n.Labels, []string{"Person"}) {
-		t.Fatalf("described: %+v", n)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("Describe wrote")
-	}
-	stored, err := st.StorePlan(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss, err := st.Split(ctx, stored, time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 3 || ss.Nodes[0].Outcome != splitplan.OutcomeSplit {
-		t.Fatalf("split: %+v", ss)
-	}
-	// The clone has no uid (so a keyed pull leaves it out), the marker
-	// label and the provenance.
-	after := pull(t, st)
-	if after.Stats.KeylessClones != 1 || after.Graph.Degree(index(t, after, 100)) != 3 || after.Graph.NumEdges() != 23 {
-		t.Fatalf("after the split: %d keyless clones, degree of 100 %d, %d edges", after.Stats.KeylessClones, after.Graph.Degree(index(t, after, 100)), after.Graph.NumEdges())
-	}
-	if runs, _ := fx.Props(t, 100)[splitplan.PropSplitRuns].([]any); !slices.Equal(runs, []any{"r1"}) {
-		t.Fatalf("fondue_split_runs: %v", fx.Props(t, 100))
-	}
-	split := fx.Dump(t)
-	if !strings.Contains(split, "r1/100/1") || !strings.Contains(split, "2025-01-02T03:04:05.000Z") || !strings.Contains(split, syncjob.DefaultMarkerLabel) {
-		t.Fatalf("no clone with provenance:\n%s", split)
-	}
-	// Re-running changes nothing.
-	ss, err = st.Split(ctx, stored, time.Now(), nil)
-	if err != nil || ss.AlreadyDone != 1 || ss.NodesCreated != 0 {
-		t.Fatalf("re-run: %+v %v", ss, err)
-	}
-	if d := fx.Dump(t); d != split {
-		t.Fatal("a re-run changed the graph")
-	}
-	us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.RelationshipsMoved != 3 || len(us.Failed) != 0 {
-		t.Fatalf("undo: %+v", us)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
-	if n, err := st.CountSplit(ctx, stored); err != nil || n != 0 {
-		t.Fatalf("after the undo, %d planned nodes carry the split mark (%v)", n, err)
-	}
-	// The store's Undo leaves the record; syncjob.Undo forgets it once
-	// no node carries the run's split mark.
-	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p == nil {
-		t.Fatalf("the store's Undo forgot the record: %v %v", p, err)
-	}
-	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
-		t.Fatalf("second undo: %+v %v", us, err)
-	}
-	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "r1"}); err != nil || us.Originals != 0 {
-		t.Fatalf("syncjob.Undo of an undone run with a record: %+v %v", us, err)
-	}
-	if p, err := st.LoadPlan(ctx, "r1"); err != nil || p != nil {
-		t.Fatalf("the plan outlived its undo: %v %v", p, err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("forgetting the record changed the graph")
-	}
-}
-
-// A plan interrupted after its first node resumes: done nodes are left
-// alone, the rest split.
-func testSplitResume(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	plan := bridgePlan(t, sg, "r2")
-	// A second node: 3 keeps 1, 2, 4, 5; a clone takes 100.
-	three := index(t, sg, 3)
-	ids := func(uids ...int64) (ks, ids []keys.Key) {
-		for _, u := range uids {
-			i := index(t, sg, u)
-			ks, ids = append(ks, sg.Key(i)), append(ids, sg.IDs[i])
-		}
-		return ks, ids
-	}
-	k0, i0 := ids(1, 2, 4, 5)
-	k1, i1 := ids(100)
-	plan.Nodes = append(plan.Nodes, splitplan.Node{ID: sg.IDs[three], Key: keys.Int(3), Groups: []splitplan.Group{{Neighbors: k0, NeighborIDs: i0}, {Neighbors: k1, NeighborIDs: i1}}})
-	stored, err := st.StorePlan(ctx, plan)
-	if err != nil {
-		t.Fatal(err)
-	}
-	half := *stored
-	half.Nodes = stored.Nodes[:1]
-	if ss, err := st.Split(ctx, &half, time.Now(), nil); err != nil || ss.Split != 1 {
-		t.Fatalf("first half: %+v %v", ss, err)
-	}
-	loaded, err := st.LoadPlan(ctx, "r2")
-	if err != nil || loaded == nil || len(loaded.Nodes) != 2 {
-		t.Fatalf("stored plan: %v %v", loaded, err)
-	}
-	ss, err := st.Split(ctx, loaded, time.Now(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 3's neighbour 100 is now 100 or its clone: the relationship 100 -> 3
-	// stayed with 100 (group 0), so it moves to 3's clone.
-	if ss.AlreadyDone != 1 || ss.Split != 1 || ss.NodesCreated != 1 || ss.RelationshipsMoved != 1 {
-		t.Fatalf("resumed: %+v", ss)
-	}
-	if us, err := st.Undo(ctx, syncjob.UndoOptions{RunID: "r2"}); err != nil || us.Restored != 2 {
-		t.Fatalf("undo: %+v %v", us, err)
-	}
-}
-
-// A scheduled plan skips a node whose planned neighbours are gone.
-func testSplitChanged(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	plan := bridgePlan(t, sg, "r3")
-	fx.Delete(t, 12)
-	before := fx.Dump(t)
-	ss, err := st.Split(ctx, plan, time.Now(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ss.Skipped != 1 || ss.Nodes[0].Outcome != splitplan.OutcomeChanged || !strings.Contains(ss.Nodes[0].Reason, "1 planned neighbours are no longer connected") {
-		t.Fatalf("split: %+v", ss)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("a skipped node was changed")
-	}
-}
-
-// An approved plan whose node gained a neighbour is refused whole.
-func testStalePlan(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	plan := bridgePlan(t, sg, "a1")
-	plan.ExactNeighbors = true
-	plan.Approved = &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
-	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
-		t.Fatalf("unchanged graph: %v %v", bad, err)
-	}
-	fx.Relate(t, 100, 14, "KNOWS")
-	fx.Relate(t, 100, 300, "KNOWS") // not selected: no change
-	before := fx.Dump(t)
-	bad, err := st.Check(ctx, plan)
-	if err != nil || len(bad) != 1 || bad[0].Outcome != splitplan.OutcomeChanged || bad[0].Reason != "added neighbour 14 (p14)" {
-		t.Fatalf("check: %+v %v", bad, err)
-	}
-	sum, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{})
-	var se *syncjob.StaleError
-	if !syncjob.IsStalePlan(err) || !errors.As(err, &se) || len(se.Changed) != 1 || sum.Split != nil ||
-		!strings.Contains(err.Error(), "approved plan approved.json no longer matches the graph (1 of its 1 nodes changed since the review); nothing was split: node 100 (Bridge): added neighbour 14 (p14)") {
-		t.Fatalf("apply: %v", err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("a refused plan wrote")
-	}
-}
-
-// A plan that names nodes by key only gets their ids; a key no node has
-// is a missing node.
-func testResolveKeys(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	plan := bridgePlan(t, sg, "k1")
-	plan.ExactNeighbors = true
-	for k := range plan.Nodes {
-		n := &plan.Nodes[k]
-		n.ID, n.Key = keys.Key{}, keys.String("100") // text, as from an edge list
-		for _, g := range n.Groups {
-			clear(g.NeighborIDs)
-		}
-	}
-	extra := plan.Nodes[0]
-	extra.Key, extra.Groups = keys.Int(999), []splitplan.Group{{Neighbors: []keys.Key{keys.Int(1)}, NeighborIDs: []keys.Key{{}}}}
-	plan.Nodes = append(plan.Nodes, extra)
-	if err := st.ResolveKeys(ctx, plan); err != nil {
-		t.Fatal(err)
-	}
-	n := plan.Nodes[0]
-	if n.ID != sg.IDs[index(t, sg, 100)] || n.Key != keys.Int(100) || n.Groups[1].NeighborIDs[2] != sg.IDs[index(t, sg, 13)] {
-		t.Fatalf("resolved: %+v", n)
-	}
-	bad, err := st.Check(ctx, plan)
-	if err != nil || len(bad) != 1 || bad[0].Outcome != splitplan.OutcomeMissing || bad[0].Reason != "no node of the subgraph has uid = 999" {
-		t.Fatalf("check: %+v %v", bad, err)
-	}
-}
-
-// The first stored plan of a run wins; another approved plan is refused.
-func testPlanStore(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg := pull(t, st)
-	p1 := bridgePlan(t, sg, "s1")
-	p1.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:aaaaaaaaaaaaaaaa"}
-	if _, err := st.StorePlan(ctx, p1); err != nil {
-		t.Fatal(err)
-	}
-	p2 := bridgePlan(t, sg, "s1")
-	p2.Nodes = nil
-	got, err := st.StorePlan(ctx, p2) // a scheduled plan resumes what is stored
-	if err != nil || len(got.Nodes) != 1 || got.Nodes[0].Key != keys.Int(100) || got.Approved == nil {
-		t.Fatalf("stored: %+v %v", got, err)
-	}
-	p2.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-02T00:00:00.000Z", Fingerprint: "sha256:bbbbbbbbbbbbbbbb"}
-	if _, err := st.StorePlan(ctx, p2); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "already holds another split plan") {
-		t.Fatalf("another approved plan: %v", err)
-	}
-}
-
-// The whole pipeline: score, write, split the most ambiguous node, undo.
-func testSync(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	before := fx.Dump(t)
-	o := syncjob.Options{RunID: "sync-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}},
-		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty, EntitiesProperty: syncjob.DefaultEntitiesProperty}}
-	sum, err := syncjob.Sync(ctx, st, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.NodeCount != 11 || sum.RelationshipCount != 26 || sum.NodePropertiesWritten != 22 || sum.Split == nil || sum.Split.Split != 1 ||
-		sum.Split.Nodes[0].Key != keys.Int(100) || sum.Split.NodesCreated < 1 {
-		t.Fatalf("summary: %+v split %+v", sum, sum.Split)
-	}
-	if p := fx.Props(t, 100); p["ambiguity"] != 1.0 || p[syncjob.DefaultRunProperty] != "sync-1" || p[syncjob.DefaultEntitiesProperty] == nil {
-		t.Fatalf("node 100: %v", p)
-	}
-	// Re-running the run id resumes its plan: nothing more.
-	split := fx.Dump(t)
-	// The clones get none of the written properties (nor the run id).
-	clones := 0
-	for _, line := range strings.Split(split, "\n") {
-		if strings.HasPrefix(line, "N ") && strings.Contains(line, syncjob.DefaultMarkerLabel) {
-			clones++
-			if strings.Contains(line, "ambiguity") || strings.Contains(line, syncjob.DefaultRunProperty) {
-				t.Fatalf("a clone holds a written property: %s", line)
-			}
-		}
-	}
-	if clones != sum.Split.NodesCreated {
-		t.Fatalf("%d clones in the dump, %d created:\n%s", clones, sum.Split.NodesCreated, split)
-	}
-	sum, err = syncjob.Sync(ctx, st, o)
-	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 || fx.Dump(t) != split {
-		t.Fatalf("resume: %+v %v", sum, err)
-	}
-	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "sync-1"})
-	if err != nil || us.Restored != 1 {
-		t.Fatalf("undo: %+v %v", us, err)
-	}
-	// The scores stay; the rest is the graph from before.
-	for _, uid := range []int64{1, 2, 3, 4, 5, 11, 12, 13, 14, 15, 100} {
-		p := fx.Props(t, uid)
-		if p["ambiguity"] == nil {
-			t.Fatalf("node %d lost its score: %v", uid, p)
-		}
-	}
-	if n := strings.Count(fx.Dump(t), "\n"); n != strings.Count(before, "\n") {
-		t.Fatalf("undo left %d lines, want %d", n, strings.Count(before, "\n"))
 	}
 }
 
@@ -694,262 +367,6 @@ func Movies() Graph {
 // MoviesPull selects Movies() with names from name, else title.
 var MoviesPull = syncjob.PullOptions{NodeLabels: []string{"Person", "Movie"}, IDProperty: "uid", DisplayProperties: []string{"name", "title"}}
 
-// A heterogeneous graph: every node is named by the first display
-// property it has, in the pull, in the messages about changed neighbours
-// and in the summary, which counts the scored nodes per label (isolated
-// ones apart) and lists the most ambiguous nodes.
-func testHeterogeneous(t *testing.T, f Factory) {
-	fx := f(t, Movies())
-	st := fx.Store()
-	ctx := ctxT(t)
-	sg, err := st.Pull(ctx, MoviesPull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int64]string{1: "P1", 4: "P4", 11: "M11", 13: "M13", 14: "N14", 15: "", 16: "Lonely"}
-	for uid, name := range want {
-		if got := sg.Names[index(t, sg, uid)]; got != name {
-			t.Errorf("node %d named %q, want %q", uid, got, name)
-		}
-	}
-	wantLabels := map[int64][]string{1: {"Person"}, 4: {"Director", "Person"}, 11: {"Movie"}, 16: {"Movie"}}
-	for uid, labels := range wantLabels {
-		if got := slices.Sorted(slices.Values(sg.NodeLabels(index(t, sg, uid)))); !slices.Equal(got, labels) {
-			t.Errorf("node %d has labels %q, want %q", uid, got, labels)
-		}
-	}
-
-	// The summary of a dry run: 9 nodes scored (16 is isolated), per label.
-	for _, top := range []int{0, 3, -1} {
-		sum, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "movies", Pull: MoviesPull, DryRun: true, TopNodes: top, Score: fondue.Options{Seed: 7}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := sum.Scored
-		wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4}, "Director": {Scored: 1}, "Movie": {Scored: 5, Unscored: 1}}
-		if sc == nil || sc.Nodes != 9 || sum.UnscoredNodes != 1 || !maps.Equal(sc.Labels, wantCounts) {
-			t.Fatalf("top %d: scored %+v, unscored %d; want 9 nodes, counts %v", top, sc, sum.UnscoredNodes, wantCounts)
-		}
-		wantTop := map[int]int{0: 9, 3: 3, -1: 0}[top]
-		if len(sc.Top) != wantTop {
-			t.Fatalf("top %d: %d nodes listed, want %d", top, len(sc.Top), wantTop)
-		}
-		for k, n := range sc.Top {
-			uid, _ := n.Key.Int64()
-			i := index(t, sg, uid)
-			if n.ID != sg.IDs[i] || n.Name != sg.Names[i] || !slices.Equal(n.Labels, sg.NodeLabels(i)) ||
-				(k == 0 && n.Ambiguity != 1) || (k > 0 && n.Ambiguity > sc.Top[k-1].Ambiguity) || math.IsNaN(n.Score) {
-				t.Fatalf("top %d: node %d: %+v", top, k, n)
-			}
-		}
-	}
-
-	// A changed neighbourhood names the added neighbours by title or name.
-	one := index(t, sg, 1)
-	plan := &splitplan.Plan{RunID: "m1", CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
-		NodeLabels: MoviesPull.NodeLabels, DisplayProperties: splitplan.PropertyList(MoviesPull.DisplayProperties),
-		MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
-		Nodes: []splitplan.Node{{ID: sg.IDs[one], Key: keys.Int(1), Name: "P1"}}}
-	for _, grp := range [][]int64{{11, 12}, {2}} {
-		var g splitplan.Group
-		for _, u := range grp {
-			i := index(t, sg, u)
-			g.Neighbors, g.NeighborIDs, g.Names = append(g.Neighbors, sg.Key(i)), append(g.NeighborIDs, sg.IDs[i]), append(g.Names, sg.Names[i])
-		}
-		plan.Nodes[0].Groups = append(plan.Nodes[0].Groups, g)
-	}
-	if bad, err := st.Check(ctx, plan); err != nil || len(bad) != 0 {
-		t.Fatalf("unchanged: %+v %v", bad, err)
-	}
-	fx.Relate(t, 1, 13, "ACTED_IN")
-	fx.Relate(t, 14, 1, "ACTED_IN")
-	fx.Relate(t, 1, 15, "ACTED_IN")
-	bad, err := st.Check(ctx, plan)
-	if w := "added neighbours 13 (M13), 14 (N14), 15"; err != nil || len(bad) != 1 || bad[0].Reason != w {
-		t.Fatalf("check: %+v %v; want %q", bad, err, w)
-	}
-}
-
-// splitWith stores bridgePlan under runID with the marker label recorded
-// (stored in the run's record) and splits it with the marker label used,
-// and returns the plan split.
-func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *splitplan.Plan {
-	t.Helper()
-	ctx := ctxT(t)
-	plan := bridgePlan(t, pull(t, st), runID)
-	plan.MarkerLabel = recorded
-	if _, err := st.StorePlan(ctx, plan); err != nil {
-		t.Fatal(err)
-	}
-	plan.MarkerLabel = used
-	ss, err := st.Split(ctx, plan, time.Now(), nil)
-	if err != nil || ss.Split != 1 {
-		t.Fatalf("split: %+v %v", ss, err)
-	}
-	return plan
-}
-
-// Undo finds the clones by the marker label of the run's record, not by
-// the one it is given (split.marker_label, default FondueSplit).
-func testUndoMarkerLabelFromRecord(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	before := fx.Dump(t)
-	splitWith(t, st, "m1", "Doppel", "Doppel")
-	if strings.Contains(fx.Dump(t), syncjob.DefaultMarkerLabel) || !strings.Contains(fx.Dump(t), "Doppel") {
-		t.Fatalf("the clone does not carry the run's marker label:\n%s", fx.Dump(t))
-	}
-	us, err := syncjob.Undo(ctxT(t), st, syncjob.UndoOptions{RunID: "m1", MarkerLabel: syncjob.DefaultMarkerLabel})
-	if err != nil || us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.MarkerLabel != "Doppel" {
-		t.Fatalf("undo with another marker label than the split's: %+v %v", us, err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
-	if p, err := st.LoadPlan(ctxT(t), "m1"); err != nil || p != nil {
-		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
-	}
-}
-
-// A record without a marker label (as a previous version could leave)
-// undoes with the label given; a wrong one restores nothing and keeps the
-// record, so that undo can be run again with the right one.
-func testUndoKeepsUnreversedRecord(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	before := fx.Dump(t)
-	splitWith(t, st, "m2", "", "Doppel")
-	split := fx.Dump(t)
-	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2"})
-	if !errors.Is(err, syncjob.ErrIncomplete) || us.Originals != 0 || us.NotRestored != 1 ||
-		!strings.Contains(err.Error(), `1 node split by run m2 not restored: no split node of theirs has the marker label "FondueSplit"; the run's record is kept`) {
-		t.Fatalf("undo with the wrong marker label: %+v %v", us, err)
-	}
-	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p == nil {
-		t.Fatalf("the record of a run whose splits are not reversed was deleted: %v", err)
-	}
-	if d := fx.Dump(t); d != split {
-		t.Fatal("an undo that found nothing changed the graph")
-	}
-	us, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2", MarkerLabel: "Doppel"})
-	if err != nil || us.Restored != 1 {
-		t.Fatalf("undo with the split's marker label: %+v %v", us, err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
-	if p, err := st.LoadPlan(ctx, "m2"); err != nil || p != nil {
-		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
-	}
-}
-
-// A run id the store knows nothing of is an error naming the closest run
-// ids it knows: those with a record, and those of split nodes whose record
-// is gone.
-func testUndoUnknownRun(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	plan := splitWith(t, st, "nightly-20250101", syncjob.DefaultMarkerLabel, syncjob.DefaultMarkerLabel)
-	if err := st.ForgetPlan(ctx, plan.RunID); err != nil { // the split nodes stay
-		t.Fatal(err)
-	}
-	other := bridgePlan(t, pull(t, st), "weekly-1")
-	other.Nodes = nil
-	if _, err := st.StorePlan(ctx, other); err != nil {
-		t.Fatal(err)
-	}
-	before := fx.Dump(t)
-	us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250102"})
-	if !syncjob.IsUnknownRun(err) || us.Originals != 0 ||
-		!strings.Contains(err.Error(), `nothing to undo: no run "nightly-20250102" in the database`) ||
-		!strings.Contains(err.Error(), "closest run ids: nightly-20250101, weekly-1") {
-		t.Fatalf("undo of a run id that is not there: %+v %v", us, err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("an undo of an unknown run changed the graph")
-	}
-	// The run whose record is gone still undoes (by the marker label given).
-	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}); err != nil || us.Restored != 1 {
-		t.Fatalf("undo of a run without a record: %+v %v", us, err)
-	}
-	if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}); !syncjob.IsUnknownRun(err) {
-		t.Fatalf("undo of an undone run without a record: %v", err)
-	}
-}
-
-// A name that the store refuses fails the run before anything is read or
-// written, in the dry run too; an approved plan's, too.
-func testInvalidNamesFirst(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	before := fx.Dump(t)
-	o := syncjob.Options{RunID: "bad-1", Pull: Pull, Split: true, SkipProperties: []string{"ok", "bad\nname"},
-		Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
-	_, err := syncjob.Sync(ctx, st, o)
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `Options.SkipProperties: name "bad\nname" contains the control character U+000A`) {
-		t.Fatalf("a skip property with a newline: %v", err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("a run with a bad name wrote:\n%s", d)
-	}
-	if p, err := st.LoadPlan(ctx, "bad-1"); err != nil || p != nil {
-		t.Fatalf("a run with a bad name stored its plan: %v %v", p, err)
-	}
-	o = syncjob.Options{RunID: "bad-2", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{Property: "x\ny"}}
-	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "WriteOptions.Property: name") {
-		t.Fatalf("a dry run with a bad write property: %v", err)
-	}
-	o = syncjob.Options{RunID: "bad-5", Pull: Pull, DryRun: true, Write: syncjob.WriteOptions{EntitiesProperty: "n\x00entities"}}
-	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "WriteOptions.EntitiesProperty: name") {
-		t.Fatalf("a dry run with a bad entities property: %v", err)
-	}
-	wl := Pull
-	wl.WriteNodeLabels = []string{"Person", "bad\tlabel"}
-	o = syncjob.Options{RunID: "bad-4", Pull: wl, DryRun: true}
-	if _, err := syncjob.Sync(ctx, st, o); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "PullOptions.WriteNodeLabels: name") {
-		t.Fatalf("a dry run with a bad write label: %v", err)
-	}
-	plan := bridgePlan(t, pull(t, st), "bad-3")
-	plan.SkipProperties = []string{"bad\x01"}
-	plan.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
-	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "Plan.SkipProperties: name") {
-		t.Fatalf("an approved plan with a bad skip property: %v", err)
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("a plan with a bad name wrote:\n%s", d)
-	}
-}
-
-// A stored plan none of whose nodes was split (the run stopped before its
-// first split) is replaced by a re-run of its run id, which scores again.
-func testReplaceUnstartedPlan(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	stale := bridgePlan(t, pull(t, st), "again-1")
-	stale.SkipProperties = []string{"stale"}
-	if _, err := st.StorePlan(ctx, stale); err != nil {
-		t.Fatal(err)
-	}
-	o := syncjob.Options{RunID: "again-1", Pull: Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
-	sum, err := syncjob.Sync(ctx, st, o)
-	if err != nil || sum.Resumed || sum.NodeCount != 11 || sum.Split == nil || sum.Split.Split != 1 {
-		t.Fatalf("re-run over a plan that split nothing: %+v %v", sum, err)
-	}
-	p, err := st.LoadPlan(ctx, "again-1")
-	if err != nil || p == nil || p.Splitter == "test" || slices.Contains(p.SkipProperties, "stale") {
-		t.Fatalf("stored plan: %+v %v", p, err)
-	}
-	// Now that it split a node, the run id resumes it.
-	sum, err = syncjob.Sync(ctx, st, o)
-	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 {
-		t.Fatalf("re-run over a started plan: %+v %v", sum, err)
-	}
-}
-
 // A key property of a type that cannot be a key is named in Neo4j's
 // words.
 func testKeyTypes(t *testing.T, f Factory) {
@@ -971,160 +388,10 @@ func testKeyTypes(t *testing.T, f Factory) {
 		}
 		g.Rels = []Rel{{From: 1, To: 2, Type: "T"}}
 		fx := f(t, g)
-		_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"K"}, IDProperty: "k"})
+		_, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{NodeLabels: []string{"K"}, IDProperty: "k"})
 		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (PullOptions.IDProperty) of node elementId(n) = `) ||
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
-		}
-	}
-}
-
-// A node found by key whose key property is a float equal to the key (the
-// database's 12.0 for the plan's 12) is refused as a pull refuses it;
-// other values that are no key are found by no key (a missing node).
-func testResolveKeyTypes(t *testing.T, f Factory) {
-	g := Graph{Nodes: []Node{
-		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(1), "k": int64(11)}},
-		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(2), "k": 12.0}},
-		{Labels: []string{"K"}, Props: map[string]any{"uid": int64(3), "k": true}},
-	}, Rels: []Rel{{From: 1, To: 2, Type: "T"}, {From: 1, To: 3, Type: "T"}}}
-	st := f(t, g).Store()
-	plan := func(nb ...keys.Key) *splitplan.Plan {
-		return &splitplan.Plan{RunID: "rk", IDProperty: "k", NodeLabels: []string{"K"}, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
-			Nodes: []splitplan.Node{{Key: keys.Int(11), Groups: []splitplan.Group{{Neighbors: nb, NeighborIDs: make([]keys.Key, len(nb))}}}}}
-	}
-	err := st.ResolveKeys(ctxT(t), plan(keys.Int(12)))
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (Plan.IDProperty) of node elementId(n) = `) ||
-		!strings.Contains(err.Error(), "is the float 12: keys must be integers or strings") {
-		t.Errorf("a float key found by key: %v", err)
-	}
-	p := plan(keys.String("true"))
-	if err := st.ResolveKeys(ctxT(t), p); err != nil || p.Nodes[0].ID.IsZero() || !p.Nodes[0].Groups[0].NeighborIDs[0].IsZero() {
-		t.Errorf("a boolean key: %v %+v", err, p.Nodes[0])
-	}
-}
-
-// With write labels (PullOptions.WriteNodeLabels) only the nodes of those
-// labels are scored, ranked among themselves, written and split; the other
-// pulled nodes are context, left alone (their old score properties too,
-// isolated or not), and counted apart per label. A write label that is not
-// pulled, or does not exist, is refused before anything is written.
-func testWriteLabels(t *testing.T, f Factory) {
-	g := Movies()
-	for k := range g.Nodes {
-		switch g.Nodes[k].Props["uid"] {
-		case int64(11), int64(16): // a movie, and the isolated one: an old score
-			g.Nodes[k].Props["ambiguity"] = 0.25
-			g.Nodes[k].Props["ambiguity_score"] = 0.5
-			g.Nodes[k].Props["ambiguity_entities"] = int64(2)
-		}
-	}
-	g.Nodes = append(g.Nodes, Node{Labels: []string{"Critic"}, Props: map[string]any{"uid": int64(20)}}, // isolated
-		Node{Labels: []string{"Person"}, Props: map[string]any{"uid": int64(5), "ambiguity": 0.9, "ambiguity_score": 2.0, "ambiguity_entities": int64(3)}}) // isolated, an old score
-	fx := f(t, g)
-	st := fx.Store()
-	ctx := ctxT(t)
-	pullOpts := MoviesPull
-	pullOpts.WriteNodeLabels = []string{"Person"}
-	sg, err := st.Pull(ctx, pullOpts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for uid, want := range map[int64]bool{1: true, 4: true, 11: false, 16: false} {
-		if got := sg.IsTarget(index(t, sg, uid)); got != want || sg.Targets == nil {
-			t.Fatalf("node %d: target %v, want %v (targets %v)", uid, got, want, sg.Targets)
-		}
-	}
-
-	before := fx.Dump(t)
-	for _, c := range []struct {
-		labels, write []string
-		invalid       bool // else empty
-		msg           string
-	}{
-		{[]string{"Person", "Movie"}, []string{"Critic"}, true, `label "Critic" is not one of PullOptions.NodeLabels`},
-		{nil, []string{"Ghost"}, false, `"Ghost" (PullOptions.WriteNodeLabels) does not exist`},
-		{[]string{"Person", "Movie", "Critic"}, []string{"Critic"}, false, "has a relationship"},
-	} {
-		o := pullOpts
-		o.NodeLabels, o.WriteNodeLabels = c.labels, c.write
-		_, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "wl-bad", Pull: o, Score: fondue.Options{Seed: 7}})
-		if c.invalid && !syncjob.IsInvalid(err) || !c.invalid && !syncjob.IsEmpty(err) || err == nil || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("labels %v, write labels %v: %v; want %q", c.labels, c.write, err, c.msg)
-		}
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("a refused run wrote")
-	}
-
-	o := syncjob.Options{RunID: "wl", Pull: pullOpts, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}, Split: true,
-		Write: syncjob.WriteOptions{ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: syncjob.DefaultRunProperty}}
-	dry := o
-	dry.DryRun = true
-	sum, err := syncjob.Sync(ctx, st, dry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := sum.Scored
-	wantCounts := map[string]syncjob.LabelCount{"Person": {Scored: 4, Unscored: 1}, "Director": {Scored: 1}, "Movie": {Context: 6}}
-	if sc == nil || sc.Nodes != 4 || sc.Context != 6 || sum.UnscoredNodes != 1 || !maps.Equal(sc.Labels, wantCounts) {
-		t.Fatalf("dry run: scored %+v, unscored %d; want 4 persons scored, 6 movies context (%v)", sc, sum.UnscoredNodes, wantCounts)
-	}
-	for _, n := range sc.Top {
-		if !slices.Contains(n.Labels, "Person") {
-			t.Fatalf("top node %+v is not a Person", n)
-		}
-	}
-	if sum.Plan == nil || len(sum.Plan.Nodes) > 1 {
-		t.Fatalf("dry run plan: %+v", sum.Plan)
-	}
-	for _, pn := range sum.Plan.Nodes {
-		if !slices.Contains(pn.Labels, "Person") {
-			t.Fatalf("planned node %+v is not a Person", pn)
-		}
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("the dry run wrote")
-	}
-
-	sum, err = syncjob.Sync(ctx, st, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.NodePropertiesWritten != 4*3 {
-		t.Fatalf("%d properties written, want 12 (4 persons, 3 properties)", sum.NodePropertiesWritten)
-	}
-	var amb []float64
-	for uid := int64(1); uid <= 4; uid++ {
-		p := fx.Props(t, uid)
-		a, ok := p["ambiguity"].(float64)
-		if e, _ := p["ambiguity_entities"].(int64); !ok || p["ambiguity_score"] == nil || e < 1 || p[syncjob.DefaultRunProperty] != "wl" {
-			t.Fatalf("person %d: %v", uid, p)
-		}
-		amb = append(amb, a)
-	}
-	slices.Sort(amb)
-	if !slices.Equal(amb, []float64{0.25, 0.5, 0.75, 1}) {
-		t.Fatalf("the persons' ambiguities %v: want their percentiles among the 4 persons", amb)
-	}
-	// The isolated person loses its old scores; context nodes keep theirs.
-	if p := fx.Props(t, 5); p["ambiguity"] != nil || p["ambiguity_score"] != nil || p["ambiguity_entities"] != nil || p[syncjob.DefaultRunProperty] != "wl" {
-		t.Fatalf("isolated person 5: %v", p)
-	}
-	for _, uid := range []int64{11, 12, 16, 20} {
-		p := fx.Props(t, uid)
-		old := uid == 11 || uid == 16
-		if p[syncjob.DefaultRunProperty] != nil || (old && (p["ambiguity"] != 0.25 || p["ambiguity_score"] != 0.5 || p["ambiguity_entities"] != int64(2))) ||
-			(!old && (p["ambiguity"] != nil || p["ambiguity_score"] != nil || p["ambiguity_entities"] != nil)) {
-			t.Fatalf("context node %d was written: %v", uid, p)
-		}
-	}
-	if sum.Split == nil || sum.Split.Planned > 1 {
-		t.Fatalf("split: %+v", sum.Split)
-	}
-	if sum.Split.Planned == 1 {
-		if _, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "wl"}); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
@@ -1147,7 +414,7 @@ func bibliography() Graph {
 // that end outside it (all four WROTE) and says which labels to add.
 func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
 	fx := f(t, bibliography())
-	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{NodeLabels: []string{"Author"}, IDProperty: "uid"})
+	_, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{NodeLabels: []string{"Author"}, IDProperty: "uid"})
 	if !syncjob.IsEmpty(err) {
 		t.Fatalf("authors only: %v", err)
 	}
@@ -1162,7 +429,7 @@ func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
 // labels.
 func testKeylessNodeLabels(t *testing.T, f Factory) {
 	fx := f(t, bibliography())
-	_, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "name"})
+	_, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{IDProperty: "name"})
 	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `has no property "name" (PullOptions.IDProperty)`) ||
 		!strings.Contains(err.Error(), "elementId(n) = ") || !strings.Contains(err.Error(), "(:Paper") {
 		t.Errorf("a paper without a name: %v", err)
@@ -1173,196 +440,15 @@ func testKeylessNodeLabels(t *testing.T, f Factory) {
 // labels, and the text properties they have instead, most common first.
 func testUnnamedProperties(t *testing.T, f Factory) {
 	fx := f(t, bibliography())
-	sg, err := fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name"}})
+	sg, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u := sg.Unnamed; u == nil || u.Nodes != 3 || !slices.Equal(u.Labels, []string{"Paper", "Preprint"}) || !slices.Equal(u.Properties, []string{"title"}) {
 		t.Errorf("unnamed %+v; want 3 nodes, [Paper Preprint], [title]", u)
 	}
-	sg, err = fx.Store().Pull(ctxT(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name", "title"}})
+	sg, err = fx.Store().Pull(Ctx(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name", "title"}})
 	if err != nil || sg.Unnamed != nil {
 		t.Errorf("name or title: %v, %+v", err, sg.Unnamed)
-	}
-}
-
-// planOn is a plan of run runID splitting the node with uid into groups
-// of neighbours (uids), its clones keyed by the default scheme.
-func planOn(t *testing.T, sg *syncjob.Subgraph, runID string, uid int64, groups ...[]int64) *splitplan.Plan {
-	t.Helper()
-	i := index(t, sg, uid)
-	p := &splitplan.Plan{RunID: runID, CreatedAt: "2025-01-01T00:00:00.000Z", Splitter: "test", IDProperty: "uid",
-		NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, MarkerLabel: syncjob.DefaultMarkerLabel,
-		Nodes: []splitplan.Node{{ID: sg.IDs[i], Key: sg.Key(i)}}}
-	for _, uids := range groups {
-		var g splitplan.Group
-		for _, u := range uids {
-			j := index(t, sg, u)
-			g.Neighbors = append(g.Neighbors, sg.Key(j))
-			g.NeighborIDs = append(g.NeighborIDs, sg.IDs[j])
-		}
-		p.Nodes[0].Groups = append(p.Nodes[0].Groups, g)
-	}
-	var maxKey int64
-	taken := map[keys.Key]bool{}
-	for _, k := range sg.Keys {
-		v, _ := k.Int64()
-		maxKey = max(maxKey, v)
-		taken[k] = true
-	}
-	if err := p.AssignCloneKeys("", true, maxKey, func(k keys.Key) bool { return taken[k] }); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// Night after night: a split's clone gets a key, so the next pull scores
-// it like any node and a later run can split it again; undo refuses the
-// first run while the later one stands, naming it, and undoing the later
-// run, then the first, restores the graph exactly.
-func testSecondNight(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	before := fx.Dump(t)
-	split := func(p *splitplan.Plan) {
-		t.Helper()
-		stored, err := st.StorePlan(ctx, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ss, err := st.Split(ctx, stored, time.Now(), nil); err != nil || ss.Split != 1 {
-			t.Fatalf("split %s: %+v %v", p.RunID, ss, err)
-		}
-	}
-	split(planOn(t, pull(t, st), "night-1", 100, []int64{1, 2, 3}, []int64{11, 12, 13}))
-	// The clone is uid 101 (integer keys: the next after the largest).
-	clone := fx.Props(t, 101)
-	if clone[splitplan.PropSplitRun] != "night-1" || clone[splitplan.PropSplitFrom] != int64(100) {
-		t.Fatalf("clone 101: %v", clone)
-	}
-	// The next night pulls and scores it like any node.
-	sum, err := syncjob.Sync(ctx, st, syncjob.Options{RunID: "night-2-dry", Pull: Pull, DryRun: true, Score: fondue.Options{Seed: 7}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sg := pull(t, st)
-	if sg.Stats.KeylessClones != 0 || sum.NodeCount != 12 || sum.Scored.Nodes != 12 || sg.Graph.Degree(index(t, sg, 101)) != 3 {
-		t.Fatalf("second night: %d keyless clones, %d nodes, %d scored, clone degree %d",
-			sg.Stats.KeylessClones, sum.NodeCount, sum.Scored.Nodes, sg.Graph.Degree(index(t, sg, 101)))
-	}
-	// ... and splits the clone again: its clone is 102.
-	split(planOn(t, sg, "night-2", 101, []int64{11}, []int64{12, 13}))
-	if p := fx.Props(t, 102); p[splitplan.PropSplitFrom] != int64(101) {
-		t.Fatalf("clone of the clone: %v", p)
-	}
-	two := fx.Dump(t)
-	_, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "night-1"})
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "undo run night-2 first") {
-		t.Fatalf("undo of the first night before the second: %v", err)
-	}
-	if d := fx.Dump(t); d != two {
-		t.Fatal("a refused undo changed the graph")
-	}
-	for _, run := range []string{"night-2", "night-1"} {
-		if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: run}); err != nil || us.Restored != 1 {
-			t.Fatalf("undo %s: %+v %v", run, us, err)
-		}
-	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("the undos did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
-}
-
-// fingerprintOf is the neighbourhood fingerprint of the node with uid in sg.
-func fingerprintOf(t *testing.T, sg *syncjob.Subgraph, uid int64) string {
-	i := index(t, sg, uid)
-	var texts []string
-	for _, j := range sg.Graph.Neighbors(i) {
-		texts = append(texts, sg.Key(int(j)).Text())
-	}
-	return splitplan.Fingerprint(itoa(uid), texts)
-}
-
-// Review decisions are remembered in the graph: a node rejected in review
-// is not proposed again while its neighbours are those reviewed (its
-// neighbours change: it is proposed again), until the decision is
-// forgotten; a split with edited groups is remembered part by part.
-func testDecisions(t *testing.T, f Factory) {
-	fx := f(t, Seed())
-	st := fx.Store()
-	ctx := ctxT(t)
-	dry := syncjob.Options{RunID: "dry", Pull: Pull, Split: true, DryRun: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
-	proposed := func() []keys.Key {
-		t.Helper()
-		sum, err := syncjob.Sync(ctx, st, dry)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []keys.Key
-		for _, n := range sum.Plan.Nodes {
-			out = append(out, n.Key)
-		}
-		return out
-	}
-	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
-		t.Fatalf("proposed %v, want 100", got)
-	}
-	reject := func(run string) {
-		t.Helper()
-		p := &splitplan.Plan{RunID: run, CreatedAt: "2025-01-01T00:00:00.000Z", IDProperty: "uid", NodeLabels: Pull.NodeLabels,
-			RelationshipTypes: Pull.RelationshipTypes, MarkerLabel: syncjob.DefaultMarkerLabel, ExactNeighbors: true,
-			Approved:  &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:" + run},
-			Nodes:     []splitplan.Node{},
-			Decisions: []splitplan.Decision{{Key: keys.Int(100), Kind: splitplan.DecisionReject, Fingerprint: fingerprintOf(t, pull(t, st), 100)}}}
-		if _, err := syncjob.Apply(ctx, st, p, syncjob.ApplyOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reject("review-1")
-	if ds, err := st.Decisions(ctx); err != nil || len(ds) != 1 || ds[0].RunID != "review-1" || ds[0].Kind != splitplan.DecisionReject {
-		t.Fatalf("decisions: %+v %v", ds, err)
-	}
-	if got := proposed(); len(got) != 0 {
-		t.Fatalf("a rejected node was proposed again: %v", got)
-	}
-	if n, err := syncjob.ForgetDecisions(ctx, st, "", syncjob.LockOptions{}, nil); err != nil || n != 1 {
-		t.Fatalf("forget: %d %v", n, err)
-	}
-	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
-		t.Fatalf("after forgetting, proposed %v, want 100", got)
-	}
-	reject("review-2")
-	fx.Relate(t, 100, 14, "KNOWS")
-	if got := proposed(); !slices.Equal(got, []keys.Key{keys.Int(100)}) {
-		t.Fatalf("a rejected node whose neighbours changed: proposed %v, want 100", got)
-	}
-
-	// An edited split: the original with group 0, its clone (uid 101)
-	// with group 1.
-	sg := pull(t, st)
-	p := planOn(t, sg, "review-3", 100, []int64{1, 2, 3, 14}, []int64{11, 12, 13})
-	for k := range p.Nodes[0].Groups {
-		p.Nodes[0].Groups[k].CloneKey = keys.Key{} // Apply assigns them
-	}
-	p.Nodes[0].Edited, p.ExactNeighbors = true, true
-	p.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:review-3"}
-	if sum, err := syncjob.Apply(ctx, st, p, syncjob.ApplyOptions{}); err != nil || sum.Split.Split != 1 {
-		t.Fatalf("apply the edited split: %+v %v", sum, err)
-	}
-	after := pull(t, st)
-	ds, err := st.Decisions(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var edits []string
-	for _, d := range ds {
-		if d.RunID == "review-3" && d.Kind == splitplan.DecisionEdit {
-			edits = append(edits, d.Key.Text()+" "+d.Fingerprint)
-		}
-	}
-	want := []string{"100 " + fingerprintOf(t, after, 100), "101 " + fingerprintOf(t, after, 101)}
-	if !slices.Equal(edits, want) {
-		t.Fatalf("edit decisions %v, want %v", edits, want)
 	}
 }

@@ -361,9 +361,9 @@ func TestApprovedPlanResume(t *testing.T) {
 
 	// At the clones of the second node (one statement a node), once the
 	// first is split.
-	fired := cutAt("fondue_split_key = g.key", 2)
+	fired := cutAt("SET m += $rows[i]", 2)
 	code, _, stderr := runCLI(t, "", args...)
-	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "split node") {
+	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "splitting node") {
 		t.Fatalf("cut: exit %d (want %d, fault fired %v): %s", code, exitUnreachable, fired(), stderr)
 	}
 	if n := cypher(t, "MATCH (c:FondueSplit) RETURN count(c)", nil)[0].Values[0]; n == int64(0) {

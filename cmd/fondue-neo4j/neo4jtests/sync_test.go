@@ -245,8 +245,8 @@ func TestSyncFaultsRerun(t *testing.T) {
 				srv.Proxy().DropWhen(func(sent []byte) bool { return bytes.Contains(sent, relQuery) })
 			})
 		}, "pull the subgraph"},
-		{"write", func() func() bool { return cutAt("= $ambiguity[i]", 2) }, "write batch 2 of"},
-		{"split", func() func() bool { return cutAt("fondue_split_key = g.key", 2) }, "split node"},
+		{"write", func() func() bool { return cutAt("= $values[0][i]", 2) }, "writing batch 2 of"},
+		{"split", func() func() bool { return cutAt("SET m += $rows[i]", 2) }, "splitting node"},
 	} {
 		t.Run(stage.name, func(t *testing.T) {
 			reset(t)
@@ -280,7 +280,7 @@ func TestSyncFaultsRerun(t *testing.T) {
 		args := append(slices.Clone(args), "--lock-ttl", "6s")
 		reset(t)
 		load(t, polbooks, "Book", "CO_PURCHASED", "uid")
-		srv.Proxy().StallWhenSent("= $ambiguity[i]", 2)
+		srv.Proxy().StallWhenSent("= $values[0][i]", 2)
 		t0 := time.Now()
 		code, _, stderr := runCLI(t, "", args...)
 		elapsed := time.Since(t0)
@@ -452,7 +452,7 @@ func TestSyncLocked(t *testing.T) {
 	// takes it over. (On the same host the dead run's lock is taken over
 	// at once: TestSyncResumeAfterKill.)
 	args := syncArgs("sync", "--method", "degree", "--lock-ttl", "10s", "--batch-size", "20", "--max-retry-time", "1s")
-	fired := cutAt("= $ambiguity[i]", 1)
+	fired := cutAt("= $values[0][i]", 1)
 	code, _, stderr = runCLI(t, "", args...)
 	if code != exitUnreachable {
 		t.Fatalf("cut run: exit %d (fault fired %v): %s", code, fired(), stderr)
@@ -586,13 +586,13 @@ func TestSyncRetryBudgetAndConnectTimeout(t *testing.T) {
 	const budget, connect = 10 * time.Second, 5 * time.Second
 	args := []string{"sync", "--uri", srv.BoltURL(), "--node-labels", "Book", "--id-property", "uid", "--method", "degree",
 		"--batch-size", "20", "--max-retry-time", budget.String(), "--connect-timeout", connect.String()}
-	stop := cutAt("= $ambiguity[i]", 2)
+	stop := cutAt("= $values[0][i]", 2)
 	t0 := time.Now()
 	code, _, stderr := runCLI(t, "", args...)
 	elapsed := time.Since(t0)
 	stop()
 	t.Logf("server lost mid-write: exit %d after %s: %s", code, elapsed.Round(time.Millisecond), lastLine(stderr))
-	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "lost the connection to Neo4j") || !strings.Contains(lastLine(stderr), "write batch 2 of") {
+	if code != exitUnreachable || !strings.Contains(lastLine(stderr), "lost the connection to Neo4j") || !strings.Contains(lastLine(stderr), "writing batch 2 of") {
 		t.Fatalf("server lost mid-write: exit %d (want %d): %s", code, exitUnreachable, stderr)
 	}
 	// The budget, and slack for the start, the pull and two busy cores
@@ -630,7 +630,7 @@ func TestSyncResumeAfterKill(t *testing.T) {
 	reset(t)
 	load(t, netscience, "Author", "COAUTHOR", "uid")
 	args := syncArgs("sync", "--node-labels", "Author", "--id-property", "uid", "--method", "degree", "--run-id", "killed-1")
-	srv.Proxy().CountSent("= $ambiguity[i]")
+	srv.Proxy().CountSent("= $values[0][i]")
 	cmd := exec.Command(cli, append(args, "--batch-size", "1")...)
 	cmd.Env = cliEnv(t, nil)
 	var errb bytes.Buffer

@@ -1,3 +1,0 @@
-// The run ids that have a record (a stored split plan).
-MATCH (r{{label .Label}})
-RETURN r.run_id AS run
