@@ -115,6 +115,21 @@ func EvidenceText(v any) string {
 	return fmt.Sprint(v) // dates, points: as the driver prints them
 }
 
+// CheckEvidence refuses an evidence property that no pulled node has (a
+// typo would silently drop evidence): an ErrInvalid error naming
+// OptEvidenceProperties, as the import CSVs refuse one no node file has.
+func CheckEvidence(c *evidence.Context) error {
+	if c == nil {
+		return nil
+	}
+	for k := range c.Properties {
+		if p := &c.Properties[k]; p.Empty() {
+			return Errorf(ErrInvalid, nil, "%s: no node has a property %q", OptEvidenceProperties, p.Name)
+		}
+	}
+	return nil
+}
+
 // NewContext builds the context of n nodes: kinds from the label sets
 // (labelSets, and labelSet[i] node i's, nil when unknown: every kind -1),
 // and the evidence values read, the node at position pos being node

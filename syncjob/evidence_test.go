@@ -95,6 +95,35 @@ func TestSyncContextReachesEngine(t *testing.T) {
 	}
 }
 
+// An evidence property that no pulled node has (a typo: "venue") is
+// refused before scoring, in the dry run too, as score refuses it; the
+// graph is left as it was. One that some node has is taken.
+func TestSyncRefusesMissingEvidence(t *testing.T) {
+	for _, dry := range []bool{false, true} {
+		s, _ := lesmis(t)
+		before := s.Dump("id")
+		o := options("typo")
+		o.DryRun = dry
+		o.Pull.EvidenceProperties = []string{"id", "venue"}
+		_, err := syncjob.Sync(ctx(t), s, o)
+		want := `PullOptions.EvidenceProperties: no node has a property "venue"`
+		if !syncjob.IsInvalid(err) || err == nil || err.Error() != want {
+			t.Fatalf("dry run %v: %v, want %q", dry, err, want)
+		}
+		if after := s.Dump("id"); after != before {
+			t.Errorf("dry run %v: the graph changed", dry)
+		}
+	}
+	s, _ := lesmis(t)
+	s.AddNode([]string{"Character"}, map[string]any{"id": int64(999), "venue": "KDD"})
+	o := options("one")
+	o.DryRun = true
+	o.Pull.EvidenceProperties = []string{"id", "venue"}
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil {
+		t.Fatalf("one node has venue: %v", err)
+	}
+}
+
 // A plan's groups carry the engine's reasons as a person reads them: a
 // context node by its display name (else its key), a property by its
 // value; they survive the plan's JSON (a stored or approved plan) exactly.

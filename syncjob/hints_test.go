@@ -44,3 +44,28 @@ func TestSyncSuggestsDisplayProperties(t *testing.T) {
 		}
 	}
 }
+
+// With graph.display_property name,title every node of an author graph
+// has a name: an author its name, a paper its title, a node with both
+// its name (the first listed wins); and the run gives no hint.
+func TestSyncDisplayPropertiesFirstWins(t *testing.T) {
+	s := memstore.New()
+	a := s.AddNode([]string{"Author"}, map[string]any{"uid": int64(1), "name": "J. Smith"})
+	p := s.AddNode([]string{"Paper"}, map[string]any{"uid": int64(2), "title": "Graph cuts"})
+	b := s.AddNode([]string{"Author"}, map[string]any{"uid": int64(3), "name": "A. Jones", "title": "Dr"})
+	s.AddRel(a, p, "WROTE", nil)
+	s.AddRel(b, p, "WROTE", nil)
+	sg, err := s.Pull(ctx(t), syncjob.PullOptions{IDProperty: "uid", DisplayProperties: []string{"name", "title"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"1": "J. Smith", "2": "Graph cuts", "3": "A. Jones"}
+	for i := range sg.Graph.NumNodes() {
+		if k := sg.Keys[i].String(); sg.Names[i] != want[k] {
+			t.Errorf("node %s named %q, want %q", k, sg.Names[i], want[k])
+		}
+	}
+	if sg.Unnamed != nil {
+		t.Errorf("unnamed nodes %+v, want none", sg.Unnamed)
+	}
+}

@@ -492,6 +492,9 @@ func checkNames(st Store, names []namedValue) error {
 func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
 	g := sg.Graph
 	opts := o.Score
+	if err := CheckEvidence(sg.Context); err != nil {
+		return nil, err
+	}
 	if err := o.Memory.check(st, sg, o, log); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
@@ -19,7 +20,8 @@ type deployCronJob struct {
 	Spec struct {
 		JobTemplate struct {
 			Spec struct {
-				Template struct {
+				BackoffLimit int `yaml:"backoffLimit"`
+				Template     struct {
 					Spec struct {
 						Containers []struct {
 							Args []string `yaml:"args"`
@@ -97,11 +99,24 @@ func TestDeployManifests(t *testing.T) {
 		t.Fatalf("configmap.yaml: no fondue.yaml (%v)", err)
 	}
 	file, err := config.ReadFile("fondue.yaml", []byte(cm.Data["fondue.yaml"]))
+	var cfg *config.Config
 	if err == nil {
-		_, err = config.Merge(nil, env, file)
+		cfg, err = config.Merge(nil, env, file)
 	}
 	if err != nil {
-		t.Errorf("configmap.yaml's fondue.yaml: %v", err)
+		t.Fatalf("configmap.yaml's fondue.yaml: %v", err)
+	}
+
+	// A crashed run's lock expires before the last retry starts: Kubernetes
+	// re-creates a failed pod after 10s, 20s, 40s, ... (doubling, capped at
+	// 6m), so retry b starts at least 10s * (2^b - 1) after the crash.
+	var last time.Duration
+	for b, delay := 0, 10*time.Second; b < cj.Spec.JobTemplate.Spec.BackoffLimit; b, delay = b+1, min(2*delay, 6*time.Minute) {
+		last += delay
+	}
+	if ttl := cfg.Lock.TTL; last <= ttl {
+		t.Errorf("cronjob.yaml's backoffLimit %d starts its last retry %s after a crash, within the ConfigMap's lock.ttl %s: every retry may exit 6",
+			cj.Spec.JobTemplate.Spec.BackoffLimit, last, ttl)
 	}
 
 	// The memory limit holds the estimate of the comment's command.

@@ -10,6 +10,9 @@ import (
 // The README's first command prints what the README shows: the shortened
 // table under "(shortened:)" has the same rows, columns and groups as the
 // command's output, a group ending in ",..." being a prefix of the real one.
+// It shows a terminal's output, the column names first: piped, the command
+// prints the same rows without them (the README says so), unless
+// --print-header.
 func TestReadmeFirstCommandOutput(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -25,6 +28,10 @@ func TestReadmeFirstCommandOutput(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	got := strings.Split(strings.TrimSpace(out), "\n")
+	code, piped, stderr := runCLI(t, "", "score", "../../testdata/lesmis.edges", "--names", "../../testdata/lesmis.names", "--split", "--top", "3")
+	if code != 0 || len(got) < 2 || piped != strings.Join(got[1:], "\n")+"\n" {
+		t.Fatalf("piped without --print-header: exit %d, %q, want the rows without the header %q (%s)", code, piped, got[0], stderr)
+	}
 	if len(got) != len(want) {
 		t.Fatalf("%d lines, the README shows %d:\n%s", len(got), len(want), out)
 	}

@@ -215,6 +215,20 @@ func (a *app) reviewOptions(top int) (fondue.Options, error) {
 // planReview turns the plan printed by "sync --split --dry-run" into a
 // review; g, when given, is the graph whose links are drawn.
 func (a *app) planReview(path string, g *graph.Graph, nm names.Names, top int) (*review.Doc, error) {
+	dr, err := readDryRun(path)
+	if err != nil {
+		return nil, err
+	}
+	doc, missing := review.FromDryRun(dr, g, nm, top)
+	if missing > 0 {
+		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missing)
+	}
+	return doc, nil
+}
+
+// readDryRun reads a dry run's plan (review --plan, plan --plan); its
+// errors are bad input (exit code 2), naming the file.
+func readDryRun(path string) (*review.DryRun, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, usageErrorf("plan %s: no such file", path)
@@ -225,9 +239,5 @@ func (a *app) planReview(path string, g *graph.Graph, nm names.Names, top int) (
 	if err != nil {
 		return nil, withCode(exitUsage, err)
 	}
-	doc, missing := review.FromDryRun(dr, g, nm, top)
-	if missing > 0 {
-		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missing)
-	}
-	return doc, nil
+	return dr, nil
 }

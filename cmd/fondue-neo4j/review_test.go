@@ -251,7 +251,7 @@ func TestReviewSettingsAndExitCodes(t *testing.T) {
 		{[]string{"review", lesmis}, map[string]string{"FONDUE_REVIEW_TOP": "0"}, "", exitUsage, `environment variable FONDUE_REVIEW_TOP: review.top = "0": want a positive integer`},
 		{[]string{"review", lesmis}, map[string]string{"FONDUE_REVIEW_TOPP": "5"}, "", exitUsage, `FONDUE_REVIEW_TOPP: not a setting of fondue-neo4j (did you mean FONDUE_REVIEW_TOP?)`},
 		{[]string{"review", lesmis}, nil, "review:\n  topp: 5\n", exitUsage, `review.topp: unknown key (did you mean review.top?)`},
-		{[]string{"review", lesmis}, nil, "review: 5\n", exitUsage, `review is a section of keys (top, out, plan)`},
+		{[]string{"review", lesmis}, nil, "review: 5\n", exitUsage, `review is a section of keys (top, out, plan, approved)`},
 		{[]string{"review"}, map[string]string{"FONDUE_REVIEW_PLAN": filepath.Join(dir, "missing.json")}, "", exitUsage, "missing.json: no such file"},
 		{[]string{"review", loops, "--output-file", filepath.Join(dir, "x.html")}, nil, "", exitEmpty, "nothing to score: its 2 edge lines are all self-loops"},
 		{[]string{"review", lesmis, "--output-file", filepath.Join(dir, "x.html"), "--max-memory", "1MB"}, nil, "", exitMemory, "exceeds the limit"},

@@ -20,9 +20,10 @@ func TestSettingsAsDeclared(t *testing.T) {
 		t.Error(err)
 	}
 	cmds := map[string]config.Commands{"score": config.CmdScore, "review": config.CmdReview, "sync": config.CmdSync,
-		"undo": config.CmdUndo, "estimate": config.CmdEstimate}
+		"undo": config.CmdUndo, "estimate": config.CmdEstimate,
+		"plan list": config.CmdPlan, "plan accept": config.CmdPlan, "plan reject": config.CmdPlan}
 	for name, on := range cmds {
-		cmd, _, err := root.Find([]string{name})
+		cmd, _, err := root.Find(strings.Fields(name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func TestSettingsAsDeclared(t *testing.T) {
 				if flag == "" {
 					continue
 				}
-				_, out, _ := runCLI(t, "", "__complete", name, "--"+flag+"=")
+				_, out, _ := runCLI(t, "", append(append([]string{"__complete"}, strings.Fields(name)...), "--"+flag+"=")...)
 				lines := strings.Split(strings.TrimSpace(out), "\n")
 				var got []string
 				for _, l := range lines[:len(lines)-1] { // the last is cobra's directive

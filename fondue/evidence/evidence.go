@@ -63,3 +63,19 @@ func (c *Context) Check(n int) error {
 
 // Absent is the Number of a node without the property.
 var Absent = math.NaN()
+
+// Empty reports whether no node has a value of the property (a name
+// that no node has, mistyped for instance).
+func (p *Property) Empty() bool {
+	for _, x := range p.Number {
+		if !math.IsNaN(x) {
+			return false
+		}
+	}
+	for _, s := range p.Text {
+		if s != "" {
+			return false
+		}
+	}
+	return true
+}

@@ -100,9 +100,23 @@ func (m *Model) tokens(u int32, buf []key) []key {
 	return buf
 }
 
-// Words returns the lower-cased words of a text (runs of letters and digits).
+// Words returns the lower-cased words of a text (runs of letters and
+// digits), stop words left out: they are the evidence words of text
+// properties, and so the words a reason can show.
 func Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	ws := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return slices.DeleteFunc(ws, func(w string) bool { return stopWords[w] })
+}
+
+// stopWords are English words too common to be evidence that two pieces
+// are one entity ("a", "in", "and"): Lucene's English stop words
+// (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET), lower-case.
+var stopWords = map[string]bool{
+	"a": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true,
+	"but": true, "by": true, "for": true, "if": true, "in": true, "into": true, "is": true,
+	"it": true, "no": true, "not": true, "of": true, "on": true, "or": true, "such": true,
+	"that": true, "the": true, "their": true, "then": true, "there": true, "these": true,
+	"they": true, "this": true, "to": true, "was": true, "will": true, "with": true,
 }
 
 // profile is a piece's (or a merged group's) evidence: its tokens sorted

@@ -96,6 +96,8 @@ func TestMergeRareVenueNotHubKeyword(t *testing.T) {
 	// Pieces 0 and 1 share a venue found nowhere else; 2 and 3 only the
 	// hub keyword that every paper has. Years far apart throughout.
 	p := []int{w.paper(1900, rare, hub), w.paper(2050, rare, hub), w.paper(1950, hub), w.paper(2000, hub)}
+	// Titles that share "graphs" and stop words, which are no reasons.
+	w.title[p[0]], w.title[p[1]] = "The rise of graphs in a year", "The fall of graphs and a year"
 	w.author(p...)
 	g, c := w.build(t)
 	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
@@ -109,6 +111,15 @@ func TestMergeRareVenueNotHubKeyword(t *testing.T) {
 	}
 	if len(reasons[0]) == 0 || reasons[0][0].Node != rare || reasons[0][0].Kind != "Venue" {
 		t.Fatalf("reasons of the merged group %+v, want the rare venue %d first", reasons[0], rare)
+	}
+	var words []string
+	for _, r := range reasons[0] {
+		if r.Kind == "title" {
+			words = append(words, r.Value)
+		}
+	}
+	if slices.Sort(words); !slices.Equal(words, []string{"graphs", "year"}) {
+		t.Fatalf("title reasons %q, want graphs and year (no stop words)", words)
 	}
 	if reasons[1] != nil || reasons[2] != nil {
 		t.Fatalf("groups that joined nothing have reasons %+v, %+v", reasons[1], reasons[2])
@@ -147,9 +158,9 @@ func TestIDF(t *testing.T) {
 	w.background(10, hub) // 20 papers, each venue on 2, the hub on all
 	rare := w.node(kVenue)
 	x := w.paper(2000, rare, hub)
-	w.title[x] = "Graph Embedding, graphs"
+	w.title[x] = "The Graph Embedding, graphs"
 	y := w.paper(2001, hub)
-	w.title[y] = "graph"
+	w.title[y] = "graph of the web"
 	w.author(x, y)
 	g, c := w.build(t)
 	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
@@ -167,6 +178,7 @@ func TestIDF(t *testing.T) {
 		{"venue on one paper", m.IDF(rare, "", ""), 0},
 		{"title word graph (2 papers)", m.IDF(-1, "title", "graph"), math.Log(n / 2)},
 		{"title word embedding (1 paper)", m.IDF(-1, "title", "embedding"), 0},
+		{"stop word the (2 papers): no word", m.IDF(-1, "title", "the"), 0},
 	} {
 		if math.Abs(tc.got-tc.want) > 1e-12 {
 			t.Errorf("%s: IDF %v, want %v", tc.name, tc.got, tc.want)
@@ -177,10 +189,24 @@ func TestIDF(t *testing.T) {
 // kind2node returns the first node of a kind.
 func (w *world) kind2node(k int32) int { return slices.Index(w.kind, k) }
 
+// Words splits at what is not a letter or digit, lower-cases, and leaves
+// out the stop words (there are 33, "A" and "THE" among them once
+// lower-cased; "from" and "graph" are none).
 func TestWords(t *testing.T) {
-	got := Words("Graph-Embedding of  KGs, 2nd ed.")
-	want := []string{"graph", "embedding", "of", "kgs", "2nd", "ed"}
-	if !slices.Equal(got, want) {
-		t.Fatalf("Words %q, want %q", got, want)
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"Graph-Embedding of  KGs, 2nd ed.", []string{"graph", "embedding", "kgs", "2nd", "ed"}},
+		{"A Survey on Learning in THE Wild, and from Graphs", []string{"survey", "learning", "wild", "from", "graphs"}},
+		{"to be or not to be", nil},
+		{"", nil},
+	} {
+		if got := Words(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("Words(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if len(stopWords) != 33 {
+		t.Errorf("%d stop words, want Lucene's 33", len(stopWords))
 	}
 }

@@ -371,3 +371,34 @@ func TestApprovedPlanResume(t *testing.T) {
 	}
 	rerun(t, args, splitAt, reference)
 }
+
+// Without a browser: plan accept and plan reject on a dry run's plan,
+// then sync --split --plan splits exactly the accepted nodes, each into
+// its proposed groups, and leaves the rejected one whole.
+func TestApprovedPlanFromCommandLine(t *testing.T) {
+	reset(t)
+	loadSeed(t)
+	dry, plan := dryRunDemo(t, 3)
+	approved := filepath.Join(t.TempDir(), "approved.json")
+	k := func(n int) string { return plan.Nodes[n].Key.Text() }
+	for _, args := range [][]string{{"accept", k(0), k(1)}, {"reject", k(2)}} {
+		if code, _, stderr := runCLI(t, "", append([]string{"plan"}, append(args, "--plan", dry, "--approved", approved)...)...); code != 0 {
+			t.Fatalf("plan %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	if code, _, stderr := runCLI(t, "", append(syncArgs("sync", "--split", "--plan", approved), demoSelection...)...); code != 0 {
+		t.Fatalf("sync --split --plan: exit %d: %s", code, stderr)
+	}
+	for n := range 2 {
+		var want [][]string
+		for _, g := range plan.Nodes[n].Groups {
+			want = append(want, keySet(g.Neighbors))
+		}
+		if got := splitGroups(t, plan.RunID, plan.Nodes[n].Key); !slices.EqualFunc(got, want, slices.Equal[[]string]) {
+			t.Errorf("node %s split into %v, want %v", k(n), got, want)
+		}
+	}
+	if c := cypher(t, "MATCH (c:FondueSplit {fondue_split_from: $k}) RETURN count(c)", map[string]any{"k": plan.Nodes[2].Key.Value()})[0].Values[0]; c != int64(0) {
+		t.Errorf("the rejected node %s has %v clones", k(2), c)
+	}
+}

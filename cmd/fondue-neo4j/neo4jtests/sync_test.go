@@ -380,6 +380,8 @@ func TestSyncErrors(t *testing.T) {
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN id(n) AS id", "--relationship-query", "MATCH (a)-->(b) RETURN id(a) AS source, id(b) AS target"), nil, exitUsage, "column id must hold a node's element id, as returned by elementId(n); row 1 has the integer"},
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN elementId(n) AS id"), nil, exitUsage, "set both or neither"},
 		{syncArgs("sync", "--split"), nil, exitUsage, "split.enabled needs split.top or split.min_ambiguity"},
+		// An evidence property no node has is refused, as score refuses it.
+		{syncArgs("sync", "--evidence-properties", "uid,venue"), nil, exitUsage, `graph.evidence_properties: no node has a property "venue"`},
 		// The memory guard is syncjob's: refused after the pull, before scoring.
 		{syncArgs("sync", "--node-labels", "Float", "--max-memory", "1MiB"), nil, exitMemory, "exceeds the limit of 1.0 MiB (max_memory); lower embedding.dim, raise max_memory, or use a larger machine"},
 		{syncArgs("sync", "--lock-ttl", "5"), nil, exitUsage, "lock.ttl = 5: want a positive duration"},

@@ -243,7 +243,7 @@ func TestPathSettings(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"embedding.checkpoint", "names", "score_nodes", "review.out", "review.plan", "neo4j.password_file", "split.plan"}
+	want := []string{"embedding.checkpoint", "names", "score_nodes", "review.out", "review.plan", "review.approved", "neo4j.password_file", "split.plan"}
 	if !slices.Equal(paths, want) {
 		t.Errorf("paths %v, want %v", paths, want)
 	}

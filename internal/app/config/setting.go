@@ -78,10 +78,11 @@ const (
 	CmdBench                           // fondue-bench
 	CmdBenchReal                       // fondue-bench real
 	CmdBenchScale                      // fondue-bench scale
+	CmdPlan                            // fondue-neo4j plan list|accept|reject
 	CmdEvery                           // every command of both: a flag of the root, inherited
 )
 
-var commandNames = []string{"score", "review", "sync", "undo", "estimate", "fondue-bench", "fondue-bench real", "fondue-bench scale", "every command"}
+var commandNames = []string{"score", "review", "sync", "undo", "estimate", "fondue-bench", "fondue-bench real", "fondue-bench scale", "plan", "every command"}
 
 // String lists the commands: "score, review, sync".
 func (c Commands) String() string {

@@ -292,9 +292,19 @@ var settings = []Setting{
 		Flags: []Flag{{Name: "output-file", On: CmdReview, Old: "out", OldShorthand: "o"}},
 		Field: func(c *Config) any { return &c.Review.Out }},
 	{Key: "review.plan", Kind: String, Default: "", Path: true,
-		Help:  "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)",
-		Flags: []Flag{{Name: "plan", On: CmdReview}},
+		Help: "review this split plan: the JSON output of \"sync --split --dry-run\" (config review.plan)",
+		Flags: []Flag{{Name: "plan", On: CmdReview},
+			{Name: "plan", On: CmdPlan, Help: "the split plan to decide on: the JSON output of \"sync --split --dry-run\" (config review.plan)"}},
 		Field: func(c *Config) any { return &c.Review.Plan }},
+	{Key: "review.approved", Kind: String, Default: "fondue-approved-plan.json", Path: true, Check: func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("want the approved plan's JSON file")
+		}
+		return nil
+	},
+		Help:  "the approved plan that plan accept and reject write and plan list reads (config review.approved)",
+		Flags: []Flag{{Name: "approved", On: CmdPlan}},
+		Field: func(c *Config) any { return &c.Review.Approved }},
 
 	// sync and undo (Neo4j).
 	{Key: "neo4j.uri", Kind: String, Default: "bolt://localhost:7687",

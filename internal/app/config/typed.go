@@ -90,6 +90,8 @@ type Review struct {
 	Top  int    // the nodes on the page
 	Out  string // the HTML file, "-" for standard output
 	Plan string // a dry run's plan to review, "" for none
+	// Approved is the approved plan that "plan accept|reject" write.
+	Approved string
 }
 
 // Neo4j is how sync and undo connect (neo4j.*). Of the password's two

@@ -215,7 +215,7 @@ func pageData(d *Doc) (*jsonDoc, error) {
 		for k, nb := range n.Neighbors {
 			texts[k] = nb.Key.Text()
 		}
-		jn.Fingerprint = Fingerprint(key, texts)
+		jn.Fingerprint = n.fingerprint()
 		pos, radius := layout(n)
 		jn.Radius = radius
 		jn.Labelled = len(n.Neighbors) <= 60
