@@ -37,8 +37,8 @@ func TestParseName(t *testing.T) {
 
 func TestAlign(t *testing.T) {
 	for _, c := range []struct {
-		a, b                       string
-		exact, nick, init, fa, fb  int
+		a, b                      string
+		exact, nick, init, fa, fb int
 		inOrder, conflict, lastEq bool
 	}{
 		{"Jeff A. Bilmes", "Jeffrey Bilmes", 1, 1, 0, 0, 0, true, false, true},
