@@ -31,7 +31,8 @@ func Estimate(nodes, edges, targets, candidates int64, o Options) (int64, []memo
 		// blocking: (key, node) pairs, then pair codes before deduplication
 		{Name: "blocking", Bytes: 16*8*targets + 3*8*candidates},
 		{Name: "training rows", Bytes: 4 * int64(o.Samples) * 160},
-		{Name: "scored pairs", Bytes: 8*candidates + 48*candidates},
+		{Name: "scores", Bytes: (8 + 8 + 4) * candidates}, // codes, scores, order
+		{Name: "scored pairs", Bytes: 48 * withReasons},
 		{Name: "reasons", Bytes: 400 * withReasons},
 	}
 	var sum int64

@@ -228,18 +228,18 @@ func (e *engine) score(m *model, a, b int32, xg, xn []float64) float64 {
 	return m.name.eta(xn) + m.graph.eta(xg) - m.llrShift
 }
 
-func (e *engine) scoreAll(ctx context.Context, m *model, cands []uint64) ([]Pair, error) {
-	pairs := make([]Pair, len(cands))
+func (e *engine) scoreAll(ctx context.Context, m *model, cands []uint64) ([]float64, error) {
+	scores := make([]float64, len(cands))
 	const chunk = 4096
 	err := parallel.ForChunks(ctx, e.o.Workers, (len(cands)+chunk-1)/chunk, func(_, c int) {
 		xg := make([]float64, m.nGraph)
 		xn := make([]float64, len(nameFeatures))
 		for i := c * chunk; i < min(len(cands), (c+1)*chunk); i++ {
 			a, b := unpair(cands[i])
-			pairs[i] = Pair{A: int(a), B: int(b), Score: e.score(m, a, b, xg, xn)}
+			scores[i] = e.score(m, a, b, xg, xn)
 		}
 	})
-	return pairs, err
+	return scores, err
 }
 
 // reasons explains a pair in plain words, strongest first.
