@@ -29,7 +29,8 @@ func Estimate(nodes, edges, targets, candidates int64, o Options) (int64, []memo
 		// paper), title words and context terms
 		{Name: "profiles", Bytes: 200*nodes + 48*edges},
 		// blocking: (key, node) pairs, then pair codes before deduplication
-		{Name: "blocking", Bytes: 16*8*targets + 3*8*candidates},
+		// (the codes repeat across keys and grow by append: 6 per pair at 1M)
+		{Name: "blocking", Bytes: 16*8*targets + 6*8*candidates},
 		{Name: "training rows", Bytes: 4 * int64(o.Samples) * 160},
 		{Name: "scores", Bytes: (8 + 8 + 4) * candidates}, // codes, scores, order
 		{Name: "scored pairs", Bytes: 48 * withReasons},
