@@ -20,7 +20,7 @@ var graphFeatures = []string{"shared co-authors (log)", "co-author overlap", "sh
 
 var nameFeatures = []string{"same folded name", "same letters (spacing differs)", "equal tokens", "nickname/short tokens", "initial matches",
 	"unmatched name parts", "unmatched initials", "reordered", "first names differ", "same last token",
-	"Jaro-Winkler", "rarity of shared token"}
+	"Jaro-Winkler", "rarity of shared token", "tokens one letter apart"}
 
 func (e *engine) nGraph() int { return len(graphFeatures) + len(e.nums) }
 
@@ -68,6 +68,7 @@ func (e *engine) nameVec(a, b *name, x []float64) {
 	x[9] = b2f(al.lastEqual)
 	x[10] = jaroWinkler(a.compact, b.compact)
 	x[11] = e.rareShared(a, b)
+	x[12] = float64(al.near)
 }
 
 func (e *engine) rareShared(a, b *name) float64 {
@@ -379,6 +380,9 @@ func (e *engine) nameText(a, b int, na, nb *name) string {
 	}
 	if al.nick > 0 {
 		parts = append(parts, "short form or nickname")
+	}
+	if al.near > 0 {
+		parts = append(parts, "spelling one letter apart")
 	}
 	if al.initial > 0 && al.freeA+al.freeB == 0 {
 		parts = append(parts, "initials agree")
