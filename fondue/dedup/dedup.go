@@ -35,9 +35,9 @@ type Input struct {
 
 // Defaults of Options, decided here only.
 const (
-	DefaultMaxBlock  = 64    // largest block whose pairs all become candidates
-	DefaultMaxFanout = 500   // neighbours of larger degree are not followed for co-authors and context
-	DefaultSamples   = 20000 // positives (split nodes) and negatives (candidate pairs) to fit on
+	DefaultMaxBlock  = 64     // largest block whose pairs all become candidates
+	DefaultMaxFanout = 500    // neighbours of larger degree are not followed for co-authors and context
+	DefaultSamples   = 100000 // positives (split nodes) and negatives (candidate pairs) to fit on
 )
 
 // Options configures Find. The zero value is the default.

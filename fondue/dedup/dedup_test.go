@@ -254,11 +254,16 @@ func TestEstimateCoversResult(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	held := int64(after.HeapAlloc) - int64(before.HeapAlloc) // the result: pairs and reasons
-	_, parts := Estimate(int64(pl.in.Graph.NumNodes()), int64(pl.in.Graph.NumEdges()), int64(pl.nAuth), int64(res.Candidates), Options{})
+	peak, phases := Estimate(int64(pl.in.Graph.NumNodes()), int64(pl.in.Graph.NumEdges()), int64(pl.nAuth), int64(res.Candidates), Options{})
 	var est int64
-	for _, p := range parts {
-		if p.Name == "scored pairs" || p.Name == "reasons" {
-			est += p.Bytes
+	for _, ph := range phases {
+		if ph.Bytes > peak {
+			t.Errorf("phase %s: %d bytes over the peak %d", ph.Phase, ph.Bytes, peak)
+		}
+		for _, p := range ph.Parts {
+			if p.Name == "pairs with reasons" {
+				est += p.Bytes
+			}
 		}
 	}
 	if held > est || held < est/4 {
