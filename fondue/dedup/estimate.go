@@ -11,7 +11,11 @@ const CandidatesPerTarget = 10
 // nodes and edges with targets scored and candidates pairs (0: the
 // CandidatesPerTarget guess); o.Top pairs carry reasons (0: all). It is the
 // live heap of the largest of the phases (blocking, fitting, scoring),
-// returned with their parts; the graph itself is not included.
+// returned with their parts; the graph itself is not included. The Go
+// heap's peak runs above this live figure by the garbage not yet collected
+// (measured: 288 MB against 225 MB on acl-dup with reasons for all 388k
+// pairs; 2.0 GB against 1.85 GB for 1M authors with Top 1000), which the
+// GC headroom of memory.Predict's Peak covers.
 func Estimate(nodes, edges, targets, candidates int64, o Options) (int64, []memory.Phase) {
 	o = o.withDefaults()
 	if candidates <= 0 {
