@@ -18,6 +18,7 @@ type engine struct {
 	isTarget []bool
 	names    []name // per node (targets only filled)
 	tokIDF   map[string]float64
+	tokCount map[string]int // target names holding each token
 
 	// node words of text properties (non-target nodes), word ids sorted unique
 	words   [][]int32
@@ -92,6 +93,7 @@ func (e *engine) prepare(ctx context.Context) error {
 			}
 		}
 	}
+	e.tokCount = df
 	e.tokIDF = make(map[string]float64, len(df))
 	nt := float64(len(e.targets))
 	for tok, c := range df {
