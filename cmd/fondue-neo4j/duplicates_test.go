@@ -1,0 +1,251 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// dupGraph writes a small bibliography as import files: 24 authors with
+// distinct first and last names writing 60 papers in pairs and triples,
+// two people under two names each, who write with the same co-authors, at
+// the same venue, on the same topic, in the same years: "Jeffrey Bilmes"
+// (a25) and "Jeff A. Bilmes" (a26), "Thomas Lucas" (a27) and "Thomas
+// LUCAS" (a28); and two others whose names are close to others' but who
+// share nothing with them: "Hannah Hughes" (a29; a08 is Hans Hughes) and
+// "Karl Keller" (a30; a11 is Karin Keller). It returns the --nodes and
+// --relationships arguments.
+func dupGraph(t *testing.T) []string {
+	t.Helper()
+	dir := t.TempDir()
+	first := strings.Fields("Anna Boris Carla Dmitri Elena Felix Greta Hans Ines Jonas Karin Lars Maria Nils Olga Pavel Rosa Sven Tara Uwe Vera Wim Xenia Yann")
+	last := strings.Fields("Adams Baker Clark Davis Evans Fisher Green Hughes Irwin Jones Keller Lopez Moore Nash Owens Price Quinn Reed Stone Turner Ulrich Vance Walsh Young")
+	topics := strings.Fields("parsing tagging translation summarization retrieval dialogue morphology semantics")
+	var authors, papers, wrote, in strings.Builder
+	authors.WriteString("uid:ID(Author),name,:LABEL\n")
+	for i := range first {
+		fmt.Fprintf(&authors, "a%02d,%s %s,Author\n", i+1, first[i], last[i])
+	}
+	authors.WriteString("a25,Jeffrey Bilmes,Author\na26,Jeff A. Bilmes,Author\na27,Thomas Lucas,Author\na28,Thomas LUCAS,Author\n")
+	// Two other people whose names are close to the names of a08 and a11.
+	authors.WriteString("a29,Hannah Hughes,Author\na30,Karl Keller,Author\n")
+	papers.WriteString("uid:ID(Paper),title,year:int,:LABEL\n")
+	wrote.WriteString(":START_ID(Author),:END_ID(Paper),:TYPE\n")
+	in.WriteString(":START_ID(Paper),:END_ID(Venue),:TYPE\n")
+	paper := func(k int, title string, year int, venue int, by ...int) {
+		fmt.Fprintf(&papers, "p%d,%s,%d,Paper\n", k, title, year)
+		for _, a := range by {
+			fmt.Fprintf(&wrote, "a%02d,p%d,WROTE\n", a, k)
+		}
+		fmt.Fprintf(&in, "p%d,v%d,PUBLISHED_IN\n", k, venue)
+	}
+	for k := range 60 {
+		by := []int{k%24 + 1, (k*7+3)%24 + 1}
+		if k%3 == 0 {
+			by = append(by, (k*5+11)%24+1)
+		}
+		slices.Sort(by)
+		paper(k, "Neural "+topics[k%8]+" for "+topics[(k+3)%8], 2000+k%15, k%3, slices.Compact(by)...)
+	}
+	// Bilmes writes on graphical models at venue 3 with a01 and a02; Lucas
+	// on phonology at venue 4 with a05 and a06.
+	for k := range 6 {
+		paper(60+k, fmt.Sprintf("Graphical models for speech part %d", k), 2005+k, 3, 1, 2, 25+k%2)
+		paper(70+k, fmt.Sprintf("Phonology of tone systems part %d", k), 2010+k, 4, 5, 6, 27+k%2)
+	}
+	for k := range 4 {
+		paper(80+k, fmt.Sprintf("Protein folding kinetics part %d", k), 2019, 0, 29, 30, 13+k)
+	}
+	venues := "uid:ID(Venue),name,:LABEL\nv0,ACL,Venue\nv1,EMNLP,Venue\nv2,COLING,Venue\nv3,ICASSP,Venue\nv4,Interspeech,Venue\n"
+	return []string{
+		"--nodes", writeFile(t, dir, "authors.csv", authors.String()),
+		"--nodes", writeFile(t, dir, "papers.csv", papers.String()),
+		"--nodes", writeFile(t, dir, "venues.csv", venues),
+		"--relationships", writeFile(t, dir, "wrote.csv", wrote.String()),
+		"--relationships", writeFile(t, dir, "published_in.csv", in.String()),
+	}
+}
+
+// dupPair is a pair of duplicates --output json.
+type dupPair struct {
+	A, B         string
+	Score        float64
+	NameA, NameB string
+	Reasons      []struct{ Kind, Text string }
+}
+
+func runDuplicatesJSON(t *testing.T, args ...string) []dupPair {
+	t.Helper()
+	code, out, stderr := runCLI(t, "", append([]string{"duplicates", "--output", "json", "--log-level", "error"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%q: exit %d: %s", args, code, stderr)
+	}
+	var pairs []dupPair
+	if err := json.Unmarshal([]byte(out), &pairs); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	return pairs
+}
+
+// The issue's contract: duplicates on import files prints every candidate
+// pair scored (--top 0) as JSON objects with a, b (the :ID values), score
+// (best first) and reasons; the two planted people come first; --top K
+// is the first K of them; the TSV has the same pairs, with a header.
+func TestDuplicatesImportFiles(t *testing.T) {
+	kg := dupGraph(t)
+	args := append(slices.Clone(kg), "--score-labels", "Author", "--name-property", "name", "--evidence-properties", "title,year", "--top", "0")
+	pairs := runDuplicatesJSON(t, args...)
+	if len(pairs) < 3 {
+		t.Fatalf("%d pairs: %+v", len(pairs), pairs)
+	}
+	names := map[string]string{"a25": "Jeffrey Bilmes", "a26": "Jeff A. Bilmes", "a27": "Thomas Lucas", "a28": "Thomas LUCAS"}
+	seen := map[[2]string]bool{}
+	for k, p := range pairs {
+		if !strings.HasPrefix(p.A, "a") || !strings.HasPrefix(p.B, "a") || p.A == p.B {
+			t.Fatalf("pair %d: %q %q: want two authors", k, p.A, p.B)
+		}
+		key := [2]string{min(p.A, p.B), max(p.A, p.B)}
+		if seen[key] {
+			t.Fatalf("pair %v twice", key)
+		}
+		seen[key] = true
+		if k > 0 && p.Score > pairs[k-1].Score {
+			t.Fatalf("pair %d scores %v after %v: not best first", k, p.Score, pairs[k-1].Score)
+		}
+		if n, ok := names[p.A]; ok && p.NameA != n {
+			t.Errorf("pair %d: nameA %q, want %q", k, p.NameA, n)
+		}
+		if len(p.Reasons) == 0 || p.Reasons[0].Kind == "" || p.Reasons[0].Text == "" {
+			t.Errorf("pair %d (%s, %s): reasons %+v", k, p.A, p.B, p.Reasons)
+		}
+	}
+	top2 := []string{pairs[0].A + "-" + pairs[0].B, pairs[1].A + "-" + pairs[1].B}
+	slices.Sort(top2)
+	if top2[0] != "a25-a26" || top2[1] != "a27-a28" {
+		t.Errorf("best pairs %q, want a25-a26 and a27-a28; all: %+v", top2, pairs[:min(5, len(pairs))])
+	}
+
+	// --top 2: the first two.
+	first := runDuplicatesJSON(t, append(slices.Clone(args[:len(args)-1]), "2")...)
+	if len(first) != 2 || first[0].A != pairs[0].A || first[1].B != pairs[1].B || first[0].Score != pairs[0].Score {
+		t.Errorf("--top 2: %+v, want the first two of %+v", first, pairs[:2])
+	}
+
+	// TSV: the same pairs, a header with --print-header, none when piped.
+	code, out, stderr := runCLI(t, "", append([]string{"duplicates", "--print-header", "--log-level", "error"}, args...)...)
+	if code != 0 {
+		t.Fatalf("tsv: exit %d: %s", code, stderr)
+	}
+	r := csv.NewReader(strings.NewReader(out))
+	r.Comma = '\t'
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if strings.Join(recs[0], ",") != "a,b,score,name_a,name_b,reasons" || len(recs) != len(pairs)+1 {
+		t.Fatalf("TSV header %q, %d lines for %d pairs", recs[0], len(recs), len(pairs))
+	}
+	for k, rec := range recs[1:] {
+		p := pairs[k]
+		if rec[0] != p.A || rec[1] != p.B || rec[3] != p.NameA || rec[4] != p.NameB || !strings.HasPrefix(rec[5], p.Reasons[0].Text) {
+			t.Fatalf("TSV line %d %q, JSON %+v", k+1, rec, p)
+		}
+	}
+	_, piped, _ := runCLI(t, "", append([]string{"duplicates", "--log-level", "error"}, args...)...)
+	if piped != strings.SplitN(out, "\n", 2)[1] {
+		t.Errorf("without --print-header: not the same lines without the header")
+	}
+}
+
+// The same input gives the same output whatever the number of workers.
+func TestDuplicatesDeterministic(t *testing.T) {
+	kg := dupGraph(t)
+	var outs []string
+	for _, threads := range []string{"1", "2", "1"} {
+		code, out, stderr := runCLI(t, "", append([]string{"duplicates", "--score-labels", "Author", "--evidence-properties", "title,year",
+			"--output", "json", "--log-level", "error", "--threads", threads}, kg...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		outs = append(outs, out)
+	}
+	if outs[0] != outs[1] || outs[0] != outs[2] {
+		t.Errorf("--threads 1 and 2 differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+}
+
+// An edge list works too, its names from --names: the ids of the pairs are
+// the edge list's, the names the file's.
+func TestDuplicatesEdgeList(t *testing.T) {
+	dir := t.TempDir()
+	var edges, nm strings.Builder
+	edges.WriteString("# author paper\n")
+	first := strings.Fields("Anna Boris Carla Dmitri Elena Felix Greta Hans")
+	last := strings.Fields("Adams Baker Clark Davis Evans Fisher Green Hughes")
+	for i := range first {
+		fmt.Fprintf(&nm, "a:%d\t%s %s\n", i, first[i], last[i])
+	}
+	nm.WriteString("a:8\tThomas Lucas\na:9\tThomas LUCAS\n")
+	for k := range 24 {
+		fmt.Fprintf(&edges, "a:%d p:%d\na:%d p:%d\n", k%8, k, (k*3+1)%8, k)
+		if k >= 18 {
+			fmt.Fprintf(&edges, "a:%d p:%d\n", 8+k%2, k)
+		}
+	}
+	file := writeFile(t, dir, "g.edges", edges.String())
+	names := writeFile(t, dir, "g.names", nm.String())
+	pairs := runDuplicatesJSON(t, file, "--names", names, "--score-prefix", "a:")
+	if len(pairs) == 0 || pairs[0].A != "a:8" || pairs[0].B != "a:9" || pairs[0].NameA != "Thomas Lucas" || pairs[0].NameB != "Thomas LUCAS" {
+		t.Fatalf("pairs %+v, want a:8 (Thomas Lucas) and a:9 (Thomas LUCAS) first", pairs)
+	}
+	for _, p := range pairs {
+		if !strings.HasPrefix(p.A, "a:") || !strings.HasPrefix(p.B, "a:") {
+			t.Fatalf("pair %+v: not two a: nodes (--score-prefix a:)", p)
+		}
+	}
+}
+
+// Bad input: one line naming the flag or file, the documented exit code,
+// nothing on stdout.
+func TestDuplicatesErrors(t *testing.T) {
+	kg := dupGraph(t)
+	dir := t.TempDir()
+	alias := writeFile(t, dir, "people.csv", "uid:ID(Author),name,alias,:LABEL\nx1,Ann Lee,,Author\nx2,Ann Li,,Author\n")
+	others := writeFile(t, dir, "others.names", "zz\tNobody\n")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{append([]string{"--name-property", "fullname", "--score-labels", "Author"}, kg...), exitUsage,
+			`--name-property: no node file has a property "fullname"`},
+		{[]string{"--nodes", alias, "--name-property", "alias"}, exitUsage,
+			"--name-property alias: none of the 2 nodes compared has it"},
+		{append([]string{"--name-property", "title", "--score-labels", "Author"}, kg...), exitUsage,
+			"--name-property title: none of the 30 nodes compared has it"},
+		{append([]string{"--name-property", "", "--score-labels", "Author"}, kg...), exitUsage, "--name-property is empty"},
+		{append([]string{"--top", "-1"}, kg...), exitUsage, "--top"},
+		{append([]string{"--top", "many"}, kg...), exitUsage, "--top"},
+		{append([]string{"--output", "xml"}, kg...), exitUsage, "--output"},
+		{append([]string{"--score-labels", "Editor"}, kg...), exitUsage, `no node has the label "Editor"`},
+		{[]string{lesmis, "--score-labels", "Author"}, exitUsage, "--score-labels chooses nodes of --nodes files"},
+		{[]string{lesmis, "--names", filepath.Join(dir, "absent.names")}, exitUsage, "absent.names: no such file"},
+		{[]string{lesmis, "--names", others}, exitUsage, "--names " + others + ": it names none of the 77 nodes compared"},
+		{[]string{lesmis, "--score-prefix", "11"}, exitEmpty, "nothing to compare"},
+		{[]string{}, exitUsage, "one edge-list file (or --nodes and --relationships files)"},
+		{[]string{lesmis, "--names", lesmisNames, "--max-memory", "1KB"}, exitMemory, "exceeds the limit"},
+	}
+	for _, c := range cases {
+		args := append([]string{"duplicates"}, c.args...)
+		code, out, stderr := runCLI(t, "", args...)
+		if code != c.code || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", args, code, out, stderr, c.code, c.want)
+			continue
+		}
+		wantOneLine(t, strings.Join(args, " "), stderr)
+	}
+}
