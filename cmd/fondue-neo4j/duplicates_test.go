@@ -4,10 +4,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // dupGraph writes a small bibliography as import files: 24 authors with
@@ -247,5 +251,70 @@ func TestDuplicatesErrors(t *testing.T) {
 			continue
 		}
 		wantOneLine(t, strings.Join(args, " "), stderr)
+	}
+}
+
+// docs/duplicates.md: every flag it names is a flag of duplicates or
+// estimate, and its commands run on the acl-dup set beside the repository
+// (FONDUE_DATASETS, else /work/shared/datasets), the first printing the
+// rows the page shows: ids and names as shown, reasons cut at "...".
+func TestDuplicatesDoc(t *testing.T) {
+	data, err := os.ReadFile("../../docs/duplicates.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
+	var cmds []*cobra.Command
+	for _, name := range []string{"duplicates", "estimate"} {
+		c, _, err := root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, c)
+	}
+	for _, m := range regexp.MustCompile("(?:^|[\\s`(\\[])--([a-z][a-z0-9-]*)").FindAllStringSubmatch(string(data), -1) {
+		if !slices.ContainsFunc(cmds, func(c *cobra.Command) bool { return c.Flags().Lookup(m[1]) != nil }) {
+			t.Errorf("docs/duplicates.md names --%s, which duplicates and estimate do not have", m[1])
+		}
+	}
+	datasets := "/work/shared/datasets"
+	if env := os.Getenv("FONDUE_DATASETS"); env != "" {
+		datasets = env
+	}
+	shown := regexp.MustCompile("(?s)\\(shortened[^)]*\\):\\s*```\\n(.*?)```").FindSubmatch(data)
+	if shown == nil {
+		t.Fatal("docs/duplicates.md shows no output")
+	}
+	ran := 0
+	for _, line := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(line, "fondue-neo4j duplicates ") {
+			continue
+		}
+		line = strings.ReplaceAll(line, "../shared/datasets/", datasets+"/")
+		args := append(strings.Fields(strings.TrimPrefix(line, "fondue-neo4j ")), "--log-level", "error")
+		code, out, stderr := runCLI(t, "", args...)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != 0 || len(lines) < 20 {
+			t.Fatalf("%s: exit %d, %d lines: %s", line, code, len(lines), stderr)
+		}
+		if ran == 0 {
+			for k, row := range strings.Split(strings.TrimSpace(string(shown[1])), "\n") {
+				want := regexp.MustCompile(`\s{2,}`).Split(row, 6)
+				got := strings.Split(lines[k], "\t")
+				ok := len(got) == 6 && len(want) == 6 && slices.Equal(got[:2], want[:2]) && slices.Equal(got[3:5], want[3:5])
+				if ok && k > 0 {
+					ok = strings.HasPrefix(got[2], want[2][:5]) && strings.HasPrefix(got[5], strings.TrimSuffix(want[5], "..."))
+				} else if ok {
+					ok = got[2] == want[2] && got[5] == want[5]
+				}
+				if !ok {
+					t.Errorf("line %d: %q, docs/duplicates.md shows %q", k, got, want)
+				}
+			}
+		}
+		ran++
+	}
+	if ran != 2 {
+		t.Errorf("docs/duplicates.md: %d duplicates commands run, want 2 (import files, edge list)", ran)
 	}
 }

@@ -175,7 +175,7 @@ func TestEstimateOffersOnlyWhatChangesIt(t *testing.T) {
 // --output-file or --output-dir, and the older spellings are hidden.
 func TestOneVocabulary(t *testing.T) {
 	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
-	for _, name := range []string{"score", "review", "sync", "estimate", "undo"} {
+	for _, name := range []string{"score", "review", "sync", "estimate", "undo", "duplicates"} {
 		cmd, _, err := root.Find([]string{name})
 		if err != nil {
 			t.Fatal(err)
