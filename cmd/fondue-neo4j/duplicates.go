@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
@@ -73,6 +75,11 @@ compare, 7 not enough memory, 130 interrupted.`,
 			}
 			loadTime := time.Since(t0)
 			o := dedup.Options{Top: a.cfg.Duplicates.Top, Seed: int64(a.cfg.Engine.Seed), Workers: a.cfg.Engine.Threads}
+			g := in.Graph
+			est := duplicatesMemory(int64(g.NumNodes()), int64(g.NumEdges()), int64(compared(in)), int64(g.MaxDegree()), !g.IntKeys(), inputMemory(in), o)
+			if err := a.checkMemoryHint(est, "raise max_memory, or use a larger machine"); err != nil {
+				return err
+			}
 			a.log.Debug("finding duplicates", "nodes", in.Graph.NumNodes(), "edges", in.Graph.NumEdges(), "compared", len(in.Targets))
 			t1 := time.Now()
 			res, err := dedup.Find(cmd.Context(), in, o)
@@ -82,7 +89,7 @@ compare, 7 not enough memory, 130 interrupted.`,
 			case err != nil:
 				return err
 			}
-			a.logDuplicates(in, res, loadTime, time.Since(t1))
+			a.logDuplicates(in, res, loadTime, time.Since(t1), est)
 			w := bufio.NewWriter(a.stdout)
 			d := output.Duplicates{Graph: in.Graph, Pairs: res.Pairs, Names: in.Names}
 			if a.cfg.Output.Format == "json" {
@@ -156,6 +163,9 @@ func (a *app) duplicatesKG(ctx context.Context) (dedup.Input, error) {
 	if strings.TrimSpace(prop) == "" {
 		return dedup.Input{}, usageErrorf("--name-property is empty: give the node property holding the names (e.g. name)")
 	}
+	if a.cfg.Input.Names != "" {
+		a.log.Warn("--names is ignored: with --nodes the names compared are --name-property's", "name_property", prop)
+	}
 	kg, err := a.readKG(ctx, prop)
 	if err != nil {
 		return dedup.Input{}, err
@@ -220,10 +230,10 @@ func indices(t []bool) []int {
 
 // logDuplicates logs what a duplicates run did and cost: at info on a
 // terminal, else at debug (as score's summary).
-func (a *app) logDuplicates(in dedup.Input, res *dedup.Result, load, find time.Duration) {
+func (a *app) logDuplicates(in dedup.Input, res *dedup.Result, load, find time.Duration, est memory.Estimate) {
 	attrs := []any{"nodes", in.Graph.NumNodes(), "edges", in.Graph.NumEdges(), "compared", compared(in),
 		"candidates", res.Candidates, "printed", len(res.Pairs), "positives", res.Positives, "negatives", res.Negatives,
-		"load_s", round3(load.Seconds()), "find_s", round3(find.Seconds())}
+		"load_s", round3(load.Seconds()), "find_s", round3(find.Seconds()), "estimate_mb", round3(float64(est.Peak)/(1<<20))}
 	if peak := sysmem.PeakRSS(); peak > 0 {
 		attrs = append(attrs, "peak_rss_mb", round3(float64(peak)/(1<<20)))
 	}
@@ -239,4 +249,37 @@ func compared(in dedup.Input) int {
 		return in.Graph.NumNodes()
 	}
 	return len(in.Targets)
+}
+
+// duplicatesMemory predicts the peak memory of a duplicates run: the
+// graph as score reads it (no embedding), and beside it what the run
+// holds throughout (held: the names and evidence properties read) and
+// what dedup.Find holds for targets compared nodes (candidates 0: its
+// guess; o.Top pairs with reasons).
+func duplicatesMemory(nodes, edges, targets, maxDegree int64, stringKeys bool, held []memory.Part, o dedup.Options) memory.Estimate {
+	_, parts := dedup.Estimate(nodes, edges, targets, 0, o)
+	return memory.Predict(nodes, edges, memory.Options{Workers: o.Workers, StringKeys: stringKeys, FromFile: true,
+		MaxDegree: maxDegree, NoEmbedding: true, Held: slices.Concat(held, parts)})
+}
+
+// inputMemory is what a duplicates run holds of its input beside the
+// graph: the names and the evidence properties' values (a string header
+// each, and their bytes).
+func inputMemory(in dedup.Input) []memory.Part {
+	var names int64
+	for _, s := range in.Names {
+		names += 16 + int64(len(s))
+	}
+	parts := []memory.Part{{Name: "names compared", Bytes: names + 8*int64(len(in.Targets))}}
+	if c := in.Context; c != nil {
+		var props int64
+		for _, p := range c.Properties {
+			props += 8 * int64(len(p.Number))
+			for _, s := range p.Text {
+				props += 16 + int64(len(s))
+			}
+		}
+		parts = append(parts, memory.Part{Name: "node kinds and evidence properties", Bytes: 4*int64(len(c.Kind)) + props})
+	}
+	return parts
 }

@@ -241,7 +241,7 @@ func TestDuplicatesErrors(t *testing.T) {
 		{[]string{lesmis, "--names", others}, exitUsage, "--names " + others + ": it names none of the 77 nodes compared"},
 		{[]string{lesmis, "--score-prefix", "11"}, exitEmpty, "nothing to compare"},
 		{[]string{}, exitUsage, "one edge-list file (or --nodes and --relationships files)"},
-		{[]string{lesmis, "--names", lesmisNames, "--max-memory", "1KB"}, exitMemory, "exceeds the limit"},
+		{append([]string{"--score-labels", "Author", "--max-memory", "1MB"}, kg...), exitMemory, "exceeds the limit of 976.6 KiB (max_memory); raise max_memory"},
 	}
 	for _, c := range cases {
 		args := append([]string{"duplicates"}, c.args...)
@@ -316,5 +316,48 @@ func TestDuplicatesDoc(t *testing.T) {
 	}
 	if ran != 2 {
 		t.Errorf("docs/duplicates.md: %d duplicates commands run, want 2 (import files, edge list)", ran)
+	}
+}
+
+// estimate --duplicates predicts a duplicates run: more memory with more
+// nodes compared, the graph's counts from a file too; --compared needs
+// --duplicates and at most the nodes; a graph that does not fit exits
+// with 7.
+func TestEstimateDuplicates(t *testing.T) {
+	peak := func(args ...string) int64 {
+		t.Helper()
+		code, out, stderr := runCLI(t, "", append([]string{"estimate", "--duplicates", "--output", "json", "--max-memory", "none"}, args...)...)
+		var e struct{ BytesPeak int64 }
+		if err := json.Unmarshal([]byte(out), &e); code != 0 || err != nil || e.BytesPeak <= 0 {
+			t.Fatalf("%q: exit %d, %v: %s %s", args, code, err, out, stderr)
+		}
+		return e.BytesPeak
+	}
+	few, all := peak("--nodes", "100000", "--edges", "200000", "--compared", "1000"), peak("--nodes", "100000", "--edges", "200000")
+	if few >= all {
+		t.Errorf("1000 of 100000 nodes compared: %d bytes, all: %d", few, all)
+	}
+	_, scoring, _ := runCLI(t, "", "estimate", "--nodes", "100000", "--edges", "200000", "--output", "json", "--max-memory", "none")
+	_, dup, _ := runCLI(t, "", "estimate", "--nodes", "100000", "--edges", "200000", "--output", "json", "--max-memory", "none", "--duplicates")
+	if scoring == dup {
+		t.Errorf("--duplicates changes nothing: %s", dup)
+	}
+	if p := peak(lesmis); p <= 0 {
+		t.Errorf("from a file: %d", p)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--nodes", "10", "--edges", "20", "--compared", "5"}, exitUsage, "--compared counts the nodes of a duplicates run: add --duplicates"},
+		{[]string{"--duplicates", "--nodes", "10", "--edges", "20", "--compared", "11"}, exitUsage, "--compared 11: want between 0 and the 10 nodes"},
+		{[]string{"--duplicates", "--nodes", "1000000", "--edges", "10000000", "--max-memory", "100MB"}, exitMemory, "does not fit"},
+	} {
+		args := append([]string{"estimate"}, c.args...)
+		code, _, stderr := runCLI(t, "", args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, %q; want %d and %q", args, code, stderr, c.code, c.want)
+		}
 	}
 }

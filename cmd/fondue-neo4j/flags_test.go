@@ -148,7 +148,7 @@ func TestEstimateOffersOnlyWhatChangesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	input := map[string]bool{"nodes": true, "edges": true, "relationships": true, "string-keys": true, "header": true,
+	input := map[string]bool{"nodes": true, "edges": true, "relationships": true, "string-keys": true, "header": true, "compared": true,
 		"output": true, "config": true, "log-level": true, "log-format": true, "help": true}
 	base := []string{"estimate", "--nodes", "100000", "--edges", "1000000", "--max-memory", "none"}
 	_, want, _ := runCLI(t, "", base...)
