@@ -233,7 +233,7 @@ func indices(t []bool) []int {
 func (a *app) logDuplicates(in dedup.Input, res *dedup.Result, load, find time.Duration, est memory.Estimate) {
 	attrs := []any{"nodes", in.Graph.NumNodes(), "edges", in.Graph.NumEdges(), "compared", compared(in),
 		"candidates", res.Candidates, "printed", len(res.Pairs), "positives", res.Positives, "negatives", res.Negatives,
-		"load_s", round3(load.Seconds()), "find_s", round3(find.Seconds()), "estimate_mb", round3(float64(est.Peak)/(1<<20))}
+		"load_s", round3(load.Seconds()), "find_s", round3(find.Seconds()), "estimate_mb", round3(float64(est.Peak) / (1 << 20))}
 	if peak := sysmem.PeakRSS(); peak > 0 {
 		attrs = append(attrs, "peak_rss_mb", round3(float64(peak)/(1<<20)))
 	}
