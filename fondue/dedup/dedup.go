@@ -34,8 +34,8 @@ type Input struct {
 
 // Defaults of Options, decided here only.
 const (
-	DefaultMaxBlock  = 64   // largest block whose pairs all become candidates
-	DefaultMaxFanout = 500  // neighbours of larger degree are not followed for co-authors and context
+	DefaultMaxBlock  = 64    // largest block whose pairs all become candidates
+	DefaultMaxFanout = 500   // neighbours of larger degree are not followed for co-authors and context
 	DefaultSamples   = 20000 // positives (split nodes) and negatives (candidate pairs) to fit on
 )
 
@@ -79,7 +79,7 @@ type Reason struct {
 // Pair is a scored candidate pair.
 type Pair struct {
 	A, B    int     // node indices, A < B
-	Score   float64 // log-odds that A and B are one entity; higher = more likely
+	Score   float64 // log-likelihood ratio, names plus graph; higher = more likely one entity
 	Reasons []Reason
 }
 
@@ -92,10 +92,9 @@ type Weight struct {
 // Result is the outcome of Find.
 type Result struct {
 	Pairs      []Pair
-	Candidates int     // candidate pairs scored
-	Positives  int     // split nodes the graph weights were fitted on
-	Negatives  int     // candidate pairs used as negatives
-	Prior      float64 // estimated share of candidate pairs that are one entity
+	Candidates int // candidate pairs scored
+	Positives  int // split nodes the graph weights were fitted on
+	Negatives  int // candidate pairs used as negatives
 	Weights    []Weight
 }
 
@@ -156,7 +155,7 @@ func Find(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	return &Result{
 		Pairs: pairs, Candidates: len(cands),
-		Positives: m.positives, Negatives: m.negatives, Prior: m.prior,
+		Positives: m.positives, Negatives: m.negatives,
 		Weights: m.weights(),
 	}, nil
 }

@@ -178,7 +178,8 @@ func align(a, b []string) alignment {
 	}
 	if len(a) > 0 && len(b) > 0 {
 		al.lastEqual = a[len(a)-1] == b[len(b)-1]
-		al.firstConflict = al.lastEqual && len(a) > 1 && len(b) > 1 && matchTokens(a[0], b[0]) == matchNone
+		al.firstConflict = al.lastEqual && len(a) > 1 && len(b) > 1 && matchA[0] < 0 && !usedB[0] &&
+			len(a[0]) > 1 && len(b[0]) > 1
 	}
 	return al
 }
