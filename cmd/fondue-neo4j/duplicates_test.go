@@ -22,30 +22,44 @@ import (
 // LUCAS" (a28); and two others whose names are close to others' but who
 // share nothing with them: "Hannah Hughes" (a29; a08 is Hans Hughes) and
 // "Karl Keller" (a30; a11 is Karin Keller). It returns the --nodes and
-// --relationships arguments.
-func dupGraph(t *testing.T) []string {
+// --relationships arguments, and the same graph as an edge list and its
+// names file.
+func dupGraph(t *testing.T) (kg []string, edgeList, namesFile string) {
 	t.Helper()
 	dir := t.TempDir()
+	var edges, nm strings.Builder
+	edges.WriteString("# the same graph as an edge list\n")
 	first := strings.Fields("Anna Boris Carla Dmitri Elena Felix Greta Hans Ines Jonas Karin Lars Maria Nils Olga Pavel Rosa Sven Tara Uwe Vera Wim Xenia Yann")
 	last := strings.Fields("Adams Baker Clark Davis Evans Fisher Green Hughes Irwin Jones Keller Lopez Moore Nash Owens Price Quinn Reed Stone Turner Ulrich Vance Walsh Young")
 	topics := strings.Fields("parsing tagging translation summarization retrieval dialogue morphology semantics")
 	var authors, papers, wrote, in strings.Builder
 	authors.WriteString("uid:ID(Author),name,:LABEL\n")
-	for i := range first {
-		fmt.Fprintf(&authors, "a%02d,%s %s,Author\n", i+1, first[i], last[i])
+	author := func(id, name string) {
+		fmt.Fprintf(&authors, "%s,%s,Author\n", id, name)
+		fmt.Fprintf(&nm, "%s\t%s\n", id, name)
 	}
-	authors.WriteString("a25,Jeffrey Bilmes,Author\na26,Jeff A. Bilmes,Author\na27,Thomas Lucas,Author\na28,Thomas LUCAS,Author\n")
+	for i := range first {
+		author(fmt.Sprintf("a%02d", i+1), first[i]+" "+last[i])
+	}
+	author("a25", "Jeffrey Bilmes")
+	author("a26", "Jeff A. Bilmes")
+	author("a27", "Thomas Lucas")
+	author("a28", "Thomas LUCAS")
 	// Two other people whose names are close to the names of a08 and a11.
-	authors.WriteString("a29,Hannah Hughes,Author\na30,Karl Keller,Author\n")
+	author("a29", "Hannah Hughes")
+	author("a30", "Karl Keller")
 	papers.WriteString("uid:ID(Paper),title,year:int,:LABEL\n")
 	wrote.WriteString(":START_ID(Author),:END_ID(Paper),:TYPE\n")
 	in.WriteString(":START_ID(Paper),:END_ID(Venue),:TYPE\n")
 	paper := func(k int, title string, year int, venue int, by ...int) {
 		fmt.Fprintf(&papers, "p%d,%s,%d,Paper\n", k, title, year)
+		fmt.Fprintf(&nm, "p%d\t%s (%d)\n", k, title, year)
 		for _, a := range by {
 			fmt.Fprintf(&wrote, "a%02d,p%d,WROTE\n", a, k)
+			fmt.Fprintf(&edges, "a%02d p%d\n", a, k)
 		}
 		fmt.Fprintf(&in, "p%d,v%d,PUBLISHED_IN\n", k, venue)
+		fmt.Fprintf(&edges, "p%d v%d\n", k, venue)
 	}
 	for k := range 60 {
 		by := []int{k%24 + 1, (k*7+3)%24 + 1}
@@ -65,13 +79,17 @@ func dupGraph(t *testing.T) []string {
 		paper(80+k, fmt.Sprintf("Protein folding kinetics part %d", k), 2019, 0, 29, 30, 13+k)
 	}
 	venues := "uid:ID(Venue),name,:LABEL\nv0,ACL,Venue\nv1,EMNLP,Venue\nv2,COLING,Venue\nv3,ICASSP,Venue\nv4,Interspeech,Venue\n"
-	return []string{
+	for k, v := range strings.Fields("ACL EMNLP COLING ICASSP Interspeech") {
+		fmt.Fprintf(&nm, "v%d\t%s\n", k, v)
+	}
+	kg = []string{
 		"--nodes", writeFile(t, dir, "authors.csv", authors.String()),
 		"--nodes", writeFile(t, dir, "papers.csv", papers.String()),
 		"--nodes", writeFile(t, dir, "venues.csv", venues),
 		"--relationships", writeFile(t, dir, "wrote.csv", wrote.String()),
 		"--relationships", writeFile(t, dir, "published_in.csv", in.String()),
 	}
+	return kg, writeFile(t, dir, "g.edges", edges.String()), writeFile(t, dir, "g.names", nm.String())
 }
 
 // dupPair is a pair of duplicates --output json.
@@ -100,7 +118,7 @@ func runDuplicatesJSON(t *testing.T, args ...string) []dupPair {
 // (best first) and reasons; the two planted people come first; --top K
 // is the first K of them; the TSV has the same pairs, with a header.
 func TestDuplicatesImportFiles(t *testing.T) {
-	kg := dupGraph(t)
+	kg, _, _ := dupGraph(t)
 	args := append(slices.Clone(kg), "--score-labels", "Author", "--name-property", "name", "--evidence-properties", "title,year", "--top", "0")
 	pairs := runDuplicatesJSON(t, args...)
 	if len(pairs) < 3 {
@@ -167,7 +185,7 @@ func TestDuplicatesImportFiles(t *testing.T) {
 
 // The same input gives the same output whatever the number of workers.
 func TestDuplicatesDeterministic(t *testing.T) {
-	kg := dupGraph(t)
+	kg, _, _ := dupGraph(t)
 	var outs []string
 	for _, threads := range []string{"1", "2", "1"} {
 		code, out, stderr := runCLI(t, "", append([]string{"duplicates", "--score-labels", "Author", "--evidence-properties", "title,year",
@@ -183,32 +201,21 @@ func TestDuplicatesDeterministic(t *testing.T) {
 }
 
 // An edge list works too, its names from --names: the ids of the pairs are
-// the edge list's, the names the file's.
+// the edge list's, the names the file's, the planted people first.
 func TestDuplicatesEdgeList(t *testing.T) {
-	dir := t.TempDir()
-	var edges, nm strings.Builder
-	edges.WriteString("# author paper\n")
-	first := strings.Fields("Anna Boris Carla Dmitri Elena Felix Greta Hans")
-	last := strings.Fields("Adams Baker Clark Davis Evans Fisher Green Hughes")
-	for i := range first {
-		fmt.Fprintf(&nm, "a:%d\t%s %s\n", i, first[i], last[i])
+	_, edges, names := dupGraph(t)
+	pairs := runDuplicatesJSON(t, edges, "--names", names, "--score-prefix", "a")
+	if len(pairs) < 2 {
+		t.Fatalf("pairs %+v", pairs)
 	}
-	nm.WriteString("a:8\tThomas Lucas\na:9\tThomas LUCAS\n")
-	for k := range 24 {
-		fmt.Fprintf(&edges, "a:%d p:%d\na:%d p:%d\n", k%8, k, (k*3+1)%8, k)
-		if k >= 18 {
-			fmt.Fprintf(&edges, "a:%d p:%d\n", 8+k%2, k)
-		}
-	}
-	file := writeFile(t, dir, "g.edges", edges.String())
-	names := writeFile(t, dir, "g.names", nm.String())
-	pairs := runDuplicatesJSON(t, file, "--names", names, "--score-prefix", "a:")
-	if len(pairs) == 0 || pairs[0].A != "a:8" || pairs[0].B != "a:9" || pairs[0].NameA != "Thomas Lucas" || pairs[0].NameB != "Thomas LUCAS" {
-		t.Fatalf("pairs %+v, want a:8 (Thomas Lucas) and a:9 (Thomas LUCAS) first", pairs)
+	top2 := []string{pairs[0].A + "-" + pairs[0].B, pairs[1].A + "-" + pairs[1].B}
+	slices.Sort(top2)
+	if top2[0] != "a25-a26" || top2[1] != "a27-a28" {
+		t.Errorf("best pairs %q, want a25-a26 and a27-a28; all: %+v", top2, pairs)
 	}
 	for _, p := range pairs {
-		if !strings.HasPrefix(p.A, "a:") || !strings.HasPrefix(p.B, "a:") {
-			t.Fatalf("pair %+v: not two a: nodes (--score-prefix a:)", p)
+		if !strings.HasPrefix(p.A, "a") || !strings.HasPrefix(p.B, "a") || p.NameA == "" || p.NameA == p.A {
+			t.Fatalf("pair %+v: not two authors by id, with their names (--score-prefix a, --names)", p)
 		}
 	}
 }
@@ -216,7 +223,7 @@ func TestDuplicatesEdgeList(t *testing.T) {
 // Bad input: one line naming the flag or file, the documented exit code,
 // nothing on stdout.
 func TestDuplicatesErrors(t *testing.T) {
-	kg := dupGraph(t)
+	kg, _, _ := dupGraph(t)
 	dir := t.TempDir()
 	alias := writeFile(t, dir, "people.csv", "uid:ID(Author),name,alias,:LABEL\nx1,Ann Lee,,Author\nx2,Ann Li,,Author\n")
 	others := writeFile(t, dir, "others.names", "zz\tNobody\n")
