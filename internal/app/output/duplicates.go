@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -68,34 +69,37 @@ func (d Duplicates) WriteTSV(w io.Writer, header bool) error {
 }
 
 // WriteJSON writes a JSON array of Pair, one object a line ("[]" for no
-// pair).
+// pair). One buffer serves every pair: the output of --top 0 is large.
 func (d Duplicates) WriteJSON(w io.Writer) error {
-	if _, err := io.WriteString(w, "["); err != nil {
-		return err
-	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	buf.WriteString("[")
+	var why []Why
 	for k, p := range d.Pairs {
+		why = why[:0]
+		for _, r := range p.Reasons {
+			why = append(why, Why{Kind: r.Kind, Text: r.Text, Weight: r.Weight})
+		}
 		pj := Pair{A: keys.OfGraph(d.Graph, p.A), B: keys.OfGraph(d.Graph, p.B), Score: p.Score,
-			NameA: d.name(p.A), NameB: d.name(p.B), Reasons: make([]Why, len(p.Reasons))}
-		for j, r := range p.Reasons {
-			pj.Reasons[j] = Why{Kind: r.Kind, Text: r.Text, Weight: r.Weight}
+			NameA: d.name(p.A), NameB: d.name(p.B), Reasons: why}
+		if k > 0 {
+			buf.WriteString(",")
 		}
-		b, err := json.Marshal(pj)
-		if err != nil {
+		buf.WriteString("\n  ")
+		if err := enc.Encode(pj); err != nil { // as json.Marshal, and a newline
 			return err
 		}
-		sep := ",\n  "
-		if k == 0 {
-			sep = "\n  "
-		}
-		if _, err := io.WriteString(w, sep+string(b)); err != nil {
+		buf.Truncate(buf.Len() - 1)
+		if _, err := w.Write(buf.Bytes()); err != nil {
 			return err
 		}
+		buf.Reset()
 	}
-	end := "\n]\n"
-	if len(d.Pairs) == 0 {
-		end = "]\n"
+	if len(d.Pairs) > 0 {
+		buf.WriteString("\n")
 	}
-	_, err := io.WriteString(w, end)
+	buf.WriteString("]\n")
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 
