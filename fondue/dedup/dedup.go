@@ -8,6 +8,7 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,27 +132,34 @@ func Find(ctx context.Context, in Input, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pairs, err := e.scoreAll(ctx, m, cands)
+	scores, err := e.scoreAll(ctx, m, cands)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(pairs, func(a, b Pair) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		}
-		if a.A != b.A {
-			return a.A - b.A
-		}
-		return a.B - b.B
-	})
-	if o.Top > 0 && len(pairs) > o.Top {
-		pairs = pairs[:o.Top]
+	// best first; ties by node indices (the codes sort as (A, B))
+	order := make([]int32, len(cands))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	for i := range pairs {
-		pairs[i].Reasons = e.reasons(m, pairs[i].A, pairs[i].B)
+	slices.SortFunc(order, func(x, y int32) int {
+		if c := cmp.Compare(scores[y], scores[x]); c != 0 {
+			return c
+		}
+		return cmp.Compare(cands[x], cands[y])
+	})
+	if o.Top > 0 && len(order) > o.Top {
+		order = order[:o.Top]
+	}
+	pairs := make([]Pair, len(order))
+	const chunk = 1024
+	err = parallel.ForChunks(ctx, o.Workers, (len(order)+chunk-1)/chunk, func(_, c int) {
+		for i := c * chunk; i < min(len(order), (c+1)*chunk); i++ {
+			a, b := unpair(cands[order[i]])
+			pairs[i] = Pair{A: int(a), B: int(b), Score: scores[order[i]], Reasons: e.reasons(m, int(a), int(b))}
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &Result{
 		Pairs: pairs, Candidates: len(cands),

@@ -29,9 +29,11 @@ func Estimate(nodes, edges, targets, candidates int64, o Options) (int64, []memo
 		// paper), title words and context terms
 		{Name: "profiles", Bytes: 200*nodes + 48*edges},
 		// blocking: (key, node) pairs, then pair codes before deduplication
-		{Name: "blocking", Bytes: 16*8*targets + 3*8*candidates},
+		// (the codes repeat across keys and grow by append: 6 per pair at 1M)
+		{Name: "blocking", Bytes: 16*8*targets + 6*8*candidates},
 		{Name: "training rows", Bytes: 4 * int64(o.Samples) * 160},
-		{Name: "scored pairs", Bytes: 8*candidates + 48*candidates},
+		{Name: "scores", Bytes: (8 + 8 + 4) * candidates}, // codes, scores, order
+		{Name: "scored pairs", Bytes: 48 * withReasons},
 		{Name: "reasons", Bytes: 400 * withReasons},
 	}
 	var sum int64
