@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -365,6 +367,21 @@ func TestEstimateDuplicates(t *testing.T) {
 		code, _, stderr := runCLI(t, "", args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, %q; want %d and %q", args, code, stderr, c.code, c.want)
+		}
+	}
+}
+
+// A run whose context ends says "interrupted", exits with 130 and prints
+// nothing.
+func TestDuplicatesInterrupted(t *testing.T) {
+	kg, edges, names := dupGraph(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, args := range [][]string{append([]string{"duplicates", "--score-labels", "Author"}, kg...), {"duplicates", edges, "--names", names}} {
+		var out, errb bytes.Buffer
+		code := run(ctx, args, strings.NewReader(""), &out, &errb)
+		if code != exitInterrupted || !strings.HasSuffix(errb.String(), "fondue-neo4j: interrupted\n") || out.Len() != 0 {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q", args, code, errb.String(), out.String())
 		}
 	}
 }
