@@ -20,7 +20,7 @@ var graphFeatures = []string{"shared co-authors (log)", "co-author overlap", "sh
 
 var nameFeatures = []string{"same folded name", "same letters (spacing differs)", "equal tokens", "nickname/short tokens", "initial matches",
 	"unmatched name parts", "unmatched initials", "reordered", "first names differ", "same last token",
-	"Jaro-Winkler", "rarity of shared token"}
+	"Jaro-Winkler", "rarity of shared token", "tokens one letter apart"}
 
 func (e *engine) nGraph() int { return len(graphFeatures) + len(e.nums) }
 
@@ -68,6 +68,7 @@ func (e *engine) nameVec(a, b *name, x []float64) {
 	x[9] = b2f(al.lastEqual)
 	x[10] = jaroWinkler(a.compact, b.compact)
 	x[11] = e.rareShared(a, b)
+	x[12] = float64(al.near)
 }
 
 func (e *engine) rareShared(a, b *name) float64 {
@@ -380,6 +381,9 @@ func (e *engine) nameText(a, b int, na, nb *name) string {
 	if al.nick > 0 {
 		parts = append(parts, "short form or nickname")
 	}
+	if al.near > 0 {
+		parts = append(parts, "spelling one letter apart")
+	}
 	if al.initial > 0 && al.freeA+al.freeB == 0 {
 		parts = append(parts, "initials agree")
 	}
@@ -391,8 +395,8 @@ func (e *engine) nameText(a, b int, na, nb *name) string {
 	} else if n := al.freeA + al.freeB; n > 0 {
 		parts = append(parts, plural(n, "unmatched name part"))
 	}
-	if r := e.rareShared(na, nb); r > 0 {
-		parts = append(parts, fmt.Sprintf("shared name part 1 in %.0f", math.Exp(r)))
+	if tok, n := e.rarestShared(na, nb); n > 0 {
+		parts = append(parts, fmt.Sprintf("%q in %s", tok, plural(n, "name")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -448,3 +452,17 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 
 // sameTokens: the same words after folding case, accents and punctuation.
 func sameTokens(a, b *name) bool { return slices.Equal(a.tokens, b.tokens) }
+
+// rarestShared returns the shared token of 2+ letters in fewest target
+// names, and that number (0 when none).
+func (e *engine) rarestShared(a, b *name) (string, int) {
+	best, bn := "", 0
+	for _, t := range a.tokens {
+		if len(t) > 1 && slices.Contains(b.tokens, t) {
+			if n := e.tokCount[t]; bn == 0 || n < bn || n == bn && t < best {
+				best, bn = t, n
+			}
+		}
+	}
+	return best, bn
+}
