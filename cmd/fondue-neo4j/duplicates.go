@@ -254,12 +254,19 @@ func compared(in dedup.Input) int {
 // duplicatesMemory predicts the peak memory of a duplicates run: the
 // graph as score reads it (no embedding), and beside it what the run
 // holds throughout (held: the names and evidence properties read) and
-// what dedup.Find holds for targets compared nodes (candidates 0: its
-// guess; o.Top pairs with reasons).
+// the largest phase of dedup.Find for targets compared nodes (its guess
+// of the candidates; o.Top pairs with reasons).
 func duplicatesMemory(nodes, edges, targets, maxDegree int64, stringKeys bool, held []memory.Part, o dedup.Options) memory.Estimate {
-	_, parts := dedup.Estimate(nodes, edges, targets, 0, o)
+	peak, phases := dedup.Estimate(nodes, edges, targets, 0, o)
+	var find []memory.Part
+	for _, ph := range phases {
+		if ph.Bytes == peak {
+			find = ph.Parts
+			break
+		}
+	}
 	return memory.Predict(nodes, edges, memory.Options{Workers: o.Workers, StringKeys: stringKeys, FromFile: true,
-		MaxDegree: maxDegree, NoEmbedding: true, Held: slices.Concat(held, parts)})
+		MaxDegree: maxDegree, NoEmbedding: true, Held: slices.Concat(held, find)})
 }
 
 // inputMemory is what a duplicates run holds of its input beside the
