@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
@@ -18,8 +19,8 @@ import (
 
 func newEstimateCmd(a *app) *cobra.Command {
 	var (
-		nodes, edges, rels, maxDegree int64
-		stringKeys                    bool
+		nodes, edges, rels, maxDegree, compared int64
+		stringKeys, duplicates                  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "estimate [FILE | --nodes N --edges M]",
@@ -36,6 +37,8 @@ Of the engine's settings, the ones that change the memory are flags here, and
 no other: --threads, --dim, --neg-ratio, and --checkpoint (a run that saves
 one keeps the optimizer's state).
 
+--duplicates estimates a "duplicates" run instead, --compared N of the nodes
+compared (default: all), every candidate pair printed with its reasons.
 Some buffers of each worker grow with the graph's largest degree. A FILE gives
 it; with counts only the estimate assumes the largest degree they allow
 (nodes-1 or edges, the smaller), an upper bound that is loose for graphs
@@ -45,7 +48,8 @@ A graph that does not fit exits with code 7 (after printing the estimate),
 like score and sync.`,
 		Example: `  fondue-neo4j estimate --nodes 1000000 --edges 10000000
   fondue-neo4j estimate --nodes 1000000 --relationships 10000000 --threads 4
-  fondue-neo4j estimate testdata/lesmis.edges --output json`,
+  fondue-neo4j estimate testdata/lesmis.edges --output json
+  fondue-neo4j estimate --duplicates --nodes 100000 --edges 220000 --compared 50000`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("estimate takes one edge-list file, or --nodes and --edges (see '%s --help')", cmd.CommandPath())
@@ -82,13 +86,26 @@ like score and sync.`,
 			} else if err := checkCounts(fl, nodes, edges); err != nil {
 				return err
 			}
+			if fl.Changed("compared") && !duplicates {
+				return usageErrorf("--compared counts the nodes of a duplicates run: add --duplicates")
+			}
+			if !fl.Changed("compared") {
+				compared = nodes
+			} else if compared < 0 || compared > nodes {
+				return usageErrorf("--compared %d: want between 0 and the %d nodes", compared, nodes)
+			}
 			limit, err := a.memoryLimit()
 			if err != nil {
 				return err
 			}
-			e := memory.Predict(nodes, edges, memory.Options{Dim: opts.CNE.Dim, Workers: opts.Workers,
-				StringKeys: stringKeys, KeepState: a.cfg.Engine.Embedding.Checkpoint != "", FromFile: true,
-				ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio, MaxDegree: maxDegree})
+			var e memory.Estimate
+			if duplicates {
+				e = duplicatesMemory(nodes, edges, compared, maxDegree, stringKeys, nil, dedup.Options{Workers: opts.Workers})
+			} else {
+				e = memory.Predict(nodes, edges, memory.Options{Dim: opts.CNE.Dim, Workers: opts.Workers,
+					StringKeys: stringKeys, KeepState: a.cfg.Engine.Embedding.Checkpoint != "", FromFile: true,
+					ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio, MaxDegree: maxDegree})
+			}
 			fitErr := e.CheckMemory(limit)
 			fits := fitErr == nil
 			if a.cfg.Output.Format == "json" {
@@ -110,6 +127,8 @@ like score and sync.`,
 	f.Int64Var(&edges, "edges", 0, "number of (undirected) relationships")
 	f.Int64Var(&rels, "relationships", 0, "the same as --edges (Neo4j's word)")
 	f.BoolVar(&stringKeys, "string-keys", false, "node ids are strings (e.g. Neo4j element ids) rather than integers")
+	f.BoolVar(&duplicates, "duplicates", false, "estimate a duplicates run (see docs/duplicates.md) rather than scoring")
+	f.Int64Var(&compared, "compared", 0, "with --duplicates: the nodes compared (default: all)")
 	// The settings of estimate: of the engine's, those that change the
 	// estimate, and no other.
 	cli.AddFlags(cmd, config.CmdEstimate)
@@ -173,13 +192,18 @@ func usesEmbedding(method string) bool { return method == "" || score.UsesEmbedd
 
 // checkMemory refuses a run whose estimate exceeds max_memory.
 func (a *app) checkMemory(e memory.Estimate) error {
+	return a.checkMemoryHint(e, "lower embedding.dim, raise max_memory, or use a larger machine")
+}
+
+// checkMemoryHint is checkMemory with hint, what to do, in its error.
+func (a *app) checkMemoryHint(e memory.Estimate, hint string) error {
 	limit, err := a.memoryLimit()
 	if err != nil {
 		return err
 	}
 	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
 	if err := e.CheckMemory(limit); err != nil {
-		return withCode(exitMemory, fmt.Errorf("%w; lower embedding.dim, raise max_memory, or use a larger machine", err))
+		return withCode(exitMemory, fmt.Errorf("%w; %s", err, hint))
 	}
 	debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	return nil

@@ -148,7 +148,7 @@ func TestEstimateOffersOnlyWhatChangesIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	input := map[string]bool{"nodes": true, "edges": true, "relationships": true, "string-keys": true, "header": true,
+	input := map[string]bool{"nodes": true, "edges": true, "relationships": true, "string-keys": true, "header": true, "compared": true,
 		"output": true, "config": true, "log-level": true, "log-format": true, "help": true}
 	base := []string{"estimate", "--nodes", "100000", "--edges", "1000000", "--max-memory", "none"}
 	_, want, _ := runCLI(t, "", base...)
@@ -175,7 +175,7 @@ func TestEstimateOffersOnlyWhatChangesIt(t *testing.T) {
 // --output-file or --output-dir, and the older spellings are hidden.
 func TestOneVocabulary(t *testing.T) {
 	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
-	for _, name := range []string{"score", "review", "sync", "estimate", "undo"} {
+	for _, name := range []string{"score", "review", "sync", "estimate", "undo", "duplicates"} {
 		cmd, _, err := root.Find([]string{name})
 		if err != nil {
 			t.Fatal(err)

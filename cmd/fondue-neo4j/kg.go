@@ -44,13 +44,14 @@ func (a *app) checkInput(cmd *cobra.Command, args []string, what string) error {
 	return nil
 }
 
-// readKG reads the import files; a bad file is a usage error (exit code 2)
-// that says file:line: what is wrong.
-func (a *app) readKG(ctx context.Context) (*neo4jcsv.Graph, error) {
+// readKG reads the import files, and nameProperty's values ("": none); a
+// bad file is a usage error (exit code 2) that says file:line: what is
+// wrong.
+func (a *app) readKG(ctx context.Context, nameProperty string) (*neo4jcsv.Graph, error) {
 	in := a.cfg.Input
 	t0 := time.Now()
 	kg, err := neo4jcsv.Read(ctx, neo4jcsv.Options{Nodes: in.Nodes, Relationships: in.Relationships,
-		ScoreLabels: in.ScoreLabels, EvidenceProperties: a.cfg.Graph.EvidenceProperties})
+		ScoreLabels: in.ScoreLabels, EvidenceProperties: a.cfg.Graph.EvidenceProperties, NameProperty: nameProperty})
 	var pe *neo4jcsv.ParseError
 	switch {
 	case errors.As(err, &pe):
@@ -84,7 +85,7 @@ func kgNames(kg *neo4jcsv.Graph, nm names.Names) names.Names {
 // labels and --evidence-properties the context.
 func (a *app) scoreKG(ctx context.Context, opts fondue.Options, top int) (*neo4jcsv.Graph, *fondue.Result, error) {
 	t0 := time.Now()
-	kg, err := a.readKG(ctx)
+	kg, err := a.readKG(ctx, "")
 	if err != nil {
 		return nil, nil, err
 	}

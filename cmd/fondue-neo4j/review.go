@@ -102,7 +102,7 @@ interrupted.`,
 					}
 				case a.usesKG(): // the links drawn, the names
 					var kg *neo4jcsv.Graph
-					if kg, err = a.readKG(cmd.Context()); err != nil {
+					if kg, err = a.readKG(cmd.Context(), ""); err != nil {
 						return err
 					}
 					g, nm = kg.Graph, kgNames(kg, nm)

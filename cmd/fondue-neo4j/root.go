@@ -50,7 +50,7 @@ edge list ("score") or a Neo4j database ("sync"), and can split them ("sync
 	}
 	cli.SetupRoot(root, a.stdout, a.stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newScoreCmd(a), newReviewCmd(a), newSyncCmd(a), newUndoCmd(a), newPlanCmd(a), newEstimateCmd(a), newBenchMovedCmd())
+	root.AddCommand(newScoreCmd(a), newReviewCmd(a), newSyncCmd(a), newUndoCmd(a), newPlanCmd(a), newEstimateCmd(a), newDuplicatesCmd(a), newBenchMovedCmd())
 	return root
 }
 

@@ -20,7 +20,7 @@ func TestSettingsAsDeclared(t *testing.T) {
 		t.Error(err)
 	}
 	cmds := map[string]config.Commands{"score": config.CmdScore, "review": config.CmdReview, "sync": config.CmdSync,
-		"undo": config.CmdUndo, "estimate": config.CmdEstimate,
+		"undo": config.CmdUndo, "estimate": config.CmdEstimate, "duplicates": config.CmdDuplicates,
 		"plan list": config.CmdPlan, "plan accept": config.CmdPlan, "plan reject": config.CmdPlan}
 	for name, on := range cmds {
 		cmd, _, err := root.Find(strings.Fields(name))

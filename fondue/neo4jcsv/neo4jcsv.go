@@ -11,6 +11,9 @@
 //		ScoreLabels:        []string{"Author"},
 //		EvidenceProperties: []string{"title", "year"},
 //	})
+//
+// NameProperty also keeps one property's values (Graph.NameValues), the
+// names that fondue/dedup compares.
 package neo4jcsv
 
 import (
@@ -37,17 +40,21 @@ type Options struct {
 	Nodes, Relationships []string // files, in order
 	ScoreLabels          []string // nodes with any of these labels are scored (Targets); empty: every node
 	EvidenceProperties   []string // property names kept as evidence (Context.Properties), in this order
+	NameProperty         string   // a property read into Graph.NameValues (e.g. name); "" reads none
 }
 
 // Graph is a knowledge graph read from import files. Its slices are indexed
 // by the node indices of Graph.
 type Graph struct {
-	Graph   *graph.Graph
-	IDs     []string          // node index -> its :ID value (as the file spells it)
-	Labels  [][]string        // node index -> its labels (shared between nodes: do not modify)
-	Names   []string          // node index -> a display name (first of name, title, else "")
-	Targets []bool            // nil when ScoreLabels is empty
-	Context *evidence.Context // kinds = labels sorted and joined by ":"; the evidence properties
+	Graph  *graph.Graph
+	IDs    []string   // node index -> its :ID value (as the file spells it)
+	Labels [][]string // node index -> its labels (shared between nodes: do not modify)
+	Names  []string   // node index -> a display name (first of name, title, else "")
+	// NameValues are the values of Options.NameProperty, per node index
+	// ("" where absent); nil without one.
+	NameValues []string
+	Targets    []bool            // nil when ScoreLabels is empty
+	Context    *evidence.Context // kinds = labels sorted and joined by ":"; the evidence properties
 }
 
 // ParseError reports a malformed import file, with the place it was found.
@@ -72,6 +79,7 @@ type reader struct {
 	space []uint16 // node -> ID space index
 	lset  []int32  // node -> label set index
 	names []string
+	named []string // the NameProperty values
 
 	spaces   []string       // ID space names ("" is the default space)
 	spaceIdx map[string]int // name -> index
@@ -144,6 +152,9 @@ func Read(ctx context.Context, o Options) (*Graph, error) {
 	}
 	r.other, r.where = nil, nil
 	out := &Graph{Graph: g, IDs: permute(r.ids, perm), Names: permute(r.names, perm)}
+	if o.NameProperty != "" {
+		out.NameValues = permute(r.named, perm)
+	}
 	lset := permute(r.lset, perm)
 	out.Labels = make([][]string, n)
 	c := &evidence.Context{Kind: make([]int32, n)}
@@ -245,6 +256,9 @@ func (r *reader) planProperties(heads []*header) error {
 			return &ParseError{File: "--evidence-properties", Msg: fmt.Sprintf("no node file has a property %q (node files: %s)", name, strings.Join(r.o.Nodes, ", "))}
 		}
 		r.props = append(r.props, evidence.Property{Name: name, Numeric: numeric})
+	}
+	if p := r.o.NameProperty; p != "" && !slices.ContainsFunc(heads, func(h *header) bool { _, ok := h.props[p]; return ok }) {
+		return &ParseError{File: "--name-property", Msg: fmt.Sprintf("no node file has a property %q (node files: %s)", p, strings.Join(r.o.Nodes, ", "))}
 	}
 	return nil
 }
@@ -379,6 +393,10 @@ func (r *reader) readNodes(ctx context.Context, fileIdx int, path string) error 
 	if i, ok := h.props["title"]; ok {
 		titleCol = i
 	}
+	namedCol := -1
+	if i, ok := h.props[r.o.NameProperty]; ok && r.o.NameProperty != "" {
+		namedCol = i
+	}
 	propCol := make([]int, len(r.props))
 	for k, p := range r.props {
 		propCol[k] = -1
@@ -447,6 +465,15 @@ func (r *reader) readNodes(ctx context.Context, fileIdx int, path string) error 
 		}
 		name = strings.Clone(name)
 		r.names = append(r.names, name)
+		if r.o.NameProperty != "" {
+			v := ""
+			if namedCol == from {
+				v = name // one copy of the text for both
+			} else if namedCol >= 0 {
+				v = strings.Clone(rec[namedCol])
+			}
+			r.named = append(r.named, v)
+		}
 		for k := range r.props {
 			p := &r.props[k]
 			col := propCol[k]

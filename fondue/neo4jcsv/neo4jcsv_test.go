@@ -200,3 +200,37 @@ func TestReadCancelled(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
+
+// NameProperty keeps one property's values per node, "" where a node (or
+// its file) has none; naming a property no node file has is a
+// *ParseError of the flag.
+func TestReadNameProperty(t *testing.T) {
+	dir := t.TempDir()
+	nodes := files(t, dir,
+		"a.csv", "uid:ID(A),name,alias,:LABEL\na1,\"Bilmes, Jeff\",JB,Author\na2,Jeffrey Bilmes,,Author\n",
+		"p.csv", "uid:ID(P),title,:LABEL\np1,On graphs,Paper\n")
+	for prop, want := range map[string][]string{
+		"name":  {"Bilmes, Jeff", "Jeffrey Bilmes", ""},
+		"alias": {"JB", "", ""},
+		"title": {"", "", "On graphs"},
+	} {
+		g, err := Read(context.Background(), Options{Nodes: nodes, NameProperty: prop})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, id := range []string{"a1", "a2", "p1"} {
+			i, _ := g.Graph.Index(id)
+			if g.NameValues[i] != want[k] {
+				t.Errorf("%s of %s = %q, want %q", prop, id, g.NameValues[i], want[k])
+			}
+		}
+	}
+	if g, err := Read(context.Background(), Options{Nodes: nodes}); err != nil || g.NameValues != nil {
+		t.Errorf("without NameProperty: %v, %q", err, g.NameValues)
+	}
+	_, err := Read(context.Background(), Options{Nodes: nodes, NameProperty: "fullname"})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.File != "--name-property" || !strings.Contains(pe.Msg, `no node file has a property "fullname"`) {
+		t.Errorf("missing property: %v", err)
+	}
+}

@@ -75,6 +75,7 @@ const (
 	CmdSync                            // fondue-neo4j sync
 	CmdUndo                            // fondue-neo4j undo
 	CmdEstimate                        // fondue-neo4j estimate
+	CmdDuplicates                      // fondue-neo4j duplicates
 	CmdBench                           // fondue-bench
 	CmdBenchReal                       // fondue-bench real
 	CmdBenchScale                      // fondue-bench scale
@@ -82,7 +83,7 @@ const (
 	CmdEvery                           // every command of both: a flag of the root, inherited
 )
 
-var commandNames = []string{"score", "review", "sync", "undo", "estimate", "fondue-bench", "fondue-bench real", "fondue-bench scale", "plan", "every command"}
+var commandNames = []string{"score", "review", "sync", "undo", "estimate", "duplicates", "fondue-bench", "fondue-bench real", "fondue-bench scale", "plan", "every command"}
 
 // String lists the commands: "score, review, sync".
 func (c Commands) String() string {

@@ -75,7 +75,10 @@ func checkCloneKey(s string) error {
 const (
 	engineCmds = CmdScore | CmdReview | CmdSync | CmdBench | CmdBenchReal
 	neo4jCmds  = CmdSync | CmdUndo
-	memoryCmds = CmdScore | CmdReview | CmdSync | CmdEstimate
+	memoryCmds = CmdScore | CmdReview | CmdSync | CmdEstimate | CmdDuplicates
+	// The commands that read a graph from files: an edge list or the
+	// import files.
+	fileCmds = CmdScore | CmdReview | CmdDuplicates
 )
 
 // textJSON is what completion offers for --output but on score.
@@ -109,13 +112,13 @@ var settings = []Setting{
 	// The engine: score, review, sync and fondue-bench.
 	{Key: "seed", Kind: Uint, Default: uint64(1),
 		Help: "random seed: same input, config and seed give the same scores",
-		Flags: []Flag{{Name: "seed", On: engineCmds},
+		Flags: []Flag{{Name: "seed", On: engineCmds | CmdDuplicates},
 			{Name: "seed", On: CmdBenchScale, Help: "seed of the generated graphs, the contraction and the runs"}},
 		Field: func(c *Config) any { return &c.Engine.Seed }},
 	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)", Aliases: []string{"concurrency"},
 		Help: "worker goroutines (0: all cores); does not change results (--concurrency: the same)",
 		Doc:  "worker goroutines; does not change results (`--concurrency`, GDS's name, is the same flag)", DocDefault: "0 (all cores)",
-		Flags: []Flag{{Name: "threads", On: engineCmds | CmdEstimate},
+		Flags: []Flag{{Name: "threads", On: engineCmds | CmdEstimate | CmdDuplicates},
 			{Name: "threads", On: CmdBenchScale, Help: "worker goroutines of the runs (0: all cores)"}},
 		Field: func(c *Config) any { return &c.Engine.Threads }},
 	{Key: "method", Kind: Enum, Default: score.DefaultMethod, Values: score.Methods(),
@@ -227,19 +230,20 @@ var settings = []Setting{
 	{Key: "header", Kind: Enum, Default: "auto", Values: []string{"auto", "yes", "no", "true", "false", "first", "none"},
 		Complete: []string{"auto", "yes", "no"},
 		Help:     "whether the edge list's first line is a header: auto, yes or no",
-		Flags:    []Flag{{Name: "header", On: CmdScore | CmdReview | CmdEstimate}},
+		Flags:    []Flag{{Name: "header", On: fileCmds | CmdEstimate}},
 		Field:    func(c *Config) any { return &c.Input.Header }},
 	{Key: "print_header", Kind: AutoBool, Default: "auto", Want: "auto (column names only when stdout is a terminal), true or false",
 		Help:       "print the TSV column names as a first line (auto: only when stdout is a terminal)",
 		Doc:        "print the column names first: `auto`, `true` (`--print-header` alone) or `false`",
 		DocDefault: "`auto` (on a terminal)",
-		Flags:      []Flag{{Name: "print-header", On: CmdScore}},
+		Flags:      []Flag{{Name: "print-header", On: CmdScore | CmdDuplicates}},
 		Field:      func(c *Config) any { return &c.Output.PrintHeader }},
 	{Key: "names", Kind: String, Default: "", Path: true,
 		Help: "display names: a file of id<TAB>name lines, or JSON {\"id\": \"name\"} (adds a name column)",
 		Doc:  "display names for the ids, a file (see [review.md](review.md))",
 		Flags: []Flag{{Name: "names", On: CmdScore},
-			{Name: "names", On: CmdReview, Help: "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}"}},
+			{Name: "names", On: CmdReview, Help: "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}"},
+			{Name: "names", On: CmdDuplicates, Help: "the names compared, of an edge list's nodes: id<TAB>name lines, or JSON {\"id\": \"name\"} (default: the ids)"}},
 		Field: func(c *Config) any { return &c.Input.Names }},
 
 	// score's and review's nodes to score (the rest is context).
@@ -247,13 +251,15 @@ var settings = []Setting{
 		Help: "score only the nodes whose id starts with this (e.g. a: for a:1, a:2; the rest is context)",
 		Doc: "score only the nodes whose id starts with this (`a:` in an edge list of authors `a:N` and papers `p:N`); " +
 			"the others are context (see [knowledge-graphs.md](knowledge-graphs.md))",
-		Flags: []Flag{{Name: "score-prefix", On: CmdScore | CmdReview}},
+		Flags: []Flag{{Name: "score-prefix", On: CmdScore | CmdReview},
+			{Name: "score-prefix", On: CmdDuplicates, Help: "compare only the nodes whose id starts with this (e.g. a: for a:1, a:2; the rest is context)"}},
 		Field: func(c *Config) any { return &c.Input.ScorePrefix }},
 	{Key: "score_nodes", Kind: String, Default: "", Path: true,
 		Help: "score only the nodes listed in this file, one id a line (# comments); with --score-prefix, a node is scored when either selects it",
 		Doc: "score only the ids listed in this file, one a line as the edge list spells them (`#` comments; an id not in the edge list " +
 			"is an error naming the file and line, exit code 2); with `--score-prefix`, a node is scored when either selects it",
-		Flags: []Flag{{Name: "score-nodes", On: CmdScore | CmdReview}},
+		Flags: []Flag{{Name: "score-nodes", On: CmdScore | CmdReview},
+			{Name: "score-nodes", On: CmdDuplicates, Help: "compare only the nodes listed in this file, one id a line (# comments); with --score-prefix, a node is compared when either selects it"}},
 		Field: func(c *Config) any { return &c.Input.ScoreNodes }},
 
 	// score's and review's knowledge graph: Neo4j's bulk-import CSV files.
@@ -261,21 +267,34 @@ var settings = []Setting{
 		Help: "a node file of neo4j-admin database import (Neo4j 5 header: :ID, :LABEL, typed properties); repeat for more files (instead of an edge list)",
 		Doc: "node files of `neo4j-admin database import` (Neo4j 5 header format), repeatable, read instead of an edge list; each file has its own header line " +
 			"(see [knowledge-graphs.md](knowledge-graphs.md))",
-		Flags: []Flag{{Name: "nodes", On: CmdScore | CmdReview}},
+		Flags: []Flag{{Name: "nodes", On: fileCmds}},
 		Field: func(c *Config) any { return &c.Input.Nodes }},
 	{Key: "relationships", Kind: List, Default: []string{},
 		Help: "a relationship file of neo4j-admin database import (:START_ID, :END_ID, :TYPE); repeat for more files; the links, undirected",
 		Doc: "relationship files of `neo4j-admin database import` (`:START_ID`, `:END_ID`, `:TYPE`), repeatable, with `--nodes`: the graph's links, undirected " +
 			"(see [knowledge-graphs.md](knowledge-graphs.md))",
-		Flags: []Flag{{Name: "relationships", On: CmdScore | CmdReview}},
+		Flags: []Flag{{Name: "relationships", On: fileCmds}},
 		Field: func(c *Config) any { return &c.Input.Relationships }},
 	{Key: "score_labels", Kind: List, Default: []string{},
 		Help: "with --nodes: score only the nodes with any of these labels, comma-separated (e.g. Author); the rest is context (default: every node)",
 		Doc: "with `--nodes`: score only the nodes with any of these labels (e.g. `Author`); the others are context " +
 			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		DocDefault: "all nodes",
-		Flags:      []Flag{{Name: "score-labels", On: CmdScore | CmdReview}},
-		Field:      func(c *Config) any { return &c.Input.ScoreLabels }},
+		Flags: []Flag{{Name: "score-labels", On: CmdScore | CmdReview},
+			{Name: "score-labels", On: CmdDuplicates, Help: "with --nodes: look for duplicates among the nodes with any of these labels, comma-separated (e.g. Author); the rest is context (default: every node)"}},
+		Field: func(c *Config) any { return &c.Input.ScoreLabels }},
+
+	// duplicates: the pairs of nodes that are one entity (docs/duplicates.md).
+	{Key: "duplicates.top", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: every candidate pair)",
+		Help: "print only the K pairs most likely one entity (0: every candidate pair scored)", DocDefault: "0 (all)",
+		Flags: []Flag{{Name: "top", On: CmdDuplicates}},
+		Field: func(c *Config) any { return &c.Duplicates.Top }},
+	{Key: "duplicates.name_property", Kind: String, Default: "name",
+		Help: "with --nodes: the node property holding the names compared (a property no node file has is an error)",
+		Doc: "with `--nodes`: the node property holding the names that are compared (an edge list's names are `--names`'s); " +
+			"a property no node file has, or none of the compared nodes has, is an error (see [duplicates.md](duplicates.md))",
+		Flags: []Flag{{Name: "name-property", On: CmdDuplicates}},
+		Field: func(c *Config) any { return &c.Duplicates.NameProperty }},
 
 	// review's page.
 	{Key: "review.top", Kind: PosInt, Default: 20,
@@ -374,7 +393,7 @@ var settings = []Setting{
 		Help: "node properties that tell entities apart, comma-separated, each literal (e.g. title,year): text by its words, numbers by their closeness",
 		Doc: "node properties that are evidence of which pieces of a neighbourhood are one entity: text by its words, numbers by their closeness " +
 			"(see [knowledge-graphs.md](knowledge-graphs.md))",
-		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync}},
+		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync | CmdDuplicates}},
 		Field: func(c *Config) any { return &c.Graph.EvidenceProperties },
 		Feeds: []syncjob.Option{syncjob.OptEvidenceProperties}},
 	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000,
@@ -493,7 +512,7 @@ var settings = []Setting{
 	{Key: "output", Kind: Enum, Default: "text", Values: []string{"text", "tsv", "json"},
 		Help: "output format: text (tab-separated; also tsv) or json",
 		Doc:  "`text` (tab-separated; `tsv` is the same) or `json`; `sync` and `undo`: `text` (a summary on stderr) or `json` (on stdout); `estimate`: its report on stdout, as `text` or `json`",
-		Flags: []Flag{{Name: "output", On: CmdScore, Old: "format"},
+		Flags: []Flag{{Name: "output", On: CmdScore | CmdDuplicates, Old: "format"},
 			{Name: "output", On: neo4jCmds, Old: "format", Help: "text (a summary on stderr) or json (the summary on stdout)", Complete: textJSON},
 			{Name: "output", On: CmdEstimate, Old: "format", Help: "text or json (the report on standard output)", Complete: textJSON}},
 		Field: func(c *Config) any { return &c.Output.Format }},

@@ -18,14 +18,16 @@ type Config struct {
 	Input     Input
 	Output    Output
 	Review    Review
-	Neo4j     Neo4j
-	Graph     Graph
-	Write     Write
-	Split     Split
-	Lock      Lock
-	Metrics   Metrics
-	RunID     string // run_id: "" for a new one
-	DryRun    bool   // dry_run
+	// Duplicates is the duplicates command's (duplicates.*).
+	Duplicates Duplicates
+	Neo4j      Neo4j
+	Graph      Graph
+	Write      Write
+	Split      Split
+	Lock       Lock
+	Metrics    Metrics
+	RunID      string // run_id: "" for a new one
+	DryRun     bool   // dry_run
 	// ForgetDecisions: undo forgets review decisions (forget_decisions).
 	ForgetDecisions bool
 }
@@ -83,6 +85,13 @@ type Output struct {
 	Format      string // output: text, tsv (score) or json
 	Top         int    // score: the nodes printed, 0 for all
 	PrintHeader string // score: auto, true or false
+}
+
+// Duplicates is what the duplicates command prints and compares
+// (duplicates.*).
+type Duplicates struct {
+	Top          int    // the pairs printed, best first; 0 for all
+	NameProperty string // with --nodes: the property holding the names
 }
 
 // Review is review's page (review.*).
