@@ -1,0 +1,153 @@
+package dedup
+
+import (
+	"context"
+	"hash/fnv"
+	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+)
+
+// Candidates: pairs of targets that share a block key. Name keys: each
+// token of 2+ letters (a possible surname, whatever the order) with the
+// initial of each other token; the surname alone; the whole folded name.
+// Context keys: targets with a common co-author and a common name token.
+// A block larger than MaxBlock gives no pairs (finer keys still do), so the
+// number of candidates is at most (keys per node) * MaxBlock per node.
+
+type keyed struct {
+	key  uint64
+	node int32
+}
+
+func hashKey(parts ...string) uint64 {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// nameKeys returns the blocking keys of a folded name.
+func nameKeys(nm name, buf []uint64) []uint64 {
+	toks := nm.tokens
+	if len(toks) == 0 {
+		return buf
+	}
+	buf = append(buf, hashKey("c", nm.compact))
+	for i, t := range toks {
+		if len(t) < 2 {
+			continue
+		}
+		for j, u := range toks {
+			if j != i {
+				buf = append(buf, hashKey("n", t, u[:1]))
+			}
+		}
+	}
+	if last := toks[len(toks)-1]; len(last) >= 2 && len(toks) > 1 {
+		buf = append(buf, hashKey("l", last))
+	}
+	slices.Sort(buf)
+	return slices.Compact(buf)
+}
+
+// candidates returns the candidate pairs as codes a<<32|b (a < b), sorted.
+func (e *engine) candidates(ctx context.Context) ([]uint64, error) {
+	var ks []keyed
+	var buf []uint64
+	for _, t := range e.targets {
+		buf = nameKeys(e.names[t], buf[:0])
+		for _, k := range buf {
+			ks = append(ks, keyed{k, t})
+		}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.key != b.key {
+			if a.key < b.key {
+				return -1
+			}
+			return 1
+		}
+		return int(a.node - b.node)
+	})
+	var pairs []uint64
+	for i := 0; i < len(ks); {
+		j := i
+		for j < len(ks) && ks[j].key == ks[i].key {
+			j++
+		}
+		if j-i <= e.o.MaxBlock {
+			pairs = blockPairs(ks[i:j], pairs)
+		}
+		i = j
+	}
+	// context blocks: per target b, its co-authors sharing a name token
+	const chunk = 256
+	nch := (len(e.targets) + chunk - 1) / chunk
+	out := make([][]uint64, nch)
+	err := parallel.ForChunks(ctx, e.o.Workers, nch, func(_, c int) {
+		var local []uint64
+		var kb []keyed
+		for _, b := range e.targets[c*chunk : min(len(e.targets), (c+1)*chunk)] {
+			kb = kb[:0]
+			for _, a := range e.prof[b].co {
+				seen := map[string]bool{}
+				for _, t := range e.names[a].tokens {
+					if len(t) > 1 && !seen[t] {
+						seen[t] = true
+						kb = append(kb, keyed{hashKey(t), a})
+					}
+				}
+			}
+			slices.SortFunc(kb, func(x, y keyed) int {
+				if x.key != y.key {
+					if x.key < y.key {
+						return -1
+					}
+					return 1
+				}
+				return int(x.node - y.node)
+			})
+			for i := 0; i < len(kb); {
+				j := i
+				for j < len(kb) && kb[j].key == kb[i].key {
+					j++
+				}
+				if j-i <= e.o.MaxBlock {
+					local = blockPairs(kb[i:j], local)
+				}
+				i = j
+			}
+		}
+		slices.Sort(local)
+		out[c] = slices.Compact(local)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range out {
+		pairs = append(pairs, l...)
+	}
+	slices.Sort(pairs)
+	return slices.Compact(pairs), nil
+}
+
+func blockPairs(ks []keyed, pairs []uint64) []uint64 {
+	for x := 0; x < len(ks); x++ {
+		for y := x + 1; y < len(ks); y++ {
+			a, b := ks[x].node, ks[y].node
+			if a == b {
+				continue
+			}
+			if a > b {
+				a, b = b, a
+			}
+			pairs = append(pairs, uint64(a)<<32|uint64(b))
+		}
+	}
+	return pairs
+}
+
+func unpair(c uint64) (int32, int32) { return int32(c >> 32), int32(uint32(c)) }

@@ -1,0 +1,162 @@
+// Package dedup finds the nodes of a graph that are one entity (several
+// nodes for one person): candidate pairs by blocking on name keys and shared
+// context, each scored by name compatibility and by what the graph says
+// about the two nodes (shared co-authors, venues, title words, years), with
+// weights learned on the graph itself and no labels: the pieces of one node
+// (its links split in two) are known positives, unrelated candidate pairs
+// negatives.
+package dedup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+)
+
+// Input is the graph and what is known about its nodes.
+type Input struct {
+	Graph *graph.Graph
+	// Names is the name string of each node ("" = none), from the name
+	// property; context nodes' names (venues) are used in reasons.
+	Names []string
+	// Targets are the node indices that may be duplicates (the score
+	// labels); nil = every node.
+	Targets []int
+	// Context holds node kinds and evidence properties (title, year) as the
+	// split evidence reads them; nil = none.
+	Context *evidence.Context
+}
+
+// Defaults of Options, decided here only.
+const (
+	DefaultMaxBlock  = 64   // largest block whose pairs all become candidates
+	DefaultMaxFanout = 500  // neighbours of larger degree are not followed for co-authors and context
+	DefaultSamples   = 20000 // positives (split nodes) and negatives (candidate pairs) to fit on
+)
+
+// Options configures Find. The zero value is the default.
+type Options struct {
+	Top     int // pairs returned, best first; 0 = every candidate pair scored
+	Seed    int64
+	Workers int // 0 = GOMAXPROCS; the output is identical for any value
+	// MaxBlock is the largest block (nodes sharing a key) whose pairs are
+	// all candidates; larger blocks are left to finer keys. 0 = DefaultMaxBlock.
+	MaxBlock int
+	// MaxFanout: neighbours of larger degree (huge papers, hubs) are not
+	// followed to co-authors and context. 0 = DefaultMaxFanout.
+	MaxFanout int
+	// Samples is the number of positives and of negatives the weights are
+	// fitted on. 0 = DefaultSamples.
+	Samples int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxBlock <= 0 {
+		o.MaxBlock = DefaultMaxBlock
+	}
+	if o.MaxFanout <= 0 {
+		o.MaxFanout = DefaultMaxFanout
+	}
+	if o.Samples <= 0 {
+		o.Samples = DefaultSamples
+	}
+	o.Workers = parallel.WorkerCount(o.Workers)
+	return o
+}
+
+// Reason is one piece of evidence about a pair, in plain words.
+type Reason struct {
+	Kind   string  // "name", "co-authors", "context", "words", "years", "shared"
+	Text   string  // e.g. "3 shared co-authors"
+	Weight float64 // its contribution to the score (log-odds; negative = against)
+}
+
+// Pair is a scored candidate pair.
+type Pair struct {
+	A, B    int     // node indices, A < B
+	Score   float64 // log-odds that A and B are one entity; higher = more likely
+	Reasons []Reason
+}
+
+// Weight is one learned feature weight (per unit of the raw feature).
+type Weight struct {
+	Feature string
+	Weight  float64
+}
+
+// Result is the outcome of Find.
+type Result struct {
+	Pairs      []Pair
+	Candidates int     // candidate pairs scored
+	Positives  int     // split nodes the graph weights were fitted on
+	Negatives  int     // candidate pairs used as negatives
+	Prior      float64 // estimated share of candidate pairs that are one entity
+	Weights    []Weight
+}
+
+// ErrInput reports an Input that does not fit its graph.
+var ErrInput = errors.New("dedup: bad input")
+
+// Find scores candidate duplicate pairs among the targets.
+func Find(ctx context.Context, in Input, o Options) (*Result, error) {
+	o = o.withDefaults()
+	if in.Graph == nil {
+		return nil, fmt.Errorf("%w: no graph", ErrInput)
+	}
+	n := in.Graph.NumNodes()
+	if len(in.Names) != n {
+		return nil, fmt.Errorf("%w: %d names for %d nodes", ErrInput, len(in.Names), n)
+	}
+	for _, t := range in.Targets {
+		if t < 0 || t >= n {
+			return nil, fmt.Errorf("%w: target %d out of range [0,%d)", ErrInput, t, n)
+		}
+	}
+	if err := in.Context.Check(n); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInput, err)
+	}
+	e := newEngine(in, o)
+	if err := e.prepare(ctx); err != nil {
+		return nil, err
+	}
+	cands, err := e.candidates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m, err := e.fit(ctx, cands)
+	if err != nil {
+		return nil, err
+	}
+	pairs, err := e.scoreAll(ctx, m, cands)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(pairs, func(a, b Pair) int {
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		}
+		if a.A != b.A {
+			return a.A - b.A
+		}
+		return a.B - b.B
+	})
+	if o.Top > 0 && len(pairs) > o.Top {
+		pairs = pairs[:o.Top]
+	}
+	for i := range pairs {
+		pairs[i].Reasons = e.reasons(m, pairs[i].A, pairs[i].B)
+	}
+	return &Result{
+		Pairs: pairs, Candidates: len(cands),
+		Positives: m.positives, Negatives: m.negatives, Prior: m.prior,
+		Weights: m.weights(),
+	}, nil
+}

@@ -1,0 +1,428 @@
+package dedup
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+)
+
+// Features. The graph part compares two profiles; the name part two names.
+var graphFeatures = []string{"shared co-authors (log)", "co-author overlap", "shared neighbours (log)",
+	"context cosine", "title-word cosine", "evidence size (log)"}
+
+var nameFeatures = []string{"same folded name", "equal tokens", "nickname/short tokens", "initial matches",
+	"unmatched name parts", "unmatched initials", "reordered", "first names differ", "same last token",
+	"Jaro-Winkler", "rarity of shared token"}
+
+func (e *engine) nGraph() int { return len(graphFeatures) + 2*len(e.nums) }
+
+// graphVec writes the graph features of two profiles into x.
+func (e *engine) graphVec(p, q *profile, x []float64) {
+	co := intersect(p.co, q.co)
+	x[0] = math.Log1p(float64(co))
+	if m := min(len(p.co), len(q.co)); m > 0 {
+		x[1] = float64(co) / float64(m)
+	} else {
+		x[1] = 0
+	}
+	x[2] = math.Log1p(float64(intersect(p.hop1, q.hop1)))
+	x[3] = cosine(p.ctx, q.ctx, p.ctxN, q.ctxN, e.ctxIDF, nil)
+	x[4] = cosine(p.words, q.words, p.wordN, q.wordN, e.wordIDF, nil)
+	x[5] = math.Log1p(float64(min(len(p.hop1), len(q.hop1))))
+	for k := range e.nums {
+		ov, gap := 0.0, 0.0
+		if !math.IsNaN(p.lo[k]) && !math.IsNaN(q.lo[k]) {
+			g := max(p.lo[k], q.lo[k]) - min(p.hi[k], q.hi[k])
+			if g <= 0 {
+				ov = 1
+			} else {
+				gap = math.Log1p(g)
+			}
+		}
+		x[6+2*k], x[7+2*k] = ov, gap
+	}
+}
+
+// nameVec writes the name features of two folded names into x.
+func (e *engine) nameVec(a, b *name, x []float64) {
+	for i := range x {
+		x[i] = 0
+	}
+	if len(a.tokens) == 0 || len(b.tokens) == 0 {
+		return
+	}
+	al := align(a.tokens, b.tokens)
+	x[0] = b2f(a.compact == b.compact)
+	x[1] = float64(al.exact)
+	x[2] = float64(al.nick)
+	x[3] = float64(al.initial)
+	x[4] = float64(al.freeA + al.freeB)
+	x[5] = float64(al.initA + al.initB)
+	x[6] = b2f(!al.inOrder)
+	x[7] = b2f(al.firstConflict)
+	x[8] = b2f(al.lastEqual)
+	x[9] = jaroWinkler(a.compact, b.compact)
+	x[10] = e.rareShared(a, b)
+}
+
+func (e *engine) rareShared(a, b *name) float64 {
+	best := 0.0
+	for _, t := range a.tokens {
+		if len(t) > 1 && slices.Contains(b.tokens, t) {
+			best = max(best, e.tokIDF[t])
+		}
+	}
+	return best
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// model is the fitted scorer: score = name log-odds + graph log-likelihood ratio.
+type model struct {
+	graph, name          *logit
+	llrShift             float64 // graph eta minus this = log-likelihood ratio
+	prior                float64
+	positives, negatives int
+	nGraph               int
+	numNames             []string
+}
+
+func (m *model) weights() []Weight {
+	var ws []Weight
+	add := func(l *logit, names []string, pre string) {
+		for i, nm := range names {
+			ws = append(ws, Weight{pre + nm, l.w[i] / l.sd[i]})
+		}
+	}
+	gn := slices.Clone(graphFeatures)
+	for _, p := range m.numNames {
+		gn = append(gn, p+" ranges overlap", p+" gap (log)")
+	}
+	add(m.graph, gn, "graph: ")
+	add(m.name, nameFeatures, "name: ")
+	return ws
+}
+
+// fit learns the weights. Graph: positives are targets whose neighbours are
+// split in two random pieces (unequal sizes, as real duplicates often have
+// one paper), negatives random candidate pairs. Names: the candidate pairs
+// with soft labels from the graph's posterior (prior by EM), so names learn
+// what the graph says, not what a name rule says.
+func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
+	seed := uint64(e.o.Seed)
+	dg := e.nGraph()
+	var gx [][]float64
+	var gy []float64
+	// positives
+	var split []int32
+	for _, t := range e.targets {
+		if len(e.prof[t].hop1) >= 2 {
+			split = append(split, t)
+		}
+	}
+	split = sample(split, e.o.Samples, rng.StreamSeed(seed, 101, 0, 0))
+	pos := make([][]float64, len(split))
+	if err := parallel.ForChunks(ctx, e.o.Workers, len(split), func(_, i int) {
+		t := split[i]
+		r := rng.SplitMix{S: rng.StreamSeed(seed, 102, uint64(t), 0)}
+		h := slices.Clone(e.prof[t].hop1)
+		for k := len(h) - 1; k > 0; k-- {
+			j := int(r.Intn(uint32(k + 1)))
+			h[k], h[j] = h[j], h[k]
+		}
+		cut := 1 + int(r.Intn(uint32(len(h)-1)))
+		a, b := slices.Clone(h[:cut]), slices.Clone(h[cut:])
+		slices.Sort(a)
+		slices.Sort(b)
+		pa, pb := e.profileOf(t, a), e.profileOf(t, b)
+		x := make([]float64, dg)
+		e.graphVec(&pa, &pb, x)
+		pos[i] = x
+	}); err != nil {
+		return nil, err
+	}
+	negIdx := sample(seqCodes(len(cands)), e.o.Samples, rng.StreamSeed(seed, 103, 0, 0))
+	neg := make([][]float64, len(negIdx))
+	for i, c := range negIdx {
+		a, b := unpair(cands[c])
+		x := make([]float64, dg)
+		e.graphVec(&e.prof[a], &e.prof[b], x)
+		neg[i] = x
+	}
+	if len(pos) == 0 || len(neg) == 0 {
+		return nil, fmt.Errorf("%w: too little to learn from (%d split nodes, %d candidate pairs)", ErrInput, len(pos), len(neg))
+	}
+	gx = append(append(gx, pos...), neg...)
+	for range pos {
+		gy = append(gy, 1)
+	}
+	for range neg {
+		gy = append(gy, 0)
+	}
+	const lambda = 1.0
+	gl, err := fitLogit(gx, gy, nil, lambda)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{graph: gl, llrShift: math.Log(float64(len(pos)) / float64(len(neg))),
+		positives: len(pos), negatives: len(neg), nGraph: dg}
+	for _, p := range e.nums {
+		m.numNames = append(m.numNames, p.Name)
+	}
+	// soft labels on a sample of candidates
+	sIdx := sample(seqCodes(len(cands)), 10*e.o.Samples, rng.StreamSeed(seed, 104, 0, 0))
+	llr := make([]float64, len(sIdx))
+	nx := make([][]float64, len(sIdx))
+	xg := make([]float64, dg)
+	for i, c := range sIdx {
+		a, b := unpair(cands[c])
+		e.graphVec(&e.prof[a], &e.prof[b], xg)
+		llr[i] = gl.eta(xg) - m.llrShift
+		nx[i] = make([]float64, len(nameFeatures))
+		e.nameVec(&e.names[a], &e.names[b], nx[i])
+	}
+	pi := 0.01
+	for iter := 0; iter < 200; iter++ {
+		lo := math.Log(pi / (1 - pi))
+		s := 0.0
+		for _, l := range llr {
+			s += sigmoid(l + lo)
+		}
+		next := min(max(s/float64(len(llr)), 1e-6), 1-1e-6)
+		if math.Abs(next-pi) < 1e-9 {
+			pi = next
+			break
+		}
+		pi = next
+	}
+	m.prior = pi
+	lo := math.Log(pi / (1 - pi))
+	y := make([]float64, len(llr))
+	for i, l := range llr {
+		y[i] = sigmoid(l + lo)
+	}
+	nl, err := fitLogit(nx, y, nil, lambda)
+	if err != nil {
+		return nil, err
+	}
+	m.name = nl
+	return m, nil
+}
+
+// sample returns up to k items of s chosen by a seeded shuffle, in order.
+func sample[T any](s []T, k int, seed uint64) []T {
+	if len(s) <= k {
+		return s
+	}
+	r := rng.SplitMix{S: seed}
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	for i := 0; i < k; i++ {
+		j := i + int(r.Intn(uint32(len(s)-i)))
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	idx = idx[:k]
+	slices.Sort(idx)
+	out := make([]T, k)
+	for i, j := range idx {
+		out[i] = s[j]
+	}
+	return out
+}
+
+func seqCodes(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+// score is the log-odds of a pair.
+func (e *engine) score(m *model, a, b int32, xg, xn []float64) float64 {
+	e.graphVec(&e.prof[a], &e.prof[b], xg)
+	e.nameVec(&e.names[a], &e.names[b], xn)
+	return m.name.eta(xn) + m.graph.eta(xg) - m.llrShift
+}
+
+func (e *engine) scoreAll(ctx context.Context, m *model, cands []uint64) ([]Pair, error) {
+	pairs := make([]Pair, len(cands))
+	const chunk = 4096
+	err := parallel.ForChunks(ctx, e.o.Workers, (len(cands)+chunk-1)/chunk, func(_, c int) {
+		xg := make([]float64, m.nGraph)
+		xn := make([]float64, len(nameFeatures))
+		for i := c * chunk; i < min(len(cands), (c+1)*chunk); i++ {
+			a, b := unpair(cands[i])
+			pairs[i] = Pair{A: int(a), B: int(b), Score: e.score(m, a, b, xg, xn)}
+		}
+	})
+	return pairs, err
+}
+
+// reasons explains a pair in plain words, strongest first.
+func (e *engine) reasons(m *model, a, b int) []Reason {
+	xg := make([]float64, m.nGraph)
+	xn := make([]float64, len(nameFeatures))
+	pa, pb := &e.prof[a], &e.prof[b]
+	e.graphVec(pa, pb, xg)
+	na, nb := &e.names[a], &e.names[b]
+	e.nameVec(na, nb, xn)
+	var rs []Reason
+	add := func(kind, text string, w float64) {
+		if text != "" {
+			rs = append(rs, Reason{kind, text, w})
+		}
+	}
+	// name
+	nw := 0.0
+	for i := range xn {
+		nw += m.name.contrib(i, xn[i])
+	}
+	add("name", e.nameText(a, b, na, nb), nw)
+	gc := func(i int) float64 { return m.graph.contrib(i, xg[i]) }
+	if co := intersect(pa.co, pb.co); co > 0 {
+		add("co-authors", plural(co, "shared co-author"), gc(0)+gc(1))
+	} else {
+		add("co-authors", "no shared co-author", gc(0)+gc(1))
+	}
+	if sh := intersect(pa.hop1, pb.hop1); sh > 0 {
+		add("shared", plural(sh, "shared neighbour")+" (both linked to one node)", gc(2))
+	}
+	if txt := e.topShared(pa.ctx, pb.ctx, pa.ctxN, pb.ctxN, e.ctxIDF, func(id int32) string {
+		nm := e.in.Names[id]
+		if nm == "" {
+			nm = e.in.Graph.Key(int(id))
+		}
+		if c := e.in.Context; c != nil && c.Kind != nil && c.Kind[id] >= 0 {
+			nm = strings.ToLower(c.Kinds[c.Kind[id]]) + " " + nm
+		}
+		return nm
+	}); txt != "" {
+		add("context", txt, gc(3))
+	}
+	if txt := e.topShared(pa.words, pb.words, pa.wordN, pb.wordN, e.wordIDF, func(id int32) string {
+		_, w, _ := strings.Cut(e.vocab[id], ":")
+		return w
+	}); txt != "" {
+		add("words", "title words "+txt, gc(4))
+	}
+	for k, p := range e.nums {
+		if math.IsNaN(pa.lo[k]) || math.IsNaN(pb.lo[k]) {
+			continue
+		}
+		w := m.graph.contrib(6+2*k, xg[6+2*k]) + m.graph.contrib(7+2*k, xg[7+2*k])
+		lo, hi := max(pa.lo[k], pb.lo[k]), min(pa.hi[k], pb.hi[k])
+		if lo <= hi {
+			add("years", fmt.Sprintf("%s %s", p.Name, span(lo, hi)), w)
+		} else {
+			add("years", fmt.Sprintf("%s %s vs %s", p.Name, span(pa.lo[k], pa.hi[k]), span(pb.lo[k], pb.hi[k])), w)
+		}
+	}
+	slices.SortStableFunc(rs, func(x, y Reason) int {
+		switch {
+		case x.Weight > y.Weight:
+			return -1
+		case x.Weight < y.Weight:
+			return 1
+		}
+		return 0
+	})
+	return rs
+}
+
+func span(lo, hi float64) string {
+	if lo == hi {
+		return fmt.Sprintf("%g", lo)
+	}
+	return fmt.Sprintf("%g-%g", lo, hi)
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}
+
+// topShared names the (up to 3) shared terms that count most.
+func (e *engine) topShared(a, b []term, na, nb float64, idf []float64, label func(int32) string) string {
+	type tw struct {
+		id int32
+		w  float64
+	}
+	var ts []tw
+	cosine(a, b, na, nb, idf, func(id int32, w float64) { ts = append(ts, tw{id, w}) })
+	if len(ts) == 0 {
+		return ""
+	}
+	slices.SortStableFunc(ts, func(x, y tw) int {
+		switch {
+		case x.w > y.w:
+			return -1
+		case x.w < y.w:
+			return 1
+		}
+		return int(x.id - y.id)
+	})
+	var parts []string
+	for _, t := range ts[:min(3, len(ts))] {
+		parts = append(parts, label(t.id))
+	}
+	s := strings.Join(parts, ", ")
+	if len(ts) > 3 {
+		s += fmt.Sprintf(" (+%d)", len(ts)-3)
+	}
+	return s
+}
+
+// nameText says how two names relate.
+func (e *engine) nameText(a, b int, na, nb *name) string {
+	if len(na.tokens) == 0 || len(nb.tokens) == 0 {
+		return ""
+	}
+	if na.compact == nb.compact {
+		sa, sb := e.in.Names[a], e.in.Names[b]
+		switch {
+		case na.lower == nb.lower && strings.EqualFold(strings.Join(strings.Fields(sa), " "), strings.Join(strings.Fields(sb), " ")):
+			return "same name up to case"
+		case na.lower == nb.lower:
+			return "same name up to case, punctuation or spacing"
+		}
+		return "same name after folding accents"
+	}
+	al := align(na.tokens, nb.tokens)
+	var parts []string
+	if al.exact > 0 && al.freeA+al.freeB == 0 && al.nick == 0 && al.initial == 0 && !al.inOrder {
+		return "same names in another order"
+	}
+	if al.nick > 0 {
+		parts = append(parts, "short form or nickname")
+	}
+	if al.initial > 0 && al.freeA+al.freeB == 0 {
+		parts = append(parts, "initials agree")
+	}
+	if !al.inOrder {
+		parts = append(parts, "order differs")
+	}
+	if al.firstConflict {
+		parts = append(parts, "first names differ")
+	} else if n := al.freeA + al.freeB; n > 0 {
+		parts = append(parts, plural(n, "unmatched name part"))
+	}
+	if r := e.rareShared(na, nb); r > 0 {
+		parts = append(parts, fmt.Sprintf("shared name part 1 in %.0f", math.Exp(r)))
+	}
+	return strings.Join(parts, ", ")
+}
