@@ -64,8 +64,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				if m == Engine {
 					name = "**engine** (`dedup.Find`, no labels)"
 				}
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (%s) | %d | %d (%.0f%%) |\n", name, format.F3(row.P100), format.F3(row.AP), format.F3(row.VariantAP),
-					format.F3(row.RAtP90), format.F3(row.Cluster.F1), threshold(row.Cluster.Threshold), row.Ranked, row.Reached, 100*float64(row.Reached)/float64(max(1, row.Truth)))
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s (%s) | %d | %d (%.0f%%) |\n", name, f3(row.P100), f3(row.AP), f3(row.VariantAP),
+					f3(row.RAtP90), f3(row.Cluster.F1), threshold(row.Cluster.Threshold), row.Ranked, row.Reached, 100*float64(row.Reached)/float64(max(1, row.Truth)))
 			}
 			if h == HalfTest {
 				b.WriteString("\nThe issue's numbers for the baselines on this half, and its targets for the engine:\n\n| method | P@100 | AP | variant AP | R@P.9 | cluster F1 |\n|---|---:|---:|---:|---:|---:|\n")
