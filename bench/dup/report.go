@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"strconv"
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 )
 
@@ -31,10 +34,36 @@ type Report struct {
 	Command string        `json:"command"`
 	Date    string        `json:"date"`
 	Seconds float64       `json:"seconds"`
+	PeakRSS uint64        `json:"peak_rss_bytes,omitempty"` // the process's peak resident memory (Linux), 0 = unknown
 }
 
-// WriteJSON writes the report as indented JSON.
+// PeakRSS reads the process's peak resident memory from /proc/self/status
+// (VmHWM); 0 where there is none.
+func PeakRSS() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
+}
+
+// WriteJSON writes the report as indented JSON, scores and weights to 6
+// digits.
 func (r *Report) WriteJSON(w io.Writer) error {
+	for k := range r.TopPairs {
+		r.TopPairs[k].Score = format.Round6(r.TopPairs[k].Score)
+	}
+	for k := range r.Weights {
+		r.Weights[k].Weight = format.Round6(r.Weights[k].Weight)
+	}
 	e := json.NewEncoder(w)
 	e.SetIndent("", "  ")
 	return e.Encode(r)
@@ -45,7 +74,7 @@ func mb(b uint64) string { return fmt.Sprintf("%.0f MB", float64(b)/(1<<20)) }
 // WriteMarkdown writes RESULTS.md.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Duplicates: `fondue-bench duplicates`\n\nCommand: `%s`\n\nMachine: %s. Run %s, %s s wall.\n\n", r.Command, r.Machine, r.Date, format.Seconds(r.Seconds))
+	fmt.Fprintf(&b, "# Duplicates: `fondue-bench duplicates`\n\nCommand: `%s`\n\nMachine: %s. Run %s, %s s wall, peak resident memory of the process %s.\n\n", r.Command, r.Machine, r.Date, format.Seconds(r.Seconds), mb(r.PeakRSS))
 	b.WriteString("What every number is: bench/README.md, section \"Duplicates\"; the truth: acl-dup's README. Engine: `fondue/dedup` `Find`, no labels, every candidate pair returned (`Top` 0)")
 	fmt.Fprintf(&b, ", seed %d.\n\n", r.Seed)
 	if r.ACL != nil {
@@ -147,5 +176,6 @@ func (s PlantedScore) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes NaN (nothing ranked) as null.
 func (r Row) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]any{"p100": nullNaN(r.P100), "ap": nullNaN(r.AP), "variant_ap": nullNaN(r.VariantAP), "r_at_p90": nullNaN(r.RAtP90),
-		"cluster": r.Cluster, "ranked": r.Ranked, "reached": r.Reached, "truth": r.Truth, "variants": r.Variants})
+		"cluster": metrics.Clustering{F1: format.Round6(r.Cluster.F1), Precision: format.Round6(r.Cluster.Precision), Recall: format.Round6(r.Cluster.Recall),
+			Threshold: format.Round6(r.Cluster.Threshold), Pairs: r.Cluster.Pairs}, "ranked": r.Ranked, "reached": r.Reached, "truth": r.Truth, "variants": r.Variants})
 }

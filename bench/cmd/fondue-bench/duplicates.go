@@ -108,7 +108,7 @@ func (a *app) runDuplicates(cmd *cobra.Command, f *dupFlags) error {
 	if res == nil {
 		return runErr
 	}
-	rep := &dup.Report{Results: res, Machine: setup.ThisMachine(), Command: commandLine(cmd), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Seconds: time.Since(start).Seconds()}
+	rep := &dup.Report{Results: res, Machine: setup.ThisMachine(), Command: commandLine(cmd), Date: start.UTC().Format("2006-01-02 15:04 UTC"), Seconds: time.Since(start).Seconds(), PeakRSS: dup.PeakRSS()}
 	if err := writeAtomic(f.out, "results.json", func(fh *os.File) error { return rep.WriteJSON(fh) }); err != nil {
 		return errors.Join(runErr, err)
 	}
