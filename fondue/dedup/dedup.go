@@ -8,6 +8,7 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,8 +35,8 @@ type Input struct {
 
 // Defaults of Options, decided here only.
 const (
-	DefaultMaxBlock  = 64   // largest block whose pairs all become candidates
-	DefaultMaxFanout = 500  // neighbours of larger degree are not followed for co-authors and context
+	DefaultMaxBlock  = 64    // largest block whose pairs all become candidates
+	DefaultMaxFanout = 500   // neighbours of larger degree are not followed for co-authors and context
 	DefaultSamples   = 20000 // positives (split nodes) and negatives (candidate pairs) to fit on
 )
 
@@ -79,7 +80,7 @@ type Reason struct {
 // Pair is a scored candidate pair.
 type Pair struct {
 	A, B    int     // node indices, A < B
-	Score   float64 // log-odds that A and B are one entity; higher = more likely
+	Score   float64 // log-likelihood ratio, names plus graph; higher = more likely one entity
 	Reasons []Reason
 }
 
@@ -92,10 +93,9 @@ type Weight struct {
 // Result is the outcome of Find.
 type Result struct {
 	Pairs      []Pair
-	Candidates int     // candidate pairs scored
-	Positives  int     // split nodes the graph weights were fitted on
-	Negatives  int     // candidate pairs used as negatives
-	Prior      float64 // estimated share of candidate pairs that are one entity
+	Candidates int // candidate pairs scored
+	Positives  int // split nodes the graph weights were fitted on
+	Negatives  int // candidate pairs used as negatives
 	Weights    []Weight
 }
 
@@ -132,31 +132,38 @@ func Find(ctx context.Context, in Input, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	pairs, err := e.scoreAll(ctx, m, cands)
+	scores, err := e.scoreAll(ctx, m, cands)
 	if err != nil {
 		return nil, err
 	}
-	slices.SortFunc(pairs, func(a, b Pair) int {
-		if a.Score != b.Score {
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		}
-		if a.A != b.A {
-			return a.A - b.A
-		}
-		return a.B - b.B
-	})
-	if o.Top > 0 && len(pairs) > o.Top {
-		pairs = pairs[:o.Top]
+	// best first; ties by node indices (the codes sort as (A, B))
+	order := make([]int32, len(cands))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	for i := range pairs {
-		pairs[i].Reasons = e.reasons(m, pairs[i].A, pairs[i].B)
+	slices.SortFunc(order, func(x, y int32) int {
+		if c := cmp.Compare(scores[y], scores[x]); c != 0 {
+			return c
+		}
+		return cmp.Compare(cands[x], cands[y])
+	})
+	if o.Top > 0 && len(order) > o.Top {
+		order = order[:o.Top]
+	}
+	pairs := make([]Pair, len(order))
+	const chunk = 1024
+	err = parallel.ForChunks(ctx, o.Workers, (len(order)+chunk-1)/chunk, func(_, c int) {
+		for i := c * chunk; i < min(len(order), (c+1)*chunk); i++ {
+			a, b := unpair(cands[order[i]])
+			pairs[i] = Pair{A: int(a), B: int(b), Score: scores[order[i]], Reasons: e.reasons(m, int(a), int(b))}
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &Result{
 		Pairs: pairs, Candidates: len(cands),
-		Positives: m.positives, Negatives: m.negatives, Prior: m.prior,
+		Positives: m.positives, Negatives: m.negatives,
 		Weights: m.weights(),
 	}, nil
 }

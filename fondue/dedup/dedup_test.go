@@ -1,8 +1,13 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
-	"fmt"
+	"errors"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -16,11 +21,13 @@ type planted struct {
 	in    Input
 	dups  map[[2]int]bool // planted pairs (a < b)
 	nAuth int
+	decoy int // same name as the first planted node (index nOrig), another person
 }
 
 var (
-	firsts = []string{"Anna", "Boris", "Chen", "Dmitri", "Elena", "Farid", "Greta", "Hiro", "Ines", "Jonas",
-		"Karim", "Lucia", "Marek", "Nadia", "Oscar", "Priya", "Quentin", "Rosa", "Sven", "Tomas"}
+	// first names in pairs of one initial, so that "A. Berg" is ambiguous
+	firsts = []string{"Anna", "Adam", "Boris", "Bianca", "Chen", "Carla", "Dmitri", "Dora", "Elena", "Emil",
+		"Farid", "Fiona", "Greta", "Gustav", "Hiro", "Hanna", "Ines", "Igor", "Jonas", "Julia"}
 	lasts = []string{"Abel", "Berg", "Costa", "Dahl", "Egger", "Fuchs", "Gomez", "Hahn", "Ivanov", "Jung",
 		"Klein", "Lopez", "Moreau", "Novak", "Ortiz", "Petit", "Quinn", "Roth", "Silva", "Tanaka",
 		"Ueda", "Vogel", "Weber", "Xu", "Young", "Zhang"}
@@ -28,14 +35,25 @@ var (
 
 func makePlanted(t testing.TB, groups, perGroup, papersPer int, seed uint64) planted {
 	t.Helper()
+	if groups*perGroup > len(firsts)*len(lasts)*4/5 {
+		t.Fatalf("%d authors: too many for distinct names", groups*perGroup)
+	}
 	r := rng.SplitMix{S: seed}
 	var names []string
 	var wrote [][2]int // author, paper
 	paper := 0
+	used := map[string]bool{}
 	for g := 0; g < groups; g++ {
 		base := len(names)
 		for k := 0; k < perGroup; k++ {
-			names = append(names, firsts[r.Intn(uint32(len(firsts)))]+" "+lasts[r.Intn(uint32(len(lasts)))])
+			for { // distinct names: homonyms are another problem
+				nm := firsts[r.Intn(uint32(len(firsts)))] + " " + lasts[r.Intn(uint32(len(lasts)))]
+				if !used[nm] {
+					used[nm] = true
+					names = append(names, nm)
+					break
+				}
+			}
 		}
 		for p := 0; p < perGroup*papersPer/3; p++ {
 			seen := map[int]bool{}
@@ -64,6 +82,17 @@ func makePlanted(t testing.TB, groups, perGroup, papersPer int, seed uint64) pla
 		}
 		dups[[2]int{a, b}] = true
 	}
+	// a decoy: the first planted node's name again, on papers of another
+	// group (a different person with the same printed name)
+	decoy := len(names)
+	names = append(names, names[nOrig])
+	moved := 0
+	for i := range wrote {
+		if wrote[i][0] >= perGroup*(groups-1) && wrote[i][0] < nOrig && moved < 2 {
+			wrote[i][0] = decoy
+			moved++
+		}
+	}
 	nA := len(names)
 	var edges [][2]int
 	for _, w := range wrote {
@@ -79,7 +108,7 @@ func makePlanted(t testing.TB, groups, perGroup, papersPer int, seed uint64) pla
 	for i := range targets {
 		targets[i] = i
 	}
-	return planted{in: Input{Graph: g, Names: all, Targets: targets}, dups: dups, nAuth: nA}
+	return planted{in: Input{Graph: g, Names: all, Targets: targets}, dups: dups, nAuth: nA, decoy: decoy}
 }
 
 func cutSpace(s string) (string, string, bool) {
@@ -105,25 +134,135 @@ func averagePrecision(pairs []Pair, truth map[[2]int]bool) float64 {
 }
 
 func TestFindPlanted(t *testing.T) {
-	pl := makePlanted(t, 40, 12, 6, 7)
+	pl := makePlanted(t, 30, 12, 6, 7)
 	res, err := Find(context.Background(), pl.in, Options{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	found := 0
-	for _, p := range res.Pairs {
+	rank := map[[2]int]int{}
+	for i, p := range res.Pairs {
+		rank[[2]int{p.A, p.B}] = i
 		if pl.dups[[2]int{p.A, p.B}] {
 			found++
+		}
+		if p.A >= p.B {
+			t.Fatalf("pair %d: A %d >= B %d", i, p.A, p.B)
+		}
+		if i > 0 && p.Score > res.Pairs[i-1].Score {
+			t.Fatalf("pairs not sorted by score at %d", i)
 		}
 	}
 	if found != len(pl.dups) {
 		t.Errorf("candidates hold %d of %d planted pairs", found, len(pl.dups))
 	}
-	ap := averagePrecision(res.Pairs, pl.dups)
-	// names alone cannot tell "A. Berg" from the other A.-Bergs of other
-	// groups; the shared co-authors can.
-	if ap < 0.7 {
-		t.Errorf("planted AP %.3f < 0.7", ap)
+	// names alone (Jaro-Winkler on the same candidates) cannot tell which
+	// "A. Berg" is Anna Berg's piece; the graph can.
+	byName := slices.Clone(res.Pairs)
+	for i := range byName {
+		byName[i].Score = jaroWinkler(parseName(pl.in.Names[byName[i].A]).compact, parseName(pl.in.Names[byName[i].B]).compact)
 	}
-	fmt.Printf("planted AP %.3f, %d candidates, top %+v\n", ap, res.Candidates, res.Pairs[0])
+	slices.SortStableFunc(byName, func(a, b Pair) int { return cmp.Compare(b.Score, a.Score) })
+	ap, apName := averagePrecision(res.Pairs, pl.dups), averagePrecision(byName, pl.dups)
+	if ap < apName+0.2 {
+		t.Errorf("planted AP %.3f, names alone %.3f: the graph adds less than 0.2", ap, apName)
+	}
+	t.Logf("planted AP %.3f, names alone %.3f", ap, apName)
+	// the planted piece (shares co-authors) above the decoy of the same name
+	orig := 0 // the first planted pair is (0, nOrig)
+	var piece int
+	for d := range pl.dups {
+		if d[0] == orig {
+			piece = d[1]
+		}
+	}
+	rp, ok1 := rank[[2]int{orig, piece}]
+	rd, ok2 := rank[[2]int{orig, pl.decoy}]
+	if !ok1 || !ok2 {
+		t.Fatalf("candidates miss the piece (%v) or the decoy (%v)", ok1, ok2)
+	}
+	t.Logf("piece rank %d, decoy rank %d", rp, rd)
+	if rp >= rd {
+		t.Errorf("piece with shared co-authors ranked %d, the decoy without %d", rp, rd)
+	}
+	for _, r := range res.Pairs[rp].Reasons {
+		if r.Kind == "co-authors" && !strings.Contains(r.Text, "shared co-author") {
+			t.Errorf("co-author reason %q", r.Text)
+		}
+	}
+	if len(res.Pairs[rp].Reasons) == 0 {
+		t.Error("no reasons")
+	}
+}
+
+func TestFindDeterministicAcrossWorkers(t *testing.T) {
+	pl := makePlanted(t, 20, 10, 6, 3)
+	var first *Result
+	for _, w := range []int{1, 2, 5} {
+		res, err := Find(context.Background(), pl.in, Options{Seed: 9, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+			continue
+		}
+		if !reflect.DeepEqual(first, res) {
+			t.Fatalf("workers %d: result differs from workers 1", w)
+		}
+	}
+}
+
+func TestFindTop(t *testing.T) {
+	pl := makePlanted(t, 20, 10, 6, 3)
+	all, err := Find(context.Background(), pl.in, Options{Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := Find(context.Background(), pl.in, Options{Seed: 2, Top: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(top.Pairs) != 5 || len(all.Pairs) != all.Candidates || !reflect.DeepEqual(top.Pairs, all.Pairs[:5]) {
+		t.Errorf("Top 5: %d pairs of %d candidates, prefix equal %v", len(top.Pairs), all.Candidates, reflect.DeepEqual(top.Pairs, all.Pairs[:5]))
+	}
+}
+
+func TestFindBadInput(t *testing.T) {
+	pl := makePlanted(t, 2, 5, 3, 1)
+	in := pl.in
+	in.Names = in.Names[:3]
+	if _, err := Find(context.Background(), in, Options{}); !errors.Is(err, ErrInput) {
+		t.Errorf("short Names: %v", err)
+	}
+	in = pl.in
+	in.Targets = []int{-1}
+	if _, err := Find(context.Background(), in, Options{}); !errors.Is(err, ErrInput) {
+		t.Errorf("bad target: %v", err)
+	}
+}
+
+func TestEstimateCoversResult(t *testing.T) {
+	pl := makePlanted(t, 30, 12, 6, 5)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res, err := Find(context.Background(), pl.in, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc) // the result: pairs and reasons
+	_, parts := Estimate(int64(pl.in.Graph.NumNodes()), int64(pl.in.Graph.NumEdges()), int64(pl.nAuth), int64(res.Candidates), Options{})
+	var est int64
+	for _, p := range parts {
+		if p.Name == "scored pairs" || p.Name == "reasons" {
+			est += p.Bytes
+		}
+	}
+	if held > est || held < est/4 {
+		t.Errorf("result holds %d bytes, estimate of pairs and reasons %d", held, est)
+	}
+	runtime.KeepAlive(res)
 }

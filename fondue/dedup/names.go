@@ -91,6 +91,7 @@ type tokenMatch int
 const (
 	matchNone    tokenMatch = iota
 	matchInitial            // one is a single letter, the other starts with it
+	matchNear               // one letter apart (4+ letters): spelling, transliteration
 	matchNick               // nickname table or a prefix of 3+ letters
 	matchExact
 )
@@ -108,18 +109,39 @@ func matchTokens(a, b string) tokenMatch {
 		return matchNick
 	case len(a) >= 3 && len(b) >= 3 && (strings.HasPrefix(a, b) || strings.HasPrefix(b, a)):
 		return matchNick
+	case len(a) >= 4 && len(b) >= 4 && oneEdit(a, b):
+		return matchNear
 	}
 	return matchNone
 }
 
+// oneEdit: a and b differ by one inserted, deleted or replaced byte.
+func oneEdit(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if len(a) == len(b) {
+		return a[i+1:] == b[i+1:]
+	}
+	return a[i:] == b[i+1:]
+}
+
 // alignment is how the tokens of two names pair up.
 type alignment struct {
-	exact, nick, initial int  // matched token pairs by kind
-	freeA, freeB         int  // unmatched tokens of 2+ letters (conflicts or extra names)
-	initA, initB         int  // unmatched single letters
-	inOrder              bool // matched tokens appear in the same order
-	firstConflict        bool // first tokens both 2+ letters and unmatched, surnames equal
-	lastEqual            bool
+	exact, nick, near int // matched token pairs by kind
+	initial           int
+	freeA, freeB      int  // unmatched tokens of 2+ letters (conflicts or extra names)
+	initA, initB      int  // unmatched single letters
+	inOrder           bool // matched tokens appear in the same order
+	firstConflict     bool // first tokens both 2+ letters and unmatched, surnames equal
+	lastEqual         bool
 }
 
 // align pairs the tokens of a and b greedily, exact matches first.
@@ -130,7 +152,7 @@ func align(a, b []string) alignment {
 	for i := range matchA {
 		matchA[i] = -1
 	}
-	for _, want := range []tokenMatch{matchExact, matchNick, matchInitial} {
+	for _, want := range []tokenMatch{matchExact, matchNick, matchNear, matchInitial} {
 		for i, ta := range a {
 			if matchA[i] >= 0 {
 				continue
@@ -143,6 +165,8 @@ func align(a, b []string) alignment {
 						al.exact++
 					case matchNick:
 						al.nick++
+					case matchNear:
+						al.near++
 					default:
 						al.initial++
 					}
@@ -178,7 +202,8 @@ func align(a, b []string) alignment {
 	}
 	if len(a) > 0 && len(b) > 0 {
 		al.lastEqual = a[len(a)-1] == b[len(b)-1]
-		al.firstConflict = al.lastEqual && len(a) > 1 && len(b) > 1 && matchTokens(a[0], b[0]) == matchNone
+		al.firstConflict = al.lastEqual && len(a) > 1 && len(b) > 1 && matchA[0] < 0 && !usedB[0] &&
+			len(a[0]) > 1 && len(b[0]) > 1
 	}
 	return al
 }

@@ -1,0 +1,87 @@
+package dedup
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+)
+
+func rngFor(s uint64) rng.SplitMix { return rng.SplitMix{S: rng.StreamSeed(s, 1, 2, 3)} }
+
+// objective is the penalised loss fitLogit minimises, at (b, w) on the
+// standardised features of l.
+func objective(l *logit, x [][]float64, y []float64, b float64, w []float64) float64 {
+	s := 0.0
+	for r, row := range x {
+		eta := b
+		for i, v := range row {
+			eta += w[i] * (v - l.mean[i]) / l.sd[i]
+		}
+		s += softplus(eta) - y[r]*eta
+	}
+	for _, v := range w {
+		s += lambda / 2 * v * v
+	}
+	return s
+}
+
+func TestFitLogitFiniteDifference(t *testing.T) {
+	r := rngFor(4)
+	var x [][]float64
+	var y []float64
+	for i := 0; i < 400; i++ {
+		row := []float64{r.Norm(), 3 + 2*r.Norm(), float64(r.Intn(2))}
+		p := sigmoid(0.5 + 1.5*row[0] - 0.7*row[1] + 2*row[2])
+		yy := 0.0
+		if r.Float64() < p {
+			yy = 1
+		}
+		x, y = append(x, row), append(y, yy)
+	}
+	l, err := fitLogit(x, y, nil, lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the gradient of the objective vanishes at the fit (central differences)
+	const h = 1e-5
+	params := append([]float64{l.b}, l.w...)
+	for i := range params {
+		at := func(d float64) float64 {
+			p := append([]float64(nil), params...)
+			p[i] += d
+			return objective(l, x, y, p[0], p[1:])
+		}
+		if g := (at(h) - at(-h)) / (2 * h); math.Abs(g) > 1e-4 {
+			t.Errorf("d objective / d theta_%d = %.2e at the fit", i, g)
+		}
+	}
+	// the raw-scale weights recover the signs and rough sizes of the truth
+	want := []float64{1.5, -0.7, 2}
+	for i, w := range want {
+		if got := l.w[i] / l.sd[i]; math.Abs(got-w) > 0.6 {
+			t.Errorf("weight %d = %.2f, want about %.2f", i, got, w)
+		}
+	}
+}
+
+func TestFitLogitOneFeatureBruteForce(t *testing.T) {
+	// one feature: the minimum over a fine grid of (b, w) equals the fit
+	x := [][]float64{{0}, {1}, {2}, {3}, {1}, {2}}
+	y := []float64{0, 0, 1, 1, 1, 0}
+	l, err := fitLogit(x, y, nil, lambda)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, bb, bw := math.Inf(1), 0.0, 0.0
+	for b := -3.0; b <= 3; b += 0.005 {
+		for w := -3.0; w <= 3; w += 0.005 {
+			if o := objective(l, x, y, b, []float64{w}); o < best {
+				best, bb, bw = o, b, w
+			}
+		}
+	}
+	if math.Abs(bb-l.b) > 0.01 || math.Abs(bw-l.w[0]) > 0.01 {
+		t.Errorf("fit (%.3f, %.3f), grid minimum (%.3f, %.3f)", l.b, l.w[0], bb, bw)
+	}
+}
