@@ -108,8 +108,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		if run := r.ACLRun; run != nil {
-			fmt.Fprintf(&b, "Engine on acl-dup: %s s, peak %s of Go memory during `Find`; %d candidate pairs scored, fitted on %d positives (split nodes) and %d negatives. The four baselines together: %s s.\n\n",
-				format.Seconds(run.Seconds), mb(run.PeakBytes), run.Candidates, run.Positives, run.Negatives, format.Seconds(r.Baselines))
+			fmt.Fprintf(&b, "Engine on acl-dup: %s s; Go memory %s before `Find` (the graph, the bench's baselines), peak %s during it: %s more, against `dedup.Estimate` %s with the candidates found (%s with its own guess of them; the graph not included). %d candidate pairs scored, fitted on %d positives (split nodes) and %d negatives. The four baselines together: %s s.\n\n",
+				format.Seconds(run.Seconds), mb(run.StartBytes), mb(run.PeakBytes), mb(run.PeakBytes-min(run.PeakBytes, run.StartBytes)), mb(uint64(run.Estimate)), mb(uint64(run.Guess)),
+				run.Candidates, run.Positives, run.Negatives, format.Seconds(r.Baselines))
 		}
 		if len(r.Weights) > 0 {
 			b.WriteString("Learned weights: ")
@@ -131,14 +132,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if len(r.Planted) > 0 {
 		fmt.Fprintf(&b, "## Planted duplicates on the paper's graphs\n\n%.3g%% of the nodes of degree 2+ (at least one; seed %d) each give a random half of their links to a new node; the engine scores the pairs of the graph with no names (graph evidence only). AUC: the planted pairs among the engine's candidates against the other candidates; \"with missing\": the planted pairs it does not propose ranked below every candidate. Jaccard: the Jaccard of neighbours (GDS nodeSimilarity) on the same candidates. The journal version (FONDUE-NDD, Appl. Sci. 2021) gives no number we have: neither ../shared/docs/fondue-paper.tex nor docs/ holds its table, so there is no column of theirs.\n\n", 100*r.Ratio, r.Seed)
-		b.WriteString("| graph | nodes | edges | planted | candidates | planted proposed | AUC engine | AUC engine, with missing | AUC Jaccard | AUC Jaccard, with missing | time | peak |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| graph | nodes | edges | planted | candidates | planted proposed | AUC engine | AUC engine, with missing | AUC Jaccard | AUC Jaccard, with missing | time | peak more than at start | estimate |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, p := range r.Planted {
 			if p.Error != "" {
-				fmt.Fprintf(&b, "| %s | %d | %d | engine failed: %s | | | | | | | | |\n", p.Name, p.Nodes, p.Edges, strings.ReplaceAll(p.Error, "|", "/"))
+				fmt.Fprintf(&b, "| %s | %d | %d | engine failed: %s | | | | | | | | | |\n", p.Name, p.Nodes, p.Edges, strings.ReplaceAll(p.Error, "|", "/"))
 				continue
 			}
-			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", p.Name, p.Nodes, p.Edges, p.Engine.Planted, p.Engine.Candidates, p.Engine.Found,
-				f3(p.Engine.AUC), f3(p.Engine.AUCMissing), f3(p.Jaccard.AUC), f3(p.Jaccard.AUCMissing), format.Seconds(p.Run.Seconds)+" s", mb(p.Run.PeakBytes))
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s |\n", p.Name, p.Nodes, p.Edges, p.Engine.Planted, p.Engine.Candidates, p.Engine.Found,
+				f3(p.Engine.AUC), f3(p.Engine.AUCMissing), f3(p.Jaccard.AUC), f3(p.Jaccard.AUCMissing), format.Seconds(p.Run.Seconds)+" s", mb(p.Run.PeakBytes-min(p.Run.PeakBytes, p.Run.StartBytes)), mb(uint64(p.Run.Estimate)))
 		}
 		b.WriteString("\n")
 	}

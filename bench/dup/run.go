@@ -30,7 +30,10 @@ type Config struct {
 // Run is the engine's cost on one graph.
 type Run struct {
 	Seconds    float64 `json:"seconds"`
-	PeakBytes  uint64  `json:"peak_bytes"` // Go runtime memory, sampled during Find (total minus released)
+	PeakBytes  uint64  `json:"peak_bytes"`     // Go runtime memory, sampled during Find (total minus released)
+	StartBytes uint64  `json:"start_bytes"`    // the same just before Find (the graph and what the bench holds)
+	Estimate   int64   `json:"estimate"`       // dedup.Estimate with the candidates found (the graph not included)
+	Guess      int64   `json:"estimate_guess"` // dedup.Estimate before knowing the candidates (its own guess)
 	Candidates int     `json:"candidates"`
 	Positives  int     `json:"positives"`
 	Negatives  int     `json:"negatives"`
@@ -187,6 +190,7 @@ func find(ctx context.Context, in dedup.Input, o dedup.Options) (*dedup.Result, 
 	o.Top = 0
 	runtime.GC()
 	stop, peak := sampleMemory()
+	startBytes := *peak
 	start := time.Now()
 	r, err := dedup.Find(ctx, in, o)
 	secs := time.Since(start).Seconds()
@@ -194,11 +198,18 @@ func find(ctx context.Context, in dedup.Input, o dedup.Options) (*dedup.Result, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, &Run{Seconds: secs, PeakBytes: *peak, Candidates: r.Candidates, Positives: r.Positives, Negatives: r.Negatives}, nil
+	n, m, t := int64(in.Graph.NumNodes()), int64(in.Graph.NumEdges()), int64(len(in.Targets))
+	if in.Targets == nil {
+		t = n
+	}
+	est, _ := dedup.Estimate(n, m, t, int64(r.Candidates), o)
+	guess, _ := dedup.Estimate(n, m, t, 0, o)
+	return r, &Run{Seconds: secs, PeakBytes: *peak, StartBytes: startBytes, Estimate: est, Guess: guess,
+		Candidates: r.Candidates, Positives: r.Positives, Negatives: r.Negatives}, nil
 }
 
-// sampleMemory samples the Go runtime's memory until stop is called; peak
-// is final once stop returns.
+// sampleMemory samples the Go runtime's memory until stop is called (the
+// first sample before it returns); peak is final once stop returns.
 func sampleMemory() (stop func(), peak *uint64) {
 	peak = new(uint64)
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
@@ -206,6 +217,7 @@ func sampleMemory() (stop func(), peak *uint64) {
 		metrics.Read(samples)
 		*peak = max(*peak, samples[0].Value.Uint64()-samples[1].Value.Uint64())
 	}
+	read()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
