@@ -1,10 +1,3 @@
-// Package dedup finds the nodes of a graph that are one entity (several
-// nodes for one person): candidate pairs by blocking on name keys and shared
-// context, each scored by name compatibility and by what the graph says
-// about the two nodes (shared co-authors, venues, title words, years), with
-// weights learned on the graph itself and no labels: the pieces of one node
-// (its links split in two) are known positives, unrelated candidate pairs
-// negatives.
 package dedup
 
 import (
@@ -35,9 +28,9 @@ type Input struct {
 
 // Defaults of Options, decided here only.
 const (
-	DefaultMaxBlock  = 64    // largest block whose pairs all become candidates
-	DefaultMaxFanout = 500   // neighbours of larger degree are not followed for co-authors and context
-	DefaultSamples   = 20000 // positives (split nodes) and negatives (candidate pairs) to fit on
+	DefaultMaxBlock  = 64     // largest block whose pairs all become candidates
+	DefaultMaxFanout = 500    // neighbours of larger degree are not followed for co-authors and context
+	DefaultSamples   = 100000 // positives (split nodes) and negatives (candidate pairs) to fit on
 )
 
 // Options configures Find. The zero value is the default.

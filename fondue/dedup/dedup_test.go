@@ -4,12 +4,15 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
 )
@@ -108,7 +111,23 @@ func makePlanted(t testing.TB, groups, perGroup, papersPer int, seed uint64) pla
 	for i := range targets {
 		targets[i] = i
 	}
-	return planted{in: Input{Graph: g, Names: all, Targets: targets}, dups: dups, nAuth: nA, decoy: decoy}
+	// titles: a word of the group's topic and two of a common vocabulary;
+	// years by group
+	title := make([]string, nA+paper)
+	year := make([]float64, nA+paper)
+	for i := range year {
+		year[i] = math.NaN()
+	}
+	for _, w := range wrote {
+		p, grp := nA+w[1], w[1]*3/(perGroup*papersPer)
+		if title[p] == "" {
+			title[p] = fmt.Sprintf("topic%d word%d word%d", grp, r.Intn(40), r.Intn(40))
+			year[p] = float64(2000 + grp%20)
+		}
+	}
+	ctx := &evidence.Context{Properties: []evidence.Property{
+		{Name: "title", Text: title}, {Name: "year", Numeric: true, Number: year}}}
+	return planted{in: Input{Graph: g, Names: all, Targets: targets, Context: ctx}, dups: dups, nAuth: nA, decoy: decoy}
 }
 
 func cutSpace(s string) (string, string, bool) {
@@ -198,7 +217,7 @@ func TestFindPlanted(t *testing.T) {
 func TestFindDeterministicAcrossWorkers(t *testing.T) {
 	pl := makePlanted(t, 20, 10, 6, 3)
 	var first *Result
-	for _, w := range []int{1, 2, 5} {
+	for _, w := range []int{1, 2, 5, 2, 1} {
 		res, err := Find(context.Background(), pl.in, Options{Seed: 9, Workers: w})
 		if err != nil {
 			t.Fatal(err)
@@ -254,11 +273,16 @@ func TestEstimateCoversResult(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	held := int64(after.HeapAlloc) - int64(before.HeapAlloc) // the result: pairs and reasons
-	_, parts := Estimate(int64(pl.in.Graph.NumNodes()), int64(pl.in.Graph.NumEdges()), int64(pl.nAuth), int64(res.Candidates), Options{})
+	peak, phases := Estimate(int64(pl.in.Graph.NumNodes()), int64(pl.in.Graph.NumEdges()), int64(pl.nAuth), int64(res.Candidates), Options{})
 	var est int64
-	for _, p := range parts {
-		if p.Name == "scored pairs" || p.Name == "reasons" {
-			est += p.Bytes
+	for _, ph := range phases {
+		if ph.Bytes > peak {
+			t.Errorf("phase %s: %d bytes over the peak %d", ph.Phase, ph.Bytes, peak)
+		}
+		for _, p := range ph.Parts {
+			if p.Name == "pairs with reasons" {
+				est += p.Bytes
+			}
 		}
 	}
 	if held > est || held < est/4 {

@@ -18,6 +18,7 @@ type engine struct {
 	isTarget []bool
 	names    []name // per node (targets only filled)
 	tokIDF   map[string]float64
+	tokCount map[string]int // target names holding each token
 
 	// node words of text properties (non-target nodes), word ids sorted unique
 	words   [][]int32
@@ -92,6 +93,7 @@ func (e *engine) prepare(ctx context.Context) error {
 			}
 		}
 	}
+	e.tokCount = df
 	e.tokIDF = make(map[string]float64, len(df))
 	nt := float64(len(e.targets))
 	for tok, c := range df {
@@ -229,13 +231,15 @@ func (e *engine) profileOf(t int32, hop1 []int32) profile {
 
 func terms(m map[int32]float32, idf []float64) ([]term, float64) {
 	ts := make([]term, 0, len(m))
-	norm := 0.0
 	for id, c := range m {
 		ts = append(ts, term{id, c})
-		w := float64(c) * idf[id]
-		norm += w * w
 	}
 	slices.SortFunc(ts, func(a, b term) int { return int(a.id - b.id) })
+	norm := 0.0 // summed in id order: map order would change the last bits
+	for _, t := range ts {
+		w := float64(t.n) * idf[t.id]
+		norm += w * w
+	}
 	return ts, math.Sqrt(norm)
 }
 

@@ -395,8 +395,8 @@ func (e *engine) nameText(a, b int, na, nb *name) string {
 	} else if n := al.freeA + al.freeB; n > 0 {
 		parts = append(parts, plural(n, "unmatched name part"))
 	}
-	if r := e.rareShared(na, nb); r > 0 {
-		parts = append(parts, fmt.Sprintf("shared name part 1 in %.0f", math.Exp(r)))
+	if tok, n := e.rarestShared(na, nb); n > 0 {
+		parts = append(parts, fmt.Sprintf("%q in %s", tok, plural(n, "name")))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -452,3 +452,17 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 
 // sameTokens: the same words after folding case, accents and punctuation.
 func sameTokens(a, b *name) bool { return slices.Equal(a.tokens, b.tokens) }
+
+// rarestShared returns the shared token of 2+ letters in fewest target
+// names, and that number (0 when none).
+func (e *engine) rarestShared(a, b *name) (string, int) {
+	best, bn := "", 0
+	for _, t := range a.tokens {
+		if len(t) > 1 && slices.Contains(b.tokens, t) {
+			if n := e.tokCount[t]; bn == 0 || n < bn || n == bn && t < best {
+				best, bn = t, n
+			}
+		}
+	}
+	return best, bn
+}

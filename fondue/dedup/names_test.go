@@ -155,3 +155,24 @@ func TestVary(t *testing.T) {
 		}
 	}
 }
+
+func TestNameText(t *testing.T) {
+	names := []string{"Thomas LUCAS", "Thomas Lucas", "Paco Guzmán", "Paco Guzman", "J.-F. Bonastre", "J-F. Bonastre",
+		"Jeff A. Bilmes", "Jeffrey Bilmes", "J. Smith", "John Smith", "Céline Vaschalde", "Vaschalde Céline"}
+	g, err := graph.NewGraph(len(names), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEngine(Input{Graph: g, Names: names}, Options{}.withDefaults())
+	if err := e.prepare(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"same name up to case", "same name after folding accents",
+		"same name up to case, punctuation or spacing", "short form or nickname", "initials agree",
+		"same names in another order"} {
+		a, b := 2*i, 2*i+1
+		if got := e.nameText(a, b, &e.names[a], &e.names[b]); !strings.HasPrefix(got, want) {
+			t.Errorf("%q / %q: %q, want it to start with %q", names[a], names[b], got, want)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+// Package dedup finds the nodes of a graph that are one entity (several
+// nodes for one person, "Jeff A. Bilmes" and "Jeffrey Bilmes") and scores
+// each candidate pair with the reasons in plain words.
+//
+// Candidates (block.go) are the pairs of targets that share a key: each
+// name token of 2+ letters with the initial of another token (surname and
+// first initial, in either order), the surname alone, the whole name
+// folded (case, accents, punctuation, spacing), and a common co-author
+// with a common name token. A key held by more than MaxBlock targets gives
+// no pairs, so there are at most keys x MaxBlock pairs per target; on
+// acl-dup (48,498 authors) 388k candidates hold 99.3% (dev) and 99.7%
+// (test) of the truth pairs.
+//
+// Score = names + graph, two log-likelihood ratios learned on the graph
+// itself, without labels, in two steps so that names cannot confound the
+// graph:
+//   - graph: a target's neighbours (papers) split in two random pieces of
+//     unequal sizes are positives, random candidate pairs negatives;
+//     features: shared co-authors (two hops through non-targets), shared
+//     neighbours, cosine of the context two hops away (venues, keywords,
+//     organisations, by inverse degree), cosine of the neighbours' text
+//     words (titles; stop words out, by inverse document frequency), the
+//     gap between year ranges;
+//   - names: a split target's name against a varied copy (initial, middle
+//     name dropped or added, second surname dropped, nickname, all
+//     initials) and candidate pairs with the same words after folding are
+//     positives, other candidate pairs negatives; features from aligning
+//     the tokens (equal, nickname or prefix, one letter apart, initial,
+//     unmatched, order), Jaro-Winkler, the rarity of a shared token among
+//     the targets' names.
+//
+// Both are logistic regressions fitted by Newton's method with a small L2
+// penalty on standardised features (logit.go). No constant is fitted to a
+// data set; the choices (which variations, which features) were measured
+// on the acl-dup development half only.
+//
+// Determinism: randomness comes from streams keyed by (Seed, purpose,
+// node); parallel loops write per index; the result is identical for any
+// Workers.
+//
+// Cost: names and profiles O(nodes + links x co-authors per link);
+// blocking O(keys log keys + candidates); fitting O(Samples x features^2)
+// per Newton step; scoring O(candidates x (co-authors + context terms)).
+// Nothing is quadratic in the targets. Measured (2 shared cores): acl-dup
+// 2-5 s, heap peak 0.28 GB with reasons for all 388k pairs; a generated
+// graph of 1M authors, 1.1M papers, 4.5M links: 38 s, 17M candidates,
+// heap peak 2.0 GB (Estimate: 1.85 GB live) with Top 1000. Estimate gives
+// the live heap by phase.
+package dedup
