@@ -108,7 +108,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("\n")
 		}
 		if run := r.ACLRun; run != nil {
-			fmt.Fprintf(&b, "Engine on acl-dup: %s s; Go memory %s before `Find` (the graph, the bench's baselines), peak %s during it: %s more, against `dedup.Estimate` %s with the candidates found (%s with its own guess of them; the graph not included). %d candidate pairs scored, fitted on %d positives (split nodes) and %d negatives. The four baselines together: %s s.\n\n",
+			fmt.Fprintf(&b, "Engine on acl-dup: %s s; Go memory %s before `Find` (the graph, the bench's baselines), peak %s during it: %s more, against `dedup.Estimate` %s with the candidates found (%s with its own guess of them; the graph not included; Estimate is the live heap, the measure also holds garbage not yet collected). %d candidate pairs scored, fitted on %d positives (split nodes) and %d negatives. The four baselines together: %s s.\n\n",
 				format.Seconds(run.Seconds), mb(run.StartBytes), mb(run.PeakBytes), mb(run.PeakBytes-min(run.PeakBytes, run.StartBytes)), mb(uint64(run.Estimate)), mb(uint64(run.Guess)),
 				run.Candidates, run.Positives, run.Negatives, format.Seconds(r.Baselines))
 		}
