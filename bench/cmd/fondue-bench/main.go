@@ -52,7 +52,7 @@ func (a *app) rootCmd() *cobra.Command {
 	root := newBenchCmd(a)
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return a.setup(cmd) }
 	cli.SetupRoot(root, a.stdout, a.stderr)
-	root.AddCommand(newRealCmd(a), newScaleCmd(a))
+	root.AddCommand(newRealCmd(a), newScaleCmd(a), newDuplicatesCmd(a))
 	cli.AddDeprecatedFlags(root, deprecatedFlags...)
 	cli.RegisterCompletions(root, flagValues)
 	return root
