@@ -19,9 +19,9 @@ import (
 // has its relationships moved back to the original (same type, direction
 // and properties), the clone is deleted, and the run is removed from the
 // original's fondue_split_runs (the property goes when no run is left).
-// After it the graph equals the graph before the split, with one
-// exception by design: relationships that users attached to a clone after
-// the split move to the original too. Everything it needs is in the
+// After it the nodes and relationships are those before the split (the
+// scores written since stay), with one exception by design: relationships
+// that users attached to a clone after the split move to the original too. Everything it needs is in the
 // graph. Undoing twice is harmless. A clone that a later run split again
 // must wait for that run's undo. It takes no lock and keeps the run's
 // record: see Undo, which does both.
