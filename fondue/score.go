@@ -44,6 +44,8 @@ type Options struct {
 	Method string // one of Methods; default DefaultMethod
 	// Seed seeds everything random: the embedding, the random sign vectors
 	// and the evidence model. Same graph, options and seed: same result.
+	// The splitters use no randomness of their own: their power iterations
+	// start from a fixed pseudo-random vector, the same for every seed.
 	Seed    uint64
 	Workers int // goroutines (default: all cores); results do not depend on it
 	// CNE is the embedding's model and training (its seed, goroutines and
