@@ -9,6 +9,7 @@ var (
 	CombineRanks        = combineRanks
 	CombineByDegree     = combineByDegree
 	DisconnectionWeight = disconnectionWeight
+	LeadCircles         = leadCircles
 )
 
 type SignParams = signParams

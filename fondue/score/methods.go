@@ -121,8 +121,11 @@ func randomSplits(t int) int {
 // graph evidence does not (hubs placed badly by the embedding), both are
 // read that much within the node's degree bin (degreeConditioning,
 // combineByDegree), so that hubs do not come first for their degree
-// alone. docs/method.md and bench/RANKING.md give the reasons and the
-// measurements.
+// alone. Last, the nodes whose neighbourhood holds two circles or more
+// (pieces of two members or more that are neither linked nor share a
+// neighbour other than the node) come first, in that order (leadCircles):
+// what the graph itself says are two entities. docs/method.md and
+// bench/RANKING.md give the reasons and the measurements.
 const MethodCombined = "combined"
 
 // DefaultMethod is the method used when none is named.
@@ -169,12 +172,13 @@ func Embedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Opt
 		if err != nil {
 			return nil, err
 		}
-		eff, err := effectivePieces(parallel.SubProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
+		circles := make([]int32, g.NumNodes())
+		eff, err := effectivePieces(parallel.SubProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true, circles)
 		if err != nil {
 			return nil, err
 		}
 		ev := graphEvidence(disc, eff)
-		return combineByDegree(g, fs, ev, disconnectionWeight(g, ev)), nil
+		return leadCircles(combineByDegree(g, fs, ev, disconnectionWeight(g, ev)), circles), nil
 	}
 	return nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }
