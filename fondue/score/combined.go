@@ -442,26 +442,3 @@ func binnedQuantiles(g *graph.Graph, x []float64, ok []bool) []float64 {
 	}
 	return out
 }
-
-// leadCircles returns the scores s with every node of two circles or more
-// (circles[i] >= 2) ahead of every other: s plus, for those, the span of
-// s plus one. The order within each group is that of s; NaN stays NaN.
-// The entity count leads where the graph sees two entities for sure, the
-// scores order the rest (issue 42).
-func leadCircles(s []float64, circles []int32) []float64 {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range s {
-		if !math.IsNaN(v) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	lift := hi - lo + 1
-	out := make([]float64, len(s))
-	for i, v := range s {
-		out[i] = v
-		if circles[i] >= 2 && !math.IsNaN(v) {
-			out[i] += lift
-		}
-	}
-	return out
-}

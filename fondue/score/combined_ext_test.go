@@ -11,7 +11,7 @@ import (
 )
 
 // Score with the combined method fits the same embedding as FONDUE and
-// ranks by CombineByDegree of SplitDisconnection on it, circles first; FONDUE's own scores
+// ranks by CombineByDegree of SplitDisconnection on it; FONDUE's own scores
 // stay those of FondueScores.
 func TestScoreCombinedMatchesParts(t *testing.T) {
 	g := testkit.ReadGraph(t, "lesmis")
@@ -31,13 +31,12 @@ func TestScoreCombinedMatchesParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	circles := make([]int32, g.NumNodes())
-	eff, err := score.EffectivePieces(ctx, g, nil, 1, true, circles)
+	eff, err := score.EffectivePieces(ctx, g, nil, 1, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := score.GraphEvidence(disc, eff)
-	want := score.LeadCircles(score.CombineByDegree(g, fs, ev, score.DisconnectionWeight(g, ev)), circles)
+	want := score.CombineByDegree(g, fs, ev, score.DisconnectionWeight(g, ev))
 	for i := range want {
 		if c.Scores[i] != want[i] || f.Scores[i] != fs[i] {
 			t.Fatalf("node %d: combined %v want %v; fondue %v want %v", i, c.Scores[i], want[i], f.Scores[i], fs[i])
@@ -60,7 +59,7 @@ func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eff, err := score.EffectivePieces(ctx, g, nil, 1, true, nil)
+		eff, err := score.EffectivePieces(ctx, g, nil, 1, true)
 		if err != nil {
 			t.Fatal(err)
 		}

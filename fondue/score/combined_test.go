@@ -3,7 +3,6 @@ package score
 import (
 	"context"
 	"math"
-	"slices"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
@@ -409,21 +408,5 @@ func TestCombineByDegreeByHand(t *testing.T) {
 		if !(got[k] == want[k] || math.IsNaN(got[k]) && math.IsNaN(want[k])) {
 			t.Errorf("a = 0, node %d: %v, want combineRanks' %v", k, got[k], want[k])
 		}
-	}
-}
-
-// leadCircles puts the nodes of two circles or more first, each group in
-// the order of the scores, and keeps NaN.
-func TestLeadCircles(t *testing.T) {
-	s := []float64{0.5, 2, math.NaN(), -1, 0.1}
-	got := leadCircles(s, []int32{2, 1, 3, 0, 4})
-	if !math.IsNaN(got[2]) {
-		t.Errorf("NaN became %v", got[2])
-	}
-	if r := Ranking(got); !slices.Equal(r, []int{0, 4, 1, 3}) {
-		t.Errorf("ranking %v, want [0 4 1 3]", r)
-	}
-	if got[1] != 2 || got[3] != -1 {
-		t.Errorf("scores without two circles changed: %v", got)
 	}
 }

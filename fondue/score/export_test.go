@@ -9,7 +9,6 @@ var (
 	CombineRanks        = combineRanks
 	CombineByDegree     = combineByDegree
 	DisconnectionWeight = disconnectionWeight
-	LeadCircles         = leadCircles
 )
 
 type SignParams = signParams

@@ -121,11 +121,8 @@ func randomSplits(t int) int {
 // graph evidence does not (hubs placed badly by the embedding), both are
 // read that much within the node's degree bin (degreeConditioning,
 // combineByDegree), so that hubs do not come first for their degree
-// alone. Last, the nodes whose neighbourhood holds two circles or more
-// (pieces of two members or more that are neither linked nor share a
-// neighbour other than the node) come first, in that order (leadCircles):
-// what the graph itself says are two entities. docs/method.md and
-// bench/RANKING.md give the reasons and the measurements.
+// alone. docs/method.md and bench/RANKING.md give the reasons and the
+// measurements.
 const MethodCombined = "combined"
 
 // DefaultMethod is the method used when none is named.
@@ -172,13 +169,12 @@ func Embedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Opt
 		if err != nil {
 			return nil, err
 		}
-		circles := make([]int32, g.NumNodes())
-		eff, err := effectivePieces(parallel.SubProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true, circles)
+		eff, err := effectivePieces(parallel.SubProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
 		if err != nil {
 			return nil, err
 		}
 		ev := graphEvidence(disc, eff)
-		return leadCircles(combineByDegree(g, fs, ev, disconnectionWeight(g, ev)), circles), nil
+		return combineByDegree(g, fs, ev, disconnectionWeight(g, ev)), nil
 	}
 	return nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }

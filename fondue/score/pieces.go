@@ -227,19 +227,6 @@ func effectiveCount(sizes []int32) float64 {
 	return 1 / q
 }
 
-// circlesOf returns how many of the pieces of the given sizes have two
-// members or more: circles, neighbours the graph ties together without
-// the node (a piece of one member may be a stray link).
-func circlesOf(sizes []int32) int32 {
-	var c int32
-	for _, s := range sizes {
-		if s >= 2 {
-			c++
-		}
-	}
-	return c
-}
-
 // entitiesOf rounds an effective count to an estimated number of
 // entities, at least 1.
 func entitiesOf(effective float64) int {
@@ -255,7 +242,7 @@ func entitiesOf(effective float64) int {
 // the estimate behind Result.Entities; the result does not depend on
 // workers.
 func EstimateEntities(ctx context.Context, g *graph.Graph, scored []bool, workers int) ([]int, error) {
-	eff, err := effectivePieces(ctx, g, scored, workers, false, nil)
+	eff, err := effectivePieces(ctx, g, scored, workers, false)
 	if err != nil {
 		return nil, err
 	}
@@ -285,11 +272,9 @@ func scoredOf(scores []float64) []bool {
 // effectivePieces returns, for every node with scored[i] set (every node
 // when scored is nil) and at least one neighbour, the effective number of
 // pieces of its neighbourhood (under the touch relation when touch is
-// set, see pieceLabels); NaN for the others. When circles is not nil
-// (one entry per node), it also sets circles[i] to the number of those
-// pieces with two members or more (circlesOf). The error is ctx's, or the
+// set, see pieceLabels); NaN for the others. The error is ctx's, or the
 // first node's (in index order) whose ego network Ego refuses.
-func effectivePieces(ctx context.Context, g *graph.Graph, scored []bool, workers int, touch bool, circles []int32) ([]float64, error) {
+func effectivePieces(ctx context.Context, g *graph.Graph, scored []bool, workers int, touch bool) ([]float64, error) {
 	n := g.NumNodes()
 	out := make([]float64, n)
 	bounds := parallel.RowChunks(n, 1<<14, func(i int) float64 { return float64(g.Degree(i)*4 + 8) })
@@ -310,9 +295,6 @@ func effectivePieces(ctx context.Context, g *graph.Graph, scored []bool, workers
 				return
 			}
 			out[i] = effectiveCount(sizes)
-			if circles != nil {
-				circles[i] = circlesOf(sizes)
-			}
 		}
 	})
 	if err == nil {

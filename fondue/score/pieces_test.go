@@ -204,33 +204,3 @@ func TestEstimateEntities(t *testing.T) {
 		}
 	}
 }
-
-// Circles are pieces of two members or more under the touch relation:
-// node 0's neighbours 1-2 and 3-4 are two linked pairs and 5 is alone
-// (two circles); a node 6 next to 2 and 3 ties the pairs into one piece
-// (one circle). circles is left alone for the nodes not scored.
-func TestEffectivePiecesCircles(t *testing.T) {
-	ctx := context.Background()
-	base := [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {1, 2}, {3, 4}}
-	for _, c := range []struct {
-		name  string
-		g     *graph.Graph
-		want0 int32
-	}{
-		{"two circles", testkit.NewGraph(6, base), 2},
-		{"tied by 6", testkit.NewGraph(7, append(slices.Clone(base), [2]int{2, 6}, [2]int{3, 6})), 1},
-	} {
-		circles := make([]int32, c.g.NumNodes())
-		for i := range circles {
-			circles[i] = -1
-		}
-		scored := make([]bool, c.g.NumNodes())
-		scored[0], scored[5] = true, true
-		if _, err := effectivePieces(ctx, c.g, scored, 1, true, circles); err != nil {
-			t.Fatal(err)
-		}
-		if circles[0] != c.want0 || circles[5] != 0 || circles[1] != -1 {
-			t.Errorf("%s: circles %v, want node 0 %d, node 5 0, node 1 untouched", c.name, circles, c.want0)
-		}
-	}
-}
