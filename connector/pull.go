@@ -82,7 +82,7 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 				return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptPullEmbeddingProperty, err)
 			}
 		}
-		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
+		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
 			IDProperty: o.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}, Label: o.MarkerLabel,
 			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties, EvidenceProperties: o.EvidenceProperties}
 		var err error
@@ -203,7 +203,7 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 // relationships end outside its nodes and at which labels
 // (syncjob.OutsideNote).
 func (c *Conn) outsideNote(ctx context.Context, o syncjob.PullOptions) (syncjob.Message, error) {
-	q, err := c.render("pull_outside", cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
+	q, err := c.render("pull_outside", cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
 		ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
 	if err != nil {
 		return syncjob.Message{}, err

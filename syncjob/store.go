@@ -177,8 +177,11 @@ type PullOptions struct {
 	// node (except fondue-neo4j's bookkeeping nodes).
 	NodeLabels []string
 	// RelationshipTypes selects relationships of any of these types between
-	// selected nodes; empty: every type.
+	// selected nodes; empty: every type but ExcludeTypes.
 	RelationshipTypes []string
+	// ExcludeTypes are never pulled without RelationshipTypes: the
+	// relationships fondue-neo4j writes itself (DuplicateOptions.Type).
+	ExcludeTypes []string
 
 	// NodeQuery and RelationshipQuery replace the labels and types. The
 	// node query returns a column id, the element id of each node
@@ -229,6 +232,15 @@ type PullOptions struct {
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
+}
+
+// PullsType reports whether relationships of type typ are pulled (a
+// Cypher projection's query chooses its own).
+func (o PullOptions) PullsType(typ string) bool {
+	if len(o.RelationshipTypes) > 0 {
+		return slices.Contains(o.RelationshipTypes, typ)
+	}
+	return !slices.Contains(o.ExcludeTypes, typ)
 }
 
 // Custom reports whether the subgraph is chosen by Cypher queries.

@@ -374,7 +374,7 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 // is held.
 func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) {
 	for _, r := range s.sortedRels() {
-		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
+		if !o.PullsType(r.Type) {
 			continue
 		}
 		a, ok1 := keys[r.From]
@@ -397,7 +397,7 @@ func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.Pu
 func (s *Store) outside(keys map[string]nodeKey, o syncjob.PullOptions) (int, map[string]int) {
 	n, byLabel := 0, map[string]int{}
 	for _, r := range s.rels {
-		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
+		if !o.PullsType(r.Type) {
 			continue
 		}
 		_, in1 := keys[r.From]
@@ -878,6 +878,56 @@ func (t *tx) Delete(ids []keys.Key) error {
 		t.wrote = true
 	}
 	return nil
+}
+
+func (t *tx) Link(typ string, ls []syncjob.Link) (int, error) {
+	ends := map[[2]string][]*Rel{}
+	for _, r := range t.s.sortedRels() {
+		if r.Type == typ {
+			ends[[2]string{r.From, r.To}] = append(ends[[2]string{r.From, r.To}], r)
+		}
+	}
+	n := 0
+	for _, l := range ls {
+		from, to := l.From.Text(), l.To.Text()
+		if t.s.nodes[from] == nil || t.s.nodes[to] == nil {
+			continue
+		}
+		found := ends[[2]string{from, to}]
+		if len(found) == 0 {
+			r := &Rel{ID: t.s.newID("r:"), Type: typ, From: from, To: to, Props: map[string]any{}}
+			t.s.rels[r.ID] = r
+			found = []*Rel{r}
+			ends[[2]string{from, to}] = found
+		}
+		for _, r := range found {
+			if r.Props == nil {
+				r.Props = map[string]any{}
+			}
+			for p, v := range l.Props {
+				setProp(r.Props, p, v)
+			}
+		}
+		n++
+		t.wrote = true
+	}
+	return n, nil
+}
+
+func (t *tx) Unlink(typ, prop string, value any, limit int) (int, error) {
+	n := 0
+	for _, r := range t.s.sortedRels() {
+		if n >= limit {
+			break
+		}
+		if v, ok := r.Props[prop]; r.Type != typ || ok && keys.SameValue(v, value) {
+			continue
+		}
+		delete(t.s.rels, r.ID)
+		n++
+		t.wrote = true
+	}
+	return n, nil
 }
 
 // sortedNodes are the nodes by id. s.mu is held.

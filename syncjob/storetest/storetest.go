@@ -126,6 +126,8 @@ func Run(t *testing.T, f Factory) {
 		{"EmptySaysWhatIsOutside", testEmptySaysWhatIsOutside},
 		{"KeylessNodeLabels", testKeylessNodeLabels},
 		{"UnnamedProperties", testUnnamedProperties},
+		{"Links", testLinks},
+		{"SyncDuplicates", testSyncDuplicates},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })
