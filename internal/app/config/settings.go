@@ -287,7 +287,7 @@ var settings = []Setting{
 	// duplicates: the pairs of nodes that are one entity (docs/duplicates.md).
 	{Key: "duplicates.top", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: every candidate pair)",
 		Help: "print only the K pairs most likely one entity (0: every candidate pair scored)", DocDefault: "0 (all)",
-		Doc:  "print (`duplicates`) or write (`sync --duplicates`) only the K pairs most likely one entity (0: every candidate pair scored; `sync` keeps those of at least `duplicates.min_probability`)",
+		Doc: "print (`duplicates`) or write (`sync --duplicates`) only the K pairs most likely one entity (0: every candidate pair scored; `sync` keeps those of at least `duplicates.min_probability`)",
 		Flags: []Flag{{Name: "top", On: CmdDuplicates},
 			{Name: "duplicates-top", On: CmdSync, Help: "with --duplicates: write only the K pairs most likely one entity (0: every pair of at least --min-probability)"}},
 		Field: func(c *Config) any { return &c.Duplicates.Top }},
