@@ -42,17 +42,21 @@ const (
 var provenance = [...]string{PropMergeRuns, PropMergedRun, PropMergedOrder, PropMergedID, PropMergedLabels,
 	PropMergedInto, PropMergedIntoID, PropMergedRels, PropMergedEnds, PropMergedAdded, PropMergedAt}
 
+// RecordProps are the properties of a merged node's record that are not
+// the merged node's own (all of Provenance but PropMergeRuns), a new slice
+// each call.
+func RecordProps() []string { return slices.Clone(provenance[1:]) }
+
 // Provenance returns the provenance property names, a new slice each call
 // (a split does not copy them to clones; a merge does not add them to the
 // survivor).
 func Provenance() []string { return slices.Clone(provenance[:]) }
 
-// Kinds of remembered pair decisions (splitplan.Decision.Kind), apart from
-// the split kinds.
-const (
-	DecisionMerged    = "merge"        // merged by the run
-	DecisionNotMerged = "reject-merge" // rejected in review: not proposed again
-)
+// DecisionNotMerged is the kind of a remembered pair decision
+// (splitplan.Decision.Kind), apart from the split kinds: a pair rejected
+// in review, not proposed again. (An accepted pair needs no memory: once
+// merged, it is one node.)
+const DecisionNotMerged = "reject-merge"
 
 // PairFingerprint identifies a pair of nodes (in either order) by their
 // keys as text, as "sha256:HEX".
@@ -65,31 +69,24 @@ func PairFingerprint(a, b keys.Key) string {
 	return "sha256:" + hex.EncodeToString(h[:])
 }
 
-// Decisions are the plan's decided pairs as later runs remember them:
-// each accepted pair DecisionMerged, each rejected DecisionNotMerged,
-// keyed by Keep with the PairFingerprint. A later "sync --duplicates"
-// does not propose a pair remembered (IsRemembered) until its decisions
-// are forgotten ("undo --forget-decisions") or its run undone.
+// Decisions are the plan's rejected pairs as later runs remember them:
+// DecisionNotMerged, keyed by Keep, with the PairFingerprint. A later
+// "sync --duplicates" does not propose a remembered pair (Remembered)
+// until the decisions are forgotten ("undo --forget-decisions") or the
+// run that stored them is undone.
 func (p *Plan) Decisions() []splitplan.Decision {
 	var out []splitplan.Decision
 	for _, pr := range p.Pairs {
-		kind := ""
-		switch pr.Decision {
-		case DecisionAccept:
-			kind = DecisionMerged
-		case DecisionReject:
-			kind = DecisionNotMerged
-		default:
-			continue
+		if pr.Decision == DecisionReject {
+			out = append(out, splitplan.Decision{Key: pr.Keep, Kind: DecisionNotMerged, Fingerprint: PairFingerprint(pr.Keep, pr.Merge)})
 		}
-		out = append(out, splitplan.Decision{Key: pr.Keep, Kind: kind, Fingerprint: PairFingerprint(pr.Keep, pr.Merge)})
 	}
 	return out
 }
 
 // IsMergeDecision reports whether a remembered decision is about a pair.
 func IsMergeDecision(d splitplan.Decision) bool {
-	return d.Kind == DecisionMerged || d.Kind == DecisionNotMerged
+	return d.Kind == DecisionNotMerged
 }
 
 // Remembered returns the pair decisions among ds by PairFingerprint (the
