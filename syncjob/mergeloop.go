@@ -538,7 +538,12 @@ func unmergeInto(tx Tx, run string, keep keys.Key) (restored, moved int, err err
 		if into, _ := keys.FromValue(rec.Props[mergeplan.PropMergedIntoID]); into != keep {
 			continue
 		}
-		n, err := restoreMerged(tx, keep, rec)
+		// Read again: restoring the later ones renamed relationships in it.
+		now, err := tx.Nodes([]keys.Key{rec.ID})
+		if err != nil {
+			return restored, moved, err
+		}
+		n, err := restoreMerged(tx, keep, now[0])
 		if err != nil {
 			return restored, moved, err
 		}
