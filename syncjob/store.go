@@ -153,6 +153,8 @@ const (
 const (
 	LockLabel = splitplan.LockLabel // the lock of a running sync
 	RunLabel  = splitplan.RunLabel  // the split plan of a run (StorePlan)
+	// MergedLabel is the record of a node a merge took out (Merge).
+	MergedLabel = splitplan.MergedLabel
 )
 
 // LockOptions configure Locker.Lock.
@@ -487,9 +489,12 @@ type UndoOptions struct {
 
 // UndoStats summarize Undo.
 type UndoStats struct {
-	Originals          int                     `json:"originals"`     // split nodes found
-	Restored           int                     `json:"restored"`      // restored now
-	ClonesDeleted      int                     `json:"clonesDeleted"` // clones deleted
+	Originals     int `json:"originals"`     // split nodes found
+	Restored      int `json:"restored"`      // restored now
+	ClonesDeleted int `json:"clonesDeleted"` // clones deleted
+	// Unmerged counts the merged nodes restored (a merge run; Originals
+	// and Restored then count survivors).
+	Unmerged           int                     `json:"unmerged,omitempty"`
 	RelationshipsMoved int                     `json:"relationshipsMoved"`
 	Failed             []splitplan.NodeOutcome `json:"failed,omitempty"`
 	// MarkerLabel is the label the run's clones were found by (the

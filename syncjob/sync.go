@@ -3,6 +3,7 @@ package syncjob
 import (
 	"context"
 	"errors"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"log/slog"
 	"math"
 	"slices"
@@ -379,6 +380,9 @@ func remember(sg *Subgraph, res *fondue.Result, ds []splitplan.Decision, sum *Su
 	}
 	byKey := map[string][]splitplan.Decision{}
 	for _, d := range ds {
+		if mergeplan.IsMergeDecision(d) {
+			continue // a pair's, for sync --duplicates
+		}
 		byKey[d.Key.Text()] = append(byKey[d.Key.Text()], d)
 	}
 	kept := make([]fondue.Proposal, 0, len(res.Proposals))

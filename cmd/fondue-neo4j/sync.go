@@ -33,6 +33,11 @@ new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
 at once.
 
+With --merge --plan FILE it merges the accepted pairs of a merge plan (made by
+"sync --duplicates --dry-run", decided on the review page or with "plan
+accept|reject"): each merged node leaves the graph, its relationships move to
+the survivor; "undo --run-id ID" restores both (docs/merge.md).
+
 With --split --plan FILE it applies an approved plan (exported by the page of
 "review --plan", made from "sync --split --dry-run") instead of scoring: only
 the accepted nodes, with the groups as approved, each after checking that its
@@ -60,7 +65,8 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
   fondue-neo4j sync --uri bolt://localhost:7687 --node-labels Author --relationship-types COAUTHOR --output json
   fondue-neo4j sync --split --split-top 10 --dry-run --display-property name --output json > dry-run.json
   fondue-neo4j sync --split --plan fondue-approved-plan.json
-  fondue-neo4j sync --duplicates --node-labels Author,Paper,Venue --write-node-labels Author --name-property name --evidence-properties title,year`,
+  fondue-neo4j sync --duplicates --node-labels Author,Paper,Venue --write-node-labels Author --name-property name --evidence-properties title,year
+  fondue-neo4j sync --merge --plan merge-plan.json --output json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withMetrics(cmd.Context(), "sync", func() error { return a.sync(cmd.Context(), a.cfg.DryRun) })
@@ -94,6 +100,7 @@ type syncSettings struct {
 	cloneKey string // split.clone_key
 	// duplicates finds duplicates instead of scoring (duplicates.enabled).
 	duplicates *syncjob.DuplicateOptions
+	merge    bool   // merge.enabled: planFile is a merge plan
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -159,6 +166,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.skip = append(slices.Clone(c.Split.SkipProperties), props...)
 	s.planFile = c.Split.Plan
 	s.cloneKey = c.Split.CloneKey
+	s.merge = c.Merge.Enabled
 	if c.Duplicates.Enabled {
 		if err := s.duplicateOptions(c); err != nil {
 			return nil, err
@@ -174,8 +182,8 @@ func (a *app) syncSettings() (*syncSettings, error) {
 // scoring, and never with a split.
 func (s *syncSettings) duplicateOptions(c *config.Config) error {
 	switch {
-	case s.split || s.planFile != "":
-		return usageErrorf("duplicates.enabled (--duplicates) finds duplicates instead of scoring: it cannot split (--split, --plan) in the same run")
+	case s.split || s.merge || s.planFile != "":
+		return usageErrorf("duplicates.enabled (--duplicates) finds duplicates instead of scoring: it cannot split or merge (--split, --merge, --plan) in the same run")
 	case strings.TrimSpace(c.Duplicates.NameProperty) == "":
 		return usageErrorf("duplicates.name_property (--name-property) is empty: give the node property holding the names (e.g. name)")
 	}
@@ -192,6 +200,12 @@ func (s *syncSettings) duplicateOptions(c *config.Config) error {
 // splitter and the nodes to split.
 func (s *syncSettings) checkSplit() error {
 	switch {
+	case s.merge && s.split:
+		return usageErrorf("merge.enabled (--merge) and split.enabled (--split): one run merges or splits, not both")
+	case s.merge && s.planFile == "":
+		return usageErrorf("merge.enabled (--merge) needs the merge plan: --plan FILE (split.plan)")
+	case s.merge:
+		return nil
 	case s.planFile != "" && !s.split:
 		return usageErrorf("split.plan (--plan %s) applies an approved plan: it needs split.enabled (--split)", s.planFile)
 	case s.planFile != "" && s.pull.Custom():
@@ -270,6 +284,9 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	s, err := a.syncSettings()
 	if err != nil {
 		return err
+	}
+	if s.merge {
+		return a.mergeApproved(ctx, s, dryRun)
 	}
 	if s.planFile != "" {
 		return a.applyApproved(ctx, s, dryRun)

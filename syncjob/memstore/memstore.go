@@ -317,6 +317,9 @@ func (s *Store) selectNodes(o syncjob.PullOptions, st *syncjob.PullStats) []*Nod
 		if len(o.NodeLabels) > 0 && !hasAnyLabel(n.Labels, o.NodeLabels) {
 			continue
 		}
+		if len(o.NodeLabels) == 0 && hasAnyLabel(n.Labels, splitplan.OwnLabels()) {
+			continue // fondue-neo4j's own (a merged node's record)
+		}
 		st.NodeRows++
 		if o.IDProperty != "" && n.Props[o.IDProperty] == nil && slices.Contains(n.Labels, o.MarkerLabel) {
 			st.KeylessClones++
@@ -409,7 +412,7 @@ func (s *Store) outside(keys map[string]nodeKey, o syncjob.PullOptions) (int, ma
 		if in1 {
 			other = s.nodes[r.To]
 		}
-		if slices.Contains(other.Labels, syncjob.LockLabel) || slices.Contains(other.Labels, syncjob.RunLabel) {
+		if hasAnyLabel(other.Labels, splitplan.OwnLabels()) {
 			continue
 		}
 		n++

@@ -65,7 +65,7 @@ func (p *Plan) Selects(labels []string, hasKey bool) bool {
 		if !slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(p.NodeLabels, l) }) {
 			return false
 		}
-	} else if slices.Contains(labels, LockLabel) || slices.Contains(labels, RunLabel) {
+	} else if slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(OwnLabels(), l) }) {
 		return false
 	}
 	return p.IDProperty == "" || hasKey

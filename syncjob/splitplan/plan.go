@@ -29,7 +29,14 @@ const (
 const (
 	LockLabel = "FondueLock" // the lock of a running sync
 	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
+	// MergedLabel is the record of a node a merge took out of the graph
+	// (package mergeplan).
+	MergedLabel = "FondueMerged"
 )
+
+// OwnLabels are the labels of fondue-neo4j's bookkeeping nodes, a new
+// slice each call: no pull of all nodes selects them.
+func OwnLabels() []string { return []string{LockLabel, RunLabel, MergedLabel} }
 
 // provenance lists the provenance properties (an array: copied, never
 // shared).

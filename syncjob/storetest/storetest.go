@@ -117,6 +117,8 @@ func Run(t *testing.T, f Factory) {
 		{"Tx", testTx},
 		{"Records", testRecords},
 		{"MergeByPrimitives", testMergeByPrimitives},
+		{"MergeUndo", testMergeUndo},
+		{"SplitThenMerge", testSplitThenMerge},
 		{"PullEmpty", testPullEmpty},
 		{"WriteScores", testWriteScores},
 		{"WriteMissing", testWriteMissing},

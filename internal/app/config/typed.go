@@ -24,6 +24,7 @@ type Config struct {
 	Graph      Graph
 	Write      Write
 	Split      Split
+	Merge      Merging
 	Lock       Lock
 	Metrics    Metrics
 	RunID      string // run_id: "" for a new one
@@ -155,6 +156,11 @@ type Split struct {
 	CloneKey       string // split.clone_key: the scheme of split nodes' keys
 	SkipProperties []string
 	Plan           string // sync: an approved plan to apply
+}
+
+// Merging is the merging of duplicate nodes in sync (merge.*).
+type Merging struct {
+	Enabled bool // merge the accepted pairs of the plan split.plan names
 }
 
 // Lock is sync's and undo's lock (lock.*).
