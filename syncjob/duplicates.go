@@ -11,6 +11,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Defaults of DuplicateOptions.
@@ -82,10 +84,13 @@ type Duplicates struct {
 	// Pairs are the pairs kept (Find.Top, MinProbability), best first;
 	// RelationshipsWritten those written (a pair whose node is gone since
 	// the pull is not), RelationshipsDeleted those of earlier runs deleted.
-	Pairs                []DuplicatePair `json:"pairs"`
-	RelationshipsWritten int             `json:"relationshipsWritten"`
-	RelationshipsDeleted int             `json:"relationshipsDeleted"`
-	FindMillis           int64           `json:"findMillis"`
+	Pairs []DuplicatePair `json:"pairs"`
+	// Remembered counts the pairs left out because a review rejected them
+	// (mergeplan.Remembered).
+	Remembered           int   `json:"remembered,omitempty"`
+	RelationshipsWritten int   `json:"relationshipsWritten"`
+	RelationshipsDeleted int   `json:"relationshipsDeleted"`
+	FindMillis           int64 `json:"findMillis"`
 }
 
 // DuplicatePair is a pair of nodes that may be one entity: the
@@ -106,8 +111,11 @@ type DuplicateNode struct {
 }
 
 // findDuplicates finds the pairs of sg's targets that may be one entity
-// and keeps those o says.
-func findDuplicates(ctx context.Context, sg *Subgraph, o *DuplicateOptions, log *slog.Logger) (*Duplicates, error) {
+// and keeps those o says but the remembered ones (a review rejected them:
+// mergeplan.Remembered); with plan, it also makes the merge plan of the
+// pairs kept (every pair undecided).
+func findDuplicates(ctx context.Context, sg *Subgraph, o Options, remembered map[string]splitplan.Decision, plan *mergeplan.Plan, log *slog.Logger) (*Duplicates, error) {
+	do := o.Duplicates
 	names := sg.Names
 	if names == nil {
 		names = make([]string, sg.Graph.NumNodes())
@@ -118,19 +126,19 @@ func findDuplicates(ctx context.Context, sg *Subgraph, o *DuplicateOptions, log 
 	case compared < 2:
 		return nil, Errorf(ErrEmpty, nil, "nothing to compare: %d node(s) selected (%s), duplicates need two", compared, OptWriteNodeLabels)
 	case named == 0:
-		return nil, Errorf(ErrInvalid, nil, "%s: none of the %d nodes compared has the property %q (or its value is empty)", OptNameProperty, compared, o.NameProperty)
+		return nil, Errorf(ErrInvalid, nil, "%s: none of the %d nodes compared has the property %q (or its value is empty)", OptNameProperty, compared, do.NameProperty)
 	}
 	t0 := time.Now()
-	res, err := dedup.Find(ctx, in, o.Find)
+	res, err := dedup.Find(ctx, in, do.Find)
 	if errors.Is(err, dedup.ErrInput) {
 		return nil, Errorf(ErrEmpty, err, "nothing to compare: %v", err)
 	}
 	if err != nil {
 		return nil, err
 	}
-	d := &Duplicates{RelationshipType: o.Type, Compared: compared, Candidates: res.Candidates, Pairs: []DuplicatePair{},
+	d := &Duplicates{RelationshipType: do.Type, Compared: compared, Candidates: res.Candidates, Pairs: []DuplicatePair{},
 		FindMillis: time.Since(t0).Milliseconds()}
-	low := o.minScore()
+	low := do.minScore()
 	node := func(i int) DuplicateNode {
 		n := DuplicateNode{Key: sg.Key(i), ID: sg.IDs[i]}
 		if sg.Names != nil {
@@ -143,14 +151,57 @@ func findDuplicates(ctx context.Context, sg *Subgraph, o *DuplicateOptions, log 
 			break // best first
 		}
 		dp := DuplicatePair{A: node(p.A), B: node(p.B), Score: p.Score, Probability: 1 / (1 + math.Exp(-p.Score)), Reasons: []string{}}
+		if _, ok := remembered[mergeplan.PairFingerprint(dp.A.Key, dp.B.Key)]; ok {
+			d.Remembered++
+			continue
+		}
 		for _, r := range p.Reasons {
 			dp.Reasons = append(dp.Reasons, r.Text)
 		}
 		d.Pairs = append(d.Pairs, dp)
+		if plan != nil {
+			plan.Pairs = append(plan.Pairs, mergePair(sg, p))
+		}
 	}
 	log.Info("found duplicates", "phase", "duplicates", "compared", compared, "candidates", res.Candidates,
-		"kept", len(d.Pairs), "min_probability", o.MinProbability, "seconds", round3(time.Since(t0).Seconds()))
+		"kept", len(d.Pairs), "remembered", d.Remembered, "min_probability", do.MinProbability, "seconds", round3(time.Since(t0).Seconds()))
 	return d, nil
+}
+
+// newMergePlan is the empty merge plan of a run with Options.Duplicates:
+// its selection is the pull's.
+func newMergePlan(o Options) *mergeplan.Plan {
+	p := mergeplan.New(o.RunID, splitplan.ISOTime(time.Now()))
+	p.IDProperty, p.NodeLabels, p.RelationshipTypes = o.Pull.IDProperty, o.Pull.NodeLabels, o.Pull.RelationshipTypes
+	p.DisplayProperties, p.CandidateType = o.Pull.DisplayProperties, o.Duplicates.Type
+	return p
+}
+
+// mergePair is a pair of the merge plan, undecided: the node with more
+// neighbours is kept (the first on a tie), each node pinned by its
+// neighbourhood (mergeplan.NodeFingerprint).
+func mergePair(sg *Subgraph, p dedup.Pair) mergeplan.Pair {
+	keep, gone := p.A, p.B
+	if sg.Graph.Degree(p.B) > sg.Graph.Degree(p.A) {
+		keep, gone = p.B, p.A
+	}
+	fp := func(i int) string {
+		nbs := sg.Graph.Neighbors(i)
+		ks := make([]keys.Key, len(nbs))
+		for k, j := range nbs {
+			ks[k] = sg.Key(int(j))
+		}
+		return mergeplan.NodeFingerprint(sg.Key(i), ks)
+	}
+	mp := mergeplan.Pair{Keep: sg.Key(keep), Merge: sg.Key(gone), KeepID: sg.IDs[keep], MergeID: sg.IDs[gone], Score: p.Score,
+		Decision: mergeplan.DecisionUndecided, KeepFingerprint: fp(keep), MergeFingerprint: fp(gone)}
+	if sg.Names != nil {
+		mp.KeepName, mp.MergeName = sg.Names[keep], sg.Names[gone]
+	}
+	for _, r := range p.Reasons {
+		mp.Reasons = append(mp.Reasons, splitplan.Reason{Kind: r.Kind, Value: r.Text, Weight: r.Weight})
+	}
+	return mp
 }
 
 // WriteDuplicates writes d's pairs as relationships of d.RelationshipType
@@ -212,11 +263,19 @@ func duplicates(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Sum
 	if err := o.Memory.check(st, sg, o, log); err != nil {
 		return err
 	}
-	d, err := findDuplicates(ctx, sg, o.Duplicates, log)
+	ds, err := Decisions(ctx, st)
 	if err != nil {
 		return err
 	}
-	sum.Duplicates = d
+	var plan *mergeplan.Plan
+	if o.DryRun {
+		plan = newMergePlan(o)
+	}
+	d, err := findDuplicates(ctx, sg, o, mergeplan.Remembered(ds), plan, log)
+	if err != nil {
+		return err
+	}
+	sum.Duplicates, sum.MergePlan = d, plan
 	sum.ComputeMillis = d.FindMillis
 	if o.DryRun {
 		return nil

@@ -116,9 +116,11 @@ type Summary struct {
 	// Remembered are the nodes not proposed for a split because of a
 	// review decision on their unchanged neighbourhood (with Split).
 	Remembered []splitplan.Decision `json:"remembered,omitempty"`
-	// Duplicates are the pairs found and written (Options.Duplicates).
-	Duplicates   *Duplicates `json:"duplicates,omitempty"`
-	Neo4jVersion string      `json:"neo4jVersion"`
+	// Duplicates are the pairs found and written (Options.Duplicates);
+	// MergePlan, in a dry run, the merge plan of the pairs kept, to review.
+	Duplicates   *Duplicates     `json:"duplicates,omitempty"`
+	MergePlan    *mergeplan.Plan `json:"mergePlan,omitempty"`
+	Neo4jVersion string          `json:"neo4jVersion"`
 }
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:

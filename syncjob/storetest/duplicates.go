@@ -8,6 +8,8 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
 // Authors is a small bibliography with two people under two names each
@@ -185,6 +187,48 @@ func testSyncDuplicates(t *testing.T, f Factory) {
 		want[k] = fmt.Sprintf("%v>%v", p.A.Key, p.B.Key)
 	}
 	slices.Sort(want)
+
+	// The dry run's merge plan: the pairs undecided, the node with more
+	// papers kept (the first on a tie: 25 and 26 wrote 3 each, so did 27
+	// and 28), pinned by their neighbourhoods.
+	mp := sum.MergePlan
+	if mp == nil || len(mp.Pairs) != 2 || mp.RunID != "dry" || mp.IDProperty != "uid" || mp.CandidateType != syncjob.DefaultDuplicateType {
+		t.Fatalf("merge plan %+v", mp)
+	}
+	for k, p := range mp.Pairs {
+		if p.Decision != mergeplan.DecisionUndecided || p.Score != d.Pairs[k].Score || p.KeepFingerprint == "" || p.MergeFingerprint == "" ||
+			len(p.Reasons) == 0 || p.Reasons[0].Value == "" || p.KeepName == "" || p.KeepID.IsZero() {
+			t.Errorf("merge pair %+v", p)
+		}
+		if got := fmt.Sprintf("%v>%v", p.Keep, p.Merge); got != fmt.Sprintf("%v>%v", d.Pairs[k].A.Key, d.Pairs[k].B.Key) {
+			t.Errorf("merge pair %d: keep>merge %s, want the first node kept on a tie of degrees", k, got)
+		}
+	}
+	// A review rejected Lucas' pair: later runs do not propose it.
+	if err := mp.Decide(map[[2]string]string{{"28", "27"}: mergeplan.DecisionReject}, "2026-01-01T00:00:00Z"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := mp.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := splitplan.MarshalDecisions(mp.Decisions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AddRecord(ctx, syncjob.Record{RunID: "reviewed", Plan: data, Decisions: ds}); err != nil {
+		t.Fatal(err)
+	}
+	sum, err = syncjob.Sync(ctx, st, dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := sum.Duplicates; len(d.Pairs) != 1 || d.Remembered != 1 || d.Pairs[0].A.Key.Text() != "25" || len(sum.MergePlan.Pairs) != 1 {
+		t.Fatalf("after the rejection: %+v", d)
+	}
+	if err := st.DeleteRecord(ctx, "reviewed"); err != nil {
+		t.Fatal(err)
+	}
 
 	// A run that stopped half way left a relationship of its own.
 	fx.Relate(t, 3, 4, syncjob.DefaultDuplicateType)
