@@ -100,7 +100,7 @@ type syncSettings struct {
 	cloneKey string // split.clone_key
 	// duplicates finds duplicates instead of scoring (duplicates.enabled).
 	duplicates *syncjob.DuplicateOptions
-	merge    bool   // merge.enabled: planFile is a merge plan
+	merge      bool // merge.enabled: planFile is a merge plan
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
