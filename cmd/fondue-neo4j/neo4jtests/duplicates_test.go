@@ -15,6 +15,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/storetest"
 )
 
 // aclFiles is the import of real/acl-dup in the datasets folder.
@@ -149,5 +150,73 @@ func TestSyncDuplicatesACL(t *testing.T) {
 		if slices.Sort(rels); !slices.Equal(rels, wantSorted) || all[0].Values[0].(int64) != int64(len(want)) {
 			t.Fatalf("run %s: %d relationships of the run (%v in all), want %d", run, len(rels), all[0].Values[0], len(want))
 		}
+	}
+}
+
+// seedGraph creates a storetest graph (nodes by label, relationships by
+// type; every node has a uid).
+func seedGraph(t *testing.T, g storetest.Graph) {
+	t.Helper()
+	byLabel := map[string][]any{}
+	for _, n := range g.Nodes {
+		byLabel[n.Labels[0]] = append(byLabel[n.Labels[0]], n.Props)
+	}
+	for l, rows := range byLabel {
+		cypher(t, "UNWIND $rows AS r CREATE (n:"+l+") SET n = r", map[string]any{"rows": rows})
+	}
+	cypher(t, "CREATE INDEX seed_uid IF NOT EXISTS FOR (n:Author) ON (n.uid)", nil)
+	byType := map[string][]any{}
+	for _, r := range g.Rels {
+		byType[r.Type] = append(byType[r.Type], map[string]any{"a": r.From, "b": r.To})
+	}
+	for typ, rows := range byType {
+		cypher(t, "UNWIND $rows AS r MATCH (a {uid: r.a}), (b {uid: r.b}) CREATE (a)-[:"+typ+"]->(b)", map[string]any{"rows": rows})
+	}
+}
+
+// The review flow on Neo4j: sync --duplicates --dry-run proposes the two
+// people under two names; plan accept one pair, reject the other; sync
+// --merge --plan merges the accepted one (the merged-away author leaves,
+// its papers move to the survivor); the next sync --duplicates proposes
+// neither pair (one is one node now, the other remembered as rejected).
+func TestDuplicatesReviewMerge(t *testing.T) {
+	reset(t)
+	seedGraph(t, storetest.Authors())
+	dir := t.TempDir()
+	args := func(more ...string) []string {
+		return syncArgs("sync", append([]string{"--duplicates", "--id-property", "uid", "--write-node-labels", "Author",
+			"--display-property", "title", "--evidence-properties", "title,year", "--min-probability", "0.01", "--output", "json"}, more...)...)
+	}
+	code, out, stderr := runCLI(t, "", args("--dry-run")...)
+	if code != 0 {
+		t.Fatalf("dry run: exit %d: %s", code, stderr)
+	}
+	dry := filepath.Join(dir, "duplicates.json")
+	if err := os.WriteFile(dry, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	approved := filepath.Join(dir, "merge.json")
+	for _, d := range [][2]string{{"accept", "25,26"}, {"reject", "28,27"}} {
+		if code, _, stderr := runCLI(t, "", "plan", d[0], "--plan", dry, "--approved", approved, d[1]); code != 0 {
+			t.Fatalf("plan %s %s: exit %d: %s", d[0], d[1], code, stderr)
+		}
+	}
+	if code, out, stderr := runCLI(t, "", syncArgs("sync", "--merge", "--plan", approved, "--id-property", "uid", "--run-id", "m1", "--output", "json")...); code != 0 {
+		t.Fatalf("sync --merge: exit %d: %s\n%s", code, stderr, out)
+	}
+	left := cypher(t, `MATCH (a:Author) WHERE a.uid IN [25, 26] OPTIONAL MATCH (a)-[w:WROTE]->() RETURN a.uid, count(w) ORDER BY a.uid`, nil)
+	if len(left) != 1 || left[0].Values[0].(int64) != 25 || left[0].Values[1].(int64) != 6 {
+		t.Fatalf("after the merge: %v", left)
+	}
+	code, out, stderr = runCLI(t, "", args("--run-id", "d2")...)
+	if code != 0 {
+		t.Fatalf("sync --duplicates after the merge: exit %d: %s", code, stderr)
+	}
+	var sum dupSummary
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || sum.Duplicates == nil {
+		t.Fatalf("summary: %v: %.500s", err, out)
+	}
+	if d := sum.Duplicates; len(d.Pairs) != 0 || d.Remembered != 1 || d.RelationshipsWritten != 0 {
+		t.Fatalf("after the review: %+v", d)
 	}
 }
