@@ -78,3 +78,15 @@ func TestPlanMergeCommands(t *testing.T) {
 		t.Fatalf("review page: %v", err)
 	}
 }
+
+// sync --duplicates refuses a split or a merge in the same run, before
+// connecting: exit code 2, one line naming the flags.
+func TestSyncDuplicatesUsage(t *testing.T) {
+	t.Setenv("FONDUE_NEO4J_PASSWORD", "secret")
+	for _, args := range [][]string{{"--split", "--split-top", "3"}, {"--merge", "--plan", "x.json"}} {
+		code, _, stderr := runCLI(t, "", append([]string{"sync", "--duplicates", "--uri", "bolt://127.0.0.1:1"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "duplicates.enabled (--duplicates)") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("sync --duplicates %v: exit %d, %q", args, code, stderr)
+		}
+	}
+}
