@@ -470,6 +470,7 @@ func (o *Options) names() []namedValue {
 	add(OptNodeLabels, o.Pull.NodeLabels...)
 	add(OptWriteNodeLabels, o.Pull.WriteNodeLabels...)
 	add(OptRelationshipTypes, o.Pull.RelationshipTypes...)
+	add(OptDuplicateType, o.Pull.ExcludeTypes...) // the types excluded are the duplicates'
 	add(OptIDProperty, o.Pull.IDProperty)
 	add(OptDisplayProperties, o.Pull.DisplayProperties...)
 	add(OptEvidenceProperties, o.Pull.EvidenceProperties...)
