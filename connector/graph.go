@@ -313,3 +313,32 @@ func values(ks []keys.Key) []any {
 	}
 	return out
 }
+
+func (t *tx) Link(typ string, ls []syncjob.Link) (int, error) {
+	if len(ls) == 0 {
+		return 0, nil
+	}
+	rows := make([]any, len(ls))
+	for k, l := range ls {
+		props := l.Props
+		if props == nil {
+			props = map[string]any{}
+		}
+		rows[k] = map[string]any{"from": l.From.Value(), "to": l.To.Value(), "props": props}
+	}
+	recs, err := t.run("links_set", cypher.Vars{Type: typ}, map[string]any{"links": rows})
+	if err != nil {
+		return 0, err
+	}
+	n, _ := recs[0].Values[0].(int64)
+	return int(n), nil
+}
+
+func (t *tx) Unlink(typ, prop string, value any, limit int) (int, error) {
+	recs, err := t.run("links_delete", cypher.Vars{Type: typ, Property: prop}, map[string]any{"value": value, "limit": int64(limit)})
+	if err != nil {
+		return 0, err
+	}
+	n, _ := recs[0].Values[0].(int64)
+	return int(n), nil
+}

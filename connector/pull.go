@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,8 +83,8 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 				return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptPullEmbeddingProperty, err)
 			}
 		}
-		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
-			IDProperty: o.IDProperty, ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}, Label: o.MarkerLabel,
+		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
+			IDProperty: o.IDProperty, ExcludeLabels: splitplan.OwnLabels(), Label: o.MarkerLabel,
 			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties, EvidenceProperties: o.EvidenceProperties}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
@@ -158,7 +159,7 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 		for _, r := range res.Records {
 			v, _, _ := neo4j.GetRecordValue[string](r, col)
 			have[v] = true
-			if v != syncjob.LockLabel && v != syncjob.RunLabel {
+			if !slices.Contains(splitplan.OwnLabels(), v) {
 				all = append(all, v)
 			}
 		}
@@ -203,8 +204,8 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 // relationships end outside its nodes and at which labels
 // (syncjob.OutsideNote).
 func (c *Conn) outsideNote(ctx context.Context, o syncjob.PullOptions) (syncjob.Message, error) {
-	q, err := c.render("pull_outside", cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes,
-		ExcludeLabels: []string{syncjob.LockLabel, syncjob.RunLabel}})
+	q, err := c.render("pull_outside", cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
+		ExcludeLabels: splitplan.OwnLabels()})
 	if err != nil {
 		return syncjob.Message{}, err
 	}

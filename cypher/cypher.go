@@ -22,6 +22,8 @@
 //	{{noLabel "n" .List}}       NOT n:`A` AND NOT n:`B`
 //	{{relType .X}}              :`X`
 //	{{relTypes .List}}          :`A`|`B` (empty for an empty list)
+//	{{relTypesBut .List .But}}  :`A`|`B`, or for an empty list :!`C`&!`D`
+//	                            (any type but those of .But; empty for none)
 //	{{firstOf "n" .List}}       n.`A`, or coalesce(n.`A`, n.`B`): the first
 //	                            of these properties that the node has
 //	{{props "n" .List}}         n.`A`, n.`B`: each of these properties
@@ -72,8 +74,10 @@ type Vars struct {
 	// but those with an ExcludeLabels label.
 	NodeLabels    []string
 	ExcludeLabels []string
-	// RelationshipTypes selects relationships of any of these types; empty: all.
+	// RelationshipTypes selects relationships of any of these types; empty:
+	// all but those of ExcludeTypes.
 	RelationshipTypes []string
+	ExcludeTypes      []string
 	// IDProperty is the node key property; empty: internal ids only.
 	IDProperty string
 	// WriteProperty, ScoreProperty, EntitiesProperty and RunProperty
@@ -238,6 +242,17 @@ func funcs() template.FuncMap {
 		},
 		"relTypes": func(ns []string) (string, error) {
 			s, err := join("", "|", ns)
+			if s != "" {
+				s = ":" + s
+			}
+			return s, err
+		},
+		"relTypesBut": func(ns, but []string) (string, error) {
+			if len(ns) > 0 {
+				s, err := join("", "|", ns)
+				return ":" + s, err
+			}
+			s, err := join("!", "&", but)
 			if s != "" {
 				s = ":" + s
 			}

@@ -24,6 +24,7 @@ func full() Vars {
 		NodeLabels:         []string{"Person", weird[0]},
 		ExcludeLabels:      []string{"FondueLock", "FondueRun"},
 		RelationshipTypes:  []string{"KNOWS", weird[1]},
+		ExcludeTypes:       []string{"FONDUE_DUPLICATE", weird[2]},
 		IDProperty:         weird[2],
 		WriteProperty:      "ambiguity",
 		ScoreProperty:      weird[3],
@@ -142,6 +143,15 @@ func TestStatements(t *testing.T) {
 	q, err = Render("pull_nodes", Vars{NodeLabels: []string{"Person"}, DisplayProperties: []string{"name", "ti`tle"}})
 	if err != nil || q != "MATCH (n:`Person`)\n"+chunked+"RETURN [n IN chunk | elementId(n)] AS id, [n IN chunk | labels(n)] AS labels, [n IN chunk | coalesce(n.`name`, n.`ti``tle`)] AS display" {
 		t.Errorf("pull_nodes two display properties: %q %v", q, err)
+	}
+	// No types: any type but the excluded ones (fondue-neo4j's duplicates).
+	q, err = Render("pull_outside", Vars{NodeLabels: []string{"Person"}, ExcludeTypes: []string{"FONDUE_DUP", "a`b"}, ExcludeLabels: []string{"FondueLock"}})
+	if err != nil || !strings.HasPrefix(q, "MATCH (s)-[r:!`FONDUE_DUP`&!`a``b`]-(t)\n") {
+		t.Errorf("pull_outside excluded types: %q %v", q, err)
+	}
+	q, err = Render("pull_outside", Vars{NodeLabels: []string{"Person"}, RelationshipTypes: []string{"KNOWS"}, ExcludeTypes: []string{"FONDUE_DUP"}, ExcludeLabels: []string{"FondueLock"}})
+	if err != nil || !strings.HasPrefix(q, "MATCH (s)-[r:`KNOWS`]-(t)\n") {
+		t.Errorf("pull_outside types: %q %v", q, err)
 	}
 	q, err = Render("rels_of", Vars{Properties: []string{"name", "ti`tle"}})
 	if err != nil || !strings.HasSuffix(q, "labels(o) AS otherLabels, o{.`name`, .`ti``tle`} AS otherProps") {

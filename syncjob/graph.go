@@ -64,6 +64,20 @@ type Tx interface {
 	// Delete deletes nodes that have no relationship left; ErrChanged when
 	// one is gone, an error when one still has a relationship.
 	Delete(ids []keys.Key) error
+	// Link sets the properties of each link's relationship of type typ
+	// from From to To (a nil value removes one), creating it when there
+	// is none (every one, when there are several), and returns how many
+	// links it set: a link whose end is gone is left out.
+	Link(typ string, ls []Link) (int, error)
+	// Unlink deletes at most limit relationships of type typ whose
+	// property prop is not value (or is absent), and returns how many.
+	Unlink(typ, prop string, value any, limit int) (int, error)
+}
+
+// Link is a relationship that Tx.Link sets, from node From to node To.
+type Link struct {
+	From, To keys.Key
+	Props    map[string]any
 }
 
 // Node is a node as a Tx reads it. A zero ID: not found.

@@ -2,7 +2,9 @@ package syncjob
 
 import (
 	"log/slog"
+	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	scoring "github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
@@ -40,6 +42,25 @@ func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) 
 		NoEmbedding: o.Score.Method != "" && !scoring.UsesEmbedding(o.Score.Method)}
 	if ms, ok := st.(MemorySizer); ok {
 		mo.SourceLoad, mo.Held, mo.Sink = ms.SyncMemory(sg, o)
+	}
+	if d := o.Duplicates; d != nil { // no embedding: dedup.Find's largest phase
+		mo.NoEmbedding, mo.Split = true, false
+		targets := int64(g.NumNodes())
+		if sg.Targets != nil {
+			targets = 0
+			for _, t := range sg.Targets {
+				if t {
+					targets++
+				}
+			}
+		}
+		peak, phases := dedup.Estimate(int64(g.NumNodes()), int64(g.NumEdges()), targets, 0, d.Find)
+		for _, ph := range phases {
+			if ph.Bytes == peak {
+				mo.Held = append(slices.Clone(mo.Held), ph.Parts...)
+				break
+			}
+		}
 	}
 	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	limit := m.Limit

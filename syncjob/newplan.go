@@ -49,6 +49,9 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 	if !sg.Options.Custom() {
 		p.NodeLabels = slices.Clone(sg.Options.NodeLabels)
 		p.RelationshipTypes = slices.Clone(sg.Options.RelationshipTypes)
+		if len(p.RelationshipTypes) == 0 {
+			p.ExcludeTypes = slices.Clone(sg.Options.ExcludeTypes)
+		}
 	} else {
 		p.PulledOnly = true
 		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {

@@ -31,6 +31,9 @@ const (
 	OptApplyCloneKey  Option = "ApplyOptions.CloneKey"
 	OptLockTTL        Option = "LockOptions.TTL"
 
+	OptDuplicateType Option = "DuplicateOptions.Type"
+	OptNameProperty  Option = "DuplicateOptions.NameProperty"
+
 	// A plan's names (Apply checks them; a Store finds nodes by the key).
 	OptPlanNodeLabels        Option = "Plan.NodeLabels"
 	OptPlanRelationshipTypes Option = "Plan.RelationshipTypes"

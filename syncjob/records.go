@@ -3,6 +3,7 @@ package syncjob
 import (
 	"context"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
@@ -33,6 +34,9 @@ func StorePlan(ctx context.Context, st Store, p *splitplan.Plan) (*splitplan.Pla
 	if err != nil || other == nil {
 		return p, err
 	}
+	if mergeplan.IsMerge(other.Plan) {
+		return nil, Errorf(ErrInvalid, nil, "run id %s already holds a merge run: split under a run id of its own (--run-id)", p.RunID)
+	}
 	stored, err := splitplan.Unmarshal(other.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("split plan of run %s is corrupt: %w", p.RunID, err)
@@ -48,6 +52,9 @@ func LoadPlan(ctx context.Context, st Store, runID string) (*splitplan.Plan, err
 	r, err := st.Record(ctx, runID)
 	if err != nil || r == nil {
 		return nil, err
+	}
+	if mergeplan.IsMerge(r.Plan) {
+		return nil, Errorf(ErrInvalid, nil, "run %s is a merge run, not a split run", runID)
 	}
 	p, err := splitplan.Unmarshal(r.Plan)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"log/slog"
 	"slices"
 	"strings"
@@ -156,7 +157,7 @@ func Check(ctx context.Context, st Store, p *splitplan.Plan) ([]splitplan.NodeOu
 // keyFilter selects the nodes of the plan's selection whose key is one
 // of values.
 func keyFilter(p *splitplan.Plan, values []any) Filter {
-	return Filter{Labels: p.NodeLabels, Exclude: []string{LockLabel, RunLabel}, Prop: p.IDProperty, Values: values}
+	return Filter{Labels: p.NodeLabels, Exclude: splitplan.OwnLabels(), Prop: p.IDProperty, Values: values}
 }
 
 // ResolveKeys sets the ids of the plan's nodes and neighbours from their
@@ -347,7 +348,7 @@ func splitNode(tx Tx, p *splitplan.Plan, n splitplan.Node, at string) (splitplan
 			}
 			rows = append(rows, row)
 		}
-		clones, err := tx.Create(n.ID, p.SkipOnClone(), labels, rows)
+		clones, err := tx.Create(n.ID, append(p.SkipOnClone(), mergeplan.Provenance()...), labels, rows)
 		if err != nil {
 			return o, err
 		}
@@ -361,7 +362,7 @@ func splitNode(tx Tx, p *splitplan.Plan, n splitplan.Node, at string) (splitplan
 				moves = append(moves, Move{Rel: r, From: n.ID, To: clones[g-1]})
 			}
 		}
-		moved, err := tx.Move(moves)
+		moved, err := moveTracked(tx, moves)
 		if err != nil {
 			return o, err
 		}

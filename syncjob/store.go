@@ -153,6 +153,8 @@ const (
 const (
 	LockLabel = splitplan.LockLabel // the lock of a running sync
 	RunLabel  = splitplan.RunLabel  // the split plan of a run (StorePlan)
+	// MergedLabel is the record of a node a merge took out (Merge).
+	MergedLabel = splitplan.MergedLabel
 )
 
 // LockOptions configure Locker.Lock.
@@ -177,8 +179,11 @@ type PullOptions struct {
 	// node (except fondue-neo4j's bookkeeping nodes).
 	NodeLabels []string
 	// RelationshipTypes selects relationships of any of these types between
-	// selected nodes; empty: every type.
+	// selected nodes; empty: every type but ExcludeTypes.
 	RelationshipTypes []string
+	// ExcludeTypes are never pulled without RelationshipTypes: the
+	// relationships fondue-neo4j writes itself (DuplicateOptions.Type).
+	ExcludeTypes []string
 
 	// NodeQuery and RelationshipQuery replace the labels and types. The
 	// node query returns a column id, the element id of each node
@@ -229,6 +234,15 @@ type PullOptions struct {
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
+}
+
+// PullsType reports whether relationships of type typ are pulled (a
+// Cypher projection's query chooses its own).
+func (o PullOptions) PullsType(typ string) bool {
+	if len(o.RelationshipTypes) > 0 {
+		return slices.Contains(o.RelationshipTypes, typ)
+	}
+	return !slices.Contains(o.ExcludeTypes, typ)
 }
 
 // Custom reports whether the subgraph is chosen by Cypher queries.
@@ -475,9 +489,12 @@ type UndoOptions struct {
 
 // UndoStats summarize Undo.
 type UndoStats struct {
-	Originals          int                     `json:"originals"`     // split nodes found
-	Restored           int                     `json:"restored"`      // restored now
-	ClonesDeleted      int                     `json:"clonesDeleted"` // clones deleted
+	Originals     int `json:"originals"`     // split nodes found
+	Restored      int `json:"restored"`      // restored now
+	ClonesDeleted int `json:"clonesDeleted"` // clones deleted
+	// Unmerged counts the merged nodes restored (a merge run; Originals
+	// and Restored then count survivors).
+	Unmerged           int                     `json:"unmerged,omitempty"`
 	RelationshipsMoved int                     `json:"relationshipsMoved"`
 	Failed             []splitplan.NodeOutcome `json:"failed,omitempty"`
 	// MarkerLabel is the label the run's clones were found by (the

@@ -3,6 +3,7 @@ package syncjob
 import (
 	"context"
 	"errors"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"log/slog"
 	"math"
 	"slices"
@@ -48,8 +49,13 @@ type Options struct {
 	// SkipProperties are not copied to split clones; the write properties
 	// are added to them (a clone's score is unknown until the next run).
 	SkipProperties []string
+	// Duplicates, when set, finds the nodes that may be one entity and
+	// writes them as relationships instead of scoring the ambiguity (see
+	// DuplicateOptions); Split must then be false.
+	Duplicates *DuplicateOptions
 	// DryRun writes nothing and takes no lock: the summary holds the split
-	// plan (described from the store) when Split is set.
+	// plan (described from the store) when Split is set, the pairs found
+	// with Duplicates.
 	DryRun bool
 	// TopNodes is the number of most ambiguous nodes the summary lists
 	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
@@ -109,8 +115,12 @@ type Summary struct {
 	ApprovedPlan *splitplan.ApprovedRef `json:"approvedPlan,omitempty"`
 	// Remembered are the nodes not proposed for a split because of a
 	// review decision on their unchanged neighbourhood (with Split).
-	Remembered   []splitplan.Decision `json:"remembered,omitempty"`
-	Neo4jVersion string               `json:"neo4jVersion"`
+	Remembered []splitplan.Decision `json:"remembered,omitempty"`
+	// Duplicates are the pairs found and written (Options.Duplicates);
+	// MergePlan, in a dry run, the merge plan of the pairs kept, to review.
+	Duplicates   *Duplicates     `json:"duplicates,omitempty"`
+	MergePlan    *mergeplan.Plan `json:"mergePlan,omitempty"`
+	Neo4jVersion string          `json:"neo4jVersion"`
 }
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:
@@ -203,6 +213,14 @@ func (o *Options) defaults() {
 		o.Write.Property = DefaultWriteProperty
 	}
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
+	if d := o.Duplicates; d != nil {
+		d.defaults()
+		o.Pull.DisplayProperties = slices.Insert(slices.DeleteFunc(slices.Clone(o.Pull.DisplayProperties),
+			func(p string) bool { return p == d.NameProperty }), 0, d.NameProperty)
+		if !slices.Contains(o.Pull.ExcludeTypes, d.Type) {
+			o.Pull.ExcludeTypes = append(slices.Clone(o.Pull.ExcludeTypes), d.Type)
+		}
+	}
 	if o.Split {
 		if o.Score.Split.Splitter == nil {
 			o.Score.Split.Splitter = split.Named("")
@@ -250,6 +268,14 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		return sum, Errorf(ErrInvalid, err, "%s %v", OptCloneKey, err)
 	}
 
+	if d := o.Duplicates; d != nil {
+		switch {
+		case o.Split:
+			return sum, Errorf(ErrInvalid, nil, "%s: a run finds duplicates or splits, not both", OptDuplicateType)
+		case slices.Contains(o.Pull.RelationshipTypes, d.Type):
+			return sum, Errorf(ErrInvalid, nil, "%s: %q is one of %s: the relationships a run writes are never pulled", OptDuplicateType, d.Type, OptRelationshipTypes)
+		}
+	}
 	if !o.DryRun {
 		lockCtx, release, err := hold(ctx, st, o.Lock, log)
 		if err != nil {
@@ -299,6 +325,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
 	}
 
+	if o.Duplicates != nil {
+		return sum, lockError(ctx, duplicates(ctx, st, sg, o, sum, log))
+	}
 	res, err := score(ctx, st, sg, o, sum, log)
 	if err != nil {
 		return sum, lockError(ctx, err)
@@ -353,6 +382,9 @@ func remember(sg *Subgraph, res *fondue.Result, ds []splitplan.Decision, sum *Su
 	}
 	byKey := map[string][]splitplan.Decision{}
 	for _, d := range ds {
+		if mergeplan.IsMergeDecision(d) {
+			continue // a pair's, for sync --duplicates
+		}
 		byKey[d.Key.Text()] = append(byKey[d.Key.Text()], d)
 	}
 	kept := make([]fondue.Proposal, 0, len(res.Proposals))
@@ -438,6 +470,7 @@ func (o *Options) names() []namedValue {
 	add(OptNodeLabels, o.Pull.NodeLabels...)
 	add(OptWriteNodeLabels, o.Pull.WriteNodeLabels...)
 	add(OptRelationshipTypes, o.Pull.RelationshipTypes...)
+	add(OptDuplicateType, o.Pull.ExcludeTypes...) // the types excluded are the duplicates'
 	add(OptIDProperty, o.Pull.IDProperty)
 	add(OptDisplayProperties, o.Pull.DisplayProperties...)
 	add(OptEvidenceProperties, o.Pull.EvidenceProperties...)
@@ -449,6 +482,10 @@ func (o *Options) names() []namedValue {
 	add(OptEntitiesProperty, o.Write.EntitiesProperty)
 	add(OptRunProperty, o.Write.RunProperty)
 	add(OptSkipProperties, o.SkipProperties...)
+	if d := o.Duplicates; d != nil {
+		add(OptDuplicateType, d.Type)
+		add(OptNameProperty, d.NameProperty)
+	}
 	return out
 }
 

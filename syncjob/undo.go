@@ -3,6 +3,7 @@ package syncjob
 import (
 	"context"
 	"fmt"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"log/slog"
 	"slices"
 	"strings"
@@ -35,6 +36,14 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 		return UndoStats{}, err
 	}
 	defer release()
+	if merge, err := isMergeRun(ctx, st, o.RunID); err != nil || merge {
+		if err != nil {
+			return UndoStats{}, lockError(ctx, err)
+		}
+		o.Log = log
+		us, err := undoMergeRun(ctx, st, o)
+		return us, lockError(ctx, err)
+	}
 	rec, err := LoadPlan(ctx, st, o.RunID)
 	if err != nil {
 		return UndoStats{}, lockError(ctx, err)
@@ -52,6 +61,14 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 	later, err := laterSplits(ctx, st, o.RunID, o.MarkerLabel)
 	if err != nil {
 		return UndoStats{MarkerLabel: o.MarkerLabel}, lockError(ctx, err)
+	}
+	merges, err := laterMerges(ctx, st, rec, o.RunID, o.MarkerLabel)
+	if err != nil {
+		return UndoStats{MarkerLabel: o.MarkerLabel}, lockError(ctx, err)
+	}
+	if len(merges) > 0 {
+		return UndoStats{MarkerLabel: o.MarkerLabel}, Errorf(ErrInvalid, nil, "cannot undo run %s yet: run %s merged nodes that run %s split; undo run %s first (fondue-neo4j undo --run-id %s), then this one",
+			o.RunID, strings.Join(merges, ", "), o.RunID, merges[len(merges)-1], merges[len(merges)-1])
 	}
 	if len(later) > 0 {
 		return UndoStats{MarkerLabel: o.MarkerLabel}, Errorf(ErrInvalid, nil, "cannot undo run %s yet: run %s split nodes that run %s created; undo run %s first (fondue-neo4j undo --run-id %s), then this one",
@@ -107,4 +124,41 @@ func closestRuns(id string, runs []string) string {
 		s += fmt.Sprintf(" (of %d)", len(runs))
 	}
 	return s
+}
+
+// isMergeRun reports whether run is a merge run: its record holds a merge
+// plan, or (no record) nodes it merged are recorded.
+func isMergeRun(ctx context.Context, st Store, run string) (bool, error) {
+	r, err := st.Record(ctx, run)
+	if err != nil || r != nil {
+		return r != nil && mergeplan.IsMerge(r.Plan), err
+	}
+	n := 0
+	err = st.Read(ctx, func(tx Tx) error {
+		recs, err := mergeRecordsOf(tx, run)
+		n = len(recs)
+		return err
+	})
+	return n > 0, err
+}
+
+// undoMergeRun is Undo of a merge run, under the lock.
+func undoMergeRun(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
+	later, err := laterThanMerge(ctx, st, o.RunID)
+	if err != nil {
+		return UndoStats{}, err
+	}
+	if len(later) > 0 {
+		return UndoStats{}, Errorf(ErrInvalid, nil, "cannot undo run %s yet: run %s changed nodes that run %s merged into; undo run %s first (fondue-neo4j undo --run-id %s), then this one",
+			o.RunID, strings.Join(later, ", "), o.RunID, later[len(later)-1], later[len(later)-1])
+	}
+	us, err := UndoMerges(ctx, st, o)
+	if err != nil {
+		return us, err
+	}
+	if len(us.Failed) > 0 {
+		return us, Errorf(ErrIncomplete, nil, "%d of %d survivors could not be restored; first: node %v: %s",
+			len(us.Failed), us.Originals, us.Failed[0].Key, us.Failed[0].Reason)
+	}
+	return us, st.DeleteRecord(ctx, o.RunID)
 }

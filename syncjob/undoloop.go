@@ -142,7 +142,7 @@ func undoNode(tx Tx, o UndoOptions, origin keys.Key, clones []Node) (splitplan.N
 			for _, r := range rels[id] {
 				moves = append(moves, Move{Rel: r, From: id, To: origin})
 			}
-			moved, err := tx.Move(moves)
+			moved, err := moveTracked(tx, moves)
 			if err != nil {
 				return out, err
 			}
@@ -153,7 +153,7 @@ func undoNode(tx Tx, o UndoOptions, origin keys.Key, clones []Node) (splitplan.N
 			out.Clones++
 		}
 	} else {
-		moved, err := tx.Move(moves)
+		moved, err := moveTracked(tx, moves)
 		if err != nil {
 			return out, err
 		}

@@ -138,14 +138,15 @@ func (a *app) duplicatesInput(ctx context.Context, args []string) (dedup.Input, 
 	if err != nil {
 		return dedup.Input{}, err
 	}
-	in := dedup.Input{Graph: g, Names: make([]string, g.NumNodes()), Targets: indices(t)}
-	for i := range in.Names {
+	names := make([]string, g.NumNodes())
+	for i := range names {
 		if nm == nil {
-			in.Names[i] = g.Key(i) // no names file: the ids are the names
+			names[i] = g.Key(i) // no names file: the ids are the names
 		} else {
-			in.Names[i] = nm[g.Key(i)]
+			names[i] = nm[g.Key(i)]
 		}
 	}
+	in := dedup.NewInput(g, names, nil, t, nil)
 	if err := checkComparedNames(in, "--names "+a.cfg.Input.Names, "names"); err != nil {
 		return dedup.Input{}, err
 	}
@@ -170,13 +171,7 @@ func (a *app) duplicatesKG(ctx context.Context) (dedup.Input, error) {
 	if err != nil {
 		return dedup.Input{}, err
 	}
-	g := kg.Graph
-	in := dedup.Input{Graph: g, Names: kg.NameValues, Targets: indices(kg.Targets), Context: kg.Context}
-	for i, n := range in.Names {
-		if n == "" && (kg.Targets != nil && !kg.Targets[i]) {
-			in.Names[i] = kg.Names[i]
-		}
-	}
+	in := dedup.NewInput(kg.Graph, kg.NameValues, kg.Names, kg.Targets, kg.Context)
 	if err := checkComparedNames(in, "--name-property "+prop, "has"); err != nil {
 		return dedup.Input{}, err
 	}
@@ -188,21 +183,7 @@ func (a *app) duplicatesKG(ctx context.Context) (dedup.Input, error) {
 // names where the names come from, from is "has" for a node property,
 // "names" for a names file.
 func checkComparedNames(in dedup.Input, flag, from string) error {
-	compared, named := in.Graph.NumNodes(), 0
-	if in.Targets != nil {
-		compared = len(in.Targets)
-		for _, i := range in.Targets {
-			if in.Names[i] != "" {
-				named++
-			}
-		}
-	} else {
-		for _, n := range in.Names {
-			if n != "" {
-				named++
-			}
-		}
-	}
+	compared, named := in.Compared()
 	switch {
 	case compared < 2:
 		return withCode(exitEmpty, fmt.Errorf("nothing to compare: %s selected, duplicates need two", plural.N(compared, "node")))
@@ -212,20 +193,6 @@ func checkComparedNames(in dedup.Input, flag, from string) error {
 		return usageErrorf("%s: it names none of the %d nodes compared (ids as the edge list spells them)", flag, compared)
 	}
 	return nil
-}
-
-// indices lists the nodes a selection selects; nil for nil (every node).
-func indices(t []bool) []int {
-	if t == nil {
-		return nil
-	}
-	out := []int{}
-	for i, ok := range t {
-		if ok {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // logDuplicates logs what a duplicates run did and cost: at info on a
@@ -245,10 +212,8 @@ func (a *app) logDuplicates(in dedup.Input, res *dedup.Result, load, find time.D
 }
 
 func compared(in dedup.Input) int {
-	if in.Targets == nil {
-		return in.Graph.NumNodes()
-	}
-	return len(in.Targets)
+	n, _ := in.Compared()
+	return n
 }
 
 // duplicatesMemory predicts the peak memory of a duplicates run: the

@@ -264,7 +264,8 @@ func TestDuplicatesErrors(t *testing.T) {
 }
 
 // docs/duplicates.md: every flag it names is a flag of duplicates or
-// estimate, and its commands run on the acl-dup set beside the repository
+// estimate, or of the commands of its Neo4j section (sync, review, plan,
+// undo), and its commands run on the acl-dup set beside the repository
 // (FONDUE_DATASETS, else /work/shared/datasets), the first printing the
 // header and pairs the page shows.
 func TestDuplicatesDoc(t *testing.T) {
@@ -274,8 +275,8 @@ func TestDuplicatesDoc(t *testing.T) {
 	}
 	root := newApp(strings.NewReader(""), &strings.Builder{}, &strings.Builder{}).rootCmd()
 	var cmds []*cobra.Command
-	for _, name := range []string{"duplicates", "estimate"} {
-		c, _, err := root.Find([]string{name})
+	for _, name := range [][]string{{"duplicates"}, {"estimate"}, {"sync"}, {"review"}, {"plan", "accept"}, {"undo"}} {
+		c, _, err := root.Find(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +284,7 @@ func TestDuplicatesDoc(t *testing.T) {
 	}
 	for _, m := range regexp.MustCompile("(?:^|[\\s`(\\[])--([a-z][a-z0-9-]*)").FindAllStringSubmatch(string(data), -1) {
 		if !slices.ContainsFunc(cmds, func(c *cobra.Command) bool { return c.Flags().Lookup(m[1]) != nil }) {
-			t.Errorf("docs/duplicates.md names --%s, which duplicates and estimate do not have", m[1])
+			t.Errorf("docs/duplicates.md names --%s, which none of its commands has", m[1])
 		}
 	}
 	datasets := "/work/shared/datasets"

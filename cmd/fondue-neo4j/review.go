@@ -94,6 +94,13 @@ interrupted.`,
 			}
 			var doc *review.Doc
 			if planFile != "" {
+				dr, err := readDryRun(planFile)
+				if err != nil {
+					return err
+				}
+				if dr.Merge != nil {
+					return a.mergeReview(dr, planFile, top, out)
+				}
 				var g *graph.Graph
 				switch {
 				case len(args) == 1:
@@ -107,7 +114,7 @@ interrupted.`,
 					}
 					g, nm = kg.Graph, kgNames(kg, nm)
 				}
-				doc, err = a.planReview(planFile, g, nm, top)
+				doc, err = a.planReview(dr, g, nm, top)
 			} else if a.usesKG() {
 				doc, err = a.kgReview(cmd, nm, top)
 			} else {
@@ -214,16 +221,33 @@ func (a *app) reviewOptions(top int) (fondue.Options, error) {
 
 // planReview turns the plan printed by "sync --split --dry-run" into a
 // review; g, when given, is the graph whose links are drawn.
-func (a *app) planReview(path string, g *graph.Graph, nm names.Names, top int) (*review.Doc, error) {
-	dr, err := readDryRun(path)
-	if err != nil {
-		return nil, err
-	}
+func (a *app) planReview(dr *review.DryRun, g *graph.Graph, nm names.Names, top int) (*review.Doc, error) {
 	doc, missing := review.FromDryRun(dr, g, nm, top)
 	if missing > 0 {
 		a.log.Warn("neighbours of the plan are not in the edge list: their links are not drawn", "count", missing)
 	}
 	return doc, nil
+}
+
+// mergeReview writes the review page of the merge plan of "sync
+// --duplicates --dry-run" (the top pairs shown) to out ("-": stdout).
+func (a *app) mergeReview(dr *review.DryRun, planFile string, top int, out string) error {
+	var buf bytes.Buffer
+	err := review.WriteMerge(&buf, &review.MergeDoc{Plan: dr.Merge, Input: planFile, Top: top,
+		GeneratedAt: time.Now().UTC().Format(time.RFC3339), Tool: versionString()})
+	if err != nil {
+		return err
+	}
+	if out == "-" {
+		_, err = a.stdout.Write(buf.Bytes())
+		return err
+	}
+	if err := writeFileWhole(out, buf.Bytes()); err != nil {
+		return fmt.Errorf("review page %s: %w", out, err)
+	}
+	a.log.Info("wrote the review page of the merge plan: open it in a browser", "file", out,
+		"pairs", len(dr.Merge.Pairs), "shown", min(top, len(dr.Merge.Pairs)), "bytes", buf.Len())
+	return nil
 }
 
 // readDryRun reads a dry run's plan (review --plan, plan --plan); its

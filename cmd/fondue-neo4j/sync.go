@@ -10,6 +10,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
@@ -32,11 +33,22 @@ new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
 at once.
 
+With --merge --plan FILE it merges the accepted pairs of a merge plan (made by
+"sync --duplicates --dry-run", decided on the review page or with "plan
+accept|reject"): each merged node leaves the graph, its relationships move to
+the survivor; "undo --run-id ID" restores both (docs/merge.md).
+
 With --split --plan FILE it applies an approved plan (exported by the page of
 "review --plan", made from "sync --split --dry-run") instead of scoring: only
 the accepted nodes, with the groups as approved, each after checking that its
 neighbours are still the ones reviewed; a plan the graph no longer matches is
 refused before anything is written, naming what changed (exit code 2).
+
+With --duplicates it finds instead the --write-node-labels nodes that may be
+one entity (as "duplicates" does on files: names from --name-property) and
+writes each pair at least --min-probability likely as a relationship of type
+FONDUE_DUPLICATE (--duplicates-type) with score, probability, reasons and the
+run id, replacing the earlier runs' ones (docs/duplicates.md).
 
 Configuration: --config FILE (default ./fondue.yaml), FONDUE_* environment
 variables, flags; flag > environment > file > default. The password comes from
@@ -52,7 +64,9 @@ Exit codes: 0 ok, 1 error, 2 bad configuration, 3 authentication failed,
 		Example: `  FONDUE_NEO4J_PASSWORD=secret fondue-neo4j sync --config config.example.yaml
   fondue-neo4j sync --uri bolt://localhost:7687 --node-labels Author --relationship-types COAUTHOR --output json
   fondue-neo4j sync --split --split-top 10 --dry-run --display-property name --output json > dry-run.json
-  fondue-neo4j sync --split --plan fondue-approved-plan.json`,
+  fondue-neo4j sync --split --plan fondue-approved-plan.json
+  fondue-neo4j sync --duplicates --node-labels Author,Paper,Venue --write-node-labels Author --name-property name --evidence-properties title,year
+  fondue-neo4j sync --merge --plan merge-plan.json --output json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withMetrics(cmd.Context(), "sync", func() error { return a.sync(cmd.Context(), a.cfg.DryRun) })
@@ -84,6 +98,9 @@ type syncSettings struct {
 	// planFile is an approved plan to apply (split.plan).
 	planFile string
 	cloneKey string // split.clone_key
+	// duplicates finds duplicates instead of scoring (duplicates.enabled).
+	duplicates *syncjob.DuplicateOptions
+	merge      bool // merge.enabled: planFile is a merge plan
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -113,6 +130,11 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		MarkerLabel:        c.Split.MarkerLabel,
 		WriteNodeLabels:    c.Write.NodeLabels,
 	}
+	// The relationships sync --duplicates writes are never pulled.
+	if strings.TrimSpace(c.Duplicates.RelationshipType) == "" {
+		return nil, usageErrorf("duplicates.relationship_type must not be empty")
+	}
+	s.pull.ExcludeTypes = []string{c.Duplicates.RelationshipType}
 	s.checkpoint = c.Engine.Embedding.Checkpoint
 	// A checkpoint keeps the optimizer's state (counted by the memory
 	// guard; loadCheckpoint sets it for the methods that embed).
@@ -144,16 +166,46 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.skip = append(slices.Clone(c.Split.SkipProperties), props...)
 	s.planFile = c.Split.Plan
 	s.cloneKey = c.Split.CloneKey
+	s.merge = c.Merge.Enabled
+	if c.Duplicates.Enabled {
+		if err := s.duplicateOptions(c); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkSplit(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
+// duplicateOptions are sync --duplicates' (duplicates.*): instead of
+// scoring, and never with a split.
+func (s *syncSettings) duplicateOptions(c *config.Config) error {
+	switch {
+	case s.split || s.merge || s.planFile != "":
+		return usageErrorf("duplicates.enabled (--duplicates) finds duplicates instead of scoring: it cannot split or merge (--split, --merge, --plan) in the same run")
+	case strings.TrimSpace(c.Duplicates.NameProperty) == "":
+		return usageErrorf("duplicates.name_property (--name-property) is empty: give the node property holding the names (e.g. name)")
+	}
+	minP := c.Duplicates.MinProbability
+	if minP == 0 {
+		minP = -1 // every pair: syncjob's 0 is its default
+	}
+	s.duplicates = &syncjob.DuplicateOptions{Type: c.Duplicates.RelationshipType, NameProperty: c.Duplicates.NameProperty,
+		MinProbability: minP, Find: dedup.Options{Top: c.Duplicates.Top, Seed: int64(s.engine.Seed), Workers: s.engine.Workers}}
+	return nil
+}
+
 // checkSplit checks the split settings: an approved plan to apply, or the
 // splitter and the nodes to split.
 func (s *syncSettings) checkSplit() error {
 	switch {
+	case s.merge && s.split:
+		return usageErrorf("merge.enabled (--merge) and split.enabled (--split): one run merges or splits, not both")
+	case s.merge && s.planFile == "":
+		return usageErrorf("merge.enabled (--merge) needs the merge plan: --plan FILE (split.plan)")
+	case s.merge:
+		return nil
 	case s.planFile != "" && !s.split:
 		return usageErrorf("split.plan (--plan %s) applies an approved plan: it needs split.enabled (--split)", s.planFile)
 	case s.planFile != "" && s.pull.Custom():
@@ -212,6 +264,13 @@ func (s *syncSettings) configuration() map[string]any {
 	if len(s.pull.EvidenceProperties) > 0 {
 		c["evidenceProperties"] = s.pull.EvidenceProperties
 	}
+	if d := s.duplicates; d != nil {
+		c["duplicates"] = true
+		c["duplicatesRelationshipType"] = d.Type
+		c["duplicatesNameProperty"] = d.NameProperty
+		c["duplicatesTop"] = d.Find.Top
+		c["duplicatesMinProbability"] = max(d.MinProbability, 0)
+	}
 	if s.split {
 		c["splitter"] = s.splitter
 		c["splitTop"] = s.engine.Split.Top
@@ -225,6 +284,9 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	s, err := a.syncSettings()
 	if err != nil {
 		return err
+	}
+	if s.merge {
+		return a.mergeApproved(ctx, s, dryRun)
 	}
 	if s.planFile != "" {
 		return a.applyApproved(ctx, s, dryRun)
@@ -257,7 +319,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	}
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
-		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Memory: guard,
+		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Memory: guard, Duplicates: s.duplicates,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// Warm start from the checkpoint file (vectors and optimizer
 			// state); without one, syncjob uses the vectors saved in node

@@ -109,11 +109,16 @@ func (a *app) undo(ctx context.Context, runID string) error {
 	case st.Originals == 0 && err == nil:
 		a.log.Info("undo done: the run split no node; its record is forgotten", "run_id", runID)
 	case a.tty:
+		if st.Unmerged > 0 {
+			printf(a.stderr, "undo %s: %s restored from %s, %s moved back\n", runID, plural.N(st.Unmerged, "merged node"),
+				plural.N(st.Restored, "survivor"), plural.N(st.RelationshipsMoved, "relationship"))
+			break
+		}
 		printf(a.stderr, "undo %s: %s restored, %s deleted, %s moved back\n", runID, plural.N(st.Restored, "node"),
 			plural.N(st.ClonesDeleted, "split node"), plural.N(st.RelationshipsMoved, "relationship"))
 	default:
 		a.log.Info("undo done", "run_id", runID, "restored", st.Restored, "clones_deleted", st.ClonesDeleted,
-			"relationships_moved", st.RelationshipsMoved, "undoMillis", sum.UndoMillis)
+			"relationships_moved", st.RelationshipsMoved, "unmerged", st.Unmerged, "undoMillis", sum.UndoMillis)
 	}
 	return err
 }

@@ -317,6 +317,9 @@ func (s *Store) selectNodes(o syncjob.PullOptions, st *syncjob.PullStats) []*Nod
 		if len(o.NodeLabels) > 0 && !hasAnyLabel(n.Labels, o.NodeLabels) {
 			continue
 		}
+		if len(o.NodeLabels) == 0 && hasAnyLabel(n.Labels, splitplan.OwnLabels()) {
+			continue // fondue-neo4j's own (a merged node's record)
+		}
 		st.NodeRows++
 		if o.IDProperty != "" && n.Props[o.IDProperty] == nil && slices.Contains(n.Labels, o.MarkerLabel) {
 			st.KeylessClones++
@@ -374,7 +377,7 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 // is held.
 func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.PullOptions, st *syncjob.PullStats) {
 	for _, r := range s.sortedRels() {
-		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
+		if !o.PullsType(r.Type) {
 			continue
 		}
 		a, ok1 := keys[r.From]
@@ -397,7 +400,7 @@ func (s *Store) addEdges(b *graph.Builder, keys map[string]nodeKey, o syncjob.Pu
 func (s *Store) outside(keys map[string]nodeKey, o syncjob.PullOptions) (int, map[string]int) {
 	n, byLabel := 0, map[string]int{}
 	for _, r := range s.rels {
-		if len(o.RelationshipTypes) > 0 && !slices.Contains(o.RelationshipTypes, r.Type) {
+		if !o.PullsType(r.Type) {
 			continue
 		}
 		_, in1 := keys[r.From]
@@ -409,7 +412,7 @@ func (s *Store) outside(keys map[string]nodeKey, o syncjob.PullOptions) (int, ma
 		if in1 {
 			other = s.nodes[r.To]
 		}
-		if slices.Contains(other.Labels, syncjob.LockLabel) || slices.Contains(other.Labels, syncjob.RunLabel) {
+		if hasAnyLabel(other.Labels, splitplan.OwnLabels()) {
 			continue
 		}
 		n++
@@ -878,6 +881,56 @@ func (t *tx) Delete(ids []keys.Key) error {
 		t.wrote = true
 	}
 	return nil
+}
+
+func (t *tx) Link(typ string, ls []syncjob.Link) (int, error) {
+	ends := map[[2]string][]*Rel{}
+	for _, r := range t.s.sortedRels() {
+		if r.Type == typ {
+			ends[[2]string{r.From, r.To}] = append(ends[[2]string{r.From, r.To}], r)
+		}
+	}
+	n := 0
+	for _, l := range ls {
+		from, to := l.From.Text(), l.To.Text()
+		if t.s.nodes[from] == nil || t.s.nodes[to] == nil {
+			continue
+		}
+		found := ends[[2]string{from, to}]
+		if len(found) == 0 {
+			r := &Rel{ID: t.s.newID("r:"), Type: typ, From: from, To: to, Props: map[string]any{}}
+			t.s.rels[r.ID] = r
+			found = []*Rel{r}
+			ends[[2]string{from, to}] = found
+		}
+		for _, r := range found {
+			if r.Props == nil {
+				r.Props = map[string]any{}
+			}
+			for p, v := range l.Props {
+				setProp(r.Props, p, v)
+			}
+		}
+		n++
+		t.wrote = true
+	}
+	return n, nil
+}
+
+func (t *tx) Unlink(typ, prop string, value any, limit int) (int, error) {
+	n := 0
+	for _, r := range t.s.sortedRels() {
+		if n >= limit {
+			break
+		}
+		if v, ok := r.Props[prop]; r.Type != typ || ok && keys.SameValue(v, value) {
+			continue
+		}
+		delete(t.s.rels, r.ID)
+		n++
+		t.wrote = true
+	}
+	return n, nil
 }
 
 // sortedNodes are the nodes by id. s.mu is held.

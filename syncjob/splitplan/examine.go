@@ -65,7 +65,7 @@ func (p *Plan) Selects(labels []string, hasKey bool) bool {
 		if !slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(p.NodeLabels, l) }) {
 			return false
 		}
-	} else if slices.Contains(labels, LockLabel) || slices.Contains(labels, RunLabel) {
+	} else if slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(OwnLabels(), l) }) {
 		return false
 	}
 	return p.IDProperty == "" || hasKey
@@ -90,7 +90,7 @@ func (p *Plan) neighbourChange(n Node, rels []Rel) (added, removed []string) {
 	var extra []nb
 	for _, r := range rels {
 		other, name, labels := r.Other, r.OtherName, r.OtherLabels
-		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.Type)
+		eligible := p.selectsType(r.Type)
 		switch {
 		case !eligible || other == n.ID:
 			continue

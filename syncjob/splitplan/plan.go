@@ -29,7 +29,14 @@ const (
 const (
 	LockLabel = "FondueLock" // the lock of a running sync
 	RunLabel  = "FondueRun"  // the split plan of a run (StorePlan)
+	// MergedLabel is the record of a node a merge took out of the graph
+	// (package mergeplan).
+	MergedLabel = "FondueMerged"
 )
+
+// OwnLabels are the labels of fondue-neo4j's bookkeeping nodes, a new
+// slice each call: no pull of all nodes selects them.
+func OwnLabels() []string { return []string{LockLabel, RunLabel, MergedLabel} }
 
 // provenance lists the provenance properties (an array: copied, never
 // shared).
@@ -54,6 +61,10 @@ type Plan struct {
 	IDProperty        string   `json:"idProperty,omitempty"`
 	NodeLabels        []string `json:"nodeLabels,omitempty"`
 	RelationshipTypes []string `json:"relationshipTypes,omitempty"`
+	// ExcludeTypes, without RelationshipTypes, are the types the pull
+	// left out (the relationships of sync --duplicates): never a
+	// neighbour's, they stay with the node.
+	ExcludeTypes []string `json:"excludeTypes,omitempty"`
 	// DisplayProperties are the node properties that the plan's names come
 	// from (graph.display_property: the first that a node has), none for
 	// no names.
@@ -326,7 +337,7 @@ func (p *Plan) Assign(n Node, rels []Rel) Assignment {
 			other = r.Origin // a clone of this run stands for its original
 		}
 		g, planned := groupOf[other]
-		eligible := len(p.RelationshipTypes) == 0 || slices.Contains(p.RelationshipTypes, r.Type)
+		eligible := p.selectsType(r.Type)
 		if pulled != nil {
 			eligible = pulled[r.ID]
 		}
@@ -466,4 +477,13 @@ func (p *Plan) Resolve(found []KeyedNode) error {
 		}
 	}
 	return nil
+}
+
+// selectsType reports whether the plan's pull selects relationships of
+// type t.
+func (p *Plan) selectsType(t string) bool {
+	if len(p.RelationshipTypes) > 0 {
+		return slices.Contains(p.RelationshipTypes, t)
+	}
+	return !slices.Contains(p.ExcludeTypes, t)
 }

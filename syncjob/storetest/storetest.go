@@ -117,6 +117,8 @@ func Run(t *testing.T, f Factory) {
 		{"Tx", testTx},
 		{"Records", testRecords},
 		{"MergeByPrimitives", testMergeByPrimitives},
+		{"MergeUndo", testMergeUndo},
+		{"SplitThenMerge", testSplitThenMerge},
 		{"PullEmpty", testPullEmpty},
 		{"WriteScores", testWriteScores},
 		{"WriteMissing", testWriteMissing},
@@ -126,6 +128,8 @@ func Run(t *testing.T, f Factory) {
 		{"EmptySaysWhatIsOutside", testEmptySaysWhatIsOutside},
 		{"KeylessNodeLabels", testKeylessNodeLabels},
 		{"UnnamedProperties", testUnnamedProperties},
+		{"Links", testLinks},
+		{"SyncDuplicates", testSyncDuplicates},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, f) })

@@ -269,6 +269,7 @@ func readmeQueryKind(title string) string {
 		{"runs", "scores of each run"},
 		{"split", "created by a split"},
 		{"index", "index"},
+		{"duplicates", "duplicate pairs"},
 	} {
 		if strings.Contains(strings.ToLower(title), k.words) {
 			return k.kind
@@ -408,6 +409,26 @@ var readmeQueryChecks = map[string]func(t *testing.T, run *readmeRun, recs []*ne
 		}
 	},
 	// The index exists afterwards (and the statement can run again).
+	// The duplicate pairs of probability above .9 (docs/duplicates.md),
+	// best first: of three FONDUE_DUPLICATE relationships made here
+	// between characters, the two above .9, the higher score first, with
+	// their names and reasons; removed again after.
+	"duplicates": func(t *testing.T, run *readmeRun, recs []*neo4j.Record) {
+		if len(recs) != 0 {
+			t.Fatalf("%d pairs before any sync --duplicates", len(recs))
+		}
+		cypher(t, `UNWIND [['Valjean', 'Javert', 5.0, .99], ['Marius', 'Cosette', 9.0, .9999], ['Fantine', 'Myriel', 1.0, .73]] AS p
+			MATCH (a:Character {name: p[0]}), (b:Character {name: p[1]}) WHERE NOT a:FondueSplit AND NOT b:FondueSplit
+			CREATE (a)-[:FONDUE_DUPLICATE {score: p[2], probability: p[3], reasons: ['same venue'], fondue_run: 'readme'}]->(b)`, nil)
+		defer cypher(t, "MATCH ()-[d:FONDUE_DUPLICATE]->() DELETE d", nil)
+		var got []string
+		for _, r := range cypher(t, run.query, nil) {
+			got = append(got, fmt.Sprintf("%s-%s %v %v", get[string](t, r, "a"), get[string](t, r, "b"), get[float64](t, r, "score"), get[[]any](t, r, "reasons")))
+		}
+		if want := []string{"Marius-Cosette 9 [same venue]", "Valjean-Javert 5 [same venue]"}; !slices.Equal(got, want) {
+			t.Fatalf("pairs %q, want %q", got, want)
+		}
+	},
 	"index": func(t *testing.T, run *readmeRun, recs []*neo4j.Record) {
 		cypher(t, run.query, nil)
 		name := strings.Fields(strings.SplitN(run.query, "INDEX", 2)[1])[0]

@@ -24,6 +24,7 @@ type Config struct {
 	Graph      Graph
 	Write      Write
 	Split      Split
+	Merge      Merging
 	Lock       Lock
 	Metrics    Metrics
 	RunID      string // run_id: "" for a new one
@@ -92,6 +93,11 @@ type Output struct {
 type Duplicates struct {
 	Top          int    // the pairs printed, best first; 0 for all
 	NameProperty string // with --nodes: the property holding the names
+	// sync --duplicates: find them, write them as relationships of
+	// RelationshipType, those at least MinProbability likely.
+	Enabled          bool
+	RelationshipType string
+	MinProbability   float64
 }
 
 // Review is review's page (review.*).
@@ -150,6 +156,11 @@ type Split struct {
 	CloneKey       string // split.clone_key: the scheme of split nodes' keys
 	SkipProperties []string
 	Plan           string // sync: an approved plan to apply
+}
+
+// Merging is the merging of duplicate nodes in sync (merge.*).
+type Merging struct {
+	Enabled bool // merge the accepted pairs of the plan split.plan names
 }
 
 // Lock is sync's and undo's lock (lock.*).

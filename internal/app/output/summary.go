@@ -39,6 +39,14 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 	if n := len(sum.Remembered); n > 0 {
 		fmt.Fprintf(w, "not proposed: %d nodes a review decided on, their neighbours unchanged (undo --forget-decisions forgets the decisions)\n", n)
 	}
+	if d := sum.Duplicates; d != nil {
+		fmt.Fprintf(w, "duplicates: %s compared, %s scored, %s kept; %s written, %s of earlier runs deleted\n",
+			plural.N(d.Compared, "node"), plural.N(d.Candidates, "candidate pair"), plural.N(len(d.Pairs), "pair"),
+			plural.N(d.RelationshipsWritten, d.RelationshipType+" relationship"), plural.N(d.RelationshipsDeleted, "relationship"))
+		for _, p := range d.Pairs[:min(len(d.Pairs), terminalTop)] {
+			fmt.Fprintf(w, "  %.3f  %s ~ %s  %s\n", p.Probability, p.A.Key.DescribeNode(p.A.Name), p.B.Key.DescribeNode(p.B.Name), strings.Join(p.Reasons, "; "))
+		}
+	}
 	if sp := sum.Split; sp != nil {
 		fmt.Fprintf(w, "split: %d of %d planned nodes split (%d already, %d skipped, %d failed), %s created, %s moved; undo: fondue-neo4j undo --run-id %s\n",
 			sp.Split, sp.Planned, sp.AlreadyDone, sp.Skipped, sp.Failed, plural.N(sp.NodesCreated, "node"), plural.N(sp.RelationshipsMoved, "relationship"), sum.RunID)
@@ -70,6 +78,10 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 	}
 	if n := len(sum.Remembered); n > 0 {
 		attrs = append(attrs, "notProposedByDecision", n)
+	}
+	if d := sum.Duplicates; d != nil {
+		attrs = append(attrs, "duplicatesCompared", d.Compared, "duplicateCandidates", d.Candidates, "duplicatePairs", len(d.Pairs),
+			"duplicateRelationshipsWritten", d.RelationshipsWritten, "duplicateRelationshipsDeleted", d.RelationshipsDeleted)
 	}
 	if sp := sum.Split; sp != nil {
 		attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)

@@ -8,6 +8,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
@@ -23,23 +24,38 @@ func FromEdgeList(path string, g *graph.Graph, res *fondue.Result, nm names.Name
 // DryRun is what "sync --split --dry-run" prints, as far as a review
 // reads it: the split plan and the size of the subgraph.
 type DryRun struct {
-	Plan              *splitplan.Plan
+	Plan *splitplan.Plan
+	// Merge, instead of Plan, is the merge plan of "sync --duplicates
+	// --dry-run": pairs to merge, not nodes to split.
+	Merge             *mergeplan.Plan
 	NodeCount         int
 	RelationshipCount int
 }
 
 // ReadDryRun reads the output of "sync --split --dry-run --output json"
-// (or a bare plan) from file, whose content is data. Its errors name the
-// file and are all bad input.
+// (or a bare plan), or that of "sync --duplicates --dry-run --output
+// json" (or a bare merge plan: DryRun.Merge), from file, whose content is
+// data. Its errors name the file and are all bad input.
 func ReadDryRun(file string, data []byte) (*DryRun, error) {
 	var dr struct {
 		Plan              json.RawMessage `json:"plan"`
+		MergePlan         json.RawMessage `json:"mergePlan"`
 		Nodes             json.RawMessage `json:"nodes"` // a bare plan
 		NodeCount         int             `json:"nodeCount"`
 		RelationshipCount int             `json:"relationshipCount"`
 	}
 	if err := json.Unmarshal(data, &dr); err != nil {
 		return nil, fmt.Errorf("plan %s: not the JSON of \"sync --dry-run\": %w", file, err)
+	}
+	if merge := dr.MergePlan; len(merge) > 0 && string(merge) != "null" || mergeplan.IsMerge(data) {
+		if len(merge) == 0 || string(merge) == "null" {
+			merge = data // a bare merge plan
+		}
+		p, err := mergeplan.Parse(merge)
+		if err != nil {
+			return nil, fmt.Errorf("plan %s: %w", file, err)
+		}
+		return &DryRun{Merge: p, NodeCount: dr.NodeCount, RelationshipCount: dr.RelationshipCount}, nil
 	}
 	raw := dr.Plan
 	if len(raw) == 0 || string(raw) == "null" {

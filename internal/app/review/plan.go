@@ -267,6 +267,7 @@ func (ap *ApprovedPlan) Plan(file, fingerprint, runID string, sel syncjob.PullOp
 	}
 	p := &splitplan.Plan{RunID: runID, CreatedAt: splitplan.ISOTime(now), Splitter: ap.Splitter,
 		IDProperty: sel.IDProperty, NodeLabels: slices.Clone(sel.NodeLabels), RelationshipTypes: slices.Clone(sel.RelationshipTypes),
+		ExcludeTypes:      slices.Clone(sel.ExcludeTypes),
 		DisplayProperties: slices.Clone(display), MarkerLabel: sel.MarkerLabel, ExactNeighbors: true,
 		Approved: &splitplan.ApprovedRef{File: file, ReviewedAt: ap.ReviewedAt, Fingerprint: fingerprint, Source: ap.Source},
 		Nodes:    []splitplan.Node{}}

@@ -1,0 +1,103 @@
+(function () {
+  "use strict";
+  var DATA = JSON.parse(document.getElementById("fondue-data").textContent);
+  var head = JSON.parse(DATA.head);
+  // A key as text from the pair's JSON (keep and merge come first): an
+  // integer key beyond 2^53 is shown as it is, not rounded.
+  var KEYS = /^\{"keep":(-?\d+|"(?:[^"\\]|\\.)*"),"merge":(-?\d+|"(?:[^"\\]|\\.)*")/;
+  function keyOf(j) { return j.charAt(0) === '"' ? JSON.parse(j) : j; }
+  var pairs = DATA.pairs.map(function (text) {
+    var m = KEYS.exec(text);
+    return { text: text, p: JSON.parse(text), keep: keyOf(m[1]), merge: keyOf(m[2]), decision: "" };
+  });
+  function h(tag, attrs, text) {
+    var el = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
+    if (text !== undefined) el.textContent = text;
+    return el;
+  }
+  pairs.forEach(function (st) { if (st.p.decision !== "undecided") st.decision = st.p.decision; });
+
+  function update(st) {
+    if (st.el) {
+      st.el.setAttribute("data-decision", st.decision || "undecided");
+      st.accept.classList.toggle("on", st.decision === "accept");
+      st.reject.classList.toggle("on", st.decision === "reject");
+      st.status.className = "status" + (st.decision ? " " + st.decision : "");
+      st.status.textContent = st.decision === "accept" ? "accepted: merge" : st.decision === "reject" ? "rejected" : "undecided";
+    }
+    var a = 0, r = 0;
+    pairs.forEach(function (x) { if (x.decision === "accept") a++; else if (x.decision === "reject") r++; });
+    document.getElementById("counts").textContent = a + " accepted \u00b7 " + r + " rejected \u00b7 " + (pairs.length - a - r) + " undecided";
+  }
+  function decide(st, d) {
+    st.decision = st.decision === d ? "" : d;
+    update(st);
+  }
+  function name(n, k) { return n ? n : "id " + k; }
+  function build(st, rank) {
+    var p = st.p;
+    var sec = h("section", { "class": "node pair", "data-rank": String(rank), "data-keep": st.keep, "data-merge": st.merge });
+    var title = h("h2", { "class": "names" });
+    title.appendChild(h("span", { "class": "rank" }, "#" + rank));
+    title.appendChild(h("span", { "class": "name keep" }, name(p.keepName, st.keep)));
+    title.appendChild(h("span", { "class": "key" }, "id " + st.keep));
+    title.appendChild(h("span", { "class": "arrow" }, "\u2190"));
+    title.appendChild(h("span", { "class": "name merge" }, name(p.mergeName, st.merge)));
+    title.appendChild(h("span", { "class": "key" }, "id " + st.merge));
+    sec.appendChild(title);
+    var prob = 1 / (1 + Math.exp(-p.score));
+    sec.appendChild(h("div", { "class": "stats" }, "score " + p.score.toFixed(3) + " \u00b7 probability " + prob.toFixed(3) +
+      " \u00b7 accept merges " + st.merge + " into " + st.keep));
+    var bar = h("div", { "class": "bar" });
+    st.status = h("span", { "class": "status" });
+    st.accept = h("button", { type: "button", "data-action": "accept", title: "Merge these two nodes" }, "Accept");
+    st.reject = h("button", { type: "button", "data-action": "reject", title: "Keep them apart; later runs do not propose the pair" }, "Reject");
+    st.accept.addEventListener("click", function () { decide(st, "accept"); });
+    st.reject.addEventListener("click", function () { decide(st, "reject"); });
+    bar.appendChild(st.status);
+    bar.appendChild(st.accept);
+    bar.appendChild(st.reject);
+    sec.appendChild(bar);
+    var rs = h("div", { "class": "reasons" });
+    (p.reasons || []).forEach(function (r) {
+      var sign = r.weight >= 0 ? "+" : "\u2212";
+      rs.appendChild(h("span", { "class": "reason", "data-kind": r.kind, title: r.kind + ", weight " + r.weight.toFixed(2) },
+        r.value + " (" + sign + Math.abs(r.weight).toFixed(1) + ")"));
+    });
+    sec.appendChild(rs);
+    st.el = sec;
+    return sec;
+  }
+
+  // The export: the plan as it came, each pair's decision and the time set.
+  function planText() {
+    var at = new Date().toISOString();
+    var body = pairs.map(function (st) {
+      return st.text.replace(/"decision":"[a-z]*"/, '"decision":' + JSON.stringify(st.decision || "undecided"));
+    });
+    return DATA.head.replace('"@reviewedAt@"', JSON.stringify(at)).replace(/"pairs":null/, '"pairs":[' + body.join(",") + "]") + "\n";
+  }
+  document.getElementById("export").addEventListener("click", function () {
+    var blob = new Blob([planText()], { type: "application/json" });
+    var a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = "fondue-approved-plan.json";
+    document.body.appendChild(a);
+    a.click();
+    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 2000);
+  });
+
+  var top = DATA.top > 0 ? Math.min(DATA.top, pairs.length) : pairs.length;
+  var meta = ["sync --duplicates --dry-run plan of run " + head.runId];
+  if (DATA.input) meta.push(DATA.input);
+  if (head.candidateType) meta.push("candidates :" + head.candidateType);
+  meta.push(top < pairs.length ? top + " of " + pairs.length + " pairs shown" : pairs.length + " pairs to review");
+  meta.push("made " + DATA.generatedAt + (DATA.tool ? " by " + DATA.tool : ""));
+  document.getElementById("meta").textContent = meta.join(" \u00b7 ");
+  var main = document.getElementById("nodes");
+  pairs.slice(0, top).forEach(function (st, k) { main.appendChild(build(st, k + 1)); update(st); });
+  update({});
+  if (!pairs.length) main.appendChild(h("p", {}, "No pair to review."));
+  window.fondueReview = { planText: planText, ready: true };
+})();
