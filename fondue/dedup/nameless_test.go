@@ -1,0 +1,205 @@
+package dedup
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+)
+
+// caveman is groups of size cliques joined in a ring by one edge each, with
+// node 0's links (the ring edge kept) split in two: node n takes every
+// second clique neighbour. The planted pair is (0, n).
+func caveman(t *testing.T, groups, size int) (*graph.Graph, [2]int) {
+	t.Helper()
+	n := groups * size
+	var edges [][2]int
+	for g := 0; g < groups; g++ {
+		for i := 0; i < size; i++ {
+			for j := i + 1; j < size; j++ {
+				edges = append(edges, [2]int{g*size + i, g*size + j})
+			}
+		}
+		edges = append(edges, [2]int{g*size + size - 1, (g + 1) % groups * size})
+	}
+	for k := range edges {
+		if e := edges[k]; e[0] == 0 && e[1] < size && e[1]%2 == 0 {
+			edges[k] = [2]int{e[1], n} // 0's link to an even member moves to n
+		}
+	}
+	g, err := graph.NewGraph(n+1, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, [2]int{0, n}
+}
+
+// Fault a, c: with no names, and every node a target, Find finds
+// candidates from the graph alone and every score is finite; the planted
+// duplicate is the best pair.
+func TestFindNoNamesPlantedFirst(t *testing.T) {
+	g, dup := caveman(t, 12, 8)
+	in := Input{Graph: g, Names: make([]string, g.NumNodes())}
+	res, err := Find(context.Background(), in, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Candidates == 0 {
+		t.Fatal("no candidates")
+	}
+	for _, p := range res.Pairs {
+		if math.IsInf(p.Score, 0) || math.IsNaN(p.Score) {
+			t.Fatalf("pair %d-%d: score %v", p.A, p.B, p.Score)
+		}
+	}
+	if p := res.Pairs[0]; p.A != dup[0] || p.B != dup[1] {
+		t.Errorf("best pair %d-%d (%.3g), want the planted %v", p.A, p.B, p.Score, dup)
+		for _, q := range res.Pairs[:5] {
+			t.Logf("%d-%d %.3f %v", q.A, q.B, q.Score, q.Reasons)
+		}
+	}
+	if res.Pairs[0].Score <= res.Pairs[1].Score {
+		t.Errorf("the planted pair ties the next (%.3g)", res.Pairs[1].Score)
+	}
+}
+
+// Fault a: the tiny co-authorship edge list of the command's example (ten
+// authors, 24 papers, every node a target, no names) gave -Inf scores.
+func TestFindTinyScoresFinite(t *testing.T) {
+	var edges [][2]int
+	// authors 0..9, papers 10..33; paper p written by the two (or three) authors below
+	by := [][]int{{0, 1}, {1, 4}, {2, 7}, {3, 2}, {4, 5}, {5, 0}, {6, 3}, {7, 6}, {0, 1}, {1, 4}, {2, 7}, {3, 2},
+		{4, 5}, {5, 0}, {6, 3}, {7, 6}, {0, 1}, {1, 4}, {2, 7, 8}, {3, 2, 9}, {4, 5, 8}, {5, 0, 9}, {6, 3, 8}, {7, 6, 9}}
+	for p, as := range by {
+		for _, a := range as {
+			edges = append(edges, [2]int{a, 10 + p})
+		}
+	}
+	g, err := graph.NewGraph(34, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, names := range [][]string{make([]string, 34), append([]string{"Anna Adams", "Boris Baker", "Carla Clark",
+		"Dmitri Davis", "Elena Evans", "Felix Fisher", "Greta Green", "Hans Hughes", "Thomas Lucas", "Thomas LUCAS"}, make([]string, 24)...)} {
+		res, err := Find(context.Background(), Input{Graph: g, Names: names}, Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Pairs) == 0 {
+			t.Fatal("no pairs")
+		}
+		for _, p := range res.Pairs {
+			if math.IsInf(p.Score, 0) || math.IsNaN(p.Score) {
+				t.Fatalf("names %q...: pair %d-%d score %v", names[0], p.A, p.B, p.Score)
+			}
+			for _, r := range p.Reasons {
+				if math.IsInf(r.Weight, 0) || math.IsNaN(r.Weight) {
+					t.Fatalf("pair %d-%d reason %q weight %v", p.A, p.B, r.Text, r.Weight)
+				}
+			}
+		}
+	}
+}
+
+// Fault b: too little to learn from is its own error, not bad input.
+func TestFindTooLittle(t *testing.T) {
+	g, err := graph.NewGraph(3, [][2]int{{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Find(context.Background(), Input{Graph: g, Names: make([]string, 3)}, Options{})
+	if !errors.Is(err, ErrTooLittle) || errors.Is(err, ErrInput) {
+		t.Errorf("err = %v, want ErrTooLittle only", err)
+	}
+}
+
+// linkedCandidates against brute force: walk counts from the adjacency
+// matrix, divided by sqrt(degree), top MaxLinked per node, own neighbours
+// out, hubs (degree > MaxFanout) not walked through.
+func TestLinkedCandidatesBruteForce(t *testing.T) {
+	const n, maxLinked, fanout = 40, 3, 7
+	r := rng.SplitMix{S: 5}
+	var edges [][2]int
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if r.Intn(100) < 12 {
+				edges = append(edges, [2]int{i, j})
+			}
+		}
+	}
+	g, err := graph.NewGraph(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adj := make([][]bool, n)
+	for i := range adj {
+		adj[i] = make([]bool, n)
+	}
+	for _, e := range edges {
+		adj[e[0]][e[1]], adj[e[1]][e[0]] = true, true
+	}
+	ok := func(v int) bool { return g.Degree(v) <= fanout }
+	want := map[uint64]bool{}
+	for a := 0; a < n; a++ {
+		score := make([]float64, n)
+		for b := 0; b < n; b++ {
+			if b == a || adj[a][b] {
+				continue
+			}
+			c := 0
+			for x := 0; x < n; x++ {
+				if !adj[a][x] || !ok(x) {
+					continue
+				}
+				if adj[x][b] {
+					c++ // a-x-b
+				}
+				for y := 0; y < n; y++ {
+					if y != a && adj[x][y] && ok(y) && adj[y][b] && b != x {
+						c++ // a-x-y-b
+					}
+				}
+			}
+			score[b] = float64(c) / math.Sqrt(float64(g.Degree(b)))
+		}
+		var bs []int
+		for b := range score {
+			if score[b] > 0 {
+				bs = append(bs, b)
+			}
+		}
+		slices.SortFunc(bs, func(x, y int) int {
+			if c := cmp.Compare(score[y], score[x]); c != 0 {
+				return c
+			}
+			return cmp.Compare(x, y)
+		})
+		for _, b := range bs[:min(maxLinked, len(bs))] {
+			want[uint64(min(a, b))<<32|uint64(max(a, b))] = true
+		}
+	}
+	e := newEngine(Input{Graph: g, Names: make([]string, n)}, Options{MaxLinked: maxLinked, MaxFanout: fanout, Workers: 2}.withDefaults())
+	if err := e.prepare(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.linkedCandidates(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	got = slices.Compact(got)
+	if len(got) != len(want) {
+		t.Errorf("%d pairs, brute force %d", len(got), len(want))
+	}
+	for _, c := range got {
+		if !want[c] {
+			a, b := unpair(c)
+			t.Errorf("pair %d-%d not in the brute force", a, b)
+		}
+	}
+}
