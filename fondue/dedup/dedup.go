@@ -49,7 +49,8 @@ type Options struct {
 	// fitted on. 0 = DefaultSamples.
 	Samples int
 	// MaxLinked: a target without a name gets as candidates, among such
-	// targets, the MaxLinked most linked to it through the graph (block.go).
+	// targets, the max(MaxLinked, 2 x its degree) whose neighbours are most
+	// linked to its neighbours (block.go).
 	// 0 = DefaultMaxLinked.
 	MaxLinked int
 }
