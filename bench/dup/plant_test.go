@@ -1,6 +1,7 @@
 package dup
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -56,5 +57,20 @@ func TestScorePlanted(t *testing.T) {
 	s := ScorePlanted(p, []Pair{{0, 10, .9}, {3, 4, .8}, {11, 1, .5}, {5, 6, .5}})
 	if s.Found != 2 || s.Planted != 3 || s.Candidates != 4 || !near(s.AUC, 2.5/4) || !near(s.AUCMissing, 2.5/6) {
 		t.Errorf("ScorePlanted = %+v, want found 2 of 3, AUC .625, with missing .417", s)
+	}
+}
+
+// Adamic-Adar by hand: 0 and 1 share 2 (degree 3) and 3 (degree 2):
+// 1/ln 3 + 1/ln 2; 0 and 4 share nothing.
+func TestAdamicAdar(t *testing.T) {
+	g, err := graph.NewGraph(6, [][2]int{{0, 2}, {1, 2}, {2, 5}, {0, 3}, {1, 3}, {4, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := adamicAdar(g, g.Neighbors(0), g.Neighbors(1)), 1/math.Log(3)+1/math.Log(2); !near(got, want) {
+		t.Errorf("adamicAdar(0, 1) = %v, want %v", got, want)
+	}
+	if got := adamicAdar(g, g.Neighbors(0), g.Neighbors(4)); got != 0 {
+		t.Errorf("adamicAdar(0, 4) = %v, want 0", got)
 	}
 }
