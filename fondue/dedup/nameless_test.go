@@ -190,6 +190,9 @@ func TestLinkedCandidatesBruteForce(t *testing.T) {
 	}
 	slices.Sort(got)
 	got = slices.Compact(got)
+	if b := LinkedBound(n, int64(g.NumEdges()), Options{MaxLinked: maxLinked}); int64(len(got)) > b {
+		t.Errorf("%d pairs, above LinkedBound %d", len(got), b)
+	}
 	if len(got) != len(want) {
 		t.Errorf("%d pairs, brute force %d", len(got), len(want))
 	}
