@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -200,6 +201,25 @@ func TestLinkedCandidatesBruteForce(t *testing.T) {
 		if !want[c] {
 			a, b := unpair(c)
 			t.Errorf("pair %d-%d not in the brute force", a, b)
+		}
+	}
+}
+
+// The linked-neighbour blocking and the all-neighbour profiles give the
+// same result for any number of workers.
+func TestFindNoNamesDeterministicAcrossWorkers(t *testing.T) {
+	g, _ := caveman(t, 30, 9)
+	in := Input{Graph: g, Names: make([]string, g.NumNodes())}
+	var first *Result
+	for _, w := range []int{1, 3, 2} {
+		res, err := Find(context.Background(), in, Options{Seed: 4, Workers: w, MaxLinked: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = res
+		} else if !reflect.DeepEqual(first, res) {
+			t.Fatalf("workers %d: result differs from workers 1", w)
 		}
 	}
 }
