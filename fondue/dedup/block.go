@@ -172,7 +172,7 @@ func (e *engine) linkedCandidates(ctx context.Context, pairs []uint64) ([]uint64
 	}
 	var set []int32
 	for _, t := range e.targets {
-		if inS[t] && len(e.names[t].tokens) == 0 {
+		if inS[t] = inS[t] && len(e.names[t].tokens) == 0; inS[t] {
 			set = append(set, t)
 		}
 	}
