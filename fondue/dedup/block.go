@@ -146,8 +146,8 @@ func (e *engine) candidates(ctx context.Context) ([]uint64, error) {
 }
 
 // linkedCandidates gives candidates to the targets without a name (an edge
-// list, a paper graph; a name with no letter, an id, counts as none) that
-// no name key paired. With each such target a, the others b of them whose
+// list, a paper graph; a name of fewer than two letters, an id such as
+// "4711" or "a:7", counts as none) that no name key paired. With each such target a, the others b of them whose
 // neighbours are most linked to a's: walks a-x-y-b (x a neighbour of a, y
 // one of b), divided by b's degree; the best max(MaxLinked, 2 x a's
 // degree), ties by node index. Neighbours of more than MaxFanout links are

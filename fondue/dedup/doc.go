@@ -10,10 +10,10 @@
 // no pairs, so there are at most keys x MaxBlock pairs per target; on
 // acl-dup (48,498 authors) 388k candidates hold 99.3% (dev) and 99.7%
 // (test) of the truth pairs. Targets without a name (an edge list, the
-// paper's graphs; a name with no letter is an id, not a name) are blocked
-// by the graph: each gets the max(MaxLinked, 2 x degree) nameless targets
-// whose neighbours are most linked to its neighbours, so at most
-// MaxLinked x targets + 4 x links pairs.
+// paper's graphs; a name of fewer than two letters is an id, not a name)
+// are blocked by the graph: each gets the max(MaxLinked, 2 x degree)
+// nameless targets whose neighbours are most linked to its neighbours, so
+// at most MaxLinked x targets + 4 x links pairs.
 //
 // When every node is a target (no papers between people), all neighbours
 // are the evidence: "co-authors" are then the nodes two links away, and

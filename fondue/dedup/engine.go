@@ -89,8 +89,8 @@ func (e *engine) prepare(ctx context.Context) error {
 	df := map[string]int{}
 	for _, t := range e.targets {
 		nm := parseName(e.in.Names[t])
-		if !strings.ContainsFunc(nm.compact, unicode.IsLetter) {
-			nm = name{} // no letter (an id such as "4711"): not a name
+		if letters(nm.compact) < 2 {
+			nm = name{} // an id such as "4711" or "a:7": not a name
 		}
 		e.names[t] = nm
 		seen := map[string]bool{}
@@ -166,6 +166,16 @@ func (e *engine) prepare(ctx context.Context) error {
 			e.prof[t] = e.profileOf(t, e.hop1(t))
 		}
 	})
+}
+
+func letters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
 }
 
 func isNumber(w string) bool {

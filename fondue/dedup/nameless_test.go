@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -70,7 +71,8 @@ func TestFindNoNamesPlantedFirst(t *testing.T) {
 }
 
 // Fault a: the tiny co-authorship edge list of the command's example (ten
-// authors, 24 papers, every node a target, no names) gave -Inf scores.
+// authors, 24 papers, every node a target, no names) gave -Inf scores;
+// with the ids as names ("a:3": not a name) it found no candidate.
 func TestFindTinyScoresFinite(t *testing.T) {
 	var edges [][2]int
 	// authors 0..9, papers 10..33; paper p written by the two (or three) authors below
@@ -85,7 +87,11 @@ func TestFindTinyScoresFinite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, names := range [][]string{make([]string, 34), append([]string{"Anna Adams", "Boris Baker", "Carla Clark",
+	ids := make([]string, 34) // the command's names without a names file: the ids
+	for i := range ids {
+		ids[i] = fmt.Sprintf("a:%d", i)
+	}
+	for _, names := range [][]string{make([]string, 34), ids, append([]string{"Anna Adams", "Boris Baker", "Carla Clark",
 		"Dmitri Davis", "Elena Evans", "Felix Fisher", "Greta Green", "Hans Hughes", "Thomas Lucas", "Thomas LUCAS"}, make([]string, 24)...)} {
 		res, err := Find(context.Background(), Input{Graph: g, Names: names}, Options{Seed: 1})
 		if err != nil {
