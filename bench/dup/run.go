@@ -25,6 +25,7 @@ type Config struct {
 	Ratio    float64                 // share of nodes given a planted duplicate
 	Seed     int64                   // engine seed; planting uses it too
 	Seeds    int                     // planted duplicates: seeds Seed, Seed+1, ... (0 = 1)
+	Overlap  float64                 // share of a planted duplicate's links the original keeps too
 	Workers  int                     // engine workers, 0 = all cores
 	Progress func(string)            // one line per step; nil = none
 }
@@ -53,6 +54,7 @@ type Results struct {
 	Ratio     float64                   `json:"ratio"`
 	Seed      int64                     `json:"seed"`
 	Seeds     int                       `json:"planted_seeds"` // planted: seeds Seed .. Seed+Seeds-1
+	Overlap   float64                   `json:"planted_overlap"`
 }
 
 // ShownPair is one of the engine's best pairs on acl-dup with its reasons
@@ -103,7 +105,7 @@ func (c Config) progress(format string, args ...any) {
 // RunAll runs the acl-dup evaluation and the planted duplicates of c.
 func RunAll(ctx context.Context, c Config) (*Results, error) {
 	c.Seeds = max(1, c.Seeds)
-	res := &Results{Ratio: c.Ratio, Seed: c.Seed, Seeds: c.Seeds}
+	res := &Results{Ratio: c.Ratio, Seed: c.Seed, Seeds: c.Seeds, Overlap: c.Overlap}
 	if c.ACLDir != "" {
 		if err := runACL(ctx, c, res); err != nil {
 			return nil, err
@@ -191,7 +193,7 @@ func (d *ACL) label(a, b int) string {
 }
 
 func runPlanted(ctx context.Context, c Config, name string, g *graph.Graph, seed int64) (*PlantedSeed, error) {
-	p, err := Plant(g, c.Ratio, uint64(seed))
+	p, err := Plant(g, c.Ratio, c.Overlap, uint64(seed))
 	if err != nil {
 		return nil, err
 	}

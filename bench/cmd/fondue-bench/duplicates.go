@@ -20,7 +20,7 @@ import (
 // dupFlags are the duplicates command's flags.
 type dupFlags struct {
 	datasets          []string
-	ratio             float64
+	ratio, overlap    float64
 	seed              int64
 	seeds             int
 	threads           int
@@ -57,6 +57,7 @@ defines every number.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.datasets, "datasets", nil, "paper graphs for planted duplicates, comma-separated (default: every one available)")
 	fl.Float64Var(&f.ratio, "ratio", 0.01, "share of the nodes given a planted duplicate")
+	fl.Float64Var(&f.overlap, "overlap", 0, "share of a planted duplicate's links the original keeps too (shared neighbours)")
 	fl.Int64Var(&f.seed, "dup-seed", 1, "seed of the engine and of the planting")
 	fl.IntVar(&f.seeds, "dup-seeds", 10, "planted duplicates: seeds --dup-seed, --dup-seed+1, ... this many")
 	fl.IntVar(&f.threads, "workers", 0, "engine workers (0 = all cores; the output is the same for any number)")
@@ -72,6 +73,9 @@ func (a *app) runDuplicates(cmd *cobra.Command, f *dupFlags) error {
 	if f.seeds < 1 {
 		return cli.UsageErrorf("--dup-seeds %d: want 1 or more", f.seeds)
 	}
+	if f.overlap < 0 || f.overlap > 1 {
+		return cli.UsageErrorf("--overlap %v: want a share from 0 to 1", f.overlap)
+	}
 	if f.ratio <= 0 || f.ratio >= 1 {
 		return cli.UsageErrorf("--ratio %v: want a share between 0 and 1", f.ratio)
 	}
@@ -79,7 +83,7 @@ func (a *app) runDuplicates(cmd *cobra.Command, f *dupFlags) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
-	c := dup.Config{Ratio: f.ratio, Seed: f.seed, Seeds: f.seeds, Workers: f.threads, Graphs: map[string]*graph.Graph{},
+	c := dup.Config{Ratio: f.ratio, Seed: f.seed, Seeds: f.seeds, Overlap: f.overlap, Workers: f.threads, Graphs: map[string]*graph.Graph{},
 		Progress: func(s string) { fmt.Fprintln(a.stderr, "duplicates: "+s) }}
 	if !f.skipACL {
 		c.ACLDir = filepath.Join(real.Dir(dataDir), dup.ACLName)
