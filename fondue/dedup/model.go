@@ -36,7 +36,15 @@ func (e *engine) graphVec(p, q *profile, x []float64) {
 	} else {
 		x[1] = 0
 	}
-	x[2] = math.Log1p(float64(intersect(p.hop1, q.hop1)))
+	x[2] = 0
+	if !e.allTargets {
+		// the pieces of a split share no neighbour by construction, so the
+		// weight learned says a shared neighbour (a paper) is evidence
+		// against: two name strings on one paper are (almost) never one
+		// person. When neighbours are targets too (people), two records of
+		// one person may share a friend: not counted
+		x[2] = math.Log1p(float64(intersect(p.hop1, q.hop1)))
+	}
 	x[3] = cosine(p.ctx, q.ctx, p.ctxN, q.ctxN, e.ctxIDF, nil)
 	x[4] = cosine(p.words, q.words, p.wordN, q.wordN, e.wordIDF, nil)
 	x[5] = 0
