@@ -20,10 +20,15 @@ type Planted struct {
 
 // Plant chooses round(ratio·n) nodes (at least 1) among the nodes of
 // degree >= 2, with seed, and moves floor(degree/2) of each one's links,
-// chosen at random, to a new node. Nodes are chosen and links moved in
+// chosen at random, to a new node; of those, round(overlap·floor(degree/2))
+// stay with the node too, so the two share these neighbours (the journal
+// version's "edge overlap"; 0 = none). Nodes are chosen and links moved in
 // one pass in node order, so a link between two chosen nodes moves with
 // the first and may move again with the second.
-func Plant(g *graph.Graph, ratio float64, seed uint64) (*Planted, error) {
+func Plant(g *graph.Graph, ratio, overlap float64, seed uint64) (*Planted, error) {
+	if overlap < 0 || overlap > 1 {
+		return nil, fmt.Errorf("plant: overlap %v, want 0 to 1", overlap)
+	}
 	n := g.NumNodes()
 	var eligible []int
 	for i := range n {
@@ -56,9 +61,13 @@ func Plant(g *graph.Graph, ratio float64, seed uint64) (*Planted, error) {
 		}
 		slices.Sort(links)
 		rng.Shuffle(len(links), func(i, j int) { links[i], links[j] = links[j], links[i] })
-		for _, u := range links[:len(links)/2] {
-			delete(adj[v], u)
-			delete(adj[u], v)
+		moved := links[:len(links)/2]
+		shared := int(math.Round(overlap * float64(len(moved))))
+		for k, u := range moved {
+			if k >= shared {
+				delete(adj[v], u)
+				delete(adj[u], v)
+			}
 			adj[dup][u], adj[u][dup] = true, true
 		}
 		p.Pairs = append(p.Pairs, [2]int{v, dup})

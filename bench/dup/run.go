@@ -4,11 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
-	"runtime/metrics"
+	"runtime/debug"
+	rtmetrics "runtime/metrics"
 	"sync"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 )
@@ -23,6 +24,8 @@ type Config struct {
 	Order    []string                // names of Graphs in report order
 	Ratio    float64                 // share of nodes given a planted duplicate
 	Seed     int64                   // engine seed; planting uses it too
+	Seeds    int                     // planted duplicates: seeds Seed, Seed+1, ... (0 = 1)
+	Overlap  float64                 // share of a planted duplicate's links the original keeps too
 	Workers  int                     // engine workers, 0 = all cores
 	Progress func(string)            // one line per step; nil = none
 }
@@ -50,6 +53,8 @@ type Results struct {
 	Planted   []PlantedRow              `json:"planted,omitempty"`
 	Ratio     float64                   `json:"ratio"`
 	Seed      int64                     `json:"seed"`
+	Seeds     int                       `json:"planted_seeds"` // planted: seeds Seed .. Seed+Seeds-1
+	Overlap   float64                   `json:"planted_overlap"`
 }
 
 // ShownPair is one of the engine's best pairs on acl-dup with its reasons
@@ -62,16 +67,34 @@ type ShownPair struct {
 	Reasons []string `json:"reasons"`
 }
 
-// PlantedRow is one paper graph with planted duplicates.
+// PlantedRow is one paper graph with planted duplicates, over seeds.
 type PlantedRow struct {
-	Name    string       `json:"name"`
-	Nodes   int          `json:"nodes"`
-	Edges   int          `json:"edges"`
-	Engine  PlantedScore `json:"engine"`
-	Jaccard PlantedScore `json:"jaccard"` // Jaccard of neighbours on the engine's candidates
-	Run     Run          `json:"run"`
-	Error   string       `json:"error,omitempty"` // the engine's error: no AUC
+	Name  string        `json:"name"`
+	Nodes int           `json:"nodes"`
+	Edges int           `json:"edges"`
+	Seeds []PlantedSeed `json:"seeds"`
+	// AUC over the seeds the engine ran on, per method (Engine, the
+	// baselines of PlantedBaselines), without and with the missing pairs
+	AUC        map[string]metrics.Stat `json:"auc"`
+	AUCMissing map[string]metrics.Stat `json:"auc_missing"`
 }
+
+// PlantedSeed is one seed's planting of one graph.
+type PlantedSeed struct {
+	Seed   int64                   `json:"seed"`
+	Scores map[string]PlantedScore `json:"scores,omitempty"` // per method
+	Run    Run                     `json:"run"`
+	Error  string                  `json:"error,omitempty"` // the engine's error: no AUC
+}
+
+// Planted baselines, scored on the engine's candidates.
+const (
+	PlantedJaccard    = "jaccard"
+	PlantedAdamicAdar = "adamic-adar"
+)
+
+// PlantedBaselines are the baselines of the planted table, in order.
+var PlantedBaselines = []string{PlantedJaccard, PlantedAdamicAdar}
 
 func (c Config) progress(format string, args ...any) {
 	if c.Progress != nil {
@@ -81,24 +104,39 @@ func (c Config) progress(format string, args ...any) {
 
 // RunAll runs the acl-dup evaluation and the planted duplicates of c.
 func RunAll(ctx context.Context, c Config) (*Results, error) {
-	res := &Results{Ratio: c.Ratio, Seed: c.Seed}
+	c.Seeds = max(1, c.Seeds)
+	res := &Results{Ratio: c.Ratio, Seed: c.Seed, Seeds: c.Seeds, Overlap: c.Overlap}
 	if c.ACLDir != "" {
 		if err := runACL(ctx, c, res); err != nil {
 			return nil, err
 		}
 	}
 	for _, name := range c.Order {
-		row, err := runPlanted(ctx, c, name, c.Graphs[name])
-		if ctx.Err() != nil {
-			return res, ctx.Err()
+		g := c.Graphs[name]
+		row := PlantedRow{Name: name, Nodes: g.NumNodes(), Edges: g.NumEdges()}
+		for k := range c.Seeds {
+			seed := c.Seed + int64(k)
+			ps, err := runPlanted(ctx, c, name, g, seed)
+			if ctx.Err() != nil {
+				return res, ctx.Err()
+			}
+			if err != nil { // recorded in the table: the other seeds and graphs still run
+				ps = &PlantedSeed{Seed: seed, Error: err.Error()}
+				c.progress("%s seed %d: %v", name, seed, err)
+			}
+			row.Seeds = append(row.Seeds, *ps)
 		}
-		if err != nil { // recorded in the table: the other graphs still run
-			g := c.Graphs[name]
-			row = &PlantedRow{Name: name, Nodes: g.NumNodes(), Edges: g.NumEdges(), Error: err.Error()}
-			row.Engine.AUC, row.Engine.AUCMissing, row.Jaccard.AUC, row.Jaccard.AUCMissing = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-			c.progress("%s: %v", name, err)
+		row.AUC, row.AUCMissing = map[string]metrics.Stat{}, map[string]metrics.Stat{}
+		for _, m := range append([]string{Engine}, PlantedBaselines...) {
+			var auc, miss []float64
+			for _, ps := range row.Seeds {
+				if ps.Error == "" {
+					auc, miss = append(auc, ps.Scores[m].AUC), append(miss, ps.Scores[m].AUCMissing)
+				}
+			}
+			row.AUC[m], row.AUCMissing[m] = metrics.NewStat(auc), metrics.NewStat(miss)
 		}
-		res.Planted = append(res.Planted, *row)
+		res.Planted = append(res.Planted, row)
 	}
 	return res, nil
 }
@@ -154,26 +192,52 @@ func (d *ACL) label(a, b int) string {
 	return "unlabelled"
 }
 
-func runPlanted(ctx context.Context, c Config, name string, g *graph.Graph) (*PlantedRow, error) {
-	p, err := Plant(g, c.Ratio, uint64(c.Seed))
+func runPlanted(ctx context.Context, c Config, name string, g *graph.Graph, seed int64) (*PlantedSeed, error) {
+	p, err := Plant(g, c.Ratio, c.Overlap, uint64(seed))
 	if err != nil {
 		return nil, err
 	}
 	in := dedup.Input{Graph: p.Graph, Names: make([]string, p.Graph.NumNodes())}
-	r, run, err := find(ctx, in, dedup.Options{Seed: c.Seed, Workers: c.Workers})
+	r, run, err := find(ctx, in, dedup.Options{Seed: seed, Workers: c.Workers})
 	if err != nil {
 		return nil, err
 	}
-	row := &PlantedRow{Name: name, Nodes: g.NumNodes(), Edges: g.NumEdges(), Run: *run}
-	ps := pairsOf(r.Pairs)
-	row.Engine = ScorePlanted(p, ps)
-	jac := make([]Pair, len(ps))
-	for k, q := range ps {
-		jac[k] = Pair{A: q.A, B: q.B, Score: jaccard(p.Graph.Neighbors(q.A), p.Graph.Neighbors(q.B))}
+	ps := &PlantedSeed{Seed: seed, Run: *run, Scores: map[string]PlantedScore{}}
+	pairs := pairsOf(r.Pairs)
+	ps.Scores[Engine] = ScorePlanted(p, pairs)
+	for _, m := range PlantedBaselines {
+		bl := make([]Pair, len(pairs))
+		for k, q := range pairs {
+			a, b := p.Graph.Neighbors(q.A), p.Graph.Neighbors(q.B)
+			bl[k] = Pair{A: q.A, B: q.B, Score: jaccard(a, b)}
+			if m == PlantedAdamicAdar {
+				bl[k].Score = adamicAdar(p.Graph, a, b)
+			}
+		}
+		ps.Scores[m] = ScorePlanted(p, bl)
 	}
-	row.Jaccard = ScorePlanted(p, jac)
-	c.progress("%s: %d planted, %d candidates (%d planted among them), AUC %.3f in %.1f s", name, row.Engine.Planted, row.Engine.Candidates, row.Engine.Found, row.Engine.AUC, run.Seconds)
-	return row, nil
+	e := ps.Scores[Engine]
+	c.progress("%s seed %d: %d planted, %d candidates (%d planted among them), AUC %.3f (with missing %.3f) in %.1f s", name, seed, e.Planted, e.Candidates, e.Found, e.AUC, e.AUCMissing, run.Seconds)
+	return ps, nil
+}
+
+// adamicAdar is the sum over the shared neighbours z of a and b (sorted
+// lists) of 1 / log(degree of z); a shared neighbour has degree 2 or more.
+func adamicAdar(g *graph.Graph, a, b []int32) float64 {
+	s, i, j := 0.0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			s += 1 / math.Log(float64(g.Degree(int(a[i]))))
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return s
 }
 
 func pairsOf(ps []dedup.Pair) []Pair {
@@ -188,7 +252,7 @@ func pairsOf(ps []dedup.Pair) []Pair {
 // sampling the Go runtime's memory (mapped minus released) every 10 ms.
 func find(ctx context.Context, in dedup.Input, o dedup.Options) (*dedup.Result, *Run, error) {
 	o.Top = 0
-	runtime.GC()
+	debug.FreeOSMemory() // a collection, and the heap of earlier runs returned: the peak is this run's
 	stop, peak := sampleMemory()
 	startBytes := *peak
 	start := time.Now()
@@ -212,9 +276,9 @@ func find(ctx context.Context, in dedup.Input, o dedup.Options) (*dedup.Result, 
 // first sample before it returns); peak is final once stop returns.
 func sampleMemory() (stop func(), peak *uint64) {
 	peak = new(uint64)
-	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	samples := []rtmetrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	read := func() {
-		metrics.Read(samples)
+		rtmetrics.Read(samples)
 		*peak = max(*peak, samples[0].Value.Uint64()-samples[1].Value.Uint64())
 	}
 	read()

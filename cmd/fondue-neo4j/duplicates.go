@@ -84,7 +84,7 @@ compare, 7 not enough memory, 130 interrupted.`,
 			t1 := time.Now()
 			res, err := dedup.Find(cmd.Context(), in, o)
 			switch {
-			case errors.Is(err, dedup.ErrInput): // too little to learn from
+			case errors.Is(err, dedup.ErrTooLittle):
 				return withCode(exitEmpty, fmt.Errorf("nothing to compare: %w", err))
 			case err != nil:
 				return err

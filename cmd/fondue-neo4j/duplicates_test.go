@@ -229,6 +229,8 @@ func TestDuplicatesErrors(t *testing.T) {
 	dir := t.TempDir()
 	alias := writeFile(t, dir, "people.csv", "uid:ID(Author),name,alias,:LABEL\nx1,Ann Lee,,Author\nx2,Ann Li,,Author\n")
 	others := writeFile(t, dir, "others.names", "zz\tNobody\n")
+	pairsOnly := writeFile(t, dir, "pairs.edges", "0 1\n2 3\n4 5\n") // no node with two neighbours
+	pairsNames := writeFile(t, dir, "pairs.names", "0\tAnn Lee\n1\tAnn Li\n2\tBo Ma\n3\tB. Ma\n4\tCy Ng\n5\tC. Ng\n")
 	cases := []struct {
 		args []string
 		code int
@@ -249,6 +251,7 @@ func TestDuplicatesErrors(t *testing.T) {
 		{[]string{lesmis, "--names", filepath.Join(dir, "absent.names")}, exitUsage, "absent.names: no such file"},
 		{[]string{lesmis, "--names", others}, exitUsage, "--names " + others + ": it names none of the 77 nodes compared"},
 		{[]string{lesmis, "--score-prefix", "11"}, exitEmpty, "nothing to compare"},
+		{[]string{pairsOnly, "--names", pairsNames}, exitEmpty, "too little in the graph to learn the weights from"},
 		{[]string{}, exitUsage, "one edge-list file (or --nodes and --relationships files)"},
 		{append([]string{"--score-labels", "Author", "--max-memory", "1MB"}, kg...), exitMemory, "exceeds the limit of 976.6 KiB (max_memory); raise max_memory"},
 	}

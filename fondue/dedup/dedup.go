@@ -31,6 +31,7 @@ const (
 	DefaultMaxBlock  = 64     // largest block whose pairs all become candidates
 	DefaultMaxFanout = 500    // neighbours of larger degree are not followed for co-authors and context
 	DefaultSamples   = 100000 // positives (split nodes) and negatives (candidate pairs) to fit on
+	DefaultMaxLinked = 32     // context candidates per target that no name key pairs
 )
 
 // Options configures Find. The zero value is the default.
@@ -47,6 +48,11 @@ type Options struct {
 	// Samples is the number of positives and of negatives the weights are
 	// fitted on. 0 = DefaultSamples.
 	Samples int
+	// MaxLinked: a target without a name gets as candidates, among such
+	// targets, the max(MaxLinked, 2 x its degree) whose neighbours are most
+	// linked to its neighbours (block.go).
+	// 0 = DefaultMaxLinked.
+	MaxLinked int
 }
 
 func (o Options) withDefaults() Options {
@@ -58,6 +64,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Samples <= 0 {
 		o.Samples = DefaultSamples
+	}
+	if o.MaxLinked <= 0 {
+		o.MaxLinked = DefaultMaxLinked
 	}
 	o.Workers = parallel.WorkerCount(o.Workers)
 	return o
@@ -94,6 +103,10 @@ type Result struct {
 
 // ErrInput reports an Input that does not fit its graph.
 var ErrInput = errors.New("dedup: bad input")
+
+// ErrTooLittle reports a graph with too little in it to learn the weights
+// from: no target with two neighbours to split, or no candidate pair.
+var ErrTooLittle = errors.New("dedup: too little in the graph to learn the weights from")
 
 // Find scores candidate duplicate pairs among the targets.
 func Find(ctx context.Context, in Input, o Options) (*Result, error) {

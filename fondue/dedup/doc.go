@@ -9,7 +9,16 @@
 // with a common name token. A key held by more than MaxBlock targets gives
 // no pairs, so there are at most keys x MaxBlock pairs per target; on
 // acl-dup (48,498 authors) 388k candidates hold 99.3% (dev) and 99.7%
-// (test) of the truth pairs.
+// (test) of the truth pairs. Targets without a name (an edge list, the
+// paper's graphs; a name of fewer than two letters is an id, not a name)
+// are blocked by the graph: each gets the max(MaxLinked, 2 x degree)
+// nameless targets whose neighbours are most linked to its neighbours, so
+// at most MaxLinked x targets + 4 x links pairs.
+//
+// When every node is a target (no papers between people), all neighbours
+// are the evidence: "co-authors" are then the nodes two links away, and
+// the feature "linked neighbours" counts the neighbours of one linked to
+// the other's (what a node whose links were split in two keeps).
 //
 // Score = names + graph, two log-likelihood ratios learned on the graph
 // itself, without labels, in two steps so that names cannot confound the
@@ -28,6 +37,10 @@
 //     the tokens (equal, nickname or prefix, one letter apart, initial,
 //     unmatched, order), Jaro-Winkler, the rarity of a shared token among
 //     the targets' names.
+//
+// Names add nothing (log-odds 0) when there are none, or no two kinds of
+// name pair to learn from. Too little to learn from (no target with two
+// neighbours, or no candidate) is ErrTooLittle, not ErrInput.
 //
 // Both are logistic regressions fitted by Newton's method with a small L2
 // penalty on standardised features (logit.go). No constant is fitted to a

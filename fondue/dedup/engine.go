@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
@@ -16,9 +17,12 @@ type engine struct {
 	o        Options
 	targets  []int32 // sorted target nodes
 	isTarget []bool
-	names    []name // per node (targets only filled)
-	tokIDF   map[string]float64
-	tokCount map[string]int // target names holding each token
+	// allTargets: every node is a target (an edge list, a paper graph):
+	// then all neighbours are evidence, not only the non-targets
+	allTargets bool
+	names      []name // per node (targets only filled)
+	tokIDF     map[string]float64
+	tokCount   map[string]int // target names holding each token
 
 	// node words of text properties (non-target nodes), word ids sorted unique
 	words   [][]int32
@@ -31,7 +35,7 @@ type engine struct {
 
 // profile is what the graph says about one target (or one piece of it).
 type profile struct {
-	hop1  []int32   // non-target neighbours, sorted
+	hop1  []int32   // non-target neighbours (all when every node is a target), sorted
 	co    []int32   // targets two hops away, sorted unique, self excluded
 	ctx   []term    // non-target nodes two hops away, by node
 	words []term    // title words of the neighbours
@@ -63,6 +67,7 @@ func newEngine(in Input, o Options) *engine {
 			e.targets = append(e.targets, int32(i))
 		}
 	}
+	e.allTargets = len(e.targets) == n
 	return e
 }
 
@@ -84,6 +89,9 @@ func (e *engine) prepare(ctx context.Context) error {
 	df := map[string]int{}
 	for _, t := range e.targets {
 		nm := parseName(e.in.Names[t])
+		if letters(nm.compact) < 2 {
+			nm = name{} // an id such as "4711" or "a:7": not a name
+		}
 		e.names[t] = nm
 		seen := map[string]bool{}
 		for _, tok := range nm.tokens {
@@ -160,6 +168,16 @@ func (e *engine) prepare(ctx context.Context) error {
 	})
 }
 
+func letters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			n++
+		}
+	}
+	return n
+}
+
 func isNumber(w string) bool {
 	for _, r := range w {
 		if r < '0' || r > '9' {
@@ -172,7 +190,7 @@ func isNumber(w string) bool {
 func (e *engine) hop1(t int32) []int32 {
 	var h []int32
 	for _, v := range e.in.Graph.Neighbors(int(t)) {
-		if !e.isTarget[v] {
+		if e.allTargets || !e.isTarget[v] {
 			h = append(h, v)
 		}
 	}

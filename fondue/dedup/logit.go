@@ -26,6 +26,15 @@ func (l *logit) eta(x []float64) float64 {
 // contrib is feature i's part of the log-odds of x (relative to the mean).
 func (l *logit) contrib(i int, v float64) float64 { return l.w[i] * (v - l.mean[i]) / l.sd[i] }
 
+// zeroLogit is the logit of d features that says nothing: log-odds 0.
+func zeroLogit(d int) *logit {
+	l := &logit{mean: make([]float64, d), sd: make([]float64, d), w: make([]float64, d)}
+	for i := range l.sd {
+		l.sd[i] = 1
+	}
+	return l
+}
+
 func sigmoid(z float64) float64 {
 	if z >= 0 {
 		return 1 / (1 + math.Exp(-z))

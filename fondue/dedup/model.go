@@ -15,8 +15,11 @@ import (
 // No size feature: split pieces are smaller than whole nodes, so a size
 // weight would learn the split, not duplicates (dev half: AP .746 -> .750
 // without it, variant AP .482 -> .489).
+// "linked neighbours" is for graphs whose every node is a target (no
+// papers between people): the share of each one's neighbours linked to the
+// other's; where neighbours are never targets it is 0 and weighs 0.
 var graphFeatures = []string{"shared co-authors (log)", "co-author overlap", "shared neighbours (log)",
-	"context cosine", "title-word cosine"}
+	"context cosine", "title-word cosine", "linked neighbours"}
 
 var nameFeatures = []string{"same folded name", "same letters (spacing differs)", "equal tokens", "nickname/short tokens", "initial matches",
 	"unmatched name parts", "unmatched initials", "reordered", "first names differ", "same last token",
@@ -33,9 +36,21 @@ func (e *engine) graphVec(p, q *profile, x []float64) {
 	} else {
 		x[1] = 0
 	}
-	x[2] = math.Log1p(float64(intersect(p.hop1, q.hop1)))
+	x[2] = 0
+	if !e.allTargets {
+		// the pieces of a split share no neighbour by construction, so the
+		// weight learned says a shared neighbour (a paper) is evidence
+		// against: two name strings on one paper are (almost) never one
+		// person. When neighbours are targets too (people), two records of
+		// one person may share a friend: not counted
+		x[2] = math.Log1p(float64(intersect(p.hop1, q.hop1)))
+	}
 	x[3] = cosine(p.ctx, q.ctx, p.ctxN, q.ctxN, e.ctxIDF, nil)
 	x[4] = cosine(p.words, q.words, p.wordN, q.wordN, e.wordIDF, nil)
+	x[5] = 0
+	if d := len(p.hop1) + len(q.hop1); d > 0 {
+		x[5] = float64(intersect(p.hop1, q.co)+intersect(q.hop1, p.co)) / float64(d)
+	}
 	// numeric properties (years): the gap between the two ranges, 0 when
 	// they overlap or one is unknown
 	for k := range e.nums {
@@ -43,7 +58,7 @@ func (e *engine) graphVec(p, q *profile, x []float64) {
 		if !math.IsNaN(p.lo[k]) && !math.IsNaN(q.lo[k]) {
 			gap = max(0, max(p.lo[k], q.lo[k])-min(p.hi[k], q.hi[k]))
 		}
-		x[5+k] = math.Log1p(gap)
+		x[len(graphFeatures)+k] = math.Log1p(gap)
 	}
 }
 
@@ -166,7 +181,7 @@ func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
 		neg[i] = x
 	}
 	if len(pos) == 0 || len(neg) == 0 {
-		return nil, fmt.Errorf("%w: too little to learn from (%d split nodes, %d candidate pairs)", ErrInput, len(pos), len(neg))
+		return nil, fmt.Errorf("%w (%d nodes with two neighbours or more, %d candidate pairs)", ErrTooLittle, len(pos), len(neg))
 	}
 	gx = append(append(gx, pos...), neg...)
 	for range pos {
@@ -263,13 +278,20 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 	}
 	add("name", e.nameText(a, b, na, nb), nw)
 	gc := func(i int) float64 { return m.graph.contrib(i, xg[i]) }
-	if co := intersect(pa.co, pb.co); co > 0 {
+	co := intersect(pa.co, pb.co)
+	switch {
+	case e.allTargets: // no papers between: the nodes two links away
+		add("co-authors", plural(co, "shared node")+" two links away", gc(0)+gc(1))
+	case co > 0:
 		add("co-authors", plural(co, "shared co-author"), gc(0)+gc(1))
-	} else {
+	default:
 		add("co-authors", "no shared co-author", gc(0)+gc(1))
 	}
 	if sh := intersect(pa.hop1, pb.hop1); sh > 0 {
 		add("shared", plural(sh, "shared neighbour")+" (both linked to one node)", gc(2))
+	}
+	if ln := intersect(pa.hop1, pb.co) + intersect(pb.hop1, pa.co); ln > 0 {
+		add("linked", fmt.Sprintf("%d of %d neighbours linked to the other's", ln, len(pa.hop1)+len(pb.hop1)), gc(5))
 	}
 	if txt := e.topShared(pa.ctx, pb.ctx, pa.ctxN, pb.ctxN, e.ctxIDF, func(id int32) string {
 		nm := e.in.Names[id]
@@ -293,7 +315,7 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 		if math.IsNaN(pa.lo[k]) || math.IsNaN(pb.lo[k]) {
 			continue
 		}
-		w := m.graph.contrib(5+k, xg[5+k])
+		w := m.graph.contrib(len(graphFeatures)+k, xg[len(graphFeatures)+k])
 		lo, hi := max(pa.lo[k], pb.lo[k]), min(pa.hi[k], pb.hi[k])
 		if lo <= hi {
 			add("years", fmt.Sprintf("%s %s", p.Name, span(lo, hi)), w)
@@ -407,6 +429,9 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 	var x [][]float64
 	var y []float64
 	for _, t := range split {
+		if len(e.names[t].tokens) == 0 {
+			continue // no name: nothing to vary
+		}
 		r := rng.SplitMix{S: rng.StreamSeed(seed, 105, uint64(t), 0)}
 		v := vary(e.names[t], &r)
 		row := make([]float64, len(nameFeatures))
@@ -423,6 +448,8 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 		a, b := unpair(c)
 		na, nb := &e.names[a], &e.names[b]
 		switch {
+		case len(na.tokens) == 0 || len(nb.tokens) == 0:
+			// a pair without a name says nothing about names
 		case sameTokens(na, nb):
 			row := make([]float64, len(nameFeatures))
 			e.nameVec(na, nb, row)
@@ -440,6 +467,12 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 		x = append(x, row)
 		y = append(y, 0)
 		nneg++
+	}
+	if npos == 0 || nneg == 0 {
+		// no names, or no two kinds of name pair to learn from: the names
+		// add nothing (a log-ratio of a zero count would be infinite)
+		m.name = zeroLogit(len(nameFeatures))
+		return nil
 	}
 	nl, err := fitLogit(x, y, nil, lambda)
 	if err != nil {

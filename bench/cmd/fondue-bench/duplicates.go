@@ -20,8 +20,9 @@ import (
 // dupFlags are the duplicates command's flags.
 type dupFlags struct {
 	datasets          []string
-	ratio             float64
+	ratio, overlap    float64
 	seed              int64
+	seeds             int
 	threads           int
 	out, dataDir      string
 	skipACL, skipPlan bool
@@ -42,8 +43,9 @@ nodes are one entity:
             Jaro-Winkler blocked on last name + initial, co-author Jaccard on the same
             candidates, their mean)
   planted   on each of the paper's graphs, --ratio of the nodes each give a random
-            half of their links to a new node; the AUC of these planted pairs among
-            the engine's candidates (no names: graph evidence only)
+            half of their links to a new node (--dup-seeds seeds); the AUC of these
+            planted pairs among the engine's candidates (no names: graph evidence
+            only), beside the Jaccard and Adamic-Adar of neighbours
 
 into --output-dir: RESULTS.md and results.json. bench/README.md ("Duplicates")
 defines every number.`,
@@ -55,7 +57,9 @@ defines every number.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&f.datasets, "datasets", nil, "paper graphs for planted duplicates, comma-separated (default: every one available)")
 	fl.Float64Var(&f.ratio, "ratio", 0.01, "share of the nodes given a planted duplicate")
+	fl.Float64Var(&f.overlap, "overlap", 0, "share of a planted duplicate's links the original keeps too (shared neighbours)")
 	fl.Int64Var(&f.seed, "dup-seed", 1, "seed of the engine and of the planting")
+	fl.IntVar(&f.seeds, "dup-seeds", 10, "planted duplicates: seeds --dup-seed, --dup-seed+1, ... this many")
 	fl.IntVar(&f.threads, "workers", 0, "engine workers (0 = all cores; the output is the same for any number)")
 	fl.StringVar(&f.out, "output-dir", "bench-duplicates-out", "output directory")
 	fl.StringVar(&f.dataDir, "data-dir", "", "datasets directory (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
@@ -66,6 +70,12 @@ defines every number.`,
 
 // runDuplicates runs fondue-bench duplicates.
 func (a *app) runDuplicates(cmd *cobra.Command, f *dupFlags) error {
+	if f.seeds < 1 {
+		return cli.UsageErrorf("--dup-seeds %d: want 1 or more", f.seeds)
+	}
+	if f.overlap < 0 || f.overlap > 1 {
+		return cli.UsageErrorf("--overlap %v: want a share from 0 to 1", f.overlap)
+	}
 	if f.ratio <= 0 || f.ratio >= 1 {
 		return cli.UsageErrorf("--ratio %v: want a share between 0 and 1", f.ratio)
 	}
@@ -73,7 +83,7 @@ func (a *app) runDuplicates(cmd *cobra.Command, f *dupFlags) error {
 	if err != nil {
 		return cli.WithCode(cli.ExitUsage, err)
 	}
-	c := dup.Config{Ratio: f.ratio, Seed: f.seed, Workers: f.threads, Graphs: map[string]*graph.Graph{},
+	c := dup.Config{Ratio: f.ratio, Seed: f.seed, Seeds: f.seeds, Overlap: f.overlap, Workers: f.threads, Graphs: map[string]*graph.Graph{},
 		Progress: func(s string) { fmt.Fprintln(a.stderr, "duplicates: "+s) }}
 	if !f.skipACL {
 		c.ACLDir = filepath.Join(real.Dir(dataDir), dup.ACLName)
