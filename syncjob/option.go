@@ -30,6 +30,7 @@ const (
 	OptSkipProperties Option = "Options.SkipProperties"
 	OptApplyCloneKey  Option = "ApplyOptions.CloneKey"
 	OptLockTTL        Option = "LockOptions.TTL"
+	OptUnfinished     Option = "Options.Unfinished"
 
 	// A plan's names (Apply checks them; a Store finds nodes by the key).
 	OptPlanNodeLabels        Option = "Plan.NodeLabels"

@@ -84,6 +84,9 @@ type syncSettings struct {
 	// planFile is an approved plan to apply (split.plan).
 	planFile string
 	cloneKey string // split.clone_key
+	// unfinished is what a run with no run id does with an unfinished one
+	// (split.unfinished).
+	unfinished syncjob.Unfinished
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -144,6 +147,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.skip = append(slices.Clone(c.Split.SkipProperties), props...)
 	s.planFile = c.Split.Plan
 	s.cloneKey = c.Split.CloneKey
+	s.unfinished = syncjob.Unfinished(c.Split.Unfinished)
 	if err := s.checkSplit(); err != nil {
 		return nil, err
 	}
@@ -234,7 +238,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		return exitCode(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	a.log.Debug("connected", "run_id", s.runID, "phase", "connect", "neo4j", conn.Version())
+	a.log.Debug("connected", "phase", "connect", "neo4j", conn.Version())
 	pr := newProgress(a)
 	defer pr.finish()
 	pull := s.pull
@@ -257,7 +261,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	}
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
-		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Memory: guard,
+		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// Warm start from the checkpoint file (vectors and optimizer
 			// state); without one, syncjob uses the vectors saved in node
@@ -275,6 +279,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	pr.finish()
 	a.ran.Sync = sum
 	if sum != nil {
+		s.runID = sum.RunID // a new one, or the unfinished run's it resumed
 		sum.Configuration, sum.Neo4jVersion = s.configuration(), conn.Version()
 	}
 	switch {

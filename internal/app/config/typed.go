@@ -150,6 +150,7 @@ type Split struct {
 	CloneKey       string // split.clone_key: the scheme of split nodes' keys
 	SkipProperties []string
 	Plan           string // sync: an approved plan to apply
+	Unfinished     string // split.unfinished: resume, undo or fail
 }
 
 // Lock is sync's and undo's lock (lock.*).
