@@ -30,7 +30,9 @@ writes each node's ambiguity (percentile in (0, 1]), raw score, estimated number
 entities and run id back as properties, in batches. With --split it then splits the most ambiguous nodes: one
 new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
-at once.
+at once. A sync --split given no run id first finishes a run of the same selection
+that stopped mid-split (killed, Neo4j lost) under that run's id, and says so
+(--unfinished resume; undo undoes it first, fail refuses to run).
 
 With --split --plan FILE it applies an approved plan (exported by the page of
 "review --plan", made from "sync --split --dry-run") instead of scoring: only
