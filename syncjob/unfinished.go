@@ -120,8 +120,13 @@ func finishUnfinished(ctx context.Context, st Store, o *Options, sum *Summary, l
 		if err != nil {
 			return nil, err
 		}
-		log.Warn(fmt.Sprintf("run %s stopped after %d of %d splits; its selection (node labels, relationship types, key, marker label) is not this run's, so it is left as it is: finish it with the same --run-id and its configuration, or undo it (fondue-neo4j undo --run-id %s)",
-			p.RunID, n, len(p.Nodes), p.RunID), "phase", "split", "unfinished_run", p.RunID)
+		msg := fmt.Sprintf("run %s stopped after %d of %d splits; its selection (node labels, relationship types, key, marker label) is not this run's, so it is left as it is: finish it with the same --run-id and its configuration, or undo it (fondue-neo4j undo --run-id %s)",
+			p.RunID, n, len(p.Nodes), p.RunID)
+		if p.Approved != nil {
+			msg = fmt.Sprintf("run %s, which applies the approved plan %s, stopped after %d of %d splits; applying the same plan again finishes it (or undo it: fondue-neo4j undo --run-id %s)",
+				p.RunID, p.Approved.File, n, len(p.Nodes), p.RunID)
+		}
+		log.Warn(msg, "phase", "split", "unfinished_run", p.RunID)
 	}
 	if len(same) == 0 {
 		return nil, nil

@@ -229,3 +229,41 @@ func TestSyncReplacesUnstartedAndOtherSelection(t *testing.T) {
 		t.Fatalf("the other selection's run: %q", rs)
 	}
 }
+
+// An approved plan stopped mid-split is finished by applying it again,
+// not by a plain run, which says so; its record is then finished.
+func TestApplyUnfinished(t *testing.T) {
+	s, _ := lesmis(t)
+	o := options("dry")
+	o.DryRun = true
+	dry, err := syncjob.Sync(ctx(t), s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := dry.Plan
+	plan.RunID, plan.ExactNeighbors = "approved-1", true
+	plan.Approved = &splitplan.ApprovedRef{File: "a.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:1111111111111111"}
+	if sum, err := syncjob.Apply(ctx(t), &stopAfter{Store: s, after: 1}, plan, syncjob.ApplyOptions{}); !syncjob.IsUnreachable(err) || sum.Split.Split != 1 {
+		t.Fatalf("the stopped apply: %v %+v", err, sum)
+	}
+	if rs := records(t, s); rs != "approved-1:true " {
+		t.Fatalf("records: %q", rs)
+	}
+	// A plain run (stopped before its first split, so that the graph stays
+	// the approved plan's).
+	var log bytes.Buffer
+	sum, err := syncjob.Sync(ctx(t), &stopAfter{Store: s, after: 0}, unfinishedOptions(&log))
+	if !syncjob.IsUnreachable(err) || sum.Resumed || sum.Unfinished != nil || sum.NodeCount == 0 {
+		t.Fatalf("a plain run: %v %+v", err, sum)
+	}
+	if !strings.Contains(log.String(), "run approved-1, which applies the approved plan a.json, stopped after 1 of 3 splits") {
+		t.Fatalf("no warning about the stopped approved plan:\n%s", log.String())
+	}
+	sum, err = syncjob.Apply(ctx(t), s, plan, syncjob.ApplyOptions{})
+	if err != nil || !sum.Resumed || sum.Split.AlreadyDone != 1 || sum.Split.Split != 2 {
+		t.Fatalf("apply again: %v %+v", err, sum)
+	}
+	if rs := records(t, s); !strings.Contains(rs, "approved-1:false ") {
+		t.Fatalf("records: %q", rs)
+	}
+}
