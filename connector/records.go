@@ -10,7 +10,8 @@ import (
 )
 
 // The runs' records (syncjob.Recorder): a (:FondueRun {run_id}) node per
-// run, with its plan and review decisions as JSON text.
+// run, with its plan and review decisions as JSON text, and unfinished =
+// true until the run's loop completes.
 
 // AddRecord stores r in a (:FondueRun {run_id}) node unless the run has
 // one, and returns the stored record when it is another.
@@ -19,7 +20,10 @@ func (c *Conn) AddRecord(ctx context.Context, r syncjob.Record) (*syncjob.Record
 	if err != nil {
 		return nil, err
 	}
-	params := map[string]any{"run": r.RunID, "plan": string(r.Plan), "at": r.CreatedAt, "approved": nil, "reviewedAt": nil, "decisions": nil}
+	params := map[string]any{"run": r.RunID, "plan": string(r.Plan), "at": r.CreatedAt, "approved": nil, "reviewedAt": nil, "decisions": nil, "unfinished": nil}
+	if r.Unfinished {
+		params["unfinished"] = true
+	}
 	if r.Decisions != nil {
 		params["decisions"] = string(r.Decisions)
 	}
@@ -78,9 +82,17 @@ func (c *Conn) Records(ctx context.Context) ([]syncjob.Record, error) {
 		if ds, ok := r.Values[1].(string); ok {
 			rec.Decisions = []byte(ds)
 		}
+		rec.CreatedAt, _ = r.Values[2].(string)
+		rec.Unfinished, _ = r.Values[3].(bool)
 		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// FinishRecord marks the record of a run finished, in a write transaction
+// that checks the lock first.
+func (c *Conn) FinishRecord(ctx context.Context, runID string) error {
+	return c.fenced(ctx, "record_finish", map[string]any{"run": runID}, "marking run "+runID+" finished", "mark run "+runID+" finished")
 }
 
 // DeleteRecord deletes the record of a run, in a write transaction that

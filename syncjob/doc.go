@@ -7,8 +7,9 @@
 // # The store gives primitives, this package the loops
 //
 // A Store is Locker (Lock), Source (Pull), Sink (WriteBatch), Recorder
-// (AddRecord, Record, Records, DeleteRecord, ClearDecisions: the run's
-// record, its plan and review decisions) and Graph (Read, Write, Unique),
+// (AddRecord, Record, Records, FinishRecord, DeleteRecord, ClearDecisions:
+// the run's record, its plan, review decisions and whether it finished)
+// and Graph (Read, Write, Unique),
 // whose transactions (Tx) read nodes (Nodes, Find), relationships (Rels),
 // and change the graph (Lock, Create, Move, Set, Delete). No primitive
 // loops over a plan: the loops are written once here, for every store:

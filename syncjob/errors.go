@@ -35,6 +35,9 @@ var (
 	// ErrUnknownRun: Undo found nothing of the run: no record of it and no
 	// node split by it (a mistyped run id, or a run undone already).
 	ErrUnknownRun = errors.New("no such run")
+	// ErrUnfinished: a run of the same selection stopped mid-split and
+	// Options.Unfinished is UnfinishedFail; nothing was written.
+	ErrUnfinished = errors.New("an earlier run is unfinished")
 	// ErrMemory: the run's estimated peak memory exceeds its limit
 	// (Options.Memory); nothing was scored or written.
 	ErrMemory = errors.New("not enough memory")

@@ -30,6 +30,7 @@ const (
 	OptSkipProperties Option = "Options.SkipProperties"
 	OptApplyCloneKey  Option = "ApplyOptions.CloneKey"
 	OptLockTTL        Option = "LockOptions.TTL"
+	OptUnfinished     Option = "Options.Unfinished"
 
 	OptDuplicateType Option = "DuplicateOptions.Type"
 	OptNameProperty  Option = "DuplicateOptions.NameProperty"

@@ -13,7 +13,8 @@ import (
 // StorePlan stores the plan of its run in the run's record unless one is
 // stored already (with its Decisions, which Decisions reads), and returns
 // the stored plan: the first one wins, so that a re-run resumes it
-// (splitplan.Plan.CheckStored refuses another approved plan).
+// (splitplan.Plan.CheckStored refuses another approved plan). The record
+// is unfinished until the split loop completes (Recorder.FinishRecord).
 func StorePlan(ctx context.Context, st Store, p *splitplan.Plan) (*splitplan.Plan, error) {
 	if err := st.Unique(ctx, RunLabel, "run_id"); err != nil {
 		return nil, err
@@ -26,7 +27,7 @@ func StorePlan(ctx context.Context, st Store, p *splitplan.Plan) (*splitplan.Pla
 	if err != nil {
 		return nil, err
 	}
-	r := Record{RunID: p.RunID, Plan: data, CreatedAt: p.CreatedAt, Decisions: ds}
+	r := Record{RunID: p.RunID, Plan: data, CreatedAt: p.CreatedAt, Decisions: ds, Unfinished: true}
 	if p.Approved != nil {
 		r.Approved, r.ReviewedAt = p.Approved.Fingerprint, p.Approved.ReviewedAt
 	}

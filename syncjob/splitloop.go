@@ -290,7 +290,7 @@ func Split(ctx context.Context, st Store, p *splitplan.Plan, now time.Time, prog
 		case errors.As(err, &serr):
 			ss.Duration = time.Since(t0)
 			if IsUnreachable(err) {
-				err = fmt.Errorf("%w; re-run with the same run id to resume", err)
+				err = fmt.Errorf("%w; re-run with the same run id to resume (a run given none resumes it too)", err)
 			}
 			return ss, err
 		default:

@@ -94,8 +94,9 @@ type BatchResult struct {
 }
 
 // Recorder keeps the record of each run: its split plan (what undo and a
-// resumed run read) and the review decisions later runs remember. The
-// record is a node of the store with RunLabel (not part of any pull).
+// resumed run read), the review decisions later runs remember, and
+// whether the run finished. The record is a node of the store with
+// RunLabel (not part of any pull).
 type Recorder interface {
 	// AddRecord stores r unless the run has a record already, and returns
 	// the stored one when it is another (nil when r was stored, or one
@@ -105,6 +106,9 @@ type Recorder interface {
 	Record(ctx context.Context, runID string) (*Record, error)
 	// Records returns every record without its plan, by run id.
 	Records(ctx context.Context) ([]Record, error)
+	// FinishRecord marks the record of a run finished (Record.Unfinished
+	// false), if it has one.
+	FinishRecord(ctx context.Context, runID string) error
 	// DeleteRecord deletes the record of a run, if any.
 	DeleteRecord(ctx context.Context, runID string) error
 	// ClearDecisions removes the decisions of run runID ("": of every
@@ -120,6 +124,11 @@ type Record struct {
 	// ReviewedAt, for an approved plan, its fingerprint and review time.
 	CreatedAt, Approved, ReviewedAt string
 	Decisions                       []byte // splitplan.MarshalDecisions; nil: none
+	// Unfinished is set from AddRecord until FinishRecord: the run's loop
+	// (a split, a merge) has not completed, it is running or it stopped
+	// (killed, the store lost) and the next run resumes or undoes it.
+	// Records written before it existed read as finished.
+	Unfinished bool
 }
 
 // NameChecker is implemented by stores that restrict the names of labels,

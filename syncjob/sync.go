@@ -25,8 +25,14 @@ import (
 type Options struct {
 	// RunID names the run (default runid.New()): the scores' run property,
 	// the lock's holder, the split plan and its undo. Re-running a run id
-	// with Split resumes its stored plan instead of scoring again.
+	// with Split resumes its stored plan instead of scoring again; without
+	// a RunID, a run with Split first looks for an unfinished run of the
+	// same selection (see Unfinished).
 	RunID string
+	// Unfinished says what a run with Split and no RunID does when a run
+	// of the same selection stopped mid-split (killed, its store lost):
+	// resume it (the zero value), undo it first, or fail. See Unfinished.
+	Unfinished Unfinished
 	// Pull chooses the subgraph.
 	Pull PullOptions
 	// Write says where the scores go; its RunID is Options.RunID.
@@ -109,8 +115,11 @@ type Summary struct {
 	Configuration     map[string]any        `json:"configuration"`
 	Split             *splitplan.SplitStats `json:"split,omitempty"`
 	Resumed           bool                  `json:"resumed,omitempty"`
-	DryRun            bool                  `json:"dryRun,omitempty"`
-	Plan              *splitplan.Plan       `json:"plan,omitempty"`
+	// Unfinished lists the runs that had stopped mid-split which this run
+	// found, and what it did with them (Options.Unfinished).
+	Unfinished []UnfinishedRun `json:"unfinished,omitempty"`
+	DryRun     bool            `json:"dryRun,omitempty"`
+	Plan       *splitplan.Plan `json:"plan,omitempty"`
 	// ApprovedPlan is the approved plan applied (Apply).
 	ApprovedPlan *splitplan.ApprovedRef `json:"approvedPlan,omitempty"`
 	// Remembered are the nodes not proposed for a split because of a
@@ -245,7 +254,10 @@ func (o *Options) skip() []string {
 // it, write the scores and, with Split, store the split plan and carry it
 // out. A run id whose plan is stored already resumes that plan (no pull,
 // no scoring), unless none of its nodes was split yet: then the run starts
-// afresh and its plan replaces the stored one. With DryRun nothing is
+// afresh and its plan replaces the stored one. Given no run id, a run with
+// Split first resumes (or undoes, or fails on: Options.Unfinished) a run
+// of the same selection that stopped mid-split, whose record says it did
+// not finish (Summary.Unfinished says so). With DryRun nothing is
 // written and no lock is taken. Every name of o (labels, types,
 // properties) is checked first (NameChecker), in the dry run too.
 //
@@ -254,6 +266,7 @@ func (o *Options) skip() []string {
 // summary is complete). A lost lock gives an error for which IsLocked (or,
 // when the store could not be reached, IsUnreachable) is true.
 func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
+	given := o.RunID != ""
 	o.defaults()
 	log := o.Log.With("run_id", o.RunID)
 	t0 := time.Now()
@@ -266,6 +279,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	}
 	if err := splitplan.CheckCloneKey(o.CloneKey); err != nil {
 		return sum, Errorf(ErrInvalid, err, "%s %v", OptCloneKey, err)
+	}
+	if err := o.Unfinished.check(); err != nil {
+		return sum, err
 	}
 
 	if d := o.Duplicates; d != nil {
@@ -285,19 +301,28 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		ctx = lockCtx
 		if o.Split {
 			// A run id that already stored a split plan resumes it: the
-			// graph is (partly) split, so it is not scored again.
+			// graph is (partly) split, so it is not scored again. Without
+			// a run id, so does an unfinished run of the same selection.
 			plan, err := LoadPlan(ctx, st, o.RunID)
 			if err != nil {
 				return sum, lockError(ctx, err)
 			}
 			if plan != nil {
 				plan, err = replaceUnstarted(ctx, st, plan, log)
-				if err != nil {
-					return sum, lockError(ctx, err)
+			} else if !given {
+				if plan, err = finishUnfinished(ctx, st, &o, sum, log); plan != nil {
+					log = o.Log.With("run_id", o.RunID)
 				}
 			}
+			if err != nil {
+				return sum, lockError(ctx, err)
+			}
 			if plan != nil {
-				log.Info("resuming the split plan of this run id", "phase", "split", "nodes", len(plan.Nodes))
+				if given {
+					log.Info("resuming the split plan of this run id", "phase", "split", "nodes", len(plan.Nodes))
+				} else {
+					log.Info(sum.Unfinished[0].String(), "phase", "split", "nodes", len(plan.Nodes))
+				}
 				sum.Resumed = true
 				if err := runSplit(ctx, st, plan, sum, o, log); err != nil {
 					return sum, lockError(ctx, err)
@@ -603,6 +628,9 @@ func runSplit(ctx context.Context, st Store, plan *splitplan.Plan, sum *Summary,
 	sum.SplitMillis = time.Since(t0).Milliseconds()
 	sum.Split = &ss
 	if err != nil {
+		return err // the record stays unfinished: the next run resumes it
+	}
+	if err := st.FinishRecord(ctx, plan.RunID); err != nil {
 		return err
 	}
 	log.Info("split", "phase", "split", "planned", ss.Planned, "split", ss.Split,

@@ -36,6 +36,11 @@ func Undo(ctx context.Context, st Store, o UndoOptions) (UndoStats, error) {
 		return UndoStats{}, err
 	}
 	defer release()
+	return undoHeld(ctx, st, o, log)
+}
+
+// undoHeld is Undo under a lock held already (ctx is the lock's).
+func undoHeld(ctx context.Context, st Store, o UndoOptions, log *slog.Logger) (UndoStats, error) {
 	if merge, err := isMergeRun(ctx, st, o.RunID); err != nil || merge {
 		if err != nil {
 			return UndoStats{}, lockError(ctx, err)

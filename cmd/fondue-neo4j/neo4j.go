@@ -44,11 +44,12 @@ func (a *app) neo4jConfig() (connector.Config, error) {
 	return cfg, nil
 }
 
-// runID returns run_id, or a new one: the UTC time and a random suffix.
+// runID returns run_id, "" when it is not set: syncjob.Sync then resumes
+// an unfinished run or takes a new id (the UTC time and a random suffix).
 func (a *app) runID() (string, error) {
 	id := a.cfg.RunID
 	if id == "" {
-		return runid.New(), nil
+		return "", nil
 	}
 	if !runid.Valid(id) {
 		return "", usageErrorf("run_id %q: use up to 128 letters, digits and . _ : + -", id)

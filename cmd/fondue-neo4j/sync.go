@@ -31,7 +31,9 @@ writes each node's ambiguity (percentile in (0, 1]), raw score, estimated number
 entities and run id back as properties, in batches. With --split it then splits the most ambiguous nodes: one
 new node per extra group of neighbours, relationships moved, all undoable with
 "fondue-neo4j undo --run-id ID". A lock in the database keeps two runs from writing
-at once.
+at once. A sync --split given no run id first finishes a run of the same selection
+that stopped mid-split (killed, Neo4j lost) under that run's id, and says so
+(--unfinished resume; undo undoes it first, fail refuses to run).
 
 With --merge --plan FILE it merges the accepted pairs of a merge plan (made by
 "sync --duplicates --dry-run", decided on the review page or with "plan
@@ -101,6 +103,9 @@ type syncSettings struct {
 	// duplicates finds duplicates instead of scoring (duplicates.enabled).
 	duplicates *syncjob.DuplicateOptions
 	merge      bool // merge.enabled: planFile is a merge plan
+	// unfinished is what a run with no run id does with an unfinished one
+	// (split.unfinished).
+	unfinished syncjob.Unfinished
 }
 
 func (a *app) syncSettings() (*syncSettings, error) {
@@ -172,6 +177,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 			return nil, err
 		}
 	}
+	s.unfinished = syncjob.Unfinished(c.Split.Unfinished)
 	if err := s.checkSplit(); err != nil {
 		return nil, err
 	}
@@ -296,7 +302,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		return exitCode(err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	a.log.Debug("connected", "run_id", s.runID, "phase", "connect", "neo4j", conn.Version())
+	a.log.Debug("connected", "phase", "connect", "neo4j", conn.Version())
 	pr := newProgress(a)
 	defer pr.finish()
 	pull := s.pull
@@ -319,7 +325,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	}
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
-		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Memory: guard, Duplicates: s.duplicates,
+		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard, Duplicates: s.duplicates,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// Warm start from the checkpoint file (vectors and optimizer
 			// state); without one, syncjob uses the vectors saved in node
@@ -337,6 +343,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	pr.finish()
 	a.ran.Sync = sum
 	if sum != nil {
+		s.runID = sum.RunID // a new one, or the unfinished run's it resumed
 		sum.Configuration, sum.Neo4jVersion = s.configuration(), conn.Version()
 	}
 	switch {

@@ -657,6 +657,20 @@ func (s *Store) Records(ctx context.Context) ([]syncjob.Record, error) {
 	return out, nil
 }
 
+// FinishRecord marks the record of a run finished.
+func (s *Store) FinishRecord(ctx context.Context, runID string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.checkFence("marking run " + runID + " finished"); err != nil {
+		return err
+	}
+	if r, ok := s.records[runID]; ok && r.Unfinished {
+		r.Unfinished = false
+		s.writes++
+	}
+	return nil
+}
+
 // DeleteRecord deletes the record of a run.
 func (s *Store) DeleteRecord(ctx context.Context, runID string) error {
 	s.mu.Lock()

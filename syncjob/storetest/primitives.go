@@ -192,7 +192,9 @@ func testTx(t *testing.T, f Factory) {
 }
 
 // Records: the first record of a run wins; Records lists them without
-// their plans; the decisions are cleared by run, the records kept.
+// their plans, with when they were made and whether they are unfinished
+// (until FinishRecord); the decisions are cleared by run, the records
+// kept.
 func testRecords(t *testing.T, f Factory) {
 	st := f(t, Seed()).Store()
 	ctx := Ctx(t)
@@ -200,7 +202,7 @@ func testRecords(t *testing.T, f Factory) {
 		t.Fatal(err)
 	}
 	for _, r := range []syncjob.Record{
-		{RunID: "b", Plan: []byte(`{"runId":"b"}`), CreatedAt: "2025-01-02T03:04:05.000Z", Decisions: []byte(`[1]`)},
+		{RunID: "b", Plan: []byte(`{"runId":"b"}`), CreatedAt: "2025-01-02T03:04:05.000Z", Decisions: []byte(`[1]`), Unfinished: true},
 		{RunID: "a", Plan: []byte(`{"runId":"a"}`), CreatedAt: "2025-01-01T03:04:05.000Z", Approved: "sha256:00", ReviewedAt: "2025-01-01T04:00:00.000Z", Decisions: []byte(`[2]`)},
 	} {
 		if other, err := st.AddRecord(ctx, r); err != nil || other != nil {
@@ -227,18 +229,23 @@ func testRecords(t *testing.T, f Factory) {
 		}
 		var b strings.Builder
 		for _, r := range rs {
-			fmt.Fprintf(&b, "%s:%s:%d ", r.RunID, r.Decisions, len(r.Plan))
+			fmt.Fprintf(&b, "%s:%s:%d:%s:%v ", r.RunID, r.Decisions, len(r.Plan), r.CreatedAt[:10], r.Unfinished)
 		}
 		return b.String()
 	}
-	if got := list(); got != "a:[2]:0 b:[1]:0 " {
+	if got := list(); got != "a:[2]:0:2025-01-01:false b:[1]:0:2025-01-02:true " {
 		t.Fatalf("records: %q", got)
 	}
 	if err := st.ClearDecisions(ctx, "b"); err != nil {
 		t.Fatal(err)
 	}
-	if got := list(); got != "a:[2]:0 b::0 " {
-		t.Fatalf("decisions of b cleared: %q", got)
+	for _, run := range []string{"b", "c"} { // c has no record: nothing to do
+		if err := st.FinishRecord(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := list(); got != "a:[2]:0:2025-01-01:false b::0:2025-01-02:false " {
+		t.Fatalf("decisions of b cleared, b finished: %q", got)
 	}
 	if err := st.ClearDecisions(ctx, ""); err != nil {
 		t.Fatal(err)
@@ -246,7 +253,7 @@ func testRecords(t *testing.T, f Factory) {
 	if err := st.DeleteRecord(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
-	if got := list(); got != "b::0 " {
+	if got := list(); got != "b::0:2025-01-02:false " {
 		t.Fatalf("a deleted, every decision cleared: %q", got)
 	}
 }

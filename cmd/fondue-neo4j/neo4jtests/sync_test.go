@@ -24,21 +24,22 @@ import (
 
 // syncSummary is sync's --output json summary (the fields the tests read).
 type syncSummary struct {
-	RunID                 string                `json:"runId"`
-	NodeCount             int                   `json:"nodeCount"`
-	RelationshipCount     int                   `json:"relationshipCount"`
-	NodePropertiesWritten int                   `json:"nodePropertiesWritten"`
-	ComputeMillis         int64                 `json:"computeMillis"`
-	Epochs                int                   `json:"epochs"`
-	WarmStartNodes        int                   `json:"warmStartNodes"`
-	UnscoredNodes         int                   `json:"unscoredNodes"`
-	Scored                *scoredSummary        `json:"scored"`
-	Configuration         map[string]any        `json:"configuration"`
-	Split                 *splitplan.SplitStats `json:"split"`
-	Resumed               bool                  `json:"resumed"`
-	DryRun                bool                  `json:"dryRun"`
-	Plan                  *splitplan.Plan       `json:"plan"`
-	Neo4jVersion          string                `json:"neo4jVersion"`
+	RunID                 string                  `json:"runId"`
+	NodeCount             int                     `json:"nodeCount"`
+	RelationshipCount     int                     `json:"relationshipCount"`
+	NodePropertiesWritten int                     `json:"nodePropertiesWritten"`
+	ComputeMillis         int64                   `json:"computeMillis"`
+	Epochs                int                     `json:"epochs"`
+	WarmStartNodes        int                     `json:"warmStartNodes"`
+	UnscoredNodes         int                     `json:"unscoredNodes"`
+	Scored                *scoredSummary          `json:"scored"`
+	Configuration         map[string]any          `json:"configuration"`
+	Split                 *splitplan.SplitStats   `json:"split"`
+	Resumed               bool                    `json:"resumed"`
+	Unfinished            []syncjob.UnfinishedRun `json:"unfinished"`
+	DryRun                bool                    `json:"dryRun"`
+	Plan                  *splitplan.Plan         `json:"plan"`
+	Neo4jVersion          string                  `json:"neo4jVersion"`
 }
 
 // scoredSummary is the summary's "scored": the scored nodes per label and

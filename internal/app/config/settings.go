@@ -488,6 +488,14 @@ var settings = []Setting{
 		Flags: []Flag{{Name: "clone-key", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Split.CloneKey },
 		Feeds: []syncjob.Option{syncjob.OptCloneKey, syncjob.OptApplyCloneKey}},
+	{Key: "split.unfinished", Kind: Enum, Default: string(syncjob.UnfinishedResume), Values: syncjob.UnfinishedValues,
+		Help: "sync --split with no run id, when a run of the same selection stopped mid-split (killed, Neo4j lost): resume it (and stop there), undo it and then run, or fail",
+		Doc: "`sync --split` with no run id, when a run of the same selection stopped mid-split (killed, Neo4j lost): " +
+			"`resume` carries out the rest of its plan under its run id and stops there; `undo` undoes its splits, then runs as usual; " +
+			"`fail` exits with code 1, naming it. See [scheduled-job.md](scheduled-job.md#a-night-that-fails)",
+		Flags: []Flag{{Name: "unfinished", On: CmdSync}},
+		Field: func(c *Config) any { return &c.Split.Unfinished },
+		Feeds: []syncjob.Option{syncjob.OptUnfinished}},
 	{Key: "split.skip_properties", Kind: List, Default: []string{},
 		Help:  "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated",
 		Flags: []Flag{{Name: "skip-properties", On: CmdSync}},

@@ -156,6 +156,7 @@ type Split struct {
 	CloneKey       string // split.clone_key: the scheme of split nodes' keys
 	SkipProperties []string
 	Plan           string // sync: an approved plan to apply
+	Unfinished     string // split.unfinished: resume, undo or fail
 }
 
 // Merging is the merging of duplicate nodes in sync (merge.*).

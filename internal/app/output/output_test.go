@@ -176,6 +176,20 @@ func TestSyncSummaryRemembered(t *testing.T) {
 	}
 }
 
+// A run that resumed an unfinished one says so first, and in its record.
+func TestSyncSummaryUnfinished(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r4", Resumed: true, Unfinished: []syncjob.UnfinishedRun{{RunID: "r4", Split: 12, Planned: 40, Action: "resumed"}},
+		Split: &splitplan.SplitStats{Planned: 40, Split: 28, AlreadyDone: 12}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	if want := "resuming run r4, which stopped after 12 of 40 splits\nrun r4: "; !strings.HasPrefix(buf.String(), want) {
+		t.Errorf("got\n%s\nwant it to start %q", buf.String(), want)
+	}
+	if attrs := fmt.Sprint(SyncAttrs(sum)); !strings.Contains(attrs, "unfinished [resuming run r4, which stopped after 12 of 40 splits]") {
+		t.Errorf("attrs %s", attrs)
+	}
+}
+
 func TestEstimateText(t *testing.T) {
 	e := memory.Predict(1000, 5000, memory.Options{Dim: 8, Workers: 2})
 	var buf bytes.Buffer

@@ -25,6 +25,9 @@ const terminalTop = 5
 // was written or the approved plan applied, what was scored, and
 // what was split with the command that undoes it.
 func SyncText(w io.Writer, sum *syncjob.Summary) {
+	for _, u := range sum.Unfinished {
+		fmt.Fprintln(w, u.String())
+	}
 	if ap := sum.ApprovedPlan; ap != nil {
 		fmt.Fprintf(w, "run %s: approved plan %s (reviewed %s)\n", sum.RunID, ap.File, ap.ReviewedAt)
 	} else {
@@ -88,6 +91,13 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 	}
 	if ap := sum.ApprovedPlan; ap != nil {
 		attrs = append(attrs, "approvedPlan", ap.File, "approvedFingerprint", ap.Fingerprint)
+	}
+	var unfinished []string
+	for _, u := range sum.Unfinished {
+		unfinished = append(unfinished, u.String())
+	}
+	if unfinished != nil {
+		attrs = append(attrs, "unfinished", unfinished)
 	}
 	return attrs
 }
