@@ -431,6 +431,9 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 		attrs = append(attrs, "prior_s", round3(t.Prior.Seconds()), "embedding_s", round3(t.Embedding.Seconds()),
 			"epochs", res.CNE.Epochs, "converged", res.CNE.Converged, "cne_mode", res.CNE.Mode.String())
 	}
+	if s := res.Sure; s != nil {
+		attrs = append(attrs, "top", output.SureText(*s), "top_places", s.Top, "top_by_chance", round3(s.Chance))
+	}
 	if res.Proposals != nil {
 		attrs = append(attrs, "splitting_s", round3(t.Splitting.Seconds()), "proposals", len(res.Proposals))
 	}
@@ -438,6 +441,11 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 		a.log.Info("scored", attrs...)
 	} else {
 		a.log.Debug("scored", attrs...)
+		if s := res.Sure; s != nil {
+			// How sure the top is, a finding rather than a cost: said at
+			// any log level that shows information.
+			a.log.Info("ranking", "top", output.SureText(*s), "top_places", s.Top, "top_by_chance", round3(s.Chance))
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
@@ -189,5 +190,28 @@ func TestEstimateText(t *testing.T) {
 	}
 	if m := EstimateJSON(1000, 5000, e, true, 0); m["fits"] != true || m["bytesPeak"] != e.Peak || m["limitBytes"] != int64(0) {
 		t.Errorf("%v", m)
+	}
+}
+
+// How sure the top is, in words, in the terminal summary and the log record.
+func TestSyncSummarySure(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r4", Scored: &syncjob.Scored{Nodes: 300, Sure: &score.Sure{Top: 3, Chance: 1.4}}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	want := "scored 300 nodes\n" +
+		"the top 1% (3 nodes) is well separated: chance alone would put about 1.4 of them there, so ambiguity > 0.99 is worth reviewing\n"
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", buf.String(), want)
+	}
+	if attrs := fmt.Sprint(SyncAttrs(sum)); !strings.Contains(attrs, "sureTop 3 sureChance 1.4 sureSeparated true") {
+		t.Errorf("attrs %s", attrs)
+	}
+	for s, want := range map[score.Sure]string{
+		{Top: 4, Chance: 2}:   "treat the top 1% (4 nodes) as a short list to check, not a finding: chance alone would put about 2.0 of them there",
+		{Top: 1, Chance: 1.3}: "treat the top 1% (1 node) as a short list to check, not a finding: chance alone would fill it",
+	} {
+		if got := SureText(s); got != want {
+			t.Errorf("%+v: %q, want %q", s, got, want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -64,6 +65,9 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 			top = append(top, n.Key.DescribeNode(n.Name))
 		}
 		attrs = append(attrs, "mostAmbiguous", top)
+		if s := sc.Sure; s != nil {
+			attrs = append(attrs, "sureTop", s.Top, "sureChance", s.Chance, "sureSeparated", s.Separated())
+		}
 	}
 	if sum.WarmStartFrom != "" {
 		attrs = append(attrs, "warmStartFrom", sum.WarmStartFrom, "warmStartNodes", sum.WarmStartNodes, "warmStartNewNodes", sum.WarmStartNewNodes, "epochs", sum.Epochs)
@@ -146,6 +150,9 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 		}
 	}
 	fmt.Fprintf(w, "%s\n", line)
+	if sc.Sure != nil {
+		fmt.Fprintf(w, "%s\n", SureText(*sc.Sure))
+	}
 	if len(sc.Top) == 0 {
 		return
 	}
@@ -157,6 +164,20 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 		}
 		fmt.Fprintf(w, "  %.4f  %.6g  %s%s\n", n.Ambiguity, n.Score, n.Key.DescribeNode(n.Name), labels)
 	}
+}
+
+// SureText says in words how sure the top 1% of a ranking is (see
+// score.Sure): well separated when chance explains less than half of it,
+// else a short list to check.
+func SureText(s score.Sure) string {
+	chance := fmt.Sprintf("chance alone would put about %.1f of them there", s.Chance)
+	if s.Chance >= float64(s.Top) {
+		chance = "chance alone would fill it"
+	}
+	if s.Separated() {
+		return fmt.Sprintf("the top 1%% (%s) is well separated: %s, so ambiguity > 0.99 is worth reviewing", plural.N(s.Top, "node"), chance)
+	}
+	return fmt.Sprintf("treat the top 1%% (%s) as a short list to check, not a finding: %s", plural.N(s.Top, "node"), chance)
 }
 
 func ms(m int64) string {
