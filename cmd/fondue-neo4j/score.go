@@ -441,11 +441,6 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 		a.log.Info("scored", attrs...)
 	} else {
 		a.log.Debug("scored", attrs...)
-		if s := res.Sure; s != nil {
-			// How sure the top is, a finding rather than a cost: said at
-			// any log level that shows information.
-			a.log.Info("ranking", "top", output.SureText(*s), "top_places", s.Top, "top_by_chance", round3(s.Chance))
-		}
 	}
 }
 
