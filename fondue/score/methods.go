@@ -185,8 +185,9 @@ func EmbeddingSure(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts
 		}
 		ev := graphEvidence(disc, eff)
 		t := combineTerms(g, fs, ev, disconnectionWeight(g, ev))
-		sure := sureness(g, t, 0, opts.Seed)
-		return t.scores(), &sure, nil
+		scores := t.scores()
+		sure := sureness(g, t, scores, 0, opts.Seed)
+		return scores, &sure, nil
 	}
 	return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }

@@ -46,11 +46,12 @@ const sureShuffles = 10
 // streamSure is the random stream of the null's shuffles.
 const streamSure uint64 = 0x73757265 // "sure"
 
-// sureness measures the top of the combined ranking of t (see Sure) at
+// sureness measures the top of the combined ranking of t, whose scores
+// are obs (t.scores()), (see Sure) at
 // top places (0: the top 1%, count/100 rounded up), with shuffles drawn from seed: one stream per
 // shuffle, in order, so the result does not depend on any worker count.
 // Zero when no entry is scored.
-func sureness(g *graph.Graph, t *terms, top int, seed uint64) Sure {
+func sureness(g *graph.Graph, t *terms, obs []float64, top int, seed uint64) Sure {
 	var bins [65][]int32
 	count := 0
 	for k, ok := range t.ok {
@@ -67,7 +68,6 @@ func sureness(g *graph.Graph, t *terms, top int, seed uint64) Sure {
 		top = (count + 99) / 100
 	}
 	top = min(top, count)
-	obs := t.scores()
 	x := make([]float64, 0, count)
 	for _, v := range obs {
 		if !math.IsNaN(v) {

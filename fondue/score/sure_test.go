@@ -59,13 +59,13 @@ func TestSurenessNoSecondSignal(t *testing.T) {
 		ok[k] = true
 	}
 	flat := &terms{zf: zf, ze: make([]float64, 250), zd: make([]float64, 250), ok: ok, wEv: 1}
-	if got := sureness(g, flat, 0, 7); got != (Sure{Top: 3, Chance: 3}) {
+	if got := sureness(g, flat, flat.scores(), 0, 7); got != (Sure{Top: 3, Chance: 3}) {
 		t.Errorf("tied evidence: %+v, want top 3, chance 3", got)
 	}
 	ze := slices.Clone(zf)
 	slices.Reverse(ze)
 	unweighted := &terms{zf: zf, ze: ze, zd: make([]float64, 250), ok: ok}
-	if got := sureness(g, unweighted, 5, 7); got != (Sure{Top: 5, Chance: 5}) {
+	if got := sureness(g, unweighted, unweighted.scores(), 5, 7); got != (Sure{Top: 5, Chance: 5}) {
 		t.Errorf("evidence weighted 0: %+v, want top 5, chance 5", got)
 	}
 	// The path 0-1-2 and node 3 with 4 leaves: degrees 1, 2, 1, 4, 1, 1,
@@ -79,10 +79,10 @@ func TestSurenessNoSecondSignal(t *testing.T) {
 	alone.ok[1], alone.ok[3] = true, true
 	alone.zf[1], alone.ze[1] = 1, -1
 	alone.zf[3], alone.ze[3] = -2, 1
-	if got := sureness(star, alone, 0, 7); got != (Sure{Top: 1, Chance: 1}) {
+	if got := sureness(star, alone, alone.scores(), 0, 7); got != (Sure{Top: 1, Chance: 1}) {
 		t.Errorf("one node a bin: %+v, want top 1, chance 1", got)
 	}
-	if got := sureness(star, &terms{ok: make([]bool, 8)}, 0, 7); got != (Sure{}) {
+	if got := sureness(star, &terms{ok: make([]bool, 8)}, nil, 0, 7); got != (Sure{}) {
 		t.Errorf("nothing scored: %+v, want zero", got)
 	}
 }
@@ -116,7 +116,7 @@ func TestSurenessMatchesDefinition(t *testing.T) {
 		}
 	}
 	for _, top := range []int{0, 1, 20} {
-		got := sureness(g, tm, top, 11)
+		got := sureness(g, tm, tm.scores(), top, 11)
 		// The definition, written out.
 		var obs []float64
 		for k := range n {
