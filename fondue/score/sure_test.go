@@ -161,3 +161,31 @@ func TestSurenessMatchesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// With signals unrelated to each other, chance fills the top: the null
+// has the observed scores' distribution, so Chance is Top up to the
+// noise of the top's cut (about √Top) and of ten shuffles; signals that
+// agree on a few nodes leave chance short of them.
+func TestSurenessCalibrated(t *testing.T) {
+	const n = 20000 // the top 1%: 200 places
+	g := cycle(t, n)
+	r := rng.SplitMix{S: 3}
+	tm := &terms{zf: make([]float64, n), ze: make([]float64, n), zd: make([]float64, n), ok: make([]bool, n), wEv: 1}
+	for k := range n {
+		tm.ok[k] = true
+		tm.zf[k], tm.ze[k] = r.Norm(), r.Norm()
+	}
+	s := sureness(g, tm, tm.scores(), 0, 1)
+	if s.Top != 200 || math.Abs(s.Chance-200) > 60 {
+		t.Errorf("unrelated signals: %+v, want top 200 and chance 200 ± 60", s)
+	}
+	// 100 nodes on which both signals are 4 standard deviations out.
+	for k := 0; k < n; k += n / 100 {
+		tm.zf[k], tm.ze[k] = 4, 4
+	}
+	s = sureness(g, tm, tm.scores(), 100, 1)
+	if !s.Separated() || s.Chance > 10 {
+		t.Errorf("100 agreed nodes: %+v, want chance under 10 of the top 100", s)
+	}
+	t.Logf("agreed: %+v", s)
+}
