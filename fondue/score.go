@@ -136,9 +136,10 @@ type Result struct {
 	// least 1: the effective number of the pieces of its neighbourhood (see
 	// EstimateEntities); 0 for the nodes without a score.
 	Entities []int
-	// Sure says how far the top 1% of the combined ranking stands above
-	// chance (score.Sure); nil for the other methods.
-	Sure      *score.Sure
+	// Sure says how far the top 1% of the combined ranking, and its top
+	// 100 on graphs of more than 100 nodes, stand above chance
+	// (score.Sure); nil for the other methods.
+	Sure      []score.Sure
 	Embedding *cne.Embedding // nil for the baselines
 	Prior     *cne.Prior     // nil for the baselines
 	CNE       cne.Stats

@@ -130,9 +130,9 @@ type Scored struct {
 	// Top are the most ambiguous nodes, most ambiguous first (ties in the
 	// order of the nodes: by key with graph.id_property).
 	Top []TopNode `json:"top"`
-	// Sure says how far the top 1% stands above chance (score.Sure); nil
-	// for the methods other than the default.
-	Sure *scoring.Sure `json:"sure,omitempty"`
+	// Sure says how far the top 1% and the top 100 stand above chance
+	// (fondue.Result.Sure); nil for the methods other than the default.
+	Sure []scoring.Sure `json:"sure,omitempty"`
 }
 
 // LabelCount counts the nodes of one label.

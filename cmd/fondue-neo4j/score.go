@@ -431,8 +431,8 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 		attrs = append(attrs, "prior_s", round3(t.Prior.Seconds()), "embedding_s", round3(t.Embedding.Seconds()),
 			"epochs", res.CNE.Epochs, "converged", res.CNE.Converged, "cne_mode", res.CNE.Mode.String())
 	}
-	if s := res.Sure; s != nil {
-		attrs = append(attrs, "top", output.SureText(*s), "top_places", s.Top, "top_by_chance", round3(s.Chance))
+	if len(res.Sure) > 0 {
+		attrs = append(attrs, "top", output.SureTexts(res.Sure))
 	}
 	if res.Proposals != nil {
 		attrs = append(attrs, "splitting_s", round3(t.Splitting.Seconds()), "proposals", len(res.Proposals))

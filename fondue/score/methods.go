@@ -162,10 +162,10 @@ func Embedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Opt
 }
 
 // EmbeddingSure scores as Embedding does and, for the combined method,
-// says how sure its top 1% is (Sure; nil for FONDUE alone, which has no
-// second signal to agree with). Sure costs sureShuffles passes over the
-// nodes and a sort of the scores.
-func EmbeddingSure(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, *Sure, error) {
+// says how sure its top 1% and its top 100 are (Sure, surePlaces; nil
+// for FONDUE alone, which has no second signal to agree with). It costs
+// sureShuffles passes over the nodes and a sort of the scores.
+func EmbeddingSure(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, []Sure, error) {
 	if emb == nil || emb.Len() != g.NumNodes() {
 		return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("scoring needs an embedding of the graph's %d nodes", g.NumNodes())}
 	}
@@ -186,8 +186,13 @@ func EmbeddingSure(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts
 		ev := graphEvidence(disc, eff)
 		t := combineTerms(g, fs, ev, disconnectionWeight(g, ev))
 		scores := t.scores()
-		sure := sureness(g, t, scores, 0, opts.Seed)
-		return scores, &sure, nil
+		count := 0
+		for _, ok := range t.ok {
+			if ok {
+				count++
+			}
+		}
+		return scores, surenessAt(g, t, scores, surePlaces(count), opts.Seed), nil
 	}
 	return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Sure says how far the top of a combined ranking stands above chance:
-// of the Top highest-ranked nodes (the top 1%), how many would rank as
+// of the Top highest-ranked nodes, how many would rank as
 // high if FONDUE and the graph evidence were unrelated beyond the degree
 // (Chance). The null pairs each node's FONDUE and degree terms with the
 // evidence of another node of its degree bin, drawn by shuffling the
@@ -19,13 +19,16 @@ import (
 // target-decoy estimate: the places the two signals do not earn by
 // agreeing. It says nothing of what both signals miss.
 type Sure struct {
-	Top    int     `json:"top"`    // places measured: the top 1% of the scored nodes, at least 1
+	Top    int     `json:"top"`    // places measured, at least 1
 	Chance float64 `json:"chance"` // how many of them the null fills, on average
+	// OnePercent marks the top 1% of the scored nodes (ambiguity > 0.99,
+	// count/100 rounded up); else Top is a fixed number of places.
+	OnePercent bool `json:"onePercent,omitempty"`
 }
 
 // Share is the share of the top that chance does not explain,
-// 1 − Chance/Top within [0, 1]: an estimate of the precision of the top
-// 1%, counting as right what both signals agree on.
+// 1 − Chance/Top within [0, 1]: an estimate of the precision of the top,
+// counting as right what both signals agree on.
 func (s Sure) Share() float64 {
 	if s.Top == 0 {
 		return 0
@@ -34,8 +37,8 @@ func (s Sure) Share() float64 {
 }
 
 // Separated reports a top that chance explains less than half of: most
-// of its places are earned by the two signals agreeing, so nodes of
-// ambiguity > 0.99 are more likely real than not. Otherwise the top is a
+// of its places are earned by the two signals agreeing, so its nodes are
+// more likely flagged by both than by chance. Otherwise the top is a
 // short list to check, not a finding.
 func (s Sure) Separated() bool { return s.Top > 0 && 2*s.Chance < float64(s.Top) }
 
@@ -46,12 +49,28 @@ const sureShuffles = 10
 // streamSure is the random stream of the null's shuffles.
 const streamSure uint64 = 0x73757265 // "sure"
 
+// surePlaces are the tops Score measures among count scored nodes: the
+// top 1% (0), and the top 100 when that is neither all of them nor the
+// top 1%.
+func surePlaces(count int) []int {
+	if 100 < count && (count+99)/100 != 100 {
+		return []int{0, 100}
+	}
+	return []int{0}
+}
+
 // sureness measures the top of the combined ranking of t, whose scores
-// are obs (t.scores()), (see Sure) at
-// top places (0: the top 1%, count/100 rounded up), with shuffles drawn from seed: one stream per
-// shuffle, in order, so the result does not depend on any worker count.
-// Zero when no entry is scored.
+// are obs (t.scores()), at top places (0: the top 1%); see surenessAt.
 func sureness(g *graph.Graph, t *terms, obs []float64, top int, seed uint64) Sure {
+	return surenessAt(g, t, obs, []int{top}, seed)[0]
+}
+
+// surenessAt measures the top of the combined ranking of t, whose scores
+// are obs (t.scores()), (see Sure) at each number of places of tops (0:
+// the top 1%, count/100 rounded up; at most all), with shuffles drawn
+// from seed: one stream per shuffle, in order, so the result does not
+// depend on any worker count. Zero Sures when no entry is scored.
+func surenessAt(g *graph.Graph, t *terms, obs []float64, tops []int, seed uint64) []Sure {
 	var bins [65][]int32
 	count := 0
 	for k, ok := range t.ok {
@@ -61,13 +80,10 @@ func sureness(g *graph.Graph, t *terms, obs []float64, top int, seed uint64) Sur
 			count++
 		}
 	}
+	out := make([]Sure, len(tops))
 	if count == 0 {
-		return Sure{}
+		return out
 	}
-	if top <= 0 {
-		top = (count + 99) / 100
-	}
-	top = min(top, count)
 	x := make([]float64, 0, count)
 	for _, v := range obs {
 		if !math.IsNaN(v) {
@@ -75,9 +91,17 @@ func sureness(g *graph.Graph, t *terms, obs []float64, top int, seed uint64) Sur
 		}
 	}
 	slices.Sort(x)
-	cut := x[count-top] // the top-th highest score
+	cuts := make([]float64, len(tops))
+	for c, top := range tops {
+		out[c].OnePercent = top <= 0
+		if top <= 0 {
+			top = (count + 99) / 100
+		}
+		out[c].Top = min(top, count)
+		cuts[c] = x[count-out[c].Top] // the Top-th highest score
+	}
 	perm := make([]int32, 0, count)
-	hits := 0
+	hits := make([]int, len(tops))
 	for s := range sureShuffles {
 		r := rng.SplitMix{S: rng.StreamSeed(seed, streamSure, uint64(s), 0)}
 		for _, idx := range bins {
@@ -87,11 +111,17 @@ func sureness(g *graph.Graph, t *terms, obs []float64, top int, seed uint64) Sur
 				perm[i], perm[j] = perm[j], perm[i]
 			}
 			for q, k := range idx {
-				if t.combined(int(k), int(perm[q])) >= cut {
-					hits++
+				v := t.combined(int(k), int(perm[q]))
+				for c, cut := range cuts {
+					if v >= cut {
+						hits[c]++
+					}
 				}
 			}
 		}
 	}
-	return Sure{Top: top, Chance: float64(hits) / sureShuffles}
+	for c := range out {
+		out[c].Chance = float64(hits[c]) / sureShuffles
+	}
+	return out
 }

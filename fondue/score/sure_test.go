@@ -59,7 +59,7 @@ func TestSurenessNoSecondSignal(t *testing.T) {
 		ok[k] = true
 	}
 	flat := &terms{zf: zf, ze: make([]float64, 250), zd: make([]float64, 250), ok: ok, wEv: 1}
-	if got := sureness(g, flat, flat.scores(), 0, 7); got != (Sure{Top: 3, Chance: 3}) {
+	if got := sureness(g, flat, flat.scores(), 0, 7); got != (Sure{Top: 3, Chance: 3, OnePercent: true}) {
 		t.Errorf("tied evidence: %+v, want top 3, chance 3", got)
 	}
 	ze := slices.Clone(zf)
@@ -79,7 +79,7 @@ func TestSurenessNoSecondSignal(t *testing.T) {
 	alone.ok[1], alone.ok[3] = true, true
 	alone.zf[1], alone.ze[1] = 1, -1
 	alone.zf[3], alone.ze[3] = -2, 1
-	if got := sureness(star, alone, alone.scores(), 0, 7); got != (Sure{Top: 1, Chance: 1}) {
+	if got := sureness(star, alone, alone.scores(), 0, 7); got != (Sure{Top: 1, Chance: 1, OnePercent: true}) {
 		t.Errorf("one node a bin: %+v, want top 1, chance 1", got)
 	}
 	if got := sureness(star, &terms{ok: make([]bool, 8)}, nil, 0, 7); got != (Sure{}) {
@@ -152,7 +152,7 @@ func TestSurenessMatchesDefinition(t *testing.T) {
 				}
 			}
 		}
-		want := Sure{Top: places, Chance: float64(hits) / sureShuffles}
+		want := Sure{Top: places, Chance: float64(hits) / sureShuffles, OnePercent: top == 0}
 		if got != want {
 			t.Errorf("top %d: %+v, want %+v", top, got, want)
 		}
@@ -176,7 +176,7 @@ func TestSurenessCalibrated(t *testing.T) {
 		tm.zf[k], tm.ze[k] = r.Norm(), r.Norm()
 	}
 	s := sureness(g, tm, tm.scores(), 0, 1)
-	if s.Top != 200 || math.Abs(s.Chance-200) > 60 {
+	if s.Top != 200 || !s.OnePercent || math.Abs(s.Chance-200) > 60 {
 		t.Errorf("unrelated signals: %+v, want top 200 and chance 200 ± 60", s)
 	}
 	// 100 nodes on which both signals are 4 standard deviations out.
@@ -188,4 +188,27 @@ func TestSurenessCalibrated(t *testing.T) {
 		t.Errorf("100 agreed nodes: %+v, want chance under 10 of the top 100", s)
 	}
 	t.Logf("agreed: %+v", s)
+}
+
+// The tops measured: the top 1%, and the top 100 where it is neither
+// all the nodes nor the top 1%; surenessAt measures each as sureness does.
+func TestSurePlaces(t *testing.T) {
+	for count, want := range map[int][]int{1: {0}, 100: {0}, 101: {0, 100}, 9901: {0}, 10000: {0}, 10001: {0, 100}} {
+		if got := surePlaces(count); !slices.Equal(got, want) {
+			t.Errorf("%d nodes: %v, want %v", count, got, want)
+		}
+	}
+	g := cycle(t, 500)
+	r := rng.SplitMix{S: 8}
+	tm := &terms{zf: make([]float64, 500), ze: make([]float64, 500), zd: make([]float64, 500), ok: make([]bool, 500), wEv: 1}
+	for k := range 500 {
+		tm.ok[k] = true
+		tm.zf[k], tm.ze[k] = r.Norm(), r.Norm()
+	}
+	obs := tm.scores()
+	got := surenessAt(g, tm, obs, []int{0, 100}, 4)
+	want := []Sure{sureness(g, tm, obs, 0, 4), sureness(g, tm, obs, 100, 4)}
+	if !slices.Equal(got, want) || got[0].Top != 5 || !got[0].OnePercent || got[1].Top != 100 || got[1].OnePercent {
+		t.Errorf("%+v, want %+v (top 5 and top 100)", got, want)
+	}
 }

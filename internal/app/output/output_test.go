@@ -195,23 +195,21 @@ func TestEstimateText(t *testing.T) {
 
 // How sure the top is, in words, in the terminal summary and the log record.
 func TestSyncSummarySure(t *testing.T) {
-	sum := &syncjob.Summary{RunID: "r4", Scored: &syncjob.Scored{Nodes: 300, Sure: &score.Sure{Top: 3, Chance: 1.4}}}
+	sure := []score.Sure{{Top: 3, Chance: 1.4, OnePercent: true}, {Top: 100, Chance: 50}}
+	sum := &syncjob.Summary{RunID: "r4", Scored: &syncjob.Scored{Nodes: 300, Sure: sure}}
 	var buf bytes.Buffer
 	SyncText(&buf, sum)
 	want := "scored 300 nodes\n" +
-		"the top 1% (3 nodes) is well separated: chance alone would put about 1.4 of them there, so ambiguity > 0.99 is worth reviewing\n"
+		"the top 1% (3 nodes, ambiguity > 0.99): well separated, chance alone would put about 1.4 of them there; worth reviewing\n" +
+		"the top 100 nodes: a short list to check, not a finding; chance alone would put about 50.0 of them there\n"
 	if !strings.HasSuffix(buf.String(), want) {
 		t.Errorf("got\n%s\nwant it to end with\n%s", buf.String(), want)
 	}
-	if attrs := fmt.Sprint(SyncAttrs(sum)); !strings.Contains(attrs, "sureTop 3 sureChance 1.4 sureSeparated true") {
+	if attrs := fmt.Sprint(SyncAttrs(sum)); !strings.Contains(attrs, "sure [the top 1% (3 nodes, ambiguity > 0.99): well separated") {
 		t.Errorf("attrs %s", attrs)
 	}
-	for s, want := range map[score.Sure]string{
-		{Top: 4, Chance: 2}:   "treat the top 1% (4 nodes) as a short list to check, not a finding: chance alone would put about 2.0 of them there",
-		{Top: 1, Chance: 1.3}: "treat the top 1% (1 node) as a short list to check, not a finding: chance alone would fill it",
-	} {
-		if got := SureText(s); got != want {
-			t.Errorf("%+v: %q, want %q", s, got, want)
-		}
+	want1 := "the top 1% (1 node, ambiguity > 0.99): a short list to check, not a finding; chance alone would fill it"
+	if got := SureTexts([]score.Sure{{Top: 1, Chance: 1.3, OnePercent: true}}); len(got) != 1 || got[0] != want1 {
+		t.Errorf("%q, want %q", got, want1)
 	}
 }

@@ -65,8 +65,8 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 			top = append(top, n.Key.DescribeNode(n.Name))
 		}
 		attrs = append(attrs, "mostAmbiguous", top)
-		if s := sc.Sure; s != nil {
-			attrs = append(attrs, "sureTop", s.Top, "sureChance", s.Chance, "sureSeparated", s.Separated())
+		if len(sc.Sure) > 0 {
+			attrs = append(attrs, "sure", SureTexts(sc.Sure))
 		}
 	}
 	if sum.WarmStartFrom != "" {
@@ -150,8 +150,8 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 		}
 	}
 	fmt.Fprintf(w, "%s\n", line)
-	if sc.Sure != nil {
-		fmt.Fprintf(w, "%s\n", SureText(*sc.Sure))
+	for _, t := range SureTexts(sc.Sure) {
+		fmt.Fprintf(w, "%s\n", t)
 	}
 	if len(sc.Top) == 0 {
 		return
@@ -166,18 +166,27 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 	}
 }
 
-// SureText says in words how sure the top 1% of a ranking is (see
-// score.Sure): well separated when chance explains less than half of it,
-// else a short list to check.
-func SureText(s score.Sure) string {
-	chance := fmt.Sprintf("chance alone would put about %.1f of them there", s.Chance)
-	if s.Chance >= float64(s.Top) {
-		chance = "chance alone would fill it"
+// SureTexts say in words how sure the tops of a ranking are (see
+// score.Sure), one a top: well separated when chance explains less than
+// half of it, else a short list to check.
+func SureTexts(sure []score.Sure) []string {
+	var out []string
+	for _, s := range sure {
+		top := "the top " + plural.N(s.Top, "node")
+		if s.OnePercent {
+			top = fmt.Sprintf("the top 1%% (%s, ambiguity > 0.99)", plural.N(s.Top, "node"))
+		}
+		chance := fmt.Sprintf("chance alone would put about %.1f of them there", s.Chance)
+		if s.Chance >= float64(s.Top) {
+			chance = "chance alone would fill it"
+		}
+		if s.Separated() {
+			out = append(out, fmt.Sprintf("%s: well separated, %s; worth reviewing", top, chance))
+		} else {
+			out = append(out, fmt.Sprintf("%s: a short list to check, not a finding; %s", top, chance))
+		}
 	}
-	if s.Separated() {
-		return fmt.Sprintf("the top 1%% (%s) is well separated: %s, so ambiguity > 0.99 is worth reviewing", plural.N(s.Top, "node"), chance)
-	}
-	return fmt.Sprintf("treat the top 1%% (%s) as a short list to check, not a finding: %s", plural.N(s.Top, "node"), chance)
+	return out
 }
 
 func ms(m int64) string {
