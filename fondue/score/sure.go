@@ -9,9 +9,8 @@ import (
 )
 
 // Sure says how far the top of a combined ranking stands above chance:
-// of the Top highest-ranked nodes, how many would rank as
-// high if FONDUE and the graph evidence were unrelated beyond the degree
-// (Chance). The null pairs each node's FONDUE and degree terms with the
+// of the Top highest-ranked nodes, how many would rank as high if FONDUE
+// and the graph evidence were unrelated beyond the degree (Chance). The null pairs each node's FONDUE and degree terms with the
 // evidence of another node of its degree bin, drawn by shuffling the
 // evidence within every bin (sureShuffles shuffles, seeded); Chance is
 // the mean count of null scores at or above the Top-th score. It is the
