@@ -135,7 +135,11 @@ type Result struct {
 	// Entities is each scored node's estimated number of real entities, at
 	// least 1: the effective number of the pieces of its neighbourhood (see
 	// EstimateEntities); 0 for the nodes without a score.
-	Entities  []int
+	Entities []int
+	// Sure says how far the top 1% of the combined ranking, and its top
+	// 100 on graphs of more than 100 nodes, stand above chance
+	// (score.Sure); nil for the other methods.
+	Sure      []score.Sure
 	Embedding *cne.Embedding // nil for the baselines
 	Prior     *cne.Prior     // nil for the baselines
 	CNE       cne.Stats
@@ -446,7 +450,7 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	report(PhaseScoring, 0, g.NumNodes())
 	scored := countScored(g, opts.Targets)
 	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, scored, g.NumNodes()-scored)
-	if res.Scores, err = score.Embedding(parallel.SubProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
+	if res.Scores, res.Sure, err = score.EmbeddingSure(parallel.SubProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
 		return err
 	}
 	if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {

@@ -147,7 +147,7 @@ func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result,
 		return nil, err
 	}
 	n := g.NumNodes()
-	res := &Result{Method: r.Method, CNE: r.CNE, Warm: r.Warm, Timings: r.Timings, st: st,
+	res := &Result{Method: r.Method, CNE: r.CNE, Warm: r.Warm, Timings: r.Timings, Sure: r.Sure, st: st,
 		Scores: make([]float64, n), Ambiguity: make([]float64, n), Entities: make([]int, n)}
 	for i := range n {
 		res.Scores[i], res.Ambiguity[i] = math.NaN(), math.NaN()

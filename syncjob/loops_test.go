@@ -396,6 +396,9 @@ func testHeterogeneous(t *testing.T, f storetest.Factory) {
 		if sc == nil || sc.Nodes != 9 || sum.UnscoredNodes != 1 || !maps.Equal(sc.Labels, wantCounts) {
 			t.Fatalf("top %d: scored %+v, unscored %d; want 9 nodes, counts %v", top, sc, sum.UnscoredNodes, wantCounts)
 		}
+		if len(sc.Sure) != 1 || sc.Sure[0].Top != 1 || !sc.Sure[0].OnePercent { // the top 1% of 9 nodes: 1
+			t.Fatalf("top %d: sure %+v, want the top 1%%, 1 node", top, sc.Sure)
+		}
 		wantTop := map[int]int{0: 9, 3: 3, -1: 0}[top]
 		if len(sc.Top) != wantTop {
 			t.Fatalf("top %d: %d nodes listed, want %d", top, len(sc.Top), wantTop)

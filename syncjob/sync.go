@@ -13,6 +13,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	scoring "github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
@@ -148,6 +149,9 @@ type Scored struct {
 	// Top are the most ambiguous nodes, most ambiguous first (ties in the
 	// order of the nodes: by key with graph.id_property).
 	Top []TopNode `json:"top"`
+	// Sure says how far the top 1% and the top 100 stand above chance
+	// (fondue.Result.Sure); nil for the methods other than the default.
+	Sure []scoring.Sure `json:"sure,omitempty"`
 }
 
 // LabelCount counts the nodes of one label.
@@ -170,7 +174,7 @@ type TopNode struct {
 // newScored describes the scores res of sg: the scored nodes per label
 // and the top most ambiguous nodes (fewer when fewer were scored).
 func newScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
-	sc := &Scored{Top: []TopNode{}}
+	sc := &Scored{Top: []TopNode{}, Sure: res.Sure}
 	for i := range sg.Graph.NumNodes() {
 		if !sg.IsTarget(i) {
 			sc.Context++

@@ -431,6 +431,9 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 		attrs = append(attrs, "prior_s", round3(t.Prior.Seconds()), "embedding_s", round3(t.Embedding.Seconds()),
 			"epochs", res.CNE.Epochs, "converged", res.CNE.Converged, "cne_mode", res.CNE.Mode.String())
 	}
+	if len(res.Sure) > 0 {
+		attrs = append(attrs, "top", output.SureTexts(res.Sure))
+	}
 	if res.Proposals != nil {
 		attrs = append(attrs, "splitting_s", round3(t.Splitting.Seconds()), "proposals", len(res.Proposals))
 	}

@@ -332,6 +332,41 @@ const degreeWeight = 0.5
 // with every z = Φ⁻¹((rank − ½)/count) of average ranks. At a = 0 it is
 // combineRanks(fs, ev, wEv). An entry NaN in fs or ev is NaN.
 func combineByDegree(g *graph.Graph, fs, ev []float64, wEv float64) []float64 {
+	return combineTerms(g, fs, ev, wEv).scores()
+}
+
+// terms are the terms of the combined score of each entry: its FONDUE z
+// (zf), its evidence z (ze) and its degree's weighted z (zd, already
+// times a·degreeWeight), as combineByDegree defines them; ok marks the
+// entries that have them.
+type terms struct {
+	zf, ze, zd []float64
+	ok         []bool
+	wEv, dw    float64
+}
+
+// combined returns the combined score of entry k with the evidence z of
+// entry e (k itself for the score; another entry for the null of
+// sureness).
+func (t *terms) combined(k, e int) float64 {
+	return (t.zf[k] + t.wEv*t.ze[e] + t.zd[k]) / (1 + t.wEv + t.dw)
+}
+
+// scores returns the combined score of every entry, NaN where !ok.
+func (t *terms) scores() []float64 {
+	out := make([]float64, len(t.ok))
+	for k := range out {
+		if t.ok[k] {
+			out[k] = t.combined(k, k)
+		} else {
+			out[k] = math.NaN()
+		}
+	}
+	return out
+}
+
+// combineTerms computes the terms of combineByDegree.
+func combineTerms(g *graph.Graph, fs, ev []float64, wEv float64) *terms {
 	n := len(fs)
 	ok := make([]bool, n)
 	deg := make([]float64, n)
@@ -350,24 +385,21 @@ func combineByDegree(g *graph.Graph, fs, ev []float64, wEv float64) []float64 {
 		bf, be = binnedQuantiles(g, fs, ok), binnedQuantiles(g, ev, ok)
 	}
 	half := 0.5 / float64(count)
-	dw := a * degreeWeight
-	out := make([]float64, n)
-	for k := range out {
+	t := &terms{zf: make([]float64, n), ze: make([]float64, n), zd: make([]float64, n), ok: ok, wEv: wEv, dw: a * degreeWeight}
+	for k := range ok {
 		if !ok[k] {
-			out[k] = math.NaN()
 			continue
 		}
 		zf, ze := normalQuantile(pf[k]-half), normalQuantile(pe[k]-half)
 		if a > 0 {
 			zf, ze = (1-a)*zf+a*bf[k], (1-a)*ze+a*be[k]
 		}
-		out[k] = zf + wEv*ze
-		if dw > 0 {
-			out[k] += dw * normalQuantile(pd[k]-half)
+		t.zf[k], t.ze[k] = zf, ze
+		if t.dw > 0 {
+			t.zd[k] = t.dw * normalQuantile(pd[k]-half)
 		}
-		out[k] /= 1 + wEv + dw
 	}
-	return out
+	return t
 }
 
 // degreeConditioning returns how far FONDUE's score rises with degree

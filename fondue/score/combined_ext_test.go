@@ -2,6 +2,8 @@ package score_test
 
 import (
 	"context"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -73,5 +75,39 @@ func TestDisconnectionWeightKnitAndTreeLike(t *testing.T) {
 	t.Logf("sparse random graph: weight %v", w)
 	if w > 0.1 {
 		t.Errorf("sparse random graph: weight %v, want at most 0.1", w)
+	}
+}
+
+// Score says how sure the combined ranking's top 1% is, the same for any
+// number of workers (and its top 100 on graphs of more than 100 nodes);
+// FONDUE alone, with no second signal, says nothing.
+func TestScoreSure(t *testing.T) {
+	g := testkit.ReadGraph(t, "lesmis")
+	ctx := context.Background()
+	var sure [][]score.Sure
+	for _, w := range []int{1, 3} {
+		res, err := fondue.Score(ctx, g, fondue.Options{Seed: 2, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sure = append(sure, res.Sure)
+	}
+	// 77 nodes: the top 1% is 1 place, and no top 100; chance fills at
+	// most all of it (10 shuffles, a whole number of tenths).
+	if len(sure[0]) != 1 {
+		t.Fatalf("lesmis: %+v, want the top 1%% only", sure[0])
+	}
+	if s := sure[0][0]; s.Top != 1 || !s.OnePercent || s.Chance < 0 || s.Chance*10 != math.Round(s.Chance*10) {
+		t.Errorf("lesmis: %+v, want top 1 and a chance in tenths", s)
+	}
+	if !slices.Equal(sure[0], sure[1]) {
+		t.Errorf("1 worker %+v, 3 workers %+v", sure[0], sure[1])
+	}
+	res, err := fondue.Score(ctx, g, fondue.Options{Method: score.MethodFONDUE, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sure != nil {
+		t.Errorf("fondue: Sure %+v, want nil", res.Sure)
 	}
 }

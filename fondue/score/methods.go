@@ -157,24 +157,42 @@ const combinedShare = 0.85
 // (MethodCombined, the default). Isolated nodes, and nodes that are not
 // opts.Targets, get NaN.
 func Embedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, error) {
+	s, _, err := EmbeddingSure(ctx, g, emb, opts)
+	return s, err
+}
+
+// EmbeddingSure scores as Embedding does and, for the combined method,
+// says how sure its top 1% and its top 100 are (Sure, surePlaces; nil
+// for FONDUE alone, which has no second signal to agree with). It costs
+// sureShuffles passes over the nodes and a sort of the scores.
+func EmbeddingSure(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, []Sure, error) {
 	if emb == nil || emb.Len() != g.NumNodes() {
-		return nil, &errs.OptionsError{Msg: fmt.Sprintf("scoring needs an embedding of the graph's %d nodes", g.NumNodes())}
+		return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("scoring needs an embedding of the graph's %d nodes", g.NumNodes())}
 	}
 	p := opts.signParams()
 	switch opts.Method {
 	case MethodFONDUE:
-		return fondueScores(ctx, g, emb, p)
+		s, err := fondueScores(ctx, g, emb, p)
+		return s, nil, err
 	case "", MethodCombined:
 		fs, disc, err := splitDisconnection(parallel.SubProgress(ctx, 0, combinedShare), g, emb, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		eff, err := effectivePieces(parallel.SubProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ev := graphEvidence(disc, eff)
-		return combineByDegree(g, fs, ev, disconnectionWeight(g, ev)), nil
+		t := combineTerms(g, fs, ev, disconnectionWeight(g, ev))
+		scores := t.scores()
+		count := 0
+		for _, ok := range t.ok {
+			if ok {
+				count++
+			}
+		}
+		return scores, surenessAt(g, t, scores, surePlaces(count), opts.Seed), nil
 	}
-	return nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
+	return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
 }

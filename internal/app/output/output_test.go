@@ -11,6 +11,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
@@ -203,5 +204,26 @@ func TestEstimateText(t *testing.T) {
 	}
 	if m := EstimateJSON(1000, 5000, e, true, 0); m["fits"] != true || m["bytesPeak"] != e.Peak || m["limitBytes"] != int64(0) {
 		t.Errorf("%v", m)
+	}
+}
+
+// How sure the top is, in words, in the terminal summary and the log record.
+func TestSyncSummarySure(t *testing.T) {
+	sure := []score.Sure{{Top: 3, Chance: 1.4, OnePercent: true}, {Top: 100, Chance: 50}}
+	sum := &syncjob.Summary{RunID: "r4", Scored: &syncjob.Scored{Nodes: 300, Sure: sure}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	want := "scored 300 nodes\n" +
+		"the top 1% (3 nodes, ambiguity > 0.99): well separated, chance alone would put about 1.4 of them there; worth reviewing\n" +
+		"the top 100 nodes: a short list to check, not a finding; chance alone would put about 50.0 of them there\n"
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("got\n%s\nwant it to end with\n%s", buf.String(), want)
+	}
+	if attrs := fmt.Sprint(SyncAttrs(sum)); !strings.Contains(attrs, "sure [the top 1% (3 nodes, ambiguity > 0.99): well separated") {
+		t.Errorf("attrs %s", attrs)
+	}
+	want1 := "the top 1% (1 node, ambiguity > 0.99): a short list to check, not a finding; chance alone would fill it"
+	if got := SureTexts([]score.Sure{{Top: 1, Chance: 1.3, OnePercent: true}}); len(got) != 1 || got[0] != want1 {
+		t.Errorf("%q, want %q", got, want1)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -75,6 +76,9 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 			top = append(top, n.Key.DescribeNode(n.Name))
 		}
 		attrs = append(attrs, "mostAmbiguous", top)
+		if len(sc.Sure) > 0 {
+			attrs = append(attrs, "sure", SureTexts(sc.Sure))
+		}
 	}
 	if sum.WarmStartFrom != "" {
 		attrs = append(attrs, "warmStartFrom", sum.WarmStartFrom, "warmStartNodes", sum.WarmStartNodes, "warmStartNewNodes", sum.WarmStartNewNodes, "epochs", sum.Epochs)
@@ -168,6 +172,9 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 		}
 	}
 	fmt.Fprintf(w, "%s\n", line)
+	for _, t := range SureTexts(sc.Sure) {
+		fmt.Fprintf(w, "%s\n", t)
+	}
 	if len(sc.Top) == 0 {
 		return
 	}
@@ -179,6 +186,29 @@ func scored(w io.Writer, sum *syncjob.Summary) {
 		}
 		fmt.Fprintf(w, "  %.4f  %.6g  %s%s\n", n.Ambiguity, n.Score, n.Key.DescribeNode(n.Name), labels)
 	}
+}
+
+// SureTexts say in words how sure the tops of a ranking are (see
+// score.Sure), one a top: well separated when chance explains less than
+// half of it, else a short list to check.
+func SureTexts(sure []score.Sure) []string {
+	var out []string
+	for _, s := range sure {
+		top := "the top " + plural.N(s.Top, "node")
+		if s.OnePercent {
+			top = fmt.Sprintf("the top 1%% (%s, ambiguity > 0.99)", plural.N(s.Top, "node"))
+		}
+		chance := fmt.Sprintf("chance alone would put about %.1f of them there", s.Chance)
+		if s.Chance >= float64(s.Top) {
+			chance = "chance alone would fill it"
+		}
+		if s.Separated() {
+			out = append(out, fmt.Sprintf("%s: well separated, %s; worth reviewing", top, chance))
+		} else {
+			out = append(out, fmt.Sprintf("%s: a short list to check, not a finding; %s", top, chance))
+		}
+	}
+	return out
 }
 
 func ms(m int64) string {
