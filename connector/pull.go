@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 
 	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"

@@ -15,7 +15,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/mcl"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 )
 
 // Phase names a stage of Score, for progress reports and timings.

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/textdist"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
+	"github.com/fondue-neo4j/fondue-neo4j/text/textdist"
 )
 
 // Undo reverses every split of run o.RunID on st, under the lock (held as

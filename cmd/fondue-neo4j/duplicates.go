@@ -15,7 +15,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 	"github.com/spf13/cobra"
 )
 

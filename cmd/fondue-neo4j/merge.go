@@ -9,11 +9,11 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/runid"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 )
 
 // mergeSummary is what "sync --merge" prints (--output json).

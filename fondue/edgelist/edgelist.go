@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 )
 
 // MaxLineBytes is the longest line Read accepts. Longer lines are far

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/textdist"
+	"github.com/fondue-neo4j/fondue-neo4j/text/textdist"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

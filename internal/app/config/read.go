@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/textdist"
+	"github.com/fondue-neo4j/fondue-neo4j/text/textdist"
 )
 
 // SourceKind says where a value came from.

@@ -14,8 +14,8 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/text/plural"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 )
 
 // terminalTop is how many of a sync summary's most ambiguous nodes the
