@@ -28,7 +28,7 @@ func TestBrokenManifests(t *testing.T) {
 		{"misspelled field", "cronjob.yaml", "concurrencyPolicy:", "concurencyPolicy:", `unknown field "spec.concurencyPolicy"`},
 		{"misspelled nested field", "cronjob.yaml", "activeDeadlineSeconds:", "activeDeadlineSecond:", `unknown field "spec.jobTemplate.spec.activeDeadlineSecond"`},
 		{"field at the wrong level", "cronjob.yaml", "          restartPolicy: Never", "          template_restartPolicy: Never", "unknown field"},
-		{"wrong type", "cronjob.yaml", "backoffLimit: 2", "backoffLimit: two", "backoffLimit"},
+		{"wrong type", "cronjob.yaml", "backoffLimit: 4", "backoffLimit: four", "backoffLimit"},
 		{"bad quantity", "cronjob.yaml", "memory: 2Gi\n                limits:", "memory: 2 gigs\n                limits:", "quantities must match"},
 		{"duplicate key", "cronjob.yaml", "  timeZone: Etc/UTC", "  timeZone: Etc/UTC\n  timeZone: UTC", "already set"},
 		{"concurrency allowed", "cronjob.yaml", "concurrencyPolicy: Forbid", "concurrencyPolicy: Allow", "want Forbid"},
