@@ -22,10 +22,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"

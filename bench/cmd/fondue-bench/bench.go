@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/real"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"

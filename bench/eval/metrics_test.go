@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 func metricClose(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
@@ -56,7 +56,7 @@ func TestMetricsRefuseBadInput(t *testing.T) {
 	s, l := []float64{1, 2, 3}, []bool{true, false}
 	check := func(what string, err error, msg string) {
 		t.Helper()
-		var oe *errs.OptionsError
+		var oe *fondue.OptionsError
 		if !errors.As(err, &oe) || !strings.Contains(err.Error(), msg) {
 			t.Fatalf("%s: err = %v, want an *OptionsError saying %q", what, err, msg)
 		}

@@ -1,19 +1,20 @@
-package fondue_test
+package bench
 
 // Tests of fondue against the evaluation of package eval (contraction,
-// AUC), which imports fondue and so cannot be used from fondue's own tests.
+// AUC), the bench's: the engine's quality on planted ambiguity.
 
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
+	"path/filepath"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
@@ -114,7 +115,7 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed := testkit.ChangeEdges(ct.Graph, 0.01, 4)
+	changed := changeEdges(t, ct.Graph, 0.01, 4)
 	cold, err := fondue.Score(ctx, changed, fondue.Options{Seed: 2, CNE: sampled})
 	if err != nil {
 		t.Fatal(err)
@@ -145,9 +146,43 @@ func TestWarmStartConvergesFaster(t *testing.T) {
 // readTestGraph reads testdata/NAME.edges.
 func readTestGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
-	g, _, err := edgelist.ReadFile("testdata/"+name+".edges", edgelist.HeaderAuto)
+	g, _, err := edgelist.ReadFile(filepath.Join(testData, name+".edges"), edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// changeEdges returns g (same nodes and keys) with a share frac of its
+// edges replaced by random ones.
+func changeEdges(t testing.TB, g *graph.Graph, frac float64, seed uint64) *graph.Graph {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 9))
+	n := g.NumNodes()
+	var e [][2]int
+	for i := 0; i < n; i++ {
+		for _, j := range g.Neighbors(i) {
+			if int(j) > i {
+				e = append(e, [2]int{i, int(j)})
+			}
+		}
+	}
+	k := int(frac * float64(len(e)) / 2)
+	r.Shuffle(len(e), func(a, b int) { e[a], e[b] = e[b], e[a] })
+	e = e[k:]
+	for range k {
+		e = append(e, [2]int{r.IntN(n), r.IntN(n)})
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = g.Key(i)
+	}
+	h, err := graph.NewGraph(n, e)
+	if err == nil {
+		h, err = h.WithKeys(keys)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
-
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 )
 
 // contractBrute recomputes a contraction from its pairs alone: the contracted
@@ -130,7 +130,7 @@ func TestContractSharedNeighboursAndBothMerged(t *testing.T) {
 
 func TestContractAdjacentPairDropsLoop(t *testing.T) {
 	// Path 0-1-2-3; merging 2 into 1 gives the path 0-1-3 (indices 0,1,2).
-	g := testkit.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	g := newGraph(t, 4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	c, err := ContractPairs(g, [][2]int{{1, 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +189,7 @@ func TestContractDeterministicBySeed(t *testing.T) {
 func TestContractSamplingIsUniform(t *testing.T) {
 	// n = 10, q = 2: each node is kept with probability 2/10 and removed with
 	// probability 2/10. 4000 seeds: standard error about 0.0063.
-	g := testkit.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
+	g := newGraph(t, 10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
 	const trials = 4000
 	var kept, removed [10]int
 	for s := uint64(0); s < trials; s++ {
@@ -212,7 +212,7 @@ func TestContractSamplingIsUniform(t *testing.T) {
 }
 
 func TestContractErrors(t *testing.T) {
-	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	g := newGraph(t, 5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
 	for _, r := range []float64{0.6, 1, -0.1, math.NaN(), math.Inf(1)} {
 		if _, err := Contract(g, r, 1); err == nil {
 			t.Errorf("ratio %v: no error", r)
@@ -233,7 +233,7 @@ func TestContractErrors(t *testing.T) {
 // become 0..7; 4 maps to 0 and 8 to 6.
 func contractHandCase(t *testing.T) (*graph.Graph, *Contraction) {
 	t.Helper()
-	g := testkit.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
+	g := newGraph(t, 10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
 	c, err := ContractPairs(g, [][2]int{{0, 4}, {7, 8}})
 	if err != nil {
 		t.Fatal(err)
@@ -298,12 +298,65 @@ func TestTruthSplitMatchesOriginals(t *testing.T) {
 	t.Logf("%d shared neighbours over %d ambiguous nodes", shared, c.NumAmbiguous())
 }
 
-// readTestGraph reads fondue/testdata/NAME.edges.
+// readTestGraph reads the main module's fondue/testdata/NAME.edges.
 func readTestGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
-	g, _, err := edgelist.ReadFile("../testdata/"+name+".edges", edgelist.HeaderAuto)
+	g, _, err := edgelist.ReadFile("../../fondue/testdata/"+name+".edges", edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// newGraph is graph.NewGraph for a test's own edges, failing t on an error.
+func newGraph(t *testing.T, n int, edges [][2]int) *graph.Graph {
+	t.Helper()
+	g, err := graph.NewGraph(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The main module's fondue/testdata/polbooks-contracted.edges, which the
+// splitters' conformance suite (fondue/split/splittest) reads because the
+// product cannot import this package, is Contract(polbooks, 0.1, 3): the
+// same keys in the same order, and the same edges.
+func TestContractedFixture(t *testing.T) {
+	c, err := Contract(readTestGraph(t, "polbooks"), 0.1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, readTestGraph(t, "polbooks-contracted"), c.Graph)
+}
+
+// The main module's generated graph (internal/testenv/testgraph's
+// Generated, testdata/sbm20000.edges.gz), which the product's memory and
+// import tests read because they cannot import the bench, is
+// generate.SBM(SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3}).
+func TestGeneratedFixture(t *testing.T) {
+	want, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := testgraph.Generated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, got, want)
+}
+
+// sameGraph fails t unless got and want have the same keys in the same
+// order and the same edges.
+func sameGraph(t *testing.T, got, want *graph.Graph) {
+	t.Helper()
+	if got.NumNodes() != want.NumNodes() || got.NumEdges() != want.NumEdges() {
+		t.Fatalf("fixture has %d nodes and %d edges, want %d and %d", got.NumNodes(), got.NumEdges(), want.NumNodes(), want.NumEdges())
+	}
+	for i := range want.NumNodes() {
+		if got.Key(i) != want.Key(i) || !slices.Equal(got.Neighbors(i), want.Neighbors(i)) {
+			t.Fatalf("node %d: fixture key %s, neighbours %v; want key %s, neighbours %v",
+				i, got.Key(i), got.Neighbors(i), want.Key(i), want.Neighbors(i))
+		}
+	}
 }

@@ -1,7 +1,8 @@
-package fondue_test
+package bench
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -9,19 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // Benchmarks of the engine's hot paths. The shared datasets are used when
 // FONDUE_DATASETS points at them; generated graphs otherwise:
 //
-//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./fondue
+//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./bench
 
 var benchGraphs sync.Map
 
@@ -103,7 +103,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 func BenchmarkScoreEmbedding(b *testing.B) {
 	g := benchGraph(b, "sbm100k")
-	emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
+	emb := &cne.Embedding{Dim: 8, X: randomRows(g.NumNodes(), 8, 1)}
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: score.MethodFONDUE, Seed: 1}); err != nil {
@@ -175,7 +175,7 @@ func BenchmarkScoreCombined(b *testing.B) {
 			} else {
 				g = benchGraph(b, name)
 			}
-			emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
+			emb := &cne.Embedding{Dim: 8, X: randomRows(g.NumNodes(), 8, 1)}
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for k := 0; k < b.N; k++ {
@@ -186,4 +186,15 @@ func BenchmarkScoreCombined(b *testing.B) {
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// randomRows returns n rows of d N(0,1) values drawn from seed: a random
+// embedding to time the scores on.
+func randomRows(n, d int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 0))
+	x := make([]float64, n*d)
+	for k := range x {
+		x[k] = r.NormFloat64()
+	}
+	return x
 }
