@@ -19,9 +19,9 @@ import (
 )
 
 // Benchmarks of the engine's hot paths. The shared datasets are used when
-// FONDUE_DATASETS points at them; generated graphs otherwise:
+// BENCH_DATASETS points at them; generated graphs otherwise:
 //
-//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./bench
+//	BENCH_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./bench
 
 var benchGraphs sync.Map
 
@@ -47,9 +47,9 @@ func benchGraph(b *testing.B, name string) *graph.Graph {
 	case "sbm1m":
 		g, err = generate.SBM(generate.SBMOptions{Nodes: 1_000_000, AvgDegree: 20, Seed: 1})
 	default:
-		dir := os.Getenv("FONDUE_DATASETS")
+		dir := os.Getenv("BENCH_DATASETS")
 		if dir == "" {
-			b.Skip("FONDUE_DATASETS not set")
+			b.Skip("BENCH_DATASETS not set")
 		}
 		g, _, err = edgelist.ReadFile(filepath.Join(dir, name+".edges"), edgelist.HeaderAuto)
 	}
@@ -113,16 +113,16 @@ func BenchmarkScoreEmbedding(b *testing.B) {
 }
 
 // BenchmarkReadEdgeList times reading an edge list file into a graph:
-// condmat05 from FONDUE_DATASETS, and a generated 1M-node SBM graph
+// condmat05 from BENCH_DATASETS, and a generated 1M-node SBM graph
 // (benchGraph's sbm1m) written to a temporary file.
 func BenchmarkReadEdgeList(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
 			var path string
 			if name == "condmat05" {
-				dir := os.Getenv("FONDUE_DATASETS")
+				dir := os.Getenv("BENCH_DATASETS")
 				if dir == "" {
-					b.Skip("FONDUE_DATASETS not set")
+					b.Skip("BENCH_DATASETS not set")
 				}
 				path = filepath.Join(dir, name+".edges")
 			} else {
