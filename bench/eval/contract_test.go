@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -100,19 +101,21 @@ func TestContractDatasets(t *testing.T) {
 		g := readTestGraph(t, name)
 		for _, ratio := range []float64{0.01, 0.1, 0.3} {
 			for seed := uint64(0); seed < 3; seed++ {
-				c, err := Contract(g, ratio, seed)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := int(ratio * float64(g.NumNodes())); len(c.Pairs) != want {
-					t.Fatalf("%s r=%v: %d pairs, want %d", name, ratio, len(c.Pairs), want)
-				}
-				contractCheck(t, g, c)
-				for i := 0; i < c.Graph.NumNodes(); i++ {
-					if c.Graph.Degree(i) == 0 {
-						t.Fatalf("%s r=%v seed %d: node %d isolated", name, ratio, seed, i)
+				t.Run(fmt.Sprintf("%s/r=%v/seed=%d", name, ratio, seed), func(t *testing.T) {
+					c, err := Contract(g, ratio, seed)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
+					if got, want := len(c.Pairs), int(ratio*float64(g.NumNodes())); got != want {
+						t.Fatalf("got %d pairs, want %d", got, want)
+					}
+					contractCheck(t, g, c)
+					for i := 0; i < c.Graph.NumNodes(); i++ {
+						if c.Graph.Degree(i) == 0 {
+							t.Fatalf("node %d: got degree 0, want none isolated", i)
+						}
+					}
+				})
 			}
 		}
 	}
@@ -153,18 +156,20 @@ func TestContractAdjacentPairDropsLoop(t *testing.T) {
 func TestContractRatioZeroIsIdentity(t *testing.T) {
 	g := readTestGraph(t, "karate")
 	for _, r := range []float64{0, 0.001, 0.029} { // ⌊r·34⌋ = 0
-		c, err := Contract(g, r, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Graph != g || len(c.Pairs) != 0 || slices.Contains(c.Ambiguous, true) || len(c.Ambiguous) != g.NumNodes() {
-			t.Fatalf("r=%v: not the identity", r)
-		}
-		for i := range c.NewIndex {
-			if k, rm := c.Origins(i); c.NewIndex[i] != int32(i) || k != i || rm != -1 {
-				t.Fatalf("r=%v: node %d maps to %d, origins %d %d", r, i, c.NewIndex[i], k, rm)
+		t.Run(fmt.Sprintf("r=%v", r), func(t *testing.T) {
+			c, err := Contract(g, r, 1)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			if c.Graph != g || len(c.Pairs) != 0 || slices.Contains(c.Ambiguous, true) || len(c.Ambiguous) != g.NumNodes() {
+				t.Fatalf("got %d pairs and a new graph or ambiguous nodes, want the identity", len(c.Pairs))
+			}
+			for i := range c.NewIndex {
+				if k, rm := c.Origins(i); c.NewIndex[i] != int32(i) || k != i || rm != -1 {
+					t.Fatalf("node %d: got index %d, origins %d %d; want %d, origins %d -1", i, c.NewIndex[i], k, rm, i, i)
+				}
+			}
+		})
 	}
 }
 
@@ -214,17 +219,27 @@ func TestContractSamplingIsUniform(t *testing.T) {
 func TestContractErrors(t *testing.T) {
 	g := newGraph(t, 5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
 	for _, r := range []float64{0.6, 1, -0.1, math.NaN(), math.Inf(1)} {
-		if _, err := Contract(g, r, 1); err == nil {
-			t.Errorf("ratio %v: no error", r)
+		t.Run(fmt.Sprintf("ratio=%v", r), func(t *testing.T) {
+			if _, err := Contract(g, r, 1); err == nil {
+				t.Error("got no error, want one")
+			}
+		})
+	}
+	t.Run("ratio=0.4", func(t *testing.T) {
+		c, err := Contract(g, 0.4, 1)
+		if err != nil {
+			t.Fatalf("got error %v, want none", err)
 		}
-	}
-	if c, err := Contract(g, 0.4, 1); err != nil || len(c.Pairs) != 2 {
-		t.Errorf("ratio 0.4 on 5 nodes: %v", err)
-	}
+		if got := len(c.Pairs); got != 2 {
+			t.Errorf("got %d pairs on 5 nodes, want 2", got)
+		}
+	})
 	for _, pairs := range [][][2]int{{{0, 0}}, {{0, 1}, {1, 2}}, {{0, 5}}, {{0, 1}, {2, 0}}} {
-		if _, err := ContractPairs(g, pairs); err == nil {
-			t.Errorf("pairs %v: no error", pairs)
-		}
+		t.Run(fmt.Sprintf("pairs=%v", pairs), func(t *testing.T) {
+			if _, err := ContractPairs(g, pairs); err == nil {
+				t.Error("got no error, want one")
+			}
+		})
 	}
 }
 
@@ -257,16 +272,18 @@ func TestTruthSplitByHand(t *testing.T) {
 		{1, []int32{0, 2}, []int8{TruthKept, TruthKept}},
 	}
 	for _, tc := range cases {
-		nb, side := c.TruthSplit(tc.node)
-		if !slices.Equal(nb, tc.nb) || !slices.Equal(side, tc.side) {
-			t.Errorf("TruthSplit(%d) = %v %v, want %v %v", tc.node, nb, side, tc.nb, tc.side)
-		}
+		t.Run(fmt.Sprintf("node=%d", tc.node), func(t *testing.T) {
+			nb, side := c.TruthSplit(tc.node)
+			if !slices.Equal(nb, tc.nb) || !slices.Equal(side, tc.side) {
+				t.Errorf("got neighbours %v, sides %v; want %v, %v", nb, side, tc.nb, tc.side)
+			}
+		})
 	}
 	if k, r := c.Origins(6); k != 7 || r != 8 {
-		t.Errorf("Origins(6) = %d %d", k, r)
+		t.Errorf("Origins(6): got %d %d, want 7 8", k, r)
 	}
 	if k, r := c.Origins(7); k != 9 || r != -1 {
-		t.Errorf("Origins(7) = %d %d", k, r)
+		t.Errorf("Origins(7): got %d %d, want 9 -1", k, r)
 	}
 }
 

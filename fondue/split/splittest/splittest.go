@@ -4,6 +4,7 @@ package splittest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -54,17 +55,19 @@ func mergedCliques(t *testing.T, sp split.Splitter, o Options) {
 		if o.SkipUnequalCliques && sizes[1] == 2 {
 			continue
 		}
-		g, x := testkit.TwoCliques(sizes[0], sizes[1])
-		emb := &cne.Embedding{Dim: 2, X: x}
-		want := [][]int32{testkit.Range(1, sizes[0]), testkit.Range(sizes[0]+1, sizes[0]+sizes[1])}
-		if got := propose(t, g, emb, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-			t.Errorf("cliques %v: groups %v, want %v", sizes, got, want)
-		}
-		if !sp.NeedsEmbedding() {
-			if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-				t.Errorf("without embedding, cliques %v: groups %v, want %v", sizes, got, want)
+		t.Run(fmt.Sprintf("%d+%d", sizes[0], sizes[1]), func(t *testing.T) {
+			g, x := testkit.TwoCliques(sizes[0], sizes[1])
+			emb := &cne.Embedding{Dim: 2, X: x}
+			want := [][]int32{testkit.Range(1, sizes[0]), testkit.Range(sizes[0]+1, sizes[0]+sizes[1])}
+			if got := propose(t, g, emb, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+				t.Errorf("got groups %v, want %v", got, want)
 			}
-		}
+			if !sp.NeedsEmbedding() {
+				if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+					t.Errorf("without embedding: got groups %v, want %v", got, want)
+				}
+			}
+		})
 	}
 }
 

@@ -91,17 +91,18 @@ func TestReadFileErrors(t *testing.T) {
 		{"1: 2\n", `want a YAML mapping of keys`},
 	}
 	for _, c := range cases {
-		_, err := ReadFile("f.yaml", []byte(c.data))
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: err = %v, want %q", c.data, err, c.want)
-			continue
-		}
-		if strings.Contains(err.Error(), "\n") {
-			t.Errorf("%q: error of more than one line: %q", c.data, err)
-		}
-		if strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("the password shows in %q", err)
-		}
+		t.Run(c.data, func(t *testing.T) {
+			_, err := ReadFile("f.yaml", []byte(c.data))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got error %v, want one with %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("got an error of more than one line, %q; want one line", err)
+			}
+			if strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("got %q, want an error without the password", err)
+			}
+		})
 	}
 }
 
