@@ -9,10 +9,10 @@ import (
 // The two pages, the split review (page.html) and the merge review
 // (merge.html), share the layout (layout.html: head, header, data and
 // scripts), the style (page.css) and the scripts' common part (common.js:
-// data, elements, keys, the header's lines, the export); each page defines
-// its help text and what it adds (blocks "help", "style", "after"). html/template escapes
-// every value for where it lands: the title as text, the data as JSON in
-// its script element.
+// data, elements, keys, the header's lines, the export); each page
+// defines its help text and what it adds (blocks "help", "style",
+// "after"). html/template escapes every value for where it lands: the
+// title as text, the data as JSON in its script element.
 
 //go:embed layout.html page.html merge.html
 var templates embed.FS
