@@ -31,7 +31,6 @@
 // fondue/mcl (Markov clustering) and fondue/memory (the memory estimate).
 // Package bench/research has research splitters that plug into
 // ProposeSplits the same way. Related packages: fondue/edgelist reads
-// edge-list files into a graph, fondue/eval plants ambiguous nodes
-// (contraction) and measures rankings and splits (AUC, ARI), and
-// fondue/generate draws synthetic benchmark graphs.
+// edge-list files into a graph. The evaluation (bench/eval: contraction,
+// AUC, ARI) and the synthetic graphs (bench/generate) are the bench's.
 package fondue

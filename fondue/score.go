@@ -108,10 +108,6 @@ type SplitOptions struct {
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
 	Nodes        []int   // explicit node indices
 	MCL          mcl.Options
-	// Uncapped keeps every group the splitter makes; by default a node
-	// gets at most GroupCap(its entity estimate) groups (ProposeSplits).
-	// The benches set it for their reference splitters, measured as they are.
-	Uncapped bool
 }
 
 // Timings records the wall time of each phase.

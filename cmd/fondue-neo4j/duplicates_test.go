@@ -269,7 +269,7 @@ func TestDuplicatesErrors(t *testing.T) {
 // docs/duplicates.md: every flag it names is a flag of duplicates or
 // estimate, or of the commands of its Neo4j section (sync, review, plan,
 // undo), and its commands run on the acl-dup set beside the repository
-// (FONDUE_DATASETS, else /work/shared/datasets), the first printing the
+// (BENCH_DATASETS, else /work/shared/datasets), the first printing the
 // header and pairs the page shows.
 func TestDuplicatesDoc(t *testing.T) {
 	data, err := os.ReadFile("../../docs/duplicates.md")
@@ -291,7 +291,7 @@ func TestDuplicatesDoc(t *testing.T) {
 		}
 	}
 	datasets := "/work/shared/datasets"
-	if env := os.Getenv("FONDUE_DATASETS"); env != "" {
+	if env := os.Getenv("BENCH_DATASETS"); env != "" {
 		datasets = env
 	}
 	shown := regexp.MustCompile("(?s)\\(shortened[^)]*\\):\\s*```\\n(.*?)```").FindSubmatch(data)

@@ -1,7 +1,8 @@
-package fondue_test
+package bench
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -9,19 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // Benchmarks of the engine's hot paths. The shared datasets are used when
-// FONDUE_DATASETS points at them; generated graphs otherwise:
+// BENCH_DATASETS points at them; generated graphs otherwise:
 //
-//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./fondue
+//	BENCH_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./bench
 
 var benchGraphs sync.Map
 
@@ -47,9 +47,9 @@ func benchGraph(b *testing.B, name string) *graph.Graph {
 	case "sbm1m":
 		g, err = generate.SBM(generate.SBMOptions{Nodes: 1_000_000, AvgDegree: 20, Seed: 1})
 	default:
-		dir := os.Getenv("FONDUE_DATASETS")
+		dir := os.Getenv("BENCH_DATASETS")
 		if dir == "" {
-			b.Skip("FONDUE_DATASETS not set")
+			b.Skip("BENCH_DATASETS not set")
 		}
 		g, _, err = edgelist.ReadFile(filepath.Join(dir, name+".edges"), edgelist.HeaderAuto)
 	}
@@ -103,7 +103,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 func BenchmarkScoreEmbedding(b *testing.B) {
 	g := benchGraph(b, "sbm100k")
-	emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
+	emb := &cne.Embedding{Dim: 8, X: randomRows(g.NumNodes(), 8, 1)}
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: score.MethodFONDUE, Seed: 1}); err != nil {
@@ -113,16 +113,16 @@ func BenchmarkScoreEmbedding(b *testing.B) {
 }
 
 // BenchmarkReadEdgeList times reading an edge list file into a graph:
-// condmat05 from FONDUE_DATASETS, and a generated 1M-node SBM graph
+// condmat05 from BENCH_DATASETS, and a generated 1M-node SBM graph
 // (benchGraph's sbm1m) written to a temporary file.
 func BenchmarkReadEdgeList(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
 			var path string
 			if name == "condmat05" {
-				dir := os.Getenv("FONDUE_DATASETS")
+				dir := os.Getenv("BENCH_DATASETS")
 				if dir == "" {
-					b.Skip("FONDUE_DATASETS not set")
+					b.Skip("BENCH_DATASETS not set")
 				}
 				path = filepath.Join(dir, name+".edges")
 			} else {
@@ -175,7 +175,7 @@ func BenchmarkScoreCombined(b *testing.B) {
 			} else {
 				g = benchGraph(b, name)
 			}
-			emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
+			emb := &cne.Embedding{Dim: 8, X: randomRows(g.NumNodes(), 8, 1)}
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for k := 0; k < b.N; k++ {
@@ -186,4 +186,15 @@ func BenchmarkScoreCombined(b *testing.B) {
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// randomRows returns n rows of d N(0,1) values drawn from seed: a random
+// embedding to time the scores on.
+func randomRows(n, d int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 0))
+	x := make([]float64, n*d)
+	for k := range x {
+		x[k] = r.NormFloat64()
+	}
+	return x
 }
