@@ -45,8 +45,9 @@ The graph: the files of Neo4j's bulk import (--nodes, --relationships), the
 nodes compared chosen by --score-labels (the others are context: papers,
 venues), their names read from --name-property (default name), and
 --evidence-properties (title,year) as evidence; or an edge list FILE with
-its names from --names (without it, the ids are the names) and the nodes
-compared chosen by --score-prefix or --score-nodes.
+its names from --names (without it the nodes have no names and are
+compared by their links alone) and the nodes compared chosen by
+--score-prefix or --score-nodes.
 
 The memory the run needs (see "estimate --duplicates") is checked against
 max_memory once the files are read.
@@ -138,20 +139,24 @@ func (a *app) duplicatesInput(ctx context.Context, args []string) (dedup.Input, 
 	if err != nil {
 		return dedup.Input{}, err
 	}
+	// No names file: no names (""), so that dedup finds the candidates
+	// from the links alone; ids such as "u_anna" are not names.
 	names := make([]string, g.NumNodes())
-	for i := range names {
-		if nm == nil {
-			names[i] = g.Key(i) // no names file: the ids are the names
-		} else {
+	if nm != nil {
+		for i := range names {
 			names[i] = nm[g.Key(i)]
 		}
 	}
 	in := dedup.NewInput(g, names, nil, t, nil)
-	if err := checkComparedNames(in, "--names "+a.cfg.Input.Names, "names"); err != nil {
+	from := "names"
+	if nm == nil {
+		from = ""
+	}
+	if err := checkComparedNames(in, "--names "+a.cfg.Input.Names, from); err != nil {
 		return dedup.Input{}, err
 	}
 	if nm == nil {
-		a.log.Info("no --names file: the node ids are the names compared", "file", args[0])
+		a.log.Info("no --names file: the nodes are compared by their links alone", "file", args[0])
 	}
 	return in, nil
 }
@@ -181,12 +186,14 @@ func (a *app) duplicatesKG(ctx context.Context) (dedup.Input, error) {
 // checkComparedNames refuses input with fewer than two nodes to compare
 // (exit code 5), and input none of whose compared nodes has a name: flag
 // names where the names come from, from is "has" for a node property,
-// "names" for a names file.
+// "names" for a names file, "" for no names (an edge list alone).
 func checkComparedNames(in dedup.Input, flag, from string) error {
 	compared, named := in.Compared()
 	switch {
 	case compared < 2:
 		return withCode(exitEmpty, fmt.Errorf("nothing to compare: %s selected, duplicates need two", plural.N(compared, "node")))
+	case from == "":
+		return nil
 	case named == 0 && from == "has":
 		return usageErrorf("%s: none of the %d nodes compared has it (or its value is empty)", flag, compared)
 	case named == 0:
