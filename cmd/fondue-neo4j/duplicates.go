@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -223,22 +222,11 @@ func compared(in dedup.Input) int {
 	return n
 }
 
-// duplicatesMemory predicts the peak memory of a duplicates run: the
-// graph as score reads it (no embedding), and beside it what the run
-// holds throughout (held: the names and evidence properties read) and
-// the largest phase of dedup.Find for targets compared nodes (its guess
-// of the candidates; o.Top pairs with reasons).
+// duplicatesMemory predicts the peak memory of a duplicates run on files
+// (dedup.Predict): held is what the run holds of its input beside the
+// graph (the names and evidence properties read).
 func duplicatesMemory(nodes, edges, targets, maxDegree int64, stringKeys bool, held []memory.Part, o dedup.Options) memory.Estimate {
-	peak, phases := dedup.Estimate(nodes, edges, targets, 0, o)
-	var find []memory.Part
-	for _, ph := range phases {
-		if ph.Bytes == peak {
-			find = ph.Parts
-			break
-		}
-	}
-	return memory.Predict(nodes, edges, memory.Options{Workers: o.Workers, StringKeys: stringKeys, FromFile: true,
-		MaxDegree: maxDegree, NoEmbedding: true, Held: slices.Concat(held, find)})
+	return dedup.Predict(nodes, edges, targets, o, memory.Options{StringKeys: stringKeys, FromFile: true, MaxDegree: maxDegree, Held: held})
 }
 
 // inputMemory is what a duplicates run holds of its input beside the
