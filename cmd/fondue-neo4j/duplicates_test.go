@@ -390,8 +390,8 @@ func TestDuplicatesDoc(t *testing.T) {
 		}
 		ran++
 	}
-	if ran != 2 {
-		t.Errorf("docs/duplicates.md: %d duplicates commands run, want 2 (import files, edge list)", ran)
+	if ran != 3 {
+		t.Errorf("docs/duplicates.md: %d duplicates commands run, want 3 (import files, edge list, edge list without names)", ran)
 	}
 }
 
