@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -90,21 +89,7 @@ compare, 7 not enough memory, 130 interrupted.`,
 				return err
 			}
 			a.logDuplicates(in, res, loadTime, time.Since(t1), est)
-			w := bufio.NewWriter(a.stdout)
-			d := output.Duplicates{Graph: in.Graph, Pairs: res.Pairs, Names: in.Names}
-			if a.cfg.Output.Format == "json" {
-				err = d.WriteJSON(w)
-			} else {
-				withHeader := a.outTTY
-				if ph := a.cfg.Output.PrintHeader; ph != "auto" {
-					withHeader = ph == "true"
-				}
-				err = d.WriteTSV(w, withHeader)
-			}
-			if err == nil {
-				err = w.Flush()
-			}
-			return err
+			return a.printTable(output.Duplicates{Graph: in.Graph, Pairs: res.Pairs, Names: in.Names})
 		},
 	}
 	cli.AddFlags(cmd, config.CmdDuplicates)
