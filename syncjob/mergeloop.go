@@ -454,6 +454,22 @@ func mergeRecordsOf(tx Tx, run string) ([]Node, error) {
 	return recs, err
 }
 
+// survivorsOf returns the nodes run merged others into, once each, in the
+// order of mergeRecordsOf (the latest merge first).
+func survivorsOf(tx Tx, run string) ([]keys.Key, error) {
+	recs, err := mergeRecordsOf(tx, run)
+	var ids []keys.Key
+	seen := map[keys.Key]bool{}
+	for _, r := range recs {
+		into, _ := keys.FromValue(r.Props[mergeplan.PropMergedIntoID])
+		if !seen[into] {
+			seen[into] = true
+			ids = append(ids, into)
+		}
+	}
+	return ids, err
+}
+
 // UndoMerges restores every node that run o.RunID merged, one
 // transaction per survivor, latest merges first: the node is created
 // again with its labels and properties (its key among them), the
@@ -469,16 +485,8 @@ func UndoMerges(ctx context.Context, st Store, o UndoOptions) (UndoStats, error)
 	var us UndoStats
 	var survivors []keys.Key
 	err := st.Read(ctx, func(tx Tx) error {
-		recs, err := mergeRecordsOf(tx, o.RunID)
-		survivors = nil
-		seen := map[keys.Key]bool{}
-		for _, r := range recs {
-			into, _ := keys.FromValue(r.Props[mergeplan.PropMergedIntoID])
-			if !seen[into] {
-				seen[into] = true
-				survivors = append(survivors, into)
-			}
-		}
+		var err error
+		survivors, err = survivorsOf(tx, o.RunID)
 		return err
 	})
 	if err != nil {
