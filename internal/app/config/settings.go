@@ -229,7 +229,7 @@ var settings = []Setting{
 		Doc:  "display names for the ids, a file (see [review.md](review.md))",
 		Flags: []Flag{{Name: "names", On: CmdScore},
 			{Name: "names", On: CmdReview, Help: "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}"},
-			{Name: "names", On: CmdDuplicates, Help: "the names compared, of an edge list's nodes: id<TAB>name lines, or JSON {\"id\": \"name\"} (default: the ids)"}},
+			{Name: "names", On: CmdDuplicates, Help: "the names compared, of an edge list's nodes: id<TAB>name lines, or JSON {\"id\": \"name\"} (default: none, the links alone)"}},
 		Field: func(c *Config) any { return &c.Input.Names }},
 
 	// score's and review's nodes to score (the rest is context).
