@@ -3,6 +3,7 @@ package fondue
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -64,28 +65,63 @@ func TestIncrementalUnchangedIsIdentical(t *testing.T) {
 	}
 }
 
-// bruteRescore returns the nodes of h whose closed neighbourhood holds a
-// node that is new or whose neighbours' keys differ from those in g,
-// compared as sorted key lists.
-func bruteRescore(g, h *graph.Graph) []bool {
-	nbKeys := func(x *graph.Graph, i int) []string {
-		var ks []string
+// bruteRescore returns the nodes of h to rescore after g, by the rules
+// of Options.MoveTolerance written out on key sets: a node that is new
+// or whose neighbours' keys differ is changed; a node is rescored when
+// it is changed or has a changed neighbour c that is new, or moved
+// (vectors before and after, by key) at least tol (negative: always),
+// or one of whose added or removed partners x is its neighbour or
+// shares a neighbour other than c with it.
+func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, tol float64) []bool {
+	nbKeys := func(x *graph.Graph, i int) map[string]bool {
+		ks := map[string]bool{}
 		for _, j := range x.Neighbors(i) {
-			ks = append(ks, x.Key(int(j)))
+			ks[x.Key(int(j))] = true
 		}
-		slices.Sort(ks)
 		return ks
 	}
-	changed := make([]bool, h.NumNodes())
+	n := h.NumNodes()
+	changed := make([]bool, n)
 	for i := range changed {
 		k, ok := g.Index(h.Key(i))
-		changed[i] = !ok || !slices.Equal(nbKeys(g, k), nbKeys(h, i))
+		changed[i] = !ok || !maps.Equal(nbKeys(g, k), nbKeys(h, i))
 	}
-	out := make([]bool, h.NumNodes())
+	out := make([]bool, n)
 	for i := range out {
 		out[i] = changed[i]
-		for _, j := range h.Neighbors(i) {
-			out[i] = out[i] || changed[j]
+		mine := nbKeys(h, i)
+		for _, c := range h.Neighbors(i) {
+			if !changed[c] || out[i] {
+				continue
+			}
+			key := h.Key(int(c))
+			k, ok := g.Index(key)
+			if !ok || tol < 0 || moved(before(key), after(key)) >= tol {
+				out[i] = true
+				continue
+			}
+			oldNb, newNb := nbKeys(g, k), nbKeys(h, int(c))
+			for x := range oldNb {
+				if _, ok := h.Index(x); !ok {
+					out[i] = true // a neighbour left the graph
+				}
+			}
+			for _, set := range []map[string]bool{oldNb, newNb} {
+				for x := range set {
+					if oldNb[x] && newNb[x] {
+						continue
+					}
+					xi, _ := h.Index(x)
+					if mine[x] {
+						out[i] = true
+					}
+					for y := range nbKeys(h, xi) {
+						if y != key && mine[y] {
+							out[i] = true
+						}
+					}
+				}
+			}
 		}
 	}
 	return out
@@ -139,10 +175,31 @@ func TestIncrementalOneEdge(t *testing.T) {
 		for _, w := range []int{1, 4} {
 			o := opts
 			o.Workers = w
+			o.MoveTolerance = -1
 			res, _ := night(t, h, o, st)
-			want := bruteRescore(g, h)
-			if !slices.Equal(res.rescored, want) {
+			row := func(e []float64, x *graph.Graph) func(string) []float64 {
+				return func(key string) []float64 {
+					i, _ := x.Index(key)
+					return e[i*8 : (i+1)*8]
+				}
+			}
+			before, after := row(st.Checkpoint.X, g), row(res.Embedding.X, h)
+			if want := bruteRescore(g, h, before, after, -1); !slices.Equal(res.rescored, want) {
 				t.Fatalf("%s: rescored set differs from the brute-force one", name)
+			}
+			// A tolerance no move reaches: the rule of the changed links.
+			const tol = 1e9
+			o.MoveTolerance = tol
+			near, _ := night(t, h, o, st)
+			if !sameFloats(near.Embedding.X, res.Embedding.X) {
+				t.Fatalf("%s: the tolerance changed the embedding", name)
+			}
+			want := bruteRescore(g, h, before, after, tol)
+			if !slices.Equal(near.rescored, want) {
+				t.Fatalf("%s: rescored set (tolerance %g) differs from the brute-force one", name, tol)
+			}
+			if near.Incremental.Rescored >= res.Incremental.Rescored {
+				t.Fatalf("%s: the tolerance rescored %d nodes, exact %d", name, near.Incremental.Rescored, res.Incremental.Rescored)
 			}
 			inc := res.Incremental
 			if inc.Full || inc.Changed != 2 || inc.Trained != 2 {
@@ -311,5 +368,43 @@ func TestIncrementalSubsetTraining(t *testing.T) {
 			}
 			ref = emb.X
 		}
+	}
+}
+
+// With a Context, the scores of the structural graph are incremental and
+// the entity estimates (the evidence model) are computed in full: an
+// unchanged graph gives the same result; a changed context link (a
+// paper's venue) changes no structural node and gives a full run's
+// result.
+func TestIncrementalContext(t *testing.T) {
+	_, kg, c := kgPair(t)
+	opts := Options{Seed: 3, Targets: authors(kg), Context: c, Workers: 2}
+	first, st := night(t, kg, opts, nil)
+	same, _ := night(t, kg, opts, st)
+	if inc := same.Incremental; inc == nil || inc.Full || inc.Changed != 0 || inc.Rescored != 0 {
+		t.Fatalf("unchanged: %+v", inc)
+	}
+	if !sameFloats(first.Scores, same.Scores) || !sameFloats(first.Ambiguity, same.Ambiguity) || !slices.Equal(first.Entities, same.Entities) {
+		t.Fatal("unchanged: the second night differs")
+	}
+	p, _ := kg.Index("p:0")
+	v := -1
+	for _, j := range kg.Neighbors(p) {
+		if strings.HasPrefix(kg.Key(int(j)), "v:") {
+			v = int(j)
+		}
+	}
+	other, _ := kg.Index("v:9")
+	if v == other {
+		other, _ = kg.Index("v:8")
+	}
+	h := withEdge(t, withEdge(t, kg, p, v, true), p, other, false)
+	inc, _ := night(t, h, opts, st)
+	full, _ := night(t, h, opts, nil)
+	if s := inc.Incremental; s.Full || s.Changed != 0 || s.Rescored != 0 {
+		t.Fatalf("venue changed: %+v, want nothing structural changed", s)
+	}
+	if !sameFloats(full.Scores, inc.Scores) || !slices.Equal(full.Entities, inc.Entities) {
+		t.Fatal("venue changed: the incremental night differs from a full run")
 	}
 }

@@ -102,6 +102,14 @@ type Options struct {
 	// from Since's embedding where it can be, and Result.Incremental
 	// says why. Since overrides WarmStart.
 	Since *State
+	// MoveTolerance narrows the rescoring of an incremental run: a changed
+	// node whose vector moved less than this (Euclidean; the links' own
+	// scale is Sigma1) rescores only those neighbours whose two-hop
+	// neighbourhood its changed links reach, instead of all; the others
+	// keep terms that are then close to, not exactly, a full scoring's.
+	// 0: DefaultMoveTolerance; negative: exact, every neighbour of a
+	// changed node is rescored.
+	MoveTolerance float64
 	// Progress, when set, receives progress reports from the calling
 	// goroutine: each phase's start (Done 0) and end (Done = Total), and
 	// between them every epoch of the embedding, and about every percent
@@ -475,7 +483,7 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	terms := score.NewTerms(opts.Method, g.NumNodes())
 	var only []bool
 	if inc != nil {
-		only = inc.reuse(g, terms, res)
+		only = inc.reuse(g, emb, opts.moveTolerance(), terms, res)
 	}
 	if err := score.EmbeddingTerms(parallel.SubProgress(pctx, 0, scoringShare), g, emb, so, only, terms); err != nil {
 		return err
