@@ -3,7 +3,6 @@ package fondue_test
 import (
 	"context"
 	"math"
-	"slices"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -61,7 +60,7 @@ func spearman(a, b []float64) float64 {
 // TestIncrementalCloseToFull: on a block model with 5% of its nodes
 // merged in pairs (planted ambiguity), a night after 1% of the links
 // changed ranks as a full run on the changed graph does: its AUC of the
-// planted merges, and its agreement with a warm-started full run.
+// planted merges, and its agreement with a full run.
 func TestIncrementalCloseToFull(t *testing.T) {
 	ctx := context.Background()
 	base, err := generate.SBM(generate.SBMOptions{Nodes: 4000, AvgDegree: 10, Seed: 7})
@@ -86,12 +85,6 @@ func TestIncrementalCloseToFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o = opts
-	o.WarmStart = st.Checkpoint
-	warm, err := fondue.Score(ctx, h, o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cold, err := fondue.Score(ctx, h, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -106,34 +99,28 @@ func TestIncrementalCloseToFull(t *testing.T) {
 		}
 		return a
 	}
-	t.Logf("%+v", *inc.Incremental)
-	var mv []float64
-	for i := range h.NumNodes() {
-		a, b := inc.Embedding.Row(i), st.Checkpoint.X[i*8:(i+1)*8]
-		s := 0.0
-		for k := range a {
-			s += (a[k] - b[k]) * (a[k] - b[k])
-		}
-		if s > 0 {
-			mv = append(mv, math.Sqrt(s))
-		}
+	// Measured (deterministic): AUC of the planted merges 0.8927
+	// incremental, 0.8952 cold full, 0.8968 warm full, 0.8984 night 1;
+	// incremental vs cold full: top 1% 0.895, Spearman 0.9912 (night 1's
+	// cold full vs night 2's: 0.816, 0.9791; warm vs cold full: 0.816,
+	// 0.9569). Floors: 0.01 of AUC, 0.1 of overlap (a node of the top 38
+	// is 0.026), 0.01 of Spearman.
+	if a, b := auc(inc.Scores), auc(cold.Scores); a < b-0.01 {
+		t.Errorf("AUC %.4f incremental, %.4f full", a, b)
 	}
-	slices.Sort(mv)
-	t.Logf("moves: %d, q10 %.4f q25 %.4f q50 %.4f q75 %.4f q90 %.4f", len(mv), mv[len(mv)/10], mv[len(mv)/4], mv[len(mv)/2], mv[len(mv)*3/4], mv[len(mv)*9/10])
-	for _, tol := range []float64{-1, 0.01, 0.03, 0.1, 0.3, 1e9} {
-		o := opts
-		o.Since, o.MoveTolerance = st, tol
-		r, err := fondue.Score(ctx, h, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("tol %g: rescored %d, AUC %.4f, inc/cold top %.3f rho %.4f, inc/exact top %.3f rho %.4f", tol, r.Incremental.Rescored, auc(r.Scores),
-			topOverlap(r.Scores, cold.Scores), spearman(r.Scores, cold.Scores), topOverlap(r.Scores, inc.Scores), spearman(r.Scores, inc.Scores))
+	if ov, rho := topOverlap(inc.Scores, cold.Scores), spearman(inc.Scores, cold.Scores); ov < 0.79 || rho < 0.98 {
+		t.Errorf("incremental vs full: top 1%% overlap %.3f, Spearman %.4f", ov, rho)
 	}
-	t.Logf("AUC inc %.4f warm %.4f cold %.4f first %.4f", auc(inc.Scores), auc(warm.Scores), auc(cold.Scores), auc(first.Scores))
-	t.Logf("inc/warm top %.3f rho %.4f; inc/cold top %.3f rho %.4f; warm/cold top %.3f rho %.4f; first/cold top %.3f rho %.4f",
-		topOverlap(inc.Scores, warm.Scores), spearman(inc.Scores, warm.Scores),
-		topOverlap(inc.Scores, cold.Scores), spearman(inc.Scores, cold.Scores),
-		topOverlap(warm.Scores, cold.Scores), spearman(warm.Scores, cold.Scores),
-		topOverlap(first.Scores, cold.Scores), spearman(first.Scores, cold.Scores))
+	// The tolerance's narrowing (here every changed node counts as not
+	// moved): about half as many rescored (measured 1338 of 3800, exact
+	// 2889), Spearman with the exact run 0.9980.
+	o = opts
+	o.Since, o.MoveTolerance = st, 1e9
+	near, err := fondue.Score(ctx, h, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rho := spearman(near.Scores, inc.Scores); near.Incremental.Rescored*2 > inc.Incremental.Rescored || rho < 0.99 {
+		t.Errorf("tolerance: %d rescored (exact %d), Spearman with exact %.4f", near.Incremental.Rescored, inc.Incremental.Rescored, rho)
+	}
 }

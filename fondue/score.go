@@ -328,6 +328,9 @@ func scoreLinks(ctx context.Context, g *graph.Graph, opts Options, report func(P
 			return nil, err
 		}
 	} else {
+		if opts.Since != nil {
+			res.Incremental = &IncrementalStats{Full: true, Reason: fmt.Sprintf("method %q fits no embedding: every run is a full one", opts.Method)}
+		}
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
 		scored := countScored(g, opts.Targets)
