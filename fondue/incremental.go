@@ -106,17 +106,56 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 		return nil, fmt.Errorf("warm start: %w", err)
 	}
 	res.Warm = &ws
-	in.stats.Trained = len(in.changed)
-	if len(in.changed) == 0 {
+	train := in.trainable(g, opts.refitShare())
+	in.stats.Trained = len(train)
+	if len(train) == 0 {
 		return init, nil
 	}
-	run.Init, run.Trainable = init, in.changed
+	run.Init, run.Trainable = init, train
 	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
 	if err != nil {
 		return nil, err
 	}
 	res.CNE = st
 	return emb, nil
+}
+
+// DefaultRefitShare is Options.RefitShare's default.
+const DefaultRefitShare = 0.1
+
+// refitShare resolves Options.RefitShare (negative: 0, every changed node).
+func (o *Options) refitShare() float64 {
+	switch {
+	case o.RefitShare == 0:
+		return DefaultRefitShare
+	case o.RefitShare < 0:
+		return 0
+	}
+	return o.RefitShare
+}
+
+// trainable returns the changed nodes to re-fit: the new ones, and those
+// at least share of whose links (of the larger of their old and new
+// degree) were added or removed; all of them without saved links.
+func (in *since) trainable(g *graph.Graph, share float64) []int32 {
+	if share <= 0 || in.s.Degrees == nil {
+		return in.changed
+	}
+	toNew := in.toNew()
+	var out, diff []int32
+	for _, c := range in.changed {
+		k := in.from[c]
+		if k < 0 {
+			out = append(out, c)
+			continue
+		}
+		var gone bool
+		diff, gone = in.linkDiff(g, int(c), toNew, diff[:0])
+		if d := max(g.Degree(int(c)), int(in.s.Degrees[k])); gone || float64(len(diff)) >= share*float64(d) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // DefaultMoveTolerance is Options.MoveTolerance's default.

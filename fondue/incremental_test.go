@@ -175,7 +175,7 @@ func TestIncrementalOneEdge(t *testing.T) {
 		for _, w := range []int{1, 4} {
 			o := opts
 			o.Workers = w
-			o.MoveTolerance = -1
+			o.MoveTolerance, o.RefitShare = -1, -1
 			res, _ := night(t, h, o, st)
 			row := func(e []float64, x *graph.Graph) func(string) []float64 {
 				return func(key string) []float64 {
@@ -200,6 +200,20 @@ func TestIncrementalOneEdge(t *testing.T) {
 			}
 			if near.Incremental.Rescored >= res.Incremental.Rescored {
 				t.Fatalf("%s: the tolerance rescored %d nodes, exact %d", name, near.Incremental.Rescored, res.Incremental.Rescored)
+			}
+			// The defaults: the hub that lost one link of many keeps its
+			// vector; the rule of the changed links for its neighbours.
+			o.MoveTolerance, o.RefitShare = 0, 0
+			def, _ := night(t, h, o, st)
+			trained := 2
+			if name == "remove" {
+				trained = 1
+			}
+			if def.Incremental.Trained != trained {
+				t.Fatalf("%s: defaults trained %d nodes, want %d", name, def.Incremental.Trained, trained)
+			}
+			if want := bruteRescore(g, h, before, row(def.Embedding.X, h), DefaultMoveTolerance); !slices.Equal(def.rescored, want) {
+				t.Fatalf("%s: rescored set (defaults) differs from the brute-force one", name)
 			}
 			inc := res.Incremental
 			if inc.Full || inc.Changed != 2 || inc.Trained != 2 {

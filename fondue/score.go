@@ -110,6 +110,15 @@ type Options struct {
 	// 0: DefaultMoveTolerance; negative: exact, every neighbour of a
 	// changed node is rescored.
 	MoveTolerance float64
+	// RefitShare narrows an incremental run's training: a changed node
+	// is re-fitted when it is new or at least this share of its links
+	// were added or removed (a hub that gained one link of a thousand
+	// keeps its vector, which would move by about a thousandth of a
+	// link: less than the noise of the sampled training). The others keep
+	// their vectors, and so, with MoveTolerance, rescore only what their
+	// changed links reach. 0: DefaultRefitShare; negative: every changed
+	// node is re-fitted.
+	RefitShare float64
 	// Progress, when set, receives progress reports from the calling
 	// goroutine: each phase's start (Done 0) and end (Done = Total), and
 	// between them every epoch of the embedding, and about every percent
