@@ -63,6 +63,7 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 	if union := g.NumNodes() + ck.Len() - shared; float64(shared) < opts.WarmStartMinShare*float64(union) {
 		return full(fmt.Sprintf("%s shares %d of the %d nodes (below %.0f%%)", name, shared, union, 100*opts.WarmStartMinShare), false)
 	}
+	n := ck.Len()
 	switch {
 	case s.Terms == nil:
 		return full(name+" holds no scores (a checkpoint): a warm start only", true)
@@ -70,6 +71,10 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 		return full(fmt.Sprintf("%s was saved by method %q, the run uses %q", name, s.Method, opts.Method), true)
 	case s.Digest != opts.digest():
 		return full(name+" was saved with other options (seed, embedding or sign vectors)", true)
+	case len(s.Fingerprints) != n || len(s.Terms.FONDUE) != n || len(s.Entities) != n ||
+		(s.Terms.Disconnection != nil && (len(s.Terms.Disconnection) != n || len(s.Terms.Pieces) != n)) ||
+		(s.Terms.Disconnection == nil) != (opts.Method == score.MethodFONDUE) || !linksFit(s):
+		return full(name+" is inconsistent (its per-node arrays do not match its embedding)", true)
 	}
 	in := &since{s: s, from: from, fp: Fingerprints(g, opts.Targets), stats: &IncrementalStats{}}
 	for i, k := range from {
@@ -80,6 +85,30 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 	in.stats.Changed = len(in.changed)
 	res.Incremental, res.fingerprints = in.stats, in.fp
 	return in
+}
+
+// linksFit reports whether the saved links are absent or consistent: a
+// degree per row, as many neighbours as they sum to, every one a row.
+func linksFit(s *State) bool {
+	if s.Degrees == nil {
+		return s.Neighbors == nil
+	}
+	n, sum := s.Checkpoint.Len(), 0
+	for _, d := range s.Degrees {
+		if d < 0 {
+			return false
+		}
+		sum += int(d)
+	}
+	if len(s.Degrees) != n || sum != len(s.Neighbors) {
+		return false
+	}
+	for _, r := range s.Neighbors {
+		if r < 0 || int(r) >= n {
+			return false
+		}
+	}
+	return true
 }
 
 // rowsOf maps each node of g to its row in ck by key (-1 when absent),
