@@ -200,8 +200,8 @@ func (o *Options) moveTolerance() float64 {
 
 // reuse copies the saved terms of the nodes that keep them into t and
 // returns the nodes to rescore (rescore).
-func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, tol float64, t *score.Terms, res *Result) []bool {
-	only := in.rescore(g, emb, tol)
+func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, opts *Options, t *score.Terms, res *Result) []bool {
+	only := in.rescore(g, emb, opts.moveTolerance(), opts.refitShare(), opts.Targets)
 	st := in.s.Terms
 	for i, k := range in.from {
 		if only[i] {
@@ -218,24 +218,30 @@ func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, tol float64, t *score
 	return only
 }
 
-// rescore returns the nodes whose terms are computed: the changed nodes
-// (and so trained) and their neighbours. With tol >= 0, a changed node
-// whose vector moved less than tol (a saved node whose rows it still
-// has) passes on only what its changed links change: a neighbour i is
-// rescored when a node x whose link with c was added or removed is i's
-// neighbour or shares a neighbour other than c with i, the relations
-// of i's pieces and disconnection. (Degree-dependent choices of those,
-// the budgets of the two-hop pass and of the sampled pairs, are not
-// followed: an approximation.)
-func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol float64) []bool {
-	only := make([]bool, g.NumNodes())
+// rescore returns the nodes whose terms are computed. Exact (tol < 0):
+// the changed nodes and their neighbours. Else a node is rescored when
+// it is new, lost a neighbour that left the graph, or became scored or
+// unscored, or when the changes that reach it make up at least share of
+// its links (any, with share 0): a link of its own added or removed, a
+// neighbour c that changed and whose vector moved at least tol (or is
+// new), or a changed neighbour c with a link added or removed to a node
+// x that is its neighbour or shares a neighbour other than c with it
+// (the relations of its pieces and disconnection). A node below the
+// share keeps terms that are then close to, not exactly, a full
+// scoring's; so do degree-dependent choices of the terms (the budgets of
+// the two-hop pass and of the sampled pairs), which are not followed.
+func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol, share float64, targets []bool) []bool {
+	n := g.NumNodes()
+	only := make([]bool, n)
+	exact := tol < 0 || in.s.Degrees == nil
+	count := make([]int32, n)
 	var toNew []int32 // saved row -> node, -1 when gone
 	var diff []int32
 	for _, c := range in.changed {
-		only[c] = true
 		k := in.from[c]
 		nb := g.Neighbors(int(c))
-		if tol < 0 || k < 0 || in.s.Degrees == nil || moved(emb.Row(int(c)), in.s.Checkpoint.X[k*emb.Dim:(k+1)*emb.Dim]) >= tol {
+		if exact || k < 0 {
+			only[c] = true
 			for _, j := range nb {
 				only[j] = true
 			}
@@ -246,20 +252,36 @@ func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol float64) []bool
 		}
 		var gone bool
 		diff, gone = in.linkDiff(g, int(c), toNew, diff[:0])
+		scored := len(nb) > 0 && (targets == nil || targets[c])
+		if gone || scored == math.IsNaN(in.s.Terms.FONDUE[k]) {
+			only[c] = true
+		}
+		count[c] += int32(len(diff))
+		if moved(emb.Row(int(c)), in.s.Checkpoint.X[k*emb.Dim:(k+1)*emb.Dim]) >= tol {
+			for _, j := range nb {
+				count[j]++
+			}
+			continue
+		}
 		for _, i := range nb {
-			if only[i] {
-				continue
-			}
-			if gone {
-				only[i] = true
-				continue
-			}
 			for _, x := range diff {
 				if x != i && (g.HasEdge(int(i), int(x)) || shareOther(g.Neighbors(int(i)), g.Neighbors(int(x)), c)) {
-					only[i] = true
+					count[i]++
 					break
 				}
 			}
+		}
+	}
+	if exact {
+		return only
+	}
+	for i, m := range count {
+		d := g.Degree(i)
+		if k := in.from[i]; k >= 0 {
+			d = max(d, int(in.s.Degrees[k]))
+		}
+		if m > 0 && float64(m) >= share*float64(d) {
+			only[i] = true
 		}
 	}
 	return only

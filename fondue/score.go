@@ -495,7 +495,7 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	terms := score.NewTerms(opts.Method, g.NumNodes())
 	var only []bool
 	if inc != nil {
-		only = inc.reuse(g, emb, opts.moveTolerance(), terms, res)
+		only = inc.reuse(g, emb, &opts, terms, res)
 	}
 	if err := score.EmbeddingTerms(parallel.SubProgress(pctx, 0, scoringShare), g, emb, so, only, terms); err != nil {
 		return err
