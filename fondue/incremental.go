@@ -135,7 +135,11 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 		return nil, fmt.Errorf("warm start: %w", err)
 	}
 	res.Warm = &ws
-	train := in.trainable(g, opts.refitShare())
+	share := opts.refitShare()
+	if opts.moveTolerance() < 0 {
+		share = 0 // exact: every changed node
+	}
+	train := in.trainable(g, share)
 	in.stats.Trained = len(train)
 	if len(train) == 0 {
 		return init, nil
