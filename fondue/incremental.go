@@ -17,11 +17,13 @@ import (
 // alone. The fingerprint of a node hashes its neighbours' keys, so a node
 // whose terms may have changed has a changed fingerprint itself or among
 // its neighbours, or a neighbour whose vector moved. The run trains only
-// the changed nodes (C: new, or another fingerprint), so only they move,
-// and rescores the closed neighbourhood of C; every other node keeps its
-// saved terms, which are then exactly what a full computation on the new
-// embedding would give (the random streams are per node index, so a node
-// whose index shifted keeps the terms of its old streams).
+// changed nodes (C: new, or another fingerprint), so only they move. The
+// exact rule (MoveTolerance < 0) trains all of C and rescores C and its
+// neighbours: every other node keeps saved terms that are exactly what a
+// full computation on the new embedding gives (the random streams are
+// per node index, so a node whose index shifted keeps the terms of its
+// old streams). The default rule trains and rescores only where the
+// changes make up RefitShare of a node's links (see Options).
 
 // since is the plan of an incremental run.
 type since struct {
