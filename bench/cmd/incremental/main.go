@@ -123,7 +123,12 @@ func main() {
 			if s.Full {
 				fmt.Printf("  (full: %s)\n", s.Reason)
 			}
-			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s\n", secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring))
+			if share > 0 {
+				fmt.Printf("  changed nodes in the top 1%%: incremental %s, cold full %s; inc vs night 1 %s\n",
+					changedInTop(g, h, inc.Scores), changedInTop(g, h, cold.Scores), pair(first.Scores, inc.Scores))
+			}
+			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
+				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
 		}
 	}
 	fmt.Println(other)
@@ -153,6 +158,42 @@ func run(ctx context.Context, g *graph.Graph, opts fondue.Options) (*fondue.Resu
 	lastWall, lastCPU = time.Since(t0), cpuTime()-c0
 	t := res.Timings
 	return res, t.Prior + t.Embedding + t.Scoring
+}
+
+// changedInTop counts the nodes of the top 1% of scores (on h) whose
+// links differ between g and h (same node order).
+func changedInTop(g, h *graph.Graph, scores []float64) string {
+	r := score.Ranking(scores)
+	top := (len(r) + 99) / 100
+	n := 0
+	for _, i := range r[:top] {
+		if !slices.Equal(g.Neighbors(i), h.Neighbors(i)) {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d", n, top)
+}
+
+// moves counts the nodes whose value changed at all, by more than 0.001
+// and by more than 0.01 (what a sync that writes changed values writes).
+func moves(a, b []float64) string {
+	var any, milli, centi int
+	for i := range a {
+		if math.IsNaN(a[i]) && math.IsNaN(b[i]) {
+			continue
+		}
+		d := math.Abs(a[i] - b[i])
+		if d > 0 || math.IsNaN(d) {
+			any++
+		}
+		if d > 0.001 || math.IsNaN(d) {
+			milli++
+		}
+		if d > 0.01 || math.IsNaN(d) {
+			centi++
+		}
+	}
+	return fmt.Sprintf("%d nodes (> 0.001: %d, > 0.01: %d)", any, milli, centi)
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
@@ -280,6 +321,5 @@ func compare(a, b []float64) (overlap, rho float64) {
 		saa += (pa[i] - ma) * (pa[i] - ma)
 		sbb += (pb[i] - mb) * (pb[i] - mb)
 	}
-	_ = slices.Max[[]float64]
 	return overlap, sab / math.Sqrt(saa*sbb)
 }
