@@ -32,7 +32,40 @@ type since struct {
 	changed []int32 // C, ascending
 	fp      []uint64
 	stats   *IncrementalStats
-	offsets []int // of the saved rows in s.Neighbors (linkDiff)
+	offsets []int   // of the saved rows in s.Neighbors (linkDiff)
+	train   []int32 // the rows re-fitted, ascending
+}
+
+// ring returns the nodes within hops links of nodes (ascending), nodes
+// included.
+func ring(g *graph.Graph, nodes []int32, hops int) []int32 {
+	if hops <= 0 || len(nodes) == 0 {
+		return nodes
+	}
+	mark := make([]bool, g.NumNodes())
+	front := nodes
+	for _, c := range nodes {
+		mark[c] = true
+	}
+	for range hops {
+		var next []int32
+		for _, c := range front {
+			for _, j := range g.Neighbors(int(c)) {
+				if !mark[j] {
+					mark[j] = true
+					next = append(next, j)
+				}
+			}
+		}
+		front = next
+	}
+	var out []int32
+	for i, m := range mark {
+		if m {
+			out = append(out, int32(i))
+		}
+	}
+	return out
 }
 
 // since returns the plan of an incremental run from opts.Since, or nil
@@ -141,7 +174,8 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 	if opts.moveTolerance() < 0 {
 		share = 0 // exact: every changed node
 	}
-	train := in.trainable(g, share)
+	train := ring(g, in.trainable(g, share), opts.RefitHops)
+	in.train = train
 	in.stats.Trained = len(train)
 	if len(train) == 0 {
 		return init, nil
@@ -275,6 +309,26 @@ func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol, share float64,
 					count[i]++
 					break
 				}
+			}
+		}
+	}
+	// Trained nodes that did not change (RefitHops): one that moved is
+	// rescored, and counts for its neighbours.
+	isChanged := make([]bool, n)
+	for _, c := range in.changed {
+		isChanged[c] = true
+	}
+	for _, r := range in.train {
+		k := in.from[r]
+		if isChanged[r] || k < 0 || (!exact && moved(emb.Row(int(r)), in.s.Checkpoint.X[k*emb.Dim:(k+1)*emb.Dim]) < tol) {
+			continue
+		}
+		only[r] = true
+		for _, j := range g.Neighbors(int(r)) {
+			if exact {
+				only[j] = true
+			} else {
+				count[j]++
 			}
 		}
 	}

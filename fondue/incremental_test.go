@@ -107,12 +107,22 @@ func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, t
 	for i := range out {
 		key := h.Key(i)
 		k, ok := g.Index(key)
+		// An unchanged node that moved (re-fitted with RefitHops).
+		movedBy := func(j int) float64 {
+			if changed[j] {
+				return 0
+			}
+			return moved(before(h.Key(j)), after(h.Key(j)))
+		}
 		if tol < 0 {
-			out[i] = changed[i]
+			out[i] = changed[i] || movedBy(i) > 0
 			for _, c := range h.Neighbors(i) {
-				out[i] = out[i] || changed[c]
+				out[i] = out[i] || changed[c] || movedBy(int(c)) > 0
 			}
 			continue
+		}
+		if movedBy(i) >= tol {
+			out[i] = true
 		}
 		if !ok {
 			out[i] = true
@@ -133,6 +143,9 @@ func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, t
 		}
 		for _, c := range h.Neighbors(i) {
 			if !changed[c] {
+				if movedBy(int(c)) >= tol {
+					count++
+				}
 				continue
 			}
 			ckey := h.Key(int(c))
@@ -262,6 +275,26 @@ func TestIncrementalOneEdge(t *testing.T) {
 			if d, e := def.Incremental.Rescored, res.Incremental.Rescored; d > e || (name == "remove" && d == e) {
 				t.Fatalf("%s: the defaults rescored %d nodes, the exact run %d", name, d, e)
 			}
+			// A ring of one hop: the trained nodes and their neighbours.
+			for _, tol := range []float64{-1, 0} {
+				o.MoveTolerance, o.RefitHops = tol, 1
+				rg, _ := night(t, h, o, st)
+				if rg.Incremental.Trained <= def.Incremental.Trained {
+					t.Fatalf("%s: a ring of one hop trained %d nodes, without %d", name, rg.Incremental.Trained, def.Incremental.Trained)
+				}
+				want := bruteRescore(g, h, before, row(rg.Embedding.X, h), o.moveTolerance(), o.refitShare(), oldScored)
+				if !slices.Equal(rg.rescored, want) {
+					t.Fatalf("%s: rescored set (ring, tolerance %g) differs from the brute-force one", name, tol)
+				}
+				all := score.NewTerms(score.MethodCombined, h.NumNodes())
+				if err := score.EmbeddingTerms(context.Background(), h, rg.Embedding, opts.scoring(), nil, all); err != nil {
+					t.Fatal(err)
+				}
+				if tol < 0 && !sameFloats(all.FONDUE, rg.terms.FONDUE) {
+					t.Fatalf("%s: ring, exact: terms differ from a full scoring of the same embedding", name)
+				}
+			}
+			o.RefitHops = 0
 			inc := res.Incremental
 			if inc.Full || inc.Changed != 2 || inc.Trained != 2 {
 				t.Fatalf("%s: %+v, want 2 changed and trained", name, inc)

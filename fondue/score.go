@@ -122,6 +122,11 @@ type Options struct {
 	// node re-fitted, and any change that reaches a node rescores it.
 	MoveTolerance float64
 	RefitShare    float64
+	// RefitHops also re-fits, in an incremental run, the nodes within this
+	// many links of the re-fitted changed nodes, so that their
+	// neighbourhoods adapt to them (one that moved is rescored, and counts
+	// for its neighbours as a changed one does). 0: the changed nodes only.
+	RefitHops int
 	// Progress, when set, receives progress reports from the calling
 	// goroutine: each phase's start (Done 0) and end (Done = Total), and
 	// between them every epoch of the embedding, and about every percent

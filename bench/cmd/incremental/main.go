@@ -44,6 +44,7 @@ func main() {
 	workers := flag.Int("workers", 0, "goroutines (0: all cores)")
 	data := flag.String("data", "../../shared/datasets", "datasets folder (real sets)")
 	configs := flag.String("configs", "default,exact", "incremental settings to measure: default (the Options' defaults), exact (MoveTolerance and RefitShare -1)")
+	hops := flag.Int("hops", 0, "Options.RefitHops of the incremental runs")
 	otherSeed := flag.Bool("other-seed", true, "also a full run with another seed, for reference")
 	flag.Parse()
 	ctx := context.Background()
@@ -111,7 +112,7 @@ func main() {
 		}
 		for _, cfg := range strings.Split(*configs, ",") {
 			o := opts
-			o.Since = st
+			o.Since, o.RefitHops = st, *hops
 			if cfg == "exact" {
 				o.MoveTolerance, o.RefitShare = -1, -1
 			}
