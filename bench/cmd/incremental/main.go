@@ -29,10 +29,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/real"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
-	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
