@@ -64,6 +64,11 @@ type Options struct {
 	// plan (described from the store) when Split is set, the pairs found
 	// with Duplicates.
 	DryRun bool
+	// Full rewrites every node (WriteOptions.All), whatever it holds;
+	// otherwise the pull reads the written values back and only the nodes
+	// whose values changed are written. The caller also leaves
+	// Score.Since unset for a full run (sync --full).
+	Full bool
 	// TopNodes is the number of most ambiguous nodes the summary lists
 	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
 	TopNodes int
@@ -96,11 +101,20 @@ type Summary struct {
 	NodeCount             int    `json:"nodeCount"`
 	RelationshipCount     int    `json:"relationshipCount"`
 	NodePropertiesWritten int    `json:"nodePropertiesWritten"`
-	PreProcessingMillis   int64  `json:"preProcessingMillis"`
-	ComputeMillis         int64  `json:"computeMillis"`
-	WriteMillis           int64  `json:"writeMillis"`
-	SplitMillis           int64  `json:"splitMillis"`
-	UnscoredNodes         int    `json:"unscoredNodes"`
+	// NodesWritten counts the nodes written; NodesUnchanged those left
+	// alone because they hold their values already (AmbiguityTolerance):
+	// an unchanged night writes nothing.
+	NodesWritten   int `json:"nodesWritten"`
+	NodesUnchanged int `json:"nodesUnchanged"`
+	// Incremental says how the scores were computed: in full or around
+	// the changes since the last run, and why (nil: no saved state asked
+	// for, or a method that keeps none).
+	Incremental         *Incremental `json:"incremental,omitempty"`
+	PreProcessingMillis int64        `json:"preProcessingMillis"`
+	ComputeMillis       int64        `json:"computeMillis"`
+	WriteMillis         int64        `json:"writeMillis"`
+	SplitMillis         int64        `json:"splitMillis"`
+	UnscoredNodes       int          `json:"unscoredNodes"`
 	// Scored says what was scored: how many nodes per label, and the most
 	// ambiguous ones (nil when nothing was scored: an approved plan).
 	Scored         *Scored `json:"scored,omitempty"`
@@ -131,6 +145,20 @@ type Summary struct {
 	Duplicates   *Duplicates     `json:"duplicates,omitempty"`
 	MergePlan    *mergeplan.Plan `json:"mergePlan,omitempty"`
 	Neo4jVersion string          `json:"neo4jVersion"`
+}
+
+// Incremental describes how a run's scores were computed
+// (fondue.IncrementalStats): Mode "full" or "incremental", Reason why a
+// run with saved state was full (none, another configuration, too many
+// changes...); the nodes whose neighbourhood or evidence changed since the
+// state was saved, those re-scored and those whose saved terms were reused.
+type Incremental struct {
+	Mode          string `json:"mode"`
+	Reason        string `json:"reason,omitempty"`
+	NodesChanged  int    `json:"nodesChanged"`
+	NodesTrained  int    `json:"nodesTrained"`
+	NodesRescored int    `json:"nodesRescored"`
+	NodesReused   int    `json:"nodesReused"`
 }
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:
@@ -226,6 +254,16 @@ func (o *Options) defaults() {
 		o.Write.Property = DefaultWriteProperty
 	}
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
+	o.Write.All = o.Write.All || o.Full
+	if !o.Write.All && o.Duplicates == nil && !o.DryRun {
+		// Read back what the last run wrote: only changes are written.
+		o.Pull.ReadBack = nil
+		for _, p := range []string{o.Write.Property, o.Write.ScoreProperty, o.Write.EntitiesProperty} {
+			if p != "" {
+				o.Pull.ReadBack = append(o.Pull.ReadBack, p)
+			}
+		}
+	}
 	if d := o.Duplicates; d != nil {
 		d.defaults()
 		o.Pull.DisplayProperties = slices.Insert(slices.DeleteFunc(slices.Clone(o.Pull.DisplayProperties),
@@ -617,10 +655,15 @@ func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result
 		return err
 	}
 	sum.NodePropertiesWritten = ws.PropertiesWritten
+	sum.NodesWritten, sum.NodesUnchanged = ws.Nodes, ws.Unchanged
 	sum.NodesNotFound, sum.NodesNotFoundKeys = ws.Missing, ws.MissingKeys
 	sum.WriteMillis = time.Since(t2).Milliseconds()
-	log.Info("wrote the scores", "phase", "write", "nodes", ws.Nodes, "properties", ws.PropertiesWritten,
-		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds()))
+	attrs := []any{"phase", "write", "nodes", ws.Nodes, "unchanged", ws.Unchanged, "properties", ws.PropertiesWritten,
+		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds())}
+	if !ws.Compared {
+		attrs = append(attrs, "all", true) // --full, or the values could not be read back
+	}
+	log.Info("wrote the scores", attrs...)
 	return nil
 }
 
