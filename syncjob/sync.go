@@ -86,6 +86,11 @@ type Options struct {
 	// Scored, when set, runs after scoring (e.g. to save a checkpoint or
 	// log the result); its error stops the run.
 	Scored func(sg *Subgraph, res *fondue.Result, o fondue.Options, sum *Summary) error
+	// Written, when set, runs once the scores are written (never in a dry
+	// run), before any split: e.g. to save the engine's state for the next
+	// run, which must describe what the database holds; its error fails
+	// the run.
+	Written func(sg *Subgraph, res *fondue.Result, o fondue.Options, sum *Summary) error
 	// Progress, when set, receives the engine's progress and that of the
 	// write, split and undo phases ("write", "split", "undo").
 	Progress func(fondue.Progress)
@@ -395,7 +400,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	if o.Duplicates != nil {
 		return sum, lockError(ctx, duplicates(ctx, st, sg, o, sum, log))
 	}
-	res, err := score(ctx, st, sg, o, sum, log)
+	res, scored, err := score(ctx, st, sg, o, sum, log)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
@@ -425,6 +430,11 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 
 	if err := writeScores(ctx, st, sg, res, o, sum, log); err != nil {
 		return sum, lockError(ctx, err)
+	}
+	if o.Written != nil {
+		if err := o.Written(sg, res, scored, sum); err != nil {
+			return sum, err
+		}
 	}
 	if plan != nil {
 		stored, err := StorePlan(ctx, st, plan)
@@ -593,18 +603,19 @@ func checkNames(st Store, names []namedValue) error {
 
 // score scores the pulled graph: Prepare, the warm start from saved
 // embeddings, fondue.Score, Scored.
-func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
+// It returns the engine's options as scored with.
+func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, fondue.Options, error) {
 	g := sg.Graph
 	opts := o.Score
 	if err := CheckEvidence(sg.Context); err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	if err := o.Memory.check(st, sg, o, log); err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	if o.Prepare != nil {
 		if err := o.Prepare(sg, &opts); err != nil {
-			return nil, err
+			return nil, opts, err
 		}
 	}
 	from := "checkpoint"
@@ -619,7 +630,7 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 	t1 := time.Now()
 	res, err := fondue.Score(ctx, g, opts)
 	if err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	sum.ComputeMillis = time.Since(t1).Milliseconds()
 	for _, i := range res.Unscored() {
@@ -640,10 +651,10 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 	sum.Epochs = res.CNE.Epochs
 	if o.Scored != nil {
 		if err := o.Scored(sg, res, opts, sum); err != nil {
-			return nil, err
+			return nil, opts, err
 		}
 	}
-	return res, nil
+	return res, opts, nil
 }
 
 func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result, o Options, sum *Summary, log *slog.Logger) error {

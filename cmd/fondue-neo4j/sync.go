@@ -97,6 +97,9 @@ type syncSettings struct {
 	// checkpoint is a warm-start file (embedding.checkpoint); the warm
 	// start from node properties is pull.EmbeddingProperty.
 	checkpoint string
+	// full scores and writes every node (embedding.full): the checkpoint
+	// is then a warm start only.
+	full bool
 	// planFile is an approved plan to apply (split.plan).
 	planFile string
 	cloneKey string // split.clone_key
@@ -141,6 +144,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	}
 	s.pull.ExcludeTypes = []string{c.Duplicates.RelationshipType}
 	s.checkpoint = c.Engine.Embedding.Checkpoint
+	s.full = c.Engine.Embedding.Full
 	// A checkpoint keeps the optimizer's state (counted by the memory
 	// guard; loadCheckpoint sets it for the methods that embed).
 	s.engine.KeepState = s.checkpoint != ""
@@ -260,6 +264,7 @@ func (s *syncSettings) configuration() map[string]any {
 		"embeddingDimension": s.engine.CNE.Dim,
 		"maxIterations":      s.engine.CNE.MaxEpochs,
 		"split":              s.split,
+		"full":               s.full,
 	}
 	if s.pull.NodeQuery != "" {
 		c["nodeQuery"], c["relationshipQuery"] = s.pull.NodeQuery, s.pull.RelationshipQuery
@@ -326,6 +331,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard, Duplicates: s.duplicates,
+		Full: s.full,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// Warm start from the checkpoint file (vectors and optimizer
 			// state); without one, syncjob uses the vectors saved in node
@@ -335,6 +341,11 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
 			pr.finish()
 			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond, est)
+			return nil
+		},
+		Written: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
+			// The state for the next run describes what the database
+			// holds: saved once the write succeeded, never in a dry run.
 			return a.saveCheckpoint(s.checkpoint, sg.Graph, res, opts)
 		},
 		Progress: pr.report,
