@@ -166,6 +166,12 @@ type Incremental struct {
 	NodesReused   int    `json:"nodesReused"`
 }
 
+// The modes of Incremental.
+const (
+	ModeFull        = "full"
+	ModeIncremental = "incremental"
+)
+
 // Scored describes the nodes a run scored. Isolated nodes get no score:
 // they are counted apart (Summary.UnscoredNodes, LabelCount.Unscored), and
 // so are the context nodes (PullOptions.WriteNodeLabels).
@@ -649,6 +655,17 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 			"reused", res.Warm.Reused, "new", res.Warm.New, "dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
 	}
 	sum.Epochs = res.CNE.Epochs
+	if in := res.Incremental; in != nil {
+		sum.Incremental = &Incremental{Mode: ModeIncremental, Reason: in.Reason, NodesChanged: in.Changed,
+			NodesTrained: in.Trained, NodesRescored: in.Rescored, NodesReused: in.Reused}
+		if in.Full {
+			sum.Incremental.Mode = ModeFull
+			log.Info("a full run: the saved state does not fit", "phase", "compute", "reason", in.Reason)
+		} else {
+			log.Info("an incremental run: only what changed is scored again", "phase", "compute", "changed", in.Changed,
+				"trained", in.Trained, "rescored", in.Rescored, "reused", in.Reused)
+		}
+	}
 	if o.Scored != nil {
 		if err := o.Scored(sg, res, opts, sum); err != nil {
 			return nil, opts, err

@@ -328,18 +328,25 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
 		debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	}
+	var full string // why the run is full, when the engine is not asked
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard, Duplicates: s.duplicates,
 		Full: s.full,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
-			// Warm start from the checkpoint file (vectors and optimizer
-			// state); without one, syncjob uses the vectors saved in node
-			// properties.
-			return a.loadCheckpoint(s.checkpoint, opts)
+			// The state file: an incremental run, or with --full a warm
+			// start; without one, syncjob warm-starts from the vectors
+			// saved in node properties.
+			var err error
+			full, err = a.loadCheckpoint(s.checkpoint, sg.Graph, opts)
+			return err
 		},
 		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
 			pr.finish()
+			if sum.Incremental == nil && full != "" {
+				sum.Incremental = &syncjob.Incremental{Mode: syncjob.ModeFull, Reason: full}
+				a.log.Info("a full run", "phase", "compute", "reason", full)
+			}
 			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond, est)
 			return nil
 		},
