@@ -528,9 +528,12 @@ type WriteOptions struct {
 // and the new). A query "ambiguity > t" then returns every node of the
 // true top (1-t)(1-AmbiguityTolerance) and none outside the true top
 // (1-t)/(1-AmbiguityTolerance): for t = 0.99, between the top 0.95% and
-// 1.053%. The most ambiguous nodes, near 1, are kept the most exact. Raw
-// scores and entities are rewritten whenever they change; sync --full
-// (WriteOptions.All) rewrites everything.
+// 1.053%. The most ambiguous nodes, near 1, are kept the most exact.
+// Entities are rewritten whenever they change. The raw score is written
+// with the ambiguity and not compared: the default method's is a
+// combination of ranks, which moves a little for every node when a few
+// scores move, as the percentiles do. sync --full (WriteOptions.All)
+// rewrites everything.
 const AmbiguityTolerance = 0.05
 
 // AmbiguityUnchanged reports whether a written ambiguity old and a computed one

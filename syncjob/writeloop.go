@@ -131,8 +131,8 @@ func (w *scoreWriter) unchanged() func(i int) bool {
 		switch {
 		case !AmbiguityUnchanged(amb[i], res.Ambiguity[i]):
 			return false
-		case sc != nil && !sameNumber(sc[i], res.Scores[i]):
-			return false
+		case sc != nil && math.IsNaN(sc[i]) != math.IsNaN(res.Scores[i]):
+			return false // a raw score missing (removed by hand), or one to remove
 		case ent != nil && scored && ent[i] != float64(res.Entities[i]):
 			return false
 		case ent != nil && !scored && !math.IsNaN(ent[i]):
@@ -144,15 +144,6 @@ func (w *scoreWriter) unchanged() func(i int) bool {
 		}
 		return true
 	}
-}
-
-// sameNumber reports whether a written raw score equals a computed one
-// (both NaN: neither exists), up to the rounding of float arithmetic.
-func sameNumber(old, new float64) bool {
-	if math.IsNaN(old) || math.IsNaN(new) {
-		return math.IsNaN(old) && math.IsNaN(new)
-	}
-	return math.Abs(new-old) <= 1e-12*max(1, math.Abs(old))
 }
 
 // run writes the batches with o.Concurrency workers; the first failure
