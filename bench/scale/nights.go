@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
@@ -98,7 +99,7 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 
 	var first NightRun
 	night := func(name string, changed int, ref liveRef, refS float64) error {
-		lr, sum, err := runNight(ctx, cfg, srv, c, bin, "night-"+name, state)
+		lr, sum, err := runNight(ctx, cfg, srv, c, bin, "night-"+strings.TrimSuffix(name, "%"), state)
 		if err != nil {
 			return fmt.Errorf("night %s: %w", name, err)
 		}
