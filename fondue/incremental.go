@@ -3,6 +3,8 @@ package fondue
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -28,6 +30,7 @@ type since struct {
 	changed []int32 // C, ascending
 	fp      []uint64
 	stats   *IncrementalStats
+	offsets []int // of the saved rows in s.Neighbors (linkDiff)
 }
 
 // since returns the plan of an incremental run from opts.Since, or nil
@@ -103,11 +106,12 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 		return nil, fmt.Errorf("warm start: %w", err)
 	}
 	res.Warm = &ws
-	in.stats.Trained = len(in.changed)
-	if len(in.changed) == 0 {
+	train := in.trainable(g, opts.refitShare())
+	in.stats.Trained = len(train)
+	if len(train) == 0 {
 		return init, nil
 	}
-	run.Init, run.Trainable = init, in.changed
+	run.Init, run.Trainable = init, train
 	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
 	if err != nil {
 		return nil, err
@@ -116,17 +120,59 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 	return emb, nil
 }
 
-// reuse copies the saved terms of the nodes that keep them into t and
-// returns the nodes to rescore: the closed neighbourhood of the changed
-// (and so trained) nodes.
-func (in *since) reuse(g *graph.Graph, t *score.Terms, res *Result) []bool {
-	only := make([]bool, g.NumNodes())
+// DefaultRefitShare is Options.RefitShare's default.
+const DefaultRefitShare = 0.1
+
+// refitShare resolves Options.RefitShare (negative: 0, every changed node).
+func (o *Options) refitShare() float64 {
+	switch {
+	case o.RefitShare == 0:
+		return DefaultRefitShare
+	case o.RefitShare < 0:
+		return 0
+	}
+	return o.RefitShare
+}
+
+// trainable returns the changed nodes to re-fit: the new ones, and those
+// at least share of whose links (of the larger of their old and new
+// degree) were added or removed; all of them without saved links.
+func (in *since) trainable(g *graph.Graph, share float64) []int32 {
+	if share <= 0 || in.s.Degrees == nil {
+		return in.changed
+	}
+	toNew := in.toNew()
+	var out, diff []int32
 	for _, c := range in.changed {
-		only[c] = true
-		for _, j := range g.Neighbors(int(c)) {
-			only[j] = true
+		k := in.from[c]
+		if k < 0 {
+			out = append(out, c)
+			continue
+		}
+		var gone bool
+		diff, gone = in.linkDiff(g, int(c), toNew, diff[:0])
+		if d := max(g.Degree(int(c)), int(in.s.Degrees[k])); gone || float64(len(diff)) >= share*float64(d) {
+			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// DefaultMoveTolerance is Options.MoveTolerance's default.
+const DefaultMoveTolerance = 0.01
+
+// moveTolerance resolves Options.MoveTolerance (negative: exact).
+func (o *Options) moveTolerance() float64 {
+	if o.MoveTolerance == 0 {
+		return DefaultMoveTolerance
+	}
+	return o.MoveTolerance
+}
+
+// reuse copies the saved terms of the nodes that keep them into t and
+// returns the nodes to rescore (rescore).
+func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, tol float64, t *score.Terms, res *Result) []bool {
+	only := in.rescore(g, emb, tol)
 	st := in.s.Terms
 	for i, k := range in.from {
 		if only[i] {
@@ -141,4 +187,136 @@ func (in *since) reuse(g *graph.Graph, t *score.Terms, res *Result) []bool {
 	}
 	res.rescored = only
 	return only
+}
+
+// rescore returns the nodes whose terms are computed: the changed nodes
+// (and so trained) and their neighbours. With tol >= 0, a changed node
+// whose vector moved less than tol (a saved node whose rows it still
+// has) passes on only what its changed links change: a neighbour i is
+// rescored when a node x whose link with c was added or removed is i's
+// neighbour or shares a neighbour other than c with i, the relations
+// of i's pieces and disconnection. (Degree-dependent choices of those,
+// the budgets of the two-hop pass and of the sampled pairs, are not
+// followed: an approximation.)
+func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol float64) []bool {
+	only := make([]bool, g.NumNodes())
+	var toNew []int32 // saved row -> node, -1 when gone
+	var diff []int32
+	for _, c := range in.changed {
+		only[c] = true
+		k := in.from[c]
+		nb := g.Neighbors(int(c))
+		if tol < 0 || k < 0 || in.s.Degrees == nil || moved(emb.Row(int(c)), in.s.Checkpoint.X[k*emb.Dim:(k+1)*emb.Dim]) >= tol {
+			for _, j := range nb {
+				only[j] = true
+			}
+			continue
+		}
+		if toNew == nil {
+			toNew = in.toNew()
+		}
+		var gone bool
+		diff, gone = in.linkDiff(g, int(c), toNew, diff[:0])
+		for _, i := range nb {
+			if only[i] {
+				continue
+			}
+			if gone {
+				only[i] = true
+				continue
+			}
+			for _, x := range diff {
+				if x != i && (g.HasEdge(int(i), int(x)) || shareOther(g.Neighbors(int(i)), g.Neighbors(int(x)), c)) {
+					only[i] = true
+					break
+				}
+			}
+		}
+	}
+	return only
+}
+
+// moved is the distance between two vectors.
+func moved(a, b []float64) float64 {
+	s := 0.0
+	for k := range a {
+		s += (a[k] - b[k]) * (a[k] - b[k])
+	}
+	return math.Sqrt(s)
+}
+
+// toNew maps each saved row to its node in the graph, -1 when gone.
+func (in *since) toNew() []int32 {
+	out := make([]int32, in.s.Checkpoint.Len())
+	for k := range out {
+		out[k] = -1
+	}
+	for i, k := range in.from {
+		if k >= 0 {
+			out[k] = int32(i)
+		}
+	}
+	return out
+}
+
+// linkDiff appends to diff the nodes whose link with c was added or
+// removed since the saved run, and reports whether c lost a link to a
+// node no longer in the graph.
+func (in *since) linkDiff(g *graph.Graph, c int, toNew []int32, diff []int32) ([]int32, bool) {
+	k := in.from[c]
+	off := 0
+	if in.offsets == nil {
+		in.offsets = make([]int, len(in.s.Degrees)+1)
+		for r, d := range in.s.Degrees {
+			in.offsets[r+1] = in.offsets[r] + int(d)
+		}
+	}
+	off = in.offsets[k]
+	var old []int32
+	gone := false
+	for _, r := range in.s.Neighbors[off : off+int(in.s.Degrees[k])] {
+		if j := toNew[r]; j >= 0 {
+			old = append(old, j)
+		} else {
+			gone = true
+		}
+	}
+	slices.Sort(old)
+	nb := g.Neighbors(c)
+	a, b := 0, 0
+	for a < len(old) || b < len(nb) {
+		switch {
+		case b == len(nb) || (a < len(old) && old[a] < nb[b]):
+			diff = append(diff, old[a])
+			a++
+		case a == len(old) || nb[b] < old[a]:
+			diff = append(diff, nb[b])
+			b++
+		default:
+			a++
+			b++
+		}
+	}
+	return diff, gone
+}
+
+// shareOther reports whether the sorted lists a and b share a node other
+// than skip.
+func shareOther(a, b []int32, skip int32) bool {
+	p, q := 0, 0
+	for p < len(a) && q < len(b) {
+		switch {
+		case a[p] < b[q]:
+			p++
+		case a[p] > b[q]:
+			q++
+		default:
+			if a[p] != skip {
+				return true
+			}
+			p++
+			q++
+		}
+	}
+	return false
 }

@@ -102,6 +102,23 @@ type Options struct {
 	// from Since's embedding where it can be, and Result.Incremental
 	// says why. Since overrides WarmStart.
 	Since *State
+	// MoveTolerance narrows the rescoring of an incremental run: a changed
+	// node whose vector moved less than this (Euclidean; the links' own
+	// scale is Sigma1) rescores only those neighbours whose two-hop
+	// neighbourhood its changed links reach, instead of all; the others
+	// keep terms that are then close to, not exactly, a full scoring's.
+	// 0: DefaultMoveTolerance; negative: exact, every neighbour of a
+	// changed node is rescored.
+	MoveTolerance float64
+	// RefitShare narrows an incremental run's training: a changed node
+	// is re-fitted when it is new or at least this share of its links
+	// were added or removed (a hub that gained one link of a thousand
+	// keeps its vector, which would move by about a thousandth of a
+	// link: less than the noise of the sampled training). The others keep
+	// their vectors, and so, with MoveTolerance, rescore only what their
+	// changed links reach. 0: DefaultRefitShare; negative: every changed
+	// node is re-fitted.
+	RefitShare float64
 	// Progress, when set, receives progress reports from the calling
 	// goroutine: each phase's start (Done 0) and end (Done = Total), and
 	// between them every epoch of the embedding, and about every percent
@@ -320,6 +337,9 @@ func scoreLinks(ctx context.Context, g *graph.Graph, opts Options, report func(P
 			return nil, err
 		}
 	} else {
+		if opts.Since != nil {
+			res.Incremental = &IncrementalStats{Full: true, Reason: fmt.Sprintf("method %q fits no embedding: every run is a full one", opts.Method)}
+		}
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
 		scored := countScored(g, opts.Targets)
@@ -475,7 +495,7 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	terms := score.NewTerms(opts.Method, g.NumNodes())
 	var only []bool
 	if inc != nil {
-		only = inc.reuse(g, terms, res)
+		only = inc.reuse(g, emb, opts.moveTolerance(), terms, res)
 	}
 	if err := score.EmbeddingTerms(parallel.SubProgress(pctx, 0, scoringShare), g, emb, so, only, terms); err != nil {
 		return err

@@ -33,6 +33,10 @@ type State struct {
 	Fingerprints []uint64
 	Terms        *score.Terms
 	Entities     []int32
+	// Links are the saved graph's links by row: Degrees[k] neighbours of
+	// row k, listed in Neighbors (rows) one row after the other. They
+	// tell which links of a changed node changed (Options.MoveTolerance).
+	Degrees, Neighbors []int32
 	// File is the file the state was read from, for messages; not saved.
 	File string
 }
@@ -71,6 +75,11 @@ func (r *Result) State(g *graph.Graph, opts Options) *State {
 		Fingerprints: r.fingerprints, Entities: r.entities}
 	if s.Fingerprints == nil {
 		s.Fingerprints = Fingerprints(sg, targets)
+	}
+	s.Degrees, s.Neighbors = make([]int32, sg.NumNodes()), make([]int32, 0, 2*sg.NumEdges())
+	for i := range s.Degrees {
+		s.Degrees[i] = int32(sg.Degree(i))
+		s.Neighbors = append(s.Neighbors, sg.Neighbors(i)...)
 	}
 	return s
 }
@@ -142,7 +151,7 @@ const (
 // Write saves the state (little-endian).
 func (s *State) Write(w io.Writer) error {
 	n := s.Checkpoint.Len()
-	if len(s.Fingerprints) != n || s.Terms == nil || len(s.Terms.FONDUE) != n || len(s.Entities) != n {
+	if len(s.Fingerprints) != n || s.Terms == nil || len(s.Terms.FONDUE) != n || len(s.Entities) != n || len(s.Degrees) != n {
 		return errors.New("state: per-node arrays do not match the checkpoint")
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
@@ -165,7 +174,7 @@ func (s *State) Write(w io.Writer) error {
 	if combined {
 		arrays = append(arrays, s.Terms.Disconnection, s.Terms.Pieces)
 	}
-	arrays = append(arrays, s.Entities)
+	arrays = append(arrays, s.Entities, s.Degrees, uint64(len(s.Neighbors)), s.Neighbors)
 	for _, a := range arrays {
 		if err := binary.Write(hw, le, a); err != nil {
 			return err
@@ -298,13 +307,32 @@ func ReadState(r io.Reader) (*State, error) {
 			return nil, err
 		}
 	}
-	s.Entities = make([]int32, 0, min(n, 1<<20))
-	for len(s.Entities) < int(n) {
-		blk := make([]int32, min(int(n)-len(s.Entities), 1<<16))
-		if err := binary.Read(tr, le, blk); err != nil {
-			return nil, truncated(err)
+	readI32 := func(n uint64) ([]int32, error) {
+		out := make([]int32, 0, min(n, 1<<20))
+		for len(out) < int(n) {
+			blk := make([]int32, min(int(n)-len(out), 1<<16))
+			if err := binary.Read(tr, le, blk); err != nil {
+				return nil, truncated(err)
+			}
+			out = append(out, blk...)
 		}
-		s.Entities = append(s.Entities, blk...)
+		return out, nil
+	}
+	if s.Entities, err = readI32(n); err != nil {
+		return nil, err
+	}
+	if s.Degrees, err = readI32(n); err != nil {
+		return nil, err
+	}
+	var links uint64
+	if err := binary.Read(tr, le, &links); err != nil {
+		return nil, truncated(err)
+	}
+	if links > 1<<36 {
+		return nil, fmt.Errorf("corrupt: %d links", links)
+	}
+	if s.Neighbors, err = readI32(links); err != nil {
+		return nil, err
 	}
 	var size uint64
 	if err := binary.Read(tr, le, &size); err != nil {
