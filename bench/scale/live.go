@@ -204,6 +204,19 @@ func executeLive(ctx context.Context, cfg Config, c Case, p *prepared, res *Resu
 		bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
 	}
 	scoreArgs := []string{"--output", "json", "--split", "--split-top", strconv.Itoa(lc.SplitTop)}
+	if lc.Nights {
+		// The nights compare with score runs of their own.
+		nodesCSV, relsCSV, err := ensureCSV(cfg, c, p)
+		if err != nil {
+			return err
+		}
+		for _, v := range lc.Versions {
+			if err := liveOnServer(ctx, cfg, c, p, v, bins, nil, nodesCSV, relsCSV, res, false, logf); err != nil {
+				return fmt.Errorf("%s on Neo4j %s: %w", c.Name, v.Neo4j, err)
+			}
+		}
+		return nil
+	}
 	// score on the file: timed runs (unless reused), and the reference of
 	// the bit-for-bit check, kept in the cache per binary.
 	var ref liveRef

@@ -4,9 +4,11 @@ package scale
 // first night (no state: a full cold run, every value written), then
 // second nights after 0%, 0.1% and 1% of the relationships changed (half
 // deleted, as many added between nodes not linked; cumulative), each
-// incremental from the state the night before saved. Each night's written
-// top 1% is compared with score's on the same graph (a full cold run):
-// their overlap, and Spearman's rank correlation over every node.
+// incremental from the state the night before saved, and a last night
+// with --full on the last graph (as nights were before). Each changed
+// night's written top 1% is compared with score's on the same graph (a
+// full cold run): their overlap, and Spearman's rank correlation over
+// every node.
 
 import (
 	"bufio"
@@ -59,6 +61,8 @@ type NightRun struct {
 	// same graph) among the night's written top 1%; Spearman the rank
 	// correlation of the written ambiguity and score's. RefS is the wall
 	// time of that score run.
+	// Compared is false for the nights before any change (no score run).
+	Compared    bool    `json:"compared"`
 	Top1Overlap float64 `json:"top1_overlap"`
 	Spearman    float64 `json:"spearman"`
 	RefS        float64 `json:"ref_s"`
@@ -98,8 +102,8 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 	bin := [2]string{BinaryMain, cfg.Binary}
 
 	var first NightRun
-	night := func(name string, changed int, ref liveRef, refS float64) error {
-		lr, sum, err := runNight(ctx, cfg, srv, c, bin, "night-"+strings.TrimSuffix(name, "%"), state)
+	night := func(name string, changed int, ref liveRef, refS float64, extra ...string) error {
+		lr, sum, err := runNight(ctx, cfg, srv, c, bin, "night-"+strings.TrimSuffix(name, "%"), state, extra...)
 		if err != nil {
 			return fmt.Errorf("night %s: %w", name, err)
 		}
@@ -121,6 +125,13 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 		}); err != nil {
 			return err
 		}
+		if ref == nil { // the first nights: no score run to compare with
+			logf("%s on %s, night %s: %s%s, wall %.1fs (%.0f%% of the first), compute %.1fs (%.0f%%), write %.1fs; %d nodes changed, %d re-scored, %d written, %d unchanged",
+				c.Name, v, name, nr.Mode, reasonNote(nr.Reason), nr.WallS, 100*nr.WallShare, nr.ComputeS, 100*nr.ComputeShare, nr.WriteS,
+				nr.NodesChanged, nr.NodesRescored, nr.NodesWritten, nr.NodesUnchanged)
+			res.Nights = append(res.Nights, nr)
+			return nil
+		}
 		exact := map[string]float64{}
 		for k, r := range ref {
 			if r.Ambiguity != nil {
@@ -128,6 +139,7 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 			}
 		}
 		nr.Top1Overlap, nr.Spearman = compareTop(written, exact, 0.01)
+		nr.Compared = true
 		logf("%s on %s, night %s (%d relationships changed): %s%s, wall %.1fs (%.0f%% of the first), compute %.1fs (%.0f%%), write %.1fs; "+
 			"%d nodes changed, %d re-scored, %d written, %d unchanged; top 1%% overlap %.4f, Spearman %.5f",
 			c.Name, v, name, changed, nr.Mode, reasonNote(nr.Reason), nr.WallS, 100*nr.WallShare, nr.ComputeS, 100*nr.ComputeShare, nr.WriteS,
@@ -192,8 +204,13 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 		if err := night(name, len(del)+len(add), nref, refS); err != nil {
 			return err
 		}
+		ref = nref
 	}
-	return nil
+	// Last, a full night on the same graph (--full: warm-started, every
+	// value written, as every night was before incremental runs): what
+	// the incremental nights save, and how close a full run itself comes
+	// to score's cold one.
+	return night("full", 0, ref, 0, "--full")
 }
 
 func reasonNote(r string) string {
@@ -217,9 +234,10 @@ type nightSummary struct {
 }
 
 // runNight runs one sync with the state file, no split.
-func runNight(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bin [2]string, runID, state string) (LiveRun, nightSummary, error) {
+func runNight(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bin [2]string, runID, state string, extra ...string) (LiveRun, nightSummary, error) {
 	var sum nightSummary
-	lr, err := runSync(ctx, cfg, srv, c, bin, 0, runID, append([]string{"--checkpoint", state}, cfg.Live.SyncArgs...), true)
+	args := append(append([]string{"--checkpoint", state}, extra...), cfg.Live.SyncArgs...)
+	lr, err := runSync(ctx, cfg, srv, c, bin, 0, runID, args, true)
 	if err != nil {
 		return lr, sum, err
 	}
