@@ -22,7 +22,7 @@ type nights struct {
 func (n *nights) run(runID string, split bool) *syncjob.Summary {
 	n.t.Helper()
 	o := options(runID)
-	o.Split = split
+	o.Split, o.OnlyChanged = split, true
 	o.Score.Split.Top = 1
 	o.Prepare = func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 		opts.KeepState, opts.Since = true, n.state

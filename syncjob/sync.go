@@ -64,10 +64,16 @@ type Options struct {
 	// plan (described from the store) when Split is set, the pairs found
 	// with Duplicates.
 	DryRun bool
-	// Full rewrites every node (WriteOptions.All), whatever it holds;
-	// otherwise the pull reads the written values back and only the nodes
-	// whose values changed are written. The caller also leaves
-	// Score.Since unset for a full run (sync --full).
+	// OnlyChanged makes the pull read the written values back, and the
+	// write leave alone the nodes that hold their values already
+	// (AmbiguityTolerance; Summary.NodesUnchanged): the incremental
+	// nights of a job with a state file (Score.Since). A node left alone
+	// keeps its RunProperty, the run that last changed its values.
+	// Without it, every node is written.
+	OnlyChanged bool
+	// Full rewrites every node (WriteOptions.All), whatever it holds, even
+	// with OnlyChanged. The caller also leaves Score.Since unset for a
+	// full run (sync --full).
 	Full bool
 	// TopNodes is the number of most ambiguous nodes the summary lists
 	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
@@ -265,7 +271,7 @@ func (o *Options) defaults() {
 		o.Write.Property = DefaultWriteProperty
 	}
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
-	o.Write.All = o.Write.All || o.Full
+	o.Write.All = o.Write.All || o.Full || !o.OnlyChanged
 	if !o.Write.All && o.Duplicates == nil && !o.DryRun {
 		// Read back what the last run wrote: only changes are written.
 		o.Pull.ReadBack = nil

@@ -332,7 +332,9 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard, Duplicates: s.duplicates,
-		Full: s.full,
+		// With a state file, nights are incremental: only what changed
+		// is written (--full: everything).
+		OnlyChanged: s.checkpoint != "", Full: s.full,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
 			// The state file: an incremental run, or with --full a warm
 			// start; without one, syncjob warm-starts from the vectors

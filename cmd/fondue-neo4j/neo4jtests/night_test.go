@@ -29,7 +29,7 @@ MATCH (p:P) WHERE p.uid IN [0, 1, 2, 100, 101, 102, 200, 201, 202] CREATE (h)-[:
 // night 2 scores the clones like any node and splits that clone again.
 // Undo refuses night 1 first, naming night 2; night 2 then night 1 undo
 // exactly: without the links added between the nights, re-scored with the
-// same run id and --full, the graph is the start's, dump for dump.
+// same run id, the graph is the start's, dump for dump.
 func TestSecondNight(t *testing.T) {
 	reset(t)
 	nightGraph(t)
@@ -89,9 +89,7 @@ func TestSecondNight(t *testing.T) {
 	if r := cypher(t, "MATCH (:P {uid: 1000})-[r:K {added: true}]->() DELETE r RETURN count(*)", nil); r[0].Values[0] != int64(3) {
 		t.Fatalf("links added between the nights, on the hub after the undo: %v", r[0].Values[0])
 	}
-	// --full: the nodes whose values are within the tolerance of ref's
-	// would otherwise keep the nights' values and run ids.
-	sync("ref", "--full")
+	sync("ref")
 	if d := dump(t); d != start {
 		t.Fatalf("the undos did not restore the graph:\n%s", testgraph.Diff(start, d))
 	}
