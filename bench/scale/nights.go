@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -349,4 +350,25 @@ func compareTop(a, b map[string]float64, frac float64) (overlap, rho float64) {
 		sbb += (rb[i] - mb) * (rb[i] - mb)
 	}
 	return float64(hit) / float64(k), sab / math.Sqrt(saa*sbb)
+}
+
+// WriteNightsMarkdown writes the nights' table (nothing without nights).
+func WriteNightsMarkdown(w io.Writer, nights []NightRun) {
+	if len(nights) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n## Incremental nights\n\n")
+	fmt.Fprintf(w, "| case | server | night | relationships changed | mode | wall s | compute s | write s | wall / first | compute / first | nodes changed | re-scored | written | unchanged | top 1%% overlap | Spearman |\n")
+	fmt.Fprintf(w, "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, n := range nights {
+		cmp := func(x float64) string {
+			if !n.Compared {
+				return "-"
+			}
+			return strconv.FormatFloat(x, 'f', 4, 64)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %s | %.1f | %.1f | %.1f | %.0f%% | %.0f%% | %d | %d | %d | %d | %s | %s |\n",
+			n.Case, n.Server, n.Night, n.Changed, n.Mode, n.WallS, n.ComputeS, n.WriteS, 100*n.WallShare, 100*n.ComputeShare,
+			n.NodesChanged, n.NodesRescored, n.NodesWritten, n.NodesUnchanged, cmp(n.Top1Overlap), cmp(n.Spearman))
+	}
 }

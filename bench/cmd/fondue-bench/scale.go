@@ -174,7 +174,7 @@ costs with hubs and without.`,
 			}
 			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)
 			res, err := scale.Execute(cmd.Context(), cfg)
-			if len(res.Runs) > 0 || len(res.Live) > 0 {
+			if len(res.Runs) > 0 || len(res.Live) > 0 || len(res.Nights) > 0 {
 				res.Runs = append(res.Runs, previous...)
 				host, _ := os.Hostname()
 				header := fmt.Sprintf("# fondue-bench scale\n\nCommand: `fondue-bench %s`\n\nBinary: `%s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
