@@ -160,9 +160,10 @@ type Summary struct {
 
 // Incremental describes how a run's scores were computed
 // (fondue.IncrementalStats): Mode "full" or "incremental", Reason why a
-// run with saved state was full (none, another configuration, too many
-// changes...); the nodes whose neighbourhood or evidence changed since the
-// state was saved, those re-scored and those whose saved terms were reused.
+// run was full (no state yet, --full, a state of other options, of
+// another dimension, of too few shared nodes, without scores); the nodes
+// new or whose neighbours changed since the state was saved, those
+// trained, re-scored, and those whose saved terms were reused.
 type Incremental struct {
 	Mode          string `json:"mode"`
 	Reason        string `json:"reason,omitempty"`
