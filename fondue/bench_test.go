@@ -2,6 +2,7 @@ package fondue_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -79,6 +80,52 @@ func BenchmarkCNEEpoch(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/pairs, "ns/pair")
 			// CPU time is less distorted than wall time on a shared machine.
 			b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/pairs, "cpu-ns/pair")
+		})
+	}
+}
+
+// BenchmarkCNESubset times a fit of 20 epochs that trains a share of the
+// rows (every k-th node) with the rest frozen (cne.Run.Trainable, the
+// incremental night's re-fit): its cost per pair should be the full
+// epoch's (BenchmarkCNEEpoch), so that the cost follows the subset, not
+// the graph.
+//
+//	go test -run X -bench CNESubset ./fondue
+func BenchmarkCNESubset(b *testing.B) {
+	for _, name := range []string{"sbm100k", "sbm1m"} {
+		b.Run(name, func(b *testing.B) {
+			g := benchGraph(b, name)
+			p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			init, _, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: 1}, cne.Run{Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, every := range []int{1000, 100, 10, 1} {
+				var rows []int32
+				links := 0
+				for i := 0; i < g.NumNodes(); i += every {
+					rows = append(rows, int32(i))
+					links += g.Degree(i)
+				}
+				b.Run(fmt.Sprintf("1in%d", every), func(b *testing.B) {
+					const epochs = 20
+					cpu0 := cpuTime()
+					for range b.N {
+						_, st, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: epochs, Tol: 1e-300},
+							cne.Run{Seed: 1, Init: init, Trainable: rows})
+						if err != nil || st.Epochs != epochs {
+							b.Fatalf("epochs %d, err %v", st.Epochs, err)
+						}
+					}
+					pairs := float64(b.N) * epochs * float64(6*links)
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/pairs, "ns/pair")
+					b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/pairs, "cpu-ns/pair")
+					b.ReportMetric(float64(len(rows)), "rows")
+				})
+			}
 		})
 	}
 }

@@ -17,11 +17,13 @@ import (
 // alone. The fingerprint of a node hashes its neighbours' keys, so a node
 // whose terms may have changed has a changed fingerprint itself or among
 // its neighbours, or a neighbour whose vector moved. The run trains only
-// the changed nodes (C: new, or another fingerprint), so only they move,
-// and rescores the closed neighbourhood of C; every other node keeps its
-// saved terms, which are then exactly what a full computation on the new
-// embedding would give (the random streams are per node index, so a node
-// whose index shifted keeps the terms of its old streams).
+// changed nodes (C: new, or another fingerprint), so only they move. The
+// exact rule (MoveTolerance < 0) trains all of C and rescores C and its
+// neighbours: every other node keeps saved terms that are exactly what a
+// full computation on the new embedding gives (the random streams are
+// per node index, so a node whose index shifted keeps the terms of its
+// old streams). The default rule trains and rescores only where the
+// changes make up RefitShare of a node's links (see Options).
 
 // since is the plan of an incremental run.
 type since struct {
@@ -63,6 +65,7 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 	if union := g.NumNodes() + ck.Len() - shared; float64(shared) < opts.WarmStartMinShare*float64(union) {
 		return full(fmt.Sprintf("%s shares %d of the %d nodes (below %.0f%%)", name, shared, union, 100*opts.WarmStartMinShare), false)
 	}
+	n := ck.Len()
 	switch {
 	case s.Terms == nil:
 		return full(name+" holds no scores (a checkpoint): a warm start only", true)
@@ -70,6 +73,10 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 		return full(fmt.Sprintf("%s was saved by method %q, the run uses %q", name, s.Method, opts.Method), true)
 	case s.Digest != opts.digest():
 		return full(name+" was saved with other options (seed, embedding or sign vectors)", true)
+	case len(s.Fingerprints) != n || len(s.Terms.FONDUE) != n || len(s.Entities) != n ||
+		(s.Terms.Disconnection != nil && (len(s.Terms.Disconnection) != n || len(s.Terms.Pieces) != n)) ||
+		(s.Terms.Disconnection == nil) != (opts.Method == score.MethodFONDUE) || !linksFit(s):
+		return full(name+" is inconsistent (its per-node arrays do not match its embedding)", true)
 	}
 	in := &since{s: s, from: from, fp: Fingerprints(g, opts.Targets), stats: &IncrementalStats{}}
 	for i, k := range from {
@@ -80,6 +87,30 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 	in.stats.Changed = len(in.changed)
 	res.Incremental, res.fingerprints = in.stats, in.fp
 	return in
+}
+
+// linksFit reports whether the saved links are absent or consistent: a
+// degree per row, as many neighbours as they sum to, every one a row.
+func linksFit(s *State) bool {
+	if s.Degrees == nil {
+		return s.Neighbors == nil
+	}
+	n, sum := s.Checkpoint.Len(), 0
+	for _, d := range s.Degrees {
+		if d < 0 {
+			return false
+		}
+		sum += int(d)
+	}
+	if len(s.Degrees) != n || sum != len(s.Neighbors) {
+		return false
+	}
+	for _, r := range s.Neighbors {
+		if r < 0 || int(r) >= n {
+			return false
+		}
+	}
+	return true
 }
 
 // rowsOf maps each node of g to its row in ck by key (-1 when absent),
@@ -106,7 +137,11 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 		return nil, fmt.Errorf("warm start: %w", err)
 	}
 	res.Warm = &ws
-	train := in.trainable(g, opts.refitShare())
+	share := opts.refitShare()
+	if opts.moveTolerance() < 0 {
+		share = 0 // exact: every changed node
+	}
+	train := in.trainable(g, share)
 	in.stats.Trained = len(train)
 	if len(train) == 0 {
 		return init, nil
@@ -171,8 +206,8 @@ func (o *Options) moveTolerance() float64 {
 
 // reuse copies the saved terms of the nodes that keep them into t and
 // returns the nodes to rescore (rescore).
-func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, tol float64, t *score.Terms, res *Result) []bool {
-	only := in.rescore(g, emb, tol)
+func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, opts *Options, t *score.Terms, res *Result) []bool {
+	only := in.rescore(g, emb, opts.moveTolerance(), opts.refitShare(), opts.Targets)
 	st := in.s.Terms
 	for i, k := range in.from {
 		if only[i] {
@@ -189,24 +224,30 @@ func (in *since) reuse(g *graph.Graph, emb *cne.Embedding, tol float64, t *score
 	return only
 }
 
-// rescore returns the nodes whose terms are computed: the changed nodes
-// (and so trained) and their neighbours. With tol >= 0, a changed node
-// whose vector moved less than tol (a saved node whose rows it still
-// has) passes on only what its changed links change: a neighbour i is
-// rescored when a node x whose link with c was added or removed is i's
-// neighbour or shares a neighbour other than c with i, the relations
-// of i's pieces and disconnection. (Degree-dependent choices of those,
-// the budgets of the two-hop pass and of the sampled pairs, are not
-// followed: an approximation.)
-func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol float64) []bool {
-	only := make([]bool, g.NumNodes())
+// rescore returns the nodes whose terms are computed. Exact (tol < 0):
+// the changed nodes and their neighbours. Else a node is rescored when
+// it is new, lost a neighbour that left the graph, or became scored or
+// unscored, or when the changes that reach it make up at least share of
+// its links (any, with share 0): a link of its own added or removed, a
+// neighbour c that changed and whose vector moved at least tol (or is
+// new), or a changed neighbour c with a link added or removed to a node
+// x that is its neighbour or shares a neighbour other than c with it
+// (the relations of its pieces and disconnection). A node below the
+// share keeps terms that are then close to, not exactly, a full
+// scoring's; so do degree-dependent choices of the terms (the budgets of
+// the two-hop pass and of the sampled pairs), which are not followed.
+func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol, share float64, targets []bool) []bool {
+	n := g.NumNodes()
+	only := make([]bool, n)
+	exact := tol < 0 || in.s.Degrees == nil
+	count := make([]int32, n)
 	var toNew []int32 // saved row -> node, -1 when gone
 	var diff []int32
 	for _, c := range in.changed {
-		only[c] = true
 		k := in.from[c]
 		nb := g.Neighbors(int(c))
-		if tol < 0 || k < 0 || in.s.Degrees == nil || moved(emb.Row(int(c)), in.s.Checkpoint.X[k*emb.Dim:(k+1)*emb.Dim]) >= tol {
+		if exact || k < 0 {
+			only[c] = true
 			for _, j := range nb {
 				only[j] = true
 			}
@@ -217,20 +258,36 @@ func (in *since) rescore(g *graph.Graph, emb *cne.Embedding, tol float64) []bool
 		}
 		var gone bool
 		diff, gone = in.linkDiff(g, int(c), toNew, diff[:0])
+		scored := len(nb) > 0 && (targets == nil || targets[c])
+		if gone || scored == math.IsNaN(in.s.Terms.FONDUE[k]) {
+			only[c] = true
+		}
+		count[c] += int32(len(diff))
+		if moved(emb.Row(int(c)), in.s.Checkpoint.X[k*emb.Dim:(k+1)*emb.Dim]) >= tol {
+			for _, j := range nb {
+				count[j]++
+			}
+			continue
+		}
 		for _, i := range nb {
-			if only[i] {
-				continue
-			}
-			if gone {
-				only[i] = true
-				continue
-			}
 			for _, x := range diff {
 				if x != i && (g.HasEdge(int(i), int(x)) || shareOther(g.Neighbors(int(i)), g.Neighbors(int(x)), c)) {
-					only[i] = true
+					count[i]++
 					break
 				}
 			}
+		}
+	}
+	if exact {
+		return only
+	}
+	for i, m := range count {
+		d := g.Degree(i)
+		if k := in.from[i]; k >= 0 {
+			d = max(d, int(in.s.Degrees[k]))
+		}
+		if m > 0 && float64(m) >= share*float64(d) {
+			only[i] = true
 		}
 	}
 	return only

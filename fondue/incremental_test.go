@@ -66,19 +66,36 @@ func TestIncrementalUnchangedIsIdentical(t *testing.T) {
 }
 
 // bruteRescore returns the nodes of h to rescore after g, by the rules
-// of Options.MoveTolerance written out on key sets: a node that is new
-// or whose neighbours' keys differ is changed; a node is rescored when
-// it is changed or has a changed neighbour c that is new, or moved
-// (vectors before and after, by key) at least tol (negative: always),
-// or one of whose added or removed partners x is its neighbour or
-// shares a neighbour other than c with it.
-func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, tol float64) []bool {
+// of Options.MoveTolerance and RefitShare written out on key sets: a node
+// that is new or whose neighbours' keys differ is changed. Exact (tol <
+// 0): the changed nodes and their neighbours. Else a node is rescored
+// when it is new, lost a neighbour that left the graph or became scored
+// or unscored (oldScored), or when its own added and removed links, and
+// its changed neighbours c that are new, moved (vectors before and
+// after, by key) at least tol, or have an added or removed partner x
+// that is its neighbour or shares a neighbour other than c with it, make
+// up at least share of its links (of the larger degree; any, share 0).
+func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, tol, share float64, oldScored func(key string) bool) []bool {
 	nbKeys := func(x *graph.Graph, i int) map[string]bool {
 		ks := map[string]bool{}
 		for _, j := range x.Neighbors(i) {
 			ks[x.Key(int(j))] = true
 		}
 		return ks
+	}
+	diff := func(a, b map[string]bool) []string {
+		var d []string
+		for x := range a {
+			if !b[x] {
+				d = append(d, x)
+			}
+		}
+		for x := range b {
+			if !a[x] {
+				d = append(d, x)
+			}
+		}
+		return d
 	}
 	n := h.NumNodes()
 	changed := make([]bool, n)
@@ -88,40 +105,63 @@ func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, t
 	}
 	out := make([]bool, n)
 	for i := range out {
-		out[i] = changed[i]
-		mine := nbKeys(h, i)
-		for _, c := range h.Neighbors(i) {
-			if !changed[c] || out[i] {
-				continue
+		key := h.Key(i)
+		k, ok := g.Index(key)
+		if tol < 0 {
+			out[i] = changed[i]
+			for _, c := range h.Neighbors(i) {
+				out[i] = out[i] || changed[c]
 			}
-			key := h.Key(int(c))
-			k, ok := g.Index(key)
-			if !ok || tol < 0 || moved(before(key), after(key)) >= tol {
-				out[i] = true
-				continue
-			}
-			oldNb, newNb := nbKeys(g, k), nbKeys(h, int(c))
-			for x := range oldNb {
+			continue
+		}
+		if !ok {
+			out[i] = true
+			continue
+		}
+		mine, was := nbKeys(h, i), nbKeys(g, k)
+		count := 0
+		if changed[i] {
+			for x := range was {
 				if _, ok := h.Index(x); !ok {
-					out[i] = true // a neighbour left the graph
+					out[i] = true
 				}
 			}
-			for _, set := range []map[string]bool{oldNb, newNb} {
-				for x := range set {
-					if oldNb[x] && newNb[x] {
-						continue
-					}
-					xi, _ := h.Index(x)
-					if mine[x] {
-						out[i] = true
-					}
-					for y := range nbKeys(h, xi) {
-						if y != key && mine[y] {
-							out[i] = true
-						}
+			if oldScored(key) != (h.Degree(i) > 0) {
+				out[i] = true
+			}
+			count += len(diff(was, mine))
+		}
+		for _, c := range h.Neighbors(i) {
+			if !changed[c] {
+				continue
+			}
+			ckey := h.Key(int(c))
+			ck, ok := g.Index(ckey)
+			if !ok || moved(before(ckey), after(ckey)) >= tol {
+				count++
+				continue
+			}
+			reach := false
+			for _, x := range diff(nbKeys(g, ck), nbKeys(h, int(c))) {
+				xi, ok := h.Index(x)
+				if !ok || x == key {
+					continue
+				}
+				if mine[x] {
+					reach = true
+				}
+				for y := range nbKeys(h, xi) {
+					if y != ckey && mine[y] {
+						reach = true
 					}
 				}
 			}
+			if reach {
+				count++
+			}
+		}
+		if count > 0 && float64(count) >= share*float64(max(len(mine), len(was))) {
+			out[i] = true
 		}
 	}
 	return out
@@ -184,7 +224,11 @@ func TestIncrementalOneEdge(t *testing.T) {
 				}
 			}
 			before, after := row(st.Checkpoint.X, g), row(res.Embedding.X, h)
-			if want := bruteRescore(g, h, before, after, -1); !slices.Equal(res.rescored, want) {
+			oldScored := func(key string) bool {
+				k, _ := g.Index(key)
+				return !math.IsNaN(st.Terms.FONDUE[k])
+			}
+			if want := bruteRescore(g, h, before, after, -1, 0, oldScored); !slices.Equal(res.rescored, want) {
 				t.Fatalf("%s: rescored set differs from the brute-force one", name)
 			}
 			// A tolerance no move reaches: the rule of the changed links.
@@ -194,7 +238,7 @@ func TestIncrementalOneEdge(t *testing.T) {
 			if !sameFloats(near.Embedding.X, res.Embedding.X) {
 				t.Fatalf("%s: the tolerance changed the embedding", name)
 			}
-			want := bruteRescore(g, h, before, after, tol)
+			want := bruteRescore(g, h, before, after, tol, 0, oldScored)
 			if !slices.Equal(near.rescored, want) {
 				t.Fatalf("%s: rescored set (tolerance %g) differs from the brute-force one", name, tol)
 			}
@@ -212,8 +256,11 @@ func TestIncrementalOneEdge(t *testing.T) {
 			if def.Incremental.Trained != trained {
 				t.Fatalf("%s: defaults trained %d nodes, want %d", name, def.Incremental.Trained, trained)
 			}
-			if want := bruteRescore(g, h, before, row(def.Embedding.X, h), DefaultMoveTolerance); !slices.Equal(def.rescored, want) {
+			if want := bruteRescore(g, h, before, row(def.Embedding.X, h), DefaultMoveTolerance, DefaultRefitShare, oldScored); !slices.Equal(def.rescored, want) {
 				t.Fatalf("%s: rescored set (defaults) differs from the brute-force one", name)
+			}
+			if d, e := def.Incremental.Rescored, res.Incremental.Rescored; d > e || (name == "remove" && d == e) {
+				t.Fatalf("%s: the defaults rescored %d nodes, the exact run %d", name, d, e)
 			}
 			inc := res.Incremental
 			if inc.Full || inc.Changed != 2 || inc.Trained != 2 {

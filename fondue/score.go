@@ -102,23 +102,26 @@ type Options struct {
 	// from Since's embedding where it can be, and Result.Incremental
 	// says why. Since overrides WarmStart.
 	Since *State
-	// MoveTolerance narrows the rescoring of an incremental run: a changed
-	// node whose vector moved less than this (Euclidean; the links' own
-	// scale is Sigma1) rescores only those neighbours whose two-hop
-	// neighbourhood its changed links reach, instead of all; the others
-	// keep terms that are then close to, not exactly, a full scoring's.
-	// 0: DefaultMoveTolerance; negative: exact, every neighbour of a
-	// changed node is rescored.
+	// MoveTolerance and RefitShare narrow an incremental run to what
+	// changed enough to matter. A changed node is re-fitted when it is new
+	// or at least RefitShare of its links were added or removed (a hub
+	// that gained one link of a thousand would move by about a thousandth
+	// of a link, less than the noise of the sampled training). A node is
+	// rescored when it is new, lost a neighbour that left the graph or
+	// became scored or unscored, or when the changes that reach it make
+	// up at least RefitShare of its links: its own links added or
+	// removed, its changed neighbours whose vectors moved at least
+	// MoveTolerance (Euclidean; the links' scale is Sigma1), and its
+	// changed neighbours whose added or removed links reach the relations
+	// of its pieces (a neighbour of it, or a node sharing a neighbour with
+	// it). The other nodes keep terms that are close to, not exactly, a
+	// full scoring's. 0: DefaultMoveTolerance, DefaultRefitShare;
+	// MoveTolerance negative: exact (every changed node re-fitted, it and
+	// its neighbours rescored: the reused terms are exactly a full
+	// scoring's of the new embedding); RefitShare negative: every changed
+	// node re-fitted, and any change that reaches a node rescores it.
 	MoveTolerance float64
-	// RefitShare narrows an incremental run's training: a changed node
-	// is re-fitted when it is new or at least this share of its links
-	// were added or removed (a hub that gained one link of a thousand
-	// keeps its vector, which would move by about a thousandth of a
-	// link: less than the noise of the sampled training). The others keep
-	// their vectors, and so, with MoveTolerance, rescore only what their
-	// changed links reach. 0: DefaultRefitShare; negative: every changed
-	// node is re-fitted.
-	RefitShare float64
+	RefitShare    float64
 	// Progress, when set, receives progress reports from the calling
 	// goroutine: each phase's start (Done 0) and end (Done = Total), and
 	// between them every epoch of the embedding, and about every percent
@@ -495,7 +498,7 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	terms := score.NewTerms(opts.Method, g.NumNodes())
 	var only []bool
 	if inc != nil {
-		only = inc.reuse(g, emb, opts.moveTolerance(), terms, res)
+		only = inc.reuse(g, emb, &opts, terms, res)
 	}
 	if err := score.EmbeddingTerms(parallel.SubProgress(pctx, 0, scoringShare), g, emb, so, only, terms); err != nil {
 		return err
