@@ -67,6 +67,10 @@ type NightRun struct {
 	Top1Overlap float64 `json:"top1_overlap"`
 	Spearman    float64 `json:"spearman"`
 	RefS        float64 `json:"ref_s"`
+	// On the full night: the overlap and Spearman's rho of its written
+	// ambiguity with the incremental night's before it, on the same graph.
+	Top1OverlapPrev float64 `json:"top1_overlap_prev,omitempty"`
+	SpearmanPrev    float64 `json:"spearman_prev,omitempty"`
 }
 
 // runNights runs the nightly scenario on a server whose graph is case c's
@@ -103,6 +107,7 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 	bin := [2]string{BinaryMain, cfg.Binary}
 
 	var first NightRun
+	var last map[string]float64 // the written ambiguity after the last night
 	night := func(name string, changed int, ref liveRef, refS float64, extra ...string) error {
 		lr, sum, err := runNight(ctx, cfg, srv, c, bin, "night-"+strings.TrimSuffix(name, "%"), state, extra...)
 		if err != nil {
@@ -126,6 +131,12 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 		}); err != nil {
 			return err
 		}
+		if name == "full" && last != nil {
+			nr.Top1OverlapPrev, nr.SpearmanPrev = compareTop(written, last, 0.01)
+			logf("%s on %s, night full against the incremental night before it, on the same graph: top 1%% overlap %.4f, Spearman %.5f",
+				c.Name, v, nr.Top1OverlapPrev, nr.SpearmanPrev)
+		}
+		last = written
 		if ref == nil { // the first nights: no score run to compare with
 			logf("%s on %s, night %s: %s%s, wall %.1fs (%.0f%% of the first), compute %.1fs (%.0f%%), write %.1fs; %d nodes changed, %d re-scored, %d written, %d unchanged",
 				c.Name, v, name, nr.Mode, reasonNote(nr.Reason), nr.WallS, 100*nr.WallShare, nr.ComputeS, 100*nr.ComputeShare, nr.WriteS,
