@@ -40,6 +40,10 @@ func TestReportNights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	js, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil || !strings.Contains(string(js), `"top1_overlap": 0.96`) {
+		t.Errorf("results.json (%v) holds no nights:\n%s", err, js)
+	}
 	if !strings.Contains(string(md), "| c | 5.26 | 1% | 10 | incremental | 2.0 | 1.0 | 0.0 | 20% | 12% | 0 | 0 | 0 | 0 | 0.9600 | 0.9900 |") ||
 		!strings.Contains(string(md), "| first | 0 | full |") {
 		t.Errorf("results.md:\n%s", md)

@@ -192,7 +192,7 @@ func (r Run) MarshalJSON() ([]byte, error) {
 
 // WriteJSON writes every run.
 func WriteJSON(path string, res *Results, config any) error {
-	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults, "splits": res.Splits}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults, "splits": res.Splits, "nights": res.Nights}, "", "  ")
 	if err != nil {
 		return err
 	}
