@@ -48,6 +48,11 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptWriteNodeLabels, err)
 		}
 	}
+	for _, r := range o.ReadBack {
+		if err := cypher.CheckName(r); err != nil {
+			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptWriteProperty, err)
+		}
+	}
 	for k, e := range o.EvidenceProperties {
 		if err := cypher.CheckName(e); err != nil {
 			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptEvidenceProperties, err)
@@ -85,7 +90,8 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
 			IDProperty: o.IDProperty, ExcludeLabels: splitplan.OwnLabels(), Label: o.MarkerLabel,
-			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties, EvidenceProperties: o.EvidenceProperties}
+			EmbeddingProperty: o.EmbeddingProperty, DisplayProperties: o.DisplayProperties, EvidenceProperties: o.EvidenceProperties,
+			Properties: o.ReadBack}
 		var err error
 		if nodeQ, err = c.render("pull_nodes", v); err != nil {
 			return nil, err
@@ -311,6 +317,7 @@ type puller struct {
 	outside syncjob.Message         // why no relationship was read (syncjob.OutsideNote), when known
 	labelOf []int32                 // label set per position (when the query returns labels)
 	ev      *syncjob.EvidenceValues // per position (EvidenceProperties only)
+	written []float64               // values read back, len(ReadBack) per position (ReadBack only; nil: not returned)
 	b       graph.Builder
 	st      syncjob.PullStats
 }
@@ -415,6 +422,10 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 			return errorf(syncjob.ErrInvalid, err, "%v (%s: a column of each property's name, e.g. n.title AS title)", err, syncjob.OptEvidenceProperties)
 		}
 	}
+	writtenCol := -1
+	if len(p.o.ReadBack) > 0 {
+		writtenCol = slices.Index(keys, "written") // optional in a custom node query
+	}
 	cloneCol := -1
 	if p.o.IDProperty != "" && !p.o.Custom() {
 		cloneCol = slices.Index(keys, "clone")
@@ -455,6 +466,9 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 		added, err := p.addNode(id.(string), key, clone, emb, display, labels, labelsCol >= 0, ev)
 		if err != nil {
 			return err
+		}
+		if added && writtenCol >= 0 {
+			p.addWritten(vals[writtenCol])
 		}
 		if added {
 			p.pos[id.(string)] = int32(len(p.ids) - 1)
@@ -502,6 +516,19 @@ func (p *puller) addNode(id string, key, clone, emb, display, labels any, hasLab
 		p.o.Progress(p.st.NodeRows, 0)
 	}
 	return true, nil
+}
+
+// addWritten records the values read back of the node just added (a list,
+// a value per PullOptions.ReadBack; anything else reads as none).
+func (p *puller) addWritten(v any) {
+	l, _ := v.([]any)
+	for k := range p.o.ReadBack {
+		var x any
+		if k < len(l) {
+			x = l[k]
+		}
+		p.written = append(p.written, syncjob.ReadBackNumber(x))
+	}
 }
 
 // addLabels records a node's labels: a list of strings (column labels).
@@ -712,6 +739,9 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	if len(p.labelOf) == n {
 		sg.LabelSets, sg.LabelSet = p.labels.Sets, make([]int32, n)
 	}
+	if r := len(o.ReadBack); r > 0 && len(p.written) == n*r {
+		sg.ReadBack = syncjob.NewReadBack(n, o)
+	}
 	order := make([]int32, n) // position -> graph node
 	for pos, id := range p.ids {
 		var key string
@@ -738,6 +768,12 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 		}
 		if sg.LabelSet != nil {
 			sg.LabelSet[i] = p.labelOf[pos]
+		}
+		if sg.ReadBack != nil {
+			r := len(o.ReadBack)
+			for k := range r {
+				sg.ReadBack[k][i] = p.written[pos*r+k]
+			}
 		}
 	}
 	if p.ev != nil {

@@ -139,7 +139,7 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 	}
 	keys, _ := res.Keys()
 	col := func(name string) int { return slices.Index(keys, name) }
-	embCol, displayCol, cloneCol, evCol := col("embedding"), col("display"), col("clone"), col("evidence")
+	embCol, displayCol, cloneCol, evCol, writtenCol := col("embedding"), col("display"), col("clone"), col("evidence"), col("written")
 	if p.ev != nil && evCol < 0 {
 		return fmt.Errorf("the node query returned no column evidence")
 	}
@@ -164,7 +164,7 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 		if err != nil {
 			return err
 		}
-		var nodeKeys, clones, embs, displays, evs []any
+		var nodeKeys, clones, embs, displays, evs, written []any
 		if p.o.IDProperty != "" {
 			if nodeKeys, err = list(vals, cols[2], n); err != nil {
 				return err
@@ -182,6 +182,9 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 		if evs, err = list(vals, evCol, n); err != nil {
 			return err
 		}
+		if written, err = list(vals, writtenCol, n); err != nil {
+			return err
+		}
 		at := func(l []any, k int) any {
 			if l == nil {
 				return nil
@@ -194,8 +197,12 @@ func (p *puller) nodeChunks(ctx context.Context, tx neo4j.ManagedTransaction, q 
 				return err
 			}
 			ev, _ := at(evs, k).([]any)
-			if _, err := p.addNode(id.(string), at(nodeKeys, k), at(clones, k), at(embs, k), at(displays, k), labels[k], true, ev); err != nil {
+			added, err := p.addNode(id.(string), at(nodeKeys, k), at(clones, k), at(embs, k), at(displays, k), labels[k], true, ev)
+			if err != nil {
 				return err
+			}
+			if added && written != nil {
+				p.addWritten(written[k])
 			}
 		}
 	}
@@ -446,6 +453,11 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 	}
 	if o.EmbeddingProperty != "" {
 		held = append(held, memory.Part{Name: "saved embeddings", Bytes: n * (24 + 8*16)})
+	}
+	if r := int64(len(o.ReadBack)); r > 0 {
+		// 8 bytes a value kept; while read, a list of r values a node in
+		// the node query's record.
+		held = append(held, memory.Part{Name: "values read back (written by the last run)", Bytes: 8*r*n + int64(PullChunk)*(24+16*r)})
 	}
 	// The kinds, whenever the labels tell nodes apart.
 	held = append(held, memory.Part{Name: "context: the nodes' kinds", Bytes: 4 * n})

@@ -3,6 +3,7 @@ package syncjob
 import (
 	"context"
 	"log/slog"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,6 +241,14 @@ type PullOptions struct {
 	// (Subgraph.Context). A Cypher projection's node query returns each as
 	// a column of the property's name (n.title AS title).
 	EvidenceProperties []string
+	// ReadBack are properties read back as numbers with the nodes
+	// (Subgraph.ReadBack): what the last run wrote (the ambiguity, raw
+	// score and entities), so that WriteScores writes only the nodes whose
+	// values changed. Sync sets them from WriteOptions. A Cypher
+	// projection's node query may return them as a column written, a list
+	// in this order ([n.ambiguity, n.ambiguity_score, ...]); without it,
+	// every node is written.
+	ReadBack []string
 
 	// Progress, when set, is called now and then with the rows read so far.
 	Progress func(nodes, relationships int)
@@ -309,8 +318,51 @@ type Subgraph struct {
 	// (fondue.Options.Context); nil when it says nothing more (no evidence
 	// properties, and one kind or the labels unknown). See NewContext.
 	Context *evidence.Context
-	Options PullOptions
-	Stats   PullStats
+	// ReadBack[k][i] is the value of Options.ReadBack[k] on node i when
+	// pulled, NaN when it had none (or not a number); nil when not read.
+	ReadBack [][]float64
+	Options  PullOptions
+	Stats    PullStats
+}
+
+// ReadBackNumber is a value read back as a number: NaN when it is
+// missing or not a number.
+func ReadBackNumber(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int64:
+		return float64(x)
+	case int:
+		return float64(x)
+	}
+	return math.NaN()
+}
+
+// NewReadBack makes Subgraph.ReadBack for n nodes of o (nil without
+// o.ReadBack), every value NaN until set (SetReadBack).
+func NewReadBack(n int, o PullOptions) [][]float64 {
+	if len(o.ReadBack) == 0 {
+		return nil
+	}
+	rb := make([][]float64, len(o.ReadBack))
+	for k := range rb {
+		rb[k] = make([]float64, n)
+		for i := range rb[k] {
+			rb[k][i] = math.NaN()
+		}
+	}
+	return rb
+}
+
+// SetReadBack sets node i's read-back values from vals (a value per
+// ReadBack property, as read: numbers, anything else is NaN).
+func SetReadBack(rb [][]float64, i int, vals []any) {
+	for k := range rb {
+		if k < len(vals) {
+			rb[k][i] = ReadBackNumber(vals[k])
+		}
+	}
 }
 
 // SelectTargets sets Targets from Options.WriteNodeLabels (nil without
@@ -458,9 +510,39 @@ type WriteOptions struct {
 	// from the result (for the next run's warm start; nodes without a score
 	// get none).
 	EmbeddingProperty string
+	// All writes every node. Otherwise, when the pull read the values back
+	// (PullOptions.ReadBack holds Property, ScoreProperty and
+	// EntitiesProperty), only the nodes whose values changed are written
+	// (Unchanged): an unchanged node keeps its values and its RunProperty,
+	// the run that last changed them.
+	All bool
 	// Progress, when set, is called after each batch with the nodes written
 	// so far and the total (from one goroutine at a time).
 	Progress func(done, total int)
+}
+
+// AmbiguityTolerance bounds how far a node's written ambiguity may be from
+// its computed one before the node is written again: a node is rewritten
+// when its ambiguity moved by more than AmbiguityTolerance times its
+// distance to 1 (its top fraction, 1 - ambiguity, the larger of the old
+// and the new). A query "ambiguity > t" then returns every node of the
+// true top (1-t)(1-AmbiguityTolerance) and none outside the true top
+// (1-t)/(1-AmbiguityTolerance): for t = 0.99, between the top 0.95% and
+// 1.053%. The most ambiguous nodes, near 1, are kept the most exact.
+// Entities are rewritten whenever they change. The raw score is written
+// with the ambiguity and not compared: the default method's is a
+// combination of ranks, which moves a little for every node when a few
+// scores move, as the percentiles do. sync --full (WriteOptions.All)
+// rewrites everything.
+const AmbiguityTolerance = 0.05
+
+// AmbiguityUnchanged reports whether a written ambiguity old and a computed one
+// new agree within AmbiguityTolerance (both NaN: no score, agree).
+func AmbiguityUnchanged(old, new float64) bool {
+	if math.IsNaN(old) || math.IsNaN(new) {
+		return math.IsNaN(old) && math.IsNaN(new)
+	}
+	return math.Abs(new-old) <= AmbiguityTolerance*(1-min(old, new))
 }
 
 // WriteStats describe a write, in GDS terms.
@@ -476,8 +558,13 @@ type WriteStats struct {
 	// (keys, or element ids; at most 100).
 	Missing     int
 	MissingKeys []keys.Key
-	Batches     int
-	Duration    time.Duration
+	// Unchanged counts the nodes not written because the values they hold
+	// are the computed ones (WriteOptions.All); Compared says whether the
+	// values were compared at all (they were read back by the pull).
+	Unchanged int
+	Compared  bool
+	Batches   int
+	Duration  time.Duration
 }
 
 // UndoOptions configure Undo, and UndoSplits (which reads RunID,

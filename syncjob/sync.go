@@ -64,6 +64,17 @@ type Options struct {
 	// plan (described from the store) when Split is set, the pairs found
 	// with Duplicates.
 	DryRun bool
+	// OnlyChanged makes the pull read the written values back, and the
+	// write leave alone the nodes that hold their values already
+	// (AmbiguityTolerance; Summary.NodesUnchanged): the incremental
+	// nights of a job with a state file (Score.Since). A node left alone
+	// keeps its RunProperty, the run that last changed its values.
+	// Without it, every node is written.
+	OnlyChanged bool
+	// Full rewrites every node (WriteOptions.All), whatever it holds, even
+	// with OnlyChanged. The caller also leaves Score.Since unset for a
+	// full run (sync --full).
+	Full bool
 	// TopNodes is the number of most ambiguous nodes the summary lists
 	// (Summary.Scored.Top): 0 means DefaultTopNodes, a negative number none.
 	TopNodes int
@@ -81,6 +92,11 @@ type Options struct {
 	// Scored, when set, runs after scoring (e.g. to save a checkpoint or
 	// log the result); its error stops the run.
 	Scored func(sg *Subgraph, res *fondue.Result, o fondue.Options, sum *Summary) error
+	// Written, when set, runs once the scores are written (never in a dry
+	// run), before any split: e.g. to save the engine's state for the next
+	// run, which must describe what the database holds; its error fails
+	// the run.
+	Written func(sg *Subgraph, res *fondue.Result, o fondue.Options, sum *Summary) error
 	// Progress, when set, receives the engine's progress and that of the
 	// write, split and undo phases ("write", "split", "undo").
 	Progress func(fondue.Progress)
@@ -96,11 +112,20 @@ type Summary struct {
 	NodeCount             int    `json:"nodeCount"`
 	RelationshipCount     int    `json:"relationshipCount"`
 	NodePropertiesWritten int    `json:"nodePropertiesWritten"`
-	PreProcessingMillis   int64  `json:"preProcessingMillis"`
-	ComputeMillis         int64  `json:"computeMillis"`
-	WriteMillis           int64  `json:"writeMillis"`
-	SplitMillis           int64  `json:"splitMillis"`
-	UnscoredNodes         int    `json:"unscoredNodes"`
+	// NodesWritten counts the nodes written; NodesUnchanged those left
+	// alone because they hold their values already (AmbiguityTolerance):
+	// an unchanged night writes nothing.
+	NodesWritten   int `json:"nodesWritten"`
+	NodesUnchanged int `json:"nodesUnchanged"`
+	// Incremental says how the scores were computed: in full or around
+	// the changes since the last run, and why (nil: no saved state asked
+	// for, or a method that keeps none).
+	Incremental         *Incremental `json:"incremental,omitempty"`
+	PreProcessingMillis int64        `json:"preProcessingMillis"`
+	ComputeMillis       int64        `json:"computeMillis"`
+	WriteMillis         int64        `json:"writeMillis"`
+	SplitMillis         int64        `json:"splitMillis"`
+	UnscoredNodes       int          `json:"unscoredNodes"`
 	// Scored says what was scored: how many nodes per label, and the most
 	// ambiguous ones (nil when nothing was scored: an approved plan).
 	Scored         *Scored `json:"scored,omitempty"`
@@ -132,6 +157,27 @@ type Summary struct {
 	MergePlan    *mergeplan.Plan `json:"mergePlan,omitempty"`
 	Neo4jVersion string          `json:"neo4jVersion"`
 }
+
+// Incremental describes how a run's scores were computed
+// (fondue.IncrementalStats): Mode "full" or "incremental", Reason why a
+// run was full (no state yet, --full, a state of other options, of
+// another dimension, of too few shared nodes, without scores); the nodes
+// new or whose neighbours changed since the state was saved, those
+// trained, re-scored, and those whose saved terms were reused.
+type Incremental struct {
+	Mode          string `json:"mode"`
+	Reason        string `json:"reason,omitempty"`
+	NodesChanged  int    `json:"nodesChanged"`
+	NodesTrained  int    `json:"nodesTrained"`
+	NodesRescored int    `json:"nodesRescored"`
+	NodesReused   int    `json:"nodesReused"`
+}
+
+// The modes of Incremental.
+const (
+	ModeFull        = "full"
+	ModeIncremental = "incremental"
+)
 
 // Scored describes the nodes a run scored. Isolated nodes get no score:
 // they are counted apart (Summary.UnscoredNodes, LabelCount.Unscored), and
@@ -226,6 +272,16 @@ func (o *Options) defaults() {
 		o.Write.Property = DefaultWriteProperty
 	}
 	o.Write.RunID, o.Lock.RunID = o.RunID, o.RunID
+	o.Write.All = o.Write.All || o.Full || !o.OnlyChanged
+	if !o.Write.All && o.Duplicates == nil && !o.DryRun {
+		// Read back what the last run wrote: only changes are written.
+		o.Pull.ReadBack = nil
+		for _, p := range []string{o.Write.Property, o.Write.ScoreProperty, o.Write.EntitiesProperty} {
+			if p != "" {
+				o.Pull.ReadBack = append(o.Pull.ReadBack, p)
+			}
+		}
+	}
 	if d := o.Duplicates; d != nil {
 		d.defaults()
 		o.Pull.DisplayProperties = slices.Insert(slices.DeleteFunc(slices.Clone(o.Pull.DisplayProperties),
@@ -357,7 +413,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	if o.Duplicates != nil {
 		return sum, lockError(ctx, duplicates(ctx, st, sg, o, sum, log))
 	}
-	res, err := score(ctx, st, sg, o, sum, log)
+	res, scored, err := score(ctx, st, sg, o, sum, log)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
@@ -387,6 +443,11 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 
 	if err := writeScores(ctx, st, sg, res, o, sum, log); err != nil {
 		return sum, lockError(ctx, err)
+	}
+	if o.Written != nil {
+		if err := o.Written(sg, res, scored, sum); err != nil {
+			return sum, err
+		}
 	}
 	if plan != nil {
 		stored, err := StorePlan(ctx, st, plan)
@@ -555,18 +616,19 @@ func checkNames(st Store, names []namedValue) error {
 
 // score scores the pulled graph: Prepare, the warm start from saved
 // embeddings, fondue.Score, Scored.
-func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, error) {
+// It returns the engine's options as scored with.
+func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, fondue.Options, error) {
 	g := sg.Graph
 	opts := o.Score
 	if err := CheckEvidence(sg.Context); err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	if _, err := o.Memory.check(st, sg, o, log); err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	if o.Prepare != nil {
 		if err := o.Prepare(sg, &opts); err != nil {
-			return nil, err
+			return nil, opts, err
 		}
 	}
 	from := "checkpoint"
@@ -581,7 +643,7 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 	t1 := time.Now()
 	res, err := fondue.Score(ctx, g, opts)
 	if err != nil {
-		return nil, err
+		return nil, opts, err
 	}
 	sum.ComputeMillis = time.Since(t1).Milliseconds()
 	for _, i := range res.Unscored() {
@@ -600,12 +662,23 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 			"reused", res.Warm.Reused, "new", res.Warm.New, "dropped", res.Warm.Dropped, "epochs", res.CNE.Epochs)
 	}
 	sum.Epochs = res.CNE.Epochs
-	if o.Scored != nil {
-		if err := o.Scored(sg, res, opts, sum); err != nil {
-			return nil, err
+	if in := res.Incremental; in != nil {
+		sum.Incremental = &Incremental{Mode: ModeIncremental, Reason: in.Reason, NodesChanged: in.Changed,
+			NodesTrained: in.Trained, NodesRescored: in.Rescored, NodesReused: in.Reused}
+		if in.Full {
+			sum.Incremental.Mode = ModeFull
+			log.Info("a full run: the saved state does not fit", "phase", "compute", "reason", in.Reason)
+		} else {
+			log.Info("an incremental run: only what changed is scored again", "phase", "compute", "changed", in.Changed,
+				"trained", in.Trained, "rescored", in.Rescored, "reused", in.Reused)
 		}
 	}
-	return res, nil
+	if o.Scored != nil {
+		if err := o.Scored(sg, res, opts, sum); err != nil {
+			return nil, opts, err
+		}
+	}
+	return res, opts, nil
 }
 
 func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result, o Options, sum *Summary, log *slog.Logger) error {
@@ -617,10 +690,15 @@ func writeScores(ctx context.Context, st Store, sg *Subgraph, res *fondue.Result
 		return err
 	}
 	sum.NodePropertiesWritten = ws.PropertiesWritten
+	sum.NodesWritten, sum.NodesUnchanged = ws.Nodes, ws.Unchanged
 	sum.NodesNotFound, sum.NodesNotFoundKeys = ws.Missing, ws.MissingKeys
 	sum.WriteMillis = time.Since(t2).Milliseconds()
-	log.Info("wrote the scores", "phase", "write", "nodes", ws.Nodes, "properties", ws.PropertiesWritten,
-		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds()))
+	attrs := []any{"phase", "write", "nodes", ws.Nodes, "unchanged", ws.Unchanged, "properties", ws.PropertiesWritten,
+		"batches", ws.Batches, "missing", ws.Missing, "seconds", round3(ws.Duration.Seconds())}
+	if !ws.Compared {
+		attrs = append(attrs, "all", true) // --full, or the values could not be read back
+	}
+	log.Info("wrote the scores", attrs...)
 	return nil
 }
 

@@ -20,7 +20,9 @@ import (
 // deadlock). Writes are idempotent: an interrupted write is completed by
 // running it again. Nodes gone since the pull (or no longer carrying a
 // write label) are counted in WriteStats.Missing. The first failure stops
-// the other batches.
+// the other batches. Unless o.All, a node whose values read back by the
+// pull (PullOptions.ReadBack) are the computed ones, within
+// AmbiguityTolerance, is not written (WriteStats.Unchanged).
 func WriteScores(ctx context.Context, st Sink, sg *Subgraph, res *fondue.Result, o WriteOptions, log *slog.Logger) (WriteStats, error) {
 	t0 := time.Now()
 	if log == nil {
@@ -89,13 +91,59 @@ func newScoreWriter(st Sink, sg *Subgraph, res *fondue.Result, o WriteOptions) *
 			w.props = append(w.props, p)
 		}
 	}
+	same := w.unchanged()
 	for i := range sg.Graph.NumNodes() {
-		if sg.IsTarget(i) {
+		switch {
+		case !sg.IsTarget(i):
+		case same != nil && same(i):
+			w.ws.Unchanged++
+		default:
 			w.nodes = append(w.nodes, i)
 		}
 	}
+	w.ws.Compared = same != nil
 	w.nb = (len(w.nodes) + o.BatchSize - 1) / o.BatchSize
 	return w
+}
+
+// unchanged returns whether node i holds its computed values already (see
+// AmbiguityTolerance), or nil when that cannot be told: o.All, or the
+// pull did not read every written value back.
+func (w *scoreWriter) unchanged() func(i int) bool {
+	sg, res, o := w.sg, w.res, w.o
+	if o.All || sg.ReadBack == nil {
+		return nil
+	}
+	col := func(p string) []float64 {
+		if k := slices.Index(sg.Options.ReadBack, p); k >= 0 && k < len(sg.ReadBack) {
+			return sg.ReadBack[k]
+		}
+		return nil
+	}
+	amb, sc, ent := col(o.Property), col(o.ScoreProperty), col(o.EntitiesProperty)
+	switch {
+	case amb == nil, o.ScoreProperty != "" && sc == nil, o.EntitiesProperty != "" && ent == nil,
+		o.EmbeddingProperty != "" && sg.Embeddings == nil:
+		return nil
+	}
+	return func(i int) bool {
+		scored := !math.IsNaN(res.Scores[i])
+		switch {
+		case !AmbiguityUnchanged(amb[i], res.Ambiguity[i]):
+			return false
+		case sc != nil && math.IsNaN(sc[i]) != math.IsNaN(res.Scores[i]):
+			return false // a raw score missing (removed by hand), or one to remove
+		case ent != nil && scored && ent[i] != float64(res.Entities[i]):
+			return false
+		case ent != nil && !scored && !math.IsNaN(ent[i]):
+			return false
+		case o.EmbeddingProperty != "" && scored && !slices.Equal(sg.Embeddings[i], res.Embedding.Row(i)):
+			return false
+		case o.EmbeddingProperty != "" && !scored && sg.Embeddings[i] != nil:
+			return false
+		}
+		return true
+	}
 }
 
 // run writes the batches with o.Concurrency workers; the first failure

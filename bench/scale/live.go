@@ -61,6 +61,10 @@ type LiveConfig struct {
 	FaultEpochs int
 	// GDSRepeats is the number of runs of each GDS reference (default 3).
 	GDSRepeats int
+	// Nights runs, instead of GDS and the measured syncs, the nightly
+	// scenario (runNights): a first night, then second nights after 0%,
+	// 0.1% and 1% of the relationships changed, with a state file.
+	Nights bool
 }
 
 func (l *LiveConfig) defaults() {
@@ -134,10 +138,11 @@ type LiveRun struct {
 	// Checked says whether the written scores were compared with score's
 	// on the edge list; Mismatches counts the nodes whose ambiguity, raw
 	// score or entities differ in any bit (or that are missing).
-	Checked    bool   `json:"checked"`
-	Mismatches int    `json:"mismatches"`
-	Reused     bool   `json:"reused,omitempty"`
-	Note       string `json:"note,omitempty"`
+	Checked    bool         `json:"checked"`
+	Mismatches int          `json:"mismatches"`
+	Reused     bool         `json:"reused,omitempty"`
+	Note       string       `json:"note,omitempty"`
+	night      nightSummary // the summary's incremental counts (Nights)
 }
 
 // ServerRun is what a case cost on one server apart from the syncs: the
@@ -176,6 +181,7 @@ type Results struct {
 	Servers []ServerRun `json:"servers,omitempty"`
 	Faults  []FaultRun  `json:"faults,omitempty"`
 	Splits  []SplitRun  `json:"splits,omitempty"` // Config.SplitTop's runs
+	Nights  []NightRun  `json:"nights,omitempty"` // LiveConfig.Nights
 }
 
 // liveRef are the exact scores of score on a case's edge list, by key.
@@ -198,6 +204,19 @@ func executeLive(ctx context.Context, cfg Config, c Case, p *prepared, res *Resu
 		bins = append(bins, [2]string{BinaryBaseline, cfg.Baseline})
 	}
 	scoreArgs := []string{"--output", "json", "--split", "--split-top", strconv.Itoa(lc.SplitTop)}
+	if lc.Nights {
+		// The nights compare with score runs of their own.
+		nodesCSV, relsCSV, err := ensureCSV(cfg, c, p)
+		if err != nil {
+			return err
+		}
+		for _, v := range lc.Versions {
+			if err := liveOnServer(ctx, cfg, c, p, v, bins, nil, nodesCSV, relsCSV, res, false, logf); err != nil {
+				return fmt.Errorf("%s on Neo4j %s: %w", c.Name, v.Neo4j, err)
+			}
+		}
+		return nil
+	}
 	// score on the file: timed runs (unless reused), and the reference of
 	// the bit-for-bit check, kept in the cache per binary.
 	var ref liveRef
@@ -260,7 +279,7 @@ func executeLive(ctx context.Context, cfg Config, c Case, p *prepared, res *Resu
 	}
 	for _, v := range lc.Versions {
 		reused := reusedLive(cfg, res, c, v)
-		if reused && !lc.Faults {
+		if reused && !lc.Faults && !lc.Nights {
 			logf("%s on %s: reused from earlier results", c.Name, v.Neo4j)
 			continue
 		}
@@ -418,6 +437,9 @@ func liveOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4jt
 	sr.FirstPullS, sr.FirstWriteS = first.PullS, first.WriteS
 	logf("%s on %s: first sync (degree): pull %.1fs, write %.1fs", c.Name, v.Neo4j, first.PullS, first.WriteS)
 
+	if lc.Nights {
+		return runNights(ctx, cfg, srv, d, c, p, ref, res, logf)
+	}
 	if faultsOnly {
 		fr, err := runFaults(ctx, cfg, srv, c, p, ref, faultEpochs(cfg, res, c), logf)
 		res.Faults = append(res.Faults, fr...)

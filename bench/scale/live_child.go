@@ -239,6 +239,9 @@ func runSync(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bin
 		return lr, fmt.Errorf("sync's summary: %v: %.200s", err, ch.stdout.String())
 	}
 	lr.Nodes, lr.Relationships, lr.Properties = sum.NodeCount, sum.RelationshipCount, sum.NodePropertiesWritten
+	if err := json.Unmarshal(ch.stdout.Bytes(), &lr.night); err != nil {
+		return lr, err
+	}
 	lr.PullS, lr.ComputeS = float64(sum.PreProcessingMillis)/1000, float64(sum.ComputeMillis)/1000
 	lr.WriteS, lr.SplitS = float64(sum.WriteMillis)/1000, float64(sum.SplitMillis)/1000
 	if s := sum.Split; s != nil {

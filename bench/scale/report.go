@@ -192,7 +192,7 @@ func (r Run) MarshalJSON() ([]byte, error) {
 
 // WriteJSON writes every run.
 func WriteJSON(path string, res *Results, config any) error {
-	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults, "splits": res.Splits}, "", "  ")
+	b, err := json.MarshalIndent(map[string]any{"config": config, "runs": res.Runs, "live": res.Live, "servers": res.Servers, "faults": res.Faults, "splits": res.Splits, "nights": res.Nights}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -341,6 +341,7 @@ func Report(dir string, res *Results, header string, config any) error {
 	}
 	WriteSplitMarkdown(&sb, res.Splits)
 	WriteLiveMarkdown(&sb, res)
+	WriteNightsMarkdown(&sb, res.Nights)
 	if err := writeFileAtomic(filepath.Join(dir, "results.md"), []byte(sb.String())); err != nil {
 		return err
 	}
@@ -351,6 +352,9 @@ func Report(dir string, res *Results, header string, config any) error {
 		if err := PlotLive(filepath.Join(dir, "live-time.png"), filepath.Join(dir, "live-memory.png"), res); err != nil {
 			return err
 		}
+	}
+	if len(res.Runs) == 0 {
+		return nil
 	}
 	return PlotCost(filepath.Join(dir, "cost.png"), res.Runs)
 }

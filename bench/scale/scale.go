@@ -272,6 +272,7 @@ func execute(ctx context.Context, cfg Config, res *Results) ([]Run, error) {
 			res.Live = append(res.Live, lres.Live...)
 			res.Servers = append(res.Servers, lres.Servers...)
 			res.Faults = append(res.Faults, lres.Faults...)
+			res.Nights = append(res.Nights, lres.Nights...)
 			if err != nil {
 				return runs, err
 			}

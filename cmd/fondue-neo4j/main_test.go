@@ -358,7 +358,7 @@ func TestScoreCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, stderr = runCLI(t, "", "score", lesmis, "--checkpoint", ck)
-	if code != exitUsage || !strings.Contains(stderr, "not a fondue checkpoint") {
+	if code != exitUsage || !strings.Contains(stderr, "checkpoint "+ck+": not a fondue state or checkpoint") || !strings.Contains(stderr, "delete it for a cold start") {
 		t.Fatalf("corrupt checkpoint: exit %d, %s", code, stderr)
 	}
 }

@@ -186,7 +186,7 @@ func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opt
 		}
 	}
 	ckPath := a.cfg.Engine.Embedding.Checkpoint
-	if err := a.loadCheckpoint(ckPath, &opts); err != nil {
+	if _, err := a.loadCheckpoint(ckPath, g, &opts); err != nil {
 		return nil, err
 	}
 	pr := newProgress(a)
@@ -266,36 +266,67 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 	return 0, usageErrorf("--header %q: want auto, yes or no", s)
 }
 
-// loadCheckpoint prepares a warm start from path; a missing file means a
-// cold start (the first scheduled run), anything unreadable is an error.
-// An empty path does nothing.
-func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
+// loadCheckpoint prepares the run from the state file at path
+// (embedding.checkpoint): the engine's saved state, from which the run is
+// incremental (opts.Since; the engine runs in full, saying why, when it
+// does not fit the graph), or, with embedding.full, a warm start only. A
+// missing file means a full cold run (the first scheduled run), anything
+// unreadable is an error. An empty path does nothing. full says why the
+// run is full when it is not left to the engine ("" otherwise).
+func (a *app) loadCheckpoint(path string, g *graph.Graph, opts *fondue.Options) (full string, err error) {
 	if path == "" || !score.UsesEmbedding(opts.Method) {
-		return nil
+		return "", nil
 	}
 	if err := checkWritable(path); err != nil {
-		return withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
+		return "", withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
 	}
 	opts.KeepState = true
-	ck, err := cne.ReadCheckpointFile(path)
+	st, err := fondue.ReadStateFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		a.log.Info("no checkpoint yet: cold start", "file", path)
-		return nil
+		a.log.Info("no state file yet: a cold start, in full", "file", path)
+		return "no state file yet", nil
 	case err != nil:
-		return usageErrorf("checkpoint: %v (delete it for a cold start)", err)
-	case ck.Dim != opts.CNE.Dim:
-		a.log.Warn("checkpoint has another dimension: cold start", "file", path, "checkpoint_dim", ck.Dim, "dim", opts.CNE.Dim)
-		return nil
+		var se *fondue.StateError
+		if errors.As(err, &se) {
+			err = se.Err
+		}
+		return "", usageErrorf("checkpoint %s: %v (delete it for a cold start)", path, err)
+	}
+	if !a.cfg.Engine.Embedding.CheckpointForce {
+		opts.WarmStartMinShare = checkpointMinShare
+	}
+	ck := st.Checkpoint
+	if !a.cfg.Engine.Embedding.Full && !(opts.WarmStartMinShare > 0 && ck != nil && shareOf(g, ck) < opts.WarmStartMinShare) {
+		opts.Since = st // the engine says whether it fits
+		return "", nil
+	}
+	// --full, or a file of another graph: a warm start, which the engine
+	// refuses (naming --checkpoint-force) below the share.
+	switch {
+	case ck == nil:
+		return "--full (embedding.full); the state file holds no embedding", nil
+	case ck.Dim != opts.CNE.WithDefaults().Dim:
+		a.log.Warn("checkpoint has another dimension: cold start", "file", path, "checkpoint_dim", ck.Dim, "dim", opts.CNE.WithDefaults().Dim)
+		return "--full (embedding.full); the state file has another dimension", nil
 	}
 	if ck.Sigma1 != opts.CNE.Sigma1 || ck.Sigma2 != opts.CNE.Sigma2 {
 		a.log.Warn("checkpoint was fitted with other sigmas; using it as a starting point anyway", "file", path)
 	}
 	opts.WarmStart = ck
-	if !a.cfg.Engine.Embedding.CheckpointForce {
-		opts.WarmStartMinShare = checkpointMinShare
+	return "--full (embedding.full)", nil
+}
+
+// shareOf is the share of the nodes of g and ck that both hold (shared
+// over the union), as the engine's warm start counts it.
+func shareOf(g *graph.Graph, ck *cne.Checkpoint) float64 {
+	shared := 0
+	for _, k := range ck.Keys {
+		if _, ok := g.Index(k); ok {
+			shared++
+		}
 	}
-	return nil
+	return float64(shared) / float64(max(g.NumNodes()+ck.Len()-shared, 1))
 }
 
 // isFolder is whether path names a folder: an input file that is one is
@@ -330,8 +361,9 @@ func checkWritable(path string) error {
 	return os.Remove(f.Name())
 }
 
-// saveCheckpoint saves the run's embedding to path for the next warm start
-// (an empty path does nothing) and logs how the warm start went.
+// saveCheckpoint saves the run's state (fondue.State: embedding, scores'
+// terms, fingerprints) to path for the next run (an empty path does
+// nothing) and logs how the warm start went. opts are those scored with.
 func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, opts fondue.Options) error {
 	if res.Warm != nil {
 		a.log.Info("warm start", "reused", res.Warm.Reused, "new", res.Warm.New,
@@ -341,7 +373,11 @@ func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, op
 	if path == "" || res.Embedding == nil {
 		return nil
 	}
-	if err := res.Checkpoint(g, opts).WriteFile(path); err != nil {
+	st := res.State(g, opts)
+	if st == nil {
+		return nil
+	}
+	if err := st.WriteFile(path); err != nil {
 		return fmt.Errorf("saving checkpoint %s: %w", path, err)
 	}
 	a.log.Debug("saved checkpoint", "file", path, "nodes", g.NumNodes())

@@ -97,6 +97,9 @@ type syncSettings struct {
 	// checkpoint is a warm-start file (embedding.checkpoint); the warm
 	// start from node properties is pull.EmbeddingProperty.
 	checkpoint string
+	// full scores and writes every node (embedding.full): the checkpoint
+	// is then a warm start only.
+	full bool
 	// planFile is an approved plan to apply (split.plan).
 	planFile string
 	cloneKey string // split.clone_key
@@ -141,6 +144,7 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	}
 	s.pull.ExcludeTypes = []string{c.Duplicates.RelationshipType}
 	s.checkpoint = c.Engine.Embedding.Checkpoint
+	s.full = c.Engine.Embedding.Full
 	// A checkpoint keeps the optimizer's state (counted by the memory
 	// guard; loadCheckpoint sets it for the methods that embed).
 	s.engine.KeepState = s.checkpoint != ""
@@ -260,6 +264,7 @@ func (s *syncSettings) configuration() map[string]any {
 		"embeddingDimension": s.engine.CNE.Dim,
 		"maxIterations":      s.engine.CNE.MaxEpochs,
 		"split":              s.split,
+		"full":               s.full,
 	}
 	if s.pull.NodeQuery != "" {
 		c["nodeQuery"], c["relationshipQuery"] = s.pull.NodeQuery, s.pull.RelationshipQuery
@@ -323,18 +328,33 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
 		debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	}
+	var full string // why the run is full, when the engine is not asked
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard, Duplicates: s.duplicates,
+		// With a state file, nights are incremental: only what changed
+		// is written (--full: everything).
+		OnlyChanged: s.checkpoint != "", Full: s.full,
 		Prepare: func(sg *syncjob.Subgraph, opts *fondue.Options) error {
-			// Warm start from the checkpoint file (vectors and optimizer
-			// state); without one, syncjob uses the vectors saved in node
-			// properties.
-			return a.loadCheckpoint(s.checkpoint, opts)
+			// The state file: an incremental run, or with --full a warm
+			// start; without one, syncjob warm-starts from the vectors
+			// saved in node properties.
+			var err error
+			full, err = a.loadCheckpoint(s.checkpoint, sg.Graph, opts)
+			return err
 		},
 		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
 			pr.finish()
+			if sum.Incremental == nil && full != "" {
+				sum.Incremental = &syncjob.Incremental{Mode: syncjob.ModeFull, Reason: full}
+				a.log.Info("a full run", "phase", "compute", "reason", full)
+			}
 			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond, est)
+			return nil
+		},
+		Written: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {
+			// The state for the next run describes what the database
+			// holds: saved once the write succeeded, never in a dry run.
 			return a.saveCheckpoint(s.checkpoint, sg.Graph, res, opts)
 		},
 		Progress: pr.report,

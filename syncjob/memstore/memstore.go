@@ -467,6 +467,7 @@ func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.Pu
 	if len(o.DisplayProperties) > 0 {
 		sg.Names = make([]string, n)
 	}
+	sg.ReadBack = syncjob.NewReadBack(n, o)
 	var labels syncjob.LabelIndex
 	sg.LabelSet = make([]int32, n)
 	ev := syncjob.NewEvidenceValues(o.EvidenceProperties)
@@ -492,6 +493,13 @@ func subgraph(g *graph.Graph, sel []*Node, byID map[string]nodeKey, o syncjob.Pu
 			sg.Names[i] = keys.DisplayText(firstOf(nd.Props, o.DisplayProperties))
 		}
 		sg.LabelSet[i] = labels.Add(nd.Labels)
+		if sg.ReadBack != nil {
+			vals := make([]any, len(o.ReadBack))
+			for k, name := range o.ReadBack {
+				vals[k] = nd.Props[name]
+			}
+			syncjob.SetReadBack(sg.ReadBack, i, vals)
+		}
 	}
 	sg.LabelSets = labels.Sets
 	if ev != nil {

@@ -122,6 +122,7 @@ func Run(t *testing.T, f Factory) {
 		{"PullEmpty", testPullEmpty},
 		{"WriteScores", testWriteScores},
 		{"WriteMissing", testWriteMissing},
+		{"WriteOnlyChanged", testWriteOnlyChanged},
 		{"LockExclusive", testLockExclusive},
 		{"LockFencing", testLockFencing},
 		{"KeyTypes", testKeyTypes},
@@ -253,6 +254,105 @@ func testWriteScores(t *testing.T, f Factory) {
 	}
 	if d2 := fx.Dump(t); d2 != d {
 		t.Fatalf("a second write changed the graph:\n%s\n---\n%s", d, d2)
+	}
+}
+
+// testWriteOnlyChanged: the pull reads back what the last write wrote,
+// and a write then writes only the nodes whose values changed: a second
+// write of the same scores writes nothing; a hand edit, a removed
+// property and a move beyond AmbiguityTolerance are written; a move
+// within it is not; WriteOptions.All writes everything.
+func testWriteOnlyChanged(t *testing.T, f Factory) {
+	fx := f(t, Seed())
+	st := fx.Store()
+	po := Pull
+	po.ReadBack = []string{"ambiguity", "ambiguity_score", "ambiguity_entities"}
+	pull := func() *syncjob.Subgraph {
+		t.Helper()
+		sg, err := st.Pull(Ctx(t), po)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sg.ReadBack) != 3 || len(sg.ReadBack[0]) != sg.Graph.NumNodes() {
+			t.Fatalf("read back %d columns", len(sg.ReadBack))
+		}
+		return sg
+	}
+	write := func(sg *syncjob.Subgraph, res *fondue.Result, o syncjob.WriteOptions) syncjob.WriteStats {
+		t.Helper()
+		ws, err := syncjob.WriteScores(Ctx(t), st, sg, res, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	sg := pull()
+	for k, col := range sg.ReadBack {
+		for i, v := range col {
+			if !math.IsNaN(v) {
+				t.Fatalf("nothing written yet, but %s of node %v reads back %v", po.ReadBack[k], sg.Key(i), v)
+			}
+		}
+	}
+	res := MustScore(t, sg, 0)
+	if ws := write(sg, res, Write); ws.Nodes != 11 || ws.Unchanged != 0 || !ws.Compared {
+		t.Fatalf("first write: %+v", ws)
+	}
+
+	// Read back exactly as written.
+	sg = pull()
+	for i := range sg.Graph.NumNodes() {
+		if sg.ReadBack[0][i] != res.Ambiguity[i] || sg.ReadBack[1][i] != res.Scores[i] || sg.ReadBack[2][i] != float64(res.Entities[i]) {
+			t.Fatalf("node %v reads back %v %v %v, wrote %v %v %v", sg.Key(i), sg.ReadBack[0][i], sg.ReadBack[1][i], sg.ReadBack[2][i],
+				res.Ambiguity[i], res.Scores[i], res.Entities[i])
+		}
+	}
+	d := fx.Dump(t)
+	o := Write
+	o.RunID = "r2"
+	if ws := write(sg, res, o); ws.Nodes != 0 || ws.Unchanged != 11 || ws.Batches != 0 || ws.PropertiesWritten != 0 {
+		t.Fatalf("unchanged scores: %+v", ws)
+	}
+	if d2 := fx.Dump(t); d2 != d {
+		t.Fatalf("writing unchanged scores changed the graph:\n%s\n---\n%s", d, d2)
+	}
+
+	// Hand edits: node 1's ambiguity set, node 2's raw score removed.
+	one, two := Index(t, sg, 1), Index(t, sg, 2)
+	if _, err := st.WriteBatch(Ctx(t), &syncjob.Batch{IDs: []keys.Key{sg.IDs[one], sg.IDs[two]}, Props: []string{"ambiguity", "ambiguity_score"},
+		Values: [][]any{{0.123, res.Ambiguity[two]}, {res.Scores[one], nil}}, Doing: "editing by hand"}); err != nil {
+		t.Fatal(err)
+	}
+	// Node 3's ambiguity moves within the tolerance, node 4's beyond.
+	three, four := Index(t, sg, 3), Index(t, sg, 4)
+	moved := *res
+	moved.Ambiguity = slices.Clone(res.Ambiguity)
+	a3, a4 := res.Ambiguity[three], res.Ambiguity[four]
+	moved.Ambiguity[three] = a3 - 0.9*syncjob.AmbiguityTolerance*(1-a3)
+	moved.Ambiguity[four] = a4 - 1.1*syncjob.AmbiguityTolerance*(1-a4)
+	sg = pull()
+	if ws := write(sg, &moved, o); ws.Nodes != 3 || ws.Unchanged != 8 || ws.PropertiesWritten != 9 {
+		t.Fatalf("after the edits: %+v, want 3 nodes written (1, 2, 4), 8 unchanged", ws)
+	}
+	for uid, want := range map[int64]string{1: "r2", 2: "r2", 3: "r1", 4: "r2", 5: "r1"} {
+		if p := fx.Props(t, uid); p["fondue_run"] != want || p["ambiguity_score"] == nil {
+			t.Fatalf("node %d: %v, want written by %s", uid, p, want)
+		}
+	}
+	if a, _ := fx.Props(t, 1)["ambiguity"].(float64); a != res.Ambiguity[one] {
+		t.Fatalf("node 1's hand edit not repaired: %v, want %v", a, res.Ambiguity[one])
+	}
+	if a, _ := fx.Props(t, 3)["ambiguity"].(float64); a != a3 {
+		t.Fatalf("node 3 rewritten: %v, want %v", a, a3)
+	}
+	all := o
+	all.All = true
+	if ws := write(pull(), &moved, all); ws.Nodes != 11 || ws.Unchanged != 0 || ws.Compared {
+		t.Fatalf("All: %+v", ws)
+	}
+	// Without the values read back, every node is written.
+	if ws := write(MustPull(t, st), &moved, o); ws.Nodes != 11 || ws.Compared {
+		t.Fatalf("not read back: %+v", ws)
 	}
 }
 

@@ -30,7 +30,7 @@ func newScaleCmd(a *app) *cobra.Command {
 		neo4jVersions, heap, pageCache         string
 		syncArgs                               []string
 		splitTop, faultEpochs, gdsRepeats      int
-		faults                                 bool
+		faults, nights                         bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scale [-- extra score flags]",
@@ -100,7 +100,7 @@ costs with hubs and without.`,
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
 				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args, SplitTop: splitTop,
 				Live: scale.LiveConfig{Heap: heap, PageCache: pageCache, SplitTop: splitTop, SyncArgs: syncArgs,
-					Faults: faults, FaultEpochs: faultEpochs, GDSRepeats: gdsRepeats}}
+					Faults: faults, FaultEpochs: faultEpochs, GDSRepeats: gdsRepeats, Nights: nights}}
 			if neo4jVersions != "" {
 				t := os.Getenv(neo4jtest.EnvVersions)
 				os.Setenv(neo4jtest.EnvVersions, neo4jVersions)
@@ -173,7 +173,7 @@ costs with hubs and without.`,
 			}
 			fmt.Fprintf(a.stderr, "measuring %s\n", cfg.Binary)
 			res, err := scale.Execute(cmd.Context(), cfg)
-			if len(res.Runs) > 0 || len(res.Live) > 0 {
+			if len(res.Runs) > 0 || len(res.Live) > 0 || len(res.Nights) > 0 {
 				res.Runs = append(res.Runs, previous...)
 				host, _ := os.Hostname()
 				header := fmt.Sprintf("# fondue-bench scale\n\nCommand: `fondue-bench %s`\n\nBinary: `%s`\n\nMachine: %s, %s/%s, %d cores (GOMAXPROCS %d), %s.",
@@ -205,6 +205,7 @@ costs with hubs and without.`,
 	f.BoolVar(&faults, "faults", false, "live cases: after the measurements, run the fault scenarios on each server")
 	f.IntVar(&faultEpochs, "fault-epochs", 0, "live cases: epochs of the fault scenarios' long compute (no early stop; 0: as many as 2.5 lock TTLs of compute take at the case's measured speed)")
 	f.IntVar(&gdsRepeats, "gds-repeats", 3, "live cases: runs of each GDS reference")
+	f.BoolVar(&nights, "nights", false, "live cases: instead of GDS and the measured syncs, nightly runs with a state file: a first night, then second nights after 0%, 0.1% and 1% of the relationships changed, each compared with score on the same graph")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	cli.AddSettingFlags(cmd, scaleKeys, "seed", "threads")
 	return cmd

@@ -38,6 +38,7 @@ type Manifests struct {
 	CronJobs       []*batchv1.CronJob
 	ConfigMaps     map[string]*corev1.ConfigMap
 	Secrets        map[string]*corev1.Secret
+	PVCs           map[string]*corev1.PersistentVolumeClaim
 	Kustomizations []*Kustomization
 }
 
@@ -52,7 +53,7 @@ func Dir(dir string) (*Manifests, error) {
 	if len(names) == 0 {
 		return nil, fmt.Errorf("%s: no .yaml files", dir)
 	}
-	m := &Manifests{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
+	m := &Manifests{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}, PVCs: map[string]*corev1.PersistentVolumeClaim{}}
 	var errs []error
 	for _, name := range names {
 		data, err := os.ReadFile(name)
@@ -127,6 +128,12 @@ func (m *Manifests) add(doc string) error {
 			return fmt.Errorf("Secret: %w", err)
 		}
 		m.Secrets[s.Name] = s
+	case "v1 PersistentVolumeClaim":
+		pvc := &corev1.PersistentVolumeClaim{}
+		if err := strict(js, pvc); err != nil {
+			return fmt.Errorf("PersistentVolumeClaim: %w", err)
+		}
+		m.PVCs[pvc.Name] = pvc
 	case "kustomize.config.k8s.io/v1beta1 Kustomization":
 		k := &Kustomization{}
 		if err := strict(js, k); err != nil {
@@ -196,6 +203,7 @@ func (m *Manifests) check(dir string) []error {
 		bad("CronJob: the container has no image")
 	}
 	mounts := map[string]corev1.Volume{} // mount path -> volume
+	writable := map[string]bool{}        // mount paths of claims, read-write
 	for _, vm := range c.VolumeMounts {
 		i := slices.IndexFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Name == vm.Name })
 		if i < 0 {
@@ -208,6 +216,11 @@ func (m *Manifests) check(dir string) []error {
 			bad("CronJob: volume %q mounts ConfigMap %q, which the manifests do not define", v.Name, v.ConfigMap.Name)
 		case v.Secret != nil && m.Secrets[v.Secret.SecretName] == nil:
 			bad("CronJob: volume %q mounts Secret %q, which the manifests do not define", v.Name, v.Secret.SecretName)
+		case v.PersistentVolumeClaim != nil && m.PVCs[v.PersistentVolumeClaim.ClaimName] == nil:
+			bad("CronJob: volume %q mounts PersistentVolumeClaim %q, which the manifests do not define", v.Name, v.PersistentVolumeClaim.ClaimName)
+		}
+		if v.PersistentVolumeClaim != nil && !vm.ReadOnly {
+			writable[strings.TrimSuffix(vm.MountPath, "/")] = true
 		}
 		mounts[strings.TrimSuffix(vm.MountPath, "/")] = v
 	}
@@ -273,6 +286,19 @@ func (m *Manifests) check(dir string) []error {
 		bad("CronJob: the container's args give no --config")
 	} else if v, key, ok := fileIn(cfg); !ok || v.ConfigMap == nil || m.ConfigMaps[v.ConfigMap.Name].Data[key] == "" {
 		bad("CronJob: --config %s is not a key of a mounted ConfigMap", cfg)
+	} else {
+		// The state file must outlive the pod: on a claim mounted
+		// read-write (the root file system is read-only).
+		var conf struct {
+			Embedding struct {
+				Checkpoint string `json:"checkpoint"`
+			} `json:"embedding"`
+		}
+		if err := yaml.Unmarshal([]byte(m.ConfigMaps[v.ConfigMap.Name].Data[key]), &conf); err != nil {
+			bad("CronJob: --config %s: %v", cfg, err)
+		} else if ck := conf.Embedding.Checkpoint; ck != "" && !writable[strings.TrimSuffix(filepath.Dir(ck), "/")] {
+			bad("CronJob: embedding.checkpoint %s is not on a PersistentVolumeClaim mounted read-write: the next night would find no state", ck)
+		}
 	}
 	if env["FONDUE_METRICS_PUSHGATEWAY_URL"].Value == "" && !slices.Contains(c.Args, "--pushgateway-url") {
 		bad("CronJob: no Pushgateway (FONDUE_METRICS_PUSHGATEWAY_URL): the runs would not be watched")

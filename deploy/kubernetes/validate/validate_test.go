@@ -13,9 +13,9 @@ func TestManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.CronJobs) != 1 || len(m.ConfigMaps) != 1 || len(m.Secrets) != 1 || len(m.Kustomizations) != 1 {
-		t.Errorf("read %d CronJobs, %d ConfigMaps, %d Secrets, %d Kustomizations; want one each",
-			len(m.CronJobs), len(m.ConfigMaps), len(m.Secrets), len(m.Kustomizations))
+	if len(m.CronJobs) != 1 || len(m.ConfigMaps) != 1 || len(m.Secrets) != 1 || len(m.PVCs) != 1 || len(m.Kustomizations) != 1 {
+		t.Errorf("read %d CronJobs, %d ConfigMaps, %d Secrets, %d PersistentVolumeClaims, %d Kustomizations; want one each",
+			len(m.CronJobs), len(m.ConfigMaps), len(m.Secrets), len(m.PVCs), len(m.Kustomizations))
 	}
 }
 
@@ -44,6 +44,8 @@ func TestBrokenManifests(t *testing.T) {
 		{"misspelled ConfigMap field", "configmap.yaml", "\ndata:", "\ndatas:", `unknown field "datas"`},
 		{"missing resource", "kustomization.yaml", "- cronjob.yaml", "- cron.yaml", "resource cron.yaml"},
 		{"unknown kind", "configmap.yaml", "kind: ConfigMap", "kind: ConfigMapp", "not a kind these manifests use"},
+		{"state not kept", "configmap.yaml", "checkpoint: /state/nightly.state", "checkpoint: /tmp/nightly.state", "embedding.checkpoint /tmp/nightly.state is not on a PersistentVolumeClaim"},
+		{"claim not defined", "cronjob.yaml", "claimName: fondue-state", "claimName: state", `PersistentVolumeClaim "state", which the manifests do not define`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

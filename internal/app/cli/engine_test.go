@@ -16,7 +16,7 @@ import (
 func TestEveryEngineKeyReachesTheEngine(t *testing.T) {
 	// The warm start's file and node property are read by the commands,
 	// not by the engine's options.
-	commands := []string{"embedding.checkpoint", "embedding.checkpoint_force", "embedding.property"}
+	commands := []string{"embedding.checkpoint", "embedding.checkpoint_force", "embedding.full", "embedding.property"}
 	splitKeys := []string{"split.method", "split.top", "split.min_ambiguity"}
 	def, err := config.Merge(nil, nil, nil)
 	if err != nil {

@@ -12,8 +12,8 @@ import (
 // Options returns the engine's options that e sets: the one place where
 // the keys seed, threads, method, random_splits, unnormalized, polish and
 // embedding.* become fondue.Options. embedding.checkpoint,
-// checkpoint_force and property are not options of the engine: the
-// commands read them for the warm start. The splitter's keys are in
+// checkpoint_force, full and property are not options of the engine: the
+// commands read them for the state, the warm start and the write. The splitter's keys are in
 // Split. The error says which value cannot work, in the keys' words.
 func (e *Engine) Options() (fondue.Options, error) {
 	emb := e.Embedding

@@ -182,6 +182,12 @@ var settings = []Setting{
 		Help:  "warm-start from --checkpoint even when it shares less than half of its nodes with the graph",
 		Flags: []Flag{{Name: "checkpoint-force", On: CmdScore | CmdReview | CmdSync}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.CheckpointForce }},
+	{Key: "embedding.full", Kind: Bool, Default: false,
+		Help: "score and write every node: --checkpoint is a warm start only, not the state of an incremental run",
+		Doc: "a full run: every node scored again (--checkpoint is then a warm start only) and, with sync, every node written " +
+			"again, whatever it holds; without it a run with a --checkpoint that fits is incremental (docs/scheduled-job.md)",
+		Flags: []Flag{{Name: "full", On: CmdScore | CmdSync}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Full }},
 	{Key: "embedding.property", Kind: String, Default: "",
 		Help:  "keep each node's embedding in this property and warm-start the next run from it",
 		Flags: []Flag{{Name: "embedding-property", On: CmdSync}},

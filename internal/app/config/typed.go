@@ -65,6 +65,7 @@ type Embedding struct {
 	ExactMaxNodes   int
 	Checkpoint      string // a warm-start file, "" for none
 	CheckpointForce bool
+	Full            bool   // a full run: Checkpoint is a warm start only; sync writes every node
 	Property        string // sync: the node property keeping the embedding
 }
 

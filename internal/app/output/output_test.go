@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,8 +136,29 @@ func TestSyncSummary(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
 	attrs := SyncAttrs(sum)
-	if len(attrs) != 20 || attrs[0] != "run_id" || attrs[len(attrs)-1] != 1 {
+	if len(attrs) != 24 || attrs[0] != "run_id" || attrs[len(attrs)-1] != 1 {
 		t.Errorf("attrs %v", attrs)
+	}
+
+	// An incremental night, and a full one.
+	sum = &syncjob.Summary{RunID: "r2", NodeCount: 4, RelationshipCount: 4, NodePropertiesWritten: 3, NodesWritten: 1, NodesUnchanged: 3,
+		Incremental: &syncjob.Incremental{Mode: syncjob.ModeIncremental, NodesChanged: 1, NodesRescored: 2, NodesReused: 2}}
+	buf.Reset()
+	SyncText(&buf, sum)
+	want = "run r2: 4 nodes, 4 relationships; 3 properties written (pull 0s, compute 0s, write 0s)\n" +
+		"an incremental run: 1 node changed, 2 nodes re-scored, 2 nodes kept\n" +
+		"written: 1 node; 3 nodes unchanged, left alone\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	sum.Incremental = &syncjob.Incremental{Mode: syncjob.ModeFull, Reason: "--full (embedding.full)"}
+	buf.Reset()
+	SyncText(&buf, sum)
+	if !strings.Contains(buf.String(), "a full run: --full (embedding.full)\n") {
+		t.Errorf("full run: %s", buf.String())
+	}
+	if attrs := SyncAttrs(sum); !slices.Contains(attrs, any("fullReason")) || !slices.Contains(attrs, any(syncjob.ModeFull)) {
+		t.Errorf("full run's attrs %v", attrs)
 	}
 }
 

@@ -37,6 +37,17 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 			ms(sum.PreProcessingMillis), ms(sum.ComputeMillis), ms(sum.WriteMillis))
 	}
 	scored(w, sum)
+	if in := sum.Incremental; in != nil {
+		if in.Mode == syncjob.ModeFull {
+			fmt.Fprintf(w, "a full run: %s\n", in.Reason)
+		} else {
+			fmt.Fprintf(w, "an incremental run: %s changed, %s re-scored, %s kept\n",
+				plural.N(in.NodesChanged, "node"), plural.N(in.NodesRescored, "node"), plural.N(in.NodesReused, "node"))
+		}
+	}
+	if sum.NodesUnchanged > 0 {
+		fmt.Fprintf(w, "written: %s; %s unchanged, left alone\n", plural.N(sum.NodesWritten, "node"), plural.N(sum.NodesUnchanged, "node"))
+	}
 	if sum.WarmStartFrom != "" {
 		fmt.Fprintf(w, "warm start from the %s: %d nodes reused, %d new (%d epochs)\n", sum.WarmStartFrom, sum.WarmStartNodes, sum.WarmStartNewNodes, sum.Epochs)
 	}
@@ -63,7 +74,13 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 func SyncAttrs(sum *syncjob.Summary) []any {
 	attrs := []any{"run_id", sum.RunID, "nodeCount", sum.NodeCount, "relationshipCount", sum.RelationshipCount,
 		"nodePropertiesWritten", sum.NodePropertiesWritten, "preProcessingMillis", sum.PreProcessingMillis,
-		"computeMillis", sum.ComputeMillis, "writeMillis", sum.WriteMillis}
+		"computeMillis", sum.ComputeMillis, "writeMillis", sum.WriteMillis, "nodesWritten", sum.NodesWritten, "nodesUnchanged", sum.NodesUnchanged}
+	if in := sum.Incremental; in != nil {
+		attrs = append(attrs, "mode", in.Mode, "nodesChanged", in.NodesChanged, "nodesRescored", in.NodesRescored, "nodesReused", in.NodesReused)
+		if in.Reason != "" {
+			attrs = append(attrs, "fullReason", in.Reason)
+		}
+	}
 	if sc := sum.Scored; sc != nil {
 		attrs = append(attrs, "scoredNodes", sc.Nodes, "unscoredNodes", sum.UnscoredNodes)
 		if sc.Labels != nil {
