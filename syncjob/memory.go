@@ -6,7 +6,6 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
-	scoring "github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // MemoryGuard refuses a sync whose estimated peak memory (memory.Predict
@@ -36,10 +35,7 @@ type MemorySizer interface {
 // it exceeds the limit.
 func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) error {
 	g := sg.Graph
-	mo := memory.Options{Dim: o.Score.CNE.Dim, Workers: o.Score.Workers, StringKeys: !g.IntKeys(),
-		KeepState: o.Score.KeepState, ExactMaxNode: o.Score.CNE.ExactMaxNodes, NegRatio: o.Score.CNE.NegRatio,
-		MaxDegree: int64(g.MaxDegree()), Split: o.Split,
-		NoEmbedding: o.Score.Method != "" && !scoring.UsesEmbedding(o.Score.Method)}
+	mo := memory.ForGraph(g, o.Score) // o.Score.Split has a splitter exactly with o.Split
 	if ms, ok := st.(MemorySizer); ok {
 		mo.SourceLoad, mo.Held, mo.Sink = ms.SyncMemory(sg, o)
 	}

@@ -185,11 +185,9 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 // scoreGraph scores a graph read from source (a file, for the log) in
 // loadTime: the memory check, the warm start, progress and the summary log.
 func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opts fondue.Options, top int, loadTime time.Duration) (*fondue.Result, error) {
-	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
-		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
-		KeepState: a.cfg.Engine.Embedding.Checkpoint != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
-		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil,
-		NoEmbedding: !usesEmbedding(opts.Method), Held: contextMemory(g, opts)})
+	mo := memory.ForGraph(g, opts)
+	mo.FromFile, mo.Held = true, contextMemory(g, opts)
+	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	if err := a.checkMemory(est); err != nil {
 		return nil, err
 	}
@@ -292,7 +290,6 @@ func (a *app) loadCheckpoint(path string, opts *fondue.Options) error {
 	if err := checkWritable(path); err != nil {
 		return withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
 	}
-	opts.KeepState = true
 	ck, err := cne.ReadCheckpointFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
