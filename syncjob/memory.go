@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 )
@@ -41,16 +42,8 @@ func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) 
 	}
 	if d := o.Duplicates; d != nil { // no embedding: dedup.Find's largest phase
 		mo.NoEmbedding, mo.Split = true, false
-		targets := int64(g.NumNodes())
-		if sg.Targets != nil {
-			targets = 0
-			for _, t := range sg.Targets {
-				if t {
-					targets++
-				}
-			}
-		}
-		peak, phases := dedup.Estimate(int64(g.NumNodes()), int64(g.NumEdges()), targets, 0, d.Find)
+		targets, _ := fondue.CountTargets(g, sg.Targets)
+		peak, phases := dedup.Estimate(int64(g.NumNodes()), int64(g.NumEdges()), int64(targets), 0, d.Find)
 		for _, ph := range phases {
 			if ph.Bytes == peak {
 				mo.Held = append(slices.Clone(mo.Held), ph.Parts...)

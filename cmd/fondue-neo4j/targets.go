@@ -101,15 +101,7 @@ func (s targetSelection) targets(g *graph.Graph) ([]bool, error) {
 		}
 		t[i] = true
 	}
-	selected, linked := 0, 0
-	for i, ok := range t {
-		if ok {
-			selected++
-			if g.Degree(i) > 0 {
-				linked++
-			}
-		}
-	}
+	selected, linked := fondue.CountTargets(g, t)
 	switch {
 	case selected == 0:
 		return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: no node of the edge list is selected by %s", s.describe()))
