@@ -36,9 +36,15 @@ type MemorySizer interface {
 // it exceeds the limit.
 func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) error {
 	g := sg.Graph
-	mo := memory.ForGraph(g, o.Score) // o.Score.Split has a splitter exactly with o.Split
+	// The engine's options as score will run them (o.Score.Split has a
+	// splitter exactly with o.Split), on the pulled targets and context.
+	so := o.Score
+	so.Targets, so.Context = sg.Targets, sg.Context
+	mo := memory.ForGraph(g, so)
 	if ms, ok := st.(MemorySizer); ok {
-		mo.SourceLoad, mo.Held, mo.Sink = ms.SyncMemory(sg, o)
+		var held []memory.Part
+		mo.SourceLoad, held, mo.Sink = ms.SyncMemory(sg, o)
+		mo.Held = append(mo.Held, held...)
 	}
 	if d := o.Duplicates; d != nil { // no embedding: dedup.Find's largest phase
 		mo.NoEmbedding, mo.Split = true, false

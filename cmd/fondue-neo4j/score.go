@@ -186,7 +186,7 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 // loadTime: the memory check, the warm start, progress and the summary log.
 func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opts fondue.Options, top int, loadTime time.Duration) (*fondue.Result, error) {
 	mo := memory.ForGraph(g, opts)
-	mo.FromFile, mo.Held = true, contextMemory(g, opts)
+	mo.FromFile = true
 	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	if err := a.checkMemory(est); err != nil {
 		return nil, err
@@ -442,26 +442,3 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
-
-// contextMemory is what scoring with opts.Context holds beside the graph
-// (memory.Context); nil without one.
-func contextMemory(g *graph.Graph, opts fondue.Options) []memory.Part {
-	c := opts.Context
-	if c == nil {
-		return nil
-	}
-	o := memory.ContextOptions{Nodes: int64(g.NumNodes())}
-	s, e := fondue.StructureSize(g, opts.Targets)
-	o.StructuralNodes, o.StructuralEdges = int64(s), int64(e)
-	for _, p := range c.Properties {
-		if p.Numeric {
-			o.Numeric++
-			continue
-		}
-		o.Text++
-		for _, v := range p.Text {
-			o.TextBytes += int64(len(v))
-		}
-	}
-	return memory.Context(o)
-}

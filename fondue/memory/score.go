@@ -19,10 +19,37 @@ func ForEngine(opts fondue.Options) Options {
 }
 
 // ForGraph returns the Options of Predict for fondue.Score(ctx, g, opts):
-// ForEngine's, and from g its key type and largest degree. The caller
-// adds what it holds itself (FromFile, SourceLoad, Held, Sink).
+// ForEngine's, from g its key type and largest degree, and with
+// opts.Context what the context and the engine's scoring on it hold
+// (Held: ForContext). The caller adds what it holds itself (FromFile,
+// SourceLoad, more Held, Sink).
 func ForGraph(g *graph.Graph, opts fondue.Options) Options {
 	o := ForEngine(opts)
 	o.StringKeys, o.MaxDegree = !g.IntKeys(), int64(g.MaxDegree())
+	o.Held = ForContext(g, opts)
 	return o
+}
+
+// ForContext is what scoring g with opts.Context holds beside the graph
+// (Context, with the structural graph of opts.Targets); nil without a
+// Context. Files (score) and Neo4j (sync) both count it here.
+func ForContext(g *graph.Graph, opts fondue.Options) []Part {
+	c := opts.Context
+	if c == nil {
+		return nil
+	}
+	o := ContextOptions{Nodes: int64(g.NumNodes())}
+	s, e := fondue.StructureSize(g, opts.Targets)
+	o.StructuralNodes, o.StructuralEdges = int64(s), int64(e)
+	for _, p := range c.Properties {
+		if p.Numeric {
+			o.Numeric++
+			continue
+		}
+		o.Text++
+		for _, v := range p.Text {
+			o.TextBytes += int64(len(v))
+		}
+	}
+	return Context(o)
 }
