@@ -165,11 +165,13 @@ func (r *Result) Checkpoint(g *graph.Graph, opts Options) *cne.Checkpoint {
 	return cne.NewCheckpoint(g, r.Embedding, opts.CNE)
 }
 
-// Unscored returns the nodes that got no score (isolated nodes).
-func (r *Result) Unscored() []int {
+// Unscored returns the targets (Options.Targets; nil: every node) that
+// got no score: isolated nodes. Context nodes, unscored by design, are
+// not among them. score and sync both warn with it.
+func (r *Result) Unscored(targets []bool) []int {
 	var u []int
 	for i, s := range r.Scores {
-		if math.IsNaN(s) {
+		if math.IsNaN(s) && (targets == nil || targets[i]) {
 			u = append(u, i)
 		}
 	}
