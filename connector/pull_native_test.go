@@ -122,14 +122,7 @@ func TestPullMemoryEstimateEvidence(t *testing.T) {
 }
 
 // contextHeld is what the pulled context holds, its kinds and evidence
-// values, as memory.ForContext counts them (without what the engine
-// allocates for it: the structural graph, the pieces).
+// values (memory.HeldByContext).
 func contextHeld(sg *syncjob.Subgraph) []memory.Part {
-	var out []memory.Part
-	for _, p := range memory.ForContext(sg.Graph, fondue.Options{Targets: sg.Targets, Context: sg.Context}) {
-		if p.Name == "context: the nodes' kinds" || p.Name == "context: evidence properties" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return memory.HeldByContext(sg.Graph, fondue.Options{Targets: sg.Targets, Context: sg.Context})
 }

@@ -41,6 +41,9 @@ func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) 
 	so := o.Score
 	so.Targets, so.Context = sg.Targets, sg.Context
 	mo := memory.ForGraph(g, so)
+	if o.Duplicates != nil { // not scored: the context holds only its own
+		mo.Held = memory.HeldByContext(g, so)
+	}
 	if ms, ok := st.(MemorySizer); ok {
 		var held []memory.Part
 		mo.SourceLoad, held, mo.Sink = ms.SyncMemory(sg, o)

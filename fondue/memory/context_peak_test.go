@@ -86,13 +86,7 @@ func TestContextEstimateAboveMeasuredPeak(t *testing.T) {
 		Targets: kg.Targets, Context: kg.Context}
 	mo := ForGraph(g, opts)
 	e := Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
-	var old []Part // sync's count before: the kinds and the values only
-	for _, p := range mo.Held {
-		if p.Name == "context: the nodes' kinds" || p.Name == "context: evidence properties" {
-			old = append(old, p)
-		}
-	}
-	mo.Held = old
+	mo.Held = HeldByContext(g, opts) // sync's count before: the kinds and the values only
 	eOld := Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 
 	// The collector at 10% over the live heap: what is measured is the

@@ -42,6 +42,10 @@ func TestContextMemory(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("context memory\n%v, want\n%v", got, want)
 	}
+	// What the context holds itself: the kinds and the values.
+	if held := HeldByContext(kg.Graph, fondue.Options{Targets: kg.Targets, Context: kg.Context}); !slices.Equal(held, want[:2]) {
+		t.Fatalf("held by the context\n%v, want\n%v", held, want[:2])
+	}
 	if ForContext(kg.Graph, fondue.Options{}) != nil {
 		t.Fatal("memory counted for a Context without one")
 	}

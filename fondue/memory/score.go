@@ -34,14 +34,27 @@ func ForGraph(g *graph.Graph, opts fondue.Options) Options {
 // (Context, with the structural graph of opts.Targets); nil without a
 // Context. Files (score) and Neo4j (sync) both count it here.
 func ForContext(g *graph.Graph, opts fondue.Options) []Part {
-	c := opts.Context
-	if c == nil {
+	if opts.Context == nil {
 		return nil
 	}
+	return Context(contextOptions(g, opts))
+}
+
+// HeldByContext is what opts.Context itself holds (ContextHeld), without
+// what scoring with it allocates; nil without a Context.
+func HeldByContext(g *graph.Graph, opts fondue.Options) []Part {
+	if opts.Context == nil {
+		return nil
+	}
+	return ContextHeld(contextOptions(g, opts))
+}
+
+// contextOptions describes opts.Context on g for Context.
+func contextOptions(g *graph.Graph, opts fondue.Options) ContextOptions {
 	o := ContextOptions{Nodes: int64(g.NumNodes())}
 	s, e := fondue.StructureSize(g, opts.Targets)
 	o.StructuralNodes, o.StructuralEdges = int64(s), int64(e)
-	for _, p := range c.Properties {
+	for _, p := range opts.Context.Properties {
 		if p.Numeric {
 			o.Numeric++
 			continue
@@ -51,5 +64,5 @@ func ForContext(g *graph.Graph, opts fondue.Options) []Part {
 			o.TextBytes += int64(len(v))
 		}
 	}
-	return Context(o)
+	return o
 }
