@@ -1,6 +1,6 @@
 // Package bench reproduces the evaluation of the FONDUE paper (Mel et al.,
 // arXiv 2002.10127; docs/method.md section 5) on the datasets we have:
-// planted ambiguous nodes by contraction (fondue/eval), identification AUC
+// planted ambiguous nodes by contraction (bench/eval), identification AUC
 // and NDCG of FONDUE and the baselines, splitting ARI of the splitters
 // (EvaluateSplits), runtimes. Run runs it, resumable from a journal of
 // finished seeds; Report writes a markdown table with the paper's numbers

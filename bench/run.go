@@ -8,11 +8,11 @@ import (
 	"slices"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -358,8 +358,8 @@ func runSeed(ctx context.Context, cfg Config, g *graph.Graph, name string, r flo
 		sr.Splitters = map[string]*SplitResult{}
 		for _, s := range cfg.Splitters {
 			o := base
-			o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s), Uncapped: setup.Reference(s)}
-			if sr.Splitters[s], err = EvaluateSplits(ctx, c, fres, o); err != nil {
+			o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
+			if sr.Splitters[s], err = EvaluateSplits(ctx, c, setup.Measured(fres, s), o); err != nil {
 				return nil, err
 			}
 		}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/internal/format"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
 // SplitResult is one splitter's score on one contracted graph

@@ -3,8 +3,8 @@ package bench
 import (
 	"slices"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 )
 
 // summarize aggregates the seeds into cells, in the configured order.

@@ -21,7 +21,7 @@ import (
 //
 //	go test -run '^$' -bench Condmat05 -benchtime 3x -count 3 ./connector/
 //
-// (FONDUE_DATASETS names the datasets directory; default ../../shared/datasets.)
+// (BENCH_DATASETS names the datasets directory; default ../../shared/datasets.)
 // BenchmarkCondmat05Sync times one whole sync (pull, score with the default
 // engine settings, write) and reports the share of Neo4j I/O.
 
@@ -33,12 +33,12 @@ var (
 // condmat loads condmat05 once per server (the benchmarks share it and do
 // not reset the database).
 func condmat(b *testing.B) (*Conn, syncjob.PullOptions) {
-	dir := os.Getenv("FONDUE_DATASETS")
+	dir := os.Getenv("BENCH_DATASETS")
 	if dir == "" {
 		dir = filepath.Join("..", "..", "shared", "datasets")
 	}
 	if _, err := os.Stat(filepath.Join(dir, "condmat05.edges")); err != nil {
-		b.Skipf("no condmat05.edges in %s: set FONDUE_DATASETS to the datasets directory to run this benchmark", dir)
+		b.Skipf("no condmat05.edges in %s: set BENCH_DATASETS to the datasets directory to run this benchmark", dir)
 	}
 	condmatMu.Lock()
 	defer condmatMu.Unlock()

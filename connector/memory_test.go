@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
@@ -54,13 +54,14 @@ func heapPeak(f func()) int64 {
 	return peak.Load()
 }
 
-// loadSBM loads a generated graph of 20,000 nodes (10 relationships a
-// node on average) as (:Node {uid})-[:LINK]->(:Node) into an empty
-// database, and returns a connection and the options that pull it.
-func loadSBM(t *testing.T) (*Conn, syncjob.PullOptions) {
+// loadGenerated loads a generated graph of 20,000 nodes (10
+// relationships a node on average; testgraph.Generated) as
+// (:Node {uid})-[:LINK]->(:Node) into an empty database, and returns a
+// connection and the options that pull it.
+func loadGenerated(t *testing.T) (*Conn, syncjob.PullOptions) {
 	t.Helper()
 	reset(t)
-	g, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	g, err := testgraph.Generated()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func loadSBM(t *testing.T) (*Conn, syncjob.PullOptions) {
 
 // The sum of the k largest degrees, and the links bound, against sorting.
 func TestTopDegrees(t *testing.T) {
-	g, err := generate.SBM(generate.SBMOptions{Nodes: 2000, AvgDegree: 8, Seed: 5})
+	g, err := testgraph.Generated()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,20 +113,22 @@ func TestTopDegrees(t *testing.T) {
 	}
 	slices.Sort(bound)
 	slices.Reverse(bound)
-	for _, k := range []int{0, 1, 7, 100, 1999, 2000} {
-		var sum, links int64
-		for _, d := range deg[:k] {
-			sum += int64(d)
-		}
-		for _, b := range bound[:k] {
-			links += b
-		}
-		if got := topDegreeSum(g, k); got != sum {
-			t.Errorf("k=%d: top degree sum %d, want %d", k, got, sum)
-		}
-		if got := topLinks(g, k); got != links {
-			t.Errorf("k=%d: links %d, want %d", k, got, links)
-		}
+	for _, k := range []int{0, 1, 7, 100, 19999, 20000} {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			var sum, links int64
+			for _, d := range deg[:k] {
+				sum += int64(d)
+			}
+			for _, b := range bound[:k] {
+				links += b
+			}
+			if got := topDegreeSum(g, k); got != sum {
+				t.Errorf("got top degree sum %d, want %d", got, sum)
+			}
+			if got := topLinks(g, k); got != links {
+				t.Errorf("got links %d, want %d", got, links)
+			}
+		})
 	}
 }
 
@@ -136,7 +139,7 @@ func TestTopDegrees(t *testing.T) {
 // the most ambiguous, which the ranking no longer lets the hubs be), and
 // the live heap's peak while the plan is stored and the nodes split.
 func TestSplitMemoryEstimate(t *testing.T) {
-	c, o := loadSBM(t)
+	c, o := loadGenerated(t)
 	sg, err := c.Pull(ctxT(t, time.Minute), o)
 	if err != nil {
 		t.Fatal(err)

@@ -50,7 +50,7 @@ func TestIDIndex(t *testing.T) {
 // fondue's estimate) bounds what it uses: the live heap's peak during a
 // pull of a generated graph, and what the subgraph keeps afterwards.
 func TestPullMemoryEstimate(t *testing.T) {
-	c, o := loadSBM(t)
+	c, o := loadGenerated(t)
 	base := heapAlloc()
 	var sg *syncjob.Subgraph
 	var err error
@@ -83,7 +83,7 @@ func TestPullMemoryEstimate(t *testing.T) {
 // The memory of a pull with evidence properties (text and numbers, some
 // nodes without them) bounds what it uses, as TestPullMemoryEstimate.
 func TestPullMemoryEstimateEvidence(t *testing.T) {
-	c, o := loadSBM(t)
+	c, o := loadGenerated(t)
 	run(t, `MATCH (n:Node) WHERE n.uid % 5 <> 0
 		SET n.title = 'On the ' + toString(n.uid * 7919 % 100003) + ' graphs of ' + toString(n.uid) + ' nodes in large networks',
 		    n.year = 1990 + n.uid % 30`, nil)

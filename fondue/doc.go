@@ -18,6 +18,15 @@
 //		fmt.Println(g.Key(p.Node), p.Ambiguity, len(p.Groups)) // Groups: neighbours, one group per new node
 //	}
 //
+// A nightly job scores again what changed only: keep the State of a run
+// and pass it to the next one as Options.Since.
+//
+//	opts.KeepState = true
+//	res, err := fondue.Score(ctx, g, opts)
+//	err = res.State(g, opts).WriteFile("state") // after the results are safe
+//	opts.Since, err = fondue.ReadStateFile("state") // the next night
+//	res, err = fondue.Score(ctx, g2, opts) // res.Incremental: what it reused, or why it ran in full
+//
 // Options follow one convention: the zero value of every field is the
 // default, and a field that can be switched off has an explicit value for
 // "none" (NoRandomSplits; a nil SplitOptions.Splitter asks Score for no
@@ -31,7 +40,6 @@
 // fondue/mcl (Markov clustering) and fondue/memory (the memory estimate).
 // Package bench/research has research splitters that plug into
 // ProposeSplits the same way. Related packages: fondue/edgelist reads
-// edge-list files into a graph, fondue/eval plants ambiguous nodes
-// (contraction) and measures rankings and splits (AUC, ARI), and
-// fondue/generate draws synthetic benchmark graphs.
+// edge-list files into a graph. The evaluation (bench/eval: contraction,
+// AUC, ARI) and the synthetic graphs (bench/generate) are the bench's.
 package fondue

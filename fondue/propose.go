@@ -30,8 +30,10 @@ type Proposal struct {
 // of g the proposals follow, and opts the options it was scored with: the
 // splitters that use the embedding read res.Embedding (and res.Prior, when
 // set); the others accept a nil res. The proposals carry the nodes' scores
-// and ambiguities from res. Nodes without neighbours get no groups. The
-// result follows the order of nodes and does not depend on opts.Workers.
+// and ambiguities from res. When res has entity estimates (Entities), no
+// node gets more than GroupCap of its estimate groups. Nodes without
+// neighbours get no groups. The result follows the order of nodes and does
+// not depend on opts.Workers.
 func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int, opts Options) ([]Proposal, error) {
 	sp := opts.Split.Splitter
 	if sp == nil {
@@ -82,7 +84,7 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 	}
 	// The cap: after the splitter (and the merge of pieces by evidence), no
 	// node gets more groups than its entity estimate supports (GroupCap).
-	if res.Entities != nil && !opts.Split.Uncapped {
+	if res.Entities != nil {
 		for k := range out {
 			if i := out[k].Node; i < len(res.Entities) && res.Entities[i] >= 1 {
 				out[k].Groups = capGroups(out[k].Groups, GroupCap(res.Entities[i]), emb)

@@ -89,6 +89,44 @@ type Options struct {
 	// KeepState keeps the optimizer state in the result, so that
 	// Result.Checkpoint can save it for the next run's warm start.
 	KeepState bool
+	// Since, when set, makes the run incremental from a previous run's
+	// State (Result.State): the nodes whose fingerprint changed (new
+	// nodes, changed links) are re-fitted from their saved vectors with
+	// every other vector frozen; the nodes whose closed neighbourhood
+	// holds such a node are rescored; every other node keeps its saved
+	// terms; the global parts (ranks, percentiles, Sure) are computed
+	// over all nodes. On an unchanged graph nothing is trained or
+	// rescored and the result equals the previous run's. When Since does
+	// not fit (another method or options, dimension, or fewer shared
+	// nodes than WarmStartMinShare), the run is a full one, warm-started
+	// from Since's embedding where it can be, and Result.Incremental
+	// says why. Since overrides WarmStart.
+	Since *State
+	// MoveTolerance and RefitShare narrow an incremental run to what
+	// changed enough to matter. A changed node is re-fitted when it is new
+	// or at least RefitShare of its links were added or removed (a hub
+	// that gained one link of a thousand would move by about a thousandth
+	// of a link, less than the noise of the sampled training). A node is
+	// rescored when it is new, lost a neighbour that left the graph or
+	// became scored or unscored, or when the changes that reach it make
+	// up at least RefitShare of its links: its own links added or
+	// removed, its changed neighbours whose vectors moved at least
+	// MoveTolerance (Euclidean; the links' scale is Sigma1), and its
+	// changed neighbours whose added or removed links reach the relations
+	// of its pieces (a neighbour of it, or a node sharing a neighbour with
+	// it). The other nodes keep terms that are close to, not exactly, a
+	// full scoring's. 0: DefaultMoveTolerance, DefaultRefitShare;
+	// MoveTolerance negative: exact (every changed node re-fitted, it and
+	// its neighbours rescored: the reused terms are exactly a full
+	// scoring's of the new embedding); RefitShare negative: every changed
+	// node re-fitted, and any change that reaches a node rescores it.
+	MoveTolerance float64
+	RefitShare    float64
+	// RefitHops also re-fits, in an incremental run, the nodes within this
+	// many links of the re-fitted changed nodes, so that their
+	// neighbourhoods adapt to them (one that moved is rescored, and counts
+	// for its neighbours as a changed one does). 0: the changed nodes only.
+	RefitHops int
 	// Progress, when set, receives progress reports from the calling
 	// goroutine: each phase's start (Done 0) and end (Done = Total), and
 	// between them every epoch of the embedding, and about every percent
@@ -108,10 +146,6 @@ type SplitOptions struct {
 	MinAmbiguity float64 // nodes whose ambiguity (percentile, 0..1] is at least this; 0: none
 	Nodes        []int   // explicit node indices
 	MCL          mcl.Options
-	// Uncapped keeps every group the splitter makes; by default a node
-	// gets at most GroupCap(its entity estimate) groups (ProposeSplits).
-	// The benches set it for their reference splitters, measured as they are.
-	Uncapped bool
 }
 
 // Timings records the wall time of each phase.
@@ -146,8 +180,17 @@ type Result struct {
 	Warm      *cne.WarmStats // how the warm start mapped, when there was one
 	Proposals []Proposal
 	Timings   Timings
+	// Incremental says what a run with Options.Since reused, or why it
+	// was a full run; nil without Since.
+	Incremental *IncrementalStats
 
 	st *structure // with Options.Context: the structural graph and the evidence model
+	// For State: the per-node terms and entity estimates of the scored
+	// (structural) graph, and its fingerprints when computed.
+	terms        *score.Terms
+	entities     []int32
+	fingerprints []uint64
+	rescored     []bool // the nodes an incremental run rescored (tests)
 }
 
 // Checkpoint returns what the next run needs to warm-start from this one:
@@ -300,6 +343,9 @@ func scoreLinks(ctx context.Context, g *graph.Graph, opts Options, report func(P
 			return nil, err
 		}
 	} else {
+		if opts.Since != nil {
+			res.Incremental = &IncrementalStats{Full: true, Reason: fmt.Sprintf("method %q fits no embedding: every run is a full one", opts.Method)}
+		}
 		t0 := time.Now()
 		report(PhaseScoring, 0, g.NumNodes())
 		scored := countScored(g, opts.Targets)
@@ -423,27 +469,26 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	res.Timings.Prior = time.Since(t0)
 	report(PhasePrior, 1, 1)
 
-	t1 := time.Now()
-	run := cne.Run{Seed: opts.Seed, Workers: opts.Workers, KeepState: opts.KeepState}
-	if opts.WarmStart != nil {
-		init, ws, err := opts.WarmStart.WarmStart(g, opts.CNE, opts.Seed)
-		if err != nil {
-			return fmt.Errorf("warm start: %w", err)
-		}
-		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
-			return &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
-		}
-		run.Init = init
-		res.Warm = &ws
+	inc := opts.since(g, res)
+	if inc == nil && res.Incremental != nil {
+		opts.WarmStart = res.Incremental.warm
 	}
+
+	t1 := time.Now()
 	maxEpochs := opts.CNE.WithDefaults().MaxEpochs
 	report(PhaseEmbedding, 0, maxEpochs)
-	run.Progress = func(p cne.Progress) { report(PhaseEmbedding, p.Epoch, p.MaxEpochs) }
-	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
+	run := cne.Run{Seed: opts.Seed, Workers: opts.Workers, KeepState: opts.KeepState,
+		Progress: func(p cne.Progress) { report(PhaseEmbedding, p.Epoch, p.MaxEpochs) }}
+	var emb *cne.Embedding
+	if inc != nil {
+		emb, err = inc.fit(ctx, g, prior, opts, run, res)
+	} else {
+		emb, err = fitFull(ctx, g, prior, opts, run, res)
+	}
 	if err != nil {
 		return err
 	}
-	res.Embedding, res.CNE = emb, st
+	res.Embedding = emb
 	res.Timings.Embedding = time.Since(t1)
 	report(PhaseEmbedding, maxEpochs, maxEpochs)
 
@@ -451,15 +496,61 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	report(PhaseScoring, 0, g.NumNodes())
 	scored := countScored(g, opts.Targets)
 	pctx := phaseContext(ctx, opts.Progress, PhaseScoring, scored, g.NumNodes()-scored)
-	if res.Scores, res.Sure, err = score.EmbeddingSure(parallel.SubProgress(pctx, 0, scoringShare), g, emb, opts.scoring()); err != nil {
+	so := opts.scoring()
+	terms := score.NewTerms(opts.Method, g.NumNodes())
+	var only []bool
+	if inc != nil {
+		only = inc.reuse(g, emb, &opts, terms, res)
+	}
+	if err := score.EmbeddingTerms(parallel.SubProgress(pctx, 0, scoringShare), g, emb, so, only, terms); err != nil {
 		return err
 	}
-	if res.Entities, err = score.Entities(parallel.SubProgress(pctx, scoringShare, 1), g, res.Scores, opts.Workers); err != nil {
+	res.terms = terms
+	res.Scores, res.Sure = score.Combine(g, terms, so)
+	mask := make([]bool, g.NumNodes())
+	for i, s := range res.Scores {
+		mask[i] = !math.IsNaN(s) && (only == nil || only[i])
+	}
+	ents, err := score.EstimateEntities(parallel.SubProgress(pctx, scoringShare, 1), g, mask, opts.Workers)
+	if err != nil {
 		return err
+	}
+	res.entities = make([]int32, len(ents))
+	for i, e := range ents {
+		if mask[i] || only == nil {
+			res.entities[i] = int32(e)
+		} else if k := inc.from[i]; k >= 0 {
+			res.entities[i] = inc.s.Entities[k]
+		}
+	}
+	res.Entities = make([]int, len(ents))
+	for i, e := range res.entities {
+		res.Entities[i] = int(e)
 	}
 	res.Timings.Scoring = time.Since(t2)
 	report(PhaseScoring, g.NumNodes(), g.NumNodes())
 	return nil
+}
+
+// fitFull fits the embedding of g from scratch, or from Options.WarmStart.
+func fitFull(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts Options, run cne.Run, res *Result) (*cne.Embedding, error) {
+	if opts.WarmStart != nil {
+		init, ws, err := opts.WarmStart.WarmStart(g, opts.CNE, opts.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("warm start: %w", err)
+		}
+		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
+			return nil, &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
+		}
+		run.Init = init
+		res.Warm = &ws
+	}
+	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
+	if err != nil {
+		return nil, err
+	}
+	res.CNE = st
+	return emb, nil
 }
 
 // ScoreEmbedding scores every node of g from a CNE embedding of it, as

@@ -142,12 +142,17 @@ func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result,
 	if opts.WarmStart != nil {
 		sub.WarmStart = st.structural(g, opts.WarmStart)
 	}
+	if s := opts.Since; s != nil && s.Terms == nil {
+		// A checkpoint file: its warm start, without the context nodes.
+		sub.Since = &State{Checkpoint: st.structural(g, s.Checkpoint), File: s.File}
+	}
 	r, err := Score(ctx, st.g, sub)
 	if err != nil {
 		return nil, err
 	}
 	n := g.NumNodes()
 	res := &Result{Method: r.Method, CNE: r.CNE, Warm: r.Warm, Timings: r.Timings, Sure: r.Sure, st: st,
+		Incremental: r.Incremental, terms: r.terms, entities: r.entities, fingerprints: r.fingerprints, rescored: r.rescored,
 		Scores: make([]float64, n), Ambiguity: make([]float64, n), Entities: make([]int, n)}
 	for i := range n {
 		res.Scores[i], res.Ambiguity[i] = math.NaN(), math.NaN()

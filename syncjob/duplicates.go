@@ -91,6 +91,10 @@ type Duplicates struct {
 	RelationshipsWritten int   `json:"relationshipsWritten"`
 	RelationshipsDeleted int   `json:"relationshipsDeleted"`
 	FindMillis           int64 `json:"findMillis"`
+	// MemoryEstimate is the run's estimated peak memory in bytes, which
+	// the memory guard checked: the duplicates command's formula
+	// (dedup.Predict, as estimate --duplicates gives it) on the pulled graph.
+	MemoryEstimate int64 `json:"memoryEstimateBytes"`
 }
 
 // DuplicatePair is a pair of nodes that may be one entity: the
@@ -260,7 +264,8 @@ func duplicates(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Sum
 	if err := CheckEvidence(sg.Context); err != nil {
 		return err
 	}
-	if err := o.Memory.check(st, sg, o, log); err != nil {
+	est, err := o.Memory.check(st, sg, o, log)
+	if err != nil {
 		return err
 	}
 	ds, err := Decisions(ctx, st)
@@ -275,6 +280,7 @@ func duplicates(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Sum
 	if err != nil {
 		return err
 	}
+	d.MemoryEstimate = est.Peak
 	sum.Duplicates, sum.MergePlan = d, plan
 	sum.ComputeMillis = d.FindMillis
 	if o.DryRun {

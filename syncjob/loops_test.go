@@ -5,6 +5,7 @@ package syncjob_test
 // stores' primitives are tested by package storetest, on every store.
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"math"
@@ -49,6 +50,24 @@ func TestLoops(t *testing.T) {
 	}
 }
 
+// seeded is the start of most loop tests: the suite's graph
+// (storetest.Seed) in a store of f, a context, and the graph pulled.
+func seeded(t *testing.T, f storetest.Factory) (storetest.Fixture, syncjob.Store, context.Context, *syncjob.Subgraph) {
+	t.Helper()
+	fx := f(t, storetest.Seed())
+	st := fx.Store()
+	return fx, st, storetest.Ctx(t), storetest.MustPull(t, st)
+}
+
+// sameGraph fails the test, saying what, when the store's graph is not
+// want (a dump).
+func sameGraph(t *testing.T, fx storetest.Fixture, want, what string) {
+	t.Helper()
+	if d := fx.Dump(t); d != want {
+		t.Fatalf("%s:\n%s\n--- want\n%s", what, d, want)
+	}
+}
+
 // bridgePlan splits 100: it keeps 1, 2, 3; a clone takes 11, 12, 13.
 func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *splitplan.Plan {
 	t.Helper()
@@ -70,10 +89,7 @@ func bridgePlan(t *testing.T, sg *syncjob.Subgraph, runID string) *splitplan.Pla
 }
 
 func testSplitUndo(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	sg := storetest.MustPull(t, st)
+	fx, st, ctx, sg := seeded(t, f)
 	before := fx.Dump(t)
 	plan := bridgePlan(t, sg, "r1")
 	if err := syncjob.Describe(ctx, st, plan); err != nil {
@@ -86,9 +102,7 @@ func testSplitUndo(t *testing.T, f storetest.Factory) {
 	if !slices.Equal(n.Groups[0].Relationships, want0) || !slices.Equal(n.Groups[1].Relationships, want1) || !slices.Equal(n.Staying, stay) || !slices.Equal(n.Labels, []string{"Person"}) {
 		t.Fatalf("described: %+v", n)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("Describe wrote")
-	}
+	sameGraph(t, fx, before, "Describe wrote")
 	stored, err := syncjob.StorePlan(ctx, st, plan)
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +132,7 @@ func testSplitUndo(t *testing.T, f storetest.Factory) {
 	if err != nil || ss.AlreadyDone != 1 || ss.NodesCreated != 0 {
 		t.Fatalf("re-run: %+v %v", ss, err)
 	}
-	if d := fx.Dump(t); d != split {
-		t.Fatal("a re-run changed the graph")
-	}
+	sameGraph(t, fx, split, "a re-run changed the graph")
 	us, err := syncjob.UndoSplits(ctx, st, syncjob.UndoOptions{RunID: "r1"})
 	if err != nil {
 		t.Fatal(err)
@@ -128,9 +140,7 @@ func testSplitUndo(t *testing.T, f storetest.Factory) {
 	if us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.RelationshipsMoved != 3 || len(us.Failed) != 0 {
 		t.Fatalf("undo: %+v", us)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
+	sameGraph(t, fx, before, "undo did not restore the graph")
 	if n, err := syncjob.CountSplit(ctx, st, stored); err != nil || n != 0 {
 		t.Fatalf("after the undo, %d planned nodes carry the split mark (%v)", n, err)
 	}
@@ -148,18 +158,13 @@ func testSplitUndo(t *testing.T, f storetest.Factory) {
 	if p, err := syncjob.LoadPlan(ctx, st, "r1"); err != nil || p != nil {
 		t.Fatalf("the plan outlived its undo: %v %v", p, err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("forgetting the record changed the graph")
-	}
+	sameGraph(t, fx, before, "forgetting the record changed the graph")
 }
 
 // A plan interrupted after its first node resumes: done nodes are left
 // alone, the rest split.
 func testSplitResume(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	sg := storetest.MustPull(t, st)
+	_, st, ctx, sg := seeded(t, f)
 	plan := bridgePlan(t, sg, "r2")
 	// A second node: 3 keeps 1, 2, 4, 5; a clone takes 100.
 	three := storetest.Index(t, sg, 3)
@@ -202,10 +207,7 @@ func testSplitResume(t *testing.T, f storetest.Factory) {
 
 // A scheduled plan skips a node whose planned neighbours are gone.
 func testSplitChanged(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	sg := storetest.MustPull(t, st)
+	fx, st, ctx, sg := seeded(t, f)
 	plan := bridgePlan(t, sg, "r3")
 	fx.Delete(t, 12)
 	before := fx.Dump(t)
@@ -216,17 +218,12 @@ func testSplitChanged(t *testing.T, f storetest.Factory) {
 	if ss.Skipped != 1 || ss.Nodes[0].Outcome != splitplan.OutcomeChanged || !strings.Contains(ss.Nodes[0].Reason, "1 planned neighbours are no longer connected") {
 		t.Fatalf("split: %+v", ss)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("a skipped node was changed")
-	}
+	sameGraph(t, fx, before, "a skipped node was changed")
 }
 
 // An approved plan whose node gained a neighbour is refused whole.
 func testStalePlan(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	sg := storetest.MustPull(t, st)
+	fx, st, ctx, sg := seeded(t, f)
 	plan := bridgePlan(t, sg, "a1")
 	plan.ExactNeighbors = true
 	plan.Approved = &splitplan.ApprovedRef{File: "approved.json", ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
@@ -246,18 +243,13 @@ func testStalePlan(t *testing.T, f storetest.Factory) {
 		!strings.Contains(err.Error(), "approved plan approved.json no longer matches the graph (1 of its 1 nodes changed since the review); nothing was split: node 100 (Bridge): added neighbour 14 (p14)") {
 		t.Fatalf("apply: %v", err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("a refused plan wrote")
-	}
+	sameGraph(t, fx, before, "a refused plan wrote")
 }
 
 // A plan that names nodes by key only gets their ids; a key no node has
 // is a missing node.
 func testResolveKeys(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	sg := storetest.MustPull(t, st)
+	_, st, ctx, sg := seeded(t, f)
 	plan := bridgePlan(t, sg, "k1")
 	plan.ExactNeighbors = true
 	for k := range plan.Nodes {
@@ -285,10 +277,7 @@ func testResolveKeys(t *testing.T, f storetest.Factory) {
 
 // The first stored plan of a run wins; another approved plan is refused.
 func testPlanStore(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	sg := storetest.MustPull(t, st)
+	_, st, ctx, sg := seeded(t, f)
 	p1 := bridgePlan(t, sg, "s1")
 	p1.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:aaaaaaaaaaaaaaaa"}
 	if _, err := syncjob.StorePlan(ctx, st, p1); err != nil {
@@ -308,9 +297,7 @@ func testPlanStore(t *testing.T, f storetest.Factory) {
 
 // The whole pipeline: score, write, split the most ambiguous node, undo.
 func testSync(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
+	fx, st, ctx, _ := seeded(t, f)
 	before := fx.Dump(t)
 	o := syncjob.Options{RunID: "sync-1", Pull: storetest.Pull, Split: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}},
 		Write: syncjob.WriteOptions{RunProperty: syncjob.DefaultRunProperty, EntitiesProperty: syncjob.DefaultEntitiesProperty}}
@@ -461,8 +448,7 @@ func splitWith(t *testing.T, st syncjob.Store, runID, recorded, used string) *sp
 // Undo finds the clones by the marker label of the run's record, not by
 // the one it is given (split.marker_label, default FondueSplit).
 func testUndoMarkerLabelFromRecord(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
+	fx, st, _, _ := seeded(t, f)
 	before := fx.Dump(t)
 	splitWith(t, st, "m1", "Doppel", "Doppel")
 	if strings.Contains(fx.Dump(t), syncjob.DefaultMarkerLabel) || !strings.Contains(fx.Dump(t), "Doppel") {
@@ -472,9 +458,7 @@ func testUndoMarkerLabelFromRecord(t *testing.T, f storetest.Factory) {
 	if err != nil || us.Originals != 1 || us.Restored != 1 || us.ClonesDeleted != 1 || us.MarkerLabel != "Doppel" {
 		t.Fatalf("undo with another marker label than the split's: %+v %v", us, err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
+	sameGraph(t, fx, before, "undo did not restore the graph")
 	if p, err := syncjob.LoadPlan(storetest.Ctx(t), st, "m1"); err != nil || p != nil {
 		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
 	}
@@ -484,9 +468,7 @@ func testUndoMarkerLabelFromRecord(t *testing.T, f storetest.Factory) {
 // undoes with the label given; a wrong one restores nothing and keeps the
 // record, so that undo can be run again with the right one.
 func testUndoKeepsUnreversedRecord(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
+	fx, st, ctx, _ := seeded(t, f)
 	before := fx.Dump(t)
 	splitWith(t, st, "m2", "", "Doppel")
 	split := fx.Dump(t)
@@ -498,16 +480,12 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f storetest.Factory) {
 	if p, err := syncjob.LoadPlan(ctx, st, "m2"); err != nil || p == nil {
 		t.Fatalf("the record of a run whose splits are not reversed was deleted: %v", err)
 	}
-	if d := fx.Dump(t); d != split {
-		t.Fatal("an undo that found nothing changed the graph")
-	}
+	sameGraph(t, fx, split, "an undo that found nothing changed the graph")
 	us, err = syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "m2", MarkerLabel: "Doppel"})
 	if err != nil || us.Restored != 1 {
 		t.Fatalf("undo with the split's marker label: %+v %v", us, err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("undo did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
+	sameGraph(t, fx, before, "undo did not restore the graph")
 	if p, err := syncjob.LoadPlan(ctx, st, "m2"); err != nil || p != nil {
 		t.Fatalf("the record outlived a complete undo: %v %v", p, err)
 	}
@@ -517,9 +495,7 @@ func testUndoKeepsUnreversedRecord(t *testing.T, f storetest.Factory) {
 // ids it knows: those with a record, and those of split nodes whose record
 // is gone.
 func testUndoUnknownRun(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
+	fx, st, ctx, _ := seeded(t, f)
 	plan := splitWith(t, st, "nightly-20250101", syncjob.DefaultMarkerLabel, syncjob.DefaultMarkerLabel)
 	if err := st.DeleteRecord(ctx, plan.RunID); err != nil { // the split nodes stay
 		t.Fatal(err)
@@ -536,9 +512,7 @@ func testUndoUnknownRun(t *testing.T, f storetest.Factory) {
 		!strings.Contains(err.Error(), "closest run ids: nightly-20250101, weekly-1") {
 		t.Fatalf("undo of a run id that is not there: %+v %v", us, err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("an undo of an unknown run changed the graph")
-	}
+	sameGraph(t, fx, before, "an undo of an unknown run changed the graph")
 	// The run whose record is gone still undoes (by the marker label given).
 	if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: "nightly-20250101"}); err != nil || us.Restored != 1 {
 		t.Fatalf("undo of a run without a record: %+v %v", us, err)
@@ -551,9 +525,7 @@ func testUndoUnknownRun(t *testing.T, f storetest.Factory) {
 // A name that the store refuses fails the run before anything is read or
 // written, in the dry run too; an approved plan's, too.
 func testInvalidNamesFirst(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
+	fx, st, ctx, _ := seeded(t, f)
 	before := fx.Dump(t)
 	o := syncjob.Options{RunID: "bad-1", Pull: storetest.Pull, Split: true, SkipProperties: []string{"ok", "bad\nname"},
 		Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
@@ -561,9 +533,7 @@ func testInvalidNamesFirst(t *testing.T, f storetest.Factory) {
 	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `Options.SkipProperties: name "bad\nname" contains the control character U+000A`) {
 		t.Fatalf("a skip property with a newline: %v", err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("a run with a bad name wrote:\n%s", d)
-	}
+	sameGraph(t, fx, before, "a run with a bad name wrote")
 	if p, err := syncjob.LoadPlan(ctx, st, "bad-1"); err != nil || p != nil {
 		t.Fatalf("a run with a bad name stored its plan: %v %v", p, err)
 	}
@@ -587,18 +557,14 @@ func testInvalidNamesFirst(t *testing.T, f storetest.Factory) {
 	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "Plan.SkipProperties: name") {
 		t.Fatalf("an approved plan with a bad skip property: %v", err)
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("a plan with a bad name wrote:\n%s", d)
-	}
+	sameGraph(t, fx, before, "a plan with a bad name wrote")
 }
 
 // A stored plan none of whose nodes was split (the run stopped before its
 // first split) is replaced by a re-run of its run id, which scores again.
 func testReplaceUnstartedPlan(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
-	stale := bridgePlan(t, storetest.MustPull(t, st), "again-1")
+	_, st, ctx, sg := seeded(t, f)
+	stale := bridgePlan(t, sg, "again-1")
 	stale.SkipProperties = []string{"stale"}
 	if _, err := syncjob.StorePlan(ctx, st, stale); err != nil {
 		t.Fatal(err)
@@ -693,9 +659,7 @@ func testWriteLabels(t *testing.T, f storetest.Factory) {
 			t.Errorf("labels %v, write labels %v: %v; want %q", c.labels, c.write, err, c.msg)
 		}
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("a refused run wrote")
-	}
+	sameGraph(t, fx, before, "a refused run wrote")
 
 	o := syncjob.Options{RunID: "wl", Pull: pullOpts, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}, Split: true,
 		Write: syncjob.WriteOptions{ScoreProperty: "ambiguity_score", EntitiesProperty: "ambiguity_entities", RunProperty: syncjob.DefaultRunProperty}}
@@ -723,9 +687,7 @@ func testWriteLabels(t *testing.T, f storetest.Factory) {
 			t.Fatalf("planned node %+v is not a Person", pn)
 		}
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatal("the dry run wrote")
-	}
+	sameGraph(t, fx, before, "the dry run wrote")
 
 	sum, err = syncjob.Sync(ctx, st, o)
 	if err != nil {
@@ -804,9 +766,7 @@ func planOn(t *testing.T, sg *syncjob.Subgraph, runID string, uid int64, groups 
 // first run while the later one stands, naming it, and undoing the later
 // run, then the first, restores the graph exactly.
 func testSecondNight(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
+	fx, st, ctx, _ := seeded(t, f)
 	before := fx.Dump(t)
 	split := func(p *splitplan.Plan) {
 		t.Helper()
@@ -844,17 +804,13 @@ func testSecondNight(t *testing.T, f storetest.Factory) {
 	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "undo run night-2 first") {
 		t.Fatalf("undo of the first night before the second: %v", err)
 	}
-	if d := fx.Dump(t); d != two {
-		t.Fatal("a refused undo changed the graph")
-	}
+	sameGraph(t, fx, two, "a refused undo changed the graph")
 	for _, run := range []string{"night-2", "night-1"} {
 		if us, err := syncjob.Undo(ctx, st, syncjob.UndoOptions{RunID: run}); err != nil || us.Restored != 1 {
 			t.Fatalf("undo %s: %+v %v", run, us, err)
 		}
 	}
-	if d := fx.Dump(t); d != before {
-		t.Fatalf("the undos did not restore the graph:\n%s\n--- want\n%s", d, before)
-	}
+	sameGraph(t, fx, before, "the undos did not restore the graph")
 }
 
 // fingerprintOf is the neighbourhood fingerprint of the node with uid in sg.
@@ -872,9 +828,7 @@ func fingerprintOf(t *testing.T, sg *syncjob.Subgraph, uid int64) string {
 // neighbours change: it is proposed again), until the decision is
 // forgotten; a split with edited groups is remembered part by part.
 func testDecisions(t *testing.T, f storetest.Factory) {
-	fx := f(t, storetest.Seed())
-	st := fx.Store()
-	ctx := storetest.Ctx(t)
+	fx, st, ctx, _ := seeded(t, f)
 	dry := syncjob.Options{RunID: "dry", Pull: storetest.Pull, Split: true, DryRun: true, Score: fondue.Options{Seed: 7, Split: fondue.SplitOptions{Top: 1}}}
 	proposed := func() []keys.Key {
 		t.Helper()

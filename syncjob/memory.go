@@ -2,7 +2,6 @@ package syncjob
 
 import (
 	"log/slog"
-	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
@@ -33,8 +32,9 @@ type MemorySizer interface {
 }
 
 // check estimates the run's peak memory and refuses it (ErrMemory) when
-// it exceeds the limit.
-func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) error {
+// it exceeds the limit; it returns the estimate. A run with Duplicates is
+// estimated as the duplicates command's (dedup.Predict).
+func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) (memory.Estimate, error) {
 	g := sg.Graph
 	// The engine's options as score will run them (o.Score.Split has a
 	// splitter exactly with o.Split), on the pulled targets and context.
@@ -49,18 +49,13 @@ func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) 
 		mo.SourceLoad, held, mo.Sink = ms.SyncMemory(sg, o)
 		mo.Held = append(mo.Held, held...)
 	}
-	if d := o.Duplicates; d != nil { // no embedding: dedup.Find's largest phase
-		mo.NoEmbedding, mo.Split = true, false
+	var est memory.Estimate
+	if d := o.Duplicates; d != nil {
 		targets, _ := fondue.CountTargets(g, sg.Targets)
-		peak, phases := dedup.Estimate(int64(g.NumNodes()), int64(g.NumEdges()), int64(targets), 0, d.Find)
-		for _, ph := range phases {
-			if ph.Bytes == peak {
-				mo.Held = append(slices.Clone(mo.Held), ph.Parts...)
-				break
-			}
-		}
+		est = dedup.Predict(int64(g.NumNodes()), int64(g.NumEdges()), int64(targets), d.Find, mo)
+	} else {
+		est = memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	}
-	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	limit := m.Limit
 	switch {
 	case limit == 0:
@@ -73,7 +68,7 @@ func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) 
 	}
 	log.Debug("memory estimate", "phase", "pull", "peak_bytes", est.Peak, "limit_bytes", limit)
 	if err := est.CheckMemory(limit); err != nil {
-		return Errorf(ErrMemory, nil, "%s", err.Error())
+		return est, Errorf(ErrMemory, nil, "%s", err.Error())
 	}
-	return nil
+	return est, nil
 }

@@ -454,6 +454,22 @@ func mergeRecordsOf(tx Tx, run string) ([]Node, error) {
 	return recs, err
 }
 
+// survivorsOf returns the nodes run merged others into, once each, in the
+// order of mergeRecordsOf (the latest merge first).
+func survivorsOf(tx Tx, run string) ([]keys.Key, error) {
+	recs, err := mergeRecordsOf(tx, run)
+	var ids []keys.Key
+	seen := map[keys.Key]bool{}
+	for _, r := range recs {
+		into, _ := keys.FromValue(r.Props[mergeplan.PropMergedIntoID])
+		if !seen[into] {
+			seen[into] = true
+			ids = append(ids, into)
+		}
+	}
+	return ids, err
+}
+
 // UndoMerges restores every node that run o.RunID merged, one
 // transaction per survivor, latest merges first: the node is created
 // again with its labels and properties (its key among them), the
@@ -469,55 +485,26 @@ func UndoMerges(ctx context.Context, st Store, o UndoOptions) (UndoStats, error)
 	var us UndoStats
 	var survivors []keys.Key
 	err := st.Read(ctx, func(tx Tx) error {
-		recs, err := mergeRecordsOf(tx, o.RunID)
-		survivors = nil
-		seen := map[keys.Key]bool{}
-		for _, r := range recs {
-			into, _ := keys.FromValue(r.Props[mergeplan.PropMergedIntoID])
-			if !seen[into] {
-				seen[into] = true
-				survivors = append(survivors, into)
-			}
-		}
+		var err error
+		survivors, err = survivorsOf(tx, o.RunID)
 		return err
 	})
 	if err != nil {
 		return us, err
 	}
 	us.Originals = len(survivors)
-	for k, keep := range survivors {
-		var n, moved int
-		err := st.Write(ctx, fmt.Sprintf("restoring the nodes merged into node %v (%d of %d)", keep, k+1, len(survivors)), func(tx Tx) error {
-			var err error
-			n, moved, err = unmergeInto(tx, o.RunID, keep)
-			return err
-		})
-		var serr *Error
-		switch {
-		case err == nil:
-			us.Restored++
-			us.Unmerged += n
-			us.RelationshipsMoved += moved
-		case ctx.Err() != nil:
-			return us, ctx.Err()
-		case errors.As(err, &serr):
-			us.Duration = time.Since(t0)
-			if IsUnreachable(err) {
-				err = fmt.Errorf("%w; run undo again to finish", err)
-			}
-			return us, err
-		default:
-			us.Failed = append(us.Failed, splitplan.NodeOutcome{Key: keep, Outcome: splitplan.OutcomeFailed, Reason: oneLine(err.Error())})
-			if o.Log != nil {
-				o.Log.Warn("could not undo the merge into a node", "node", fmt.Sprint(keep), "error", oneLine(err.Error()))
-			}
+	err = restoreEach(ctx, st, survivors, &us, o.Progress, func(k int, keep keys.Key) string {
+		return fmt.Sprintf("restoring the nodes merged into node %v (%d of %d)", keep, k+1, len(survivors))
+	}, func(tx Tx, keep keys.Key) (UndoStats, error) {
+		n, moved, err := unmergeInto(tx, o.RunID, keep)
+		return UndoStats{Unmerged: n, RelationshipsMoved: moved}, err
+	}, func(keep keys.Key, err error) {
+		if o.Log != nil {
+			o.Log.Warn("could not undo the merge into a node", "node", fmt.Sprint(keep), "error", oneLine(err.Error()))
 		}
-		if o.Progress != nil {
-			o.Progress(k+1, len(survivors))
-		}
-	}
+	})
 	us.Duration = time.Since(t0)
-	return us, nil
+	return us, err
 }
 
 // unmergeInto restores the nodes run merged into keep, latest first.

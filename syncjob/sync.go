@@ -561,7 +561,7 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 	if err := CheckEvidence(sg.Context); err != nil {
 		return nil, err
 	}
-	if err := o.Memory.check(st, sg, o, log); err != nil {
+	if _, err := o.Memory.check(st, sg, o, log); err != nil {
 		return nil, err
 	}
 	if o.Prepare != nil {

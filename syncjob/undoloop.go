@@ -59,37 +59,55 @@ func UndoSplits(ctx context.Context, st Store, o UndoOptions) (UndoStats, error)
 		byOrigin[origin] = append(byOrigin[origin], c)
 	}
 	us.Originals = len(origins)
-	for k, origin := range origins {
-		var out splitplan.NodeOutcome
-		err := st.Write(ctx, fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins)), func(tx Tx) error {
+	err = restoreEach(ctx, st, origins, &us, o.Progress, func(k int, origin keys.Key) string {
+		return fmt.Sprintf("restoring node %v (%d of %d)", origin, k+1, len(origins))
+	}, func(tx Tx, origin keys.Key) (UndoStats, error) {
+		out, err := undoNode(tx, o, origin, byOrigin[origin])
+		return UndoStats{ClonesDeleted: out.Clones, RelationshipsMoved: out.Moved}, err
+	}, func(origin keys.Key, err error) {
+		log.Warn("could not undo the split of a node", "node", fmt.Sprint(origin), "error", oneLine(err.Error()))
+	})
+	us.Duration = time.Since(t0)
+	return us, err
+}
+
+// restoreEach restores nodes one transaction each (what names the k-th),
+// restore doing it and saying what it did, and adds that to us. A node
+// whose restore fails on its own is listed in us.Failed and given to
+// failed, and the loop goes on; a store error (Error: the connection,
+// the lock) or the end of ctx stops it.
+func restoreEach(ctx context.Context, st Store, nodes []keys.Key, us *UndoStats, progress func(done, total int),
+	what func(k int, node keys.Key) string, restore func(tx Tx, node keys.Key) (UndoStats, error), failed func(node keys.Key, err error)) error {
+	for k, node := range nodes {
+		var did UndoStats
+		err := st.Write(ctx, what(k, node), func(tx Tx) error {
 			var err error
-			out, err = undoNode(tx, o, origin, byOrigin[origin])
+			did, err = restore(tx, node)
 			return err
 		})
 		var serr *Error
 		switch {
 		case err == nil:
 			us.Restored++
-			us.ClonesDeleted += out.Clones
-			us.RelationshipsMoved += out.Moved
+			us.ClonesDeleted += did.ClonesDeleted
+			us.Unmerged += did.Unmerged
+			us.RelationshipsMoved += did.RelationshipsMoved
 		case ctx.Err() != nil:
-			return us, ctx.Err()
+			return ctx.Err()
 		case errors.As(err, &serr):
-			us.Duration = time.Since(t0)
 			if IsUnreachable(err) {
 				err = fmt.Errorf("%w; run undo again to finish", err)
 			}
-			return us, err
+			return err
 		default:
-			us.Failed = append(us.Failed, splitplan.NodeOutcome{Key: origin, Outcome: splitplan.OutcomeFailed, Reason: oneLine(err.Error())})
-			log.Warn("could not undo the split of a node", "node", fmt.Sprint(origin), "error", oneLine(err.Error()))
+			us.Failed = append(us.Failed, splitplan.NodeOutcome{Key: node, Outcome: splitplan.OutcomeFailed, Reason: oneLine(err.Error())})
+			failed(node, err)
 		}
-		if o.Progress != nil {
-			o.Progress(k+1, len(origins))
+		if progress != nil {
+			progress(k+1, len(nodes))
 		}
 	}
-	us.Duration = time.Since(t0)
-	return us, nil
+	return nil
 }
 
 var errUndo = errors.New("cannot undo")

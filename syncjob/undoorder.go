@@ -55,39 +55,31 @@ func mergedAway(tx Tx, ids []keys.Key) ([]string, error) {
 	return runs, err
 }
 
-// laterMerges lists, sorted, the merge runs that must be undone before
-// split run run: they merged away a clone or an original of it, merged
-// nodes into a clone of it, or (later than it) into an original.
-func laterMerges(ctx context.Context, st Store, rec *splitplan.Plan, run, marker string) ([]string, error) {
+// laterRuns lists, sorted, the runs that must be undone before run, read
+// in one transaction: the runs find gives, and of the nodes ids that find
+// names, for one that is gone the runs that merged it away, for one that
+// is there the runs of has (later keeps those of runs later than run).
+func laterRuns(ctx context.Context, st Store, run string, find func(tx Tx) (runs []string, ids []keys.Key, err error),
+	has func(n Node, later func(runs []string) []string) []string) ([]string, error) {
 	times, err := runTimes(ctx, st)
 	if err != nil {
 		return nil, err
 	}
+	later := func(rs []string) []string {
+		var out []string
+		for _, r := range rs {
+			if after(times, r, run) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
 	var runs []string
 	err = st.Read(ctx, func(tx Tx) error {
-		runs = nil
-		gone, err := tx.Find(Filter{Labels: []string{MergedLabel}, Prop: splitplan.PropSplitRun, Values: []any{run}})
-		if err != nil {
-			return err
-		}
-		for _, g := range gone {
-			runs = append(runs, strs([]any{g.Props[mergeplan.PropMergedRun]})...)
-		}
-		clones, err := clonesOf(tx, run, marker)
-		if err != nil {
-			return err
-		}
-		for _, c := range clones {
-			runs = append(runs, strs(c.Props[mergeplan.PropMergeRuns])...)
-		}
-		if rec == nil {
-			return nil
-		}
 		var ids []keys.Key
-		for _, n := range rec.Nodes {
-			if !n.ID.IsZero() {
-				ids = append(ids, n.ID)
-			}
+		var err error
+		if runs, ids, err = find(tx); err != nil || len(ids) == 0 {
+			return err
 		}
 		nodes, err := tx.Nodes(ids)
 		if err != nil {
@@ -99,11 +91,7 @@ func laterMerges(ctx context.Context, st Store, rec *splitplan.Plan, run, marker
 				missing = append(missing, ids[k])
 				continue
 			}
-			for _, r := range strs(n.Props[mergeplan.PropMergeRuns]) {
-				if after(times, r, run) {
-					runs = append(runs, r)
-				}
-			}
+			runs = append(runs, has(n, later)...)
 		}
 		away, err := mergedAway(tx, missing)
 		runs = append(runs, away...)
@@ -113,54 +101,56 @@ func laterMerges(ctx context.Context, st Store, rec *splitplan.Plan, run, marker
 	return slices.Compact(runs), err
 }
 
+// laterMerges lists, sorted, the merge runs that must be undone before
+// split run run: they merged away a clone or an original of it, merged
+// nodes into a clone of it, or (later than it) into an original.
+func laterMerges(ctx context.Context, st Store, rec *splitplan.Plan, run, marker string) ([]string, error) {
+	find := func(tx Tx) ([]string, []keys.Key, error) {
+		var runs []string
+		gone, err := tx.Find(Filter{Labels: []string{MergedLabel}, Prop: splitplan.PropSplitRun, Values: []any{run}})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, g := range gone {
+			runs = append(runs, strs([]any{g.Props[mergeplan.PropMergedRun]})...)
+		}
+		clones, err := clonesOf(tx, run, marker)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, c := range clones {
+			runs = append(runs, strs(c.Props[mergeplan.PropMergeRuns])...)
+		}
+		if rec == nil {
+			return runs, nil, nil
+		}
+		var ids []keys.Key
+		for _, n := range rec.Nodes {
+			if !n.ID.IsZero() {
+				ids = append(ids, n.ID)
+			}
+		}
+		return runs, ids, nil
+	}
+	return laterRuns(ctx, st, run, find, func(n Node, later func([]string) []string) []string {
+		return later(strs(n.Props[mergeplan.PropMergeRuns]))
+	})
+}
+
 // laterThanMerge lists, sorted, the runs that must be undone before merge
 // run run: they merged its survivors away, merged more into them, or
 // split them after it.
 func laterThanMerge(ctx context.Context, st Store, run string) ([]string, error) {
-	times, err := runTimes(ctx, st)
-	if err != nil {
-		return nil, err
+	find := func(tx Tx) ([]string, []keys.Key, error) {
+		ids, err := survivorsOf(tx, run)
+		return nil, ids, err
 	}
-	var runs []string
-	err = st.Read(ctx, func(tx Tx) error {
-		runs = nil
-		recs, err := mergeRecordsOf(tx, run)
-		if err != nil {
-			return err
+	return laterRuns(ctx, st, run, find, func(n Node, later func([]string) []string) []string {
+		var runs []string
+		mr := strs(n.Props[mergeplan.PropMergeRuns])
+		if i := slices.Index(mr, run); i >= 0 {
+			runs = append(runs, mr[i+1:]...)
 		}
-		var ids []keys.Key
-		seen := map[keys.Key]bool{}
-		for _, r := range recs {
-			into, _ := keys.FromValue(r.Props[mergeplan.PropMergedIntoID])
-			if !seen[into] {
-				seen[into] = true
-				ids = append(ids, into)
-			}
-		}
-		nodes, err := tx.Nodes(ids)
-		if err != nil {
-			return err
-		}
-		var missing []keys.Key
-		for k, n := range nodes {
-			if n.ID.IsZero() {
-				missing = append(missing, ids[k])
-				continue
-			}
-			mr := strs(n.Props[mergeplan.PropMergeRuns])
-			if i := slices.Index(mr, run); i >= 0 {
-				runs = append(runs, mr[i+1:]...)
-			}
-			for _, r := range strs(n.Props[splitplan.PropSplitRuns]) {
-				if after(times, r, run) {
-					runs = append(runs, r)
-				}
-			}
-		}
-		away, err := mergedAway(tx, missing)
-		runs = append(runs, away...)
-		return err
+		return append(runs, later(strs(n.Props[splitplan.PropSplitRuns]))...)
 	})
-	slices.Sort(runs)
-	return slices.Compact(runs), err
 }

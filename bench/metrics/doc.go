@@ -1,5 +1,5 @@
 // Package metrics holds what the bench measures beyond the metrics of
-// fondue/eval (AUC, ROC, NDCG, ARI): a number summarised over seeds (Stat),
+// bench/eval (AUC, ROC, NDCG, ARI): a number summarised over seeds (Stat),
 // the embedding of a seed (CNE), and the metrics of real ambiguity as the
 // data's README defines them: the AUC within degree bins (AUCWithinBins),
 // the precision at k (PrecisionAt), and the errors of estimated counts

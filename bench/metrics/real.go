@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 )
 
 // degreeBin is the bin of AUCWithinBins: floor(log2(degree)), -1 below 1.

@@ -350,7 +350,7 @@ func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 	}
 	for _, s := range ev.cfg.Splitters {
 		o := opts
-		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s), Uncapped: setup.Reference(s)}
+		o.Split = fondue.SplitOptions{Splitter: split.Find(setup.Splitters(), s)}
 		if split.Find(research.Splitters(), s) != nil {
 			o.Context = nil // the component baselines: the links of the whole graph
 		}
@@ -359,7 +359,7 @@ func (ev *setEval) runSeed(ctx context.Context, k int) (*Seed, error) {
 			nodes[j] = sn.node
 		}
 		t0 := time.Now()
-		props, err := fondue.ProposeSplits(ctx, g, withEmb, nodes, o)
+		props, err := fondue.ProposeSplits(ctx, g, setup.Measured(withEmb, s), nodes, o)
 		if err != nil {
 			return nil, fmt.Errorf("splitter %s: %w", s, err)
 		}

@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 )
 
 // A KG case (kg:NODES:DEGREE) is a block model turned into the shape of

@@ -21,7 +21,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"

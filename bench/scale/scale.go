@@ -22,10 +22,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
@@ -104,7 +104,7 @@ func ParseCase(s string) (Case, error) {
 // Resolve finds a file case's edge list: the path as given if it exists,
 // else, for a bare file name such as "condmat05.edges", the file of that
 // name in the datasets folder dataDir returns (bench's --data-dir,
-// $FONDUE_DATASETS, ../shared/datasets). Generated cases need nothing.
+// $BENCH_DATASETS, ../shared/datasets). Generated cases need nothing.
 func (c *Case) Resolve(dataDir func() (string, error)) error {
 	if c.File == "" {
 		return nil

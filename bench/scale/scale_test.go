@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 )
 
 func TestParseCase(t *testing.T) {

@@ -8,14 +8,14 @@ import (
 )
 
 // DataDirEnv names the environment variable that points at the datasets.
-const DataDirEnv = "FONDUE_DATASETS"
+const DataDirEnv = "BENCH_DATASETS"
 
 // DefaultDataDir is where the datasets are looked for, relative to the
-// working directory, when neither --data-dir nor FONDUE_DATASETS is set.
+// working directory, when neither --data-dir nor BENCH_DATASETS is set.
 const DefaultDataDir = "../shared/datasets"
 
 // FindDataDir resolves the datasets directory: explicit if set, else the
-// FONDUE_DATASETS environment variable, else ../shared/datasets relative to
+// BENCH_DATASETS environment variable, else ../shared/datasets relative to
 // the working directory. The error says every place it looked.
 func FindDataDir(explicit string) (string, error) {
 	var tried []string

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -50,7 +51,20 @@ func Choose(methods, splitters []string) ([]string, []string, error) {
 
 // Reference reports whether a splitter is a research candidate rather than
 // one of fondue's: the benches measure those as they are, without the cap
-// of ProposeSplits (fondue.SplitOptions.Uncapped).
+// of ProposeSplits (see Measured).
 func Reference(name string) bool {
 	return split.Find(split.Splitters(), name) == nil
+}
+
+// Measured returns the result the benches propose splits from with the
+// named splitter: res itself for fondue's splitters, and for a research
+// candidate (Reference) a copy without the entity estimates, which
+// ProposeSplits would otherwise cap the groups by (fondue.GroupCap).
+func Measured(res *fondue.Result, splitter string) *fondue.Result {
+	if res == nil || !Reference(splitter) {
+		return res
+	}
+	r := *res
+	r.Entities = nil
+	return &r
 }

@@ -1,11 +1,14 @@
 package setup
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench/research"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -44,5 +47,46 @@ func TestReference(t *testing.T) {
 		if !Reference(s.Name()) {
 			t.Errorf("research's splitter %s not counted as a reference", s.Name())
 		}
+	}
+}
+
+// Measured leaves a research candidate's groups uncapped and fondue's
+// splitters' capped: a hub of six unlinked leaves is six ego components,
+// three (GroupCap of one entity) after the cap.
+func TestMeasured(t *testing.T) {
+	g, err := graph.NewGraph(7, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &fondue.Result{Entities: []int{1, 1, 1, 1, 1, 1, 1}}
+	for _, c := range []struct {
+		name string
+		res  *fondue.Result
+		want int
+	}{
+		{"capped", res, 3},
+		{"measured", Measured(res, research.EgoComponents), 6},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			props, err := fondue.ProposeSplits(context.Background(), g, c.res, []int{0},
+				fondue.Options{Split: fondue.SplitOptions{Splitter: split.Find(Splitters(), research.EgoComponents)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(props[0].Groups); got != c.want {
+				t.Errorf("got %d groups, want %d", got, c.want)
+			}
+		})
+	}
+	if got := res.Entities; len(got) != 7 {
+		t.Errorf("Measured changed its argument: got entities %v, want 7 of them", got)
+	}
+	for _, s := range split.Splitters() {
+		if got := Measured(res, s.Name()); got != res {
+			t.Errorf("%s: got a copy of the result, want the result itself", s.Name())
+		}
+	}
+	if got := Measured(nil, research.EgoComponents); got != nil {
+		t.Errorf("nil result: got %v, want nil", got)
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -142,5 +144,21 @@ func TestDeployManifests(t *testing.T) {
 	}
 	if est.BytesPeak > limit {
 		t.Errorf("cronjob.yaml's memory limit %s (%d bytes) is below the estimate of %q (%d bytes)", lim, limit, m[1], est.BytesPeak)
+	}
+}
+
+// TestKubernetesSchema runs the schema validation of deploy/kubernetes,
+// a module of its own (k8s.io/api stays out of this module's build list),
+// so that the test command checks the manifests too.
+func TestKubernetesSchema(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to validate deploy/kubernetes: %v", err)
+	}
+	cmd := exec.Command(goBin, "test", "-count=1", "./...")
+	cmd.Dir = filepath.Join("..", "..", "deploy", "kubernetes", "validate")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("validating deploy/kubernetes: %v\n%s", err, out)
 	}
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -45,8 +43,9 @@ The graph: the files of Neo4j's bulk import (--nodes, --relationships), the
 nodes compared chosen by --score-labels (the others are context: papers,
 venues), their names read from --name-property (default name), and
 --evidence-properties (title,year) as evidence; or an edge list FILE with
-its names from --names (without it, the ids are the names) and the nodes
-compared chosen by --score-prefix or --score-nodes.
+its names from --names (without it the nodes have no names and are
+compared by their links alone) and the nodes compared chosen by
+--score-prefix or --score-nodes.
 
 The memory the run needs (see "estimate --duplicates") is checked against
 max_memory once the files are read.
@@ -90,21 +89,7 @@ compare, 7 not enough memory, 130 interrupted.`,
 				return err
 			}
 			a.logDuplicates(in, res, loadTime, time.Since(t1), est)
-			w := bufio.NewWriter(a.stdout)
-			d := output.Duplicates{Graph: in.Graph, Pairs: res.Pairs, Names: in.Names}
-			if a.cfg.Output.Format == "json" {
-				err = d.WriteJSON(w)
-			} else {
-				withHeader := a.outTTY
-				if ph := a.cfg.Output.PrintHeader; ph != "auto" {
-					withHeader = ph == "true"
-				}
-				err = d.WriteTSV(w, withHeader)
-			}
-			if err == nil {
-				err = w.Flush()
-			}
-			return err
+			return a.printTable(output.Duplicates{Graph: in.Graph, Pairs: res.Pairs, Names: in.Names})
 		},
 	}
 	cli.AddFlags(cmd, config.CmdDuplicates)
@@ -138,20 +123,24 @@ func (a *app) duplicatesInput(ctx context.Context, args []string) (dedup.Input, 
 	if err != nil {
 		return dedup.Input{}, err
 	}
+	// No names file: no names (""), so that dedup finds the candidates
+	// from the links alone; ids such as "u_anna" are not names.
 	names := make([]string, g.NumNodes())
-	for i := range names {
-		if nm == nil {
-			names[i] = g.Key(i) // no names file: the ids are the names
-		} else {
+	if nm != nil {
+		for i := range names {
 			names[i] = nm[g.Key(i)]
 		}
 	}
 	in := dedup.NewInput(g, names, nil, t, nil)
-	if err := checkComparedNames(in, "--names "+a.cfg.Input.Names, "names"); err != nil {
+	from := "names"
+	if nm == nil {
+		from = ""
+	}
+	if err := checkComparedNames(in, "--names "+a.cfg.Input.Names, from); err != nil {
 		return dedup.Input{}, err
 	}
 	if nm == nil {
-		a.log.Info("no --names file: the node ids are the names compared", "file", args[0])
+		a.log.Info("no --names file: the nodes are compared by their links alone", "file", args[0])
 	}
 	return in, nil
 }
@@ -181,12 +170,14 @@ func (a *app) duplicatesKG(ctx context.Context) (dedup.Input, error) {
 // checkComparedNames refuses input with fewer than two nodes to compare
 // (exit code 5), and input none of whose compared nodes has a name: flag
 // names where the names come from, from is "has" for a node property,
-// "names" for a names file.
+// "names" for a names file, "" for no names (an edge list alone).
 func checkComparedNames(in dedup.Input, flag, from string) error {
 	compared, named := in.Compared()
 	switch {
 	case compared < 2:
 		return withCode(exitEmpty, fmt.Errorf("nothing to compare: %s selected, duplicates need two", plural.N(compared, "node")))
+	case from == "":
+		return nil
 	case named == 0 && from == "has":
 		return usageErrorf("%s: none of the %d nodes compared has it (or its value is empty)", flag, compared)
 	case named == 0:
@@ -216,22 +207,11 @@ func compared(in dedup.Input) int {
 	return n
 }
 
-// duplicatesMemory predicts the peak memory of a duplicates run: the
-// graph as score reads it (no embedding), and beside it what the run
-// holds throughout (held: the names and evidence properties read) and
-// the largest phase of dedup.Find for targets compared nodes (its guess
-// of the candidates; o.Top pairs with reasons).
+// duplicatesMemory predicts the peak memory of a duplicates run on files
+// (dedup.Predict): held is what the run holds of its input beside the
+// graph (the names and evidence properties read).
 func duplicatesMemory(nodes, edges, targets, maxDegree int64, stringKeys bool, held []memory.Part, o dedup.Options) memory.Estimate {
-	peak, phases := dedup.Estimate(nodes, edges, targets, 0, o)
-	var find []memory.Part
-	for _, ph := range phases {
-		if ph.Bytes == peak {
-			find = ph.Parts
-			break
-		}
-	}
-	return memory.Predict(nodes, edges, memory.Options{Workers: o.Workers, StringKeys: stringKeys, FromFile: true,
-		MaxDegree: maxDegree, NoEmbedding: true, Held: slices.Concat(held, find)})
+	return dedup.Predict(nodes, edges, targets, o, memory.Options{StringKeys: stringKeys, FromFile: true, MaxDegree: maxDegree, Held: held})
 }
 
 // inputMemory is what a duplicates run holds of its input beside the

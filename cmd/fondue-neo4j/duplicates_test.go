@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/spf13/cobra"
 )
 
@@ -222,6 +224,67 @@ func TestDuplicatesEdgeList(t *testing.T) {
 	}
 }
 
+// Without a names file the nodes have no names: the candidates come from
+// the links alone (dedup's nameless blocking), not from the ids read as
+// names ("user07" has letters enough to pass for one, and no name key would
+// pair two of them). A ring of 60 users, each linked to the 3 nearest on
+// each side, with user00's links split in two: user60 took those to
+// user01, user03 and user58. user60's best pair is user00, no reason is a
+// name's, and the pairs are those dedup finds on the graph with no names.
+func TestDuplicatesEdgeListNameless(t *testing.T) {
+	const n, k = 60, 3
+	id := func(i int) string { return fmt.Sprintf("user%02d", i) }
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		for d := 1; d <= k; d++ {
+			j := (i + d) % n
+			switch {
+			case i == 0 && d%2 == 1:
+				fmt.Fprintf(&b, "%s %s\n", id(n), id(j))
+			case j == 0 && d%2 == 0:
+				fmt.Fprintf(&b, "%s %s\n", id(i), id(n))
+			default:
+				fmt.Fprintf(&b, "%s %s\n", id(i), id(j))
+			}
+		}
+	}
+	path := writeFile(t, t.TempDir(), "ring.edges", b.String())
+	pairs := runDuplicatesJSON(t, path, "--top", "0", "--seed", "7")
+
+	g, _, err := edgelist.ReadFile(path, edgelist.HeaderAuto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := dedup.Find(context.Background(), dedup.Input{Graph: g, Names: make([]string, g.NumNodes())}, dedup.Options{Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pairs) != len(want.Pairs) || len(pairs) == 0 {
+		t.Fatalf("%d pairs, dedup with no names %d", len(pairs), len(want.Pairs))
+	}
+	var piece []dupPair
+	for i, p := range pairs {
+		w := want.Pairs[i]
+		if p.A != g.Key(w.A) || p.B != g.Key(w.B) || p.Score != w.Score {
+			t.Fatalf("pair %d: %s-%s %v, dedup with no names %s-%s %v", i, p.A, p.B, p.Score, g.Key(w.A), g.Key(w.B), w.Score)
+		}
+		for _, r := range p.Reasons {
+			if r.Kind == "name" {
+				t.Fatalf("pair %s-%s: a name reason %q", p.A, p.B, r.Text)
+			}
+		}
+		switch id(n) {
+		case p.A:
+			piece = append(piece, dupPair{A: p.B, Score: p.Score})
+		case p.B:
+			piece = append(piece, dupPair{A: p.A, Score: p.Score})
+		}
+	}
+	if len(piece) < 2 || piece[0].A != id(0) || piece[0].Score <= piece[1].Score {
+		t.Errorf("pairs of %s (the other, score): %+v; want %s first, ahead of the next", id(n), piece, id(0))
+	}
+}
+
 // Bad input: one line naming the flag or file, the documented exit code,
 // nothing on stdout.
 func TestDuplicatesErrors(t *testing.T) {
@@ -269,7 +332,7 @@ func TestDuplicatesErrors(t *testing.T) {
 // docs/duplicates.md: every flag it names is a flag of duplicates or
 // estimate, or of the commands of its Neo4j section (sync, review, plan,
 // undo), and its commands run on the acl-dup set beside the repository
-// (FONDUE_DATASETS, else /work/shared/datasets), the first printing the
+// (BENCH_DATASETS, else /work/shared/datasets), the first printing the
 // header and pairs the page shows.
 func TestDuplicatesDoc(t *testing.T) {
 	data, err := os.ReadFile("../../docs/duplicates.md")
@@ -291,7 +354,7 @@ func TestDuplicatesDoc(t *testing.T) {
 		}
 	}
 	datasets := "/work/shared/datasets"
-	if env := os.Getenv("FONDUE_DATASETS"); env != "" {
+	if env := os.Getenv("BENCH_DATASETS"); env != "" {
 		datasets = env
 	}
 	shown := regexp.MustCompile("(?s)\\(shortened[^)]*\\):\\s*```\\n(.*?)```").FindSubmatch(data)
@@ -327,8 +390,8 @@ func TestDuplicatesDoc(t *testing.T) {
 		}
 		ran++
 	}
-	if ran != 2 {
-		t.Errorf("docs/duplicates.md: %d duplicates commands run, want 2 (import files, edge list)", ran)
+	if ran != 3 {
+		t.Errorf("docs/duplicates.md: %d duplicates commands run, want 3 (import files, edge list, edge list without names)", ran)
 	}
 }
 

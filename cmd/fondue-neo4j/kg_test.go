@@ -30,7 +30,7 @@ func kgArgs() []string {
 // realKG is the folder of the real knowledge graph of issue 31.
 func realKG() string {
 	dir := "/work/shared/datasets"
-	if env := os.Getenv("FONDUE_DATASETS"); env != "" {
+	if env := os.Getenv("BENCH_DATASETS"); env != "" {
 		dir = env
 	}
 	return filepath.Join(dir, "real", "dblp679-kg")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"log/slog"
@@ -78,4 +79,32 @@ var exactArgs = cli.ExactArgs
 
 func printf(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, format, args...)
+}
+
+// table is what score and duplicates print: their rows as JSON, or as
+// TSV with or without the column names.
+type table interface {
+	WriteJSON(w io.Writer) error
+	WriteTSV(w io.Writer, header bool) error
+}
+
+// printTable prints t on stdout as output.format says, the TSV's column
+// names first as output.print_header says (auto: when stdout is a
+// terminal).
+func (a *app) printTable(t table) error {
+	w := bufio.NewWriter(a.stdout)
+	var err error
+	if a.cfg.Output.Format == "json" {
+		err = t.WriteJSON(w)
+	} else {
+		header := a.outTTY
+		if ph := a.cfg.Output.PrintHeader; ph != "auto" {
+			header = ph == "true"
+		}
+		err = t.WriteTSV(w, header)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	return err
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -99,7 +98,6 @@ memory, 130 interrupted.`,
 				return err
 			}
 			top := a.cfg.Output.Top
-			asJSON := a.cfg.Output.Format == "json" // else text (tsv)
 			hm, err := parseHeaderMode(a.cfg.Input.Header)
 			if err != nil {
 				return err
@@ -131,21 +129,7 @@ memory, 130 interrupted.`,
 				}
 				a.checkNames(nm, g)
 			}
-			w := bufio.NewWriter(a.stdout)
-			r := output.Ranking{Graph: g, Result: res, Top: top, Names: nm}
-			if asJSON {
-				err = r.WriteJSON(w)
-			} else {
-				withHeader := a.outTTY
-				if ph := a.cfg.Output.PrintHeader; ph != "auto" {
-					withHeader = ph == "true"
-				}
-				err = r.WriteTSV(w, withHeader)
-			}
-			if err == nil {
-				err = w.Flush()
-			}
-			return err
+			return a.printTable(output.Ranking{Graph: g, Result: res, Top: top, Names: nm})
 		},
 	}
 	cli.AddFlags(cmd, config.CmdScore)

@@ -102,6 +102,11 @@ type Run struct {
 	KeepState bool
 	// Progress, when set, is called after every epoch from the fitting goroutine.
 	Progress func(Progress)
+	// Trainable, when not nil, trains only these rows (node indices,
+	// ascending) from Init, which it needs; every other row keeps Init's
+	// vector exactly. An epoch then costs in proportion to the rows'
+	// degrees, not to the graph (see fitSubset). Empty: nothing moves.
+	Trainable []int32
 }
 
 // Progress reports one finished epoch.
@@ -220,6 +225,9 @@ func Fit(ctx context.Context, g *graph.Graph, p *Prior, opts Options, r Run) (*E
 	if err != nil {
 		return nil, st, err
 	}
+	if r.Trainable != nil {
+		return f.fitSubset(ctx, st, start)
+	}
 	if n < 2 || g.NumEdges() == 0 {
 		st.Duration = time.Since(start)
 		return f.emb, st, nil
@@ -301,7 +309,8 @@ type cneFit struct {
 	peak           float64   // the largest gradient norm of the whole fit
 
 	m       *cneModel
-	bounds  []int     // chunk c is rows [bounds[c], bounds[c+1])
+	rows    []int32   // the rows trained (Run.Trainable); nil: all
+	bounds  []int     // chunk c is rows [bounds[c], bounds[c+1]) (of rows, when set)
 	sq      []float64 // per-chunk sums of squared gradient entries
 	workers int
 	pool    negativePool
@@ -376,6 +385,10 @@ func (f *cneFit) prepare() {
 // entry moves on its own, so the entries are split into fixed ranges over
 // the workers: the result does not depend on the split.
 func (f *cneFit) adamStep() {
+	if f.rows != nil {
+		f.adamRows()
+		return
+	}
 	if f.primeAdam {
 		for k, gk := range f.grad {
 			f.vel[k] = gk * gk

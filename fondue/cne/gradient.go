@@ -155,6 +155,10 @@ func (f *cneFit) gradient(ctx context.Context, epoch int) (float64, error) {
 		if f.ranBy != nil {
 			f.ranBy[c] = int32(w)
 		}
+		if f.rows != nil {
+			f.sq[c] = f.gradRows(X, f.rows[f.bounds[c]:f.bounds[c+1]], epoch, c, &f.work[w])
+			return
+		}
 		if f.mode == ModeSampled {
 			r := rng.SplitMix{S: rng.StreamSeed(f.r.Seed, rng.StreamNegatives, uint64(epoch), uint64(c))}
 			f.sq[c] = f.m.gradSampledBlock(X, f.grad, f.bounds[c], f.bounds[c+1], f.o.NegRatio, f.pool, &r, &f.work[w])
@@ -285,14 +289,27 @@ func (m *cneModel) gradSampledBlock(X, grad []float64, lo, hi, negRatio int, poo
 // enough for its most demanding row, into w.negIdx, and gathers the
 // candidates' vectors into w.negX and their multipliers into w.negL.
 func (m *cneModel) drawBlockNegatives(X []float64, lo, hi, negRatio int, pool negativePool, r *rng.SplitMix, w *blockWork) {
-	d := m.dim
 	need := 0
 	for i := lo; i < hi; i++ {
-		deg := m.g.Degree(i)
-		if k := negRatio * deg; k < pool.n-1-deg {
-			need = max(need, k)
-		}
+		need = max(need, m.negativesOf(i, negRatio, pool))
 	}
+	m.drawNegatives(X, need, pool, r, w)
+}
+
+// negativesOf is the number of candidates row i draws (0 when it takes
+// all its non-neighbours).
+func (m *cneModel) negativesOf(i, negRatio int, pool negativePool) int {
+	deg := m.g.Degree(i)
+	if k := negRatio * deg; k < pool.n-1-deg {
+		return k
+	}
+	return 0
+}
+
+// drawNegatives draws need candidates into w.negIdx and gathers their
+// vectors and multipliers (see drawBlockNegatives).
+func (m *cneModel) drawNegatives(X []float64, need int, pool negativePool, r *rng.SplitMix, w *blockWork) {
+	d := m.dim
 	whole := (need + 7) &^ 7 // the d = 8 kernel reads up to a multiple of eight
 	if cap(w.negIdx) < need {
 		w.negIdx = make([]int32, need, whole)

@@ -1,6 +1,10 @@
 package dedup
 
-import "github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+import (
+	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+)
 
 // CandidatesPerTarget is the number of candidate pairs per target that
 // Estimate assumes when the count is not known yet (acl-dup: 8 per author
@@ -72,4 +76,22 @@ func Estimate(nodes, edges, targets, candidates int64, o Options) (int64, []memo
 		peak = max(peak, phases[i].Bytes)
 	}
 	return peak, phases
+}
+
+// Predict is the peak memory of a whole duplicates run, the one formula of
+// the duplicates command, estimate --duplicates and sync --duplicates:
+// memory.Predict of the graph (mo: where it comes from, what the caller
+// holds), with no embedding and no split, and Find's largest phase for
+// targets compared nodes (Estimate, its guess of the candidates) held
+// beside mo.Held through every phase. Its workers are o's.
+func Predict(nodes, edges, targets int64, o Options, mo memory.Options) memory.Estimate {
+	peak, phases := Estimate(nodes, edges, targets, 0, o)
+	for _, ph := range phases {
+		if ph.Bytes == peak {
+			mo.Held = slices.Concat(mo.Held, ph.Parts)
+			break
+		}
+	}
+	mo.Workers, mo.NoEmbedding, mo.Split = o.Workers, true, false
+	return memory.Predict(nodes, edges, mo)
 }

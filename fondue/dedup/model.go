@@ -280,8 +280,10 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 	gc := func(i int) float64 { return m.graph.contrib(i, xg[i]) }
 	co := intersect(pa.co, pb.co)
 	switch {
-	case e.allTargets: // no papers between: the nodes two links away
+	case e.allTargets && co > 0: // no papers between: the nodes two links away
 		add("co-authors", plural(co, "shared node")+" two links away", gc(0)+gc(1))
+	case e.allTargets:
+		add("co-authors", "no shared node two links away", gc(0)+gc(1))
 	case co > 0:
 		add("co-authors", plural(co, "shared co-author"), gc(0)+gc(1))
 	default:

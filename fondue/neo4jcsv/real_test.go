@@ -11,10 +11,10 @@ import (
 )
 
 // kgDir holds the real knowledge graph of issue 31 (its README gives the
-// counts), under FONDUE_DATASETS or the shared datasets.
+// counts), under BENCH_DATASETS or the shared datasets.
 var kgDir = func() string {
 	dir := "/work/shared/datasets"
-	if env := os.Getenv("FONDUE_DATASETS"); env != "" {
+	if env := os.Getenv("BENCH_DATASETS"); env != "" {
 		dir = env
 	}
 	return filepath.Join(dir, "real", "dblp679-kg")

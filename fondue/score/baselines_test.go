@@ -279,14 +279,14 @@ func TestBaselineScoresNetscience(t *testing.T) {
 }
 
 // BenchmarkBaselineScoresShared times baselineScores on the larger shared
-// datasets, which are not copied into testdata: set FONDUE_DATASETS to the
+// datasets, which are not copied into testdata: set BENCH_DATASETS to the
 // directory holding condmat05.edges and fb-sc.edges, e.g.
 //
-//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench BaselineScoresShared -benchtime 1x ./fondue
+//	BENCH_DATASETS=/work/shared/datasets go test -run X -bench BaselineScoresShared -benchtime 1x ./fondue
 func BenchmarkBaselineScoresShared(b *testing.B) {
-	dir := os.Getenv("FONDUE_DATASETS")
+	dir := os.Getenv("BENCH_DATASETS")
 	if dir == "" {
-		b.Skip("FONDUE_DATASETS not set")
+		b.Skip("BENCH_DATASETS not set")
 	}
 	for _, name := range []string{"fb-sc", "condmat05"} {
 		g, err := testkit.ReadEdgesFile(filepath.Join(dir, name+".edges"))

@@ -2,14 +2,11 @@ package score
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 )
 
 // Scoring methods: FONDUE itself and the paper's baselines.
@@ -168,33 +165,10 @@ func Embedding(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Opt
 // for FONDUE alone, which has no second signal to agree with). It costs
 // sureShuffles passes over the nodes and a sort of the scores.
 func EmbeddingSure(ctx context.Context, g *graph.Graph, emb *cne.Embedding, opts Options) ([]float64, []Sure, error) {
-	if emb == nil || emb.Len() != g.NumNodes() {
-		return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("scoring needs an embedding of the graph's %d nodes", g.NumNodes())}
+	t := NewTerms(opts.Method, g.NumNodes())
+	if err := EmbeddingTerms(ctx, g, emb, opts, nil, t); err != nil {
+		return nil, nil, err
 	}
-	p := opts.signParams()
-	switch opts.Method {
-	case MethodFONDUE:
-		s, err := fondueScores(ctx, g, emb, p)
-		return s, nil, err
-	case "", MethodCombined:
-		fs, disc, err := splitDisconnection(parallel.SubProgress(ctx, 0, combinedShare), g, emb, p)
-		if err != nil {
-			return nil, nil, err
-		}
-		eff, err := effectivePieces(parallel.SubProgress(ctx, combinedShare, 1), g, scoredOf(fs), p.Workers, true)
-		if err != nil {
-			return nil, nil, err
-		}
-		ev := graphEvidence(disc, eff)
-		t := combineTerms(g, fs, ev, disconnectionWeight(g, ev))
-		scores := t.scores()
-		count := 0
-		for _, ok := range t.ok {
-			if ok {
-				count++
-			}
-		}
-		return scores, surenessAt(g, t, scores, surePlaces(count), opts.Seed), nil
-	}
-	return nil, nil, &errs.OptionsError{Msg: fmt.Sprintf("method %q does not score an embedding (want %q or %q)", opts.Method, MethodCombined, MethodFONDUE)}
+	s, sure := Combine(g, t, opts)
+	return s, sure, nil
 }

@@ -12,12 +12,11 @@ import (
 	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/bench"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/real"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -93,9 +92,7 @@ measures score at growing graph sizes instead.`,
 	f.StringVar(&bf.ties, "ties", "average", "AUC tie convention of the tables: average (the usual AUC) or loss (the paper's baseline columns)")
 	f.StringVar(&bf.dataDir, "data-dir", "", "datasets directory (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	f.BoolVar(&bf.skipReal, "skip-real", false, "do not run the real evaluation (fondue-bench real) after the paper's")
-	// The engine's flags but the warm start (the bench saves no embedding);
-	// --method is --methods here.
-	cli.AddFlags(cmd, config.CmdBench)
+	cli.AddSettingFlags(cmd, nil, engineKeys...)
 	return cmd
 }
 

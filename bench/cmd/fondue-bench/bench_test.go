@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -364,20 +365,53 @@ func TestBenchVocabulary(t *testing.T) {
 	}
 }
 
-// Every command of fondue-bench has the settings' flags that the table of
-// internal/app/config declares for it, and no other setting's.
+// Every command of fondue-bench has the settings' flags it declares
+// (engineKeys, scaleKeys), each named, explained and defaulted as the
+// settings say, and no other setting's; the root's persistent flags are
+// fondue-neo4j's (config.CmdEvery).
 func TestBenchSettingsAsDeclared(t *testing.T) {
 	root := newApp(&strings.Builder{}, &strings.Builder{}).rootCmd()
+	if err := cli.CheckFlags(root, config.CmdEvery); err != nil {
+		t.Error(err)
+	}
 	for _, c := range []struct {
 		path []string
-		on   config.Commands
-	}{{nil, config.CmdBench}, {nil, config.CmdEvery}, {[]string{"real"}, config.CmdBenchReal}, {[]string{"scale"}, config.CmdBenchScale}} {
-		cmd, _, err := root.Find(c.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cli.CheckFlags(cmd, c.on); err != nil {
-			t.Error(err)
-		}
+		keys []string
+		help map[string]string
+	}{{nil, engineKeys, nil}, {[]string{"real"}, engineKeys, nil}, {[]string{"scale"}, []string{"seed", "threads"}, scaleKeys}} {
+		t.Run(strings.Join(append([]string{"fondue-bench"}, c.path...), " "), func(t *testing.T) {
+			cmd, _, err := root.Find(c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+				if k, ok := cli.KeyOf(f); ok {
+					got = append(got, k)
+				}
+			})
+			if want := slices.Sorted(slices.Values(c.keys)); !slices.Equal(slices.Sorted(slices.Values(got)), want) {
+				t.Errorf("got the flags of %v, want those of %v", got, want)
+			}
+			for _, k := range c.keys {
+				s, _ := config.Lookup(k)
+				fl, _ := s.FlagOn(^config.Commands(0))
+				want := fl.Help
+				if h, ok := c.help[k]; ok {
+					want = h
+				}
+				f := cmd.Flags().Lookup(fl.Name)
+				if f == nil {
+					t.Errorf("%s: got no --%s, want one", k, fl.Name)
+					continue
+				}
+				if f.Usage != want {
+					t.Errorf("--%s: got help %q, want %q", fl.Name, f.Usage, want)
+				}
+				if got, want := f.DefValue, fmt.Sprint(s.Default); want != "[]" && got != want {
+					t.Errorf("--%s: got default %q, want %q", fl.Name, got, want)
+				}
+			}
+		})
 	}
 }

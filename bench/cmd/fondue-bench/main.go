@@ -86,6 +86,20 @@ func (a *app) setup(cmd *cobra.Command) error {
 	return nil
 }
 
+// engineKeys are the settings that fondue-bench and fondue-bench real
+// offer as flags, named and explained as score's: the engine's options but
+// the method (--methods here) and the warm start (the bench saves no
+// embedding).
+var engineKeys = []string{"seed", "threads", "random_splits", "unnormalized", "polish",
+	"embedding.dim", "embedding.sigma1", "embedding.sigma2", "embedding.epochs", "embedding.learning_rate",
+	"embedding.neg_ratio", "embedding.mode", "embedding.tol", "embedding.start", "embedding.stability_stop"}
+
+// scaleKeys are the settings fondue-bench scale offers, with its own help.
+var scaleKeys = map[string]string{
+	"seed":    "seed of the generated graphs, the contraction and the runs",
+	"threads": "worker goroutines of the runs (0: all cores)",
+}
+
 // flagValues lists the values shell completion offers for a flag that is
 // not a setting's (cli.AddFlags completes those).
 func flagValues(_, flag string) []string {

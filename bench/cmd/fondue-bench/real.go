@@ -14,7 +14,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/spf13/cobra"
 )
 
@@ -73,9 +72,7 @@ each for all labelled names, the development half and the held-out half, into
 	f.StringSliceVar(&rf.splitters, "splitters", nil, "splitters to evaluate (default: "+strings.Join(setup.SplitterNames(), ",")+")")
 	f.StringVar(&rf.out, "output-dir", "bench-real-out", "output directory")
 	f.StringVar(&rf.dataDir, "data-dir", "", "datasets directory, holding the folder real (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
-	// The engine's flags but the warm start (the bench saves no embedding);
-	// --method is --methods here.
-	cli.AddFlags(cmd, config.CmdBenchReal)
+	cli.AddSettingFlags(cmd, nil, engineKeys...)
 	return cmd
 }
 

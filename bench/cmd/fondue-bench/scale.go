@@ -13,7 +13,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/bench/scale"
 	"github.com/fondue-neo4j/fondue-neo4j/bench/setup"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/spf13/cobra"
 )
@@ -50,7 +49,7 @@ Cases are sbm:NODES:DEGREE, flat:NODES:DEGREE (the same block model without
 hubs: every node of the same weight, degrees Poisson around DEGREE) or
 file:PATH (an edge list, contracted the same way; a bare file name that is
 not in the working folder is looked up in the datasets folder: --data-dir,
-else $FONDUE_DATASETS, else ../shared/datasets).
+else $BENCH_DATASETS, else ../shared/datasets).
 A kg:NODES:DEGREE case is a knowledge graph scored from Neo4j import files
 (--nodes, --relationships, --score-labels Author, --evidence-properties year):
 the block model's nodes are authors, each of its links a paper, each paper in
@@ -211,7 +210,7 @@ costs with hubs and without.`,
 	f.IntVar(&faultEpochs, "fault-epochs", 0, "live cases: epochs of the fault scenarios' long compute (no early stop; 0: as many as 2.5 lock TTLs of compute take at the case's measured speed)")
 	f.IntVar(&gdsRepeats, "gds-repeats", 3, "live cases: runs of each GDS reference")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
-	cli.AddFlags(cmd, config.CmdBenchScale) // --seed, --threads
+	cli.AddSettingFlags(cmd, scaleKeys, "seed", "threads")
 	return cmd
 }
 

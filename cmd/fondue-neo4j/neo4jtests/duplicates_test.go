@@ -21,7 +21,7 @@ import (
 // aclFiles is the import of real/acl-dup in the datasets folder.
 func aclFiles(t *testing.T) neo4jtest.ImportOptions {
 	t.Helper()
-	data := os.Getenv("FONDUE_DATASETS")
+	data := os.Getenv("BENCH_DATASETS")
 	if data == "" {
 		data = filepath.Join(repoRoot, "..", "shared", "datasets")
 	}

@@ -20,11 +20,11 @@ import (
 )
 
 // kgFiles is the import of the real knowledge graph, as its README gives
-// it: real/dblp679-kg in the datasets folder ($FONDUE_DATASETS, else
+// it: real/dblp679-kg in the datasets folder ($BENCH_DATASETS, else
 // ../shared/datasets beside the repository).
 func kgFiles(t *testing.T) neo4jtest.ImportOptions {
 	t.Helper()
-	data := os.Getenv("FONDUE_DATASETS")
+	data := os.Getenv("BENCH_DATASETS")
 	if data == "" {
 		data = filepath.Join(repoRoot, "..", "shared", "datasets")
 	}

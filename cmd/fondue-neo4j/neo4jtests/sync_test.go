@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -633,36 +632,9 @@ func TestSyncResumeAfterKill(t *testing.T) {
 	reset(t)
 	load(t, netscience, "Author", "COAUTHOR", "uid")
 	args := syncArgs("sync", "--node-labels", "Author", "--id-property", "uid", "--method", "degree", "--run-id", "killed-1")
-	srv.Proxy().CountSent("= $values[0][i]")
-	cmd := exec.Command(cli, append(args, "--batch-size", "1")...)
-	cmd.Env = cliEnv(t, nil)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	// Kill it once it writes (it holds the lock then): one node per
 	// transaction, so that the write takes seconds.
-	for deadline := time.Now().Add(2 * time.Minute); srv.Proxy().SentCount() < 1; time.Sleep(5 * time.Millisecond) {
-		select {
-		case err := <-exited:
-			t.Fatalf("the run ended (%v) before it could be killed:\n%s", err, errb.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the run did not start writing within 2 minutes:\n%s", errb.String())
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
-	if err := srv.Proxy().ClearFaults(); err != nil {
-		t.Fatal(err)
-	}
+	cmd := killAfter(t, append(args, "--batch-size", "1"), "= $values[0][i]", 1, "start writing")
 	recs := cypher(t, "MATCH (l:FondueLock) RETURN l.run, l.expires - timestamp()", nil)
 	if len(recs) != 1 || recs[0].Values[0] != "killed-1" {
 		t.Fatalf("the killed run's lock: %v", recs)

@@ -80,35 +80,7 @@ func TestSyncResumesKilledSplit(t *testing.T) {
 // connection. It returns the killed run's id and how many nodes it split.
 func killMidSplit(t *testing.T, args []string) (string, int64) {
 	t.Helper()
-	const createClones = "SET m += $rows[i]"
-	srv.Proxy().CountSent(createClones)
-	cmd := exec.Command(cli, args...)
-	cmd.Env = cliEnv(t, nil)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	for deadline := time.Now().Add(3 * time.Minute); srv.Proxy().SentCount() < 3; time.Sleep(2 * time.Millisecond) {
-		select {
-		case err := <-exited:
-			t.Fatalf("the run ended (%v) before it could be killed:\n%s", err, errb.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("the run did not split within 3 minutes:\n%s", errb.String())
-		}
-	}
-	if err := cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-exited
-	if err := srv.Proxy().ClearFaults(); err != nil {
-		t.Fatal(err)
-	}
+	killAfter(t, args, "SET m += $rows[i]", 3, "split")
 	recs := cypher(t, "MATCH (r:FondueRun) RETURN r.run_id, r.unfinished", nil)
 	if len(recs) != 1 || recs[0].Values[1] != true {
 		t.Fatalf("the killed run's record: %v", recs)
@@ -119,6 +91,44 @@ func killMidSplit(t *testing.T, args []string) (string, int64) {
 		t.Fatalf("the killed run split %d nodes, want 2 or 3", done)
 	}
 	return dead, done
+}
+
+// killAfter starts the command line args and kills it (kill -9) once the
+// server was sent the statement holding text n times (doing: what the run
+// had to do by then, for the failure of one that did not within 3
+// minutes), then clears the proxy's faults. It returns the killed process.
+func killAfter(t *testing.T, args []string, text string, n int, doing string) *exec.Cmd {
+	t.Helper()
+	const limit = 3 * time.Minute
+	srv.Proxy().CountSent(text)
+	cmd := exec.Command(cli, args...)
+	cmd.Env = cliEnv(t, nil)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for deadline := time.Now().Add(limit); srv.Proxy().SentCount() < n; time.Sleep(2 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended (%v) before it could be killed:\n%s", err, errb.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the run did not %s within %s:\n%s", doing, limit, errb.String())
+		}
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	if err := srv.Proxy().ClearFaults(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
 }
 
 // With --unfinished fail, the same command after a kill -9 mid-split

@@ -72,36 +72,6 @@ func CommunityGraph(n, hubDeg int, seed uint64) *graph.Graph {
 	return NewGraph(n, e)
 }
 
-// ChangeEdges returns g (same nodes and keys) with a share frac of its
-// edges replaced by random ones.
-func ChangeEdges(g *graph.Graph, frac float64, seed uint64) *graph.Graph {
-	r := rand.New(rand.NewPCG(seed, 9))
-	n := g.NumNodes()
-	var e [][2]int
-	for i := 0; i < n; i++ {
-		for _, j := range g.Neighbors(i) {
-			if int(j) > i {
-				e = append(e, [2]int{i, int(j)})
-			}
-		}
-	}
-	k := int(frac * float64(len(e)) / 2)
-	r.Shuffle(len(e), func(a, b int) { e[a], e[b] = e[b], e[a] })
-	e = e[k:]
-	for t := 0; t < k; t++ {
-		e = append(e, [2]int{r.IntN(n), r.IntN(n)})
-	}
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = g.Key(i)
-	}
-	h, err := NewGraph(n, e).WithKeys(keys)
-	if err != nil {
-		panic(err) // the keys are g's: one per node, distinct
-	}
-	return h
-}
-
 // RandomGraph returns G(n, p) with hubs more nodes (0..hubs-1) linked to
 // each other node with probability 0.8.
 func RandomGraph(n int, p float64, hubs int, seed uint64) *graph.Graph {

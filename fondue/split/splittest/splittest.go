@@ -4,12 +4,12 @@ package splittest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
@@ -23,7 +23,7 @@ type Options struct {
 }
 
 // Run checks sp: two merged cliques come apart, with and (when sp does
-// not need one) without an embedding; on a contracted polbooks every
+// not need one) without an embedding; on a contracted polbooks (a fixture) every
 // node's groups partition its neighbours, the same for 1 and 3 workers.
 func Run(t *testing.T, sp split.Splitter, o Options) {
 	t.Run("MergedCliques", func(t *testing.T) { mergedCliques(t, sp, o) })
@@ -55,37 +55,37 @@ func mergedCliques(t *testing.T, sp split.Splitter, o Options) {
 		if o.SkipUnequalCliques && sizes[1] == 2 {
 			continue
 		}
-		g, x := testkit.TwoCliques(sizes[0], sizes[1])
-		emb := &cne.Embedding{Dim: 2, X: x}
-		want := [][]int32{testkit.Range(1, sizes[0]), testkit.Range(sizes[0]+1, sizes[0]+sizes[1])}
-		if got := propose(t, g, emb, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-			t.Errorf("cliques %v: groups %v, want %v", sizes, got, want)
-		}
-		if !sp.NeedsEmbedding() {
-			if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
-				t.Errorf("without embedding, cliques %v: groups %v, want %v", sizes, got, want)
+		t.Run(fmt.Sprintf("%d+%d", sizes[0], sizes[1]), func(t *testing.T) {
+			g, x := testkit.TwoCliques(sizes[0], sizes[1])
+			emb := &cne.Embedding{Dim: 2, X: x}
+			want := [][]int32{testkit.Range(1, sizes[0]), testkit.Range(sizes[0]+1, sizes[0]+sizes[1])}
+			if got := propose(t, g, emb, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+				t.Errorf("got groups %v, want %v", got, want)
 			}
-		}
+			if !sp.NeedsEmbedding() {
+				if got := propose(t, g, nil, sp, 0); !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+					t.Errorf("without embedding: got groups %v, want %v", got, want)
+				}
+			}
+		})
 	}
 }
 
 func acrossWorkers(t *testing.T, sp split.Splitter) {
-	g := testkit.ReadGraph(t, "polbooks")
-	c, err := eval.Contract(g, 0.1, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := fondue.Score(context.Background(), c.Graph, fondue.Options{Seed: 3})
+	// polbooks with 10% of its nodes merged into pairs: bench/eval's
+	// Contract(polbooks, 0.1, 3), which its TestContractedFixture checks.
+	g := testkit.ReadGraph(t, "polbooks-contracted")
+	res, err := fondue.Score(context.Background(), g, fondue.Options{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var nodes []int
-	for i := range c.Graph.NumNodes() {
+	for i := range g.NumNodes() {
 		nodes = append(nodes, i)
 	}
 	var first []fondue.Proposal
 	for _, workers := range []int{1, 3, 1} {
-		props, err := fondue.ProposeSplits(context.Background(), c.Graph, res, nodes,
+		props, err := fondue.ProposeSplits(context.Background(), g, res, nodes,
 			fondue.Options{Seed: 3, Workers: workers, Split: fondue.SplitOptions{Splitter: sp}})
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +93,7 @@ func acrossWorkers(t *testing.T, sp split.Splitter) {
 		if first == nil {
 			first = props
 			for k, p := range props {
-				if !isPartition(p.Groups, c.Graph.Neighbors(nodes[k])) {
+				if !isPartition(p.Groups, g.Neighbors(nodes[k])) {
 					t.Fatalf("node %d: groups %v are not a partition of its neighbours", nodes[k], p.Groups)
 				}
 			}

@@ -28,19 +28,46 @@ func AddFlags(cmd *cobra.Command, on config.Commands) {
 // of cmd.
 func addFlags(cmd *cobra.Command, fs *pflag.FlagSet, on config.Commands) {
 	for _, s := range config.Settings() {
-		fl, ok := s.FlagOn(on)
+		if fl, ok := s.FlagOn(on); ok {
+			addSettingFlag(cmd, fs, &s, fl)
+		}
+	}
+}
+
+// AddSettingFlags gives cmd the flags of the settings keys, made as
+// AddFlags makes them, under the names fondue-neo4j gives them: for a
+// program beside fondue-neo4j (fondue-bench) that reads some of the same
+// settings and says which. help, when it has a key, replaces that
+// setting's help. A key that is no setting, or a setting without a flag,
+// panics: the caller's list is wrong.
+func AddSettingFlags(cmd *cobra.Command, help map[string]string, keys ...string) {
+	for _, k := range keys {
+		s, ok := config.Lookup(k)
 		if !ok {
-			continue
+			panic("cli: no setting " + k)
 		}
-		f := addFlag(fs, &s, fl.Name, fl.Help)
-		f.Annotations = map[string][]string{settingOf: {s.Key}}
-		completeWith(cmd, fl.Name, fl.Complete)
-		if fl.Old == "" {
-			continue
+		fl, ok := s.FlagOn(^config.Commands(0))
+		if !ok {
+			panic("cli: setting " + k + " has no flag")
 		}
-		if old := addDeprecated(fs, Deprecated{Old: fl.Old, Shorthand: fl.OldShorthand, New: fl.Name}); old != nil {
-			completeWith(cmd, old.Name, fl.Complete) // an older spelling completes as the flag it sets
+		if h, ok := help[k]; ok {
+			fl.Help = h
 		}
+		addSettingFlag(cmd, cmd.Flags(), s, fl)
+	}
+}
+
+// addSettingFlag adds setting s's flag fl to fs, a flag set of cmd, with
+// its completion and older spelling.
+func addSettingFlag(cmd *cobra.Command, fs *pflag.FlagSet, s *config.Setting, fl config.Flag) {
+	f := addFlag(fs, s, fl.Name, fl.Help)
+	f.Annotations = map[string][]string{settingOf: {s.Key}}
+	completeWith(cmd, fl.Name, fl.Complete)
+	if fl.Old == "" {
+		return
+	}
+	if old := addDeprecated(fs, Deprecated{Old: fl.Old, Shorthand: fl.OldShorthand, New: fl.Name}); old != nil {
+		completeWith(cmd, old.Name, fl.Complete) // an older spelling completes as the flag it sets
 	}
 }
 

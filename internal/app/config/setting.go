@@ -66,7 +66,7 @@ type Flag struct {
 	Old, OldShorthand string
 }
 
-// Commands is a set of commands of fondue-neo4j and fondue-bench.
+// Commands is a set of commands of fondue-neo4j.
 type Commands uint16
 
 const (
@@ -76,14 +76,11 @@ const (
 	CmdUndo                            // fondue-neo4j undo
 	CmdEstimate                        // fondue-neo4j estimate
 	CmdDuplicates                      // fondue-neo4j duplicates
-	CmdBench                           // fondue-bench
-	CmdBenchReal                       // fondue-bench real
-	CmdBenchScale                      // fondue-bench scale
 	CmdPlan                            // fondue-neo4j plan list|accept|reject
-	CmdEvery                           // every command of both: a flag of the root, inherited
+	CmdEvery                           // every command: a flag of the root, inherited
 )
 
-var commandNames = []string{"score", "review", "sync", "undo", "estimate", "duplicates", "fondue-bench", "fondue-bench real", "fondue-bench scale", "plan", "every command"}
+var commandNames = []string{"score", "review", "sync", "undo", "estimate", "duplicates", "plan", "every command"}
 
 // String lists the commands: "score, review, sync".
 func (c Commands) String() string {

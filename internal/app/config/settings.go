@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
@@ -21,25 +19,15 @@ import (
 // EnvPrefix starts the environment variable of every setting.
 const EnvPrefix = "FONDUE_"
 
-// otherEnv are FONDUE_* variables that are not settings but are read
-// elsewhere: ReadEnv leaves them alone, as it does FONDUE_JAVA<N>_HOME
-// (IsOtherEnv).
-var otherEnv = []string{
-	"FONDUE_CONFIG",         // the config file (--config)
-	"FONDUE_DATASETS",       // bench: the datasets folder (--data-dir)
-	"FONDUE_NEO4J_CACHE",    // tests: the Neo4j test servers' cache (internal/testenv/toolcache)
-	"FONDUE_NEO4J_VERSIONS", // tests: the Neo4j versions to test on (internal/testenv/neo4jtest)
-	"FONDUE_MAVEN",          // tests: the Maven command (internal/testenv/neo4jtest)
-	"FONDUE_CHROMIUM",       // tests: the browser of the review page's test (internal/testenv/browser)
-}
-
-var javaHome = regexp.MustCompile(`^FONDUE_JAVA[0-9]+_HOME$`) // tests: a JDK (internal/testenv/neo4jtest)
+// configEnv names the config file (--config): a FONDUE_* variable that is
+// not a setting, which ReadEnv leaves alone (IsOtherEnv). The test
+// harness's and the bench's variables are not FONDUE_* (TESTENV_*,
+// BENCH_DATASETS).
+const configEnv = "FONDUE_CONFIG"
 
 // IsOtherEnv reports whether a FONDUE_* variable is read elsewhere, not a
-// setting.
-func IsOtherEnv(name string) bool {
-	return slices.Contains(otherEnv, name) || javaHome.MatchString(name)
-}
+// setting: FONDUE_CONFIG.
+func IsOtherEnv(name string) bool { return name == configEnv }
 
 // checkPushgatewayURL accepts "" or an http(s) URL with a host.
 func checkPushgatewayURL(s string) error {
@@ -73,7 +61,7 @@ func checkCloneKey(s string) error {
 // The commands that offer the engine's flags, the connection's, and
 // --max-memory.
 const (
-	engineCmds = CmdScore | CmdReview | CmdSync | CmdBench | CmdBenchReal
+	engineCmds = CmdScore | CmdReview | CmdSync
 	neo4jCmds  = CmdSync | CmdUndo
 	memoryCmds = CmdScore | CmdReview | CmdSync | CmdEstimate | CmdDuplicates
 	// The commands that read a graph from files: an edge list or the
@@ -109,17 +97,15 @@ var settings = []Setting{
 		Flags:      []Flag{{Name: "max-memory", On: memoryCmds}},
 		Field:      func(c *Config) any { return &c.MaxMemory }},
 
-	// The engine: score, review, sync and fondue-bench.
+	// The engine: score, review and sync.
 	{Key: "seed", Kind: Uint, Default: uint64(1),
-		Help: "random seed: same input, config and seed give the same scores",
-		Flags: []Flag{{Name: "seed", On: engineCmds | CmdDuplicates},
-			{Name: "seed", On: CmdBenchScale, Help: "seed of the generated graphs, the contraction and the runs"}},
+		Help:  "random seed: same input, config and seed give the same scores",
+		Flags: []Flag{{Name: "seed", On: engineCmds | CmdDuplicates}},
 		Field: func(c *Config) any { return &c.Engine.Seed }},
 	{Key: "threads", Kind: NonNegInt, Default: 0, Want: "a non-negative integer (0: all cores)", Aliases: []string{"concurrency"},
 		Help: "worker goroutines (0: all cores); does not change results (--concurrency: the same)",
 		Doc:  "worker goroutines; does not change results (`--concurrency`, GDS's name, is the same flag)", DocDefault: "0 (all cores)",
-		Flags: []Flag{{Name: "threads", On: engineCmds | CmdEstimate | CmdDuplicates},
-			{Name: "threads", On: CmdBenchScale, Help: "worker goroutines of the runs (0: all cores)"}},
+		Flags: []Flag{{Name: "threads", On: engineCmds | CmdEstimate | CmdDuplicates}},
 		Field: func(c *Config) any { return &c.Engine.Threads }},
 	{Key: "method", Kind: Enum, Default: score.DefaultMethod, Values: score.Methods(),
 		Help:  "scoring method: " + strings.Join(score.Methods(), ", "),
@@ -243,7 +229,7 @@ var settings = []Setting{
 		Doc:  "display names for the ids, a file (see [review.md](review.md))",
 		Flags: []Flag{{Name: "names", On: CmdScore},
 			{Name: "names", On: CmdReview, Help: "display names: id<TAB>name lines, or JSON {\"id\": \"name\"}"},
-			{Name: "names", On: CmdDuplicates, Help: "the names compared, of an edge list's nodes: id<TAB>name lines, or JSON {\"id\": \"name\"} (default: the ids)"}},
+			{Name: "names", On: CmdDuplicates, Help: "the names compared, of an edge list's nodes: id<TAB>name lines, or JSON {\"id\": \"name\"} (default: none, the links alone)"}},
 		Field: func(c *Config) any { return &c.Input.Names }},
 
 	// score's and review's nodes to score (the rest is context).

@@ -191,6 +191,24 @@ func TestSyncSummaryUnfinished(t *testing.T) {
 	}
 }
 
+// A duplicates run says what it compared, kept and wrote, and the memory
+// estimate its guard checked.
+func TestSyncSummaryDuplicates(t *testing.T) {
+	sum := &syncjob.Summary{RunID: "r5", Duplicates: &syncjob.Duplicates{RelationshipType: "SAME", Compared: 30, Candidates: 41,
+		Pairs: []syncjob.DuplicatePair{{A: syncjob.DuplicateNode{Key: keys.Int(25), Name: "Jeffrey Bilmes"}, B: syncjob.DuplicateNode{Key: keys.Int(26), Name: "Jeff A. Bilmes"},
+			Probability: 0.98, Reasons: []string{"initials agree", "2 shared co-authors"}}},
+		RelationshipsWritten: 1, RelationshipsDeleted: 2, MemoryEstimate: 34 << 20}}
+	var buf bytes.Buffer
+	SyncText(&buf, sum)
+	want := "duplicates: 30 nodes compared, 41 candidate pairs scored, 1 pair kept; 1 SAME relationship written, 2 relationships of earlier runs deleted; memory estimate 34.0 MiB\n"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("got\n%s\nwant a line %q", buf.String(), want)
+	}
+	if attrs := fmt.Sprint(SyncAttrs(sum)); !strings.Contains(attrs, "duplicateRelationshipsDeleted 2 duplicatesMemoryEstimateBytes 35651584") {
+		t.Errorf("attrs %s", attrs)
+	}
+}
+
 func TestEstimateText(t *testing.T) {
 	e := memory.Predict(1000, 5000, memory.Options{Dim: 8, Workers: 2})
 	var buf bytes.Buffer

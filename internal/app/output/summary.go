@@ -44,9 +44,10 @@ func SyncText(w io.Writer, sum *syncjob.Summary) {
 		fmt.Fprintf(w, "not proposed: %d nodes a review decided on, their neighbours unchanged (undo --forget-decisions forgets the decisions)\n", n)
 	}
 	if d := sum.Duplicates; d != nil {
-		fmt.Fprintf(w, "duplicates: %s compared, %s scored, %s kept; %s written, %s of earlier runs deleted\n",
+		fmt.Fprintf(w, "duplicates: %s compared, %s scored, %s kept; %s written, %s of earlier runs deleted; memory estimate %s\n",
 			plural.N(d.Compared, "node"), plural.N(d.Candidates, "candidate pair"), plural.N(len(d.Pairs), "pair"),
-			plural.N(d.RelationshipsWritten, d.RelationshipType+" relationship"), plural.N(d.RelationshipsDeleted, "relationship"))
+			plural.N(d.RelationshipsWritten, d.RelationshipType+" relationship"), plural.N(d.RelationshipsDeleted, "relationship"),
+			sysmem.FormatBytes(d.MemoryEstimate))
 		for _, p := range d.Pairs[:min(len(d.Pairs), terminalTop)] {
 			fmt.Fprintf(w, "  %.3f  %s ~ %s  %s\n", p.Probability, p.A.Key.DescribeNode(p.A.Name), p.B.Key.DescribeNode(p.B.Name), strings.Join(p.Reasons, "; "))
 		}
@@ -88,7 +89,8 @@ func SyncAttrs(sum *syncjob.Summary) []any {
 	}
 	if d := sum.Duplicates; d != nil {
 		attrs = append(attrs, "duplicatesCompared", d.Compared, "duplicateCandidates", d.Candidates, "duplicatePairs", len(d.Pairs),
-			"duplicateRelationshipsWritten", d.RelationshipsWritten, "duplicateRelationshipsDeleted", d.RelationshipsDeleted)
+			"duplicateRelationshipsWritten", d.RelationshipsWritten, "duplicateRelationshipsDeleted", d.RelationshipsDeleted,
+			"duplicatesMemoryEstimateBytes", d.MemoryEstimate)
 	}
 	if sp := sum.Split; sp != nil {
 		attrs = append(attrs, "splitMillis", sum.SplitMillis, "split", sp.Split, "nodesCreated", sp.NodesCreated)

@@ -11,7 +11,7 @@ import (
 	"hash/crc32"
 )
 
-// dataOpen and dataClose delimit the page's data (page.html).
+// dataOpen and dataClose delimit the page's data (layout.html).
 const (
 	dataOpen  = `<script type="application/json" id="fondue-data">`
 	dataClose = `</script>`

@@ -3,9 +3,7 @@ package review
 import (
 	_ "embed"
 	"encoding/json"
-	"html"
 	"io"
-	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/mergeplan"
 )
@@ -14,9 +12,6 @@ import (
 // per pair with its names, score and reasons, Accept / Reject, and the
 // export of the plan with the decisions: the approved merge plan that
 // "sync --merge --plan FILE" reads (mergeplan's format, every pair).
-
-//go:embed merge.html
-var mergeHTML string
 
 //go:embed merge.js
 var mergeJS string
@@ -64,17 +59,5 @@ func WriteMerge(w io.Writer, d *MergeDoc) error {
 		}
 		data.Pairs = append(data.Pairs, string(pj))
 	}
-	js, err := json.Marshal(data) // escapes <, > and &: safe inside <script>
-	if err != nil {
-		return err
-	}
-	title := "fondue-neo4j review: merge plan of run " + d.Plan.RunID
-	page := strings.NewReplacer(
-		"{{TITLE}}", html.EscapeString(title),
-		"{{CSS}}", pageCSS,
-		"{{DATA}}", string(js),
-		"{{JS}}", mergeJS,
-	).Replace(mergeHTML)
-	_, err = io.WriteString(w, page)
-	return err
+	return render(w, mergePage, "fondue-neo4j review: merge plan of run "+d.Plan.RunID, data, mergeJS)
 }

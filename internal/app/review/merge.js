@@ -1,21 +1,14 @@
 (function () {
   "use strict";
-  var DATA = JSON.parse(document.getElementById("fondue-data").textContent);
+  var C = fondueCommon, DATA = C.data(), h = C.h;
   var head = JSON.parse(DATA.head);
   // A key as text from the pair's JSON (keep and merge come first): an
   // integer key beyond 2^53 is shown as it is, not rounded.
   var KEYS = /^\{"keep":(-?\d+|"(?:[^"\\]|\\.)*"),"merge":(-?\d+|"(?:[^"\\]|\\.)*")/;
-  function keyOf(j) { return j.charAt(0) === '"' ? JSON.parse(j) : j; }
   var pairs = DATA.pairs.map(function (text) {
     var m = KEYS.exec(text);
-    return { text: text, p: JSON.parse(text), keep: keyOf(m[1]), merge: keyOf(m[2]), decision: "" };
+    return { text: text, p: JSON.parse(text), keep: C.keyText(m[1]), merge: C.keyText(m[2]), decision: "" };
   });
-  function h(tag, attrs, text) {
-    var el = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { el.setAttribute(k, attrs[k]); });
-    if (text !== undefined) el.textContent = text;
-    return el;
-  }
   pairs.forEach(function (st) { if (st.p.decision !== "undecided") st.decision = st.p.decision; });
 
   function update(st) {
@@ -26,9 +19,7 @@
       st.status.className = "status" + (st.decision ? " " + st.decision : "");
       st.status.textContent = st.decision === "accept" ? "accepted: merge" : st.decision === "reject" ? "rejected" : "undecided";
     }
-    var a = 0, r = 0;
-    pairs.forEach(function (x) { if (x.decision === "accept") a++; else if (x.decision === "reject") r++; });
-    document.getElementById("counts").textContent = a + " accepted \u00b7 " + r + " rejected \u00b7 " + (pairs.length - a - r) + " undecided";
+    C.counts(pairs);
   }
   function decide(st, d) {
     st.decision = st.decision === d ? "" : d;
@@ -78,15 +69,7 @@
     });
     return DATA.head.replace('"@reviewedAt@"', JSON.stringify(at)).replace(/"pairs":null/, '"pairs":[' + body.join(",") + "]") + "\n";
   }
-  document.getElementById("export").addEventListener("click", function () {
-    var blob = new Blob([planText()], { type: "application/json" });
-    var a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = "fondue-approved-plan.json";
-    document.body.appendChild(a);
-    a.click();
-    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 2000);
-  });
+  C.exportWith(planText);
 
   var top = DATA.top > 0 ? Math.min(DATA.top, pairs.length) : pairs.length;
   var meta = ["sync --duplicates --dry-run plan of run " + head.runId];
@@ -94,7 +77,7 @@
   if (head.candidateType) meta.push("candidates :" + head.candidateType);
   meta.push(top < pairs.length ? top + " of " + pairs.length + " pairs shown" : pairs.length + " pairs to review");
   meta.push("made " + DATA.generatedAt + (DATA.tool ? " by " + DATA.tool : ""));
-  document.getElementById("meta").textContent = meta.join(" \u00b7 ");
+  C.meta(meta);
   var main = document.getElementById("nodes");
   pairs.slice(0, top).forEach(function (st, k) { main.appendChild(build(st, k + 1)); update(st); });
   update({});

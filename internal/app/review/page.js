@@ -1,6 +1,6 @@
 (function () {
   "use strict";
-  var DATA = JSON.parse(document.getElementById("fondue-data").textContent);
+  var C = fondueCommon, DATA = C.data(), h = C.h, keyText = C.keyText;
   // Okabe-Ito: told apart with most colour-vision deficiencies.
   var COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C6D1F", "#000000"];
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -14,12 +14,6 @@
     var k = g - COLORS.length;
     return "hsl(" + ((k * 137.50776 + 20) % 360).toFixed(2) + ", 70%, " + [42, 28, 60][k % 3] + "%)";
   }
-  function h(tag, attrs, text) {
-    var e = document.createElement(tag);
-    for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
   function s(tag, attrs) {
     var e = document.createElementNS(SVGNS, tag);
     for (var k in attrs || {}) e.setAttribute(k, attrs[k]);
@@ -27,7 +21,6 @@
   }
   // Keys travel as JSON text, so that integers past 2^53 stay exact.
   function Raw(t) { this.t = t; }
-  function keyText(kj) { return kj.charAt(0) === '"' ? JSON.parse(kj) : kj; }
   function fmt(x, d) { return (typeof x === "number" && isFinite(x)) ? x.toFixed(d) : "?"; }
   function short(name, n) { return name.length > n ? name.slice(0, n - 1) + "\u2026" : name; }
 
@@ -222,11 +215,7 @@
     return box;
   }
 
-  function counts() {
-    var a = 0, r = 0;
-    nodes.forEach(function (st) { if (st.decision === "accept") a++; else if (st.decision === "reject") r++; });
-    document.getElementById("counts").textContent = a + " accepted \u00b7 " + r + " rejected \u00b7 " + (nodes.length - a - r) + " undecided";
-  }
+  function counts() { C.counts(nodes); }
 
   // ---- click and drag ----
   var drag = null, ghost = document.getElementById("ghost");
@@ -350,15 +339,7 @@
     return "{\n" + keys.map(function (k) { return inner + JSON.stringify(k) + ": " + enc(v[k], inner); }).join(",\n") + "\n" + ind + "}";
   }
   function planText() { return enc(plan(), "") + "\n"; }
-  document.getElementById("export").addEventListener("click", function () {
-    var blob = new Blob([planText()], { type: "application/json" });
-    var a = document.createElement("a");
-    a.href = URL.createObjectURL(blob);
-    a.download = "fondue-approved-plan.json";
-    document.body.appendChild(a);
-    a.click();
-    setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 2000);
-  });
+  C.exportWith(planText);
 
   // ---- start ----
   var meta = [];
@@ -368,7 +349,7 @@
   if (DATA.splitter) meta.push("splitter " + DATA.splitter);
   meta.push(DATA.nodes.length + " nodes to review");
   meta.push("made " + DATA.generatedAt + (DATA.tool ? " by " + DATA.tool : ""));
-  document.getElementById("meta").textContent = meta.join(" \u00b7 ");
+  C.meta(meta);
   var main = document.getElementById("nodes");
   DATA.nodes.forEach(function (node, k) {
     var st = build(node, k + 1);

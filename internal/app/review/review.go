@@ -9,11 +9,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"html"
 	"io"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
@@ -85,12 +83,6 @@ type Neighbor struct {
 	Name string
 }
 
-//go:embed page.html
-var pageHTML string
-
-//go:embed page.css
-var pageCSS string
-
 //go:embed page.js
 var pageJS string
 
@@ -100,22 +92,11 @@ func Write(w io.Writer, d *Doc) error {
 	if err != nil {
 		return err
 	}
-	js, err := json.Marshal(data) // escapes <, > and &: safe inside <script>
-	if err != nil {
-		return err
-	}
 	title := d.Title
 	if title == "" {
 		title = "fondue-neo4j review"
 	}
-	page := strings.NewReplacer(
-		"{{TITLE}}", html.EscapeString(title),
-		"{{CSS}}", pageCSS,
-		"{{DATA}}", string(js),
-		"{{JS}}", pageJS,
-	).Replace(pageHTML)
-	_, err = io.WriteString(w, page)
-	return err
+	return render(w, splitPage, title, data, pageJS)
 }
 
 // Page data: short field names keep a page of 20 big nodes small.

@@ -3,7 +3,7 @@
 // separated by NUL bytes on file descriptors 3 and 4), so that it needs
 // nothing but the standard library and a Chromium binary.
 //
-// Ensure finds the binary ($FONDUE_CHROMIUM, else chromium, chromium-browser,
+// Ensure finds the binary ($TESTENV_CHROMIUM, else chromium, chromium-browser,
 // google-chrome on PATH) and, if there is none, installs Debian's chromium
 // package with apt-get once per machine (as root, which CI and the
 // developers' machines are); otherwise it fails naming what is missing.
@@ -27,7 +27,7 @@ import (
 )
 
 // EnvChromium names a Chrome or Chromium binary to use.
-const EnvChromium = "FONDUE_CHROMIUM"
+const EnvChromium = "TESTENV_CHROMIUM"
 
 var candidates = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
 

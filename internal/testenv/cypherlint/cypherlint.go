@@ -8,7 +8,7 @@
 // notifications) fail the build like syntax and semantic errors.
 //
 // The npm package is installed once per machine into the cache directory
-// shared with neo4jtest ($FONDUE_NEO4J_CACHE, default
+// shared with neo4jtest ($TESTENV_CACHE, default
 // $HOME/.cache/fondue-neo4j), from the pinned package-lock.json in npm/.
 package cypherlint
 

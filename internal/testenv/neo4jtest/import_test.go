@@ -4,19 +4,18 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/eval"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// TestImportGeneratedGraph bulk-imports a generated block model with
-// planted ambiguous nodes (the graphs of fondue-bench scale, small) into
-// the suite's server with neo4j-admin database import full: what was in
+// TestImportGeneratedGraph bulk-imports a generated graph
+// (testgraph.Generated, with keys that have gaps as after a contraction)
+// into the suite's server with neo4j-admin database import full: what was in
 // the database is gone, every node is there once with its key as an
 // INTEGER property, every edge is one relationship between the right keys,
 // and the server answers through the same BoltURL with the same password.
@@ -24,15 +23,18 @@ import (
 func TestImportGeneratedGraph(t *testing.T) {
 	resetDB(t)
 	ctx := ctxT(t, 10*time.Minute)
-	g0, err := generate.SBM(generate.SBMOptions{Nodes: 3000, AvgDegree: 8, Seed: 5})
+	g0, err := testgraph.Generated()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct, err := eval.Contract(g0, 0.01, 5)
+	keys := make([]string, g0.NumNodes())
+	for i := range keys {
+		keys[i] = strconv.Itoa(3*i + 1)
+	}
+	g, err := g0.WithKeys(keys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := ct.Graph
 	nodes, rels, err := testgraph.WriteCSV(g, t.TempDir(), "uid")
 	if err != nil {
 		t.Fatal(err)

@@ -60,17 +60,17 @@ const (
 	// EnvVersions selects the servers Main runs the tests on: a
 	// comma-separated list of Neo4j versions or prefixes ("5.26",
 	// "2026.01.4"); default: every version in Versions.
-	EnvVersions = "FONDUE_NEO4J_VERSIONS"
+	EnvVersions = "TESTENV_NEO4J_VERSIONS"
 	// EnvMaven overrides the Maven command (default: mvn on the PATH).
-	EnvMaven = "FONDUE_MAVEN"
+	EnvMaven = "TESTENV_MAVEN"
 )
 
 // EnvJavaHome is the variable that points at a JDK of the given major
-// version, e.g. FONDUE_JAVA25_HOME; it takes precedence over the search.
-func EnvJavaHome(major int) string { return "FONDUE_JAVA" + strconv.Itoa(major) + "_HOME" }
+// version, e.g. TESTENV_JAVA25_HOME; it takes precedence over the search.
+func EnvJavaHome(major int) string { return "TESTENV_JAVA" + strconv.Itoa(major) + "_HOME" }
 
 // CacheDir returns the directory that holds the installations and the
-// per-server directories: $FONDUE_NEO4J_CACHE, else $HOME/.cache/fondue-neo4j.
+// per-server directories: $TESTENV_CACHE, else $HOME/.cache/fondue-neo4j.
 func CacheDir() (string, error) {
 	d, err := toolcache.Dir()
 	if err != nil {
@@ -274,7 +274,7 @@ func readJDK(home string) (JDK, bool) {
 	return j, true
 }
 
-// FindJDK finds a JDK of the given major version: $FONDUE_JAVA<major>_HOME,
+// FindJDK finds a JDK of the given major version: $TESTENV_JAVA<major>_HOME,
 // then $JAVA_HOME and the java on the PATH, then every JDK in the folder
 // that holds the PATH java's JDK (e.g. /usr/lib/jvm) and in /usr/lib/jvm.
 // The error says where it looked.

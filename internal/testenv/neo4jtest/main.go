@@ -10,7 +10,7 @@ import (
 )
 
 // Main runs a test package's whole suite once per server version (every
-// version in Versions, or those $FONDUE_NEO4J_VERSIONS selects). Call it
+// version in Versions, or those $TESTENV_NEO4J_VERSIONS selects). Call it
 // from TestMain:
 //
 //	var srv *neo4jtest.Server

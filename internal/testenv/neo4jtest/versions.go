@@ -34,7 +34,7 @@ var (
 // Versions lists every server version, oldest first.
 var Versions = []Version{LTS, Calendar}
 
-// SelectedVersions returns the versions named by $FONDUE_NEO4J_VERSIONS
+// SelectedVersions returns the versions named by $TESTENV_NEO4J_VERSIONS
 // (a comma-separated list of versions or prefixes), or every version.
 func SelectedVersions() ([]Version, error) {
 	spec := strings.TrimSpace(os.Getenv(EnvVersions))

@@ -8,7 +8,7 @@
 //
 //	fondue-neo4j review testdata/lesmis.edges --names testdata/lesmis.names --top 6
 //
-// opens it in headless Chromium ($FONDUE_CHROMIUM, else a chromium on PATH,
+// opens it in headless Chromium ($TESTENV_CHROMIUM, else a chromium on PATH,
 // else Debian's chromium package, installed once per machine as the review
 // page's tests do), takes the decisions the README's caption describes (the
 // first node accepted as proposed, the second accepted after dragging the

@@ -129,3 +129,18 @@ func TestLoadDump(t *testing.T) {
 		t.Fatalf("two loads of the same graph dump differently:\n%s", Diff(first, second))
 	}
 }
+
+// The generated graph: the size and shape the bench's generator gave it
+// (bench's TestGeneratedFixture checks it edge by edge).
+func TestGenerated(t *testing.T) {
+	g, err := Generated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.NumNodes() != 20000 || g.NumEdges() != 100000 || g.MaxDegree() != 766 {
+		t.Fatalf("got %d nodes, %d edges, max degree %d; want 20000, 100000, 766", g.NumNodes(), g.NumEdges(), g.MaxDegree())
+	}
+	if k, ok := g.IntKey(19999); !ok || k != 19999 {
+		t.Fatalf("node 19999: got key %d (integer %v), want 19999", k, ok)
+	}
+}

@@ -18,12 +18,12 @@ import (
 )
 
 // EnvDir overrides the cache directory.
-const EnvDir = "FONDUE_NEO4J_CACHE"
+const EnvDir = "TESTENV_CACHE"
 
 // ReadyMarker is the file that marks a complete installation.
 const ReadyMarker = ".fondue-installed"
 
-// Dir returns the cache directory: $FONDUE_NEO4J_CACHE, else
+// Dir returns the cache directory: $TESTENV_CACHE, else
 // $HOME/.cache/fondue-neo4j.
 func Dir() (string, error) {
 	if d := os.Getenv(EnvDir); d != "" {

@@ -2,13 +2,14 @@ package eval
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 func metricClose(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
@@ -56,7 +57,7 @@ func TestMetricsRefuseBadInput(t *testing.T) {
 	s, l := []float64{1, 2, 3}, []bool{true, false}
 	check := func(what string, err error, msg string) {
 		t.Helper()
-		var oe *errs.OptionsError
+		var oe *fondue.OptionsError
 		if !errors.As(err, &oe) || !strings.Contains(err.Error(), msg) {
 			t.Fatalf("%s: err = %v, want an *OptionsError saying %q", what, err, msg)
 		}
@@ -94,12 +95,14 @@ func TestAUCByHand(t *testing.T) {
 		{"NaN dropped", []float64{nan, .7, .5, .3, .5}, []bool{true, false, true, false, false}, 1.5 / 3, 1.0 / 3},
 	}
 	for _, c := range cases {
-		if got := auc(t, c.scores, c.labels, TiesAverage); !metricClose(got, c.avg) {
-			t.Errorf("%s: AUC average = %v, want %v", c.name, got, c.avg)
-		}
-		if got := auc(t, c.scores, c.labels, TiesAsLoss); !metricClose(got, c.loss) {
-			t.Errorf("%s: AUC loss = %v, want %v", c.name, got, c.loss)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if got := auc(t, c.scores, c.labels, TiesAverage); !metricClose(got, c.avg) {
+				t.Errorf("average ties: got AUC %v, want %v", got, c.avg)
+			}
+			if got := auc(t, c.scores, c.labels, TiesAsLoss); !metricClose(got, c.loss) {
+				t.Errorf("ties as losses: got AUC %v, want %v", got, c.loss)
+			}
+		})
 	}
 	for _, c := range []struct {
 		scores []float64
@@ -110,9 +113,11 @@ func TestAUCByHand(t *testing.T) {
 		{[]float64{nan, 2}, []bool{true, false}},
 		{nil, nil},
 	} {
-		if got := auc(t, c.scores, c.labels, TiesAverage); !math.IsNaN(got) {
-			t.Errorf("AUC(%v, %v) = %v, want NaN", c.scores, c.labels, got)
-		}
+		t.Run(fmt.Sprintf("undefined %v %v", c.scores, c.labels), func(t *testing.T) {
+			if got := auc(t, c.scores, c.labels, TiesAverage); !math.IsNaN(got) {
+				t.Errorf("got AUC %v, want NaN", got)
+			}
+		})
 	}
 }
 
@@ -262,12 +267,14 @@ func TestARIKnownValues(t *testing.T) {
 		{nil, nil, 1},
 	}
 	for _, c := range cases {
-		if got := ari(t, c.a, c.b); !metricClose(got, c.want) {
-			t.Errorf("ARI(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
-		}
-		if got := ari(t, c.b, c.a); !metricClose(got, c.want) {
-			t.Errorf("ARI(%v, %v) = %v, want %v (symmetry)", c.b, c.a, got, c.want)
-		}
+		t.Run(fmt.Sprintf("%v %v", c.a, c.b), func(t *testing.T) {
+			if got := ari(t, c.a, c.b); !metricClose(got, c.want) {
+				t.Errorf("got ARI %v, want %v", got, c.want)
+			}
+			if got := ari(t, c.b, c.a); !metricClose(got, c.want) {
+				t.Errorf("swapped: got ARI %v, want %v (symmetry)", got, c.want)
+			}
+		})
 	}
 }
 

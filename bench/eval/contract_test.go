@@ -1,15 +1,16 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"testing"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
-
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/testgraph"
 )
 
 // contractBrute recomputes a contraction from its pairs alone: the contracted
@@ -100,19 +101,21 @@ func TestContractDatasets(t *testing.T) {
 		g := readTestGraph(t, name)
 		for _, ratio := range []float64{0.01, 0.1, 0.3} {
 			for seed := uint64(0); seed < 3; seed++ {
-				c, err := Contract(g, ratio, seed)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if want := int(ratio * float64(g.NumNodes())); len(c.Pairs) != want {
-					t.Fatalf("%s r=%v: %d pairs, want %d", name, ratio, len(c.Pairs), want)
-				}
-				contractCheck(t, g, c)
-				for i := 0; i < c.Graph.NumNodes(); i++ {
-					if c.Graph.Degree(i) == 0 {
-						t.Fatalf("%s r=%v seed %d: node %d isolated", name, ratio, seed, i)
+				t.Run(fmt.Sprintf("%s/r=%v/seed=%d", name, ratio, seed), func(t *testing.T) {
+					c, err := Contract(g, ratio, seed)
+					if err != nil {
+						t.Fatal(err)
 					}
-				}
+					if got, want := len(c.Pairs), int(ratio*float64(g.NumNodes())); got != want {
+						t.Fatalf("got %d pairs, want %d", got, want)
+					}
+					contractCheck(t, g, c)
+					for i := 0; i < c.Graph.NumNodes(); i++ {
+						if c.Graph.Degree(i) == 0 {
+							t.Fatalf("node %d: got degree 0, want none isolated", i)
+						}
+					}
+				})
 			}
 		}
 	}
@@ -130,7 +133,7 @@ func TestContractSharedNeighboursAndBothMerged(t *testing.T) {
 
 func TestContractAdjacentPairDropsLoop(t *testing.T) {
 	// Path 0-1-2-3; merging 2 into 1 gives the path 0-1-3 (indices 0,1,2).
-	g := testkit.NewGraph(4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
+	g := newGraph(t, 4, [][2]int{{0, 1}, {1, 2}, {2, 3}})
 	c, err := ContractPairs(g, [][2]int{{1, 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -153,18 +156,20 @@ func TestContractAdjacentPairDropsLoop(t *testing.T) {
 func TestContractRatioZeroIsIdentity(t *testing.T) {
 	g := readTestGraph(t, "karate")
 	for _, r := range []float64{0, 0.001, 0.029} { // ⌊r·34⌋ = 0
-		c, err := Contract(g, r, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Graph != g || len(c.Pairs) != 0 || slices.Contains(c.Ambiguous, true) || len(c.Ambiguous) != g.NumNodes() {
-			t.Fatalf("r=%v: not the identity", r)
-		}
-		for i := range c.NewIndex {
-			if k, rm := c.Origins(i); c.NewIndex[i] != int32(i) || k != i || rm != -1 {
-				t.Fatalf("r=%v: node %d maps to %d, origins %d %d", r, i, c.NewIndex[i], k, rm)
+		t.Run(fmt.Sprintf("r=%v", r), func(t *testing.T) {
+			c, err := Contract(g, r, 1)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
+			if c.Graph != g || len(c.Pairs) != 0 || slices.Contains(c.Ambiguous, true) || len(c.Ambiguous) != g.NumNodes() {
+				t.Fatalf("got %d pairs and a new graph or ambiguous nodes, want the identity", len(c.Pairs))
+			}
+			for i := range c.NewIndex {
+				if k, rm := c.Origins(i); c.NewIndex[i] != int32(i) || k != i || rm != -1 {
+					t.Fatalf("node %d: got index %d, origins %d %d; want %d, origins %d -1", i, c.NewIndex[i], k, rm, i, i)
+				}
+			}
+		})
 	}
 }
 
@@ -189,7 +194,7 @@ func TestContractDeterministicBySeed(t *testing.T) {
 func TestContractSamplingIsUniform(t *testing.T) {
 	// n = 10, q = 2: each node is kept with probability 2/10 and removed with
 	// probability 2/10. 4000 seeds: standard error about 0.0063.
-	g := testkit.NewGraph(10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
+	g := newGraph(t, 10, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 8}, {8, 9}})
 	const trials = 4000
 	var kept, removed [10]int
 	for s := uint64(0); s < trials; s++ {
@@ -212,19 +217,29 @@ func TestContractSamplingIsUniform(t *testing.T) {
 }
 
 func TestContractErrors(t *testing.T) {
-	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
+	g := newGraph(t, 5, [][2]int{{0, 1}, {1, 2}, {2, 3}, {3, 4}})
 	for _, r := range []float64{0.6, 1, -0.1, math.NaN(), math.Inf(1)} {
-		if _, err := Contract(g, r, 1); err == nil {
-			t.Errorf("ratio %v: no error", r)
+		t.Run(fmt.Sprintf("ratio=%v", r), func(t *testing.T) {
+			if _, err := Contract(g, r, 1); err == nil {
+				t.Error("got no error, want one")
+			}
+		})
+	}
+	t.Run("ratio=0.4", func(t *testing.T) {
+		c, err := Contract(g, 0.4, 1)
+		if err != nil {
+			t.Fatalf("got error %v, want none", err)
 		}
-	}
-	if c, err := Contract(g, 0.4, 1); err != nil || len(c.Pairs) != 2 {
-		t.Errorf("ratio 0.4 on 5 nodes: %v", err)
-	}
+		if got := len(c.Pairs); got != 2 {
+			t.Errorf("got %d pairs on 5 nodes, want 2", got)
+		}
+	})
 	for _, pairs := range [][][2]int{{{0, 0}}, {{0, 1}, {1, 2}}, {{0, 5}}, {{0, 1}, {2, 0}}} {
-		if _, err := ContractPairs(g, pairs); err == nil {
-			t.Errorf("pairs %v: no error", pairs)
-		}
+		t.Run(fmt.Sprintf("pairs=%v", pairs), func(t *testing.T) {
+			if _, err := ContractPairs(g, pairs); err == nil {
+				t.Error("got no error, want one")
+			}
+		})
 	}
 }
 
@@ -233,7 +248,7 @@ func TestContractErrors(t *testing.T) {
 // become 0..7; 4 maps to 0 and 8 to 6.
 func contractHandCase(t *testing.T) (*graph.Graph, *Contraction) {
 	t.Helper()
-	g := testkit.NewGraph(10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
+	g := newGraph(t, 10, [][2]int{{0, 1}, {0, 2}, {0, 3}, {0, 4}, {4, 3}, {4, 5}, {4, 6}, {0, 7}, {4, 8}, {9, 8}, {1, 2}})
 	c, err := ContractPairs(g, [][2]int{{0, 4}, {7, 8}})
 	if err != nil {
 		t.Fatal(err)
@@ -257,16 +272,18 @@ func TestTruthSplitByHand(t *testing.T) {
 		{1, []int32{0, 2}, []int8{TruthKept, TruthKept}},
 	}
 	for _, tc := range cases {
-		nb, side := c.TruthSplit(tc.node)
-		if !slices.Equal(nb, tc.nb) || !slices.Equal(side, tc.side) {
-			t.Errorf("TruthSplit(%d) = %v %v, want %v %v", tc.node, nb, side, tc.nb, tc.side)
-		}
+		t.Run(fmt.Sprintf("node=%d", tc.node), func(t *testing.T) {
+			nb, side := c.TruthSplit(tc.node)
+			if !slices.Equal(nb, tc.nb) || !slices.Equal(side, tc.side) {
+				t.Errorf("got neighbours %v, sides %v; want %v, %v", nb, side, tc.nb, tc.side)
+			}
+		})
 	}
 	if k, r := c.Origins(6); k != 7 || r != 8 {
-		t.Errorf("Origins(6) = %d %d", k, r)
+		t.Errorf("Origins(6): got %d %d, want 7 8", k, r)
 	}
 	if k, r := c.Origins(7); k != 9 || r != -1 {
-		t.Errorf("Origins(7) = %d %d", k, r)
+		t.Errorf("Origins(7): got %d %d, want 9 -1", k, r)
 	}
 }
 
@@ -298,12 +315,65 @@ func TestTruthSplitMatchesOriginals(t *testing.T) {
 	t.Logf("%d shared neighbours over %d ambiguous nodes", shared, c.NumAmbiguous())
 }
 
-// readTestGraph reads fondue/testdata/NAME.edges.
+// readTestGraph reads the main module's fondue/testdata/NAME.edges.
 func readTestGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()
-	g, _, err := edgelist.ReadFile("../testdata/"+name+".edges", edgelist.HeaderAuto)
+	g, _, err := edgelist.ReadFile("../../fondue/testdata/"+name+".edges", edgelist.HeaderAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// newGraph is graph.NewGraph for a test's own edges, failing t on an error.
+func newGraph(t *testing.T, n int, edges [][2]int) *graph.Graph {
+	t.Helper()
+	g, err := graph.NewGraph(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// The main module's fondue/testdata/polbooks-contracted.edges, which the
+// splitters' conformance suite (fondue/split/splittest) reads because the
+// product cannot import this package, is Contract(polbooks, 0.1, 3): the
+// same keys in the same order, and the same edges.
+func TestContractedFixture(t *testing.T) {
+	c, err := Contract(readTestGraph(t, "polbooks"), 0.1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, readTestGraph(t, "polbooks-contracted"), c.Graph)
+}
+
+// The main module's generated graph (internal/testenv/testgraph's
+// Generated, testdata/sbm20000.edges.gz), which the product's memory and
+// import tests read because they cannot import the bench, is
+// generate.SBM(SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3}).
+func TestGeneratedFixture(t *testing.T) {
+	want, err := generate.SBM(generate.SBMOptions{Nodes: 20000, AvgDegree: 10, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := testgraph.Generated()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameGraph(t, got, want)
+}
+
+// sameGraph fails t unless got and want have the same keys in the same
+// order and the same edges.
+func sameGraph(t *testing.T, got, want *graph.Graph) {
+	t.Helper()
+	if got.NumNodes() != want.NumNodes() || got.NumEdges() != want.NumEdges() {
+		t.Fatalf("fixture has %d nodes and %d edges, want %d and %d", got.NumNodes(), got.NumEdges(), want.NumNodes(), want.NumEdges())
+	}
+	for i := range want.NumNodes() {
+		if got.Key(i) != want.Key(i) || !slices.Equal(got.Neighbors(i), want.Neighbors(i)) {
+			t.Fatalf("node %d: fixture key %s, neighbours %v; want key %s, neighbours %v",
+				i, got.Key(i), got.Neighbors(i), want.Key(i), want.Neighbors(i))
+		}
+	}
 }

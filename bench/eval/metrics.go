@@ -7,7 +7,7 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/errs"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 )
 
 // TieMode says how AUC counts a positive and a negative with equal scores.
@@ -49,7 +49,7 @@ type metricItem struct {
 // lengths are an *OptionsError.
 func metricSorted(scores []float64, labels []bool, desc bool) (items []metricItem, npos, nneg int, err error) {
 	if len(scores) != len(labels) {
-		return nil, 0, 0, &errs.OptionsError{Msg: fmt.Sprintf("eval: %d scores but %d labels", len(scores), len(labels))}
+		return nil, 0, 0, &fondue.OptionsError{Msg: fmt.Sprintf("eval: %d scores but %d labels", len(scores), len(labels))}
 	}
 	items = make([]metricItem, 0, len(scores))
 	for k, s := range scores {
@@ -91,7 +91,7 @@ func metricTieEnd(items []metricItem, start int) int {
 // mode, are an *OptionsError.
 func AUC(scores []float64, labels []bool, ties TieMode) (float64, error) {
 	if ties != TiesAverage && ties != TiesAsLoss {
-		return 0, &errs.OptionsError{Msg: fmt.Sprintf("eval: invalid tie mode %d", int(ties))}
+		return 0, &fondue.OptionsError{Msg: fmt.Sprintf("eval: invalid tie mode %d", int(ties))}
 	}
 	items, npos, nneg, err := metricSorted(scores, labels, false)
 	if err != nil {
@@ -204,7 +204,7 @@ func NDCG(scores []float64, labels []bool) (float64, error) {
 // of different lengths are an *OptionsError.
 func ARI(a, b []int) (float64, error) {
 	if len(a) != len(b) {
-		return 0, &errs.OptionsError{Msg: fmt.Sprintf("eval: labelings of length %d and %d", len(a), len(b))}
+		return 0, &fondue.OptionsError{Msg: fmt.Sprintf("eval: labelings of length %d and %d", len(a), len(b))}
 	}
 	n := int64(len(a))
 	cells := map[[2]int]int64{}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -35,12 +36,14 @@ func TestSBMDeterministic(t *testing.T) {
 
 func TestSBMOptionsErrors(t *testing.T) {
 	for _, o := range []SBMOptions{{Nodes: 1, AvgDegree: 1}, {Nodes: 100, AvgDegree: 0}, {Nodes: 100, AvgDegree: 5, Mixing: 2}, {Nodes: 100, AvgDegree: 5, MinCommunity: 50, MaxCommunity: 10}} {
-		if _, err := SBM(o); err == nil {
-			t.Errorf("%+v accepted", o)
-		}
+		t.Run(fmt.Sprintf("%+v", o), func(t *testing.T) {
+			if _, err := SBM(o); err == nil {
+				t.Error("got no error, want one")
+			}
+		})
 	}
 	if _, err := SBM(SBMOptions{Nodes: 100, AvgDegree: 5, Mixing: NoMixing}); err != nil {
-		t.Errorf("NoMixing: %v", err)
+		t.Errorf("NoMixing: got error %v, want none", err)
 	}
 }
 

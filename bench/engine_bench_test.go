@@ -1,7 +1,9 @@
-package fondue_test
+package bench
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -9,19 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/generate"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // Benchmarks of the engine's hot paths. The shared datasets are used when
-// FONDUE_DATASETS points at them; generated graphs otherwise:
+// BENCH_DATASETS points at them; generated graphs otherwise:
 //
-//	FONDUE_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./fondue
+//	BENCH_DATASETS=/work/shared/datasets go test -run X -bench 'CNEEpoch|Pipeline' ./bench
 
 var benchGraphs sync.Map
 
@@ -47,9 +48,9 @@ func benchGraph(b *testing.B, name string) *graph.Graph {
 	case "sbm1m":
 		g, err = generate.SBM(generate.SBMOptions{Nodes: 1_000_000, AvgDegree: 20, Seed: 1})
 	default:
-		dir := os.Getenv("FONDUE_DATASETS")
+		dir := os.Getenv("BENCH_DATASETS")
 		if dir == "" {
-			b.Skip("FONDUE_DATASETS not set")
+			b.Skip("BENCH_DATASETS not set")
 		}
 		g, _, err = edgelist.ReadFile(filepath.Join(dir, name+".edges"), edgelist.HeaderAuto)
 	}
@@ -83,6 +84,52 @@ func BenchmarkCNEEpoch(b *testing.B) {
 	}
 }
 
+// BenchmarkCNESubset times a fit of 20 epochs that trains a share of the
+// rows (every k-th node) with the rest frozen (cne.Run.Trainable, the
+// incremental night's re-fit): its cost per pair should be the full
+// epoch's (BenchmarkCNEEpoch), so that the cost follows the subset, not
+// the graph.
+//
+//	go test -run X -bench CNESubset ./bench
+func BenchmarkCNESubset(b *testing.B) {
+	for _, name := range []string{"sbm100k", "sbm1m"} {
+		b.Run(name, func(b *testing.B) {
+			g := benchGraph(b, name)
+			p, err := cne.FitPrior(context.Background(), g, cne.PriorOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			init, _, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: 1}, cne.Run{Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, every := range []int{1000, 100, 10, 1} {
+				var rows []int32
+				links := 0
+				for i := 0; i < g.NumNodes(); i += every {
+					rows = append(rows, int32(i))
+					links += g.Degree(i)
+				}
+				b.Run(fmt.Sprintf("1in%d", every), func(b *testing.B) {
+					const epochs = 20
+					cpu0 := cpuTime()
+					for range b.N {
+						_, st, err := cne.Fit(context.Background(), g, p, cne.Options{Mode: cne.ModeSampled, MaxEpochs: epochs, Tol: 1e-300},
+							cne.Run{Seed: 1, Init: init, Trainable: rows})
+						if err != nil || st.Epochs != epochs {
+							b.Fatalf("epochs %d, err %v", st.Epochs, err)
+						}
+					}
+					pairs := float64(b.N) * epochs * float64(6*links)
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/pairs, "ns/pair")
+					b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/pairs, "cpu-ns/pair")
+					b.ReportMetric(float64(len(rows)), "rows")
+				})
+			}
+		})
+	}
+}
+
 // BenchmarkPipeline times fondue.Score end to end (prior, CNE to convergence, scores).
 func BenchmarkPipeline(b *testing.B) {
 	for _, name := range []string{"condmat05"} {
@@ -103,7 +150,7 @@ func BenchmarkPipeline(b *testing.B) {
 
 func BenchmarkScoreEmbedding(b *testing.B) {
 	g := benchGraph(b, "sbm100k")
-	emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
+	emb := &cne.Embedding{Dim: 8, X: randomRows(g.NumNodes(), 8, 1)}
 	b.ResetTimer()
 	for k := 0; k < b.N; k++ {
 		if _, err := fondue.ScoreEmbedding(context.Background(), g, emb, fondue.Options{Method: score.MethodFONDUE, Seed: 1}); err != nil {
@@ -113,16 +160,16 @@ func BenchmarkScoreEmbedding(b *testing.B) {
 }
 
 // BenchmarkReadEdgeList times reading an edge list file into a graph:
-// condmat05 from FONDUE_DATASETS, and a generated 1M-node SBM graph
+// condmat05 from BENCH_DATASETS, and a generated 1M-node SBM graph
 // (benchGraph's sbm1m) written to a temporary file.
 func BenchmarkReadEdgeList(b *testing.B) {
 	for _, name := range []string{"condmat05", "sbm1m"} {
 		b.Run(name, func(b *testing.B) {
 			var path string
 			if name == "condmat05" {
-				dir := os.Getenv("FONDUE_DATASETS")
+				dir := os.Getenv("BENCH_DATASETS")
 				if dir == "" {
-					b.Skip("FONDUE_DATASETS not set")
+					b.Skip("BENCH_DATASETS not set")
 				}
 				path = filepath.Join(dir, name+".edges")
 			} else {
@@ -175,7 +222,7 @@ func BenchmarkScoreCombined(b *testing.B) {
 			} else {
 				g = benchGraph(b, name)
 			}
-			emb := &cne.Embedding{Dim: 8, X: testkit.RandomRows(g.NumNodes(), 8, 1)}
+			emb := &cne.Embedding{Dim: 8, X: randomRows(g.NumNodes(), 8, 1)}
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for k := 0; k < b.N; k++ {
@@ -186,4 +233,15 @@ func BenchmarkScoreCombined(b *testing.B) {
 			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
+}
+
+// randomRows returns n rows of d N(0,1) values drawn from seed: a random
+// embedding to time the scores on.
+func randomRows(n, d int, seed uint64) []float64 {
+	r := rand.New(rand.NewPCG(seed, 0))
+	x := make([]float64, n*d)
+	for k := range x {
+		x[k] = r.NormFloat64()
+	}
+	return x
 }

@@ -1,0 +1,326 @@
+// Command incremental measures incremental nights in process (no Neo4j):
+// a first, full night; then, for each share of relationships changed, an
+// incremental night from the first night's state beside a full run on the
+// same changed graph, and, for reference, a full run with another seed.
+//
+//	go run ./cmd/incremental -case sbm:1000000:10 -changes 0,0.001,0.01
+//	go run ./cmd/incremental -case real:dblp679-kg -changes 0,0.001,0.01
+//
+// A change of share f removes f of the relationships at random and adds as
+// many, each keeping one end of a removed one and moving the other to a
+// random node of the same kind (in a knowledge graph: an author writes
+// another paper). Compute is the Score call's prior, embedding and scoring
+// time; the state's fingerprints, write and read are timed apart.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/bench/generate"
+	"github.com/fondue-neo4j/fondue-neo4j/bench/real"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+)
+
+func main() {
+	caseFlag := flag.String("case", "sbm:100000:10", "sbm:NODES:DEGREE or real:SET (a set of ../shared/datasets/real)")
+	changes := flag.String("changes", "0,0.001,0.01", "shares of relationships changed, comma-separated")
+	seed := flag.Uint64("seed", 1, "seed of the runs and of the changes")
+	workers := flag.Int("workers", 0, "goroutines (0: all cores)")
+	data := flag.String("data", "../../shared/datasets", "datasets folder (real sets)")
+	configs := flag.String("configs", "default,exact", "incremental settings to measure: default (the Options' defaults), exact (MoveTolerance and RefitShare -1)")
+	hops := flag.Int("hops", 0, "Options.RefitHops of the incremental runs")
+	otherSeed := flag.Bool("other-seed", true, "also a full run with another seed, for reference")
+	flag.Parse()
+	ctx := context.Background()
+
+	g, opts, err := load(ctx, *caseFlag, *data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	opts.Seed, opts.Workers, opts.KeepState = *seed, *workers, true
+	fmt.Printf("case %s: %d nodes, %d relationships, %d cores, workers %d\n", *caseFlag, g.NumNodes(), g.NumEdges(), runtime.NumCPU(), *workers)
+
+	first, c1 := run(ctx, g, opts)
+	cpu1 := lastCPU
+	fmt.Printf("night 1 (full): cpu %s, compute %s (prior %s, embedding %s [%d epochs], scoring %s)\n",
+		secs(cpu1), secs(c1), secs(first.Timings.Prior), secs(first.Timings.Embedding), first.CNE.Epochs, secs(first.Timings.Scoring))
+	t0 := time.Now()
+	st := first.State(g, opts)
+	tState := time.Since(t0)
+	dir, err := os.MkdirTemp("", "incremental")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "state")
+	t0 = time.Now()
+	if err := st.WriteFile(path); err != nil {
+		log.Fatal(err)
+	}
+	tWrite := time.Since(t0)
+	t0 = time.Now()
+	if st, err = fondue.ReadStateFile(path); err != nil {
+		log.Fatal(err)
+	}
+	tRead := time.Since(t0)
+	fi, _ := os.Stat(path)
+	fmt.Printf("state: fingerprints+terms %s, write %s, read %s, %.1f MB\n", secs(tState), secs(tWrite), secs(tRead), float64(fi.Size())/1e6)
+
+	fmt.Println("| changed | rescoring | night 2 compute (wall) | share of night 1 (cpu share) | changed / trained / rescored nodes | epochs | warm full run compute | cold full run compute | top-1% overlap, Spearman: inc vs warm full | inc vs cold full | cold full night 1 vs night 2 |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	var other string
+	for _, f := range strings.Split(*changes, ",") {
+		share, err := strconv.ParseFloat(f, 64)
+		if err != nil {
+			log.Fatalf("-changes: %v", err)
+		}
+		h := change(g, opts, share, *seed)
+		warm, cold, cw, cc := first, first, c1, c1
+		if share != 0 {
+			o := opts
+			o.WarmStart = st.Checkpoint
+			warm, cw = run(ctx, h, o)
+			cold, cc = run(ctx, h, opts)
+		}
+		if *otherSeed && other == "" {
+			// Once, on night 1's graph.
+			o := opts
+			o.Seed++
+			res, _ := run(ctx, g, o)
+			a, b := compare(first.Scores, res.Scores)
+			other = fmt.Sprintf("two cold full runs of night 1's graph, seeds %d and %d: top-1%% overlap %.1f%%, Spearman %.3f", *seed, *seed+1, 100*a, b)
+		}
+		pair := func(a, b []float64) string {
+			ov, rho := compare(a, b)
+			return fmt.Sprintf("%.1f%%, %.3f", 100*ov, rho)
+		}
+		for _, cfg := range strings.Split(*configs, ",") {
+			o := opts
+			o.Since, o.RefitHops = st, *hops
+			if cfg == "exact" {
+				o.MoveTolerance, o.RefitShare = -1, -1
+			}
+			inc, c2 := run(ctx, h, o)
+			wall, cpu := lastWall, lastCPU
+			s := inc.Incremental
+			fmt.Printf("| %g%% | %s | %s (%s) | %.1f%% (cpu %.1f%%) | %d / %d / %d | %d | %s | %s | %s | %s | %s |\n", 100*share, cfg, secs(c2), secs(wall), 100*c2.Seconds()/c1.Seconds(), 100*cpu.Seconds()/cpu1.Seconds(),
+				s.Changed, s.Trained, s.Rescored, inc.CNE.Epochs, secs(cw), secs(cc), pair(inc.Scores, warm.Scores), pair(inc.Scores, cold.Scores), pair(first.Scores, cold.Scores))
+			if s.Full {
+				fmt.Printf("  (full: %s)\n", s.Reason)
+			}
+			if share > 0 {
+				fmt.Printf("  changed nodes in the top 1%%: incremental %s, cold full %s; inc vs night 1 %s\n",
+					changedInTop(g, h, inc.Scores), changedInTop(g, h, cold.Scores), pair(first.Scores, inc.Scores))
+			}
+			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
+				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
+		}
+	}
+	fmt.Println(other)
+}
+
+// lastWall and lastCPU are the wall and CPU time (user + system, of the
+// process) of the last run: on a shared machine CPU time is the steadier
+// measure of compute.
+var lastWall, lastCPU time.Duration
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// run scores g and returns the result and its compute time.
+func run(ctx context.Context, g *graph.Graph, opts fondue.Options) (*fondue.Result, time.Duration) {
+	runtime.GC()
+	t0, c0 := time.Now(), cpuTime()
+	res, err := fondue.Score(ctx, g, opts)
+	if err != nil {
+		log.Fatal(err)
+	}
+	lastWall, lastCPU = time.Since(t0), cpuTime()-c0
+	t := res.Timings
+	return res, t.Prior + t.Embedding + t.Scoring
+}
+
+// changedInTop counts the nodes of the top 1% of scores (on h) whose
+// links differ between g and h (same node order).
+func changedInTop(g, h *graph.Graph, scores []float64) string {
+	r := score.Ranking(scores)
+	top := (len(r) + 99) / 100
+	n := 0
+	for _, i := range r[:top] {
+		if !slices.Equal(g.Neighbors(i), h.Neighbors(i)) {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d of %d", n, top)
+}
+
+// moves counts the nodes whose value changed at all, by more than 0.001
+// and by more than 0.01 (what a sync that writes changed values writes).
+func moves(a, b []float64) string {
+	var any, milli, centi int
+	for i := range a {
+		if math.IsNaN(a[i]) && math.IsNaN(b[i]) {
+			continue
+		}
+		d := math.Abs(a[i] - b[i])
+		if d > 0 || math.IsNaN(d) {
+			any++
+		}
+		if d > 0.001 || math.IsNaN(d) {
+			milli++
+		}
+		if d > 0.01 || math.IsNaN(d) {
+			centi++
+		}
+	}
+	return fmt.Sprintf("%d nodes (> 0.001: %d, > 0.01: %d)", any, milli, centi)
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
+
+// load builds the case's graph and options.
+func load(ctx context.Context, c, data string) (*graph.Graph, fondue.Options, error) {
+	var opts fondue.Options
+	if name, ok := strings.CutPrefix(c, "real:"); ok {
+		set, err := real.LoadSet(real.Dir(data), name)
+		if err != nil {
+			return nil, opts, err
+		}
+		if err := set.LoadContext(ctx, real.DefaultEvidenceProperties); err != nil {
+			return nil, opts, err
+		}
+		opts.Targets, opts.Context = set.Targets, set.Context
+		return set.Graph, opts, nil
+	}
+	f := strings.Split(c, ":")
+	if len(f) != 3 || f[0] != "sbm" {
+		return nil, opts, fmt.Errorf("-case %q: want sbm:NODES:DEGREE or real:SET", c)
+	}
+	n, err1 := strconv.Atoi(f[1])
+	d, err2 := strconv.ParseFloat(f[2], 64)
+	if err1 != nil || err2 != nil {
+		return nil, opts, fmt.Errorf("-case %q: want sbm:NODES:DEGREE", c)
+	}
+	g, err := generate.SBM(generate.SBMOptions{Nodes: n, AvgDegree: d, Seed: 1})
+	return g, opts, err
+}
+
+// change returns g with a share of its relationships moved (see the
+// package comment); same nodes, keys and order.
+func change(g *graph.Graph, opts fondue.Options, share float64, seed uint64) *graph.Graph {
+	if share == 0 {
+		return g
+	}
+	r := rand.New(rand.NewPCG(seed, 41))
+	kind := func(i int) int32 {
+		if c := opts.Context; c != nil {
+			return kindOf(c, i)
+		}
+		return 0
+	}
+	byKind := map[int32][]int32{}
+	for i := range g.NumNodes() {
+		byKind[kind(i)] = append(byKind[kind(i)], int32(i))
+	}
+	var e [][2]int32
+	for i := range g.NumNodes() {
+		for _, j := range g.Neighbors(i) {
+			if int(j) > i {
+				e = append(e, [2]int32{int32(i), j})
+			}
+		}
+	}
+	k := int(math.Round(share * float64(len(e))))
+	r.Shuffle(len(e), func(a, b int) { e[a], e[b] = e[b], e[a] })
+	for t := range k {
+		u, v := e[t][0], e[t][1]
+		if r.IntN(2) == 0 {
+			u, v = v, u
+		}
+		pool := byKind[kind(int(v))]
+		e[t] = [2]int32{u, pool[r.IntN(len(pool))]}
+	}
+	edges := make([][2]int, len(e))
+	for t, x := range e {
+		edges[t] = [2]int{int(x[0]), int(x[1])}
+	}
+	h, err := graph.NewGraph(g.NumNodes(), edges)
+	if err != nil {
+		log.Fatal(err)
+	}
+	keys := make([]string, g.NumNodes())
+	for i := range keys {
+		keys[i] = g.Key(i)
+	}
+	if h, err = h.WithKeys(keys); err != nil {
+		log.Fatal(err)
+	}
+	return h
+}
+
+func kindOf(c *evidence.Context, i int) int32 {
+	if c.Kind == nil {
+		return 0
+	}
+	return c.Kind[i]
+}
+
+// compare returns the share of the top 1% of a (by score, among nodes
+// scored in both) that is in b's top 1%, and the Spearman correlation of
+// the two.
+func compare(a, b []float64) (overlap, rho float64) {
+	var ka, kb []float64
+	for i := range a {
+		if !math.IsNaN(a[i]) && !math.IsNaN(b[i]) {
+			ka, kb = append(ka, a[i]), append(kb, b[i])
+		}
+	}
+	top := (len(ka) + 99) / 100
+	ra, rb := score.Ranking(ka)[:top], score.Ranking(kb)[:top]
+	in := map[int]bool{}
+	for _, i := range rb {
+		in[i] = true
+	}
+	for _, i := range ra {
+		if in[i] {
+			overlap++
+		}
+	}
+	overlap /= float64(top)
+	pa, pb := score.Percentiles(ka), score.Percentiles(kb)
+	var ma, mb float64
+	for i := range pa {
+		ma += pa[i]
+		mb += pb[i]
+	}
+	ma /= float64(len(pa))
+	mb /= float64(len(pb))
+	var sab, saa, sbb float64
+	for i := range pa {
+		sab += (pa[i] - ma) * (pb[i] - mb)
+		saa += (pa[i] - ma) * (pa[i] - ma)
+		sbb += (pb[i] - mb) * (pb[i] - mb)
+	}
+	return overlap, sab / math.Sqrt(saa*sbb)
+}

@@ -1,0 +1,131 @@
+package cne
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+)
+
+// Training a subset of the rows (Run.Trainable), the others frozen: an
+// incremental run re-fits the vectors of the nodes whose links changed
+// and leaves the rest where the last run put them. Each epoch computes
+// the gradient of the trained rows only (their links and sampled
+// negatives, which read the frozen rows) and moves only them, so an epoch
+// costs O(sum of their degrees x d) besides an O(n d) copy of the start;
+// the graph is not renumbered (that costs O(m)). The stopping test starts
+// a fresh history, as the subset's gradient norms are not comparable with
+// the whole graph's; the saved history is kept for the next full run.
+
+// fitSubset is Fit with Run.Trainable set.
+func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Embedding, Stats, error) {
+	n, d := f.g.NumNodes(), f.o.Dim
+	rows := f.r.Trainable
+	if f.r.Init == nil {
+		return nil, st, fmt.Errorf("training a subset of the rows needs a starting embedding (Run.Init)")
+	}
+	for k, i := range rows {
+		if i < 0 || int(i) >= n || (k > 0 && rows[k-1] >= i) {
+			return nil, st, fmt.Errorf("trainable rows must be ascending node indices below %d (row %d is %d)", n, k, i)
+		}
+	}
+	saved := f.hist
+	f.hist, f.peak = nil, 0
+	if len(rows) > 0 && f.g.NumEdges() > 0 {
+		f.rows = rows
+		f.m = newCNEModel(f.g, &Prior{Lambda: f.lam}, f.o)
+		f.grad = make([]float64, n*d)
+		if f.mode == ModeExact {
+			f.bounds = parallel.RowChunks(len(rows), float64(exactChunkCost), func(int) float64 { return float64(n) })
+		} else {
+			f.bounds = parallel.RowChunks(len(rows), float64(sampledChunkCost), func(k int) float64 {
+				return float64(f.g.Degree(int(rows[k]))*(1+f.o.NegRatio) + 4)
+			})
+		}
+		chunks := len(f.bounds) - 1
+		f.workers = min(parallel.WorkerCount(f.r.Workers), chunks)
+		f.sq = make([]float64, chunks)
+		f.pool = newNegativePool(f.g)
+		f.work = make([]blockWork, f.workers)
+		f.b1t, f.b2t = math.Pow(adamBeta1, float64(f.step)), math.Pow(adamBeta2, float64(f.step))
+		for epoch := 0; epoch < f.o.MaxEpochs; epoch++ {
+			norm, err := f.gradient(ctx, epoch)
+			if err != nil {
+				return nil, st, err
+			}
+			f.adamStep()
+			f.hist = append(f.hist, norm)
+			st.Epochs, st.GradNorm = epoch+1, norm
+			if f.r.Progress != nil {
+				f.r.Progress(Progress{Epoch: epoch + 1, MaxEpochs: f.o.MaxEpochs, GradNorm: norm})
+			}
+			f.peak = max(f.peak, norm)
+			if f.converged(epoch, norm) {
+				st.Converged = true
+				break
+			}
+		}
+	}
+	f.hist = append(saved, f.hist...)
+	f.finish()
+	st.Duration = time.Since(start)
+	return f.emb, st, nil
+}
+
+// gradRows writes the gradient of the trained rows of one chunk into
+// f.grad and returns the sum of its squares. In sampled mode the chunk
+// draws one candidate list from its own stream (epoch, chunk), as a block
+// of gradSampledBlock does: the result depends on the rows, not on the
+// workers.
+func (f *cneFit) gradRows(X []float64, rows []int32, epoch, c int, w *blockWork) float64 {
+	m, d := f.m, f.o.Dim
+	if f.mode == ModeSampled {
+		need := 0
+		for _, i := range rows {
+			need = max(need, m.negativesOf(int(i), f.o.NegRatio, f.pool))
+		}
+		r := rng.SplitMix{S: rng.StreamSeed(f.r.Seed, rng.StreamNegatives, uint64(epoch), uint64(c))}
+		m.drawNegatives(X, need, f.pool, &r, w)
+	}
+	s := 0.0
+	for _, i := range rows {
+		gi := f.grad[int(i)*d : int(i+1)*d]
+		if f.mode == ModeSampled {
+			m.gradSampledRow(X, int(i), gi, f.o.NegRatio, f.pool, w)
+		} else {
+			m.gradExactRow(X, int(i), gi)
+		}
+		for _, v := range gi {
+			s += v * v
+		}
+	}
+	return s
+}
+
+// adamRows is adamStep on the trained rows only.
+func (f *cneFit) adamRows() {
+	d := f.o.Dim
+	if f.primeAdam {
+		for _, i := range f.rows {
+			for k := int(i) * d; k < int(i+1)*d; k++ {
+				f.vel[k] = f.grad[k] * f.grad[k]
+			}
+		}
+		f.step = 1 << 20
+		f.b1t, f.b2t = 0, 0
+		f.primeAdam = false
+	}
+	f.b1t *= adamBeta1
+	f.b2t *= adamBeta2
+	f.step++
+	per := max(1, adamChunk/d)
+	chunks := (len(f.rows) + per - 1) / per
+	_ = parallel.ForChunks(context.Background(), f.workers, chunks, func(_, c int) {
+		for _, i := range f.rows[c*per : min(len(f.rows), (c+1)*per)] {
+			f.adamRange(int(i)*d, int(i+1)*d)
+		}
+	})
+}

@@ -1,0 +1,428 @@
+package fondue
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+)
+
+// State is what the next run needs to compute only what changed since this
+// one (Options.Since): the embedding by node key with the optimizer state
+// when Options.KeepState was set (Checkpoint), and per checkpoint row the
+// node's fingerprint (what its terms depend on: its neighbours' keys and
+// whether it is a target) and its per-node score terms and entity
+// estimate; Digest identifies the options that change scores. With a
+// Context, the rows are the structural nodes (those of the Checkpoint).
+type State struct {
+	Checkpoint *cne.Checkpoint
+	Method     string
+	Digest     uint64
+	// Per checkpoint row; nil when the state was read from a checkpoint
+	// file (a warm start only).
+	Fingerprints []uint64
+	Terms        *score.Terms
+	Entities     []int32
+	// Links are the saved graph's links by row: Degrees[k] neighbours of
+	// row k, listed in Neighbors (rows) one row after the other. They
+	// tell which links of a changed node changed (Options.MoveTolerance).
+	Degrees, Neighbors []int32
+	// File is the file the state was read from, for messages; not saved.
+	File string
+}
+
+// IncrementalStats says what an incremental run (Options.Since) reused.
+type IncrementalStats struct {
+	// Full is set when Since did not fit and the run was a full one
+	// (warm-started when the embedding fitted); Reason says why.
+	Full   bool
+	Reason string
+	// Changed nodes: new, or their neighbours' keys or target flag
+	// changed (a removed neighbour changes them). Trained: the rows of
+	// the embedding that were trained (the others kept their saved
+	// vectors). Rescored: nodes whose terms were computed; Reused: nodes
+	// whose saved terms were kept.
+	Changed, Trained, Rescored, Reused int
+
+	warm *cne.Checkpoint // a full run's warm start from Since
+}
+
+// State returns what the next run needs to run incrementally from this
+// one (see State). It is nil for the baselines, which have no embedding.
+func (r *Result) State(g *graph.Graph, opts Options) *State {
+	ck := r.Checkpoint(g, opts)
+	if ck == nil || r.terms == nil {
+		return nil
+	}
+	if opts.Method == "" {
+		opts.Method = score.DefaultMethod
+	}
+	sg, targets := g, opts.Targets
+	if st := r.st; st != nil && st.emb != nil {
+		sg, targets = st.g, st.targets
+	}
+	s := &State{Checkpoint: ck, Method: opts.Method, Digest: opts.digest(), Terms: r.terms,
+		Fingerprints: r.fingerprints, Entities: r.entities}
+	if s.Fingerprints == nil {
+		s.Fingerprints = Fingerprints(sg, targets)
+	}
+	s.Degrees, s.Neighbors = make([]int32, sg.NumNodes()), make([]int32, 0, 2*sg.NumEdges())
+	for i := range s.Degrees {
+		s.Degrees[i] = int32(sg.Degree(i))
+		s.Neighbors = append(s.Neighbors, sg.Neighbors(i)...)
+	}
+	return s
+}
+
+// Fingerprints returns, per node of g, a hash of what its score terms
+// depend on besides the embedding: the keys of its neighbours (an
+// order-free sum of their hashes, so no sort is needed) and whether it is
+// a target (targets nil: all are). FNV-64a of the keys, mixed: stable
+// across processes and machines.
+func Fingerprints(g *graph.Graph, targets []bool) []uint64 {
+	n := g.NumNodes()
+	kh := make([]uint64, n)
+	for i := range kh {
+		kh[i] = mix64(fnv64a(g.Key(i)) + 0x9e3779b97f4a7c15)
+	}
+	fp := make([]uint64, n)
+	for i := range fp {
+		var s uint64
+		for _, j := range g.Neighbors(i) {
+			s += kh[j]
+		}
+		t := uint64(1)
+		if targets != nil && !targets[i] {
+			t = 2
+		}
+		fp[i] = mix64(s^mix64(uint64(g.Degree(i))<<2|t)) | 1 // never 0: 0 marks "none"
+	}
+	return fp
+}
+
+// fnv64a is FNV-1a of s, without allocating.
+func fnv64a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for k := 0; k < len(s); k++ {
+		h ^= uint64(s[k])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// mix64 is SplitMix64's finalizer: a bijection that spreads every bit.
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// digest hashes the options that change scores: the method, seed, the
+// embedding's and prior's options and the sign vectors' settings. A
+// Context is not in it: it changes the scored graph (the structural
+// nodes, whose targets the fingerprints hold) and the entity estimates,
+// which a run with a Context computes in full.
+func (o Options) digest() uint64 {
+	c := o.CNE.WithDefaults()
+	return fnv64a(fmt.Sprintf("m=%s seed=%d cne=%d,%g,%g,%g,%d,%g,%d,%d,%d,%t,%t prior=%g,%d t=%d u=%t p=%t",
+		o.Method, o.Seed, c.Dim, c.Sigma1, c.Sigma2, c.LearningRate, c.MaxEpochs, c.Tol, c.NegRatio, c.Mode, c.ExactMaxNodes,
+		c.NoiseStart, c.NoStabilityStop, o.Prior.Tol, o.Prior.MaxIter, o.RandomSplits, o.Unnormalized, o.Polish))
+}
+
+// The state file: magic, version, then the header (method, digest, rows,
+// whether the combined terms are there), the per-row arrays, the
+// checkpoint (cne's format, length first) and an FNV-64a checksum of all
+// bytes before it.
+const (
+	stateMagic   = "FONDUEST"
+	stateVersion = 1
+)
+
+// Write saves the state (little-endian).
+func (s *State) Write(w io.Writer) error {
+	n := s.Checkpoint.Len()
+	if len(s.Fingerprints) != n || s.Terms == nil || len(s.Terms.FONDUE) != n || len(s.Entities) != n || len(s.Degrees) != n {
+		return errors.New("state: per-node arrays do not match the checkpoint")
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	h := fnv.New64a()
+	hw := io.MultiWriter(bw, h)
+	le := binary.LittleEndian
+	var hdr []byte
+	hdr = append(hdr, stateMagic...)
+	hdr = le.AppendUint32(hdr, stateVersion)
+	hdr = binary.AppendUvarint(hdr, uint64(len(s.Method)))
+	hdr = append(hdr, s.Method...)
+	hdr = le.AppendUint64(hdr, s.Digest)
+	hdr = le.AppendUint64(hdr, uint64(n))
+	combined := s.Terms.Disconnection != nil
+	hdr = append(hdr, b2u(combined))
+	if _, err := hw.Write(hdr); err != nil {
+		return err
+	}
+	arrays := []any{s.Fingerprints, s.Terms.FONDUE}
+	if combined {
+		arrays = append(arrays, s.Terms.Disconnection, s.Terms.Pieces)
+	}
+	arrays = append(arrays, s.Entities, s.Degrees, uint64(len(s.Neighbors)), s.Neighbors)
+	for _, a := range arrays {
+		if err := binary.Write(hw, le, a); err != nil {
+			return err
+		}
+	}
+	if err := binary.Write(hw, le, uint64(checkpointSize(s.Checkpoint))); err != nil {
+		return err
+	}
+	if err := s.Checkpoint.Write(hw); err != nil {
+		return err
+	}
+	if err := binary.Write(bw, le, h.Sum64()); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func b2u(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// checkpointSize is the number of bytes cne.Checkpoint.Write writes.
+func checkpointSize(c *cne.Checkpoint) int64 {
+	rows := int64(1)
+	if c.M != nil && c.V != nil {
+		rows = 3
+	}
+	size := int64(8+4+4+8+8+8+4+8+8+4) + 8*int64(len(c.History))
+	for _, k := range c.Keys {
+		size += int64(len(binary.AppendUvarint(nil, uint64(len(k))))+len(k)) + rows*8*int64(c.Dim)
+	}
+	return size
+}
+
+// StateError reports a state file that cannot be read.
+type StateError struct {
+	File string
+	Err  error
+}
+
+func (e *StateError) Error() string {
+	name := "state file"
+	if e.File != "" {
+		name = "state file " + e.File
+	}
+	return fmt.Sprintf("%s: %v (delete it, or run with a full run, to start again)", name, e.Err)
+}
+
+func (e *StateError) Unwrap() error { return e.Err }
+
+// ReadState reads a state written by State.Write, or a checkpoint written
+// by cne.Checkpoint.Write (then a State with the Checkpoint only: a warm
+// start).
+func ReadState(r io.Reader) (*State, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	magic, err := br.Peek(8)
+	if err != nil {
+		return nil, fmt.Errorf("not a fondue state or checkpoint: %w", err)
+	}
+	if string(magic) != stateMagic {
+		ck, err := cne.ReadCheckpoint(br)
+		if err != nil {
+			return nil, err
+		}
+		return &State{Checkpoint: ck}, nil
+	}
+	h := fnv.New64a()
+	tr := &hashReader{r: br, h: h}
+	le := binary.LittleEndian
+	fixed := make([]byte, 12)
+	if _, err := io.ReadFull(tr, fixed); err != nil {
+		return nil, truncated(err)
+	}
+	if v := le.Uint32(fixed[8:]); v != stateVersion {
+		return nil, fmt.Errorf("state version %d not supported (want %d)", v, stateVersion)
+	}
+	ml, err := binary.ReadUvarint(tr)
+	if err != nil || ml > 64 {
+		return nil, errors.New("corrupt header")
+	}
+	buf := make([]byte, ml+8+8+1)
+	if _, err := io.ReadFull(tr, buf); err != nil {
+		return nil, truncated(err)
+	}
+	s := &State{Method: string(buf[:ml]), Digest: le.Uint64(buf[ml:])}
+	n := le.Uint64(buf[ml+8:])
+	combined := buf[ml+16]
+	if n > 1<<34 || combined > 1 {
+		return nil, fmt.Errorf("corrupt header (%d nodes)", n)
+	}
+	// Read in blocks, so that a corrupt count fails at the end of the
+	// file instead of allocating it up front.
+	readU64 := func() ([]uint64, error) {
+		out := make([]uint64, 0, min(n, 1<<20))
+		for len(out) < int(n) {
+			blk := make([]uint64, min(int(n)-len(out), 1<<16))
+			if err := binary.Read(tr, le, blk); err != nil {
+				return nil, truncated(err)
+			}
+			out = append(out, blk...)
+		}
+		return out, nil
+	}
+	readF := func() ([]float64, error) {
+		u, err := readU64()
+		if err != nil {
+			return nil, err
+		}
+		f := make([]float64, len(u))
+		for k, v := range u {
+			f[k] = math.Float64frombits(v)
+		}
+		return f, nil
+	}
+	if s.Fingerprints, err = readU64(); err != nil {
+		return nil, err
+	}
+	s.Terms = &score.Terms{}
+	if s.Terms.FONDUE, err = readF(); err != nil {
+		return nil, err
+	}
+	if combined == 1 {
+		if s.Terms.Disconnection, err = readF(); err != nil {
+			return nil, err
+		}
+		if s.Terms.Pieces, err = readF(); err != nil {
+			return nil, err
+		}
+	}
+	readI32 := func(n uint64) ([]int32, error) {
+		out := make([]int32, 0, min(n, 1<<20))
+		for len(out) < int(n) {
+			blk := make([]int32, min(int(n)-len(out), 1<<16))
+			if err := binary.Read(tr, le, blk); err != nil {
+				return nil, truncated(err)
+			}
+			out = append(out, blk...)
+		}
+		return out, nil
+	}
+	if s.Entities, err = readI32(n); err != nil {
+		return nil, err
+	}
+	if s.Degrees, err = readI32(n); err != nil {
+		return nil, err
+	}
+	var links uint64
+	if err := binary.Read(tr, le, &links); err != nil {
+		return nil, truncated(err)
+	}
+	if links > 1<<36 {
+		return nil, fmt.Errorf("corrupt: %d links", links)
+	}
+	if s.Neighbors, err = readI32(links); err != nil {
+		return nil, err
+	}
+	var size uint64
+	if err := binary.Read(tr, le, &size); err != nil {
+		return nil, truncated(err)
+	}
+	lr := &io.LimitedReader{R: tr, N: int64(size)}
+	if s.Checkpoint, err = cne.ReadCheckpoint(lr); err != nil {
+		return nil, err
+	}
+	if lr.N != 0 {
+		return nil, errors.New("corrupt: the checkpoint is shorter than its length says")
+	}
+	sum := h.Sum64()
+	var want uint64
+	if err := binary.Read(br, le, &want); err != nil {
+		return nil, truncated(err)
+	}
+	if sum != want {
+		return nil, errors.New("corrupt: checksum mismatch")
+	}
+	if s.Checkpoint.Len() != int(n) {
+		return nil, fmt.Errorf("corrupt: %d rows of terms for a checkpoint of %d nodes", n, s.Checkpoint.Len())
+	}
+	return s, nil
+}
+
+func truncated(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("truncated")
+	}
+	return err
+}
+
+// hashReader hashes what it reads.
+type hashReader struct {
+	r io.Reader
+	h hash.Hash64
+}
+
+func (t *hashReader) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.h.Write(p[:n])
+	return n, err
+}
+
+// ReadByte lets binary.ReadUvarint read one byte at a time.
+func (t *hashReader) ReadByte() (byte, error) {
+	var b [1]byte
+	if _, err := io.ReadFull(t, b[:]); err != nil {
+		return 0, err
+	}
+	return b[0], nil
+}
+
+// ReadStateFile reads a state file (or a checkpoint file: a warm start
+// only). Its errors are *StateError, naming the file.
+func ReadStateFile(path string) (*State, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := ReadState(f)
+	if err != nil {
+		return nil, &StateError{File: path, Err: err}
+	}
+	s.File = path
+	s.Checkpoint.File = path
+	return s, nil
+}
+
+// WriteFile saves the state atomically: a temporary file in the same
+// directory, synced, then renamed over path; a crash leaves the previous
+// file intact.
+func (s *State) WriteFile(path string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := s.Write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
