@@ -411,11 +411,9 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 //	       + (c+1) (64 PullChunk (1 + r/n) + 64 KiB) the driver's buffers:
 //	         its c+1 connections (c = readConcurrency) each keep one the
 //	         size of the largest record read, and their own state
-//	       + 4n kinds [+ e (16n + 5/4 t) the context's e evidence
-//	         properties, each a string header a node (a number is 8), and
-//	         their text's t bytes (evidenceText, PullStats.EvidenceTextBytes)
-//	         with the allocator's rounding; and the node query's record
-//	         of PullChunk nodes' values: PullChunk (64e + 2t/n)]
+//	       [+ with e evidence properties of t bytes of text (evidenceText,
+//	         PullStats.EvidenceTextBytes), the node query's record of
+//	         PullChunk nodes' values: PullChunk (64e + 2t/n)]
 //	load = 16n the node table (its slice of ids, the keys, the label sets)
 //	       + 4n the element-id index (a table by number; a map: 40n)
 //	       + 16r the relationships' parts (8 bytes an edge, with append's growth)
@@ -423,6 +421,9 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 //
 // with n nodes and r relationships (rows read). A Cypher projection's
 // load is the node table and a map of element ids (16n + 40n).
+//
+// The context the pull builds (kinds, evidence values) is not counted
+// here: memory.ForContext counts it with what the engine allocates for it.
 func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readConcurrency int, evidenceText int64) (load, held []memory.Part) {
 	n, r := nodes, rels
 	if readConcurrency <= 0 {
@@ -459,14 +460,14 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 		// the node query's record.
 		held = append(held, memory.Part{Name: "values read back (written by the last run)", Bytes: 8*r*n + int64(PullChunk)*(24+16*r)})
 	}
-	// The kinds, whenever the labels tell nodes apart.
-	held = append(held, memory.Part{Name: "context: the nodes' kinds", Bytes: 4 * n})
+	// The context itself (kinds, evidence values) is the engine's to
+	// count, for files and Neo4j alike (memory.ForContext); the pull's
+	// are the record it reads the values in and their order read.
 	e := int64(len(o.EvidenceProperties))
 	var evLoad int64
 	if e > 0 {
 		t := max(evidenceText, 0)
 		held = append(held,
-			memory.Part{Name: "context: the evidence properties' values", Bytes: e*16*n + t + t/4},
 			memory.Part{Name: "the node query's record of evidence values", Bytes: int64(PullChunk) * (64*e + 2*t/max(n, 1))})
 		evLoad = 16 * e * n
 	}

@@ -3,9 +3,11 @@ package connector
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
@@ -64,7 +66,7 @@ func TestPullMemoryEstimate(t *testing.T) {
 	for _, p := range est.Phases[0].Parts {
 		loadBytes += p.Bytes
 	}
-	for _, p := range append(est.Phases[0].Parts[:3:3], held...) { // the graph (CSR, keys, index) and what sync holds
+	for _, p := range slices.Concat(est.Phases[0].Parts[:3:3], held, contextHeld(sg)) { // the graph (CSR, keys, index) and what sync holds
 		graphAndHeld += p.Bytes
 	}
 	t.Logf("%d nodes, %d edges: heap peak %.1f MB over the start (load phase %.1f MB); kept %.1f MB (graph and held %.1f MB)",
@@ -105,7 +107,7 @@ func TestPullMemoryEstimateEvidence(t *testing.T) {
 	for _, p := range est.Phases[0].Parts {
 		loadBytes += p.Bytes
 	}
-	for _, p := range append(est.Phases[0].Parts[:3:3], held...) {
+	for _, p := range slices.Concat(est.Phases[0].Parts[:3:3], held, contextHeld(sg)) {
 		graphAndHeld += p.Bytes
 	}
 	t.Logf("%d nodes, %d edges, %d bytes of text: heap peak %.1f MB over the start (load phase %.1f MB); kept %.1f MB (graph and held %.1f MB)",
@@ -117,4 +119,10 @@ func TestPullMemoryEstimateEvidence(t *testing.T) {
 		t.Errorf("the subgraph keeps %d bytes, above the estimate's graph and held parts (%d)", kept, graphAndHeld)
 	}
 	runtime.KeepAlive(sg)
+}
+
+// contextHeld is what the pulled context holds, its kinds and evidence
+// values (memory.HeldByContext).
+func contextHeld(sg *syncjob.Subgraph) []memory.Part {
+	return memory.HeldByContext(sg.Graph, fondue.Options{Targets: sg.Targets, Context: sg.Context})
 }

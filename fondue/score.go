@@ -208,11 +208,13 @@ func (r *Result) Checkpoint(g *graph.Graph, opts Options) *cne.Checkpoint {
 	return cne.NewCheckpoint(g, r.Embedding, opts.CNE)
 }
 
-// Unscored returns the nodes that got no score (isolated nodes).
-func (r *Result) Unscored() []int {
+// Unscored returns the targets (Options.Targets; nil: every node) that
+// got no score: isolated nodes. Context nodes, unscored by design, are
+// not among them. score and sync both warn with it.
+func (r *Result) Unscored(targets []bool) []int {
 	var u []int
 	for i, s := range r.Scores {
-		if math.IsNaN(s) {
+		if math.IsNaN(s) && (targets == nil || targets[i]) {
 			u = append(u, i)
 		}
 	}
@@ -380,15 +382,7 @@ func (opts *Options) check(g *graph.Graph) error {
 		if len(t) != g.NumNodes() {
 			return &OptionsError{Msg: fmt.Sprintf("Targets has %d entries for a graph of %d nodes", len(t), g.NumNodes())}
 		}
-		targets, linked := 0, 0
-		for i, ok := range t {
-			if ok {
-				targets++
-				if g.Degree(i) > 0 {
-					linked++
-				}
-			}
-		}
+		targets, linked := CountTargets(g, t)
 		if linked == 0 {
 			return fmt.Errorf("none of the %d target nodes has a neighbour: %w", targets, ErrNothingToScore)
 		}
@@ -431,16 +425,23 @@ const scoringShare = 0.9
 
 // countScored is the number of nodes Score scores: the Targets, else all.
 func countScored(g *graph.Graph, targets []bool) int {
-	if targets == nil {
-		return g.NumNodes()
-	}
-	n := 0
-	for _, ok := range targets {
-		if ok {
-			n++
+	n, _ := CountTargets(g, targets)
+	return n
+}
+
+// CountTargets counts the targets of g (Options.Targets; nil: every node)
+// and, of them, those with a neighbour: none linked leaves nothing to
+// score. The one count of score's, sync's and the engine's checks.
+func CountTargets(g *graph.Graph, targets []bool) (selected, linked int) {
+	for i := range g.NumNodes() {
+		if targets == nil || targets[i] {
+			selected++
+			if g.Degree(i) > 0 {
+				linked++
+			}
 		}
 	}
-	return n
+	return selected, linked
 }
 
 // phaseContext returns ctx with, when Score reports progress (progress is

@@ -50,8 +50,16 @@ func TestScoreResultShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := res.Unscored(); !slices.Equal(u, []int{4}) {
+	if u := res.Unscored(nil); !slices.Equal(u, []int{4}) {
 		t.Fatalf("unscored %v, want [4]", u)
+	}
+	// Of chosen targets, only those chosen: the isolated node when it is
+	// one, none when it is not.
+	if u := res.Unscored([]bool{true, false, false, true, true}); !slices.Equal(u, []int{4}) {
+		t.Fatalf("unscored targets %v, want [4]", u)
+	}
+	if u := res.Unscored([]bool{true, true, false, false, false}); len(u) != 0 {
+		t.Fatalf("unscored targets %v, want none", u)
 	}
 	rank := res.Ranking()
 	if len(rank) != 4 || slices.Contains(rank, 4) {

@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
@@ -276,5 +277,24 @@ func TestStructureSize(t *testing.T) {
 	}
 	if n, m := StructureSize(kg, nil); n != kg.NumNodes() || m != kg.NumEdges() {
 		t.Fatalf("every node a target: %d nodes, %d links; want the graph's %d, %d", n, m, kg.NumNodes(), kg.NumEdges())
+	}
+}
+
+// CountTargets counts the chosen nodes and those of them with a
+// neighbour: on a path 0-1-2 beside two isolated nodes 3 and 4.
+func TestCountTargets(t *testing.T) {
+	g := testkit.NewGraph(5, [][2]int{{0, 1}, {1, 2}})
+	for _, c := range []struct {
+		targets          []bool
+		selected, linked int
+	}{
+		{nil, 5, 3},
+		{[]bool{true, false, false, true, true}, 3, 1},
+		{[]bool{false, false, false, true, true}, 2, 0},
+		{make([]bool, 5), 0, 0},
+	} {
+		if s, l := CountTargets(g, c.targets); s != c.selected || l != c.linked {
+			t.Errorf("CountTargets(%v) = %d, %d; want %d, %d", c.targets, s, l, c.selected, c.linked)
+		}
 	}
 }

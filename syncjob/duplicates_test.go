@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
@@ -12,8 +13,8 @@ import (
 
 // A run with Duplicates guards its memory with the duplicates command's
 // estimate (dedup.Predict) of the graph pulled: 111 nodes (30 authors, 76
-// papers, 5 venues), the 30 authors compared, no embedding; memstore
-// holds nothing of its own. The summary carries the figure the guard
+// papers, 5 venues), the 30 authors compared, no embedding, the pulled
+// context held; memstore holds nothing of its own. The summary carries the figure the guard
 // checked; a limit one byte below it refuses the run before anything is
 // written, the figure itself lets it run.
 func TestSyncDuplicatesMemory(t *testing.T) {
@@ -25,7 +26,9 @@ func TestSyncDuplicatesMemory(t *testing.T) {
 	}
 	g := sg.Graph
 	find := dedup.Options{Seed: 1, Workers: 2}
-	want := dedup.Predict(111, int64(g.NumEdges()), 30, find, memory.Options{StringKeys: !g.IntKeys(), MaxDegree: int64(g.MaxDegree())})
+	// The pulled context's kinds and values are held (memory.HeldByContext).
+	held := memory.HeldByContext(g, fondue.Options{Targets: sg.Targets, Context: sg.Context})
+	want := dedup.Predict(111, int64(g.NumEdges()), 30, find, memory.Options{StringKeys: !g.IntKeys(), MaxDegree: int64(g.MaxDegree()), Held: held})
 	if g.NumNodes() != 111 || want.Peak <= 0 {
 		t.Fatalf("%d nodes pulled, estimate %d", g.NumNodes(), want.Peak)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
@@ -92,6 +93,43 @@ func TestSyncContextReachesEngine(t *testing.T) {
 	}
 	if got == nil || len(got.Kinds) != 2 || got.Properties[0].Numeric || !got.Properties[1].Numeric {
 		t.Fatalf("context %+v", got)
+	}
+}
+
+// Sync's memory estimate on a graph with a context is the one score makes
+// of the same graph and options (memory.ForGraph): the kinds, the
+// evidence values, the structural graph of the targets and the pieces.
+func TestSyncMemoryCountsContext(t *testing.T) {
+	s, _ := lesmis(t)
+	for k := range 6 {
+		s.AddNode([]string{"Place"}, map[string]any{"id": int64(1000 + k), "name": "Paris", "year": int64(1830 + k)})
+	}
+	o := options("ctx-mem")
+	o.Split = false
+	o.Pull.NodeLabels = []string{"Character", "Place"}
+	o.Pull.WriteNodeLabels = []string{"Character"}
+	o.Pull.EvidenceProperties = []string{"name", "year"}
+	var got memory.Estimate
+	o.Memory = syncjob.MemoryGuard{Limit: -1, Estimated: func(e memory.Estimate, _ int64) { got = e }}
+	var want memory.Estimate
+	o.Scored = func(sg *syncjob.Subgraph, _ *fondue.Result, opts fondue.Options, _ *syncjob.Summary) error {
+		want = memory.Predict(int64(sg.Graph.NumNodes()), int64(sg.Graph.NumEdges()), memory.ForGraph(sg.Graph, opts))
+		return nil
+	}
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got.Phases[0].Parts {
+		names = append(names, p.Name)
+	}
+	for _, n := range []string{"context: the nodes' kinds", "context: evidence properties", "context: the structural graph", "context: pieces and profiles"} {
+		if !slices.Contains(names, n) {
+			t.Errorf("sync's estimate has no part %q: %v", n, names)
+		}
+	}
+	if got.Peak != want.Peak || got.Live != want.Live {
+		t.Fatalf("sync's estimate: peak %d, live %d; score's of the same graph: %d, %d", got.Peak, got.Live, want.Peak, want.Live)
 	}
 }
 

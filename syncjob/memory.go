@@ -3,9 +3,9 @@ package syncjob
 import (
 	"log/slog"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
-	scoring "github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
 // MemoryGuard refuses a sync whose estimated peak memory (memory.Predict
@@ -36,25 +36,23 @@ type MemorySizer interface {
 // estimated as the duplicates command's (dedup.Predict).
 func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) (memory.Estimate, error) {
 	g := sg.Graph
-	mo := memory.Options{Dim: o.Score.CNE.Dim, Workers: o.Score.Workers, StringKeys: !g.IntKeys(),
-		KeepState: o.Score.KeepState, ExactMaxNode: o.Score.CNE.ExactMaxNodes, NegRatio: o.Score.CNE.NegRatio,
-		MaxDegree: int64(g.MaxDegree()), Split: o.Split,
-		NoEmbedding: o.Score.Method != "" && !scoring.UsesEmbedding(o.Score.Method)}
+	// The engine's options as score will run them (o.Score.Split has a
+	// splitter exactly with o.Split), on the pulled targets and context.
+	so := o.Score
+	so.Targets, so.Context = sg.Targets, sg.Context
+	mo := memory.ForGraph(g, so)
+	if o.Duplicates != nil { // not scored: the context holds only its own
+		mo.Held = memory.HeldByContext(g, so)
+	}
 	if ms, ok := st.(MemorySizer); ok {
-		mo.SourceLoad, mo.Held, mo.Sink = ms.SyncMemory(sg, o)
+		var held []memory.Part
+		mo.SourceLoad, held, mo.Sink = ms.SyncMemory(sg, o)
+		mo.Held = append(mo.Held, held...)
 	}
 	var est memory.Estimate
 	if d := o.Duplicates; d != nil {
-		targets := int64(g.NumNodes())
-		if sg.Targets != nil {
-			targets = 0
-			for _, t := range sg.Targets {
-				if t {
-					targets++
-				}
-			}
-		}
-		est = dedup.Predict(int64(g.NumNodes()), int64(g.NumEdges()), targets, d.Find, mo)
+		targets, _ := fondue.CountTargets(g, sg.Targets)
+		est = dedup.Predict(int64(g.NumNodes()), int64(g.NumEdges()), int64(targets), d.Find, mo)
 	} else {
 		est = memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	}

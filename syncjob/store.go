@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/keys"
@@ -385,15 +386,10 @@ func (s *Subgraph) SelectTargets() error {
 		inSet[k] = slices.ContainsFunc(labels, func(l string) bool { return slices.Contains(want, l) })
 	}
 	t := make([]bool, len(s.LabelSet))
-	targets, linked := 0, 0
 	for i, set := range s.LabelSet {
-		if t[i] = inSet[set]; t[i] {
-			targets++
-			if s.Graph.Degree(i) > 0 {
-				linked++
-			}
-		}
+		t[i] = inSet[set]
 	}
+	targets, linked := fondue.CountTargets(s.Graph, t)
 	quoted := make([]string, len(want))
 	for k, l := range want {
 		quoted[k] = strconv.Quote(l)

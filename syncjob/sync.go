@@ -646,11 +646,7 @@ func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary,
 		return nil, opts, err
 	}
 	sum.ComputeMillis = time.Since(t1).Milliseconds()
-	for _, i := range res.Unscored() {
-		if sg.IsTarget(i) { // isolated; context nodes are not to be scored
-			sum.UnscoredNodes++
-		}
-	}
+	sum.UnscoredNodes = len(res.Unscored(sg.Targets)) // isolated targets
 	top := o.TopNodes
 	if top == 0 {
 		top = DefaultTopNodes

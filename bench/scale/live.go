@@ -198,6 +198,9 @@ type scoreRow struct {
 // executeLive measures a live case: score on its edge list (no server
 // running), then on each server the import, GDS, and the syncs.
 func executeLive(ctx context.Context, cfg Config, c Case, p *prepared, res *Results, logf func(string, ...any)) error {
+	if c.KG {
+		return executeLiveKG(ctx, cfg, c, p, res, logf)
+	}
 	lc := cfg.Live
 	bins := [][2]string{{BinaryMain, cfg.Binary}}
 	if cfg.Baseline != "" {

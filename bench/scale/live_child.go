@@ -33,15 +33,21 @@ func liveEnv(srv *neo4jtest.Server) []string {
 	return append(filterEnv(os.Environ()), "FONDUE_NEO4J_PASSWORD="+srv.Password())
 }
 
-// syncArgs are the flags of a sync of the case's graph on srv.
+// syncArgs are the flags of a sync of an sbm case's graph on srv.
 func syncArgs(cfg Config, srv *neo4jtest.Server, runID string) ([]string, error) {
+	return syncArgsOf(cfg, srv, runID, []string{"--node-labels", liveLabel, "--relationship-types", liveType, "--id-property", liveProperty})
+}
+
+// syncArgsOf are the flags of a sync on srv of the graph that graph's
+// flags select.
+func syncArgsOf(cfg Config, srv *neo4jtest.Server, runID string, graph []string) ([]string, error) {
 	empty := filepath.Join(cfg.CacheDir, "empty.yaml")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		return nil, err
 	}
-	args := []string{"sync", "--config", empty, "--uri", srv.DirectURL(), "--node-labels", liveLabel, "--relationship-types", liveType,
-		"--id-property", liveProperty, "--seed", strconv.FormatUint(cfg.Seed, 10), "--run-id", runID, "--output", "json",
-		"--log-level", "debug", "--log-format", "json"}
+	args := append([]string{"sync", "--config", empty, "--uri", srv.DirectURL()}, graph...)
+	args = append(args, "--seed", strconv.FormatUint(cfg.Seed, 10), "--run-id", runID, "--output", "json",
+		"--log-level", "debug", "--log-format", "json")
 	if cfg.Threads > 0 {
 		args = append(args, "--threads", strconv.Itoa(cfg.Threads))
 	}
@@ -214,6 +220,9 @@ type syncSummary struct {
 func runSync(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bin [2]string, rep int, runID string, extra []string, measured bool) (LiveRun, error) {
 	lr := LiveRun{Case: c.Name, Server: srv.Version().Neo4j, Binary: bin[0], Repeat: rep, AUC: math.NaN()}
 	args, err := syncArgs(cfg, srv, runID)
+	if c.KG {
+		args, err = syncArgsOf(cfg, srv, runID, kgGraphArgs)
+	}
 	if err != nil {
 		return lr, err
 	}

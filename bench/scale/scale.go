@@ -63,12 +63,12 @@ func (c Case) sbmOptions(seed uint64) generate.SBMOptions {
 
 // ParseCase reads "sbm:NODES:DEGREE", "flat:NODES:DEGREE" (the block
 // model without hubs), "kg:NODES:DEGREE" or "file:PATH" (name = base
-// name), or sbm, flat or file after "neo4j:" for a live case.
+// name), or any of them after "neo4j:" for a live case.
 func ParseCase(s string) (Case, error) {
 	if rest, ok := strings.CutPrefix(s, "neo4j:"); ok {
 		c, err := ParseCase(rest)
-		if err != nil || c.Neo4j || c.KG {
-			return Case{}, fmt.Errorf("case %q: want neo4j:sbm:NODES:DEGREE, neo4j:flat:NODES:DEGREE or neo4j:file:PATH", s)
+		if err != nil || c.Neo4j {
+			return Case{}, fmt.Errorf("case %q: want neo4j:sbm:NODES:DEGREE, neo4j:flat:NODES:DEGREE, neo4j:kg:NODES:DEGREE or neo4j:file:PATH", s)
 		}
 		c.Name, c.Neo4j = "neo4j-"+c.Name, true
 		return c, nil
@@ -98,7 +98,7 @@ func ParseCase(s string) (Case, error) {
 		p := strings.TrimPrefix(s, "file:")
 		return Case{Name: strings.TrimSuffix(filepath.Base(p), ".edges"), File: p}, nil
 	}
-	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, flat:NODES:DEGREE, kg:NODES:DEGREE, file:PATH, or sbm, flat or file after neo4j:", s)
+	return Case{}, fmt.Errorf("case %q: want sbm:NODES:DEGREE, flat:NODES:DEGREE, kg:NODES:DEGREE, file:PATH, or one of them after neo4j:", s)
 }
 
 // Resolve finds a file case's edge list: the path as given if it exists,

@@ -33,7 +33,11 @@ func TestParseCase(t *testing.T) {
 	if err != nil || !c.Flat || !c.Neo4j || c.Name != "neo4j-flat-1k-d4" {
 		t.Fatalf("%+v %v", c, err)
 	}
-	for _, bad := range []string{"sbm:10", "sbm:x:10", "sbm:50:10", "sbm:1000:0", "er:100:5", "", "kg:10:2", "neo4j:kg:1000:4", "flat:1000", "flat:50:10"} {
+	c, err = ParseCase("neo4j:kg:330000:4")
+	if err != nil || !c.KG || !c.Neo4j || c.Name != "neo4j-kg-330k-d4" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for _, bad := range []string{"sbm:10", "sbm:x:10", "sbm:50:10", "sbm:1000:0", "er:100:5", "", "kg:10:2", "neo4j:neo4j:kg:1000:4", "flat:1000", "flat:50:10"} {
 		if _, err := ParseCase(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
@@ -102,9 +102,14 @@ like score and sync.`,
 			if duplicates {
 				e = duplicatesMemory(nodes, edges, compared, maxDegree, stringKeys, nil, dedup.Options{Workers: opts.Workers})
 			} else {
-				e = memory.Predict(nodes, edges, memory.Options{Dim: opts.CNE.Dim, Workers: opts.Workers,
-					StringKeys: stringKeys, KeepState: a.cfg.Engine.Embedding.Checkpoint != "", FromFile: true,
-					ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio, MaxDegree: maxDegree})
+				// Scoring as score would with this configuration, without a
+				// split unless it is enabled (score's --split).
+				if !a.cfg.Split.Enabled {
+					opts.Split = fondue.SplitOptions{}
+				}
+				mo := memory.ForEngine(opts)
+				mo.StringKeys, mo.MaxDegree, mo.FromFile = stringKeys, maxDegree, true
+				e = memory.Predict(nodes, edges, mo)
 			}
 			fitErr := e.CheckMemory(limit)
 			fits := fitErr == nil
@@ -185,10 +190,6 @@ func (a *app) memoryLimit() (int64, error) {
 	}
 	return limit, nil
 }
-
-// usesEmbedding says whether a method fits an embedding (the default,
-// "", does).
-func usesEmbedding(method string) bool { return method == "" || score.UsesEmbedding(method) }
 
 // checkMemory refuses a run whose estimate exceeds max_memory.
 func (a *app) checkMemory(e memory.Estimate) error {

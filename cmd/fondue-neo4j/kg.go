@@ -96,16 +96,7 @@ func (a *app) scoreKG(ctx context.Context, opts fondue.Options, top int) (*neo4j
 		return nil, nil, withCode(exitEmpty, fmt.Errorf("nothing to score: %s hold no relationship between two nodes", files))
 	}
 	if kg.Targets != nil {
-		selected, linked := 0, 0
-		for i, t := range kg.Targets {
-			if t {
-				selected++
-				if g.Degree(i) > 0 {
-					linked++
-				}
-			}
-		}
-		if linked == 0 {
+		if selected, linked := fondue.CountTargets(g, kg.Targets); linked == 0 {
 			return nil, nil, withCode(exitEmpty, fmt.Errorf("nothing to score: none of the %d nodes labelled %s has a relationship",
 				selected, strings.Join(a.cfg.Input.ScoreLabels, " or ")))
 		}

@@ -169,11 +169,9 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 // scoreGraph scores a graph read from source (a file, for the log) in
 // loadTime: the memory check, the warm start, progress and the summary log.
 func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opts fondue.Options, top int, loadTime time.Duration) (*fondue.Result, error) {
-	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), memory.Options{
-		Dim: opts.CNE.Dim, Workers: opts.Workers, StringKeys: !g.IntKeys(), FromFile: true,
-		KeepState: a.cfg.Engine.Embedding.Checkpoint != "", ExactMaxNode: opts.CNE.ExactMaxNodes,
-		NegRatio: opts.CNE.NegRatio, MaxDegree: int64(g.MaxDegree()), Split: opts.Split.Splitter != nil,
-		NoEmbedding: !usesEmbedding(opts.Method), Held: contextMemory(g, opts)})
+	mo := memory.ForGraph(g, opts)
+	mo.FromFile = true
+	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	if err := a.checkMemory(est); err != nil {
 		return nil, err
 	}
@@ -280,7 +278,6 @@ func (a *app) loadCheckpoint(path string, g *graph.Graph, opts *fondue.Options) 
 	if err := checkWritable(path); err != nil {
 		return "", withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
 	}
-	opts.KeepState = true
 	st, err := fondue.ReadStateFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -465,26 +462,3 @@ func (a *app) logSummary(g *graph.Graph, res *fondue.Result, load time.Duration,
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
-
-// contextMemory is what scoring with opts.Context holds beside the graph
-// (memory.Context); nil without one.
-func contextMemory(g *graph.Graph, opts fondue.Options) []memory.Part {
-	c := opts.Context
-	if c == nil {
-		return nil
-	}
-	o := memory.ContextOptions{Nodes: int64(g.NumNodes())}
-	s, e := fondue.StructureSize(g, opts.Targets)
-	o.StructuralNodes, o.StructuralEdges = int64(s), int64(e)
-	for _, p := range c.Properties {
-		if p.Numeric {
-			o.Numeric++
-			continue
-		}
-		o.Text++
-		for _, v := range p.Text {
-			o.TextBytes += int64(len(v))
-		}
-	}
-	return memory.Context(o)
-}

@@ -145,9 +145,6 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	s.pull.ExcludeTypes = []string{c.Duplicates.RelationshipType}
 	s.checkpoint = c.Engine.Embedding.Checkpoint
 	s.full = c.Engine.Embedding.Full
-	// A checkpoint keeps the optimizer's state (counted by the memory
-	// guard; loadCheckpoint sets it for the methods that embed).
-	s.engine.KeepState = s.checkpoint != ""
 	if score.UsesEmbedding(s.engine.Method) {
 		s.pull.EmbeddingProperty = c.Engine.Embedding.Property
 	}

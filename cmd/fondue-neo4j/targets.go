@@ -101,15 +101,7 @@ func (s targetSelection) targets(g *graph.Graph) ([]bool, error) {
 		}
 		t[i] = true
 	}
-	selected, linked := 0, 0
-	for i, ok := range t {
-		if ok {
-			selected++
-			if g.Degree(i) > 0 {
-				linked++
-			}
-		}
-	}
+	selected, linked := fondue.CountTargets(g, t)
 	switch {
 	case selected == 0:
 		return nil, withCode(exitEmpty, fmt.Errorf("nothing to score: no node of the edge list is selected by %s", s.describe()))
@@ -124,16 +116,11 @@ func (s targetSelection) targets(g *graph.Graph) ([]bool, error) {
 
 // unscoredTargets counts the isolated nodes among the targets (every node
 // when targets is nil), the nodes that were to be scored but cannot be,
-// and returns the first of them.
+// and returns the first of them (-1: none).
 func unscoredTargets(res *fondue.Result, targets []bool) (count, first int) {
-	first = -1
-	for _, i := range res.Unscored() {
-		if targets == nil || targets[i] {
-			if count == 0 {
-				first = i
-			}
-			count++
-		}
+	u := res.Unscored(targets)
+	if len(u) == 0 {
+		return 0, -1
 	}
-	return count, first
+	return len(u), u[0]
 }

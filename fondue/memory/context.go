@@ -26,13 +26,22 @@ type ContextOptions struct {
 //	                                       (a token each, key and weight)
 func Context(o ContextOptions) []Part {
 	n, s, e := o.Nodes, o.StructuralNodes, o.StructuralEdges
+	parts := ContextHeld(o)
+	if s < n {
+		parts = append(parts, Part{Name: "context: the structural graph", Bytes: 8*e + 8*(s+1) + 56*s + 9*n})
+	}
+	return append(parts, Part{Name: "context: pieces and profiles", Bytes: 96 * e})
+}
+
+// ContextHeld is the part of Context that the context itself holds, its
+// kinds and evidence values, without what scoring with it allocates (a
+// run that reads the context but does not score, such as duplicates).
+func ContextHeld(o ContextOptions) []Part {
+	n := o.Nodes
 	parts := []Part{{Name: "context: the nodes' kinds", Bytes: 4 * n}}
 	if o.Numeric+o.Text > 0 {
 		parts = append(parts, Part{Name: "context: evidence properties",
 			Bytes: 8*int64(o.Numeric)*n + 16*int64(o.Text)*n + o.TextBytes*5/4})
 	}
-	if s < n {
-		parts = append(parts, Part{Name: "context: the structural graph", Bytes: 8*e + 8*(s+1) + 56*s + 9*n})
-	}
-	return append(parts, Part{Name: "context: pieces and profiles", Bytes: 96 * e})
+	return parts
 }

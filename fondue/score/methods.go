@@ -126,8 +126,10 @@ const MethodCombined = "combined"
 const DefaultMethod = MethodCombined
 
 // UsesEmbedding reports whether a method fits the CNE embedding (and
-// so can be followed by splitters that need it, and checkpointed).
-func UsesEmbedding(m string) bool { return m == MethodFONDUE || m == MethodCombined }
+// so can be followed by splitters that need it, and checkpointed); "" is
+// DefaultMethod, which does. The one answer for the engine, score,
+// estimate and sync.
+func UsesEmbedding(m string) bool { return m == "" || m == MethodFONDUE || m == MethodCombined }
 
 // BaselineMethods returns the methods Baseline accepts (a fresh
 // slice).

@@ -25,3 +25,14 @@ func TestMethodListsAreFresh(t *testing.T) {
 		}
 	}
 }
+
+// "" is the default method, which fits an embedding; the baselines fit
+// none.
+func TestUsesEmbedding(t *testing.T) {
+	want := map[string]bool{"": true, MethodCombined: true, MethodFONDUE: true}
+	for _, m := range append(Methods(), "") {
+		if got := UsesEmbedding(m); got != want[m] {
+			t.Errorf("UsesEmbedding(%q) = %v, want %v", m, got, want[m])
+		}
+	}
+}

@@ -69,6 +69,10 @@ written scores compared bit for bit with "score" on the edge list (run
 first, with the same --split-top, no server running). --faults then runs
 the fault scenarios on each server: kill -9 mid-write and mid-split and a
 re-run, and a compute of several lock TTLs against a second run.
+A neo4j:kg:NODES:DEGREE case imports the kg case's files and runs "sync
+--write-node-labels Author --evidence-properties year --split --split-top K"
+and "undo" with each binary: the job's peak against its memory estimate and
+the phases' times (no first sync, GDS or bit-for-bit check).
 
 --baseline BIN runs another fondue-neo4j binary on the same inputs for speed
 ratios; --compare FILE adds an earlier run's results.json (for instance

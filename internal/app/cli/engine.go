@@ -29,6 +29,9 @@ func EngineOptions(c *config.Config) (fondue.Options, error) {
 	o.Split.Splitter = sp
 	o.Split.Top = c.Split.Top
 	o.Split.MinAmbiguity = c.Split.MinAmbiguity
+	// A checkpoint keeps the optimizer's state (the fit of the methods
+	// that embed; the memory estimate counts it).
+	o.KeepState = c.Engine.Embedding.Checkpoint != ""
 	return o, nil
 }
 

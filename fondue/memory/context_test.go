@@ -1,4 +1,4 @@
-package main
+package memory
 
 import (
 	"context"
@@ -8,12 +8,11 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 )
 
-// score's memory estimate for import files counts the context: the kinds,
-// the evidence properties, the structural graph and the pieces.
+// The estimate counts the context (ForContext, for score and sync alike):
+// the kinds, the evidence properties, the structural graph and the pieces.
 func TestContextMemory(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -32,9 +31,9 @@ func TestContextMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := contextMemory(kg.Graph, fondue.Options{Targets: kg.Targets, Context: kg.Context})
+	got := ForContext(kg.Graph, fondue.Options{Targets: kg.Targets, Context: kg.Context})
 	// 8 nodes; authors and papers are structural: 6 nodes, the 5 WROTE.
-	want := []memory.Part{
+	want := []Part{
 		{Name: "context: the nodes' kinds", Bytes: 4 * 8},
 		{Name: "context: evidence properties", Bytes: 8*8 + 16*8 + (10+8+3)*5/4},
 		{Name: "context: the structural graph", Bytes: 8*5 + 8*7 + 56*6 + 9*8},
@@ -43,7 +42,11 @@ func TestContextMemory(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("context memory\n%v, want\n%v", got, want)
 	}
-	if contextMemory(kg.Graph, fondue.Options{}) != nil {
+	// What the context holds itself: the kinds and the values.
+	if held := HeldByContext(kg.Graph, fondue.Options{Targets: kg.Targets, Context: kg.Context}); !slices.Equal(held, want[:2]) {
+		t.Fatalf("held by the context\n%v, want\n%v", held, want[:2])
+	}
+	if ForContext(kg.Graph, fondue.Options{}) != nil {
 		t.Fatal("memory counted for a Context without one")
 	}
 }
