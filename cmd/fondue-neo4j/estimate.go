@@ -109,6 +109,7 @@ like score and sync.`,
 				}
 				mo := memory.ForEngine(opts)
 				mo.StringKeys, mo.MaxDegree, mo.FromFile = stringKeys, maxDegree, true
+				mo.Since = a.loadsState(opts)
 				e = memory.Predict(nodes, edges, mo)
 			}
 			fitErr := e.CheckMemory(limit)
