@@ -41,6 +41,9 @@ func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) 
 	so := o.Score
 	so.Targets, so.Context = sg.Targets, sg.Context
 	mo := memory.ForGraph(g, so)
+	// A job with a state file reads it and runs incrementally from it
+	// unless Full (the cmd's loadsState, from the same settings).
+	mo.Since = o.OnlyChanged && !o.Full
 	if o.Duplicates != nil { // not scored: the context holds only its own
 		mo.Held = memory.HeldByContext(g, so)
 	}

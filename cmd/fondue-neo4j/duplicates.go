@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
@@ -215,23 +216,14 @@ func duplicatesMemory(nodes, edges, targets, maxDegree int64, stringKeys bool, h
 }
 
 // inputMemory is what a duplicates run holds of its input beside the
-// graph: the names and the evidence properties' values (a string header
-// each, and their bytes).
+// graph: the names compared (a string header each, their bytes, and the
+// target indices), and the context's kinds and evidence values, counted
+// by memory.HeldByContext as score and sync count them.
 func inputMemory(in dedup.Input) []memory.Part {
 	var names int64
 	for _, s := range in.Names {
 		names += 16 + int64(len(s))
 	}
 	parts := []memory.Part{{Name: "names compared", Bytes: names + 8*int64(len(in.Targets))}}
-	if c := in.Context; c != nil {
-		var props int64
-		for _, p := range c.Properties {
-			props += 8 * int64(len(p.Number))
-			for _, s := range p.Text {
-				props += 16 + int64(len(s))
-			}
-		}
-		parts = append(parts, memory.Part{Name: "node kinds and evidence properties", Bytes: 4*int64(len(c.Kind)) + props})
-	}
-	return parts
+	return append(parts, memory.HeldByContext(in.Graph, fondue.Options{Context: in.Context})...)
 }

@@ -35,7 +35,8 @@ would not fit.
 
 Of the engine's settings, the ones that change the memory are flags here, and
 no other: --threads, --dim, --neg-ratio, and --checkpoint (a run that saves
-one keeps the optimizer's state).
+one keeps the optimizer's state, and one that reads it, a night after the
+first, holds the saved state; embedding.full: a warm start, not counted).
 
 --duplicates estimates a "duplicates" run instead, --compared N of the nodes
 compared (default: all), every candidate pair printed with its reasons.
@@ -109,6 +110,7 @@ like score and sync.`,
 				}
 				mo := memory.ForEngine(opts)
 				mo.StringKeys, mo.MaxDegree, mo.FromFile = stringKeys, maxDegree, true
+				mo.Since = a.loadsState(opts)
 				e = memory.Predict(nodes, edges, mo)
 			}
 			fitErr := e.CheckMemory(limit)

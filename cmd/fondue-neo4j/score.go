@@ -170,7 +170,7 @@ func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode
 // loadTime: the memory check, the warm start, progress and the summary log.
 func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opts fondue.Options, top int, loadTime time.Duration) (*fondue.Result, error) {
 	mo := memory.ForGraph(g, opts)
-	mo.FromFile = true
+	mo.FromFile, mo.Since = true, a.loadsState(opts)
 	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
 	if err := a.checkMemory(est); err != nil {
 		return nil, err
@@ -262,6 +262,14 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 		return edgelist.HeaderNone, nil
 	}
 	return 0, usageErrorf("--header %q: want auto, yes or no", s)
+}
+
+// loadsState reports whether the run reads a saved state and is
+// incremental from it (loadCheckpoint: embedding.checkpoint set, not
+// embedding.full, a method that embeds), for the memory estimate.
+func (a *app) loadsState(opts fondue.Options) bool {
+	e := a.cfg.Engine.Embedding
+	return e.Checkpoint != "" && !e.Full && score.UsesEmbedding(opts.Method)
 }
 
 // loadCheckpoint prepares the run from the state file at path

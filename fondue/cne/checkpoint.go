@@ -179,6 +179,10 @@ func (c *Checkpoint) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
+// ReadReserve is the number of values ReadCheckpoint reserves for each of
+// the embedding and the two moments; a larger array grows by append.
+const ReadReserve = 1 << 24
+
 // ReadCheckpoint reads a checkpoint written by Write.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
@@ -222,6 +226,11 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	arrays := []*[]float64{&c.X}
 	if hasState {
 		arrays = append(arrays, &c.M, &c.V)
+	}
+	// Reserved up to a bound, as the keys: a corrupt count fails at the
+	// end of the file instead of allocating it up front.
+	for _, a := range arrays {
+		*a = make([]float64, 0, min(n*uint64(c.Dim), ReadReserve))
 	}
 	for i := uint64(0); i < n; i++ {
 		kl, err := binary.ReadUvarint(br)

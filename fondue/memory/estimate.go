@@ -38,13 +38,18 @@ type Part struct {
 
 // Options describes the run being estimated.
 type Options struct {
-	Dim          int  // embedding dimension (default cne.Options's)
-	Workers      int  // goroutines (default: all cores)
-	StringKeys   bool // node keys are strings rather than integers
-	AvgKeyBytes  int  // average key length for string keys (default 16)
-	KeepState    bool // a checkpoint will be saved (optimizer state kept)
-	ExactMaxNode int  // largest graph fitted exactly (default cne.Options's)
-	NegRatio     int  // negatives drawn per edge in sampled mode (default cne.Options's)
+	Dim         int  // embedding dimension (default cne.Options's)
+	Workers     int  // goroutines (default: all cores)
+	StringKeys  bool // node keys are strings rather than integers
+	AvgKeyBytes int  // average key length for string keys (default 16)
+	KeepState   bool // a checkpoint will be saved (optimizer state kept)
+	// Since: the run is incremental from a saved state (fondue.State,
+	// fondue.Options.Since: embedding.checkpoint set, not embedding.full),
+	// which is held from the load to the end, with the incremental plan's
+	// arrays (SinceParts). Assumed of the graph's size.
+	Since        bool
+	ExactMaxNode int // largest graph fitted exactly (default cne.Options's)
+	NegRatio     int // negatives drawn per edge in sampled mode (default cne.Options's)
 	// MaxDegree is the graph's largest degree, when known (a graph is
 	// loaded); 0 means unknown, and the estimate then assumes the largest
 	// degree the counts allow, min(nodes-1, edges): every per-worker buffer
@@ -109,7 +114,14 @@ func Predict(nodes, edges int64, o Options) Estimate {
 		phases = append(phases, Phase{Phase: "sink", Parts: s.sink()})
 	}
 	e := Estimate{Nodes: nodes, Edges: edges}
+	var since []Part
+	if o.Since && !o.NoEmbedding {
+		since = SinceParts(nodes, edges, s.d, s.o.StringKeys, s.o.AvgKeyBytes)
+	}
 	for _, pm := range phases {
+		if pm.Phase != "load" { // read after the graph is built
+			pm.Parts = slices.Concat(pm.Parts, since)
+		}
 		pm.Parts = slices.Concat(pm.Parts, o.Held)
 		for _, p := range pm.Parts {
 			pm.Bytes += p.Bytes
@@ -246,6 +258,47 @@ func (s sizes) split() []Part {
 // and the caller's Sink.
 func (s sizes) sink() []Part {
 	return slices.Concat(s.scored(), []Part{{"scores, disconnection, ranks", 49 * s.n}}, s.o.Sink)
+}
+
+// SinceParts are what an incremental run holds for a saved state of n
+// rows, m links and dimension d (fondue.ReadState's arrays, and what
+// fondue/incremental.go and cne.Checkpoint.WarmStart allocate), in bytes:
+//
+//	state keys     = n(16 + k)  string headers and bytes; k the average key
+//	                            length, or an integer's digits rounded to 8
+//	state vectors  = 3a         embedding and the two Adam moments, each
+//	                            a = 8dn (10dn past cne.ReadReserve values,
+//	                            which grow by append)
+//	state per node = 40n        fingerprint 8, terms 24 (FONDUE, disconnection,
+//	                            pieces), entity estimate 4, degree 4
+//	state links    = 8m         a 4-byte row per link end
+//	warm start     = 24dn + 8n  the starting embedding and moments, copied
+//	                            by the fit, and each node's saved row
+//	plan           = 43n        rows 8, fingerprints 8, link offsets 8,
+//	                            changed 4, trained 4 and its ring marks 1,
+//	                            saved row to node 4, rescore flags, counts
+//	                            and marks 6
+func SinceParts(n, m, d int64, stringKeys bool, avgKeyBytes int) []Part {
+	k := int64(avgKeyBytes)
+	if !stringKeys {
+		digits := int64(1)
+		for v := n; v >= 10; v /= 10 {
+			digits++
+		}
+		k = (digits + 7) / 8 * 8
+	}
+	a := 8 * d * n
+	if d*n > cne.ReadReserve {
+		a = 10 * d * n
+	}
+	return []Part{
+		{"saved state: keys", n * (16 + k)},
+		{"saved state: embedding and optimizer state", 3 * a},
+		{"saved state: fingerprints, terms, entities, degrees", 40 * n},
+		{"saved state: links", 8 * m},
+		{"warm start: embedding and moments", 24*d*n + 8*n},
+		{"incremental plan", 43 * n},
+	}
 }
 
 // runtimeOverhead is the Go runtime's own memory with w worker threads.

@@ -176,7 +176,7 @@ var settings = []Setting{
 		Help: "warm-start from this embedding file if it exists, and save the new embedding to it",
 		Doc:  "warm start: resume from the embedding saved in this file (if it exists), save the new one to it",
 		Flags: []Flag{{Name: "checkpoint", On: CmdScore | CmdReview | CmdSync},
-			{Name: "checkpoint", On: CmdEstimate, Help: "count the memory of a run that saves a checkpoint (it keeps the optimizer's state); the file is not read"}},
+			{Name: "checkpoint", On: CmdEstimate, Help: "count the memory of a run that saves a checkpoint (it keeps the optimizer's state) and, without embedding.full, reads it (an incremental night); the file is not read"}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Checkpoint }},
 	{Key: "embedding.checkpoint_force", Kind: Bool, Default: false,
 		Help:  "warm-start from --checkpoint even when it shares less than half of its nodes with the graph",
