@@ -63,7 +63,8 @@ type LiveConfig struct {
 	GDSRepeats int
 	// Nights runs, instead of GDS and the measured syncs, the nightly
 	// scenario (runNights): a first night, then second nights after 0%,
-	// 0.1% and 1% of the relationships changed, with a state file.
+	// 0.1% and 1% of the relationships changed, with a state file (on a
+	// KG case runNightsKG: the WROTE relationships, and the syncs only).
 	Nights bool
 }
 

@@ -289,14 +289,25 @@ func runUndo(ctx context.Context, cfg Config, srv *neo4jtest.Server, bin [2]stri
 	}
 	lr.UndoS = wall.Seconds()
 	lr.JobCPU.Undo, lr.ServerCPU.Undo = ch.between([]string{"start"}, []string{"exit"})
-	var sum struct {
-		Undone int `json:"undone"`
-	}
-	if err := json.Unmarshal(ch.stdout.Bytes(), &sum); err != nil {
+	if lr.Undone, err = undoneOf(ch.stdout.Bytes()); err != nil {
 		return fmt.Errorf("undo's summary: %v: %.200s", err, ch.stdout.String())
 	}
-	lr.Undone = sum.Undone
 	return nil
+}
+
+// undoneOf reads the split nodes restored from undo's JSON summary
+// (syncjob.UndoStats: "restored").
+func undoneOf(summary []byte) (int, error) {
+	var sum struct {
+		Restored *int `json:"restored"`
+	}
+	if err := json.Unmarshal(summary, &sum); err != nil {
+		return 0, err
+	}
+	if sum.Restored == nil {
+		return 0, fmt.Errorf(`no "restored" in it`)
+	}
+	return *sum.Restored, nil
 }
 
 // readScores reads every keyed node's written scores.

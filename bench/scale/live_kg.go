@@ -65,6 +65,9 @@ func liveKGOnServer(ctx context.Context, cfg Config, c Case, p *prepared, v neo4
 	sr.Nodes, sr.Relationships = int(r.Records[0].Values[0].(int64)), int(r.Records[0].Values[1].(int64))
 	logf("%s on %s: imported %d nodes, %d relationships in %.1fs (store %.0f MB)", c.Name, v.Neo4j, sr.Nodes, sr.Relationships, sr.ImportS, sr.StoreMB)
 	res.Servers = append(res.Servers, sr)
+	if lc.Nights {
+		return runNightsKG(ctx, cfg, srv, d, c, p, res, logf)
+	}
 	for rep := 0; rep < cfg.Repeats; rep++ {
 		for _, b := range bins {
 			var extra []string

@@ -209,7 +209,7 @@ costs with hubs and without.`,
 	f.BoolVar(&faults, "faults", false, "live cases: after the measurements, run the fault scenarios on each server")
 	f.IntVar(&faultEpochs, "fault-epochs", 0, "live cases: epochs of the fault scenarios' long compute (no early stop; 0: as many as 2.5 lock TTLs of compute take at the case's measured speed)")
 	f.IntVar(&gdsRepeats, "gds-repeats", 3, "live cases: runs of each GDS reference")
-	f.BoolVar(&nights, "nights", false, "live cases: instead of GDS and the measured syncs, nightly runs with a state file: a first night, then second nights after 0%, 0.1% and 1% of the relationships changed, each compared with score on the same graph")
+	f.BoolVar(&nights, "nights", false, "live cases: instead of GDS and the measured syncs, nightly runs with a state file: a first night, then second nights after 0%, 0.1% and 1% of the relationships changed, each compared with score on the same graph (on a kg case: the WROTE relationships, no score)")
 	f.StringVar(&dataDir, "data-dir", "", "datasets folder for file: cases given by bare name (default: $"+setup.DataDirEnv+", else "+setup.DefaultDataDir+")")
 	cli.AddSettingFlags(cmd, scaleKeys, "seed", "threads")
 	return cmd
