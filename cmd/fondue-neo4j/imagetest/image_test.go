@@ -489,6 +489,29 @@ type volume struct {
 			Path string `yaml:"path"`
 		} `yaml:"items"`
 	} `yaml:"secret"`
+	PersistentVolumeClaim *struct {
+		ClaimName string `yaml:"claimName"`
+	} `yaml:"persistentVolumeClaim"`
+}
+
+// deployStateFile is the state file (embedding.checkpoint) of the
+// ConfigMap of deploy/kubernetes, which the nightly job keeps on a claim.
+func deployStateFile(t *testing.T) string {
+	var cm struct {
+		Data map[string]string `yaml:"data"`
+	}
+	if err := yaml.Unmarshal([]byte(readRepoFile(t, "deploy/kubernetes/configmap.yaml")), &cm); err != nil {
+		t.Fatalf("deploy/kubernetes/configmap.yaml: %v", err)
+	}
+	var cfg struct {
+		Embedding struct {
+			Checkpoint string `yaml:"checkpoint"`
+		} `yaml:"embedding"`
+	}
+	if err := yaml.Unmarshal([]byte(cm.Data["fondue.yaml"]), &cfg); err != nil || cfg.Embedding.Checkpoint == "" {
+		t.Fatalf("deploy/kubernetes/configmap.yaml: fondue.yaml names no embedding.checkpoint (%v)", err)
+	}
+	return cfg.Embedding.Checkpoint
 }
 
 // deployCronJob is the CronJob of deploy/kubernetes/cronjob.yaml.
@@ -560,6 +583,11 @@ func TestImageCronJobSync(t *testing.T) {
 		}
 		run = append(run, "--env", e.Name+"="+v)
 	}
+	// The ConfigMap's state file: the run saves its state there, on the
+	// claim mounted below (an empty directory, as a new claim is).
+	stateFile := deployStateFile(t)
+	run = append(run, "--env", "FONDUE_EMBEDDING_CHECKPOINT="+stateFile)
+	var hostState string // the state file, on the host
 	for _, m := range c.VolumeMounts {
 		i := slices.IndexFunc(spec.Volumes, func(v volume) bool { return v.Name == m.Name })
 		if i < 0 {
@@ -578,8 +606,19 @@ func TestImageCronJobSync(t *testing.T) {
 			if len(vol.Secret.Items) == 0 {
 				files = data
 			}
+		case vol.PersistentVolumeClaim != nil:
+			dir := t.TempDir()
+			// Writable by the image's user, as a claim is.
+			if err := os.Chmod(dir, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			if rel, err := filepath.Rel(m.MountPath, stateFile); err == nil && !strings.HasPrefix(rel, "..") {
+				hostState = filepath.Join(dir, rel)
+			}
+			run = append(run, "--volume", dir+":"+m.MountPath)
+			continue
 		default:
-			t.Fatalf("volume %q: the test knows ConfigMaps %v and Secrets %v", m.Name, keys(configMaps), keys(secrets))
+			t.Fatalf("volume %q: the test knows ConfigMaps %v, Secrets %v and claims", m.Name, keys(configMaps), keys(secrets))
 		}
 		dir := t.TempDir()
 		// Readable by the image's user, as Kubernetes mounts them.
@@ -625,6 +664,11 @@ func TestImageCronJobSync(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &sum); err != nil {
 		t.Fatalf("the sync's JSON summary: %v\n%s", err, out)
+	}
+	if hostState == "" {
+		t.Errorf("the state file %s is on no claim the CronJob mounts", stateFile)
+	} else if _, err := os.Stat(hostState); err != nil {
+		t.Errorf("the run saved no state on its claim: %v", err)
 	}
 	if sum.RunID == "" || sum.NodeCount != g.NumNodes() || sum.RelationshipCount != g.NumEdges() || sum.Neo4jVersion != srv.Version().Neo4j {
 		t.Errorf("summary: run %q, %d nodes, %d relationships, Neo4j %s; want %d nodes, %d relationships, Neo4j %s",
