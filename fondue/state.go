@@ -10,10 +10,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/atomicfile"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
@@ -408,21 +408,10 @@ func ReadStateFile(path string) (*State, error) {
 // directory, synced, then renamed over path; a crash leaves the previous
 // file intact.
 func (s *State) WriteFile(path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := s.Write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, func(w io.Writer) error {
+		if err := s.Write(w); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
 }

@@ -8,9 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/atomicfile"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
 )
 
@@ -273,21 +273,5 @@ func ReadCheckpointFile(path string) (*Checkpoint, error) {
 // WriteFile saves the checkpoint atomically: a crash mid-write leaves the
 // previous file intact.
 func (c *Checkpoint) WriteFile(path string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := c.Write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, c.Write)
 }
