@@ -37,6 +37,15 @@ type State struct {
 	// row k, listed in Neighbors (rows) one row after the other. They
 	// tell which links of a changed node changed (Options.MoveTolerance).
 	Degrees, Neighbors []int32
+	// With a Context: the evidence digest of the saved graph (all it
+	// says about its nodes and links), and per row the node's evidence
+	// print (what it brings to a piece as a member) and its entity
+	// estimate by evidence (0 for a node that is not a scored target).
+	// They let the next run keep the estimates that did not change.
+	// Without a Context, or read from a version 1 file: 0 and nil.
+	EvidenceDigest   uint64
+	EvidencePrints   []uint64
+	EvidenceEntities []int32
 	// File is the file the state was read from, for messages; not saved.
 	File string
 }
@@ -53,6 +62,9 @@ type IncrementalStats struct {
 	// vectors). Rescored: nodes whose terms were computed; Reused: nodes
 	// whose saved terms were kept.
 	Changed, Trained, Rescored, Reused int
+	// Merged, with a Context: the scored targets whose entity estimate
+	// was merged anew by evidence (the others kept their saved one).
+	Merged int
 
 	warm *cne.Checkpoint // a full run's warm start from Since
 }
@@ -80,6 +92,13 @@ func (r *Result) State(g *graph.Graph, opts Options) *State {
 	for i := range s.Degrees {
 		s.Degrees[i] = int32(sg.Degree(i))
 		s.Neighbors = append(s.Neighbors, sg.Neighbors(i)...)
+	}
+	if st := r.st; st != nil && st.prints != nil && len(st.prints) == ck.Len() {
+		s.EvidenceDigest, s.EvidencePrints = st.digest, st.prints
+		s.EvidenceEntities = make([]int32, len(st.nodes))
+		for a, i := range st.nodes {
+			s.EvidenceEntities[a] = int32(r.Entities[i])
+		}
 	}
 	return s
 }
@@ -140,12 +159,13 @@ func (o Options) digest() uint64 {
 }
 
 // The state file: magic, version, then the header (method, digest, rows,
-// whether the combined terms are there), the per-row arrays, the
-// checkpoint (cne's format, length first) and an FNV-64a checksum of all
-// bytes before it.
+// whether the combined terms are there), the per-row arrays, (version 2)
+// whether the evidence follows and if so its digest and per-row arrays,
+// the checkpoint (cne's format, length first) and an FNV-64a checksum of
+// all bytes before it. Version 1, without the evidence, is still read.
 const (
 	stateMagic   = "FONDUEST"
-	stateVersion = 1
+	stateVersion = 2
 )
 
 // Write saves the state (little-endian).
@@ -175,6 +195,13 @@ func (s *State) Write(w io.Writer) error {
 		arrays = append(arrays, s.Terms.Disconnection, s.Terms.Pieces)
 	}
 	arrays = append(arrays, s.Entities, s.Degrees, uint64(len(s.Neighbors)), s.Neighbors)
+	if ev := s.EvidencePrints != nil; !ev {
+		arrays = append(arrays, b2u(false))
+	} else if len(s.EvidencePrints) != n || len(s.EvidenceEntities) != n {
+		return errors.New("state: evidence arrays do not match the checkpoint")
+	} else {
+		arrays = append(arrays, b2u(true), s.EvidenceDigest, s.EvidencePrints, s.EvidenceEntities)
+	}
 	for _, a := range arrays {
 		if err := binary.Write(hw, le, a); err != nil {
 			return err
@@ -251,8 +278,9 @@ func ReadState(r io.Reader) (*State, error) {
 	if _, err := io.ReadFull(tr, fixed); err != nil {
 		return nil, truncated(err)
 	}
-	if v := le.Uint32(fixed[8:]); v != stateVersion {
-		return nil, fmt.Errorf("state version %d not supported (want %d)", v, stateVersion)
+	version := le.Uint32(fixed[8:])
+	if version != 1 && version != stateVersion {
+		return nil, fmt.Errorf("state version %d not supported (want %d)", version, stateVersion)
 	}
 	ml, err := binary.ReadUvarint(tr)
 	if err != nil || ml > 64 {
@@ -333,6 +361,27 @@ func ReadState(r io.Reader) (*State, error) {
 	}
 	if s.Neighbors, err = readI32(links); err != nil {
 		return nil, err
+	}
+	if version >= 2 {
+		var ev [1]byte
+		if _, err := io.ReadFull(tr, ev[:]); err != nil {
+			return nil, truncated(err)
+		}
+		switch ev[0] {
+		case 0:
+		case 1:
+			if err := binary.Read(tr, le, &s.EvidenceDigest); err != nil {
+				return nil, truncated(err)
+			}
+			if s.EvidencePrints, err = readU64(); err != nil {
+				return nil, err
+			}
+			if s.EvidenceEntities, err = readI32(n); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errors.New("corrupt: evidence flag")
+		}
 	}
 	var size uint64
 	if err := binary.Read(tr, le, &size); err != nil {
