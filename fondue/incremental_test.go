@@ -465,12 +465,11 @@ func TestIncrementalSubsetTraining(t *testing.T) {
 	}
 }
 
-// With a Context, the scores of the structural graph are incremental, and
-// so are the entity estimates: an unchanged graph gives the same result
-// without merging any neighbourhood; a changed context link (a paper's
-// venue) changes no structural node, re-merges the neighbourhoods of the
-// paper's authors only (all with the exact rule) and gives a full run's
-// result.
+// With a Context, the scores of the structural graph are incremental; the
+// entity estimates are kept on an unchanged graph (no neighbourhood
+// merged) and merged anew for every target on a changed one: a changed
+// context link (a paper's venue) changes no structural node and gives a
+// full run's result.
 func TestIncrementalContext(t *testing.T) {
 	_, kg, c := kgPair(t)
 	opts := Options{Seed: 3, Targets: authors(kg), Context: c, Workers: 2}
@@ -486,12 +485,6 @@ func TestIncrementalContext(t *testing.T) {
 		t.Fatalf("unchanged: %d neighbourhoods merged, want none", same.Incremental.Merged)
 	}
 	p, _ := kg.Index("p:0")
-	var writers int
-	for _, j := range kg.Neighbors(p) {
-		if strings.HasPrefix(kg.Key(int(j)), "a:") {
-			writers++
-		}
-	}
 	v := -1
 	for _, j := range kg.Neighbors(p) {
 		if strings.HasPrefix(kg.Key(int(j)), "v:") {
@@ -511,18 +504,13 @@ func TestIncrementalContext(t *testing.T) {
 	if !sameFloats(full.Scores, inc.Scores) || !slices.Equal(full.Entities, inc.Entities) {
 		t.Fatal("venue changed: the incremental night differs from a full run")
 	}
-	if inc.Incremental.Merged != writers {
-		t.Fatalf("venue changed: %d neighbourhoods merged, want the %d of p:0's authors", inc.Incremental.Merged, writers)
-	}
-	exact := opts
-	exact.MoveTolerance = -1
 	scored := 0
 	for _, s := range inc.Scores {
 		if !math.IsNaN(s) {
 			scored++
 		}
 	}
-	if inc, _ := night(t, h, exact, st); inc.Incremental.Merged != scored || !slices.Equal(full.Entities, inc.Entities) {
-		t.Fatalf("venue changed, exact: %d merged (want all %d), entities equal to a full run's: %v", inc.Incremental.Merged, scored, slices.Equal(full.Entities, inc.Entities))
+	if inc.Incremental.Merged != scored {
+		t.Fatalf("venue changed: %d neighbourhoods merged, want all %d", inc.Incremental.Merged, scored)
 	}
 }

@@ -38,13 +38,11 @@ type State struct {
 	// tell which links of a changed node changed (Options.MoveTolerance).
 	Degrees, Neighbors []int32
 	// With a Context: the evidence digest of the saved graph (all it
-	// says about its nodes and links), and per row the node's evidence
-	// print (what it brings to a piece as a member) and its entity
-	// estimate by evidence (0 for a node that is not a scored target).
-	// They let the next run keep the estimates that did not change.
-	// Without a Context, or read from a version 1 file: 0 and nil.
+	// says about its nodes and links) and per row the entity estimate by
+	// evidence (0 for a node that is not a scored target): a next run on
+	// the same graph keeps them. Without a Context, or read from a
+	// version 1 file: 0 and nil.
 	EvidenceDigest   uint64
-	EvidencePrints   []uint64
 	EvidenceEntities []int32
 	// File is the file the state was read from, for messages; not saved.
 	File string
@@ -93,8 +91,8 @@ func (r *Result) State(g *graph.Graph, opts Options) *State {
 		s.Degrees[i] = int32(sg.Degree(i))
 		s.Neighbors = append(s.Neighbors, sg.Neighbors(i)...)
 	}
-	if st := r.st; st != nil && st.prints != nil && len(st.prints) == ck.Len() {
-		s.EvidenceDigest, s.EvidencePrints = st.digest, st.prints
+	if st := r.st; st != nil && st.digest != 0 && len(st.nodes) == ck.Len() {
+		s.EvidenceDigest = st.digest
 		s.EvidenceEntities = make([]int32, len(st.nodes))
 		for a, i := range st.nodes {
 			s.EvidenceEntities[a] = int32(r.Entities[i])
@@ -160,7 +158,7 @@ func (o Options) digest() uint64 {
 
 // The state file: magic, version, then the header (method, digest, rows,
 // whether the combined terms are there), the per-row arrays, (version 2)
-// whether the evidence follows and if so its digest and per-row arrays,
+// whether the evidence follows and if so its digest and entity estimates,
 // the checkpoint (cne's format, length first) and an FNV-64a checksum of
 // all bytes before it. Version 1, without the evidence, is still read.
 const (
@@ -195,12 +193,12 @@ func (s *State) Write(w io.Writer) error {
 		arrays = append(arrays, s.Terms.Disconnection, s.Terms.Pieces)
 	}
 	arrays = append(arrays, s.Entities, s.Degrees, uint64(len(s.Neighbors)), s.Neighbors)
-	if ev := s.EvidencePrints != nil; !ev {
+	if s.EvidenceEntities == nil {
 		arrays = append(arrays, b2u(false))
-	} else if len(s.EvidencePrints) != n || len(s.EvidenceEntities) != n {
-		return errors.New("state: evidence arrays do not match the checkpoint")
+	} else if len(s.EvidenceEntities) != n {
+		return errors.New("state: evidence entities do not match the checkpoint")
 	} else {
-		arrays = append(arrays, b2u(true), s.EvidenceDigest, s.EvidencePrints, s.EvidenceEntities)
+		arrays = append(arrays, b2u(true), s.EvidenceDigest, s.EvidenceEntities)
 	}
 	for _, a := range arrays {
 		if err := binary.Write(hw, le, a); err != nil {
@@ -372,9 +370,6 @@ func ReadState(r io.Reader) (*State, error) {
 		case 1:
 			if err := binary.Read(tr, le, &s.EvidenceDigest); err != nil {
 				return nil, truncated(err)
-			}
-			if s.EvidencePrints, err = readU64(); err != nil {
-				return nil, err
 			}
 			if s.EvidenceEntities, err = readI32(n); err != nil {
 				return nil, err

@@ -27,10 +27,8 @@ type structure struct {
 	emb   *cne.Embedding
 	prior *cne.Prior
 	model *evidence.Model
-	// For State: the evidence digest of the graph and each structural
-	// node's evidence print (evidenceDigest, evidencePrints).
+	// For State: the evidence digest of the graph (evidenceDigest).
 	digest uint64
-	prints []uint64
 }
 
 func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
@@ -224,22 +222,19 @@ func fitEvidence(ctx context.Context, g *graph.Graph, st *structure, scores []fl
 
 // evidenceEntities fits the evidence model of a scored result and sets the
 // entity estimates of its targets from the merged pieces. An incremental
-// run (Options.Since with the evidence of its state) reuses the saved
-// estimates: all of them, without fitting the model, when the graph, its
-// Context and the targets are those of the saved run (EvidenceDigest); by
-// default also on a changed graph those of the targets whose pieces and
-// pieces' evidence did not change (see evidenceReuse).
+// run whose graph, Context and targets are those of the saved run (the
+// evidence digest of Options.Since) keeps the saved estimates, without
+// fitting the model. On any change the model, fitted over all targets,
+// changes too, and every target is merged again.
 func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Options) error {
 	st := res.st
 	st.digest = evidenceDigest(g, opts.Context, opts.Targets, opts.Seed)
-	st.prints = evidencePrints(g, opts.Context, st)
-	reuse, all := evidenceReuse(st, res, opts)
-	if all {
-		// Nothing the estimates depend on changed: the saved ones, as a
-		// full run would compute them. The model waits for the splits.
+	if sameEvidence(st, res, opts.Since) {
+		// The saved estimates, as a full run would compute them. The model
+		// waits for the splits.
 		for a, i := range st.nodes {
 			if st.targets[a] && !math.IsNaN(res.Scores[i]) {
-				res.Entities[i] = int(opts.Since.EvidenceEntities[res.from[a]])
+				res.Entities[i] = int(opts.Since.EvidenceEntities[a])
 			}
 		}
 		return nil
@@ -249,85 +244,34 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 		return err
 	}
 	st.model = m
-	todo := pieces
-	if reuse != nil {
-		todo = make([][][]int32, len(pieces))
-		for k, i := range owners {
-			if a := st.index[i]; reuse[a] {
-				res.Entities[i] = int(opts.Since.EvidenceEntities[res.from[a]])
-			} else {
-				todo[k] = pieces[k]
-			}
-		}
-	}
-	if res.Incremental != nil {
-		for _, p := range todo {
-			if p != nil {
-				res.Incremental.Merged++
-			}
-		}
-	}
-	merged, _, err := m.MergeAll(ctx, todo, opts.Workers)
+	merged, _, err := m.MergeAll(ctx, pieces, opts.Workers)
 	if err != nil {
 		return err
 	}
 	for k, i := range owners {
-		if todo[k] != nil {
-			res.Entities[i] = max(1, entityCount(merged[k]))
-		}
+		res.Entities[i] = max(1, entityCount(merged[k]))
+	}
+	if res.Incremental != nil {
+		res.Incremental.Merged = len(owners)
 	}
 	return nil
 }
 
-// evidenceReuse says which structural nodes keep their saved entity
-// estimate in an incremental run: all, when the saved run's evidence
-// digest is this one's and the structural nodes are its rows in order;
-// else, by default (not with MoveTolerance negative, the exact rule), the
-// targets whose pieces and their evidence may not have changed: neither
-// they nor a neighbour changed fingerprint or evidence print. Their
-// estimates are then those of the saved run's evidence model, close to,
-// not exactly, the model refitted on the changed graph. nil: none.
-func evidenceReuse(st *structure, res *Result, opts Options) (reuse []bool, all bool) {
-	s := opts.Since
-	if s == nil || res.from == nil || res.Incremental == nil || res.Incremental.Full || s.EvidenceEntities == nil ||
-		len(s.EvidenceEntities) != s.Checkpoint.Len() || len(s.EvidencePrints) != s.Checkpoint.Len() {
-		return nil, false
+// sameEvidence reports whether an incremental run can keep the entity
+// estimates of s: its evidence digest is this run's, nothing structural
+// changed, and the structural nodes are its rows in order.
+func sameEvidence(st *structure, res *Result, s *State) bool {
+	if s == nil || res.Incremental == nil || res.Incremental.Full || res.Incremental.Changed != 0 ||
+		s.EvidenceEntities == nil || s.EvidenceDigest != st.digest || len(res.from) != s.Checkpoint.Len() ||
+		len(s.EvidenceEntities) != len(res.from) {
+		return false
 	}
-	from := res.from
-	if s.EvidenceDigest == st.digest && res.Incremental.Changed == 0 && len(from) == s.Checkpoint.Len() {
-		same := true
-		for a, k := range from {
-			if k != a {
-				same = false
-				break
-			}
-		}
-		if same {
-			return nil, true
+	for a, k := range res.from {
+		if k != a {
+			return false
 		}
 	}
-	if opts.moveTolerance() < 0 {
-		return nil, false
-	}
-	n := st.g.NumNodes()
-	changed := make([]bool, n)
-	for a, k := range from {
-		changed[a] = k < 0 || s.Fingerprints[k] != res.fingerprints[a] || s.EvidencePrints[k] != st.prints[a]
-	}
-	reuse = make([]bool, n)
-	for a := range n {
-		if !st.targets[a] || changed[a] {
-			continue
-		}
-		reuse[a] = true
-		for _, j := range st.g.Neighbors(a) {
-			if changed[j] {
-				reuse[a] = false
-				break
-			}
-		}
-	}
-	return reuse, false
+	return true
 }
 
 // evidenceDigest hashes all that the evidence model and the entity
@@ -348,7 +292,13 @@ func evidenceDigest(g *graph.Graph, c *evidence.Context, targets []bool, seed ui
 	for i := range g.NumNodes() {
 		add(fnv64a(g.Key(i)))
 		add(uint64(kindOf(c, i))<<2 | uint64(b2u(targets == nil || targets[i])))
-		add(valuesHash(c, i))
+		for _, p := range c.Properties {
+			if p.Numeric {
+				add(math.Float64bits(p.Number[i]))
+			} else {
+				add(fnv64a(p.Text[i]))
+			}
+		}
 		nb := g.Neighbors(i)
 		add(uint64(len(nb)))
 		for _, j := range nb {
@@ -358,42 +308,12 @@ func evidenceDigest(g *graph.Graph, c *evidence.Context, targets []bool, seed ui
 	return h
 }
 
-// evidencePrints returns, per structural node, a hash of the evidence it
-// brings to a piece as a member: its evidence values, and its neighbours'
-// keys, kinds and whether they are structural (its context tokens).
-func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure) []uint64 {
-	out := make([]uint64, len(st.nodes))
-	for a, i := range st.nodes {
-		var sum uint64
-		for _, j := range g.Neighbors(int(i)) {
-			sum += mix64(fnv64a(g.Key(int(j))) ^ uint64(kindOf(c, int(j)))<<1 ^ uint64(b2u(st.mark[j])))
-		}
-		out[a] = mix64(sum^mix64(valuesHash(c, int(i)))) | 1
-	}
-	return out
-}
-
 // kindOf is node i's kind index, -1 when unknown.
 func kindOf(c *evidence.Context, i int) int32 {
 	if c.Kind == nil {
 		return -1
 	}
 	return c.Kind[i]
-}
-
-// valuesHash hashes node i's evidence property values.
-func valuesHash(c *evidence.Context, i int) uint64 {
-	h := uint64(0x51ed)
-	for _, p := range c.Properties {
-		var v uint64
-		if p.Numeric {
-			v = math.Float64bits(p.Number[i])
-		} else {
-			v = fnv64a(p.Text[i])
-		}
-		h = mix64(h ^ v)
-	}
-	return h
 }
 
 // entityCount is the number of entities behind merged groups: their
