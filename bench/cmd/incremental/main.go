@@ -139,7 +139,8 @@ func main() {
 					changedInTop(g, h, inc.Scores), changedInTop(g, h, cold.Scores), pair(first.Scores, inc.Scores))
 			}
 			if share == 0 || *fullRuns {
-				fmt.Printf("  entity estimates merged anew %d; equal to the cold full run's: %s\n", s.Merged, sameEntities(inc, cold))
+				fmt.Printf("  entity estimates merged anew %d; equal to the cold full run's: %s (cold full night 1 vs night 2: %s)\n",
+					s.Merged, sameEntities(inc, cold), sameEntities(first, cold))
 			}
 			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
 				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
