@@ -148,7 +148,7 @@ func mix64(z uint64) uint64 {
 // embedding's and prior's options and the sign vectors' settings. A
 // Context is not in it: it changes the scored graph (the structural
 // nodes, whose targets the fingerprints hold) and the entity estimates,
-// which a run with a Context computes in full.
+// which the evidence digest (State.EvidenceDigest) covers.
 func (o Options) digest() uint64 {
 	c := o.CNE.WithDefaults()
 	return fnv64a(fmt.Sprintf("m=%s seed=%d cne=%d,%g,%g,%g,%d,%g,%d,%d,%d,%t,%t prior=%g,%d t=%d u=%t p=%t",
