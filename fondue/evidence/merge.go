@@ -141,10 +141,11 @@ func keyCmp(a, b key) int {
 func (m *Model) newProfile(members []int32) *profile {
 	p := &profile{size: len(members), norm2: make([]float64, m.nTokenBlocks()),
 		sum: make([]float64, len(m.numeric)), count: make([]float64, len(m.numeric))}
-	var keys []key
-	var ws []float64
-	for _, u := range members {
-		keys, ws = m.memberTokens(u, keys, ws)
+	toks := make([]*memberToks, len(members))
+	total := 0
+	for k, u := range members {
+		toks[k] = m.memberTokens(u)
+		total += len(toks[k].keys)
 		for b, q := range m.numeric {
 			if v := m.c.Properties[q].Number[u]; !math.IsNaN(v) {
 				p.sum[b] += v
@@ -153,8 +154,14 @@ func (m *Model) newProfile(members []int32) *profile {
 		}
 	}
 	if len(members) == 1 {
-		p.keys, p.w = keys, ws
+		// The member's own slices: a profile never changes its slices in
+		// place (add makes new ones).
+		p.keys, p.w = toks[0].keys, toks[0].w
 	} else {
+		keys, ws := make([]key, 0, total), make([]float64, 0, total)
+		for _, c := range toks {
+			keys, ws = append(keys, c.keys...), append(ws, c.w...)
+		}
 		idx := make([]int, len(keys))
 		for i := range idx {
 			idx[i] = i
@@ -173,25 +180,25 @@ func (m *Model) newProfile(members []int32) *profile {
 	return p
 }
 
-// memberTokens appends member u's distinct tokens, sorted, and their IDF
-// weights (computed once per member).
-func (m *Model) memberTokens(u int32, keys []key, ws []float64) ([]key, []float64) {
-	c := m.cache[u]
-	if c == nil { // not a member Fit saw: computed, not kept (Merge runs concurrently)
-		toks := m.tokens(u, nil)
-		slices.SortFunc(toks, keyCmp)
-		toks = slices.Compact(toks)
-		w := make([]float64, 0, len(toks))
-		kept := toks[:0]
-		for _, k := range toks {
-			if v := m.idf[k]; v > 0 {
-				kept = append(kept, k)
-				w = append(w, v)
-			}
-		}
-		c = &memberToks{kept, w}
+// memberTokens returns member u's distinct tokens, sorted, and their IDF
+// weights (computed once per member Fit saw).
+func (m *Model) memberTokens(u int32) *memberToks {
+	if c := m.cache[u]; c != nil {
+		return c
 	}
-	return append(keys, c.keys...), append(ws, c.w...)
+	// Not a member Fit saw: computed, not kept (Merge runs concurrently).
+	toks := m.tokens(u, nil)
+	slices.SortFunc(toks, keyCmp)
+	toks = slices.Compact(toks)
+	w := make([]float64, 0, len(toks))
+	kept := toks[:0]
+	for _, k := range toks {
+		if v := m.idf[k]; v > 0 {
+			kept = append(kept, k)
+			w = append(w, v)
+		}
+	}
+	return &memberToks{kept, w}
 }
 
 type memberToks struct {
@@ -339,8 +346,7 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	}
 	m.cache = make([]*memberToks, g.NumNodes())
 	for _, u := range members {
-		keys, ws := m.memberTokens(u, nil, nil)
-		m.cache[u] = &memberToks{keys, ws}
+		m.cache[u] = m.memberTokens(u)
 	}
 	r := rng.SplitMix{S: rng.StreamSeed(o.Seed, 0xe71de, 0, 0)}
 	m.scale = make([]float64, len(m.numeric))
