@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // sameFloats reports whether a and b are equal bit for bit (NaN equal to NaN).
@@ -483,6 +485,17 @@ func TestIncrementalContext(t *testing.T) {
 	}
 	if same.Incremental.Merged != 0 {
 		t.Fatalf("unchanged: %d neighbourhoods merged, want none", same.Incremental.Merged)
+	}
+	// The splits fit the evidence model the unchanged night skipped.
+	sp := opts
+	sp.Split = SplitOptions{Splitter: split.Named(""), Top: 5}
+	a, _ := night(t, kg, sp, nil)
+	b, _ := night(t, kg, sp, st)
+	if len(a.Proposals) == 0 || !reflect.DeepEqual(a.Proposals, b.Proposals) {
+		t.Fatalf("unchanged, with splits: %d proposals, the incremental night's differ: %v", len(a.Proposals), !reflect.DeepEqual(a.Proposals, b.Proposals))
+	}
+	if b.Incremental.Merged != 0 {
+		t.Fatalf("unchanged, with splits: %d neighbourhoods merged for the estimates, want none", b.Incremental.Merged)
 	}
 	p, _ := kg.Index("p:0")
 	v := -1
