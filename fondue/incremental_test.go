@@ -1,8 +1,11 @@
 package fondue
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/fnv"
 	"maps"
 	"math"
 	"os"
@@ -382,6 +385,43 @@ func TestIncrementalFallsBackToFull(t *testing.T) {
 	res, _ := night(t, h, o, st)
 	if !res.Incremental.Full || !strings.Contains(res.Incremental.Reason, "shares 0") {
 		t.Fatalf("another graph: %+v", res.Incremental)
+	}
+}
+
+// A version 1 state file (before the evidence) is still read: the same
+// state, without evidence, and the next night is incremental.
+func TestStateVersion1(t *testing.T) {
+	g := testkit.ReadGraph(t, "karate")
+	opts := Options{Seed: 3}
+	first, st := night(t, g, opts, nil)
+	var buf bytes.Buffer
+	if err := st.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	v2 := buf.Bytes()
+	// Version 1: the same bytes without the evidence flag (0 here, after
+	// the links), version 1 in the header, the checksum of the rest.
+	n := st.Checkpoint.Len()
+	flag := 8 + 4 + 1 + len(st.Method) + 8 + 8 + 1 + 8*n + 3*8*n + 4*n + 4*n + 8 + 4*len(st.Neighbors)
+	if v2[flag] != 0 {
+		t.Fatalf("byte %d is %d, want the evidence flag 0", flag, v2[flag])
+	}
+	v1 := slices.Concat(v2[:flag], v2[flag+1:len(v2)-8])
+	binary.LittleEndian.PutUint32(v1[8:], 1)
+	h := fnv.New64a()
+	h.Write(v1)
+	v1 = binary.LittleEndian.AppendUint64(v1, h.Sum64())
+	back, err := ReadState(bytes.NewReader(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Digest != st.Digest || !slices.Equal(back.Fingerprints, st.Fingerprints) || !slices.Equal(back.Neighbors, st.Neighbors) ||
+		!sameFloats(back.Checkpoint.X, st.Checkpoint.X) || back.EvidenceEntities != nil {
+		t.Fatal("version 1: another state")
+	}
+	second, _ := night(t, g, opts, back)
+	if s := second.Incremental; s == nil || s.Full || !sameFloats(first.Scores, second.Scores) {
+		t.Fatalf("from version 1: %+v", s)
 	}
 }
 
