@@ -61,7 +61,8 @@ type IncrementalStats struct {
 	// whose saved terms were kept.
 	Changed, Trained, Rescored, Reused int
 	// Merged, with a Context: the scored targets whose entity estimate
-	// was merged anew by evidence (the others kept their saved one).
+	// was merged anew by evidence: all of them, or none when the graph
+	// did not change (the saved estimates kept).
 	Merged int
 
 	warm *cne.Checkpoint // a full run's warm start from Since
