@@ -118,7 +118,7 @@ func (opts *Options) since(g *graph.Graph, res *Result) *since {
 		}
 	}
 	in.stats.Changed = len(in.changed)
-	res.Incremental, res.fingerprints = in.stats, in.fp
+	res.Incremental, res.fingerprints, res.from = in.stats, in.fp, from
 	return in
 }
 

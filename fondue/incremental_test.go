@@ -1,12 +1,16 @@
 package fondue
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/fnv"
 	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +19,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/testkit"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
 
 // sameFloats reports whether a and b are equal bit for bit (NaN equal to NaN).
@@ -383,6 +388,43 @@ func TestIncrementalFallsBackToFull(t *testing.T) {
 	}
 }
 
+// A version 1 state file (before the evidence) is still read: the same
+// state, without evidence, and the next night is incremental.
+func TestStateVersion1(t *testing.T) {
+	g := testkit.ReadGraph(t, "karate")
+	opts := Options{Seed: 3}
+	first, st := night(t, g, opts, nil)
+	var buf bytes.Buffer
+	if err := st.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	v2 := buf.Bytes()
+	// Version 1: the same bytes without the evidence flag (0 here, after
+	// the links), version 1 in the header, the checksum of the rest.
+	n := st.Checkpoint.Len()
+	flag := 8 + 4 + 1 + len(st.Method) + 8 + 8 + 1 + 8*n + 3*8*n + 4*n + 4*n + 8 + 4*len(st.Neighbors)
+	if v2[flag] != 0 {
+		t.Fatalf("byte %d is %d, want the evidence flag 0", flag, v2[flag])
+	}
+	v1 := slices.Concat(v2[:flag], v2[flag+1:len(v2)-8])
+	binary.LittleEndian.PutUint32(v1[8:], 1)
+	h := fnv.New64a()
+	h.Write(v1)
+	v1 = binary.LittleEndian.AppendUint64(v1, h.Sum64())
+	back, err := ReadState(bytes.NewReader(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Digest != st.Digest || !slices.Equal(back.Fingerprints, st.Fingerprints) || !slices.Equal(back.Neighbors, st.Neighbors) ||
+		!sameFloats(back.Checkpoint.X, st.Checkpoint.X) || back.EvidenceEntities != nil {
+		t.Fatal("version 1: another state")
+	}
+	second, _ := night(t, g, opts, back)
+	if s := second.Incremental; s == nil || s.Full || !sameFloats(first.Scores, second.Scores) {
+		t.Fatalf("from version 1: %+v", s)
+	}
+}
+
 func TestStateFileErrors(t *testing.T) {
 	g := testkit.ReadGraph(t, "karate")
 	_, st := night(t, g, Options{Seed: 3}, nil)
@@ -465,11 +507,11 @@ func TestIncrementalSubsetTraining(t *testing.T) {
 	}
 }
 
-// With a Context, the scores of the structural graph are incremental and
-// the entity estimates (the evidence model) are computed in full: an
-// unchanged graph gives the same result; a changed context link (a
-// paper's venue) changes no structural node and gives a full run's
-// result.
+// With a Context, the scores of the structural graph are incremental; the
+// entity estimates are kept on an unchanged graph (no neighbourhood
+// merged) and merged anew for every target on a changed one: a changed
+// context link (a paper's venue) changes no structural node and gives a
+// full run's result.
 func TestIncrementalContext(t *testing.T) {
 	_, kg, c := kgPair(t)
 	opts := Options{Seed: 3, Targets: authors(kg), Context: c, Workers: 2}
@@ -480,6 +522,20 @@ func TestIncrementalContext(t *testing.T) {
 	}
 	if !sameFloats(first.Scores, same.Scores) || !sameFloats(first.Ambiguity, same.Ambiguity) || !slices.Equal(first.Entities, same.Entities) {
 		t.Fatal("unchanged: the second night differs")
+	}
+	if same.Incremental.Merged != 0 {
+		t.Fatalf("unchanged: %d neighbourhoods merged, want none", same.Incremental.Merged)
+	}
+	// The splits fit the evidence model the unchanged night skipped.
+	sp := opts
+	sp.Split = SplitOptions{Splitter: split.Named(""), Top: 5}
+	a, _ := night(t, kg, sp, nil)
+	b, _ := night(t, kg, sp, st)
+	if len(a.Proposals) == 0 || !reflect.DeepEqual(a.Proposals, b.Proposals) {
+		t.Fatalf("unchanged, with splits: %d proposals, the incremental night's differ: %v", len(a.Proposals), !reflect.DeepEqual(a.Proposals, b.Proposals))
+	}
+	if b.Incremental.Merged != 0 {
+		t.Fatalf("unchanged, with splits: %d neighbourhoods merged for the estimates, want none", b.Incremental.Merged)
 	}
 	p, _ := kg.Index("p:0")
 	v := -1
@@ -500,5 +556,14 @@ func TestIncrementalContext(t *testing.T) {
 	}
 	if !sameFloats(full.Scores, inc.Scores) || !slices.Equal(full.Entities, inc.Entities) {
 		t.Fatal("venue changed: the incremental night differs from a full run")
+	}
+	scored := 0
+	for _, s := range inc.Scores {
+		if !math.IsNaN(s) {
+			scored++
+		}
+	}
+	if inc.Incremental.Merged != scored {
+		t.Fatalf("venue changed: %d neighbourhoods merged, want all %d", inc.Incremental.Merged, scored)
 	}
 }

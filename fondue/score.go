@@ -191,6 +191,9 @@ type Result struct {
 	entities     []int32
 	fingerprints []uint64
 	rescored     []bool // the nodes an incremental run rescored (tests)
+	// From an incremental run: each (structural) node's row in
+	// Options.Since, -1 for a new node; nil on a full run.
+	from []int
 }
 
 // Checkpoint returns what the next run needs to warm-start from this one:

@@ -37,6 +37,13 @@ type State struct {
 	// row k, listed in Neighbors (rows) one row after the other. They
 	// tell which links of a changed node changed (Options.MoveTolerance).
 	Degrees, Neighbors []int32
+	// With a Context: the evidence digest of the saved graph (all it
+	// says about its nodes and links) and per row the entity estimate by
+	// evidence (0 for a node that is not a scored target): a next run on
+	// the same graph keeps them. Without a Context, or read from a
+	// version 1 file: 0 and nil.
+	EvidenceDigest   uint64
+	EvidenceEntities []int32
 	// File is the file the state was read from, for messages; not saved.
 	File string
 }
@@ -53,6 +60,10 @@ type IncrementalStats struct {
 	// vectors). Rescored: nodes whose terms were computed; Reused: nodes
 	// whose saved terms were kept.
 	Changed, Trained, Rescored, Reused int
+	// Merged, with a Context: the scored targets whose entity estimate
+	// was merged anew by evidence: all of them, or none when the graph
+	// did not change (the saved estimates kept).
+	Merged int
 
 	warm *cne.Checkpoint // a full run's warm start from Since
 }
@@ -80,6 +91,13 @@ func (r *Result) State(g *graph.Graph, opts Options) *State {
 	for i := range s.Degrees {
 		s.Degrees[i] = int32(sg.Degree(i))
 		s.Neighbors = append(s.Neighbors, sg.Neighbors(i)...)
+	}
+	if st := r.st; st != nil && st.digest != 0 && len(st.nodes) == ck.Len() {
+		s.EvidenceDigest = st.digest
+		s.EvidenceEntities = make([]int32, len(st.nodes))
+		for a, i := range st.nodes {
+			s.EvidenceEntities[a] = int32(r.Entities[i])
+		}
 	}
 	return s
 }
@@ -131,7 +149,7 @@ func mix64(z uint64) uint64 {
 // embedding's and prior's options and the sign vectors' settings. A
 // Context is not in it: it changes the scored graph (the structural
 // nodes, whose targets the fingerprints hold) and the entity estimates,
-// which a run with a Context computes in full.
+// which the evidence digest (State.EvidenceDigest) covers.
 func (o Options) digest() uint64 {
 	c := o.CNE.WithDefaults()
 	return fnv64a(fmt.Sprintf("m=%s seed=%d cne=%d,%g,%g,%g,%d,%g,%d,%d,%d,%t,%t prior=%g,%d t=%d u=%t p=%t",
@@ -140,12 +158,13 @@ func (o Options) digest() uint64 {
 }
 
 // The state file: magic, version, then the header (method, digest, rows,
-// whether the combined terms are there), the per-row arrays, the
-// checkpoint (cne's format, length first) and an FNV-64a checksum of all
-// bytes before it.
+// whether the combined terms are there), the per-row arrays, (version 2)
+// whether the evidence follows and if so its digest and entity estimates,
+// the checkpoint (cne's format, length first) and an FNV-64a checksum of
+// all bytes before it. Version 1, without the evidence, is still read.
 const (
 	stateMagic   = "FONDUEST"
-	stateVersion = 1
+	stateVersion = 2
 )
 
 // Write saves the state (little-endian).
@@ -175,6 +194,13 @@ func (s *State) Write(w io.Writer) error {
 		arrays = append(arrays, s.Terms.Disconnection, s.Terms.Pieces)
 	}
 	arrays = append(arrays, s.Entities, s.Degrees, uint64(len(s.Neighbors)), s.Neighbors)
+	if s.EvidenceEntities == nil {
+		arrays = append(arrays, b2u(false))
+	} else if len(s.EvidenceEntities) != n {
+		return errors.New("state: evidence entities do not match the checkpoint")
+	} else {
+		arrays = append(arrays, b2u(true), s.EvidenceDigest, s.EvidenceEntities)
+	}
 	for _, a := range arrays {
 		if err := binary.Write(hw, le, a); err != nil {
 			return err
@@ -251,8 +277,9 @@ func ReadState(r io.Reader) (*State, error) {
 	if _, err := io.ReadFull(tr, fixed); err != nil {
 		return nil, truncated(err)
 	}
-	if v := le.Uint32(fixed[8:]); v != stateVersion {
-		return nil, fmt.Errorf("state version %d not supported (want %d)", v, stateVersion)
+	version := le.Uint32(fixed[8:])
+	if version != 1 && version != stateVersion {
+		return nil, fmt.Errorf("state version %d not supported (want %d)", version, stateVersion)
 	}
 	ml, err := binary.ReadUvarint(tr)
 	if err != nil || ml > 64 {
@@ -333,6 +360,24 @@ func ReadState(r io.Reader) (*State, error) {
 	}
 	if s.Neighbors, err = readI32(links); err != nil {
 		return nil, err
+	}
+	if version >= 2 {
+		var ev [1]byte
+		if _, err := io.ReadFull(tr, ev[:]); err != nil {
+			return nil, truncated(err)
+		}
+		switch ev[0] {
+		case 0:
+		case 1:
+			if err := binary.Read(tr, le, &s.EvidenceDigest); err != nil {
+				return nil, truncated(err)
+			}
+			if s.EvidenceEntities, err = readI32(n); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errors.New("corrupt: evidence flag")
+		}
 	}
 	var size uint64
 	if err := binary.Read(tr, le, &size); err != nil {

@@ -27,6 +27,8 @@ type structure struct {
 	emb   *cne.Embedding
 	prior *cne.Prior
 	model *evidence.Model
+	// For State: the evidence digest of the graph (evidenceDigest).
+	digest uint64
 }
 
 func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
@@ -152,7 +154,7 @@ func scoreStructure(ctx context.Context, g *graph.Graph, opts Options) (*Result,
 	}
 	n := g.NumNodes()
 	res := &Result{Method: r.Method, CNE: r.CNE, Warm: r.Warm, Timings: r.Timings, Sure: r.Sure, st: st,
-		Incremental: r.Incremental, terms: r.terms, entities: r.entities, fingerprints: r.fingerprints, rescored: r.rescored,
+		Incremental: r.Incremental, terms: r.terms, entities: r.entities, fingerprints: r.fingerprints, rescored: r.rescored, from: r.from,
 		Scores: make([]float64, n), Ambiguity: make([]float64, n), Entities: make([]int, n)}
 	for i := range n {
 		res.Scores[i], res.Ambiguity[i] = math.NaN(), math.NaN()
@@ -219,9 +221,24 @@ func fitEvidence(ctx context.Context, g *graph.Graph, st *structure, scores []fl
 }
 
 // evidenceEntities fits the evidence model of a scored result and sets the
-// entity estimates of its targets from the merged pieces.
+// entity estimates of its targets from the merged pieces. An incremental
+// run whose graph, Context and targets are those of the saved run (the
+// evidence digest of Options.Since) keeps the saved estimates, without
+// fitting the model. On any change the model, fitted over all targets,
+// changes too, and every target is merged again.
 func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Options) error {
 	st := res.st
+	st.digest = evidenceDigest(g, opts.Context, opts.Targets, opts.Seed)
+	if sameEvidence(st, res, opts.Since) {
+		// The saved estimates, as a full run would compute them. The model
+		// waits for the splits.
+		for a, i := range st.nodes {
+			if st.targets[a] && !math.IsNaN(res.Scores[i]) {
+				res.Entities[i] = int(opts.Since.EvidenceEntities[a])
+			}
+		}
+		return nil
+	}
 	owners, pieces, m, err := fitEvidence(ctx, g, st, res.Scores, opts)
 	if err != nil {
 		return err
@@ -234,7 +251,69 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 	for k, i := range owners {
 		res.Entities[i] = max(1, entityCount(merged[k]))
 	}
+	if res.Incremental != nil {
+		res.Incremental.Merged = len(owners)
+	}
 	return nil
+}
+
+// sameEvidence reports whether an incremental run can keep the entity
+// estimates of s: its evidence digest is this run's, nothing structural
+// changed, and the structural nodes are its rows in order.
+func sameEvidence(st *structure, res *Result, s *State) bool {
+	if s == nil || res.Incremental == nil || res.Incremental.Full || res.Incremental.Changed != 0 ||
+		s.EvidenceEntities == nil || s.EvidenceDigest != st.digest || len(res.from) != s.Checkpoint.Len() ||
+		len(s.EvidenceEntities) != len(res.from) {
+		return false
+	}
+	for a, k := range res.from {
+		if k != a {
+			return false
+		}
+	}
+	return true
+}
+
+// evidenceDigest hashes all that the evidence model and the entity
+// estimates depend on besides the options: every node of g in order (its
+// key, kind, target flag and evidence values) and its links, the kinds
+// and the properties' names, and the seed. Equal digests, equal graphs
+// for the evidence.
+func evidenceDigest(g *graph.Graph, c *evidence.Context, targets []bool, seed uint64) uint64 {
+	h := mix64(seed ^ 0xe71de)
+	add := func(x uint64) { h = mix64(h ^ x + 0x9e3779b97f4a7c15) }
+	for _, k := range c.Kinds {
+		add(fnv64a(k))
+	}
+	for _, p := range c.Properties {
+		add(fnv64a(p.Name) + uint64(b2u(p.Numeric)))
+	}
+	add(uint64(g.NumNodes()))
+	for i := range g.NumNodes() {
+		add(fnv64a(g.Key(i)))
+		add(uint64(kindOf(c, i))<<2 | uint64(b2u(targets == nil || targets[i])))
+		for _, p := range c.Properties {
+			if p.Numeric {
+				add(math.Float64bits(p.Number[i]))
+			} else {
+				add(fnv64a(p.Text[i]))
+			}
+		}
+		nb := g.Neighbors(i)
+		add(uint64(len(nb)))
+		for _, j := range nb {
+			add(uint64(j))
+		}
+	}
+	return h
+}
+
+// kindOf is node i's kind index, -1 when unknown.
+func kindOf(c *evidence.Context, i int) int32 {
+	if c.Kind == nil {
+		return -1
+	}
+	return c.Kind[i]
 }
 
 // entityCount is the number of entities behind merged groups: their

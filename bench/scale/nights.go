@@ -73,15 +73,30 @@ type NightRun struct {
 	SpearmanPrev    float64 `json:"spearman_prev,omitempty"`
 }
 
+// nightsPlan is what the nights loop (runNightsPlan) needs of a case: the
+// relationships it changes (E: their two ends), how it draws one to add,
+// applies the changes, reads the written ambiguity back, and scores the
+// graph as changed for comparison.
+type nightsPlan[E comparable] struct {
+	what  string // the relationships changed, for the log ("relationships", "WROTE")
+	edges []E
+	// draw draws the ends of a relationship to add; false: draw again
+	// (the same node twice).
+	draw    func(r *rand.Rand) (E, bool)
+	params  func(E) []any // the ends as query parameters
+	change  func(ctx context.Context, del, add []any) error
+	written func(ctx context.Context) (map[string]float64, error)
+	// score, when set, scores the graph as changed (edges but the
+	// deleted, plus added): the full run each changed night is compared
+	// with, and its wall time. nil: no comparison.
+	score func(ctx context.Context, name string, deleted []bool, added []E) (liveRef, float64, error)
+}
+
 // runNights runs the nightly scenario on a server whose graph is case c's
 // edge list (ref: score's on it). The written properties exist (the
 // first sync wrote them).
 func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.DriverWithContext, c Case, p *prepared, ref liveRef,
 	res *Results, logf func(string, ...any)) error {
-	v := srv.Version().Neo4j
-	state := filepath.Join(cfg.CacheDir, fmt.Sprintf("nights-%s-%s.state", c.Name, v))
-	os.Remove(state)
-	defer os.Remove(state)
 	g, _, err := edgelist.ReadFile(p.edges, edgelist.HeaderAuto)
 	if err != nil {
 		return err
@@ -99,7 +114,61 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 	for i := range keys {
 		keys[i], _ = g.IntKey(i)
 	}
-	has := make(map[[2]int64]bool, len(edges))
+	bin := [2]string{BinaryMain, cfg.Binary}
+	plan := nightsPlan[[2]int64]{what: "relationships", edges: edges,
+		draw: func(r *rand.Rand) ([2]int64, bool) {
+			a, b := keys[r.IntN(len(keys))], keys[r.IntN(len(keys))]
+			return [2]int64{min(a, b), max(a, b)}, a != b
+		},
+		params: func(e [2]int64) []any { return []any{e[0], e[1]} },
+		change: func(ctx context.Context, del, add []any) error { return changeRels(ctx, d, del, add) },
+		written: func(ctx context.Context) (map[string]float64, error) {
+			w := map[string]float64{}
+			err := readLive(ctx, d, func(key int64, amb, _, _ any) {
+				if a, ok := amb.(float64); ok {
+					w[strconv.FormatInt(key, 10)] = a
+				}
+			})
+			return w, err
+		},
+		score: func(ctx context.Context, name string, deleted []bool, added [][2]int64) (liveRef, float64, error) {
+			// score on the graph as it is now: the full run to compare with.
+			path := filepath.Join(cfg.CacheDir, fmt.Sprintf("nights-%s-%s.edges", c.Name, name))
+			if err := writeChangedEdges(path, edges, deleted, added); err != nil {
+				return nil, 0, err
+			}
+			p2 := *p
+			p2.edges = path
+			r, out, err := runScoreOut(ctx, cfg, c, &p2, bin, 0, []string{"--output", "json"})
+			os.Remove(path)
+			if err != nil {
+				return nil, 0, fmt.Errorf("score after %s changed: %w", name, err)
+			}
+			ref, err := parseScoreJSON(out)
+			return ref, r.WallS, err
+		}}
+	// The first night overwrites every value, as after another night.
+	if err := scrambleProps(ctx, d, scoreProps...); err != nil {
+		return err
+	}
+	return runNightsPlan(ctx, cfg, srv, c, plan, ref, res, logf)
+}
+
+// runNightsPlan runs the nights of a plan: the first night (compared with
+// ref when not nil), a night after each of NightFractions of the
+// relationships changed (half deleted, as many added where there was
+// none; cumulative), each compared with plan.score's full run, and a last
+// night with --full on the last graph (warm-started, every value written,
+// as every night was before incremental runs), compared with the
+// incremental night before it.
+func runNightsPlan[E comparable](ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, plan nightsPlan[E], ref liveRef,
+	res *Results, logf func(string, ...any)) error {
+	v := srv.Version().Neo4j
+	state := filepath.Join(cfg.CacheDir, fmt.Sprintf("nights-%s-%s.state", c.Name, v))
+	os.Remove(state)
+	defer os.Remove(state)
+	edges := plan.edges
+	has := make(map[E]bool, len(edges))
 	for _, e := range edges {
 		has[e] = true
 	}
@@ -123,52 +192,40 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 			first = nr
 		}
 		nr.ComputeShare, nr.WallShare = nr.ComputeS/first.ComputeS, nr.WallS/first.WallS
-		written := map[string]float64{}
-		if err := readLive(ctx, d, func(key int64, amb, _, _ any) {
-			if a, ok := amb.(float64); ok {
-				written[strconv.FormatInt(key, 10)] = a
-			}
-		}); err != nil {
+		written, err := plan.written(ctx)
+		if err != nil {
 			return err
 		}
+		cmp := ""
 		if name == "full" && last != nil {
 			nr.Top1OverlapPrev, nr.SpearmanPrev = compareTop(written, last, 0.01)
-			logf("%s on %s, night full against the incremental night before it, on the same graph: top 1%% overlap %.4f, Spearman %.5f",
-				c.Name, v, nr.Top1OverlapPrev, nr.SpearmanPrev)
+			cmp = fmt.Sprintf("; against the incremental night before, on the same graph: top 1%% overlap %.4f, Spearman %.5f",
+				nr.Top1OverlapPrev, nr.SpearmanPrev)
 		}
 		last = written
-		if ref == nil { // the first nights: no score run to compare with
-			logf("%s on %s, night %s: %s%s, wall %.1fs (%.0f%% of the first), compute %.1fs (%.0f%%), write %.1fs; %d nodes changed, %d re-scored, %d written, %d unchanged",
-				c.Name, v, name, nr.Mode, reasonNote(nr.Reason), nr.WallS, 100*nr.WallShare, nr.ComputeS, 100*nr.ComputeShare, nr.WriteS,
-				nr.NodesChanged, nr.NodesRescored, nr.NodesWritten, nr.NodesUnchanged)
-			res.Nights = append(res.Nights, nr)
-			return nil
-		}
-		exact := map[string]float64{}
-		for k, r := range ref {
-			if r.Ambiguity != nil {
-				exact[k] = *r.Ambiguity
+		if ref != nil {
+			exact := map[string]float64{}
+			for k, r := range ref {
+				if r.Ambiguity != nil {
+					exact[k] = *r.Ambiguity
+				}
 			}
+			nr.Top1Overlap, nr.Spearman = compareTop(written, exact, 0.01)
+			nr.Compared = true
+			cmp += fmt.Sprintf("; against score: top 1%% overlap %.4f, Spearman %.5f", nr.Top1Overlap, nr.Spearman)
 		}
-		nr.Top1Overlap, nr.Spearman = compareTop(written, exact, 0.01)
-		nr.Compared = true
-		logf("%s on %s, night %s (%d relationships changed): %s%s, wall %.1fs (%.0f%% of the first), compute %.1fs (%.0f%%), write %.1fs; "+
-			"%d nodes changed, %d re-scored, %d written, %d unchanged; top 1%% overlap %.4f, Spearman %.5f",
-			c.Name, v, name, changed, nr.Mode, reasonNote(nr.Reason), nr.WallS, 100*nr.WallShare, nr.ComputeS, 100*nr.ComputeShare, nr.WriteS,
-			nr.NodesChanged, nr.NodesRescored, nr.NodesWritten, nr.NodesUnchanged, nr.Top1Overlap, nr.Spearman)
+		logf("%s on %s, night %s (%d %s changed): %s%s, wall %.1fs (%.0f%% of the first), compute %.1fs (%.0f%%), write %.1fs; "+
+			"%d nodes changed, %d re-scored, %d written, %d unchanged%s",
+			c.Name, v, name, changed, plan.what, nr.Mode, reasonNote(nr.Reason), nr.WallS, 100*nr.WallShare, nr.ComputeS, 100*nr.ComputeShare, nr.WriteS,
+			nr.NodesChanged, nr.NodesRescored, nr.NodesWritten, nr.NodesUnchanged, cmp)
 		res.Nights = append(res.Nights, nr)
 		return nil
-	}
-	// The first night overwrites every value, as after another night.
-	if err := scrambleProps(ctx, d, scoreProps...); err != nil {
-		return err
 	}
 	if err := night("first", 0, ref, 0); err != nil {
 		return err
 	}
 	deleted := make([]bool, len(edges))
-	var added [][2]int64
-	changedSoFar := 0
+	var added []E
 	for _, frac := range NightFractions {
 		name := strconv.FormatFloat(100*frac, 'f', -1, 64) + "%"
 		k := int(math.Round(frac * float64(len(edges)) / 2))
@@ -177,51 +234,33 @@ func runNights(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j.D
 			e := rng.IntN(len(edges))
 			if !deleted[e] {
 				deleted[e] = true
-				del = append(del, []any{edges[e][0], edges[e][1]})
+				del = append(del, plan.params(edges[e]))
 			}
 		}
 		for len(add) < k {
-			a, b := keys[rng.IntN(len(keys))], keys[rng.IntN(len(keys))]
-			e := [2]int64{min(a, b), max(a, b)}
-			if a == b || has[e] {
+			e, ok := plan.draw(rng)
+			if !ok || has[e] {
 				continue
 			}
 			has[e] = true
 			added = append(added, e)
-			add = append(add, []any{e[0], e[1]})
+			add = append(add, plan.params(e))
 		}
-		changedSoFar += len(del) + len(add)
-		if err := changeRels(ctx, d, del, add); err != nil {
+		if err := plan.change(ctx, del, add); err != nil {
 			return err
 		}
 		nref, refS := ref, 0.0
-		if k > 0 {
-			// score on the graph as it is now: the full run to compare with.
-			path := filepath.Join(cfg.CacheDir, fmt.Sprintf("nights-%s-%s.edges", c.Name, name))
-			if err := writeChangedEdges(path, edges, deleted, added); err != nil {
+		if k > 0 && plan.score != nil {
+			var err error
+			if nref, refS, err = plan.score(ctx, name, deleted, added); err != nil {
 				return err
 			}
-			p2 := *p
-			p2.edges = path
-			r, out, err := runScoreOut(ctx, cfg, c, &p2, bin, 0, []string{"--output", "json"})
-			os.Remove(path)
-			if err != nil {
-				return fmt.Errorf("score after %s changed: %w", name, err)
-			}
-			if nref, err = parseScoreJSON(out); err != nil {
-				return err
-			}
-			refS = r.WallS
 		}
 		if err := night(name, len(del)+len(add), nref, refS); err != nil {
 			return err
 		}
 		ref = nref
 	}
-	// Last, a full night on the same graph (--full: warm-started, every
-	// value written, as every night was before incremental runs): what
-	// the incremental nights save, and how close a full run itself comes
-	// to score's cold one.
 	return night("full", 0, ref, 0, "--full")
 }
 

@@ -141,10 +141,11 @@ func keyCmp(a, b key) int {
 func (m *Model) newProfile(members []int32) *profile {
 	p := &profile{size: len(members), norm2: make([]float64, m.nTokenBlocks()),
 		sum: make([]float64, len(m.numeric)), count: make([]float64, len(m.numeric))}
-	var keys []key
-	var ws []float64
-	for _, u := range members {
-		keys, ws = m.memberTokens(u, keys, ws)
+	toks := make([]*memberToks, len(members))
+	total := 0
+	for k, u := range members {
+		toks[k] = m.memberTokens(u)
+		total += len(toks[k].keys)
 		for b, q := range m.numeric {
 			if v := m.c.Properties[q].Number[u]; !math.IsNaN(v) {
 				p.sum[b] += v
@@ -153,8 +154,14 @@ func (m *Model) newProfile(members []int32) *profile {
 		}
 	}
 	if len(members) == 1 {
-		p.keys, p.w = keys, ws
+		// The member's own slices: a profile never changes its slices in
+		// place (add makes new ones).
+		p.keys, p.w = toks[0].keys, toks[0].w
 	} else {
+		keys, ws := make([]key, 0, total), make([]float64, 0, total)
+		for _, c := range toks {
+			keys, ws = append(keys, c.keys...), append(ws, c.w...)
+		}
 		idx := make([]int, len(keys))
 		for i := range idx {
 			idx[i] = i
@@ -173,25 +180,25 @@ func (m *Model) newProfile(members []int32) *profile {
 	return p
 }
 
-// memberTokens appends member u's distinct tokens, sorted, and their IDF
-// weights (computed once per member).
-func (m *Model) memberTokens(u int32, keys []key, ws []float64) ([]key, []float64) {
-	c := m.cache[u]
-	if c == nil { // not a member Fit saw: computed, not kept (Merge runs concurrently)
-		toks := m.tokens(u, nil)
-		slices.SortFunc(toks, keyCmp)
-		toks = slices.Compact(toks)
-		w := make([]float64, 0, len(toks))
-		kept := toks[:0]
-		for _, k := range toks {
-			if v := m.idf[k]; v > 0 {
-				kept = append(kept, k)
-				w = append(w, v)
-			}
-		}
-		c = &memberToks{kept, w}
+// memberTokens returns member u's distinct tokens, sorted, and their IDF
+// weights (computed once per member Fit saw).
+func (m *Model) memberTokens(u int32) *memberToks {
+	if c := m.cache[u]; c != nil {
+		return c
 	}
-	return append(keys, c.keys...), append(ws, c.w...)
+	// Not a member Fit saw: computed, not kept (Merge runs concurrently).
+	toks := m.tokens(u, nil)
+	slices.SortFunc(toks, keyCmp)
+	toks = slices.Compact(toks)
+	w := make([]float64, 0, len(toks))
+	kept := toks[:0]
+	for _, k := range toks {
+		if v := m.idf[k]; v > 0 {
+			kept = append(kept, k)
+			w = append(w, v)
+		}
+	}
+	return &memberToks{kept, w}
 }
 
 type memberToks struct {
@@ -339,8 +346,7 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	}
 	m.cache = make([]*memberToks, g.NumNodes())
 	for _, u := range members {
-		keys, ws := m.memberTokens(u, nil, nil)
-		m.cache[u] = &memberToks{keys, ws}
+		m.cache[u] = m.memberTokens(u)
 	}
 	r := rng.SplitMix{S: rng.StreamSeed(o.Seed, 0xe71de, 0, 0)}
 	m.scale = make([]float64, len(m.numeric))
@@ -525,6 +531,12 @@ func (m *Model) IDF(node int, property, word string) float64 {
 // joined nothing).
 func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 	k := len(groups)
+	if k == 1 {
+		// Nothing to merge with: the group, sorted, without reasons.
+		g := slices.Clone(groups[0])
+		slices.Sort(g)
+		return [][]int32{g}, [][]Reason{nil}
+	}
 	cl := make([][]int32, k)
 	pr := make([]*profile, k)
 	contrib := make([]map[key]float64, k)
@@ -555,22 +567,10 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 			mg[b][a] = mg[a][b]
 		}
 	}
-	alive := make([]bool, k)
-	for i := range alive {
-		alive[i] = true
-	}
+	ps := newPairs(mg)
+	alive := ps.alive
 	for {
-		ba, bb, best := -1, -1, 0.0
-		for a := range k {
-			if !alive[a] {
-				continue
-			}
-			for b := a + 1; b < k; b++ {
-				if alive[b] && mg[a][b] > best {
-					ba, bb, best = a, b, mg[a][b]
-				}
-			}
-		}
+		ba, bb := ps.best()
 		if ba < 0 {
 			break
 		}
@@ -594,6 +594,7 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 				mg[c][ba] = mg[ba][c]
 			}
 		}
+		ps.merged(ba, bb)
 	}
 	type out struct {
 		grp []int32
@@ -619,6 +620,69 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 		gs[i], rs[i] = o.grp, o.rs
 	}
 	return gs, rs
+}
+
+// pairs finds the pair of live groups to merge next: the largest positive
+// margin, the first pair (a < b, in row order) among equals, as a scan of
+// every pair would; each row keeps its best, so a merge costs the rows it
+// touches instead of a scan of all pairs.
+type pairs struct {
+	mg    [][]float64 // symmetric margins
+	alive []bool
+	col   []int     // per row a: the first b > a with the row's largest positive margin, -1 for none
+	val   []float64 // its margin
+}
+
+func newPairs(mg [][]float64) *pairs {
+	k := len(mg)
+	p := &pairs{mg: mg, alive: make([]bool, k), col: make([]int, k), val: make([]float64, k)}
+	for a := range k {
+		p.alive[a] = true
+	}
+	for a := range k {
+		p.row(a)
+	}
+	return p
+}
+
+// row recomputes row a's best.
+func (p *pairs) row(a int) {
+	p.col[a], p.val[a] = -1, 0
+	for b := a + 1; b < len(p.mg); b++ {
+		if p.alive[b] && p.mg[a][b] > p.val[a] {
+			p.col[a], p.val[a] = b, p.mg[a][b]
+		}
+	}
+}
+
+// best returns the pair to merge, or -1, -1 when no margin is positive.
+func (p *pairs) best() (int, int) {
+	ba, best := -1, 0.0
+	for a, c := range p.col {
+		if p.alive[a] && c >= 0 && p.val[a] > best {
+			ba, best = a, p.val[a]
+		}
+	}
+	if ba < 0 {
+		return -1, -1
+	}
+	return ba, p.col[ba]
+}
+
+// merged updates the rows after bb (now dead) was merged into ba, whose
+// margins with every live group changed.
+func (p *pairs) merged(ba, bb int) {
+	for a := range p.col {
+		switch {
+		case !p.alive[a]:
+		case a == ba || p.col[a] == ba || p.col[a] == bb:
+			p.row(a)
+		case a < ba:
+			if v := p.mg[a][ba]; v > p.val[a] || (v == p.val[a] && v > 0 && ba < p.col[a]) {
+				p.col[a], p.val[a] = ba, v
+			}
+		}
+	}
 }
 
 // maxReasons is the number of reasons kept per group.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
 )
 
 // world builds a small knowledge graph: authors (targets) with papers, the
@@ -208,5 +209,54 @@ func TestWords(t *testing.T) {
 	}
 	if len(stopWords) != 33 {
 		t.Errorf("%d stop words, want Lucene's 33", len(stopWords))
+	}
+}
+
+// pairs picks, at every step of a merge, the pair a scan of all pairs
+// picks (the largest positive margin, the first in row order among
+// equals), on random margins with many ties and negative ones.
+func TestPairsAgainstScan(t *testing.T) {
+	r := rng.SplitMix{S: 5}
+	for trial := range 300 {
+		k := 2 + int(r.Intn(12))
+		mg := make([][]float64, k)
+		for a := range mg {
+			mg[a] = make([]float64, k)
+		}
+		draw := func() float64 { return float64(int(r.Intn(5))-2) / 2 } // -1 .. 1, ties
+		set := func(a, b int) {
+			mg[a][b] = draw()
+			mg[b][a] = mg[a][b]
+		}
+		for a := range k {
+			for b := range a {
+				set(a, b)
+			}
+		}
+		ps := newPairs(mg)
+		for {
+			wa, wb, best := -1, -1, 0.0
+			for a := range k {
+				for b := a + 1; b < k; b++ {
+					if ps.alive[a] && ps.alive[b] && mg[a][b] > best {
+						wa, wb, best = a, b, mg[a][b]
+					}
+				}
+			}
+			ba, bb := ps.best()
+			if ba != wa || bb != wb {
+				t.Fatalf("trial %d: pairs picks (%d, %d), a scan (%d, %d)", trial, ba, bb, wa, wb)
+			}
+			if ba < 0 {
+				break
+			}
+			ps.alive[bb] = false
+			for c := range k {
+				if ps.alive[c] && c != ba {
+					set(ba, c)
+				}
+			}
+			ps.merged(ba, bb)
+		}
 	}
 }

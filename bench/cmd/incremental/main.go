@@ -5,6 +5,10 @@
 //
 //	go run ./cmd/incremental -case sbm:1000000:10 -changes 0,0.001,0.01
 //	go run ./cmd/incremental -case real:dblp679-kg -changes 0,0.001,0.01
+//	go run ./cmd/incremental -case files:KG.nodes.csv,KG.rels.csv -full-runs=false -cpuprofile inc.prof
+//
+// A files case reads Neo4j import files (the kg case of fondue-bench
+// scale, from its cache): the Author nodes scored, year the evidence.
 //
 // A change of share f removes f of the relationships at random and adds as
 // many, each keeping one end of a removed one and moving the other to a
@@ -23,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +39,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 )
 
@@ -46,6 +52,8 @@ func main() {
 	configs := flag.String("configs", "default,exact", "incremental settings to measure: default (the Options' defaults), exact (MoveTolerance and RefitShare -1)")
 	hops := flag.Int("hops", 0, "Options.RefitHops of the incremental runs")
 	otherSeed := flag.Bool("other-seed", true, "also a full run with another seed, for reference")
+	fullRuns := flag.Bool("full-runs", true, "also the warm and cold full runs on each changed graph (closeness; off: the incremental nights only)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the incremental nights (Score only) to this file")
 	flag.Parse()
 	ctx := context.Background()
 
@@ -92,7 +100,7 @@ func main() {
 		}
 		h := change(g, opts, share, *seed)
 		warm, cold, cw, cc := first, first, c1, c1
-		if share != 0 {
+		if share != 0 && *fullRuns {
 			o := opts
 			o.WarmStart = st.Checkpoint
 			warm, cw = run(ctx, h, o)
@@ -116,7 +124,9 @@ func main() {
 			if cfg == "exact" {
 				o.MoveTolerance, o.RefitShare = -1, -1
 			}
+			profiling = *cpuProfile
 			inc, c2 := run(ctx, h, o)
+			profiling = ""
 			wall, cpu := lastWall, lastCPU
 			s := inc.Incremental
 			fmt.Printf("| %g%% | %s | %s (%s) | %.1f%% (cpu %.1f%%) | %d / %d / %d | %d | %s | %s | %s | %s | %s |\n", 100*share, cfg, secs(c2), secs(wall), 100*c2.Seconds()/c1.Seconds(), 100*cpu.Seconds()/cpu1.Seconds(),
@@ -127,6 +137,10 @@ func main() {
 			if share > 0 {
 				fmt.Printf("  changed nodes in the top 1%%: incremental %s, cold full %s; inc vs night 1 %s\n",
 					changedInTop(g, h, inc.Scores), changedInTop(g, h, cold.Scores), pair(first.Scores, inc.Scores))
+			}
+			if share == 0 || *fullRuns {
+				fmt.Printf("  entity estimates merged anew %d; equal to the cold full run's: %s (cold full night 1 vs night 2: %s)\n",
+					s.Merged, sameEntities(inc, cold), sameEntities(first, cold))
 			}
 			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
 				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
@@ -148,15 +162,37 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// profiling, when set, is the file run writes a CPU profile of its Score
+// call to; each profiled run appends to a file of its own (FILE.N).
+var (
+	profiling string
+	profiles  int
+)
+
 // run scores g and returns the result and its compute time.
 func run(ctx context.Context, g *graph.Graph, opts fondue.Options) (*fondue.Result, time.Duration) {
 	runtime.GC()
+	var prof *os.File
+	if profiling != "" {
+		var err error
+		profiles++
+		if prof, err = os.Create(fmt.Sprintf("%s.%d", profiling, profiles)); err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			log.Fatal(err)
+		}
+	}
 	t0, c0 := time.Now(), cpuTime()
 	res, err := fondue.Score(ctx, g, opts)
 	if err != nil {
 		log.Fatal(err)
 	}
 	lastWall, lastCPU = time.Since(t0), cpuTime()-c0
+	if prof != nil {
+		pprof.StopCPUProfile()
+		prof.Close()
+	}
 	t := res.Timings
 	return res, t.Prior + t.Embedding + t.Scoring
 }
@@ -173,6 +209,21 @@ func changedInTop(g, h *graph.Graph, scores []float64) string {
 		}
 	}
 	return fmt.Sprintf("%d of %d", n, top)
+}
+
+// sameEntities is the share of the scored nodes of a whose entity
+// estimate b has too.
+func sameEntities(a, b *fondue.Result) string {
+	var n, same int
+	for i, s := range a.Scores {
+		if !math.IsNaN(s) {
+			n++
+			if a.Entities[i] == b.Entities[i] {
+				same++
+			}
+		}
+	}
+	return fmt.Sprintf("%.2f%% of %d", 100*float64(same)/float64(max(n, 1)), n)
 }
 
 // moves counts the nodes whose value changed at all, by more than 0.001
@@ -212,6 +263,21 @@ func load(ctx context.Context, c, data string) (*graph.Graph, fondue.Options, er
 		}
 		opts.Targets, opts.Context = set.Targets, set.Context
 		return set.Graph, opts, nil
+	}
+	if files, ok := strings.CutPrefix(c, "files:"); ok {
+		// Neo4j import files (a kg case of fondue-bench scale): the authors
+		// scored, year the evidence.
+		f := strings.Split(files, ",")
+		if len(f) != 2 {
+			return nil, opts, fmt.Errorf("-case %q: want files:NODES.csv,RELS.csv", c)
+		}
+		kg, err := neo4jcsv.Read(ctx, neo4jcsv.Options{Nodes: f[:1], Relationships: f[1:], ScoreLabels: []string{"Author"},
+			EvidenceProperties: []string{"year"}})
+		if err != nil {
+			return nil, opts, err
+		}
+		opts.Targets, opts.Context = kg.Targets, kg.Context
+		return kg.Graph, opts, nil
 	}
 	f := strings.Split(c, ":")
 	if len(f) != 3 || f[0] != "sbm" {
