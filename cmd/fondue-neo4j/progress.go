@@ -239,7 +239,12 @@ func (p *progress) finishLocked() {
 }
 
 // loadProgress reports the bytes of a file read (filesource.Source's
-// Progress) as the load phase's progress.
+// Progress) as the load phase's progress, finished at the file's end.
 func loadProgress(p *progress) func(done, total int) {
-	return func(done, total int) { p.report(fondue.Progress{Phase: phaseLoad, Done: done, Total: total}) }
+	return func(done, total int) {
+		p.report(fondue.Progress{Phase: phaseLoad, Done: done, Total: total})
+		if done == total {
+			p.finish()
+		}
+	}
 }

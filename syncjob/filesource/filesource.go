@@ -42,7 +42,8 @@ type Source struct {
 	// Select chooses the edge list's nodes to score (ReadSelection).
 	Select Selection
 	// Progress, when set, receives the bytes of the edge list read so far
-	// and its size (0: unknown).
+	// and its size (0: unknown), every MiB, and once more at its end with
+	// done == total when it was called before.
 	Progress func(done, total int)
 	// Log receives what the read found (default: nothing).
 	Log *slog.Logger
@@ -192,13 +193,21 @@ type counter struct {
 	report   func(done, total int)
 	total    int // the file's size; 0 when unknown (standard input)
 	done     int
-	reported int
+	reported int  // done when last reported
+	ended    bool // the end was reached
 }
 
 func (c *counter) Read(b []byte) (int, error) {
 	n, err := c.r.Read(b)
 	c.done += n
-	if c.report != nil && c.done-c.reported >= 1<<20 {
+	switch {
+	case c.report == nil || c.ended:
+	case err == io.EOF:
+		c.ended = true
+		if c.reported > 0 {
+			c.report(c.done, c.done)
+		}
+	case c.done-c.reported >= 1<<20:
 		c.reported = c.done
 		total := c.total
 		if c.done >= total {

@@ -2,10 +2,12 @@ package filesource_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -144,5 +146,28 @@ func TestPullKG(t *testing.T) {
 	_, err = src.Pull(context.Background(), syncjob.PullOptions{WriteNodeLabels: []string{"Venue"}})
 	if want := `--score-labels: no node has the label "Venue" (labels in the node files: Author, Paper)`; err == nil || err.Error() != want || !syncjob.IsInvalid(err) {
 		t.Errorf("a label no node has: got %v, want %q (ErrInvalid)", err, want)
+	}
+}
+
+// TestProgress reports the bytes read every MiB, and once at the end.
+func TestProgress(t *testing.T) {
+	var b strings.Builder
+	for i := range 300000 {
+		fmt.Fprintf(&b, "%d %d\n", i, i+1)
+	}
+	var got [][2]int
+	src := &filesource.Source{EdgeList: "-", Stdin: strings.NewReader(b.String()),
+		Progress: func(done, total int) { got = append(got, [2]int{done, total}) }}
+	if _, err := src.ReadEdgeList(); err != nil {
+		t.Fatal(err)
+	}
+	n := b.Len()
+	if len(got) < n>>20 || got[len(got)-1] != [2]int{n, n} {
+		t.Fatalf("reports %v, want one a MiB of the %d bytes and [%d %d] last", got, n, n, n)
+	}
+	for _, r := range got[:len(got)-1] {
+		if r[1] != 0 || r[0] >= n {
+			t.Errorf("report %v before the end: want done < %d of an unknown total (0)", r, n)
+		}
 	}
 }
