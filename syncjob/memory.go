@@ -5,6 +5,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 )
 
@@ -23,31 +24,54 @@ type MemoryGuard struct {
 	Estimated func(e memory.Estimate, limit int64)
 }
 
-// MemorySizer is implemented by stores whose pull and split hold memory
-// besides the engine's: the buffers of the pull (load, while it reads;
-// held, kept for the run) and of the split (sink), as memory.Options'
-// SourceLoad, Held and Sink.
+// MemorySizer is implemented by sources (stores) whose pull and split
+// hold memory besides the engine's: the buffers of the pull (load, while
+// it reads; held, kept for the run) and of the split (sink), as
+// memory.Options' SourceLoad, Held and Sink.
 type MemorySizer interface {
 	SyncMemory(sg *Subgraph, o Options) (load, held, sink []memory.Part)
+}
+
+// FileSource is implemented by sources that read the graph from a file:
+// the estimate counts the reader's buffers (memory.Options.FromFile).
+type FileSource interface {
+	FromFile() bool
+}
+
+// MemoryOptions are the options of memory.Predict for a run of o on g:
+// the engine's options as the run scores with (memory.ForGraph; without
+// g, a graph known by its counts only, memory.ForEngine), and Since when
+// the run reads a saved state (OnlyChanged, not Full). The one owner of
+// the estimate of a run, which the guard completes with what the source
+// holds.
+func MemoryOptions(g *graph.Graph, o Options) memory.Options {
+	o.splitDefaults()
+	var mo memory.Options
+	if g == nil {
+		mo = memory.ForEngine(o.Score)
+	} else {
+		mo = memory.ForGraph(g, o.Score)
+	}
+	mo.Since = o.OnlyChanged && !o.Full
+	return mo
 }
 
 // check estimates the run's peak memory and refuses it (ErrMemory) when
 // it exceeds the limit; it returns the estimate. A run with Duplicates is
 // estimated as the duplicates command's (dedup.Predict).
-func (m MemoryGuard) check(st Store, sg *Subgraph, o Options, log *slog.Logger) (memory.Estimate, error) {
+func (m MemoryGuard) check(src Source, sg *Subgraph, o Options, log *slog.Logger) (memory.Estimate, error) {
 	g := sg.Graph
-	// The engine's options as score will run them (o.Score.Split has a
-	// splitter exactly with o.Split), on the pulled targets and context.
-	so := o.Score
-	so.Targets, so.Context = sg.Targets, sg.Context
-	mo := memory.ForGraph(g, so)
-	// A job with a state file reads it and runs incrementally from it
-	// unless Full (the cmd's loadsState, from the same settings).
-	mo.Since = o.OnlyChanged && !o.Full
+	// The engine's options as score will run them, on the pulled targets
+	// and context.
+	o.Score.Targets, o.Score.Context = sg.Targets, sg.Context
+	mo := MemoryOptions(g, o)
 	if o.Duplicates != nil { // not scored: the context holds only its own
-		mo.Held = memory.HeldByContext(g, so)
+		mo.Held = memory.HeldByContext(g, o.Score)
 	}
-	if ms, ok := st.(MemorySizer); ok {
+	if fs, ok := src.(FileSource); ok {
+		mo.FromFile = fs.FromFile()
+	}
+	if ms, ok := src.(MemorySizer); ok {
 		var held []memory.Part
 		mo.SourceLoad, held, mo.Sink = ms.SyncMemory(sg, o)
 		mo.Held = append(mo.Held, held...)

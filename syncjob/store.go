@@ -447,8 +447,11 @@ func (x *LabelIndex) Add(labels []string) int32 {
 
 // Key returns node i's identity for users: its key, or its internal id.
 func (s *Subgraph) Key(i int) keys.Key {
-	if s.Keys != nil {
+	switch {
+	case s.Keys != nil:
 		return s.Keys[i]
+	case s.IDs == nil: // read from a file: the graph's own keys
+		return keys.OfGraph(s.Graph, i)
 	}
 	return s.IDs[i]
 }

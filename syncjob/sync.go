@@ -252,7 +252,10 @@ func newScored(sg *Subgraph, res *fondue.Result, top int) *Scored {
 	rank := res.Ranking()
 	sc.Nodes = len(rank)
 	for _, i := range rank[:min(max(top, 0), len(rank))] {
-		tn := TopNode{Key: sg.Key(i), ID: sg.IDs[i], Labels: sg.NodeLabels(i), Ambiguity: res.Ambiguity[i], Score: res.Scores[i]}
+		tn := TopNode{Key: sg.Key(i), ID: sg.Key(i), Labels: sg.NodeLabels(i), Ambiguity: res.Ambiguity[i], Score: res.Scores[i]}
+		if sg.IDs != nil {
+			tn.ID = sg.IDs[i]
+		}
 		if sg.Names != nil {
 			tn.Name = sg.Names[i]
 		}
@@ -290,12 +293,16 @@ func (o *Options) defaults() {
 			o.Pull.ExcludeTypes = append(slices.Clone(o.Pull.ExcludeTypes), d.Type)
 		}
 	}
-	if o.Split {
-		if o.Score.Split.Splitter == nil {
-			o.Score.Split.Splitter = split.Named("")
-		}
-	} else {
+	o.splitDefaults()
+}
+
+// splitDefaults makes Score.Split what the run splits with: the default
+// splitter with Split, nothing without.
+func (o *Options) splitDefaults() {
+	if !o.Split {
 		o.Score.Split = fondue.SplitOptions{}
+	} else if o.Score.Split.Splitter == nil {
+		o.Score.Split.Splitter = split.Named("")
 	}
 }
 
@@ -392,24 +399,10 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		}
 	}
 
-	sg, err := st.Pull(ctx, o.Pull)
+	sg, err := pull(ctx, st, o, sum, t0, log)
 	if err != nil {
 		return sum, lockError(ctx, err)
 	}
-	g := sg.Graph
-	sum.NodeCount, sum.RelationshipCount = g.NumNodes(), g.NumEdges()
-	sum.PreProcessingMillis = time.Since(t0).Milliseconds()
-	log.Info("pulled the subgraph", "phase", "pull", "nodes", g.NumNodes(), "relationships", g.NumEdges(),
-		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
-		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
-	if u := sg.Unnamed; u != nil {
-		attrs := []any{"nodes", u.Nodes, "labels", u.Labels, "properties", u.Properties}
-		if len(u.Properties) > 0 {
-			attrs = append(attrs, "try", strings.Join(append(slices.Clone(o.Pull.DisplayProperties), u.Properties[0]), ","))
-		}
-		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
-	}
-
 	if o.Duplicates != nil {
 		return sum, lockError(ctx, duplicates(ctx, st, sg, o, sum, log))
 	}
@@ -614,16 +607,71 @@ func checkNames(st Store, names []namedValue) error {
 	return nil
 }
 
-// score scores the pulled graph: Prepare, the warm start from saved
-// embeddings, fondue.Score, Scored.
+// Scoring is a scored subgraph (Score).
+type Scoring struct {
+	Subgraph *Subgraph
+	Result   *fondue.Result
+	Options  fondue.Options // the engine's, as scored with
+	Summary  *Summary
+}
+
+// Score is the half of a job that reads and scores, which Sync runs
+// before it writes: pull the subgraph from src, check its evidence and
+// its memory (Memory), Prepare, warm start, fondue.Score, Scored. The
+// commands that score files (package filesource) run it and print.
+// Lock, Write, DryRun, Duplicates and the split plan play no part; the
+// summary counts what was pulled and scored. An error comes with a nil
+// Scoring.
+func Score(ctx context.Context, src Source, o Options) (*Scoring, error) {
+	if o.Duplicates != nil {
+		return nil, Errorf(ErrInvalid, nil, "Score does not find duplicates: use Sync")
+	}
+	o.defaults()
+	sum := &Summary{RunID: o.RunID}
+	sg, err := pull(ctx, src, o, sum, time.Now(), o.Log)
+	if err != nil {
+		return nil, err
+	}
+	res, opts, err := score(ctx, src, sg, o, sum, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	return &Scoring{Subgraph: sg, Result: res, Options: opts, Summary: sum}, nil
+}
+
+// pull reads the subgraph from src and counts it in sum (t0: when the
+// run started).
+func pull(ctx context.Context, src Source, o Options, sum *Summary, t0 time.Time, log *slog.Logger) (*Subgraph, error) {
+	sg, err := src.Pull(ctx, o.Pull)
+	if err != nil {
+		return nil, err
+	}
+	g := sg.Graph
+	sum.NodeCount, sum.RelationshipCount = g.NumNodes(), g.NumEdges()
+	sum.PreProcessingMillis = time.Since(t0).Milliseconds()
+	log.Info("pulled the subgraph", "phase", "pull", "nodes", g.NumNodes(), "relationships", g.NumEdges(),
+		"rows", sg.Stats.RelationshipRows, "self_loops", sg.Stats.SelfLoops, "parallel", sg.Stats.Parallel,
+		"dangling", sg.Stats.Dangling, "keyless_clones", sg.Stats.KeylessClones, "seconds", round3(sg.Stats.Duration.Seconds()))
+	if u := sg.Unnamed; u != nil {
+		attrs := []any{"nodes", u.Nodes, "labels", u.Labels, "properties", u.Properties}
+		if len(u.Properties) > 0 {
+			attrs = append(attrs, "try", strings.Join(append(slices.Clone(o.Pull.DisplayProperties), u.Properties[0]), ","))
+		}
+		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
+	}
+	return sg, nil
+}
+
+// score scores the pulled graph: the evidence and memory checks, Prepare,
+// the warm start from saved embeddings, fondue.Score, Scored.
 // It returns the engine's options as scored with.
-func score(ctx context.Context, st Store, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, fondue.Options, error) {
+func score(ctx context.Context, src Source, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, fondue.Options, error) {
 	g := sg.Graph
 	opts := o.Score
 	if err := CheckEvidence(sg.Context); err != nil {
 		return nil, opts, err
 	}
-	if _, err := o.Memory.check(st, sg, o, log); err != nil {
+	if _, err := o.Memory.check(src, sg, o, log); err != nil {
 		return nil, opts, err
 	}
 	if o.Prepare != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/filesource"
 	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 	"github.com/spf13/cobra"
 )
@@ -108,9 +109,9 @@ func (a *app) duplicatesInput(ctx context.Context, args []string) (dedup.Input, 
 	if err != nil {
 		return dedup.Input{}, err
 	}
-	sel, err := a.readTargetSelection()
+	sel, err := filesource.ReadSelection(a.cfg.Input.ScorePrefix, a.cfg.Input.ScoreNodes)
 	if err != nil {
-		return dedup.Input{}, err
+		return dedup.Input{}, exitCode(err)
 	}
 	nm, err := a.readNames(a.cfg.Input.Names)
 	if err != nil {
@@ -120,9 +121,9 @@ func (a *app) duplicatesInput(ctx context.Context, args []string) (dedup.Input, 
 	if err != nil {
 		return dedup.Input{}, err
 	}
-	t, err := sel.targets(g)
+	t, err := sel.Targets(g)
 	if err != nil {
-		return dedup.Input{}, err
+		return dedup.Input{}, exitCode(err)
 	}
 	// No names file: no names (""), so that dedup finds the candidates
 	// from the links alone; ids such as "u_anna" are not names.

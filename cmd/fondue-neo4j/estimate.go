@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/text/plural"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -103,14 +103,12 @@ like score and sync.`,
 			if duplicates {
 				e = duplicatesMemory(nodes, edges, compared, maxDegree, stringKeys, nil, dedup.Options{Workers: opts.Workers})
 			} else {
-				// Scoring as score would with this configuration, without a
-				// split unless it is enabled (score's --split).
-				if !a.cfg.Split.Enabled {
-					opts.Split = fondue.SplitOptions{}
-				}
-				mo := memory.ForEngine(opts)
+				// Scoring as score would with this configuration (split with
+				// score's --split, the state file), the graph read from a file.
+				ck := a.cfg.Engine.Embedding
+				mo := syncjob.MemoryOptions(nil, syncjob.Options{Score: opts, Split: a.cfg.Split.Enabled,
+					OnlyChanged: ck.Checkpoint != "", Full: ck.Full})
 				mo.StringKeys, mo.MaxDegree, mo.FromFile = stringKeys, maxDegree, true
-				mo.Since = a.loadsState(opts)
 				e = memory.Predict(nodes, edges, mo)
 			}
 			fitErr := e.CheckMemory(limit)
@@ -193,12 +191,27 @@ func (a *app) memoryLimit() (int64, error) {
 	return limit, nil
 }
 
-// checkMemory refuses a run whose estimate exceeds max_memory.
-func (a *app) checkMemory(e memory.Estimate) error {
-	return a.checkMemoryHint(e, "lower embedding.dim, raise max_memory, or use a larger machine")
+// memoryGuard is syncjob's guard of max_memory (sync, score, review);
+// est receives the estimate, which also sets the runtime's soft limit.
+func (a *app) memoryGuard(est *memory.Estimate) (syncjob.MemoryGuard, error) {
+	limit, err := a.memoryLimit()
+	if err != nil {
+		return syncjob.MemoryGuard{}, err
+	}
+	guard := syncjob.MemoryGuard{Limit: limit}
+	if limit == 0 {
+		guard.Limit = -1 // max_memory none, or the available memory unknown
+	}
+	guard.Estimated = func(e memory.Estimate, limit int64) {
+		*est = e
+		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
+		debug.SetMemoryLimit(softLimit(e.Peak, limit))
+	}
+	return guard, nil
 }
 
-// checkMemoryHint is checkMemory with hint, what to do, in its error.
+// checkMemoryHint refuses a run whose estimate exceeds max_memory, with
+// hint, what to do, in its error.
 func (a *app) checkMemoryHint(e memory.Estimate, hint string) error {
 	limit, err := a.memoryLimit()
 	if err != nil {

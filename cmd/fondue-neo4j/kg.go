@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
-	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/fondue"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/filesource"
 	"github.com/spf13/cobra"
 )
 
@@ -44,67 +41,27 @@ func (a *app) checkInput(cmd *cobra.Command, args []string, what string) error {
 	return nil
 }
 
-// readKG reads the import files, and nameProperty's values ("": none); a
-// bad file is a usage error (exit code 2) that says file:line: what is
-// wrong.
+// readKG reads the import files (filesource), and nameProperty's values
+// ("": none); a bad file is a usage error (exit code 2) that says
+// file:line: what is wrong.
 func (a *app) readKG(ctx context.Context, nameProperty string) (*neo4jcsv.Graph, error) {
 	in := a.cfg.Input
-	t0 := time.Now()
-	kg, err := neo4jcsv.Read(ctx, neo4jcsv.Options{Nodes: in.Nodes, Relationships: in.Relationships,
-		ScoreLabels: in.ScoreLabels, EvidenceProperties: a.cfg.Graph.EvidenceProperties, NameProperty: nameProperty})
-	var pe *neo4jcsv.ParseError
-	switch {
-	case errors.As(err, &pe):
-		return nil, withCode(exitUsage, err)
-	case err != nil:
-		return nil, err
-	}
-	g := kg.Graph
-	a.log.Debug("read import files", "nodes", g.NumNodes(), "edges", g.NumEdges(), "self_loops", g.SelfLoops(),
-		"duplicates", g.Duplicates(), "kinds", strings.Join(kg.Context.Kinds, ","), "seconds", round3(time.Since(t0).Seconds()))
-	return kg, nil
+	src := &filesource.Source{Nodes: in.Nodes, Relationships: in.Relationships, Log: a.log}
+	kg, err := src.ReadKG(ctx, in.ScoreLabels, a.cfg.Graph.EvidenceProperties, nameProperty)
+	return kg, exitCode(err)
 }
 
-// kgNames are the display names of a knowledge graph's nodes (their name
-// or title property), with a names file's (nm) winning.
-func kgNames(kg *neo4jcsv.Graph, nm names.Names) names.Names {
+// kgNames are the display names of a knowledge graph's nodes (display[i]:
+// node i's name or title property), with a names file's (nm) winning.
+func kgNames(g *graph.Graph, display []string, nm names.Names) names.Names {
 	out := names.Names{}
-	for i, n := range kg.Names {
+	for i, n := range display {
 		if n != "" {
-			out[kg.Graph.Key(i)] = n
+			out[g.Key(i)] = n
 		}
 	}
 	for k, v := range nm {
 		out[k] = v
 	}
 	return out
-}
-
-// scoreKG reads the import files and scores them as scoreFile scores an
-// edge list: the nodes with a --score-labels label are the targets, the
-// labels and --evidence-properties the context.
-func (a *app) scoreKG(ctx context.Context, opts fondue.Options, top int) (*neo4jcsv.Graph, *fondue.Result, error) {
-	t0 := time.Now()
-	kg, err := a.readKG(ctx, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	loadTime := time.Since(t0)
-	g := kg.Graph
-	files := "the --nodes and --relationships files"
-	if g.NumEdges() == 0 {
-		return nil, nil, withCode(exitEmpty, fmt.Errorf("nothing to score: %s hold no relationship between two nodes", files))
-	}
-	if kg.Targets != nil {
-		if selected, linked := fondue.CountTargets(g, kg.Targets); linked == 0 {
-			return nil, nil, withCode(exitEmpty, fmt.Errorf("nothing to score: none of the %d nodes labelled %s has a relationship",
-				selected, strings.Join(a.cfg.Input.ScoreLabels, " or ")))
-		}
-	}
-	opts.Targets, opts.Context = kg.Targets, kg.Context
-	res, err := a.scoreGraph(ctx, g, files, opts, top, loadTime)
-	if err != nil {
-		return nil, nil, err
-	}
-	return kg, res, nil
 }

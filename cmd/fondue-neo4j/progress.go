@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -239,26 +238,13 @@ func (p *progress) finishLocked() {
 	p.phase = ""
 }
 
-// countingReader reports the bytes read through it as the load phase's
-// progress, every MiB or so.
-type countingReader struct {
-	r        io.Reader
-	pr       *progress
-	total    int // the file's size; 0 when unknown (standard input)
-	done     int
-	reported int
-}
-
-func (c *countingReader) Read(b []byte) (int, error) {
-	n, err := c.r.Read(b)
-	c.done += n
-	if c.done-c.reported >= 1<<20 {
-		c.reported = c.done
-		total := c.total
-		if c.done >= total {
-			total = 0 // the file grew: the size is no longer known
+// loadProgress reports the bytes of a file read (filesource.Source's
+// Progress) as the load phase's progress, finished at the file's end.
+func loadProgress(p *progress) func(done, total int) {
+	return func(done, total int) {
+		p.report(fondue.Progress{Phase: phaseLoad, Done: done, Total: total})
+		if done == total {
+			p.finish()
 		}
-		c.pr.report(fondue.Progress{Phase: phaseLoad, Done: c.done, Total: total})
 	}
-	return n, err
 }

@@ -112,13 +112,11 @@ interrupted.`,
 					if kg, err = a.readKG(cmd.Context(), ""); err != nil {
 						return err
 					}
-					g, nm = kg.Graph, kgNames(kg, nm)
+					g, nm = kg.Graph, kgNames(kg.Graph, kg.Names, nm)
 				}
 				doc, err = a.planReview(dr, g, nm, top)
-			} else if a.usesKG() {
-				doc, err = a.kgReview(cmd, nm, top)
 			} else {
-				doc, err = a.edgeListReview(cmd, args[0], hm, nm, top)
+				doc, err = a.fileReview(cmd, args, hm, nm, top)
 			}
 			if err != nil {
 				return err
@@ -179,34 +177,26 @@ func writeFileWhole(path string, data []byte) error {
 	return err
 }
 
-// edgeListReview scores an edge list as "score --split --top K" does and
-// turns the K proposals into a review.
-func (a *app) edgeListReview(cmd *cobra.Command, path string, hm edgelist.HeaderMode, nm names.Names, top int) (*review.Doc, error) {
+// fileReview scores the files (the edge list args, or the import files)
+// as "score --split --top K" does and turns the K proposals, with their
+// reasons, into a review.
+func (a *app) fileReview(cmd *cobra.Command, args []string, hm edgelist.HeaderMode, nm names.Names, top int) (*review.Doc, error) {
 	opts, err := a.reviewOptions(top)
 	if err != nil {
 		return nil, err
 	}
-	g, res, err := a.scoreFile(cmd.Context(), path, hm, opts, top)
+	sc, err := a.scoreFiles(cmd.Context(), args, hm, opts, top)
 	if err != nil {
 		return nil, err
 	}
-	a.checkNames(nm, g)
-	return review.FromEdgeList(path, g, res, nm, opts.Split.Splitter.Name()), nil
-}
-
-// kgReview scores the import files as "score --nodes ... --split --top K"
-// does and turns the K proposals, with their reasons, into a review.
-func (a *app) kgReview(cmd *cobra.Command, nm names.Names, top int) (*review.Doc, error) {
-	opts, err := a.reviewOptions(top)
-	if err != nil {
-		return nil, err
+	g, input := sc.Subgraph.Graph, strings.Join(a.cfg.Input.Nodes, ", ")
+	if a.usesKG() {
+		nm = kgNames(g, sc.Subgraph.Names, nm)
+	} else {
+		a.checkNames(nm, g)
+		input = args[0]
 	}
-	kg, res, err := a.scoreKG(cmd.Context(), opts, top)
-	if err != nil {
-		return nil, err
-	}
-	files := strings.Join(a.cfg.Input.Nodes, ", ")
-	return review.FromEdgeList(files, kg.Graph, res, kgNames(kg, nm), opts.Split.Splitter.Name()), nil
+	return review.FromEdgeList(input, g, sc.Result, nm, opts.Split.Splitter.Name()), nil
 }
 
 // reviewOptions are the scoring options of a review of the top nodes.

@@ -16,12 +16,13 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/neo4jcsv"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/output"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
+	"github.com/fondue-neo4j/fondue-neo4j/syncjob/filesource"
 	"github.com/spf13/cobra"
 )
 
@@ -113,20 +114,14 @@ memory, 130 interrupted.`,
 			if err != nil {
 				return err
 			}
-			var (
-				g   *graph.Graph
-				res *fondue.Result
-			)
+			sc, err := a.scoreFiles(cmd.Context(), args, hm, opts, top)
+			if err != nil {
+				return err
+			}
+			g, res := sc.Subgraph.Graph, sc.Result
 			if a.usesKG() {
-				var kg *neo4jcsv.Graph
-				if kg, res, err = a.scoreKG(cmd.Context(), opts, top); err != nil {
-					return err
-				}
-				g, nm = kg.Graph, kgNames(kg, nm)
+				nm = kgNames(g, sc.Subgraph.Names, nm)
 			} else {
-				if g, res, err = a.scoreFile(cmd.Context(), args[0], hm, opts, top); err != nil {
-					return err
-				}
 				a.checkNames(nm, g)
 			}
 			return a.printTable(output.Ranking{Graph: g, Result: res, Top: top, Names: nm})
@@ -137,72 +132,74 @@ memory, 130 interrupted.`,
 	return cmd
 }
 
-// scoreFile reads an edge list and scores it as "score" does: the memory
-// check, the warm start, progress and the summary log. top is the number
-// of nodes shown, the default number of split proposals. Everything that
-// can be checked before the fit is (a graph without edges, the memory, the
-// checkpoint's folder), so that a run never fits for nothing.
-func (a *app) scoreFile(ctx context.Context, path string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*graph.Graph, *fondue.Result, error) {
-	sel, err := a.readTargetSelection()
+// fileSource is the source of score and review: the edge list args[0]
+// (its score_nodes file read first) or the import files.
+func (a *app) fileSource(args []string, hm edgelist.HeaderMode) (*filesource.Source, error) {
+	in := a.cfg.Input
+	src := &filesource.Source{Nodes: in.Nodes, Relationships: in.Relationships, Stdin: a.stdin, Header: hm, Log: a.log}
+	if src.KG() {
+		return src, nil
+	}
+	sel, err := filesource.ReadSelection(in.ScorePrefix, in.ScoreNodes)
 	if err != nil {
-		return nil, nil, err
+		return nil, exitCode(err)
 	}
-	t0 := time.Now()
-	g, err := a.readGraph(path, hm)
-	if err != nil {
-		return nil, nil, err
-	}
-	loadTime := time.Since(t0)
-	if g.NumEdges() == 0 {
-		return nil, nil, withCode(exitEmpty, fmt.Errorf("edge list %s: nothing to score: its %d edge lines are all self-loops (dropped)", path, g.SelfLoops()))
-	}
-	if opts.Targets, err = sel.targets(g); err != nil {
-		return nil, nil, err
-	}
-	res, err := a.scoreGraph(ctx, g, path, opts, top, loadTime)
-	if err != nil {
-		return nil, nil, err
-	}
-	return g, res, nil
+	src.EdgeList, src.Select = args[0], sel
+	return src, nil
 }
 
-// scoreGraph scores a graph read from source (a file, for the log) in
-// loadTime: the memory check, the warm start, progress and the summary log.
-func (a *app) scoreGraph(ctx context.Context, g *graph.Graph, source string, opts fondue.Options, top int, loadTime time.Duration) (*fondue.Result, error) {
-	mo := memory.ForGraph(g, opts)
-	mo.FromFile, mo.Since = true, a.loadsState(opts)
-	est := memory.Predict(int64(g.NumNodes()), int64(g.NumEdges()), mo)
-	if err := a.checkMemory(est); err != nil {
+// scoreFiles scores the files of score and review (args, as fileSource
+// reads them) with sync's pipeline (syncjob.Score: the memory guard, the
+// state file, the warm start), with progress and the summary log. top is
+// the number of nodes shown, the default number of split proposals.
+func (a *app) scoreFiles(ctx context.Context, args []string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*syncjob.Scoring, error) {
+	src, err := a.fileSource(args, hm)
+	if err != nil {
 		return nil, err
 	}
-	if opts.Split.Splitter != nil {
-		if opts.Split.Top == 0 {
-			opts.Split.Top = top
-		}
-		if opts.Split.Top == 0 {
-			opts.Split.Top = g.NumNodes()
-		}
-	}
-	ckPath := a.cfg.Engine.Embedding.Checkpoint
-	if _, err := a.loadCheckpoint(ckPath, g, &opts); err != nil {
+	var est memory.Estimate
+	guard, err := a.memoryGuard(&est)
+	if err != nil {
 		return nil, err
 	}
 	pr := newProgress(a)
-	opts.Progress = pr.report
-	a.log.Debug("scoring", "file", source, "nodes", g.NumNodes(), "edges", g.NumEdges(), "options", describeOptions(opts))
-	res, err := fondue.Score(ctx, g, opts)
-	pr.finish()
-	if err != nil {
-		return nil, err
+	defer pr.finish()
+	src.Progress = loadProgress(pr)
+	var pull syncjob.PullOptions
+	if src.KG() { // an edge list has neither (checkInput)
+		pull.WriteNodeLabels, pull.EvidenceProperties = a.cfg.Input.ScoreLabels, a.cfg.Graph.EvidenceProperties
 	}
-	if err := a.saveCheckpoint(ckPath, g, res, opts); err != nil {
-		return nil, err
-	}
-	if n, first := unscoredTargets(res, opts.Targets); n > 0 {
-		a.log.Warn("isolated nodes have no score", "count", n, "first", g.Key(first))
-	}
-	a.logSummary(g, res, loadTime, est)
-	return res, nil
+	e := a.cfg.Engine.Embedding
+	sc, err := syncjob.Score(ctx, src, syncjob.Options{Pull: pull, Score: opts, Split: opts.Split.Splitter != nil,
+		// The state file, read and saved as sync does.
+		OnlyChanged: e.Checkpoint != "", Full: e.Full,
+		TopNodes: -1, Memory: guard, Progress: pr.report,
+		Prepare: func(sg *syncjob.Subgraph, o *fondue.Options) error {
+			if o.Split.Splitter != nil && o.Split.Top == 0 {
+				o.Split.Top = top
+				if o.Split.Top == 0 {
+					o.Split.Top = sg.Graph.NumNodes()
+				}
+			}
+			if _, err := a.loadCheckpoint(e.Checkpoint, sg.Graph, o); err != nil {
+				return err
+			}
+			a.log.Debug("scoring", "nodes", sg.Graph.NumNodes(), "edges", sg.Graph.NumEdges(), "options", describeOptions(*o))
+			return nil
+		},
+		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, o fondue.Options, sum *syncjob.Summary) error {
+			pr.finish()
+			if err := a.saveCheckpoint(e.Checkpoint, sg.Graph, res, o); err != nil {
+				return err
+			}
+			if sum.UnscoredNodes > 0 {
+				a.log.Warn("isolated nodes have no score", "count", sum.UnscoredNodes, "first", sg.Graph.Key(res.Unscored(sg.Targets)[0]))
+			}
+			a.logSummary(sg.Graph, res, time.Duration(sum.PreProcessingMillis)*time.Millisecond, est)
+			return nil
+		},
+	})
+	return sc, exitCode(err)
 }
 
 // readNames reads a names file ("" : none).
@@ -262,14 +259,6 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 		return edgelist.HeaderNone, nil
 	}
 	return 0, usageErrorf("--header %q: want auto, yes or no", s)
-}
-
-// loadsState reports whether the run reads a saved state and is
-// incremental from it (loadCheckpoint: embedding.checkpoint set, not
-// embedding.full, a method that embeds), for the memory estimate.
-func (a *app) loadsState(opts fondue.Options) bool {
-	e := a.cfg.Engine.Embedding
-	return e.Checkpoint != "" && !e.Full && score.UsesEmbedding(opts.Method)
 }
 
 // loadCheckpoint prepares the run from the state file at path
@@ -389,55 +378,13 @@ func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, op
 	return nil
 }
 
-// readGraph reads an edge list; its errors already say file and line.
-// Reading a large file is a phase of its own (load), with its progress.
+// readGraph reads an edge list (filesource), with the load's progress.
 func (a *app) readGraph(path string, hm edgelist.HeaderMode) (*graph.Graph, error) {
-	var (
-		g   *graph.Graph
-		st  edgelist.Stats
-		err error
-	)
 	pr := newProgress(a)
-	if path == "-" {
-		g, st, err = edgelist.Read(&countingReader{r: a.stdin, pr: pr}, "<stdin>", hm)
-	} else {
-		if isFolder(path) {
-			pr.finish()
-			return nil, usageErrorf("edge list %s: is a folder; give an edge-list file", path)
-		}
-		var f *os.File
-		if f, err = os.Open(path); err == nil {
-			size := 0
-			if fi, serr := f.Stat(); serr == nil && fi.Mode().IsRegular() {
-				size = int(fi.Size())
-			}
-			g, st, err = edgelist.Read(&countingReader{r: f, pr: pr, total: size}, path, hm)
-			f.Close()
-		}
-	}
-	pr.finish()
-	var pe *edgelist.ParseError
-	switch {
-	case errors.Is(err, edgelist.ErrNoEdges):
-		return nil, withCode(exitEmpty, fmt.Errorf("%w: nothing to score", err))
-	case errors.As(err, &pe):
-		return nil, withCode(exitUsage, err)
-	case errors.Is(err, os.ErrNotExist):
-		return nil, usageErrorf("edge list %s: no such file", path)
-	case err != nil:
-		return nil, withCode(exitUsage, fmt.Errorf("edge list %s: %w", path, err))
-	}
-	a.log.Debug("read edge list", "file", path, "format", st.Format.String(), "lines", st.Lines, "edges", st.Edges, "header", st.Header,
-		"self_loops", g.SelfLoops(), "duplicates", g.Duplicates())
-	if st.Header {
-		// A line taken for a header is not an edge: say which, so that a
-		// wrong --header yes (or a wrong guess) shows.
-		a.log.Info("took a line for the header: not an edge", "file", path, "line", st.HeaderLine, "text", st.HeaderText)
-	}
-	if st.Weighted {
-		a.log.Info("edge weights are ignored: FONDUE works on the unweighted graph", "file", path)
-	}
-	return g, nil
+	defer pr.finish()
+	src := &filesource.Source{EdgeList: path, Stdin: a.stdin, Header: hm, Progress: loadProgress(pr), Log: a.log}
+	g, err := src.ReadEdgeList()
+	return g, exitCode(err)
 }
 
 // logSummary logs what a scoring run did and cost, with the memory

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/dedup"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
-	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/cli"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
@@ -311,19 +309,10 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 	pull.Progress = func(nodes, relationships int) {
 		pr.report(fondue.Progress{Phase: phasePull, Done: nodes + relationships}) // rows read; the total is unknown
 	}
-	limit, err := a.memoryLimit()
+	var est memory.Estimate
+	guard, err := a.memoryGuard(&est)
 	if err != nil {
 		return err
-	}
-	guard := syncjob.MemoryGuard{Limit: limit}
-	if limit == 0 {
-		guard.Limit = -1 // max_memory none, or the available memory unknown
-	}
-	var est memory.Estimate
-	guard.Estimated = func(e memory.Estimate, limit int64) {
-		est = e
-		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
-		debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	}
 	var full string // why the run is full, when the engine is not asked
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
