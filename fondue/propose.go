@@ -87,7 +87,7 @@ func ProposeSplits(ctx context.Context, g *graph.Graph, res *Result, nodes []int
 	if res.Entities != nil {
 		for k := range out {
 			if i := out[k].Node; i < len(res.Entities) && res.Entities[i] >= 1 {
-				out[k].Groups = capGroups(out[k].Groups, GroupCap(res.Entities[i]), emb)
+				out[k].Groups, out[k].Reasons = capGroups(out[k].Groups, out[k].Reasons, GroupCap(res.Entities[i]), emb)
 			}
 		}
 	}
@@ -172,10 +172,13 @@ func GroupCap(entities int) int { return 3 * max(1, entities) }
 // an embedding. A splitter's small surplus pieces are mostly neighbours it
 // could not place (a hub's one-edge clones), not entities the graph shows.
 // The result is sorted as Proposal.Groups is: each group sorted, largest
-// first (ties by first member). Groups within the cap are returned as is.
-func capGroups(groups [][]int32, limit int, emb *cne.Embedding) [][]int32 {
+// first (ties by first member). reasons (nil, or one per group) follow
+// their groups; a group joined by the cap brings its members, not its
+// reasons, since the join is the cap's, not the evidence's. Groups within
+// the cap are returned as is.
+func capGroups(groups [][]int32, reasons [][]evidence.Reason, limit int, emb *cne.Embedding) ([][]int32, [][]evidence.Reason) {
 	if len(groups) <= limit {
-		return groups
+		return groups, reasons
 	}
 	kept := make([][]int32, limit)
 	for k := range kept {
@@ -200,16 +203,29 @@ func capGroups(groups [][]int32, limit int, emb *cne.Embedding) [][]int32 {
 		}
 		kept[to] = append(kept[to], g...)
 	}
-	for _, g := range kept {
-		slices.Sort(g)
+	order := make([]int, limit)
+	for k := range kept {
+		slices.Sort(kept[k])
+		order[k] = k
 	}
-	slices.SortStableFunc(kept, func(a, b []int32) int {
-		if len(a) != len(b) {
-			return len(b) - len(a)
+	slices.SortStableFunc(order, func(a, b int) int {
+		if len(kept[a]) != len(kept[b]) {
+			return len(kept[b]) - len(kept[a])
 		}
-		return int(a[0]) - int(b[0])
+		return int(kept[a][0]) - int(kept[b][0])
 	})
-	return kept
+	outG := make([][]int32, limit)
+	var outR [][]evidence.Reason
+	if reasons != nil {
+		outR = make([][]evidence.Reason, limit)
+	}
+	for k, o := range order {
+		outG[k] = kept[o]
+		if outR != nil {
+			outR[k] = reasons[o]
+		}
+	}
+	return outG, outR
 }
 
 // centroid returns the mean of emb's rows of the nodes.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
 )
@@ -13,7 +14,7 @@ import (
 func TestCapGroups(t *testing.T) {
 	groups := [][]int32{{1, 2, 3, 4, 5}, {6, 7, 8}, {9}, {10}}
 	// No embedding: the surplus joins the largest group.
-	got := capGroups(groups, 2, nil)
+	got, _ := capGroups(groups, nil, 2, nil)
 	want := [][]int32{{1, 2, 3, 4, 5, 9, 10}, {6, 7, 8}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("no embedding: %v, want %v", got, want)
@@ -24,19 +25,32 @@ func TestCapGroups(t *testing.T) {
 		x[j] = 10
 	}
 	x[9], x[10] = 9, 1
-	got = capGroups(groups, 2, &cne.Embedding{Dim: 1, X: x})
+	got, _ = capGroups(groups, nil, 2, &cne.Embedding{Dim: 1, X: x})
 	want = [][]int32{{1, 2, 3, 4, 5, 10}, {6, 7, 8, 9}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("embedding: %v, want %v", got, want)
 	}
 	// Ties in size: the group with the lower first member comes first.
-	got = capGroups([][]int32{{1, 2}, {3, 4}, {5}}, 2, &cne.Embedding{Dim: 1, X: []float64{0, 0, 0, 5, 5, 5}})
+	got, _ = capGroups([][]int32{{1, 2}, {3, 4}, {5}}, nil, 2, &cne.Embedding{Dim: 1, X: []float64{0, 0, 0, 5, 5, 5}})
 	want = [][]int32{{3, 4, 5}, {1, 2}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("ties: %v, want %v", got, want)
 	}
-	if got := capGroups(groups, 4, nil); !reflect.DeepEqual(got, groups) {
+	if got, _ := capGroups(groups, nil, 4, nil); !reflect.DeepEqual(got, groups) {
 		t.Errorf("within the cap: %v, want %v", got, groups)
+	}
+	// Reasons follow their groups through the sort; a group the cap joins
+	// brings no reasons.
+	r := func(v string) []evidence.Reason {
+		return []evidence.Reason{{Kind: "title", Node: -1, Value: v, Weight: 1}}
+	}
+	gotG, gotR := capGroups([][]int32{{1, 2}, {3, 4}, {5}}, [][]evidence.Reason{r("a"), r("b"), r("c")}, 2,
+		&cne.Embedding{Dim: 1, X: []float64{0, 0, 0, 5, 5, 5}})
+	if want := [][]int32{{3, 4, 5}, {1, 2}}; !reflect.DeepEqual(gotG, want) {
+		t.Errorf("with reasons: groups %v, want %v", gotG, want)
+	}
+	if want := [][]evidence.Reason{r("b"), r("a")}; !reflect.DeepEqual(gotR, want) {
+		t.Errorf("with reasons: reasons %v, want %v", gotR, want)
 	}
 }
 
