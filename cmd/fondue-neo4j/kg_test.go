@@ -256,3 +256,43 @@ func TestReviewPlanWithImportFiles(t *testing.T) {
 		t.Errorf("edge list and --nodes with --plan: exit %d, %s", code, stderr)
 	}
 }
+
+// On the real knowledge graph, nodes whose split the group cap bounds
+// (a:7673, a:4292 in its top 50) keep one list of reasons per group:
+// score --split prints them so, and review takes them.
+func TestRealKGReasonsPerGroup(t *testing.T) {
+	dir := realKG()
+	var args []string
+	for _, f := range []string{"authors", "papers", "venues", "keywords"} {
+		args = append(args, "--nodes", filepath.Join(dir, f+".csv"))
+	}
+	for _, f := range []string{"wrote", "published_in", "has_keyword"} {
+		args = append(args, "--relationships", filepath.Join(dir, f+".csv"))
+	}
+	args = append(args, "--score-labels", "Author", "--evidence-properties", "title", "--top", "50")
+	code, out, stderr := runCLI(t, "", append([]string{"score", "--split", "--output", "json"}, args...)...)
+	var rows []struct {
+		Node    string     `json:"node"`
+		Split   [][]string `json:"split"`
+		Reasons [][]any    `json:"reasons"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || len(rows) != 50 {
+		t.Fatalf("score: exit %d, %s", code, stderr)
+	}
+	capped := 0
+	for _, r := range rows {
+		if len(r.Reasons) != len(r.Split) {
+			t.Errorf("%s: reasons for %d groups, %d groups", r.Node, len(r.Reasons), len(r.Split))
+		}
+		if len(r.Split) == 12 { // GroupCap of an estimate of 4
+			capped++
+		}
+	}
+	if capped == 0 {
+		t.Errorf("no node of the top 50 has a capped split: the test no longer checks the cap")
+	}
+	page := filepath.Join(t.TempDir(), "kg.html")
+	if code, _, stderr := runCLI(t, "", append([]string{"review", "--output-file", page}, args...)...); code != 0 {
+		t.Errorf("review: exit %d, %s", code, stderr)
+	}
+}
