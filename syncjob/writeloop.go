@@ -42,7 +42,7 @@ func WriteScores(ctx context.Context, st Sink, sg *Subgraph, res *fondue.Result,
 		return WriteStats{}, fmt.Errorf("syncjob: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
-		return WriteStats{}, Errorf(ErrInvalid, nil, "%s: method %q has no embedding to write", OptWriteEmbeddingProperty, res.Method)
+		return WriteStats{}, Errorf(ErrInvalid, nil, "method %q has no embedding to write to the embedding property", res.Method)
 	}
 	w := newScoreWriter(st, sg, res, o)
 	ws, err := w.run(ctx)
