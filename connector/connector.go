@@ -78,8 +78,14 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// DefaultReadConcurrency is Config.ReadConcurrency's default.
-const DefaultReadConcurrency = 2
+// Config's defaults, of its zero fields.
+const (
+	DefaultURI             = "bolt://localhost:7687"
+	DefaultConnectTimeout  = 10 * time.Second
+	DefaultMaxRetryTime    = 30 * time.Second
+	DefaultFetchSize       = 10000
+	DefaultReadConcurrency = 2
+)
 
 // Conn is a connection to one Neo4j server (a driver and its pool). It is
 // safe for concurrent use.
@@ -104,16 +110,16 @@ type Conn struct {
 // names the URI and user, never the password.
 func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.URI == "" {
-		cfg.URI = "bolt://localhost:7687"
+		cfg.URI = DefaultURI
 	}
 	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = 10 * time.Second
+		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	if cfg.MaxRetryTime <= 0 {
-		cfg.MaxRetryTime = 30 * time.Second
+		cfg.MaxRetryTime = DefaultMaxRetryTime
 	}
 	if cfg.FetchSize <= 0 {
-		cfg.FetchSize = 10000
+		cfg.FetchSize = DefaultFetchSize
 	}
 	if cfg.ReadConcurrency <= 0 {
 		cfg.ReadConcurrency = DefaultReadConcurrency

@@ -155,6 +155,8 @@ const (
 	DefaultEntitiesProperty = "ambiguity_entities"
 	DefaultRunProperty      = "fondue_run"
 	DefaultBatchSize        = 10000
+	// DefaultWriteConcurrency is WriteOptions.Concurrency's default.
+	DefaultWriteConcurrency = 1
 	// DefaultMarkerLabel is the label added to the nodes a split creates.
 	DefaultMarkerLabel = "FondueSplit"
 	// DefaultTopNodes is the number of most ambiguous nodes a summary lists.

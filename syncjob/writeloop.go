@@ -35,7 +35,7 @@ func WriteScores(ctx context.Context, st Sink, sg *Subgraph, res *fondue.Result,
 		o.BatchSize = DefaultBatchSize
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 1
+		o.Concurrency = DefaultWriteConcurrency
 	}
 	n := sg.Graph.NumNodes()
 	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {

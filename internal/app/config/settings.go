@@ -14,6 +14,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
@@ -301,7 +302,7 @@ var settings = []Setting{
 		Flags: []Flag{{Name: "top", On: CmdDuplicates},
 			{Name: "duplicates-top", On: CmdSync, Help: "with --duplicates: write only the K pairs most likely one entity (0: every pair of at least --min-probability)"}},
 		Field: func(c *Config) any { return &c.Duplicates.Top }},
-	{Key: "duplicates.name_property", Kind: String, Default: "name", Check: checkName,
+	{Key: "duplicates.name_property", Kind: String, Default: syncjob.DefaultNameProperty, Check: checkName,
 		Help: "with --nodes: the node property holding the names compared (a property no node file has is an error)",
 		Doc: "with `--nodes`: the node property holding the names that are compared (an edge list's names are `--names`'s); " +
 			"a property no node file has, or none of the compared nodes has, is an error (see [duplicates.md](duplicates.md)); " +
@@ -357,7 +358,7 @@ var settings = []Setting{
 		Field: func(c *Config) any { return &c.Review.Approved }},
 
 	// sync and undo (Neo4j).
-	{Key: "neo4j.uri", Kind: String, Default: "bolt://localhost:7687", Check: connector.CheckURI,
+	{Key: "neo4j.uri", Kind: String, Default: connector.DefaultURI, Check: connector.CheckURI,
 		Help:  "Neo4j URI: bolt://host:7687 (one server) or neo4j://host:7687 (cluster), +s/+ssc for TLS",
 		Flags: []Flag{{Name: "uri", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Neo4j.URI }},
@@ -377,11 +378,11 @@ var settings = []Setting{
 		Help:  "database (Neo4j 4 and later; default: the server's default database)",
 		Flags: []Flag{{Name: "database", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Neo4j.Database }},
-	{Key: "neo4j.connect_timeout", Kind: Duration, Default: "10s",
+	{Key: "neo4j.connect_timeout", Kind: Duration, Default: connector.DefaultConnectTimeout.String(),
 		Help:  "give up connecting (and logging in) after this long when the server does not answer",
 		Flags: []Flag{{Name: "connect-timeout", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Neo4j.ConnectTimeout }},
-	{Key: "neo4j.max_retry_time", Kind: Duration, Default: "30s",
+	{Key: "neo4j.max_retry_time", Kind: Duration, Default: connector.DefaultMaxRetryTime.String(),
 		Help:  "retry transactions after transient failures (e.g. a dropped connection) for up to this long: one budget for the whole run",
 		Flags: []Flag{{Name: "max-retry-time", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Neo4j.MaxRetryTime }},
@@ -415,7 +416,7 @@ var settings = []Setting{
 			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync | CmdDuplicates}},
 		Field: func(c *Config) any { return &c.Graph.EvidenceProperties }},
-	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000,
+	{Key: "graph.fetch_size", Kind: PosInt, Default: connector.DefaultFetchSize,
 		Help:  "records per batch when reading",
 		Flags: []Flag{{Name: "fetch-size", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Graph.FetchSize }},
@@ -456,7 +457,7 @@ var settings = []Setting{
 		Help:  "nodes per write transaction",
 		Flags: []Flag{{Name: "batch-size", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Write.BatchSize }},
-	{Key: "write.concurrency", Kind: PosInt, Default: 1,
+	{Key: "write.concurrency", Kind: PosInt, Default: syncjob.DefaultWriteConcurrency,
 		Help:  "write transactions at once",
 		Flags: []Flag{{Name: "write-concurrency", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Write.Concurrency }},
@@ -511,7 +512,7 @@ var settings = []Setting{
 		Help:  "push each run's metrics (last success, phase durations, nodes scored, splits, undo, exit code) to this Prometheus Pushgateway, e.g. http://pushgateway:9091 (\"\": no push)",
 		Flags: []Flag{{Name: "pushgateway-url", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Metrics.PushgatewayURL }},
-	{Key: "metrics.job", Kind: String, Default: "fondue-neo4j", Check: func(s string) error {
+	{Key: "metrics.job", Kind: String, Default: metrics.DefaultJob, Check: func(s string) error {
 		if strings.TrimSpace(s) == "" || strings.Contains(s, "/") {
 			return errors.New("want a Pushgateway job name, not empty and without /")
 		}
