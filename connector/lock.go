@@ -169,7 +169,7 @@ func (l *Lock) heartbeat() {
 		default:
 			l.c.log.Warn("could not refresh the lock", "lock", l.o.Name, "error", err.Error())
 			if time.Since(last) >= l.o.TTL {
-				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
+				l.c.log.Error("lost the lock: not refreshed within its TTL", "lock", l.o.Name, "ttl", l.o.TTL.String())
 				// The cause is the server, not another run.
 				l.cancel(errorf(syncjob.ErrUnreachable, errors.Join(syncjob.ErrLockLost, err),
 					"lost the connection to Neo4j at %s: the lock could not be refreshed for %s (its TTL), so the run stopped (%s)",

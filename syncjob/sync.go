@@ -407,7 +407,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		if len(u.Properties) > 0 {
 			attrs = append(attrs, "try", strings.Join(append(slices.Clone(o.Pull.DisplayProperties), u.Properties[0]), ","))
 		}
-		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
+		log.Warn("nodes with none of the display properties are shown by key; properties they have could name them", attrs...)
 	}
 
 	if o.Duplicates != nil {
@@ -752,7 +752,7 @@ func hold(ctx context.Context, st Locker, o LockOptions, log *slog.Logger) (cont
 	}
 	release := func() {
 		if err := lock.Release(ctx); err != nil {
-			log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
+			log.Warn("could not release the lock (it expires after its TTL)", "error", err.Error())
 		}
 	}
 	return lock.Context(), release, nil
