@@ -36,7 +36,8 @@ var (
 	// node split by it (a mistyped run id, or a run undone already).
 	ErrUnknownRun = errors.New("no such run")
 	// ErrUnfinished: a run of the same selection stopped mid-split and
-	// Options.Unfinished is UnfinishedFail; nothing was written.
+	// Options.Unfinished is UnfinishedFail (an *UnfinishedError names the
+	// run); nothing was written.
 	ErrUnfinished = errors.New("an earlier run is unfinished")
 	// ErrMemory: the run's estimated peak memory exceeds its limit
 	// (Options.Memory); nothing was scored or written.
