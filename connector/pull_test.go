@@ -267,7 +267,7 @@ func TestOpenErrors(t *testing.T) {
 		msg  string
 	}{
 		{Config{URI: "http://localhost:7474"}, syncjob.ErrInvalid, `scheme "http"`},
-		{Config{URI: "localhost"}, syncjob.ErrInvalid, "is not a URI"},
+		{Config{URI: "localhost"}, syncjob.ErrInvalid, "not a URI like bolt://"},
 		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: srv.Password(), Database: "nope"}, syncjob.ErrInvalid, `database "nope" does not exist`},
 		{Config{URI: srv.BoltURL(), User: neo4jtest.User, Password: "wrong-password"}, syncjob.ErrAuth, "authentication failed for user"},
 		{Config{URI: srv.BoltURL()}, syncjob.ErrAuth, "requires authentication"},
