@@ -25,13 +25,27 @@ func errorf(kind, cause error, format string, args ...any) error {
 	return syncjob.Errorf(kind, cause, format, args...)
 }
 
-// The Options of Config that messages name (see syncjob.Option).
-const (
-	OptURI            syncjob.Option = "Config.URI"
-	OptPassword       syncjob.Option = "Config.Password"
-	OptDatabase       syncjob.Option = "Config.Database"
-	OptConnectTimeout syncjob.Option = "Config.ConnectTimeout"
+// Causes that a caller may name its own settings for: a server that asks
+// for a password when Config has none (with syncjob.ErrAuth), or that does
+// not answer within Config.ConnectTimeout (with syncjob.ErrUnreachable).
+var (
+	ErrNoPassword = errors.New("no password")
+	ErrNoAnswer   = errors.New("no answer")
 )
+
+// CheckURI refuses a URI that is not bolt:// or neo4j:// (optionally +s
+// or +ssc) with a host.
+func CheckURI(uri string) error {
+	u, err := url.Parse(uri)
+	if err != nil || u.Host == "" {
+		return errors.New("not a URI like bolt://host:7687 or neo4j://host:7687")
+	}
+	switch u.Scheme {
+	case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
+		return nil
+	}
+	return fmt.Errorf("scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", u.Scheme)
+}
 
 // Config says how to reach Neo4j.
 type Config struct {
@@ -64,8 +78,14 @@ type Config struct {
 	Log *slog.Logger
 }
 
-// DefaultReadConcurrency is Config.ReadConcurrency's default.
-const DefaultReadConcurrency = 2
+// Config's defaults, of its zero fields.
+const (
+	DefaultURI             = "bolt://localhost:7687"
+	DefaultConnectTimeout  = 10 * time.Second
+	DefaultMaxRetryTime    = 30 * time.Second
+	DefaultFetchSize       = 10000
+	DefaultReadConcurrency = 2
+)
 
 // Conn is a connection to one Neo4j server (a driver and its pool). It is
 // safe for concurrent use.
@@ -90,16 +110,16 @@ type Conn struct {
 // names the URI and user, never the password.
 func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.URI == "" {
-		cfg.URI = "bolt://localhost:7687"
+		cfg.URI = DefaultURI
 	}
 	if cfg.ConnectTimeout <= 0 {
-		cfg.ConnectTimeout = 10 * time.Second
+		cfg.ConnectTimeout = DefaultConnectTimeout
 	}
 	if cfg.MaxRetryTime <= 0 {
-		cfg.MaxRetryTime = 30 * time.Second
+		cfg.MaxRetryTime = DefaultMaxRetryTime
 	}
 	if cfg.FetchSize <= 0 {
-		cfg.FetchSize = 10000
+		cfg.FetchSize = DefaultFetchSize
 	}
 	if cfg.ReadConcurrency <= 0 {
 		cfg.ReadConcurrency = DefaultReadConcurrency
@@ -107,20 +127,15 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	u, err := url.Parse(cfg.URI)
-	if err != nil || u.Host == "" {
-		return nil, errorf(syncjob.ErrInvalid, err, "%s %q is not a URI like bolt://host:7687 or neo4j://host:7687", OptURI, cfg.URI)
-	}
-	switch u.Scheme {
-	case "bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc":
-	default:
-		return nil, errorf(syncjob.ErrInvalid, nil, "%s %q: scheme %q is not one of bolt, neo4j (optionally +s or +ssc)", OptURI, cfg.URI, u.Scheme)
+	if err := CheckURI(cfg.URI); err != nil {
+		return nil, errorf(syncjob.ErrInvalid, err, "Config.URI %q: %v", cfg.URI, err)
 	}
 	auth := neo4j.NoAuth()
 	if cfg.Password != "" {
 		auth = neo4j.BasicAuth(cfg.User, cfg.Password, "")
 	}
 	c := &Conn{cfg: cfg, log: cfg.Log}
+	var err error
 	c.driver, err = neo4j.NewDriverWithContext(cfg.URI, auth, func(dc *config.Config) {
 		dc.SocketConnectTimeout = cfg.ConnectTimeout
 		dc.ConnectionAcquisitionTimeout = 2*cfg.ConnectTimeout + cfg.MaxRetryTime
@@ -131,7 +146,7 @@ func Open(ctx context.Context, cfg Config) (*Conn, error) {
 		dc.UserAgent = "fondue-neo4j"
 	})
 	if err != nil {
-		return nil, errorf(syncjob.ErrInvalid, err, "%s %q: %v", OptURI, cfg.URI, err)
+		return nil, errorf(syncjob.ErrInvalid, err, "Config.URI %q: %v", cfg.URI, err)
 	}
 	// Connecting, logging in and the version check all fit in
 	// ConnectTimeout: a server that does not answer fails within it.
@@ -167,7 +182,7 @@ func (c *Conn) openError(ctx, octx context.Context, err, classified error) error
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case octx.Err() != nil:
-		return errorf(syncjob.ErrUnreachable, err, "cannot reach Neo4j at %s: no answer within %s (%s)", c.cfg.URI, c.cfg.ConnectTimeout, OptConnectTimeout)
+		return errorf(syncjob.ErrUnreachable, errors.Join(ErrNoAnswer, err), "cannot reach Neo4j at %s: no answer within %s", c.cfg.URI, c.cfg.ConnectTimeout)
 	}
 	return classified
 }
@@ -182,11 +197,11 @@ func (c *Conn) connectError(err error) error {
 			return errorf(syncjob.ErrAuth, err, "%s: too many failed logins for user %q: the server refuses logins for a few seconds (check the password)", where, c.cfg.User)
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
 			if c.cfg.Password == "" {
-				return errorf(syncjob.ErrAuth, err, "%s requires authentication: set %s", where, OptPassword)
+				return errorf(syncjob.ErrAuth, errors.Join(ErrNoPassword, err), "%s requires authentication", where)
 			}
 			return errorf(syncjob.ErrAuth, err, "%s: authentication failed for user %q (wrong user or password)", where, c.cfg.User)
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
-			return errorf(syncjob.ErrInvalid, err, "%s: database %q does not exist (%s)", where, c.cfg.Database, OptDatabase)
+			return errorf(syncjob.ErrInvalid, err, "%s: database %q does not exist", where, c.cfg.Database)
 		}
 		return errorf(syncjob.ErrUnreachable, err, "%s: %s", where, oneLine(nerr.Msg))
 	}
@@ -303,7 +318,7 @@ func (c *Conn) classify(err error, doing string) error {
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Security."):
 			return errorf(syncjob.ErrAuth, err, "Neo4j at %s refused to %s: %s", c.cfg.URI, doing, oneLine(nerr.Msg))
 		case strings.HasPrefix(nerr.Code, "Neo.ClientError.Database.DatabaseNotFound"):
-			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: database %q does not exist (%s)", c.cfg.URI, c.cfg.Database, OptDatabase)
+			return errorf(syncjob.ErrInvalid, err, "Neo4j at %s: database %q does not exist", c.cfg.URI, c.cfg.Database)
 		}
 	}
 	return &driverError{msg: doing + ": " + oneLine(err.Error()), cause: err}

@@ -30,7 +30,7 @@ func TestConnectErrorClassifies(t *testing.T) {
 		{&neo4j.Neo4jError{Code: "Neo.ClientError.Security.Unauthorized", Msg: "no"}, syncjob.ErrAuth,
 			`Neo4j at bolt://db:7687: authentication failed for user "neo4j" (wrong user or password)`},
 		{&neo4j.Neo4jError{Code: "Neo.ClientError.Database.DatabaseNotFound", Msg: "no db"}, syncjob.ErrInvalid,
-			`Neo4j at bolt://db:7687: database "graph" does not exist (Config.Database)`},
+			`Neo4j at bolt://db:7687: database "graph" does not exist`},
 		{&neo4j.Neo4jError{Code: "Neo.TransientError.General.DatabaseUnavailable", Msg: "starting\nup"}, syncjob.ErrUnreachable,
 			`Neo4j at bolt://db:7687: starting ...`},
 		{refused, syncjob.ErrUnreachable,
@@ -56,7 +56,7 @@ func TestConnectErrorClassifies(t *testing.T) {
 	}
 	c.cfg.Password = ""
 	got := c.connectError(&neo4j.Neo4jError{Code: "Neo.ClientError.Security.Unauthorized"})
-	if !syncjob.IsAuth(got) || got.Error() != "Neo4j at bolt://db:7687 requires authentication: set Config.Password" {
+	if !syncjob.IsAuth(got) || !errors.Is(got, ErrNoPassword) || got.Error() != "Neo4j at bolt://db:7687 requires authentication" {
 		t.Errorf("no password: %v", got)
 	}
 }
@@ -84,7 +84,7 @@ func TestClassifyWrapsTheDriversError(t *testing.T) {
 		{eof, syncjob.ErrUnreachable, "lost the connection to Neo4j at bolt://db:7687 while trying to list the runs (retried for up to 5s): read tcp: connection reset by peer"},
 		{&neo4j.TransactionExecutionLimit{Cause: "timeout", Errors: []error{eof}}, syncjob.ErrUnreachable, ""},
 		{&neo4j.Neo4jError{Code: "Neo.ClientError.Security.Forbidden", Msg: "denied"}, syncjob.ErrAuth, "Neo4j at bolt://db:7687 refused to list the runs: denied"},
-		{&neo4j.Neo4jError{Code: "Neo.ClientError.Database.DatabaseNotFound"}, syncjob.ErrInvalid, `Neo4j at bolt://db:7687: database "graph" does not exist (Config.Database)`},
+		{&neo4j.Neo4jError{Code: "Neo.ClientError.Database.DatabaseNotFound"}, syncjob.ErrInvalid, `Neo4j at bolt://db:7687: database "graph" does not exist`},
 		{syntax, nil, "list the runs: Neo4jError: Neo.ClientError.Statement.SyntaxError (Invalid input 'X' ..."},
 	}
 	for _, tc := range cases {

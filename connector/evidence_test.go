@@ -75,7 +75,7 @@ func TestPullEvidence(t *testing.T) {
 	// A missing column, a bad name, a name given twice.
 	bad := custom
 	bad.NodeQuery = "MATCH (n) WHERE n:Author OR n:Paper RETURN elementId(n) AS id, n.uid AS key, labels(n) AS labels, n.year AS year"
-	if _, err := c.Pull(ctxT(t, time.Minute), bad); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "title") || !strings.Contains(err.Error(), "PullOptions.EvidenceProperties") {
+	if _, err := c.Pull(ctxT(t, time.Minute), bad); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "title") || !strings.Contains(err.Error(), "evidence properties: a column of each") {
 		t.Errorf("missing evidence columns: %v", err)
 	}
 	for _, props := range [][]string{{"title", "bad\nname"}, {"title", "year", "title"}} {

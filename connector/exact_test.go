@@ -199,7 +199,7 @@ func TestResolveKeys(t *testing.T) {
 		t.Fatalf("a node of another label was found: %v %v", p.Nodes[1].ID, err)
 	}
 	run(t, "CREATE (:Org {uid: 100})", nil)
-	if err := syncjob.ResolveKeys(ctx, c, strip()); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), "have the same uid = 100 (Plan.IDProperty): keys must be unique") {
+	if err := syncjob.ResolveKeys(ctx, c, strip()); !errors.Is(err, syncjob.ErrInvalid) || !strings.Contains(err.Error(), `have the same uid = 100 (key property "uid"): keys must be unique`) {
 		t.Fatalf("duplicate key: %v", err)
 	}
 	p = strip()

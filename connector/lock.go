@@ -64,8 +64,8 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 	if o.TTL <= 0 {
 		o.TTL = syncjob.DefaultLockTTL
 	}
-	if o.TTL < 3*time.Second {
-		return nil, errorf(syncjob.ErrInvalid, nil, "%s %s is too short (at least 3s)", syncjob.OptLockTTL, o.TTL)
+	if o.TTL < syncjob.MinLockTTL {
+		return nil, errorf(syncjob.ErrInvalid, nil, "LockOptions.TTL %s is too short (at least %s)", o.TTL, syncjob.MinLockTTL)
 	}
 	if err := c.EnsureConstraint(ctx, syncjob.LockLabel, "name"); err != nil {
 		return nil, err
@@ -120,8 +120,8 @@ func (c *Conn) AcquireLock(ctx context.Context, o syncjob.LockOptions) (*Lock, e
 		run, _, _ := neo4j.GetRecordValue[string](r, "run")
 		h, _, _ := neo4j.GetRecordValue[string](r, "host")
 		remaining, _, _ := neo4j.GetRecordValue[int64](r, "remaining")
-		return nil, errorf(syncjob.ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after %s)",
-			o.Name, run, h, (time.Duration(remaining) * time.Millisecond).Round(time.Second), syncjob.OptLockTTL)
+		return nil, errorf(syncjob.ErrLocked, nil, "another run holds the lock %q: run %q on host %q (it expires in %s unless that run refreshes it; a crashed run's lock expires after its TTL)",
+			o.Name, run, h, (time.Duration(remaining) * time.Millisecond).Round(time.Second))
 	}
 	c.log.Debug("lock taken", "lock", o.Name, "ttl", o.TTL.String())
 	l.ctx, l.cancel = context.WithCancelCause(ctx)
@@ -169,11 +169,11 @@ func (l *Lock) heartbeat() {
 		default:
 			l.c.log.Warn("could not refresh the lock", "lock", l.o.Name, "error", err.Error())
 			if time.Since(last) >= l.o.TTL {
-				l.c.log.Error("lost the lock: not refreshed within lock.ttl", "lock", l.o.Name, "ttl", l.o.TTL.String())
+				l.c.log.Error("lost the lock: not refreshed within its TTL", "lock", l.o.Name, "ttl", l.o.TTL.String())
 				// The cause is the server, not another run.
 				l.cancel(errorf(syncjob.ErrUnreachable, errors.Join(syncjob.ErrLockLost, err),
-					"lost the connection to Neo4j at %s: the lock could not be refreshed for %s (%s), so the run stopped (%s)",
-					l.c.cfg.URI, syncjob.OptLockTTL, l.o.TTL, oneLine(err.Error())))
+					"lost the connection to Neo4j at %s: the lock could not be refreshed for %s (its TTL), so the run stopped (%s)",
+					l.c.cfg.URI, l.o.TTL, oneLine(err.Error())))
 				return
 			}
 		}

@@ -40,25 +40,25 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	// relationships (node_relationships), with a Cypher projection too.
 	for _, d := range o.DisplayProperties {
 		if err := cypher.CheckName(d); err != nil {
-			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptDisplayProperties, err)
+			return nil, errorf(syncjob.ErrInvalid, err, "PullOptions.DisplayProperties: %v", err)
 		}
 	}
 	for _, l := range o.WriteNodeLabels {
 		if err := cypher.CheckName(l); err != nil {
-			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptWriteNodeLabels, err)
+			return nil, errorf(syncjob.ErrInvalid, err, "PullOptions.WriteNodeLabels: %v", err)
 		}
 	}
 	for _, r := range o.ReadBack {
 		if err := cypher.CheckName(r); err != nil {
-			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptWriteProperty, err)
+			return nil, errorf(syncjob.ErrInvalid, err, "PullOptions.ReadBack: %v", err)
 		}
 	}
 	for k, e := range o.EvidenceProperties {
 		if err := cypher.CheckName(e); err != nil {
-			return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptEvidenceProperties, err)
+			return nil, errorf(syncjob.ErrInvalid, err, "PullOptions.EvidenceProperties: %v", err)
 		}
 		if slices.Contains(o.EvidenceProperties[:k], e) {
-			return nil, errorf(syncjob.ErrInvalid, nil, "%s: %q is named twice", syncjob.OptEvidenceProperties, e)
+			return nil, errorf(syncjob.ErrInvalid, nil, "PullOptions.EvidenceProperties: %q is named twice", e)
 		}
 	}
 	if err := o.CheckWriteLabels(); err != nil {
@@ -68,15 +68,14 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	if o.Custom() {
 		switch {
 		case o.NodeQuery == "" || o.RelationshipQuery == "":
-			return nil, errorf(syncjob.ErrInvalid, nil, "%s and %s go together: set both or neither", syncjob.OptNodeQuery, syncjob.OptRelationshipQuery)
+			return nil, errorf(syncjob.ErrInvalid, nil, "PullOptions.NodeQuery and RelationshipQuery go together: set both or neither")
 		case len(o.NodeLabels) > 0 || len(o.RelationshipTypes) > 0:
-			return nil, errorf(syncjob.ErrInvalid, nil, "%s and %s replace %s and %s: set one or the other",
-				syncjob.OptNodeQuery, syncjob.OptRelationshipQuery, syncjob.OptNodeLabels, syncjob.OptRelationshipTypes)
+			return nil, errorf(syncjob.ErrInvalid, nil, "PullOptions.NodeQuery and RelationshipQuery replace NodeLabels and RelationshipTypes: set one or the other")
 		}
 		nodeQ, relQ = o.NodeQuery, o.RelationshipQuery
 		if o.IDProperty != "" {
 			if err := cypher.CheckName(o.IDProperty); err != nil {
-				return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptIDProperty, err)
+				return nil, errorf(syncjob.ErrInvalid, err, "PullOptions.IDProperty: %v", err)
 			}
 		}
 		if err := c.checkTokens(ctx, o); err != nil { // the write labels
@@ -85,7 +84,7 @@ func (c *Conn) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgra
 	} else {
 		if o.EmbeddingProperty != "" {
 			if err := cypher.CheckName(o.EmbeddingProperty); err != nil {
-				return nil, errorf(syncjob.ErrInvalid, err, "%s: %v", syncjob.OptPullEmbeddingProperty, err)
+				return nil, errorf(syncjob.ErrInvalid, err, "PullOptions.EmbeddingProperty: %v", err)
 			}
 		}
 		v := cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
@@ -172,7 +171,7 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 		slices.Sort(all)
 		return have, all, nil
 	}
-	check := func(stmt, col, what string, opt syncjob.Option, want []string) error {
+	check := func(stmt, col, what, role string, want []string) error {
 		if len(want) == 0 {
 			return nil
 		}
@@ -190,34 +189,34 @@ func (c *Conn) checkTokens(ctx context.Context, o syncjob.PullOptions) error {
 				if t := strings.TrimSpace(w); t != w && inUse[t] {
 					hint = fmt.Sprintf(" (%q does: names are taken literally, spaces included)", t)
 				}
-				return errorf(syncjob.ErrEmpty, nil, "%s %q (%s) does not exist in the database%s; existing %ss: %s", what, w, opt, hint, what, list(all, 20))
+				return errorf(syncjob.ErrEmpty, nil, "%s%s %q does not exist in the database%s; existing %ss: %s", role, what, w, hint, what, list(all, 20))
 			}
 		}
 		return nil
 	}
-	if err := check("labels", "label", "node label", syncjob.OptNodeLabels, o.NodeLabels); err != nil {
+	if err := check("labels", "label", "node label", "", o.NodeLabels); err != nil {
 		return err
 	}
 	if len(o.NodeLabels) == 0 { // else CheckWriteLabels: each is one of them
-		if err := check("labels", "label", "node label", syncjob.OptWriteNodeLabels, o.WriteNodeLabels); err != nil {
+		if err := check("labels", "label", "node label", "write ", o.WriteNodeLabels); err != nil {
 			return err
 		}
 	}
-	return check("relationship_types", "relationshipType", "relationship type", syncjob.OptRelationshipTypes, o.RelationshipTypes)
+	return check("relationship_types", "relationshipType", "relationship type", "", o.RelationshipTypes)
 }
 
 // outsideNote says, for a subgraph without relationships, how many of its
 // relationships end outside its nodes and at which labels
 // (syncjob.OutsideNote).
-func (c *Conn) outsideNote(ctx context.Context, o syncjob.PullOptions) (syncjob.Message, error) {
+func (c *Conn) outsideNote(ctx context.Context, o syncjob.PullOptions) (string, error) {
 	q, err := c.render("pull_outside", cypher.Vars{NodeLabels: o.NodeLabels, RelationshipTypes: o.RelationshipTypes, ExcludeTypes: o.ExcludeTypes,
 		ExcludeLabels: splitplan.OwnLabels()})
 	if err != nil {
-		return syncjob.Message{}, err
+		return "", err
 	}
 	res, err := c.query(ctx, q, nil, false)
 	if err != nil {
-		return syncjob.Message{}, err
+		return "", err
 	}
 	n, byLabel := 0, map[string]int{}
 	for _, r := range res.Records {
@@ -314,7 +313,7 @@ type puller struct {
 	vecs    [][]float64 // saved embedding per position (EmbeddingProperty only)
 	names   []string    // display name per position (DisplayProperties only)
 	labels  syncjob.LabelIndex
-	outside syncjob.Message         // why no relationship was read (syncjob.OutsideNote), when known
+	outside string                  // why no relationship was read (syncjob.OutsideNote), when known
 	labelOf []int32                 // label set per position (when the query returns labels)
 	ev      *syncjob.EvidenceValues // per position (EvidenceProperties only)
 	written []float64               // values read back, len(ReadBack) per position (ReadBack only; nil: not returned)
@@ -347,16 +346,11 @@ func describeNode(id string, labels any) string {
 }
 
 // queryName names the node or relationship query for messages.
-func (p *puller) queryName(rel bool) syncjob.Message {
-	switch {
-	case !p.o.Custom() && rel:
-		return syncjob.Messagef("the relationship query")
-	case !p.o.Custom():
-		return syncjob.Messagef("the node query")
-	case rel:
-		return syncjob.Messagef("%s", syncjob.OptRelationshipQuery)
+func (p *puller) queryName(rel bool) string {
+	if rel {
+		return "the relationship query"
 	}
-	return syncjob.Messagef("%s", syncjob.OptNodeQuery)
+	return "the node query"
 }
 
 // columns returns the positions of the wanted columns, or an error naming
@@ -419,7 +413,7 @@ func (p *puller) nodes(ctx context.Context, tx neo4j.ManagedTransaction, q strin
 	var evCols []int                          // a column per evidence property, of its name
 	if len(p.o.EvidenceProperties) > 0 {
 		if evCols, err = p.columns(res, false, p.o.EvidenceProperties...); err != nil {
-			return errorf(syncjob.ErrInvalid, err, "%v (%s: a column of each property's name, e.g. n.title AS title)", err, syncjob.OptEvidenceProperties)
+			return errorf(syncjob.ErrInvalid, err, "%v (evidence properties: a column of each property's name, e.g. n.title AS title)", err)
 		}
 	}
 	writtenCol := -1
@@ -555,9 +549,9 @@ func (p *puller) addKey(id string, v any, labels any) error {
 	key, err := keys.FromValue(v)
 	switch {
 	case err != nil:
-		return errorf(syncjob.ErrInvalid, nil, "property %q (%s) of node %s is %v", prop, syncjob.OptIDProperty, describeNode(id, labels), err)
+		return errorf(syncjob.ErrInvalid, nil, "key property %q of node %s is %v", prop, describeNode(id, labels), err)
 	case key.IsZero():
-		return errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (%s): every selected node needs a key", describeNode(id, labels), prop, syncjob.OptIDProperty)
+		return errorf(syncjob.ErrInvalid, nil, "node %s has no key property %q: every selected node needs a key", describeNode(id, labels), prop)
 	}
 	kind := "string"
 	i64, isInt := key.Int64()
@@ -567,8 +561,8 @@ func (p *puller) addKey(id string, v any, labels any) error {
 	if p.keyKind == "" {
 		p.keyKind, p.firstID = kind, id
 	} else if kind != p.keyKind {
-		return errorf(syncjob.ErrInvalid, nil, "property %q (%s) holds both %ss (node %s) and %ss (node %s: %s): use one type",
-			prop, syncjob.OptIDProperty, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(v))
+		return errorf(syncjob.ErrInvalid, nil, "key property %q holds both %ss (node %s) and %ss (node %s: %s): use one type",
+			prop, p.keyKind, p.nodeName(p.firstID), kind, p.nodeName(id), describe(v))
 	}
 	// The Builder numbers keys in the order they come: a key it has
 	// already is a duplicate, the node of that number the other one.
@@ -579,8 +573,8 @@ func (p *puller) addKey(id string, v any, labels any) error {
 		i = p.b.AddNode(key.Text())
 	}
 	if int(i) < len(p.ids) {
-		return errorf(syncjob.ErrInvalid, nil, "nodes %s and %s have the same %s = %v (%s): keys must be unique",
-			p.nodeName(p.ids[i]), p.nodeName(id), prop, key, syncjob.OptIDProperty)
+		return errorf(syncjob.ErrInvalid, nil, "nodes %s and %s have the same %s = %v (the key property): keys must be unique",
+			p.nodeName(p.ids[i]), p.nodeName(id), prop, key)
 	}
 	if isInt {
 		p.intKeys = append(p.intKeys, i64)
@@ -693,18 +687,18 @@ func (p *puller) queryError(err error, rel bool) error {
 
 func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	n := len(p.ids)
-	what := syncjob.Messagef("no nodes")
+	what := "no nodes"
 	switch {
 	case o.Custom():
-		what = syncjob.Messagef("%s returned no nodes", syncjob.OptNodeQuery)
+		what = "the node query returned no nodes"
 	case len(o.NodeLabels) > 0:
-		what = syncjob.Messagef("no nodes with label %s", strings.Join(quoteAll(o.NodeLabels), " or "))
+		what = fmt.Sprintf("no nodes with label %s", strings.Join(quoteAll(o.NodeLabels), " or "))
 	case n == 0:
-		what = syncjob.Messagef("the database has no nodes")
+		what = "the database has no nodes"
 	}
 	if n == 0 {
 		if p.st.KeylessClones > 0 {
-			what = syncjob.Messagef("%s (only %d split clones without %q)", what, p.st.KeylessClones, o.IDProperty)
+			what = fmt.Sprintf("%s (only %d split clones without %q)", what, p.st.KeylessClones, o.IDProperty)
 		}
 		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph is empty: %s", what)
 	}
@@ -712,16 +706,16 @@ func (p *puller) build(o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	p.st.SelfLoops = g.SelfLoops()
 	p.st.Parallel = g.Duplicates()
 	if g.NumEdges() == 0 {
-		types := syncjob.Messagef("any type")
+		types := "any type"
 		if len(o.RelationshipTypes) > 0 {
-			types = syncjob.Messagef("type %s", strings.Join(quoteAll(o.RelationshipTypes), " or "))
+			types = fmt.Sprintf("type %s", strings.Join(quoteAll(o.RelationshipTypes), " or "))
 		}
 		if o.Custom() {
-			types = syncjob.Messagef("%s", syncjob.OptRelationshipQuery)
+			types = "the relationship query"
 		}
 		outside := p.outside
-		if outside.String() == "" {
-			outside = syncjob.Messagef(", %d with an end outside the nodes", p.st.Dangling)
+		if outside == "" {
+			outside = fmt.Sprintf(", %d with an end outside the nodes", p.st.Dangling)
 		}
 		return nil, errorf(syncjob.ErrEmpty, nil, "the subgraph has %d nodes but no relationships between two of them (%s; %s read, %s%s): nothing to score",
 			n, types, plural.N(p.st.RelationshipRows, "row"), plural.N(p.st.SelfLoops, "self-loop"), outside)

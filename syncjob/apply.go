@@ -111,7 +111,7 @@ func Apply(ctx context.Context, st Store, plan *splitplan.Plan, o ApplyOptions) 
 // after the largest taken one found each round.
 func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme string) error {
 	if err := splitplan.CheckCloneKey(scheme); err != nil {
-		return Errorf(ErrInvalid, err, "%s %v", OptApplyCloneKey, err)
+		return Errorf(ErrInvalid, err, "ApplyOptions.CloneKey %v", err)
 	}
 	intKeys, maxInt := true, int64(0)
 	for _, n := range p.Nodes {
@@ -137,7 +137,7 @@ func applyCloneKeys(ctx context.Context, st Store, p *splitplan.Plan, scheme str
 			}
 		}
 	}
-	return Errorf(ErrInvalid, nil, "could not find free keys (%s) for the clones of the approved plan: set %s", p.IDProperty, OptApplyCloneKey)
+	return Errorf(ErrInvalid, nil, "could not find free keys (%s) for the clones of the approved plan: set the clone key", p.IDProperty)
 }
 
 func groupKeys(n splitplan.Node) []keys.Key {

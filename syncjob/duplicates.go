@@ -128,9 +128,9 @@ func findDuplicates(ctx context.Context, sg *Subgraph, o Options, remembered map
 	compared, named := in.Compared()
 	switch {
 	case compared < 2:
-		return nil, Errorf(ErrEmpty, nil, "nothing to compare: %d node(s) selected (%s), duplicates need two", compared, OptWriteNodeLabels)
+		return nil, Errorf(ErrEmpty, nil, "nothing to compare: %d node(s) selected (the write node labels), duplicates need two", compared)
 	case named == 0:
-		return nil, Errorf(ErrInvalid, nil, "%s: none of the %d nodes compared has the property %q (or its value is empty)", OptNameProperty, compared, do.NameProperty)
+		return nil, Errorf(ErrInvalid, nil, "none of the %d nodes compared has the name property %q (or its value is empty)", compared, do.NameProperty)
 	}
 	t0 := time.Now()
 	res, err := dedup.Find(ctx, in, do.Find)

@@ -36,7 +36,8 @@ var (
 	// node split by it (a mistyped run id, or a run undone already).
 	ErrUnknownRun = errors.New("no such run")
 	// ErrUnfinished: a run of the same selection stopped mid-split and
-	// Options.Unfinished is UnfinishedFail; nothing was written.
+	// Options.Unfinished is UnfinishedFail (an *UnfinishedError names the
+	// run); nothing was written.
 	ErrUnfinished = errors.New("an earlier run is unfinished")
 	// ErrMemory: the run's estimated peak memory exceeds its limit
 	// (Options.Memory); nothing was scored or written.
@@ -68,15 +69,16 @@ func IsUnknownRun(err error) bool { return errors.Is(err, ErrUnknownRun) }
 func IsStalePlan(err error) bool { return errors.Is(err, ErrStalePlan) }
 
 // Error is a failure with a one-line message for the user, of one of the
-// kinds above (Kind), with its cause. The message names settings by
-// their Options: Error gives the Go names, Render the caller's.
+// kinds above (Kind), with its cause. A message names a setting by what
+// it is ("the key property"), never by a caller's name for it: a program
+// names its own settings where it reads them.
 type Error struct {
 	Kind  error
 	Cause error
-	Message
+	Msg   string
 }
 
-func (e *Error) Error() string { return e.String() }
+func (e *Error) Error() string { return e.Msg }
 
 // Unwrap lets errors.Is find both the kind and the cause.
 func (e *Error) Unwrap() []error {
@@ -90,51 +92,7 @@ func (e *Error) Unwrap() []error {
 }
 
 // Errorf returns an *Error of the given kind and cause (either may be
-// nil), with a message formatted as by fmt.Sprintf; Option arguments are
-// named when the message is (Message).
+// nil), with a message formatted as by fmt.Sprintf.
 func Errorf(kind, cause error, format string, args ...any) error {
-	return &Error{Kind: kind, Cause: cause, Message: Messagef(format, args...)}
-}
-
-// Message is a text formatted as by fmt.Sprintf, kept as its format and
-// arguments so that the Options among them can be named by another
-// vocabulary (a CLI's configuration keys): String names them by their Go
-// names, Render by the caller's.
-type Message struct {
-	format string
-	args   []any
-}
-
-// Messagef returns the Message of format and args.
-func Messagef(format string, args ...any) Message {
-	if false {
-		_ = fmt.Sprintf(format, args...) // go vet checks the calls as printf's
-	}
-	return Message{format, args}
-}
-
-// String formats the message, each Option as its Go name.
-func (m Message) String() string { return fmt.Sprintf(m.format, m.args...) }
-
-// Render formats the message with name(o) for each Option argument o (its
-// Go name when name returns ""), rendering Message and *Error arguments
-// the same way.
-func (m Message) Render(name func(Option) string) string {
-	args := make([]any, len(m.args))
-	for i, a := range m.args {
-		switch a := a.(type) {
-		case Option:
-			args[i] = a
-			if n := name(a); n != "" {
-				args[i] = n
-			}
-		case interface {
-			Render(func(Option) string) string
-		}:
-			args[i] = a.Render(name)
-		default:
-			args[i] = a
-		}
-	}
-	return fmt.Sprintf(m.format, args...)
+	return &Error{Kind: kind, Cause: cause, Msg: fmt.Sprintf(format, args...)}
 }

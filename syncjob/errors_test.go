@@ -7,39 +7,16 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
-// An error names its options by their Go names; Render by the caller's,
-// in the messages and errors among its arguments too.
-func TestErrorRender(t *testing.T) {
-	keys := map[syncjob.Option]string{
-		syncjob.OptWriteNodeLabels:    "write.node_labels",
-		syncjob.OptNodeLabels:         "graph.node_labels",
-		syncjob.OptEvidenceProperties: "graph.evidence_properties",
-	}
-	name := func(o syncjob.Option) string { return keys[o] }
-
-	err := syncjob.Errorf(syncjob.ErrInvalid, nil, "%s: label %q is not one of %s (%s)",
-		syncjob.OptWriteNodeLabels, "Critic", syncjob.OptNodeLabels, "Person")
+// An *Error is its message; errors.Is finds its kind and its cause.
+func TestError(t *testing.T) {
+	cause := errors.New("bad name")
+	err := syncjob.Errorf(syncjob.ErrInvalid, cause, "node label %q: %v", "A\nB", cause)
 	var je *syncjob.Error
-	if !errors.As(err, &je) || !syncjob.IsInvalid(err) {
-		t.Fatalf("%#v: not an *Error of ErrInvalid", err)
+	if !errors.As(err, &je) || !syncjob.IsInvalid(err) || !errors.Is(err, cause) {
+		t.Fatalf("%#v: not an *Error of ErrInvalid caused by %v", err, cause)
 	}
-	if got, want := err.Error(), `PullOptions.WriteNodeLabels: label "Critic" is not one of PullOptions.NodeLabels (Person)`; got != want {
+	if got, want := err.Error(), `node label "A\nB": bad name`; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
-	}
-	if got, want := je.Render(name), `write.node_labels: label "Critic" is not one of graph.node_labels (Person)`; got != want {
-		t.Errorf("Render = %q, want %q", got, want)
-	}
-
-	// Nested: an error and a message as arguments; an option without a
-	// name keeps its Go name.
-	outer := syncjob.Errorf(syncjob.ErrInvalid, err, "%v (%s; %s)%s", err, syncjob.OptEvidenceProperties, syncjob.OptLockTTL,
-		syncjob.Messagef(": add it to %s", syncjob.OptNodeLabels))
-	if !errors.As(outer, &je) || !errors.Is(outer, syncjob.ErrInvalid) {
-		t.Fatalf("%#v: not an *Error of ErrInvalid", outer)
-	}
-	want := `write.node_labels: label "Critic" is not one of graph.node_labels (Person) (graph.evidence_properties; LockOptions.TTL): add it to graph.node_labels`
-	if got := je.Render(name); got != want {
-		t.Errorf("Render = %q, want %q", got, want)
 	}
 
 	// No kind: only the cause unwraps.

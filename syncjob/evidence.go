@@ -117,14 +117,14 @@ func EvidenceText(v any) string {
 
 // CheckEvidence refuses an evidence property that no pulled node has (a
 // typo would silently drop evidence): an ErrInvalid error naming
-// OptEvidenceProperties, as the import CSVs refuse one no node file has.
+// an evidence property, as the import CSVs refuse one no node file has.
 func CheckEvidence(c *evidence.Context) error {
 	if c == nil {
 		return nil
 	}
 	for k := range c.Properties {
 		if p := &c.Properties[k]; p.Empty() {
-			return Errorf(ErrInvalid, nil, "%s: no node has a property %q", OptEvidenceProperties, p.Name)
+			return Errorf(ErrInvalid, nil, "no node has the evidence property %q", p.Name)
 		}
 	}
 	return nil

@@ -144,7 +144,7 @@ func TestSyncRefusesMissingEvidence(t *testing.T) {
 		o.DryRun = dry
 		o.Pull.EvidenceProperties = []string{"id", "venue"}
 		_, err := syncjob.Sync(ctx(t), s, o)
-		want := `PullOptions.EvidenceProperties: no node has a property "venue"`
+		want := `no node has the evidence property "venue"`
 		if !syncjob.IsInvalid(err) || err == nil || err.Error() != want {
 			t.Fatalf("dry run %v: %v, want %q", dry, err, want)
 		}

@@ -31,9 +31,9 @@ func DescribeNode(id string, labels []string) string {
 // the labels of the outside end (a relationship counts for each label of
 // that end; "" for an end without labels): a label of theirs is what
 // PullOptions.NodeLabels misses. Empty when there are none.
-func OutsideNote(outside int, byLabel map[string]int) Message {
+func OutsideNote(outside int, byLabel map[string]int) string {
 	if outside == 0 {
-		return Message{}
+		return ""
 	}
 	var parts []string
 	for _, l := range byCount(byLabel) {
@@ -43,8 +43,8 @@ func OutsideNote(outside int, byLabel map[string]int) Message {
 		}
 		parts = append(parts, fmt.Sprintf("%s (%d)", name, byLabel[l]))
 	}
-	return Messagef("; %d relationships with an end outside the nodes, at nodes labelled %s: add a label of theirs to %s",
-		outside, strings.Join(parts, ", "), OptNodeLabels)
+	return fmt.Sprintf("; %d relationships with an end outside the nodes, at nodes labelled %s: add a label of theirs to the node labels",
+		outside, strings.Join(parts, ", "))
 }
 
 // UnnamedSample is the number of nodes without a display name whose

@@ -10,7 +10,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/memstore"
 )
 
-// Nodes that none of graph.display_property names: the run says how many,
+// Nodes that none of the display properties names: the run says how many,
 // their labels, and which of their properties would name them.
 func TestSyncSuggestsDisplayProperties(t *testing.T) {
 	s := memstore.New()
@@ -34,7 +34,7 @@ func TestSyncSuggestsDisplayProperties(t *testing.T) {
 	}
 	var line string
 	for _, l := range strings.Split(buf.String(), "\n") {
-		if strings.Contains(l, "graph.display_property") {
+		if strings.Contains(l, "none of the display properties") {
 			line = l
 		}
 	}

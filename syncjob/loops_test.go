@@ -554,7 +554,7 @@ func testInvalidNamesFirst(t *testing.T, f storetest.Factory) {
 	plan := bridgePlan(t, storetest.MustPull(t, st), "bad-3")
 	plan.SkipProperties = []string{"bad\x01"}
 	plan.Approved = &splitplan.ApprovedRef{ReviewedAt: "2025-01-01T00:00:00.000Z", Fingerprint: "sha256:0123456789abcdef"}
-	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "Plan.SkipProperties: name") {
+	if _, err := syncjob.Apply(ctx, st, plan, syncjob.ApplyOptions{}); !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), "approved plan's skip property: name") {
 		t.Fatalf("an approved plan with a bad skip property: %v", err)
 	}
 	sameGraph(t, fx, before, "a plan with a bad name wrote")
@@ -600,7 +600,7 @@ func testResolveKeyTypes(t *testing.T, f storetest.Factory) {
 			Nodes: []splitplan.Node{{Key: keys.Int(11), Groups: []splitplan.Group{{Neighbors: nb, NeighborIDs: make([]keys.Key, len(nb))}}}}}
 	}
 	err := syncjob.ResolveKeys(storetest.Ctx(t), st, plan(keys.Int(12)))
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (Plan.IDProperty) of node elementId(n) = `) ||
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `key property "k" of node elementId(n) = `) ||
 		!strings.Contains(err.Error(), "is the float 12: keys must be integers or strings") {
 		t.Errorf("a float key found by key: %v", err)
 	}
@@ -649,7 +649,7 @@ func testWriteLabels(t *testing.T, f storetest.Factory) {
 		msg           string
 	}{
 		{[]string{"Person", "Movie"}, []string{"Critic"}, true, `label "Critic" is not one of PullOptions.NodeLabels`},
-		{nil, []string{"Ghost"}, false, `"Ghost" (PullOptions.WriteNodeLabels) does not exist`},
+		{nil, []string{"Ghost"}, false, `write node label "Ghost" does not exist`},
 		{[]string{"Person", "Movie", "Critic"}, []string{"Critic"}, false, "has a relationship"},
 	} {
 		o := pullOpts

@@ -55,7 +55,7 @@ func NewPlan(sg *Subgraph, res *fondue.Result, o PlanOptions) (*splitplan.Plan, 
 	} else {
 		p.PulledOnly = true
 		if sg.RelationshipIDs == nil && slices.ContainsFunc(res.Proposals, func(pr fondue.Proposal) bool { return len(pr.Groups) >= 2 }) {
-			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: %s must also return elementId(r) AS relationship", OptRelationshipQuery)
+			return nil, Errorf(ErrInvalid, nil, "a split of a Cypher projection moves only the relationships that were pulled: the relationship query must also return elementId(r) AS relationship")
 		}
 	}
 	for _, s := range o.SkipProperties {
@@ -133,7 +133,7 @@ func planReasons(sg *Subgraph, rs []evidence.Reason) []splitplan.Reason {
 // key when the keys are integers.
 func assignCloneKeys(p *splitplan.Plan, sg *Subgraph, scheme string) error {
 	if err := splitplan.CheckCloneKey(scheme); err != nil {
-		return Errorf(ErrInvalid, err, "%s %v", OptCloneKey, err)
+		return Errorf(ErrInvalid, err, "Options.CloneKey %v", err)
 	}
 	if sg.Keys == nil || len(p.Nodes) == 0 {
 		return nil

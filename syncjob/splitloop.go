@@ -168,7 +168,7 @@ func keyFilter(p *splitplan.Plan, values []any) Filter {
 // as removed. Two nodes with the same key are an error (ErrInvalid).
 func ResolveKeys(ctx context.Context, st Store, p *splitplan.Plan) error {
 	if p.IDProperty == "" {
-		return Errorf(ErrInvalid, nil, "nodes can be found by key only with a key property (%s)", OptPlanIDProperty)
+		return Errorf(ErrInvalid, nil, "nodes can be found by key only with a key property: the plan has none")
 	}
 	if p.PulledOnly {
 		return Errorf(ErrInvalid, nil, "the nodes of a Cypher projection cannot be found by key")
@@ -204,7 +204,7 @@ func ResolveKeys(ctx context.Context, st Store, p *splitplan.Plan) error {
 		for k, n := range nodes {
 			key, err := keys.FromValue(n.Props[p.IDProperty])
 			if err != nil { // a value equal to a key, of another type (11.0 = 11)
-				return Errorf(ErrInvalid, nil, "property %q (%s) of node elementId(n) = %q is %v", p.IDProperty, OptPlanIDProperty, n.ID.Text(), err)
+				return Errorf(ErrInvalid, nil, "key property %q of node elementId(n) = %q is %v", p.IDProperty, n.ID.Text(), err)
 			}
 			found[k] = splitplan.KeyedNode{Key: key, ID: n.ID}
 		}
@@ -214,7 +214,7 @@ func ResolveKeys(ctx context.Context, st Store, p *splitplan.Plan) error {
 		return err
 	}
 	if err := p.Resolve(found); err != nil {
-		return Errorf(ErrInvalid, err, "%v (%s): keys must be unique", err, OptPlanIDProperty)
+		return Errorf(ErrInvalid, err, "%v (key property %q): keys must be unique", err, p.IDProperty)
 	}
 	return nil
 }

@@ -144,8 +144,10 @@ type NameChecker interface {
 
 // Defaults.
 const (
-	DefaultLockName      = "fondue-neo4j"
-	DefaultLockTTL       = 2 * time.Minute
+	DefaultLockName = "fondue-neo4j"
+	DefaultLockTTL  = 2 * time.Minute
+	// MinLockTTL is the shortest LockOptions.TTL a store accepts.
+	MinLockTTL           = 3 * time.Second
 	DefaultWriteProperty = "ambiguity"
 	DefaultScoreProperty = "ambiguity_score"
 	// DefaultEntitiesProperty is the property of the estimated number of
@@ -153,6 +155,8 @@ const (
 	DefaultEntitiesProperty = "ambiguity_entities"
 	DefaultRunProperty      = "fondue_run"
 	DefaultBatchSize        = 10000
+	// DefaultWriteConcurrency is WriteOptions.Concurrency's default.
+	DefaultWriteConcurrency = 1
 	// DefaultMarkerLabel is the label added to the nodes a split creates.
 	DefaultMarkerLabel = "FondueSplit"
 	// DefaultTopNodes is the number of most ambiguous nodes a summary lists.
@@ -275,8 +279,8 @@ func (o PullOptions) CheckWriteLabels() error {
 	}
 	for _, l := range o.WriteNodeLabels {
 		if !slices.Contains(o.NodeLabels, l) {
-			return Errorf(ErrInvalid, nil, "%s: label %q is not one of %s (%s): only the nodes pulled can be scored; add it there, or write labels of the subgraph",
-				OptWriteNodeLabels, l, OptNodeLabels, strings.Join(o.NodeLabels, ", "))
+			return Errorf(ErrInvalid, nil, "PullOptions.WriteNodeLabels: label %q is not one of PullOptions.NodeLabels (%s): only the nodes pulled can be scored",
+				l, strings.Join(o.NodeLabels, ", "))
 		}
 	}
 	return nil
@@ -379,7 +383,7 @@ func (s *Subgraph) SelectTargets() error {
 		return nil
 	}
 	if s.LabelSet == nil {
-		return Errorf(ErrInvalid, nil, "%s needs the nodes' labels: %s must also return labels(n) AS labels", OptWriteNodeLabels, OptNodeQuery)
+		return Errorf(ErrInvalid, nil, "the write node labels need the nodes' labels: the node query must also return labels(n) AS labels")
 	}
 	inSet := make([]bool, len(s.LabelSets))
 	for k, labels := range s.LabelSets {
@@ -397,9 +401,9 @@ func (s *Subgraph) SelectTargets() error {
 	what := "label " + strings.Join(quoted, " or ")
 	switch {
 	case targets == 0:
-		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes has the %s (%s)", len(t), what, OptWriteNodeLabels)
+		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes has the %s (the write node labels)", len(t), what)
 	case linked == 0:
-		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes with the %s (%s) has a relationship in the subgraph", targets, what, OptWriteNodeLabels)
+		return Errorf(ErrEmpty, nil, "nothing to score: none of the %d pulled nodes with the %s (the write node labels) has a relationship in the subgraph", targets, what)
 	}
 	s.Targets = t
 	return nil

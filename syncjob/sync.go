@@ -345,7 +345,7 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 		return sum, err
 	}
 	if err := splitplan.CheckCloneKey(o.CloneKey); err != nil {
-		return sum, Errorf(ErrInvalid, err, "%s %v", OptCloneKey, err)
+		return sum, Errorf(ErrInvalid, err, "Options.CloneKey %v", err)
 	}
 	if err := o.Unfinished.check(); err != nil {
 		return sum, err
@@ -354,9 +354,9 @@ func Sync(ctx context.Context, st Store, o Options) (*Summary, error) {
 	if d := o.Duplicates; d != nil {
 		switch {
 		case o.Split:
-			return sum, Errorf(ErrInvalid, nil, "%s: a run finds duplicates or splits, not both", OptDuplicateType)
+			return sum, Errorf(ErrInvalid, nil, "Options.Duplicates: a run finds duplicates or splits, not both")
 		case slices.Contains(o.Pull.RelationshipTypes, d.Type):
-			return sum, Errorf(ErrInvalid, nil, "%s: %q is one of %s: the relationships a run writes are never pulled", OptDuplicateType, d.Type, OptRelationshipTypes)
+			return sum, Errorf(ErrInvalid, nil, "DuplicateOptions.Type %q is one of PullOptions.RelationshipTypes: the relationships a run writes are never pulled", d.Type)
 		}
 	}
 	if !o.DryRun {
@@ -533,67 +533,68 @@ func replaceUnstarted(ctx context.Context, st Store, plan *splitplan.Plan, log *
 	return nil, st.DeleteRecord(ctx, plan.RunID)
 }
 
-// namedValue is a name from the configuration and the option it comes from.
+// namedValue is a label, type or property name and what it is: its
+// option's Go name, or the plan's field in words.
 type namedValue struct {
-	opt  Option
+	what string
 	name string
 }
 
 // names lists every label, type and property name that the run may use,
-// with its option ("" names are unset and left out).
+// with its option's Go name ("" names are unset and left out).
 func (o *Options) names() []namedValue {
 	var out []namedValue
-	add := func(opt Option, names ...string) {
+	add := func(what string, names ...string) {
 		for _, n := range names {
 			if n != "" {
-				out = append(out, namedValue{opt, n})
+				out = append(out, namedValue{what, n})
 			}
 		}
 	}
-	add(OptNodeLabels, o.Pull.NodeLabels...)
-	add(OptWriteNodeLabels, o.Pull.WriteNodeLabels...)
-	add(OptRelationshipTypes, o.Pull.RelationshipTypes...)
-	add(OptDuplicateType, o.Pull.ExcludeTypes...) // the types excluded are the duplicates'
-	add(OptIDProperty, o.Pull.IDProperty)
-	add(OptDisplayProperties, o.Pull.DisplayProperties...)
-	add(OptEvidenceProperties, o.Pull.EvidenceProperties...)
-	add(OptPullEmbeddingProperty, o.Pull.EmbeddingProperty)
-	add(OptWriteEmbeddingProperty, o.Write.EmbeddingProperty)
-	add(OptMarkerLabel, o.Pull.MarkerLabel)
-	add(OptWriteProperty, o.Write.Property)
-	add(OptScoreProperty, o.Write.ScoreProperty)
-	add(OptEntitiesProperty, o.Write.EntitiesProperty)
-	add(OptRunProperty, o.Write.RunProperty)
-	add(OptSkipProperties, o.SkipProperties...)
+	add("PullOptions.NodeLabels", o.Pull.NodeLabels...)
+	add("PullOptions.WriteNodeLabels", o.Pull.WriteNodeLabels...)
+	add("PullOptions.RelationshipTypes", o.Pull.RelationshipTypes...)
+	add("PullOptions.ExcludeTypes", o.Pull.ExcludeTypes...) // the types excluded are the duplicates'
+	add("PullOptions.IDProperty", o.Pull.IDProperty)
+	add("PullOptions.DisplayProperties", o.Pull.DisplayProperties...)
+	add("PullOptions.EvidenceProperties", o.Pull.EvidenceProperties...)
+	add("PullOptions.EmbeddingProperty", o.Pull.EmbeddingProperty)
+	add("WriteOptions.EmbeddingProperty", o.Write.EmbeddingProperty)
+	add("PullOptions.MarkerLabel", o.Pull.MarkerLabel)
+	add("WriteOptions.Property", o.Write.Property)
+	add("WriteOptions.ScoreProperty", o.Write.ScoreProperty)
+	add("WriteOptions.EntitiesProperty", o.Write.EntitiesProperty)
+	add("WriteOptions.RunProperty", o.Write.RunProperty)
+	add("Options.SkipProperties", o.SkipProperties...)
 	if d := o.Duplicates; d != nil {
-		add(OptDuplicateType, d.Type)
-		add(OptNameProperty, d.NameProperty)
+		add("DuplicateOptions.Type", d.Type)
+		add("DuplicateOptions.NameProperty", d.NameProperty)
 	}
 	return out
 }
 
 // planNames lists the label, type and property names of plan p, with
-// their options.
+// what they are.
 func planNames(p *splitplan.Plan) []namedValue {
 	var out []namedValue
-	add := func(opt Option, names ...string) {
+	add := func(what string, names ...string) {
 		for _, n := range names {
 			if n != "" {
-				out = append(out, namedValue{opt, n})
+				out = append(out, namedValue{what, n})
 			}
 		}
 	}
-	add(OptPlanNodeLabels, p.NodeLabels...)
-	add(OptPlanRelationshipTypes, p.RelationshipTypes...)
-	add(OptPlanIDProperty, p.IDProperty)
-	add(OptPlanDisplayProperties, p.DisplayProperties...)
-	add(OptPlanMarkerLabel, p.MarkerLabel)
-	add(OptPlanSkipProperties, p.SkipProperties...)
+	add("approved plan's node label", p.NodeLabels...)
+	add("approved plan's relationship type", p.RelationshipTypes...)
+	add("approved plan's key property", p.IDProperty)
+	add("approved plan's display property", p.DisplayProperties...)
+	add("approved plan's marker label", p.MarkerLabel)
+	add("approved plan's skip property", p.SkipProperties...)
 	return out
 }
 
 // checkNames checks names with st's NameChecker, if it has one: the first
-// bad one is an ErrInvalid error naming its option.
+// bad one is an ErrInvalid error saying what it is.
 func checkNames(st Store, names []namedValue) error {
 	nc, ok := st.(NameChecker)
 	if !ok {
@@ -601,7 +602,7 @@ func checkNames(st Store, names []namedValue) error {
 	}
 	for _, n := range names {
 		if err := nc.CheckName(n.name); err != nil {
-			return Errorf(ErrInvalid, err, "%s: %v", n.opt, err)
+			return Errorf(ErrInvalid, err, "%s: %v", n.what, err)
 		}
 	}
 	return nil
@@ -657,7 +658,7 @@ func pull(ctx context.Context, src Source, o Options, sum *Summary, t0 time.Time
 		if len(u.Properties) > 0 {
 			attrs = append(attrs, "try", strings.Join(append(slices.Clone(o.Pull.DisplayProperties), u.Properties[0]), ","))
 		}
-		log.Warn("nodes with none of graph.display_property are shown by key; properties they have could name them", attrs...)
+		log.Warn("nodes with none of the display properties are shown by key; properties they have could name them", attrs...)
 	}
 	return sg, nil
 }
@@ -799,7 +800,7 @@ func hold(ctx context.Context, st Locker, o LockOptions, log *slog.Logger) (cont
 	}
 	release := func() {
 		if err := lock.Release(ctx); err != nil {
-			log.Warn("could not release the lock (it expires after lock.ttl)", "error", err.Error())
+			log.Warn("could not release the lock (it expires after its TTL)", "error", err.Error())
 		}
 	}
 	return lock.Context(), release, nil
@@ -816,8 +817,7 @@ func lockError(ctx context.Context, err error) error {
 	case errors.Is(cause, ErrUnreachable):
 		return cause
 	case errors.Is(cause, ErrLockLost):
-		return Errorf(ErrLocked, ErrLockLost, "stopped: the lock was lost (not refreshed within %s, or taken over by another run); another run may be writing (raise %s if the database is slow to answer)",
-			OptLockTTL, OptLockTTL)
+		return Errorf(ErrLocked, ErrLockLost, "stopped: the lock was lost (not refreshed within its TTL, or taken over by another run); another run may be writing (raise the lock TTL if the database is slow to answer)")
 	}
 	return err
 }

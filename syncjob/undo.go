@@ -55,8 +55,8 @@ func undoHeld(ctx context.Context, st Store, o UndoOptions, log *slog.Logger) (U
 	}
 	if rec != nil && rec.MarkerLabel != "" {
 		if o.MarkerLabel != "" && o.MarkerLabel != rec.MarkerLabel {
-			log.Info("the run's split nodes carry the marker label of its record, not split.marker_label",
-				"run_id", o.RunID, "marker_label", rec.MarkerLabel, "split.marker_label", o.MarkerLabel)
+			log.Info("the run's split nodes carry the marker label of its record, not the one given",
+				"run_id", o.RunID, "marker_label", rec.MarkerLabel, "given", o.MarkerLabel)
 		}
 		o.MarkerLabel = rec.MarkerLabel
 	}

@@ -65,7 +65,7 @@ func (u Unfinished) check() error {
 	if u == "" || slices.Contains(UnfinishedValues, string(u)) {
 		return nil
 	}
-	return Errorf(ErrInvalid, nil, "%s %q: want %s", OptUnfinished, string(u), strings.Join(UnfinishedValues, ", "))
+	return Errorf(ErrInvalid, nil, "Options.Unfinished %q: want %s", string(u), strings.Join(UnfinishedValues, ", "))
 }
 
 // unfinishedRuns returns the plans of the unfinished runs, oldest first
@@ -141,9 +141,7 @@ func finishUnfinished(ctx context.Context, st Store, o *Options, sum *Summary, l
 	}
 	switch o.Unfinished {
 	case UnfinishedFail:
-		u := found[0]
-		return nil, Errorf(ErrUnfinished, nil, "run %s stopped after %d of %d splits (%s fail): resume it (%s resume, or --run-id %s) or undo it (%s undo, or fondue-neo4j undo --run-id %s)",
-			u.RunID, u.Split, u.Planned, OptUnfinished, OptUnfinished, u.RunID, OptUnfinished, u.RunID)
+		return nil, &UnfinishedError{Run: found[0]}
 	case UnfinishedUndo:
 		// Newest first: a later run may have split a clone of an earlier one.
 		for k := len(same) - 1; k >= 0; k-- {
@@ -172,3 +170,13 @@ func finishUnfinished(ctx context.Context, st Store, o *Options, sum *Summary, l
 	sum.RunID = p.RunID
 	return p, nil
 }
+
+// UnfinishedError refuses to run (UnfinishedFail): Run stopped mid-split.
+type UnfinishedError struct{ Run UnfinishedRun }
+
+func (e *UnfinishedError) Error() string {
+	return fmt.Sprintf("%v: resume it (UnfinishedResume, or its run id) or undo it (UnfinishedUndo, or Undo)", e.Run)
+}
+
+// Is makes errors.Is(err, syncjob.ErrUnfinished) true.
+func (e *UnfinishedError) Is(target error) bool { return target == ErrUnfinished }

@@ -35,14 +35,14 @@ func WriteScores(ctx context.Context, st Sink, sg *Subgraph, res *fondue.Result,
 		o.BatchSize = DefaultBatchSize
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = 1
+		o.Concurrency = DefaultWriteConcurrency
 	}
 	n := sg.Graph.NumNodes()
 	if len(res.Ambiguity) != n || len(res.Scores) != n || (o.EntitiesProperty != "" && len(res.Entities) != n) {
 		return WriteStats{}, fmt.Errorf("syncjob: result for %d nodes, subgraph has %d", len(res.Scores), n)
 	}
 	if o.EmbeddingProperty != "" && res.Embedding == nil {
-		return WriteStats{}, Errorf(ErrInvalid, nil, "%s: method %q has no embedding to write", OptWriteEmbeddingProperty, res.Method)
+		return WriteStats{}, Errorf(ErrInvalid, nil, "method %q has no embedding to write to the embedding property", res.Method)
 	}
 	w := newScoreWriter(st, sg, res, o)
 	ws, err := w.run(ctx)

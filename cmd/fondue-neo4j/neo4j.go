@@ -68,14 +68,24 @@ func (a *app) outputJSON() (bool, error) {
 	}
 }
 
-// exitCode gives the sync job's errors their exit code.
+// exitCode gives the sync job's errors their exit code, and says which
+// settings to change where the job cannot name them.
 func exitCode(err error) error {
 	var ee *exitErr
+	var ue *syncjob.UnfinishedError
 	switch {
 	case err == nil || errors.As(err, &ee):
 		return err
+	case errors.Is(err, connector.ErrNoPassword):
+		return withCode(exitAuth, fmt.Errorf("%w: set FONDUE_NEO4J_PASSWORD or neo4j.password_file", err))
 	case syncjob.IsAuth(err):
 		return withCode(exitAuth, err)
+	case errors.Is(err, connector.ErrNoAnswer):
+		return withCode(exitUnreachable, fmt.Errorf("%w (neo4j.connect_timeout)", err))
+	case errors.As(err, &ue):
+		u := ue.Run
+		return fmt.Errorf("run %s stopped after %d of %d splits (split.unfinished fail): resume it (split.unfinished resume, or --run-id %s) or undo it (split.unfinished undo, or fondue-neo4j undo --run-id %s)",
+			u.RunID, u.Split, u.Planned, u.RunID, u.RunID)
 	case syncjob.IsUnreachable(err):
 		return withCode(exitUnreachable, err)
 	case syncjob.IsEmpty(err), syncjob.IsUnknownRun(err):

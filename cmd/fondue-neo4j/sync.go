@@ -136,6 +136,9 @@ func (a *app) syncSettings() (*syncSettings, error) {
 		MarkerLabel:        c.Split.MarkerLabel,
 		WriteNodeLabels:    c.Write.NodeLabels,
 	}
+	if err := checkSelection(s.pull); err != nil {
+		return nil, err
+	}
 	// The relationships sync --duplicates writes are never pulled.
 	if strings.TrimSpace(c.Duplicates.RelationshipType) == "" {
 		return nil, usageErrorf("duplicates.relationship_type must not be empty")
@@ -183,6 +186,30 @@ func (a *app) syncSettings() (*syncSettings, error) {
 	return s, nil
 }
 
+// checkSelection checks the graph.* and write.node_labels settings
+// together, as the connector would after connecting (each name alone is
+// checked when the configuration is read).
+func checkSelection(o syncjob.PullOptions) error {
+	switch {
+	case o.Custom() && (o.NodeQuery == "" || o.RelationshipQuery == ""):
+		return usageErrorf("graph.node_query and graph.relationship_query go together: set both or neither")
+	case o.Custom() && (len(o.NodeLabels) > 0 || len(o.RelationshipTypes) > 0):
+		return usageErrorf("graph.node_query and graph.relationship_query replace graph.node_labels and graph.relationship_types: set one or the other")
+	}
+	for k, e := range o.EvidenceProperties {
+		if slices.Contains(o.EvidenceProperties[:k], e) {
+			return usageErrorf("graph.evidence_properties: %q is named twice", e)
+		}
+	}
+	for _, l := range o.WriteNodeLabels {
+		if len(o.NodeLabels) > 0 && !slices.Contains(o.NodeLabels, l) {
+			return usageErrorf("write.node_labels: label %q is not one of graph.node_labels (%s): only the nodes pulled can be scored; add it there, or write labels of the subgraph",
+				l, strings.Join(o.NodeLabels, ", "))
+		}
+	}
+	return nil
+}
+
 // duplicateOptions are sync --duplicates' (duplicates.*): instead of
 // scoring, and never with a split.
 func (s *syncSettings) duplicateOptions(c *config.Config) error {
@@ -191,6 +218,8 @@ func (s *syncSettings) duplicateOptions(c *config.Config) error {
 		return usageErrorf("duplicates.enabled (--duplicates) finds duplicates instead of scoring: it cannot split or merge (--split, --merge, --plan) in the same run")
 	case strings.TrimSpace(c.Duplicates.NameProperty) == "":
 		return usageErrorf("duplicates.name_property (--name-property) is empty: give the node property holding the names (e.g. name)")
+	case slices.Contains(c.Graph.RelationshipTypes, c.Duplicates.RelationshipType):
+		return usageErrorf("duplicates.relationship_type: %q is one of graph.relationship_types: the relationships a run writes are never pulled", c.Duplicates.RelationshipType)
 	}
 	minP := c.Duplicates.MinProbability
 	if minP == 0 {

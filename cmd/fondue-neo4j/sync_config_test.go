@@ -297,7 +297,7 @@ func TestSyncWriteNodeLabels(t *testing.T) {
 		{want: []string{"Paper"}},
 		{env: "Author", want: []string{"Author"}},
 		{env: "Paper", flags: []string{"--write-node-labels", "Author"}, want: []string{"Author"}},
-		{flags: []string{"--write-node-labels", `We"ird,Author `, "--write-node-labels", "Paper"}, want: []string{`We"ird`, "Author ", "Paper"}}, // literal, repeatable
+		{flags: []string{"--node-labels", `We"ird,Author ,Paper`, "--write-node-labels", `We"ird,Author `, "--write-node-labels", "Paper"}, want: []string{`We"ird`, "Author ", "Paper"}}, // literal, repeatable
 	} {
 		t.Setenv("FONDUE_WRITE_NODE_LABELS", tc.env)
 		s, err := syncSettingsOf(append([]string{"--config", p}, tc.flags...)...)
@@ -375,6 +375,33 @@ func TestSyncListFlagsLiteral(t *testing.T) {
 		err := root.ExecuteContext(context.Background())
 		if want := []string{`We"ird`, " spaced ", `'q'`}; err != nil || !slices.Equal(got, want) {
 			t.Errorf("--%s: %q, %v (%s); want %q", name, got, err, errb.String(), want)
+		}
+	}
+}
+
+// Every name and value sync hands to the job library is checked when it is
+// read, naming the user's key, before connecting (the URI answers nothing:
+// a check left to the connector would exit 4).
+func TestSyncRefusesBadSettingsBeforeConnecting(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--node-labels", "Author,Bad\tLabel"}, `flag --node-labels: graph.node_labels = "Author,Bad\tLabel": name "Bad\tLabel" contains the control character U+0009`},
+		{[]string{"--relationship-types", "A\x00B"}, `graph.relationship_types = "A\x00B": name "A\x00B" contains the control character U+0000`},
+		{[]string{"--write-property", "p\nq"}, `write.property = "p\nq": name "p\nq" contains the control character U+000A`},
+		{[]string{"--lock-ttl", "1s"}, "flag --lock-ttl: lock.ttl = 1s: too short (at least 3s)"},
+		{[]string{"--uri", "http://db:7474"}, `neo4j.uri = http://db:7474: scheme "http" is not one of bolt, neo4j (optionally +s or +ssc)`},
+		{[]string{"--node-labels", "Author,Paper", "--write-node-labels", "Venue"}, `write.node_labels: label "Venue" is not one of graph.node_labels (Author, Paper)`},
+		{[]string{"--node-query", "MATCH (n) RETURN elementId(n) AS id"}, "graph.node_query and graph.relationship_query go together"},
+		{[]string{"--node-labels", "A", "--node-query", "q", "--relationship-query", "r"}, "graph.node_query and graph.relationship_query replace graph.node_labels"},
+		{[]string{"--evidence-properties", "title,year,title"}, `graph.evidence_properties: "title" is named twice`},
+		{[]string{"--duplicates", "--relationship-types", "SAME,KNOWS", "--duplicates-type", "SAME"}, `duplicates.relationship_type: "SAME" is one of graph.relationship_types`},
+	} {
+		args := append([]string{"sync", "--uri", "bolt://127.0.0.1:1", "--connect-timeout", "1s"}, c.args...)
+		code, out, stderr := runCLI(t, "", args...)
+		if code != exitUsage || out != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", c.args, code, stderr, exitUsage, c.want)
 		}
 	}
 }

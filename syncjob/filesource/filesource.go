@@ -61,21 +61,20 @@ func (s *Source) KG() bool { return len(s.Nodes) > 0 || len(s.Relationships) > 0
 // whose chosen nodes have none, wraps syncjob.ErrEmpty.
 func (s *Source) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	for _, x := range []struct {
-		opt syncjob.Option
-		set bool
-	}{{syncjob.OptNodeQuery, o.Custom()}, {syncjob.OptNodeLabels, len(o.NodeLabels) > 0},
-		{syncjob.OptRelationshipTypes, len(o.RelationshipTypes) > 0}, {syncjob.OptIDProperty, o.IDProperty != ""},
-		{syncjob.OptPullEmbeddingProperty, o.EmbeddingProperty != ""}} {
+		field string
+		set   bool
+	}{{"PullOptions.NodeQuery", o.Custom()}, {"PullOptions.NodeLabels", len(o.NodeLabels) > 0},
+		{"PullOptions.RelationshipTypes", len(o.RelationshipTypes) > 0}, {"PullOptions.IDProperty", o.IDProperty != ""},
+		{"PullOptions.EmbeddingProperty", o.EmbeddingProperty != ""}} {
 		if x.set {
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s chooses what to read from Neo4j: files are read whole", x.opt)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s chooses what to read from Neo4j: files are read whole", x.field)
 		}
 	}
 	if s.KG() {
 		return s.pullKG(ctx, o)
 	}
 	if len(o.WriteNodeLabels) > 0 || len(o.EvidenceProperties) > 0 {
-		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s and %s need the import files: an edge list has no labels or properties",
-			syncjob.OptWriteNodeLabels, syncjob.OptEvidenceProperties)
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "PullOptions.WriteNodeLabels and PullOptions.EvidenceProperties need the import files: an edge list has no labels or properties")
 	}
 	g, err := s.ReadEdgeList()
 	if err != nil {

@@ -198,8 +198,8 @@ func (s *Store) Lock(ctx context.Context, o syncjob.LockOptions) (syncjob.Lock, 
 	if o.TTL <= 0 {
 		o.TTL = syncjob.DefaultLockTTL
 	}
-	if o.TTL < 3*time.Second {
-		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "%s %s is too short (at least 3s)", syncjob.OptLockTTL, o.TTL)
+	if o.TTL < syncjob.MinLockTTL {
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "LockOptions.TTL %s is too short (at least %s)", o.TTL, syncjob.MinLockTTL)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -246,7 +246,7 @@ func (s *Store) checkFence(doing string) error {
 func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgraph, error) {
 	t0 := time.Now()
 	if o.Custom() {
-		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "memstore: Cypher projections (%s) are not supported", syncjob.OptNodeQuery)
+		return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "memstore: Cypher projections (node and relationship queries) are not supported")
 	}
 	if o.MarkerLabel == "" {
 		o.MarkerLabel = syncjob.DefaultMarkerLabel
@@ -261,7 +261,7 @@ func (s *Store) Pull(ctx context.Context, o syncjob.PullOptions) (*syncjob.Subgr
 	}
 	for _, l := range o.WriteNodeLabels {
 		if !s.hasLabel(l) {
-			return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "node label %q (%s) does not exist in the database", l, syncjob.OptWriteNodeLabels)
+			return nil, syncjob.Errorf(syncjob.ErrEmpty, nil, "write node label %q does not exist in the database", l)
 		}
 	}
 	var st syncjob.PullStats
@@ -348,11 +348,11 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 		if idProp != "" {
 			var err error
 			if key, err = keys.FromValue(n.Props[idProp]); err != nil {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (%s) of node elementId(n) = %q is %v", idProp, syncjob.OptIDProperty, n.ID, err)
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "key property %q of node elementId(n) = %q is %v", idProp, n.ID, err)
 			}
 			if key.IsZero() {
-				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no property %q (%s): every selected node needs a key",
-					syncjob.DescribeNode(n.ID, n.Labels), idProp, syncjob.OptIDProperty)
+				return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "node %s has no key property %q: every selected node needs a key",
+					syncjob.DescribeNode(n.ID, n.Labels), idProp)
 			}
 		}
 		k := "string"
@@ -360,12 +360,12 @@ func nodeKeys(sel []*Node, idProp string) (map[string]nodeKey, error) {
 			k = "integer"
 		}
 		if kind != "" && k != kind {
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "property %q (%s) holds both %ss and %ss: use one type", idProp, syncjob.OptIDProperty, kind, k)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "key property %q holds both %ss and %ss: use one type", idProp, kind, k)
 		}
 		kind = k
 		text := key.Text()
 		if seen[text] {
-			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (%s): keys must be unique", idProp, key, syncjob.OptIDProperty)
+			return nil, syncjob.Errorf(syncjob.ErrInvalid, nil, "two nodes have the same %s = %v (the key property): keys must be unique", idProp, key)
 		}
 		seen[text] = true
 		byID[n.ID] = nodeKey{key, text}

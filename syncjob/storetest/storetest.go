@@ -493,7 +493,7 @@ func testKeyTypes(t *testing.T, f Factory) {
 		g.Rels = []Rel{{From: 1, To: 2, Type: "T"}}
 		fx := f(t, g)
 		_, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{NodeLabels: []string{"K"}, IDProperty: "k"})
-		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `property "k" (PullOptions.IDProperty) of node elementId(n) = `) ||
+		if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `key property "k" of node elementId(n) = `) ||
 			!strings.Contains(err.Error(), c.want+": keys must be integers or strings") {
 			t.Errorf("key %#v: %v\nwant %q", c.key, err, c.want)
 		}
@@ -522,7 +522,7 @@ func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
 	if !syncjob.IsEmpty(err) {
 		t.Fatalf("authors only: %v", err)
 	}
-	for _, want := range []string{"4 relationships with an end outside the nodes", `"Paper" (4)`, `"Preprint" (1)`, "add a label of theirs to PullOptions.NodeLabels"} {
+	for _, want := range []string{"4 relationships with an end outside the nodes", `"Paper" (4)`, `"Preprint" (1)`, "add a label of theirs to the node labels"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("authors only: %v\nwant %q", err, want)
 		}
@@ -534,7 +534,7 @@ func testEmptySaysWhatIsOutside(t *testing.T, f Factory) {
 func testKeylessNodeLabels(t *testing.T, f Factory) {
 	fx := f(t, bibliography())
 	_, err := fx.Store().Pull(Ctx(t), syncjob.PullOptions{IDProperty: "name"})
-	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `has no property "name" (PullOptions.IDProperty)`) ||
+	if !syncjob.IsInvalid(err) || !strings.Contains(err.Error(), `has no key property "name"`) ||
 		!strings.Contains(err.Error(), "elementId(n) = ") || !strings.Contains(err.Error(), "(:Paper") {
 		t.Errorf("a paper without a name: %v", err)
 	}

@@ -98,7 +98,7 @@ func TestSyncKnowledgeGraph(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"--node-labels", "Author,Paper", "--write-node-labels", "Venue"}, exitUsage, `write.node_labels: label "Venue" is not one of graph.node_labels (Author, Paper)`},
-		{[]string{"--write-node-labels", "Ghost"}, exitEmpty, `node label "Ghost" (write.node_labels) does not exist in the database`},
+		{[]string{"--write-node-labels", "Ghost"}, exitEmpty, `write node label "Ghost" does not exist in the database`},
 	} {
 		code, _, stderr := runCLI(t, "", syncArgs("sync", append(c.args, "--relationship-types", "WROTE", "--id-property", "uid")...)...)
 		if code != c.code || !strings.Contains(stderr, c.msg) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {

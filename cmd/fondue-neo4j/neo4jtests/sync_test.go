@@ -366,22 +366,22 @@ func TestSyncErrors(t *testing.T) {
 	}{
 		{[]string{"sync", "--uri", "bolt://" + closed, "--max-retry-time", "1m"}, nil, exitUnreachable, "connection refused"},
 		{[]string{"sync"}, map[string]string{"FONDUE_NEO4J_URI": "bolt://" + closed}, exitUnreachable, "connection refused"},
-		{syncArgs("sync", "--node-labels", "Persn"), nil, exitEmpty, `node label "Persn" (graph.node_labels) does not exist in the database; existing node labels: "Float", "We` + "`" + `ird})"`},
-		{syncArgs("sync", "--node-labels", "Float", "--id-property", "uid"), nil, exitUsage, `property "uid" (graph.id_property) of node elementId(n) = "`},
+		{syncArgs("sync", "--node-labels", "Persn"), nil, exitEmpty, `node label "Persn" does not exist in the database; existing node labels: "Float", "We` + "`" + `ird})"`},
+		{syncArgs("sync", "--node-labels", "Float", "--id-property", "uid"), nil, exitUsage, `key property "uid" of node elementId(n) = "`},
 		{syncArgs("sync", "--node-labels", "Float", "--id-property", "uid"), nil, exitUsage, "is the float 1.5: keys must be integers or strings"},
 		{syncArgs("sync", "--node-labels", "bad\tlabel"), nil, exitUsage, "control character"},
 		// Names are literal: a space is part of the name, a quote is no
 		// CSV syntax.
-		{syncArgs("sync", "--node-labels", "Float "), nil, exitEmpty, `node label "Float " (graph.node_labels) does not exist in the database ("Float" does: names are taken literally, spaces included)`},
-		{syncArgs("sync", "--node-labels", `We"ird`), nil, exitEmpty, `node label "We\"ird" (graph.node_labels) does not exist in the database; existing node labels: "Float"`},
-		{syncArgs("sync"), map[string]string{"FONDUE_GRAPH_NODE_LABELS": "Float, We`ird})"}, exitEmpty, `node label " We` + "`" + `ird})" (graph.node_labels) does not exist`},
-		{syncArgs("sync", "--node-query", "MATCH (n) RETURN elementId(n) AS id", "--relationship-query", "MATCH (a)-->(b) RETURN elementId(a) AS a, elementId(b) AS b"), nil, exitUsage, "graph.relationship_query must return the column(s) source, target; it returns a, b"},
-		{syncArgs("sync", "--node-query", "MATCH (n) RETURN n.uid AS id", "--relationship-query", "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"), nil, exitUsage, "graph.node_query: column id must hold a node's element id, as returned by elementId(n)"},
+		{syncArgs("sync", "--node-labels", "Float "), nil, exitEmpty, `node label "Float " does not exist in the database ("Float" does: names are taken literally, spaces included)`},
+		{syncArgs("sync", "--node-labels", `We"ird`), nil, exitEmpty, `node label "We\"ird" does not exist in the database; existing node labels: "Float"`},
+		{syncArgs("sync"), map[string]string{"FONDUE_GRAPH_NODE_LABELS": "Float, We`ird})"}, exitEmpty, `node label " We` + "`" + `ird})" does not exist`},
+		{syncArgs("sync", "--node-query", "MATCH (n) RETURN elementId(n) AS id", "--relationship-query", "MATCH (a)-->(b) RETURN elementId(a) AS a, elementId(b) AS b"), nil, exitUsage, "the relationship query must return the column(s) source, target; it returns a, b"},
+		{syncArgs("sync", "--node-query", "MATCH (n) RETURN n.uid AS id", "--relationship-query", "MATCH (a)-->(b) RETURN elementId(a) AS source, elementId(b) AS target"), nil, exitUsage, "the node query: column id must hold a node's element id, as returned by elementId(n)"},
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN id(n) AS id", "--relationship-query", "MATCH (a)-->(b) RETURN id(a) AS source, id(b) AS target"), nil, exitUsage, "column id must hold a node's element id, as returned by elementId(n); row 1 has the integer"},
 		{syncArgs("sync", "--node-query", "MATCH (n) RETURN elementId(n) AS id"), nil, exitUsage, "set both or neither"},
 		{syncArgs("sync", "--split"), nil, exitUsage, "split.enabled needs split.top or split.min_ambiguity"},
 		// An evidence property no node has is refused, as score refuses it.
-		{syncArgs("sync", "--evidence-properties", "uid,venue"), nil, exitUsage, `graph.evidence_properties: no node has a property "venue"`},
+		{syncArgs("sync", "--evidence-properties", "uid,venue"), nil, exitUsage, `no node has the evidence property "venue"`},
 		// The memory guard is syncjob's: refused after the pull, before scoring.
 		{syncArgs("sync", "--node-labels", "Float", "--max-memory", "1MiB"), nil, exitMemory, "exceeds the limit of 1.0 MiB (max_memory); lower embedding.dim, raise max_memory, or use a larger machine"},
 		{syncArgs("sync", "--lock-ttl", "5"), nil, exitUsage, "lock.ttl = 5: want a positive duration"},
@@ -663,14 +663,14 @@ func TestSyncBadNameBeforeWriting(t *testing.T) {
 	before := dump(t)
 	args := syncArgs("sync", "--node-labels", "Book", "--id-property", "uid", "--run-id", "fix-1", "--split", "--split-top", "2")
 	code, out, stderr := runCLIEnv(t, map[string]string{"FONDUE_SPLIT_SKIP_PROPERTIES": "title\nsubtitle"}, "", args...)
-	if code != exitUsage || out != "" || !strings.Contains(lastLine(stderr), `split.skip_properties: name "title\nsubtitle" contains the control character U+000A`) {
+	if code != exitUsage || out != "" || !strings.Contains(lastLine(stderr), `environment variable FONDUE_SPLIT_SKIP_PROPERTIES: split.skip_properties = "title\nsubtitle": name "title\nsubtitle" contains the control character U+000A`) {
 		t.Fatalf("a skip property with a newline: exit %d: %s", code, stderr)
 	}
 	if d := dump(t); d != before {
 		t.Fatalf("the refused run wrote:\n%s", testgraph.Diff(before, d))
 	}
 	code, _, stderr = runCLI(t, "", append(args, "--dry-run", "--write-property", "ambiguity\nx")...)
-	if code != exitUsage || !strings.Contains(lastLine(stderr), `write.property: name "ambiguity\nx" contains the control character U+000A`) {
+	if code != exitUsage || !strings.Contains(lastLine(stderr), `flag --write-property: write.property = "ambiguity\nx": name "ambiguity\nx" contains the control character U+000A`) {
 		t.Fatalf("a dry run with a bad write property: exit %d: %s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "", append(args, "--skip-properties", "title")...)

@@ -11,8 +11,6 @@ import (
 	"syscall"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/internal/app/config"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
 
@@ -82,7 +80,7 @@ func Run(ctx context.Context, name string, args []string, stderr io.Writer, newR
 		return ExitOK
 	}
 	code = ExitCode(ctx, err)
-	msg := Message(err)
+	msg := err.Error()
 	var we *fondue.WarmStartError
 	switch {
 	case code == ExitInterrupted:
@@ -92,17 +90,6 @@ func Run(ctx context.Context, name string, args []string, stderr io.Writer, newR
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", name, OneLine(msg))
 	return code
-}
-
-// Message is the text of err for the user: a job error (syncjob.Error)
-// in it names its options by the settings' keys.
-func Message(err error) string {
-	msg := err.Error()
-	var je *syncjob.Error
-	if errors.As(err, &je) {
-		msg = strings.Replace(msg, je.Error(), je.Render(config.OptionName), 1)
-	}
-	return msg
 }
 
 // ExitCode returns the exit code of a failed run.

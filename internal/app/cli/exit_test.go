@@ -8,27 +8,8 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/spf13/cobra"
 )
-
-// A job error names its options by the settings' keys, in the wrappers
-// around it too; other errors are their text.
-func TestMessage(t *testing.T) {
-	je := syncjob.Errorf(syncjob.ErrInvalid, nil, "%s: label %q is not one of %s", syncjob.OptWriteNodeLabels, "Critic", syncjob.OptNodeLabels)
-	for _, c := range []struct {
-		err  error
-		want string
-	}{
-		{WithCode(ExitUsage, je), `write.node_labels: label "Critic" is not one of graph.node_labels`},
-		{fmt.Errorf("plan p.json: %w (see --help)", je), `plan p.json: write.node_labels: label "Critic" is not one of graph.node_labels (see --help)`},
-		{errors.New("PullOptions.NodeLabels"), "PullOptions.NodeLabels"},
-	} {
-		if got := Message(c.err); got != c.want {
-			t.Errorf("Message(%v) = %q, want %q", c.err, got, c.want)
-		}
-	}
-}
 
 func TestExitCode(t *testing.T) {
 	cancelled, cancel := context.WithCancel(context.Background())

@@ -76,10 +76,30 @@ func (s *Setting) Parse(raw any) (any, error) {
 	case s.Kind == String:
 		return s.parseString(raw)
 	}
-	if v, ok := s.parseKind(raw); ok {
-		return v, nil
+	v, ok := s.parseKind(raw)
+	if !ok {
+		return nil, s.errWant()
 	}
-	return nil, s.errWant()
+	return v, s.checkParsed(v)
+}
+
+// checkParsed checks a Duration's text or each name of a List with
+// s.Check; its error is returned as it is.
+func (s *Setting) checkParsed(v any) error {
+	if s.Check == nil {
+		return nil
+	}
+	switch s.Kind {
+	case Duration:
+		return s.Check(v.(string))
+	case List:
+		for _, name := range v.([]string) {
+			if err := s.Check(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // errWant is Parse's error for a value of the wrong kind.

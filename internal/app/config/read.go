@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/fondue-neo4j/fondue-neo4j/text/textdist"
 )
@@ -58,6 +59,9 @@ func (e *Error) Error() string {
 		raw, _ := scalarText(e.Raw) // as typed, unquoted
 		if l, ok := e.Raw.([]string); ok {
 			raw = strings.Join(l, ",")
+		}
+		if strings.ContainsFunc(raw, unicode.IsControl) { // one line
+			raw = strconv.Quote(raw)
 		}
 		return fmt.Sprintf("%s: %s = %s: %s", e.Source, e.Key, raw, e.Msg)
 	}

@@ -3,8 +3,6 @@ package config
 import (
 	"slices"
 	"strings"
-
-	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 )
 
 // Setting is one configuration key and everything about it: its kind,
@@ -22,8 +20,8 @@ type Setting struct {
 	// NotInFile, when set, makes the key an error in a config file; it is
 	// the message saying where the value belongs instead.
 	NotInFile string
-	// Check, when set, checks a String or Size value further; its error
-	// says what is expected.
+	// Check, when set, checks a String, Size or Duration value, or each
+	// name of a List, further; its error says what is expected.
 	Check func(string) error
 	// Path marks a String that names a file: relative in a config file,
 	// it is relative to the file's folder (ReadFile); "-" is left alone.
@@ -48,10 +46,6 @@ type Setting struct {
 	Complete []string
 	// Field is the setting's field in a Config (a pointer to it).
 	Field func(*Config) any
-	// Options are the options of the job library (syncjob and its
-	// stores) that the setting feeds: their messages name them by the
-	// setting's key (OptionName).
-	Feeds []syncjob.Option
 }
 
 // Flag is a command-line flag of a setting.
@@ -136,7 +130,6 @@ func (s Setting) clone() Setting {
 	s.Aliases = slices.Clone(s.Aliases)
 	s.Complete = slices.Clone(s.Complete)
 	s.Flags = slices.Clone(s.Flags)
-	s.Feeds = slices.Clone(s.Feeds)
 	for i := range s.Flags {
 		s.Flags[i].Complete = slices.Clone(s.Flags[i].Complete)
 	}

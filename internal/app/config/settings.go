@@ -6,12 +6,15 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/connector"
+	"github.com/fondue-neo4j/fondue-neo4j/cypher"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/split"
+	"github.com/fondue-neo4j/fondue-neo4j/internal/app/metrics"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
@@ -54,6 +57,23 @@ func checkSize(s string) error {
 func checkCloneKey(s string) error {
 	if splitplan.CheckCloneKey(s) != nil {
 		return errors.New("a text with {key} and {group} (e.g. " + splitplan.DefaultCloneKey + "), or " + splitplan.NoCloneKey)
+	}
+	return nil
+}
+
+// checkName checks a label, type or property name as Neo4j's statements
+// take it (cypher.CheckName); "" is unset.
+func checkName(s string) error {
+	if s == "" {
+		return nil
+	}
+	return cypher.CheckName(s)
+}
+
+// checkLockTTL refuses a lock.ttl shorter than the stores accept.
+func checkLockTTL(s string) error {
+	if d, _ := time.ParseDuration(s); d < syncjob.MinLockTTL {
+		return fmt.Errorf("too short (at least %s)", syncjob.MinLockTTL)
 	}
 	return nil
 }
@@ -188,11 +208,10 @@ var settings = []Setting{
 			"again, whatever it holds; without it a run with a --checkpoint that fits is incremental (docs/scheduled-job.md)",
 		Flags: []Flag{{Name: "full", On: CmdScore | CmdSync}},
 		Field: func(c *Config) any { return &c.Engine.Embedding.Full }},
-	{Key: "embedding.property", Kind: String, Default: "",
+	{Key: "embedding.property", Kind: String, Default: "", Check: checkName,
 		Help:  "keep each node's embedding in this property and warm-start the next run from it",
 		Flags: []Flag{{Name: "embedding-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Engine.Embedding.Property },
-		Feeds: []syncjob.Option{syncjob.OptPullEmbeddingProperty, syncjob.OptWriteEmbeddingProperty}},
+		Field: func(c *Config) any { return &c.Engine.Embedding.Property }},
 
 	// The splitter, for score, review and sync.
 	{Key: "split.method", Kind: Enum, Default: "", Values: splitterValues(), Want: splitterWant(), Complete: splitterNames(),
@@ -283,28 +302,26 @@ var settings = []Setting{
 		Flags: []Flag{{Name: "top", On: CmdDuplicates},
 			{Name: "duplicates-top", On: CmdSync, Help: "with --duplicates: write only the K pairs most likely one entity (0: every pair of at least --min-probability)"}},
 		Field: func(c *Config) any { return &c.Duplicates.Top }},
-	{Key: "duplicates.name_property", Kind: String, Default: "name",
+	{Key: "duplicates.name_property", Kind: String, Default: syncjob.DefaultNameProperty, Check: checkName,
 		Help: "with --nodes: the node property holding the names compared (a property no node file has is an error)",
 		Doc: "with `--nodes`: the node property holding the names that are compared (an edge list's names are `--names`'s); " +
 			"a property no node file has, or none of the compared nodes has, is an error (see [duplicates.md](duplicates.md)); " +
 			"`sync --duplicates`: the property read, a node without it named by `graph.display_property`",
 		Flags: []Flag{{Name: "name-property", On: CmdDuplicates},
 			{Name: "name-property", On: CmdSync, Help: "with --duplicates: the node property holding the names compared (a node without it is named by graph.display_property)"}},
-		Field: func(c *Config) any { return &c.Duplicates.NameProperty },
-		Feeds: []syncjob.Option{syncjob.OptNameProperty}},
+		Field: func(c *Config) any { return &c.Duplicates.NameProperty }},
 	{Key: "duplicates.enabled", Kind: Bool, Default: false,
 		Help: "sync: find the nodes that may be one entity and write them as relationships (duplicates.relationship_type) instead of scoring",
 		Doc: "`sync`: find the pairs of `write.node_labels` nodes that may be one entity and write them as relationships " +
 			"of `duplicates.relationship_type` instead of scoring the ambiguity (see [duplicates.md](duplicates.md#in-neo4j))",
 		Flags: []Flag{{Name: "duplicates", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Duplicates.Enabled }},
-	{Key: "duplicates.relationship_type", Kind: String, Default: syncjob.DefaultDuplicateType,
+	{Key: "duplicates.relationship_type", Kind: String, Default: syncjob.DefaultDuplicateType, Check: checkName,
 		Help: "the type of the relationships sync --duplicates writes (replaced each run; never pulled)",
 		Doc: "the type of the relationships `sync --duplicates` writes, with `score`, `probability`, `reasons` and the run id; " +
 			"each run replaces the earlier runs' ones; no pull reads this type",
 		Flags: []Flag{{Name: "duplicates-type", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Duplicates.RelationshipType },
-		Feeds: []syncjob.Option{syncjob.OptDuplicateType}},
+		Field: func(c *Config) any { return &c.Duplicates.RelationshipType }},
 	{Key: "duplicates.min_probability", Kind: Fraction, Default: syncjob.DefaultMinProbability,
 		Help:  "sync --duplicates writes the pairs at least this likely one entity: 1/(1+e^-score) (0: every pair scored)",
 		Doc:   "`sync --duplicates` writes the pairs at least this likely one entity, their `probability` = 1/(1+e^-`score`) (0: every pair scored)",
@@ -341,11 +358,10 @@ var settings = []Setting{
 		Field: func(c *Config) any { return &c.Review.Approved }},
 
 	// sync and undo (Neo4j).
-	{Key: "neo4j.uri", Kind: String, Default: "bolt://localhost:7687",
+	{Key: "neo4j.uri", Kind: String, Default: connector.DefaultURI, Check: connector.CheckURI,
 		Help:  "Neo4j URI: bolt://host:7687 (one server) or neo4j://host:7687 (cluster), +s/+ssc for TLS",
 		Flags: []Flag{{Name: "uri", On: neo4jCmds}},
-		Field: func(c *Config) any { return &c.Neo4j.URI },
-		Feeds: []syncjob.Option{connector.OptURI}},
+		Field: func(c *Config) any { return &c.Neo4j.URI }},
 	{Key: "neo4j.user", Kind: String, Default: "neo4j",
 		Help:  "Neo4j user (password: FONDUE_NEO4J_PASSWORD or --password-file)",
 		Flags: []Flag{{Name: "user", On: neo4jCmds}},
@@ -353,65 +369,54 @@ var settings = []Setting{
 	{Key: "neo4j.password", Kind: String, Default: "",
 		NotInFile: "neo4j.password must not be in the config file: set FONDUE_NEO4J_PASSWORD or neo4j.password_file",
 		Help:      "the Neo4j password: only this environment variable, never a flag or the config file (--password-file wins over it)",
-		Field:     func(c *Config) any { return &c.Neo4j.Password },
-		Feeds:     []syncjob.Option{connector.OptPassword}},
+		Field:     func(c *Config) any { return &c.Neo4j.Password }},
 	{Key: passwordFileKey, Kind: String, Default: "", Path: true,
 		Help:  "file holding the Neo4j password (e.g. a mounted secret)",
 		Flags: []Flag{{Name: "password-file", On: neo4jCmds}},
-		Field: func(c *Config) any { return &c.Neo4j.PasswordFile },
-		Feeds: []syncjob.Option{connector.OptPassword}},
+		Field: func(c *Config) any { return &c.Neo4j.PasswordFile }},
 	{Key: "neo4j.database", Kind: String, Default: "",
 		Help:  "database (Neo4j 4 and later; default: the server's default database)",
 		Flags: []Flag{{Name: "database", On: neo4jCmds}},
-		Field: func(c *Config) any { return &c.Neo4j.Database },
-		Feeds: []syncjob.Option{connector.OptDatabase}},
-	{Key: "neo4j.connect_timeout", Kind: Duration, Default: "10s",
+		Field: func(c *Config) any { return &c.Neo4j.Database }},
+	{Key: "neo4j.connect_timeout", Kind: Duration, Default: connector.DefaultConnectTimeout.String(),
 		Help:  "give up connecting (and logging in) after this long when the server does not answer",
 		Flags: []Flag{{Name: "connect-timeout", On: neo4jCmds}},
-		Field: func(c *Config) any { return &c.Neo4j.ConnectTimeout },
-		Feeds: []syncjob.Option{connector.OptConnectTimeout}},
-	{Key: "neo4j.max_retry_time", Kind: Duration, Default: "30s",
+		Field: func(c *Config) any { return &c.Neo4j.ConnectTimeout }},
+	{Key: "neo4j.max_retry_time", Kind: Duration, Default: connector.DefaultMaxRetryTime.String(),
 		Help:  "retry transactions after transient failures (e.g. a dropped connection) for up to this long: one budget for the whole run",
 		Flags: []Flag{{Name: "max-retry-time", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Neo4j.MaxRetryTime }},
-	{Key: "graph.node_labels", Kind: List, Default: []string{},
+	{Key: "graph.node_labels", Kind: List, Default: []string{}, Check: checkName,
 		Help:  "score nodes with any of these labels, comma-separated, each literal (default: all nodes)",
 		Flags: []Flag{{Name: "node-labels", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Graph.NodeLabels },
-		Feeds: []syncjob.Option{syncjob.OptNodeLabels, syncjob.OptPlanNodeLabels}},
-	{Key: "graph.relationship_types", Kind: List, Default: []string{},
+		Field: func(c *Config) any { return &c.Graph.NodeLabels }},
+	{Key: "graph.relationship_types", Kind: List, Default: []string{}, Check: checkName,
 		Help:  "use relationships of these types, comma-separated, each literal (default: all)",
 		Flags: []Flag{{Name: "relationship-types", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Graph.RelationshipTypes },
-		Feeds: []syncjob.Option{syncjob.OptRelationshipTypes, syncjob.OptPlanRelationshipTypes}},
+		Field: func(c *Config) any { return &c.Graph.RelationshipTypes }},
 	{Key: "graph.node_query", Kind: String, Default: "",
 		Help:  "Cypher returning the nodes' internal ids as column id (instead of --node-labels)",
 		Flags: []Flag{{Name: "node-query", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Graph.NodeQuery },
-		Feeds: []syncjob.Option{syncjob.OptNodeQuery}},
+		Field: func(c *Config) any { return &c.Graph.NodeQuery }},
 	{Key: "graph.relationship_query", Kind: String, Default: "",
 		Help:  "Cypher returning pairs of internal ids as columns source, target",
 		Flags: []Flag{{Name: "relationship-query", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Graph.RelationshipQuery },
-		Feeds: []syncjob.Option{syncjob.OptRelationshipQuery}},
-	{Key: "graph.id_property", Kind: String, Default: "",
+		Field: func(c *Config) any { return &c.Graph.RelationshipQuery }},
+	{Key: "graph.id_property", Kind: String, Default: "", Check: checkName,
 		Help:  "node key property (integers or strings); default: internal ids",
 		Flags: []Flag{{Name: "id-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Graph.IDProperty },
-		Feeds: []syncjob.Option{syncjob.OptIDProperty, syncjob.OptPlanIDProperty}},
-	{Key: "graph.display_property", Kind: List, Default: []string{}, // the first that a node has
+		Field: func(c *Config) any { return &c.Graph.IDProperty }},
+	{Key: "graph.display_property", Kind: List, Default: []string{}, Check: checkName, // the first that a node has
 		Help:  "node properties naming nodes for people, the first a node has, comma-separated, each literal (e.g. name,title): in the dry run's plan, the summary and messages",
 		Flags: []Flag{{Name: "display-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Graph.DisplayProperty },
-		Feeds: []syncjob.Option{syncjob.OptDisplayProperties, syncjob.OptPlanDisplayProperties}},
-	{Key: "graph.evidence_properties", Kind: List, Default: []string{},
+		Field: func(c *Config) any { return &c.Graph.DisplayProperty }},
+	{Key: "graph.evidence_properties", Kind: List, Default: []string{}, Check: checkName,
 		Help: "node properties that tell entities apart, comma-separated, each literal (e.g. title,year): text by its words, numbers by their closeness",
 		Doc: "node properties that are evidence of which pieces of a neighbourhood are one entity: text by its words, numbers by their closeness " +
 			"(see [knowledge-graphs.md](knowledge-graphs.md))",
 		Flags: []Flag{{Name: "evidence-properties", On: CmdScore | CmdReview | CmdSync | CmdDuplicates}},
-		Field: func(c *Config) any { return &c.Graph.EvidenceProperties },
-		Feeds: []syncjob.Option{syncjob.OptEvidenceProperties}},
-	{Key: "graph.fetch_size", Kind: PosInt, Default: 10000,
+		Field: func(c *Config) any { return &c.Graph.EvidenceProperties }},
+	{Key: "graph.fetch_size", Kind: PosInt, Default: connector.DefaultFetchSize,
 		Help:  "records per batch when reading",
 		Flags: []Flag{{Name: "fetch-size", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Graph.FetchSize }},
@@ -421,43 +426,38 @@ var settings = []Setting{
 			"each in a session of its own for a part of the nodes, merged in order (GDS's `readConcurrency`)",
 		Flags: []Flag{{Name: "read-concurrency", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Graph.ReadConcurrency }},
-	{Key: "write.node_labels", Kind: List, Default: []string{}, // the nodes scored and written; []: every pulled node
+	{Key: "write.node_labels", Kind: List, Default: []string{}, Check: checkName, // the nodes scored and written; []: every pulled node
 		Help:  "score and write only the pulled nodes with any of these labels, comma-separated, each literal; the others are context (default: every pulled node)",
 		Flags: []Flag{{Name: "write-node-labels", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Write.NodeLabels },
-		Feeds: []syncjob.Option{syncjob.OptWriteNodeLabels}},
-	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty,
+		Field: func(c *Config) any { return &c.Write.NodeLabels }},
+	{Key: "write.property", Kind: String, Default: syncjob.DefaultWriteProperty, Check: checkName,
 		Help:  "node property receiving the ambiguity (percentile in (0,1])",
 		Doc:   "the node's percentile among the scored nodes, in (0, 1]: `ambiguity > 0.99` is the top 1%",
 		Flags: []Flag{{Name: "write-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Write.Property },
-		Feeds: []syncjob.Option{syncjob.OptWriteProperty}},
-	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty,
+		Field: func(c *Config) any { return &c.Write.Property }},
+	{Key: "write.score_property", Kind: String, Default: syncjob.DefaultScoreProperty, Check: checkName,
 		Help: "node property receiving the raw score (empty: not written)",
 		Doc: "the raw score (for the default `combined`, the weighted mean of the normal quantiles of two percentiles; " +
 			"for `fondue`, the best Rayleigh quotient); `\"\"` turns it off",
 		Flags: []Flag{{Name: "score-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Write.ScoreProperty },
-		Feeds: []syncjob.Option{syncjob.OptScoreProperty}},
-	{Key: "write.entities_property", Kind: String, Default: syncjob.DefaultEntitiesProperty,
+		Field: func(c *Config) any { return &c.Write.ScoreProperty }},
+	{Key: "write.entities_property", Kind: String, Default: syncjob.DefaultEntitiesProperty, Check: checkName,
 		Help: "node property receiving the estimated number of entities (empty: not written)",
 		Doc: "the estimated number of real entities behind the node, an integer of at least 1 " +
 			"(the `entities` column of `score`); `\"\"` turns it off",
 		Flags: []Flag{{Name: "entities-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Write.EntitiesProperty },
-		Feeds: []syncjob.Option{syncjob.OptEntitiesProperty}},
-	{Key: "write.run_property", Kind: String, Default: syncjob.DefaultRunProperty,
+		Field: func(c *Config) any { return &c.Write.EntitiesProperty }},
+	{Key: "write.run_property", Kind: String, Default: syncjob.DefaultRunProperty, Check: checkName,
 		Help: "node property receiving the run id (empty: not written)",
 		Doc: "the run id, on every pulled node to score (isolated ones too, which get no score; " +
 			"not on context nodes); `\"\"` turns it off",
 		Flags: []Flag{{Name: "run-property", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Write.RunProperty },
-		Feeds: []syncjob.Option{syncjob.OptRunProperty}},
+		Field: func(c *Config) any { return &c.Write.RunProperty }},
 	{Key: "write.batch_size", Kind: PosInt, Default: syncjob.DefaultBatchSize,
 		Help:  "nodes per write transaction",
 		Flags: []Flag{{Name: "batch-size", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Write.BatchSize }},
-	{Key: "write.concurrency", Kind: PosInt, Default: 1,
+	{Key: "write.concurrency", Kind: PosInt, Default: syncjob.DefaultWriteConcurrency,
 		Help:  "write transactions at once",
 		Flags: []Flag{{Name: "write-concurrency", On: CmdSync}},
 		Field: func(c *Config) any { return &c.Write.Concurrency }},
@@ -469,30 +469,26 @@ var settings = []Setting{
 			{Name: "split", On: CmdScore, Help: "also propose a split for each printed node (the splitter is --splitter)"},
 			{Name: "split", On: CmdSync, Help: "split the most ambiguous nodes (see --split-top, --split-min-ambiguity) (the splitter is --splitter)"}},
 		Field: func(c *Config) any { return &c.Split.Enabled }},
-	{Key: "split.marker_label", Kind: String, Default: syncjob.DefaultMarkerLabel,
+	{Key: "split.marker_label", Kind: String, Default: syncjob.DefaultMarkerLabel, Check: checkName,
 		Help:  "label of the nodes a split creates (undo takes the run record's; this is for runs recorded without one)",
 		Flags: []Flag{{Name: "marker-label", On: neo4jCmds}},
-		Field: func(c *Config) any { return &c.Split.MarkerLabel },
-		Feeds: []syncjob.Option{syncjob.OptMarkerLabel, syncjob.OptPlanMarkerLabel}},
+		Field: func(c *Config) any { return &c.Split.MarkerLabel }},
 	{Key: "split.clone_key", Kind: String, Default: splitplan.DefaultCloneKey, Check: checkCloneKey,
 		Help:  "with graph.id_property: the key of each split node, from its original's {key}, its {group} (1, 2, ...) and the {run} id; integer keys take the next free integers; none: no key (later runs leave split nodes out)",
 		Doc:   "with `graph.id_property`: the key each split node gets, from its original's `{key}`, its `{group}` (1, 2, ...) and the `{run}` id, `-2`, `-3`, ... appended if taken; integer keys take the integers after the largest; `none`: no key (later runs leave split nodes out). See [scheduled-job.md](scheduled-job.md)",
 		Flags: []Flag{{Name: "clone-key", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Split.CloneKey },
-		Feeds: []syncjob.Option{syncjob.OptCloneKey, syncjob.OptApplyCloneKey}},
+		Field: func(c *Config) any { return &c.Split.CloneKey }},
 	{Key: "split.unfinished", Kind: Enum, Default: string(syncjob.UnfinishedResume), Values: syncjob.UnfinishedValues,
 		Help: "sync --split with no run id, when a run of the same selection stopped mid-split (killed, Neo4j lost): resume it (and stop there), undo it and then run, or fail",
 		Doc: "`sync --split` with no run id, when a run of the same selection stopped mid-split (killed, Neo4j lost): " +
 			"`resume` carries out the rest of its plan under its run id and stops there; `undo` undoes its splits, then runs as usual; " +
 			"`fail` exits with code 1, naming it. See [scheduled-job.md](scheduled-job.md#a-night-that-fails)",
 		Flags: []Flag{{Name: "unfinished", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Split.Unfinished },
-		Feeds: []syncjob.Option{syncjob.OptUnfinished}},
-	{Key: "split.skip_properties", Kind: List, Default: []string{},
+		Field: func(c *Config) any { return &c.Split.Unfinished }},
+	{Key: "split.skip_properties", Kind: List, Default: []string{}, Check: checkName,
 		Help:  "properties not copied to split nodes (e.g. uniquely constrained ones), comma-separated",
 		Flags: []Flag{{Name: "skip-properties", On: CmdSync}},
-		Field: func(c *Config) any { return &c.Split.SkipProperties },
-		Feeds: []syncjob.Option{syncjob.OptSkipProperties, syncjob.OptPlanSkipProperties}},
+		Field: func(c *Config) any { return &c.Split.SkipProperties }},
 	{Key: "split.plan", Kind: String, Default: "", Path: true,
 		Help:  "with --split: apply this approved plan (exported by the review page) instead of scoring; with --merge: the merge plan whose accepted pairs to merge",
 		Flags: []Flag{{Name: "plan", On: CmdSync}},
@@ -506,18 +502,17 @@ var settings = []Setting{
 		Help:  "name of the lock in the database: runs with the same name never write at once",
 		Flags: []Flag{{Name: "lock-name", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Lock.Name }},
-	{Key: "lock.ttl", Kind: Duration, Default: syncjob.DefaultLockTTL.String(),
+	{Key: "lock.ttl", Kind: Duration, Default: syncjob.DefaultLockTTL.String(), Check: checkLockTTL,
 		Help:  "the lock of a crashed run expires after this long",
 		Flags: []Flag{{Name: "lock-ttl", On: neo4jCmds}},
-		Field: func(c *Config) any { return &c.Lock.TTL },
-		Feeds: []syncjob.Option{syncjob.OptLockTTL}},
+		Field: func(c *Config) any { return &c.Lock.TTL }},
 
 	// Metrics of sync and undo runs (internal/app/metrics, docs/monitoring.md).
 	{Key: "metrics.pushgateway_url", Kind: String, Default: "", Check: checkPushgatewayURL,
 		Help:  "push each run's metrics (last success, phase durations, nodes scored, splits, undo, exit code) to this Prometheus Pushgateway, e.g. http://pushgateway:9091 (\"\": no push)",
 		Flags: []Flag{{Name: "pushgateway-url", On: neo4jCmds}},
 		Field: func(c *Config) any { return &c.Metrics.PushgatewayURL }},
-	{Key: "metrics.job", Kind: String, Default: "fondue-neo4j", Check: func(s string) error {
+	{Key: "metrics.job", Kind: String, Default: metrics.DefaultJob, Check: func(s string) error {
 		if strings.TrimSpace(s) == "" || strings.Contains(s, "/") {
 			return errors.New("want a Pushgateway job name, not empty and without /")
 		}
