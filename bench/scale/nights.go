@@ -299,20 +299,22 @@ func runNight(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bi
 // changeRels deletes the relationships between the pairs of del and
 // creates one between each pair of add, in batches.
 func changeRels(ctx context.Context, d neo4j.DriverWithContext, del, add []any) error {
-	const batch = 5000
-	run := func(q string, pairs []any) error {
-		for lo := 0; lo < len(pairs); lo += batch {
-			_, err := neo4j.ExecuteQuery(ctx, d, q, map[string]any{"pairs": pairs[lo:min(lo+batch, len(pairs))]}, neo4j.EagerResultTransformer)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := run(fmt.Sprintf("UNWIND $pairs AS p MATCH (:%[1]s {%[2]s: p[0]})-[r:%[3]s]-(:%[1]s {%[2]s: p[1]}) DELETE r", liveLabel, liveProperty, liveType), del); err != nil {
+	if err := runPairs(ctx, d, fmt.Sprintf("UNWIND $pairs AS p MATCH (:%[1]s {%[2]s: p[0]})-[r:%[3]s]-(:%[1]s {%[2]s: p[1]}) DELETE r", liveLabel, liveProperty, liveType), del); err != nil {
 		return err
 	}
-	return run(fmt.Sprintf("UNWIND $pairs AS p MATCH (a:%[1]s {%[2]s: p[0]}), (b:%[1]s {%[2]s: p[1]}) CREATE (a)-[:%[3]s]->(b)", liveLabel, liveProperty, liveType), add)
+	return runPairs(ctx, d, fmt.Sprintf("UNWIND $pairs AS p MATCH (a:%[1]s {%[2]s: p[0]}), (b:%[1]s {%[2]s: p[1]}) CREATE (a)-[:%[3]s]->(b)", liveLabel, liveProperty, liveType), add)
+}
+
+// runPairs runs q with $pairs bound to batches of pairs.
+func runPairs(ctx context.Context, d neo4j.DriverWithContext, q string, pairs []any) error {
+	const batch = 5000
+	for lo := 0; lo < len(pairs); lo += batch {
+		_, err := neo4j.ExecuteQuery(ctx, d, q, map[string]any{"pairs": pairs[lo:min(lo+batch, len(pairs))]}, neo4j.EagerResultTransformer)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // writeChangedEdges writes the edge list of the graph as changed.

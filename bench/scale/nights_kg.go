@@ -93,18 +93,8 @@ func runNightsKG(ctx context.Context, cfg Config, srv *neo4jtest.Server, d neo4j
 // changeWrote deletes the WROTE relationships of del's (author, paper)
 // pairs and creates one for each pair of add, in batches.
 func changeWrote(ctx context.Context, d neo4j.DriverWithContext, del, add []any) error {
-	const batch = 5000
-	run := func(q string, pairs []any) error {
-		for lo := 0; lo < len(pairs); lo += batch {
-			_, err := neo4j.ExecuteQuery(ctx, d, q, map[string]any{"pairs": pairs[lo:min(lo+batch, len(pairs))]}, neo4j.EagerResultTransformer)
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := run("UNWIND $pairs AS p MATCH (:Author {uid: p[0]})-[r:WROTE]->(:Paper {uid: p[1]}) DELETE r", del); err != nil {
+	if err := runPairs(ctx, d, "UNWIND $pairs AS p MATCH (:Author {uid: p[0]})-[r:WROTE]->(:Paper {uid: p[1]}) DELETE r", del); err != nil {
 		return err
 	}
-	return run("UNWIND $pairs AS p MATCH (a:Author {uid: p[0]}), (b:Paper {uid: p[1]}) CREATE (a)-[:WROTE]->(b)", add)
+	return runPairs(ctx, d, "UNWIND $pairs AS p MATCH (a:Author {uid: p[0]}), (b:Paper {uid: p[1]}) CREATE (a)-[:WROTE]->(b)", add)
 }
