@@ -389,10 +389,20 @@ func (f *cneFit) adamStep() {
 		f.adamRows()
 		return
 	}
+	f.beginStep(func() { f.primeRange(0, len(f.grad)) })
+	total := len(f.grad)
+	chunks := (total + adamChunk - 1) / adamChunk
+	// The background context: a step is never left half done.
+	_ = parallel.ForChunks(context.Background(), f.workers, chunks, func(_, c int) {
+		f.adamRange(c*adamChunk, min(total, (c+1)*adamChunk))
+	})
+}
+
+// beginStep starts an Adam step: the bias corrections advance, and on the
+// first step after a restart (primeAdam) prime sets the velocities first.
+func (f *cneFit) beginStep(prime func()) {
 	if f.primeAdam {
-		for k, gk := range f.grad {
-			f.vel[k] = gk * gk
-		}
+		prime()
 		f.step = 1 << 20
 		f.b1t, f.b2t = 0, 0
 		f.primeAdam = false
@@ -400,12 +410,14 @@ func (f *cneFit) adamStep() {
 	f.b1t *= adamBeta1
 	f.b2t *= adamBeta2
 	f.step++
-	total := len(f.grad)
-	chunks := (total + adamChunk - 1) / adamChunk
-	// The background context: a step is never left half done.
-	_ = parallel.ForChunks(context.Background(), f.workers, chunks, func(_, c int) {
-		f.adamRange(c*adamChunk, min(total, (c+1)*adamChunk))
-	})
+}
+
+// primeRange sets the velocities of entries [lo, hi) to their squared
+// gradients.
+func (f *cneFit) primeRange(lo, hi int) {
+	for k := lo; k < hi; k++ {
+		f.vel[k] = f.grad[k] * f.grad[k]
+	}
 }
 
 // adamChunk is the number of entries of one range of adamStep.

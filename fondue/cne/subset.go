@@ -108,19 +108,11 @@ func (f *cneFit) gradRows(X []float64, rows []int32, epoch, c int, w *blockWork)
 // adamRows is adamStep on the trained rows only.
 func (f *cneFit) adamRows() {
 	d := f.o.Dim
-	if f.primeAdam {
+	f.beginStep(func() {
 		for _, i := range f.rows {
-			for k := int(i) * d; k < int(i+1)*d; k++ {
-				f.vel[k] = f.grad[k] * f.grad[k]
-			}
+			f.primeRange(int(i)*d, int(i+1)*d)
 		}
-		f.step = 1 << 20
-		f.b1t, f.b2t = 0, 0
-		f.primeAdam = false
-	}
-	f.b1t *= adamBeta1
-	f.b2t *= adamBeta2
-	f.step++
+	})
 	per := max(1, adamChunk/d)
 	chunks := (len(f.rows) + per - 1) / per
 	_ = parallel.ForChunks(context.Background(), f.workers, chunks, func(_, c int) {
