@@ -27,6 +27,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/edgelist"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"gonum.org/v1/gonum/stat"
 )
 
 // NightFractions are the shares of the relationships changed before each
@@ -388,20 +389,7 @@ func compareTop(a, b map[string]float64, frac float64) (overlap, rho float64) {
 		}
 		return out
 	}
-	ra, rb := rank(a), rank(b)
-	n := float64(len(ids))
-	var ma, mb float64
-	for i := range ra {
-		ma += ra[i] / n
-		mb += rb[i] / n
-	}
-	var sab, saa, sbb float64
-	for i := range ra {
-		sab += (ra[i] - ma) * (rb[i] - mb)
-		saa += (ra[i] - ma) * (ra[i] - ma)
-		sbb += (rb[i] - mb) * (rb[i] - mb)
-	}
-	return float64(hit) / float64(k), sab / math.Sqrt(saa*sbb)
+	return float64(hit) / float64(k), stat.Correlation(rank(a), rank(b), nil)
 }
 
 // WriteNightsMarkdown writes the nights' table (nothing without nights).

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"gonum.org/v1/gonum/stat"
 )
 
 // nightSummary is what the incremental tests read of sync's summary.
@@ -192,21 +193,5 @@ func compareTop(a, b map[int64]float64, frac float64) (overlap, rho float64) {
 		}
 		return out
 	}
-	return float64(hit) / float64(len(tb)), pearson(rank(a), rank(b))
-}
-
-func pearson(x, y []float64) float64 {
-	n := float64(len(x))
-	var mx, my float64
-	for i := range x {
-		mx += x[i] / n
-		my += y[i] / n
-	}
-	var sxy, sxx, syy float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-		syy += (y[i] - my) * (y[i] - my)
-	}
-	return sxy / math.Sqrt(sxx*syy)
+	return float64(hit) / float64(len(tb)), stat.Correlation(rank(a), rank(b), nil)
 }
