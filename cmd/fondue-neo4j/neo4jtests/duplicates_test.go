@@ -13,33 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fondue-neo4j/fondue-neo4j/internal/testenv/neo4jtest"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/storetest"
 )
-
-// aclFiles is the import of real/acl-dup in the datasets folder.
-func aclFiles(t *testing.T) neo4jtest.ImportOptions {
-	t.Helper()
-	data := os.Getenv("BENCH_DATASETS")
-	if data == "" {
-		data = filepath.Join(repoRoot, "..", "shared", "datasets")
-	}
-	dir := filepath.Join(data, "real", "acl-dup")
-	o := neo4jtest.ImportOptions{Threads: 2}
-	for _, f := range []string{"authors", "papers", "venues"} {
-		o.Nodes = append(o.Nodes, filepath.Join(dir, f+".csv"))
-	}
-	for _, f := range []string{"wrote", "published_in"} {
-		o.Relationships = append(o.Relationships, filepath.Join(dir, f+".csv"))
-	}
-	for _, f := range append(slices.Clone(o.Nodes), o.Relationships...) {
-		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("the acl-dup import files: %v", err)
-		}
-	}
-	return o
-}
 
 // dupSummary is the part of sync's summary that --duplicates fills.
 type dupSummary struct {
@@ -56,7 +32,7 @@ type dupSummary struct {
 // them out (the same relationship count) and replaces them.
 func TestSyncDuplicatesACL(t *testing.T) {
 	reset(t)
-	files := aclFiles(t)
+	files := realImport(t, "acl-dup", []string{"authors", "papers", "venues"}, []string{"wrote", "published_in"})
 	if _, err := srv.Import(ctxT(t, 5*time.Minute), files); err != nil {
 		t.Fatal(err)
 	}

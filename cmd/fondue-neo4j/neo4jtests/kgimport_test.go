@@ -19,29 +19,38 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob/splitplan"
 )
 
-// kgFiles is the import of the real knowledge graph, as its README gives
-// it: real/dblp679-kg in the datasets folder ($BENCH_DATASETS, else
-// ../shared/datasets beside the repository).
-func kgFiles(t *testing.T) neo4jtest.ImportOptions {
+// realImport is the import of the real set name in the datasets folder
+// ($BENCH_DATASETS, else ../shared/datasets beside the repository, else
+// /work/shared/datasets, where the project's machines keep it): the node
+// and relationship files given, each checked to be there.
+func realImport(t *testing.T, name string, nodes, rels []string) neo4jtest.ImportOptions {
 	t.Helper()
 	data := os.Getenv("BENCH_DATASETS")
 	if data == "" {
 		data = filepath.Join(repoRoot, "..", "shared", "datasets")
+		if _, err := os.Stat(data); err != nil {
+			data = "/work/shared/datasets"
+		}
 	}
-	dir := filepath.Join(data, "real", "dblp679-kg")
+	dir := filepath.Join(data, "real", name)
 	o := neo4jtest.ImportOptions{Threads: 2}
-	for _, f := range []string{"authors", "papers", "venues", "keywords"} {
+	for _, f := range nodes {
 		o.Nodes = append(o.Nodes, filepath.Join(dir, f+".csv"))
 	}
-	for _, f := range []string{"wrote", "published_in", "has_keyword"} {
+	for _, f := range rels {
 		o.Relationships = append(o.Relationships, filepath.Join(dir, f+".csv"))
 	}
 	for _, f := range append(slices.Clone(o.Nodes), o.Relationships...) {
 		if _, err := os.Stat(f); err != nil {
-			t.Fatalf("the dblp679-kg import files: %v", err)
+			t.Fatalf("the %s import files: %v", name, err)
 		}
 	}
 	return o
+}
+
+// kgFiles is the import of the real knowledge graph, as its README gives it.
+func kgFiles(t *testing.T) neo4jtest.ImportOptions {
+	return realImport(t, "dblp679-kg", []string{"authors", "papers", "venues", "keywords"}, []string{"wrote", "published_in", "has_keyword"})
 }
 
 // wroteCounts counts the WROTE relationships by (author, paper) uids, a
