@@ -260,3 +260,33 @@ func TestPairsAgainstScan(t *testing.T) {
 		}
 	}
 }
+
+// Two pieces alone in their size bin give one different-entity pair, not
+// perBin copies of it: copies filled the pooled null, and a third piece
+// appearing on the next night moved every threshold.
+func TestNullSamplesDistinctPairs(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(80, hub) // 160 pieces of one paper (bin 0)
+	for range 2 {         // two pieces of two papers (bin 1)
+		a := w.node(kAuthor)
+		p, q := w.paper(1950, hub), w.paper(1951, hub)
+		w.link(a, p)
+		w.link(a, q)
+		w.owners = append(w.owners, a)
+		w.pieces = append(w.pieces, [][]int32{{int32(p), int32(q)}})
+	}
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bin pairs (0,0): 5000 of the 12,720 pairs; (0,1): all 160 x 2 = 320;
+	// (1,1): the one pair, too few of its own, so it reads the pooled 5,321
+	if n := len(m.null[0][1]); n != 320 {
+		t.Fatalf("%d samples of one-paper against two-paper pieces, want the 320 pairs", n)
+	}
+	if n := len(m.null[1][1]); n != 5000+320+1 {
+		t.Fatalf("pooled null of %d samples, want 5321", n)
+	}
+}

@@ -112,7 +112,7 @@ func main() {
 			o.Seed++
 			res, _ := run(ctx, g, o)
 			a, b := compare(first.Scores, res.Scores)
-			other = fmt.Sprintf("two cold full runs of night 1's graph, seeds %d and %d: top-1%% overlap %.1f%%, Spearman %.3f", *seed, *seed+1, 100*a, b)
+			other = fmt.Sprintf("two cold full runs of night 1's graph, seeds %d and %d: top-1%% overlap %.1f%%, Spearman %.3f, entity estimates equal %s", *seed, *seed+1, 100*a, b, sameEntities(first, res))
 		}
 		pair := func(a, b []float64) string {
 			ov, rho := compare(a, b)
