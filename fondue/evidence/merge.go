@@ -471,8 +471,11 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	slices.Sort(pooled)
 	for a := range nBins {
 		for b := a; b < nBins; b++ {
+			// a bin pair's own null needs 200 samples, and as many pieces on
+			// each side: two pieces of a size drawn 5,000 times describe those
+			// two, not the size (merged groups of that size are common)
 			t := pooled
-			if len(byPair[a][b]) >= 200 {
+			if len(byPair[a][b]) >= 200 && min(len(byBin[a]), len(byBin[b])) >= 200 {
 				t = byPair[a][b]
 				slices.Sort(t)
 			}

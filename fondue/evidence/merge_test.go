@@ -262,13 +262,14 @@ func TestPairsAgainstScan(t *testing.T) {
 }
 
 // Two pieces alone in their size bin give one different-entity pair, not
-// perBin copies of it: copies filled the pooled null, and a third piece
-// appearing on the next night moved every threshold.
-func TestNullSamplesDistinctPairs(t *testing.T) {
+// perBin copies of it, and no null of their own: the copies filled the
+// pooled null, and a null drawn from two pieces moved every merge of that
+// size when a third piece appeared on the next night.
+func TestNullSamplesDistinctPieces(t *testing.T) {
 	var w world
 	hub := w.node(kKeyword)
-	w.background(80, hub) // 160 pieces of one paper (bin 0)
-	for range 2 {         // two pieces of two papers (bin 1)
+	w.background(120, hub) // 240 pieces of one paper (bin 0)
+	for range 2 {          // two pieces of two papers (bin 1)
 		a := w.node(kAuthor)
 		p, q := w.paper(1950, hub), w.paper(1951, hub)
 		w.link(a, p)
@@ -281,12 +282,15 @@ func TestNullSamplesDistinctPairs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// bin pairs (0,0): 5000 of the 12,720 pairs; (0,1): all 160 x 2 = 320;
-	// (1,1): the one pair, too few of its own, so it reads the pooled 5,321
-	if n := len(m.null[0][1]); n != 320 {
-		t.Fatalf("%d samples of one-paper against two-paper pieces, want the 320 pairs", n)
+	// bin pairs (0,0): 5,000 of the 28,680 pairs; (0,1): all 240 x 2 = 480;
+	// (1,1): the one pair. Only (0,0) has 200 pieces a side: the others
+	// read the pooled 5,481.
+	if n := len(m.null[0][0]); n != 5000 {
+		t.Fatalf("%d samples of one-paper pieces, want 5000", n)
 	}
-	if n := len(m.null[1][1]); n != 5000+320+1 {
-		t.Fatalf("pooled null of %d samples, want 5321", n)
+	for _, b := range [][2]int{{0, 1}, {1, 0}, {1, 1}, {4, 4}} {
+		if n := len(m.null[b[0]][b[1]]); n != 5000+480+1 {
+			t.Fatalf("null of bins %v: %d samples, want the pooled 5481", b, n)
+		}
 	}
 }
