@@ -425,6 +425,51 @@ func TestStateVersion1(t *testing.T) {
 	}
 }
 
+// With a Context the state holds the evidence: its digest, estimates and
+// fingerprints survive a round trip, and a version 2 file (without the
+// fingerprints) is still read, without them.
+func TestStateVersion2(t *testing.T) {
+	_, kg, c := kgPair(t)
+	_, st := night(t, kg, Options{Seed: 3, Targets: authors(kg), Context: c}, nil)
+	n := st.Checkpoint.Len()
+	if st.EvidenceDigest == 0 || len(st.EvidenceEntities) != n || len(st.EvidencePrints) != n {
+		t.Fatalf("state without the evidence: digest %x, %d estimates, %d fingerprints for %d rows",
+			st.EvidenceDigest, len(st.EvidenceEntities), len(st.EvidencePrints), n)
+	}
+	var buf bytes.Buffer
+	if err := st.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	v3 := buf.Bytes()
+	back, err := ReadState(bytes.NewReader(v3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.EvidenceDigest != st.EvidenceDigest || !slices.Equal(back.EvidenceEntities, st.EvidenceEntities) ||
+		!slices.Equal(back.EvidencePrints, st.EvidencePrints) {
+		t.Fatal("the evidence changed in a round trip")
+	}
+	// Version 2: the same bytes without the fingerprints' flag and values
+	// (after the estimates), version 2 in the header, the checksum of the rest.
+	flag := 8 + 4 + 1 + len(st.Method) + 8 + 8 + 1 + 8*n + 3*8*n + 4*n + 4*n + 8 + 4*len(st.Neighbors)
+	prints := flag + 1 + 8 + 4*n
+	if v3[flag] != 1 || v3[prints] != 1 {
+		t.Fatalf("bytes %d and %d are %d and %d, want the evidence flags 1", flag, prints, v3[flag], v3[prints])
+	}
+	v2 := slices.Concat(v3[:prints], v3[prints+1+8*n:len(v3)-8])
+	binary.LittleEndian.PutUint32(v2[8:], 2)
+	h := fnv.New64a()
+	h.Write(v2)
+	v2 = binary.LittleEndian.AppendUint64(v2, h.Sum64())
+	if back, err = ReadState(bytes.NewReader(v2)); err != nil {
+		t.Fatal(err)
+	}
+	if back.EvidenceDigest != st.EvidenceDigest || !slices.Equal(back.EvidenceEntities, st.EvidenceEntities) ||
+		back.EvidencePrints != nil || !sameFloats(back.Checkpoint.X, st.Checkpoint.X) {
+		t.Fatal("version 2: another state")
+	}
+}
+
 func TestStateFileErrors(t *testing.T) {
 	g := testkit.ReadGraph(t, "karate")
 	_, st := night(t, g, Options{Seed: 3}, nil)
@@ -509,9 +554,11 @@ func TestIncrementalSubsetTraining(t *testing.T) {
 
 // With a Context, the scores of the structural graph are incremental; the
 // entity estimates are kept on an unchanged graph (no neighbourhood
-// merged) and merged anew for every target on a changed one: a changed
-// context link (a paper's venue) changes no structural node and gives a
-// full run's result.
+// merged), and on a changed one merged anew for the targets whose
+// evidence changed: a changed context link (a paper's venue) changes no
+// structural node, merges the paper's authors only and gives a full run's
+// result; the exact rule, or a state without evidence fingerprints
+// (version 2), merges every target.
 func TestIncrementalContext(t *testing.T) {
 	_, kg, c := kgPair(t)
 	opts := Options{Seed: 3, Targets: authors(kg), Context: c, Workers: 2}
@@ -563,7 +610,26 @@ func TestIncrementalContext(t *testing.T) {
 			scored++
 		}
 	}
-	if inc.Incremental.Merged != scored {
-		t.Fatalf("venue changed: %d neighbourhoods merged, want all %d", inc.Incremental.Merged, scored)
+	targets, wrote := authors(kg), 0
+	for _, j := range kg.Neighbors(p) {
+		if targets[j] {
+			wrote++
+		}
+	}
+	if inc.Incremental.Merged != wrote || wrote == 0 {
+		t.Fatalf("venue changed: %d neighbourhoods merged, want the paper's %d authors", inc.Incremental.Merged, wrote)
+	}
+	exact := opts
+	exact.MoveTolerance = -1
+	v2 := *st
+	v2.EvidencePrints = nil
+	for name, run := range map[string]func() *Result{
+		"exact rule": func() *Result { r, _ := night(t, h, exact, st); return r },
+		"version 2":  func() *Result { r, _ := night(t, h, opts, &v2); return r },
+	} {
+		r := run()
+		if r.Incremental.Merged != scored || !slices.Equal(full.Entities, r.Entities) {
+			t.Fatalf("venue changed, %s: %d neighbourhoods merged, want all %d", name, r.Incremental.Merged, scored)
+		}
 	}
 }

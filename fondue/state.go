@@ -41,9 +41,13 @@ type State struct {
 	// says about its nodes and links) and per row the entity estimate by
 	// evidence (0 for a node that is not a scored target): a next run on
 	// the same graph keeps them. Without a Context, or read from a
-	// version 1 file: 0 and nil.
+	// version 1 file: 0 and nil. EvidencePrints holds per row a target's
+	// evidence fingerprint (0 for other nodes; nil from a version 2
+	// file): a next run on a changed graph keeps the estimates of the
+	// targets whose fingerprint it finds again.
 	EvidenceDigest   uint64
 	EvidenceEntities []int32
+	EvidencePrints   []uint64
 	// File is the file the state was read from, for messages; not saved.
 	File string
 }
@@ -97,6 +101,9 @@ func (r *Result) State(g *graph.Graph, opts Options) *State {
 		s.EvidenceEntities = make([]int32, len(st.nodes))
 		for a, i := range st.nodes {
 			s.EvidenceEntities[a] = int32(r.Entities[i])
+		}
+		if len(st.prints) == len(st.nodes) {
+			s.EvidencePrints = st.prints
 		}
 	}
 	return s
@@ -160,11 +167,13 @@ func (o Options) digest() uint64 {
 // The state file: magic, version, then the header (method, digest, rows,
 // whether the combined terms are there), the per-row arrays, (version 2)
 // whether the evidence follows and if so its digest and entity estimates,
-// the checkpoint (cne's format, length first) and an FNV-64a checksum of
-// all bytes before it. Version 1, without the evidence, is still read.
+// (version 3) and whether the evidence fingerprints follow, and if so
+// them, the checkpoint (cne's format, length first) and an FNV-64a
+// checksum of all bytes before it. Versions 1 (without the evidence) and
+// 2 (without its fingerprints) are still read.
 const (
 	stateMagic   = "FONDUEST"
-	stateVersion = 2
+	stateVersion = 3
 )
 
 // Write saves the state (little-endian).
@@ -200,6 +209,14 @@ func (s *State) Write(w io.Writer) error {
 		return errors.New("state: evidence entities do not match the checkpoint")
 	} else {
 		arrays = append(arrays, b2u(true), s.EvidenceDigest, s.EvidenceEntities)
+		switch {
+		case s.EvidencePrints == nil:
+			arrays = append(arrays, b2u(false))
+		case len(s.EvidencePrints) != n:
+			return errors.New("state: evidence fingerprints do not match the checkpoint")
+		default:
+			arrays = append(arrays, b2u(true), s.EvidencePrints)
+		}
 	}
 	for _, a := range arrays {
 		if err := binary.Write(hw, le, a); err != nil {
@@ -278,7 +295,7 @@ func ReadState(r io.Reader) (*State, error) {
 		return nil, truncated(err)
 	}
 	version := le.Uint32(fixed[8:])
-	if version != 1 && version != stateVersion {
+	if version < 1 || version > stateVersion {
 		return nil, fmt.Errorf("state version %d not supported (want %d)", version, stateVersion)
 	}
 	ml, err := binary.ReadUvarint(tr)
@@ -374,6 +391,20 @@ func ReadState(r io.Reader) (*State, error) {
 			}
 			if s.EvidenceEntities, err = readI32(n); err != nil {
 				return nil, err
+			}
+			if version >= 3 {
+				if _, err := io.ReadFull(tr, ev[:]); err != nil {
+					return nil, truncated(err)
+				}
+				switch ev[0] {
+				case 0:
+				case 1:
+					if s.EvidencePrints, err = readU64(); err != nil {
+						return nil, err
+					}
+				default:
+					return nil, errors.New("corrupt: evidence fingerprints flag")
+				}
 			}
 		default:
 			return nil, errors.New("corrupt: evidence flag")

@@ -27,8 +27,10 @@ type structure struct {
 	emb   *cne.Embedding
 	prior *cne.Prior
 	model *evidence.Model
-	// For State: the evidence digest of the graph (evidenceDigest).
+	// For State: the evidence digest of the graph (evidenceDigest) and
+	// per node the targets' evidence fingerprints (evidencePrints).
 	digest uint64
+	prints []uint64
 }
 
 func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
@@ -224,8 +226,11 @@ func fitEvidence(ctx context.Context, g *graph.Graph, st *structure, scores []fl
 // entity estimates of its targets from the merged pieces. An incremental
 // run whose graph, Context and targets are those of the saved run (the
 // evidence digest of Options.Since) keeps the saved estimates, without
-// fitting the model. On any change the model, fitted over all targets,
-// changes too, and every target is merged again.
+// fitting the model. On a changed graph the model is fitted again over
+// all targets, and the targets whose evidence fingerprint changed are
+// merged again; the others keep their saved estimates (close to, not
+// exactly, what the refitted model gives), except under the exact rule
+// (MoveTolerance < 0), which merges every target.
 func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Options) error {
 	st := res.st
 	st.digest = evidenceDigest(g, opts.Context, opts.Targets, opts.Seed)
@@ -237,6 +242,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 				res.Entities[i] = int(opts.Since.EvidenceEntities[a])
 			}
 		}
+		st.prints = opts.Since.EvidencePrints
 		return nil
 	}
 	owners, pieces, m, err := fitEvidence(ctx, g, st, res.Scores, opts)
@@ -244,17 +250,83 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 		return err
 	}
 	st.model = m
+	st.prints = evidencePrints(g, opts.Context, st)
+	s, keep := opts.Since, keepsEstimates(res, opts)
+	for k, i := range owners {
+		if !keep {
+			break
+		}
+		a := st.index[i]
+		if r := res.from[a]; r >= 0 && s.EvidenceEntities[r] > 0 && s.EvidencePrints[r] == st.prints[a] {
+			res.Entities[i] = int(s.EvidenceEntities[r])
+			pieces[k] = nil // kept: not merged
+		}
+	}
 	merged, _, err := m.MergeAll(ctx, pieces, opts.Workers)
 	if err != nil {
 		return err
 	}
+	n := 0
 	for k, i := range owners {
-		res.Entities[i] = max(1, entityCount(merged[k]))
+		if pieces[k] != nil {
+			res.Entities[i] = max(1, entityCount(merged[k]))
+			n++
+		}
 	}
 	if res.Incremental != nil {
-		res.Incremental.Merged = len(owners)
+		res.Incremental.Merged = n
 	}
 	return nil
+}
+
+// keepsEstimates reports whether an incremental run may keep the saved
+// entity estimates of the targets whose evidence fingerprint is unchanged.
+func keepsEstimates(res *Result, opts Options) bool {
+	s := opts.Since
+	return s != nil && res.Incremental != nil && !res.Incremental.Full && opts.moveTolerance() >= 0 &&
+		s.EvidenceEntities != nil && len(s.EvidencePrints) == len(s.EvidenceEntities) && res.from != nil
+}
+
+// evidencePrints returns per structural node of a target a hash of what its
+// entity estimate depends on besides the evidence model (0 for the other
+// nodes): the target and each of its neighbours (the members of its
+// pieces) with their evidence values and the key, kind and target flag of
+// their own neighbours (co-authors, venues, keywords: what ties pieces
+// together and what the profiles hold). Sums over neighbours need no sort.
+func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure) []uint64 {
+	node := make([]uint64, g.NumNodes())
+	for i := range node {
+		t := st.index[i] >= 0 && st.targets[st.index[i]]
+		node[i] = mix64(fnv64a(g.Key(i)) ^ uint64(kindOf(c, i)+1)<<1 ^ uint64(b2u(t)))
+	}
+	member := make([]uint64, len(st.nodes))
+	for a, i := range st.nodes {
+		h := node[i]
+		for _, p := range c.Properties {
+			if p.Numeric {
+				h = mix64(h ^ math.Float64bits(p.Number[i]))
+			} else {
+				h = mix64(h ^ fnv64a(p.Text[i]))
+			}
+		}
+		var nb uint64
+		for _, j := range g.Neighbors(int(i)) {
+			nb += node[j]
+		}
+		member[a] = mix64(h ^ mix64(nb))
+	}
+	out := make([]uint64, len(st.nodes))
+	for a := range st.nodes {
+		if !st.targets[a] {
+			continue
+		}
+		var nb uint64
+		for _, b := range st.g.Neighbors(a) {
+			nb += member[b]
+		}
+		out[a] = mix64(member[a]^mix64(nb)) | 1 // never 0: 0 is "not a target"
+	}
+	return out
 }
 
 // sameEvidence reports whether an incremental run can keep the entity

@@ -397,7 +397,16 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 			if len(A) == 0 || len(B) == 0 {
 				continue
 			}
-			for k, tries := 0, 0; k < perBin && tries < 4*perBin; tries++ {
+			// no more samples than distinct pairs: two pieces alone in a
+			// bin would otherwise fill the pooled null with copies of one
+			// pair, and move every threshold when a third appears
+			want := int64(perBin)
+			if ba == bb {
+				want = min(want, int64(len(A))*int64(len(A)-1)/2)
+			} else {
+				want = min(want, int64(len(A))*int64(len(B)))
+			}
+			for k, tries := 0, 0; int64(k) < want && tries < 4*perBin; tries++ {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
@@ -462,8 +471,11 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	slices.Sort(pooled)
 	for a := range nBins {
 		for b := a; b < nBins; b++ {
+			// a bin pair's own null needs 200 samples, and as many pieces on
+			// each side: two pieces of a size drawn 5,000 times describe those
+			// two, not the size (merged groups of that size are common)
 			t := pooled
-			if len(byPair[a][b]) >= 200 {
+			if len(byPair[a][b]) >= 200 && min(len(byBin[a]), len(byBin[b])) >= 200 {
 				t = byPair[a][b]
 				slices.Sort(t)
 			}

@@ -260,3 +260,37 @@ func TestPairsAgainstScan(t *testing.T) {
 		}
 	}
 }
+
+// Two pieces alone in their size bin give one different-entity pair, not
+// perBin copies of it, and no null of their own: the copies filled the
+// pooled null, and a null drawn from two pieces moved every merge of that
+// size when a third piece appeared on the next night.
+func TestNullSamplesDistinctPieces(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(120, hub) // 240 pieces of one paper (bin 0)
+	for range 2 {          // two pieces of two papers (bin 1)
+		a := w.node(kAuthor)
+		p, q := w.paper(1950, hub), w.paper(1951, hub)
+		w.link(a, p)
+		w.link(a, q)
+		w.owners = append(w.owners, a)
+		w.pieces = append(w.pieces, [][]int32{{int32(p), int32(q)}})
+	}
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bin pairs (0,0): 5,000 of the 28,680 pairs; (0,1): all 240 x 2 = 480;
+	// (1,1): the one pair. Only (0,0) has 200 pieces a side: the others
+	// read the pooled 5,481.
+	if n := len(m.null[0][0]); n != 5000 {
+		t.Fatalf("%d samples of one-paper pieces, want 5000", n)
+	}
+	for _, b := range [][2]int{{0, 1}, {1, 0}, {1, 1}, {4, 4}} {
+		if n := len(m.null[b[0]][b[1]]); n != 5000+480+1 {
+			t.Fatalf("null of bins %v: %d samples, want the pooled 5481", b, n)
+		}
+	}
+}

@@ -12,7 +12,8 @@ import (
 )
 
 // The estimate counts the context (ForContext, for score and sync alike):
-// the kinds, the evidence properties, the structural graph and the pieces.
+// the kinds, the evidence properties, the structural graph, the pieces and
+// the evidence fingerprints.
 func TestContextMemory(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -38,6 +39,7 @@ func TestContextMemory(t *testing.T) {
 		{Name: "context: evidence properties", Bytes: 8*8 + 16*8 + (10+8+3)*5/4},
 		{Name: "context: the structural graph", Bytes: 8*5 + 8*7 + 56*6 + 9*8},
 		{Name: "context: pieces and profiles", Bytes: 96 * 5},
+		{Name: "context: evidence fingerprints", Bytes: 8*8 + 28*6},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("context memory\n%v, want\n%v", got, want)

@@ -112,7 +112,7 @@ func main() {
 			o.Seed++
 			res, _ := run(ctx, g, o)
 			a, b := compare(first.Scores, res.Scores)
-			other = fmt.Sprintf("two cold full runs of night 1's graph, seeds %d and %d: top-1%% overlap %.1f%%, Spearman %.3f", *seed, *seed+1, 100*a, b)
+			other = fmt.Sprintf("two cold full runs of night 1's graph, seeds %d and %d: top-1%% overlap %.1f%%, Spearman %.3f, entity estimates equal %s", *seed, *seed+1, 100*a, b, sameEntities(first, res))
 		}
 		pair := func(a, b []float64) string {
 			ov, rho := compare(a, b)
@@ -141,6 +141,9 @@ func main() {
 			if share == 0 || *fullRuns {
 				fmt.Printf("  entity estimates merged anew %d; equal to the cold full run's: %s (cold full night 1 vs night 2: %s)\n",
 					s.Merged, sameEntities(inc, cold), sameEntities(first, cold))
+			}
+			if share > 0 && *fullRuns {
+				fmt.Printf("  cold full night 1 vs night 2, estimates that differ: %s\n", entityMoves(g, h, first, cold))
 			}
 			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
 				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
@@ -224,6 +227,36 @@ func sameEntities(a, b *fondue.Result) string {
 		}
 	}
 	return fmt.Sprintf("%.2f%% of %d", 100*float64(same)/float64(max(n, 1)), n)
+}
+
+// entityMoves counts the scored nodes whose entity estimates differ in a
+// and b, among the nodes whose two-hop neighbourhood is the same in g and
+// h (their pieces are the same) and among the others.
+func entityMoves(g, h *graph.Graph, a, b *fondue.Result) string {
+	var same, sameMoved, other, otherMoved int
+	for i, s := range a.Scores {
+		if math.IsNaN(s) {
+			continue
+		}
+		kept := slices.Equal(g.Neighbors(i), h.Neighbors(i))
+		for _, p := range g.Neighbors(i) {
+			kept = kept && slices.Equal(g.Neighbors(int(p)), h.Neighbors(int(p)))
+		}
+		moved := a.Entities[i] != b.Entities[i]
+		switch {
+		case kept:
+			same++
+			if moved {
+				sameMoved++
+			}
+		default:
+			other++
+			if moved {
+				otherMoved++
+			}
+		}
+	}
+	return fmt.Sprintf("%d of %d nodes whose two hops did not change, %d of %d others", sameMoved, same, otherMoved, other)
 }
 
 // moves counts the nodes whose value changed at all, by more than 0.001
