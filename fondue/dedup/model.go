@@ -199,7 +199,11 @@ func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
 	for _, p := range e.nums {
 		m.numNames = append(m.numNames, p.Name)
 	}
-	if err := e.fitNames(m, split, cands, seed); err != nil {
+	unseen, err := e.fitNames(m, split, cands, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.fitUnseen(ctx, m, cands, unseen, seed); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -427,7 +431,8 @@ func (e *engine) nameText(a, b int, na, nb *name) string {
 
 // fitNames fits the name weights: positives are the names of the split
 // targets against a varied copy (vary), negatives the candidate pairs.
-func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) error {
+// It returns the features that no positive holds (fitUnseen).
+func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) ([]int, error) {
 	var x [][]float64
 	var y []float64
 	for _, t := range split {
@@ -474,15 +479,29 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 		// no names, or no two kinds of name pair to learn from: the names
 		// add nothing (a log-ratio of a zero count would be infinite)
 		m.name = zeroLogit(len(nameFeatures))
-		return nil
+		return nil, nil
 	}
 	nl, err := fitLogit(x, y, nil, lambda)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nl.b -= math.Log(float64(npos) / float64(nneg))
 	m.name = nl
-	return nil
+	// the features no positive holds, some negative does
+	var unseen []int
+	for j := range nameFeatures {
+		inPos, inNeg := false, false
+		for r, row := range x {
+			if row[j] != 0 {
+				inPos = inPos || y[r] == 1
+				inNeg = inNeg || y[r] == 0
+			}
+		}
+		if !inPos && inNeg {
+			unseen = append(unseen, j)
+		}
+	}
+	return unseen, nil
 }
 
 // sameTokens: the same words after folding case, accents and punctuation.

@@ -1,0 +1,130 @@
+package dedup
+
+import (
+	"context"
+	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
+)
+
+// fitUnseen re-learns the weights of the name features that no positive
+// of fitNames holds (vary never writes a name one letter apart or in
+// another order): learned from negatives alone, such a weight only says
+// how rare the feature is among candidates, and the L2 penalty sets it.
+// The graph is the evidence instead: names and graph are independent
+// given the pair's truth (the score adds them), so over the candidate
+// pairs the graph features follow a mixture, duplicate with prior
+// odds e^(a + names), else not, and the graph's ratio e^g between the two;
+// a (once, over all candidates) and then each unseen weight (over the
+// candidates holding it) maximise its likelihood, sum of
+// softplus(z + g) - softplus(z), z the prior log-odds. No label is used.
+//
+// Both fits take up to Samples candidate pairs (seeded), so the memory is
+// that of the training rows, which fitNames has let go of.
+func (e *engine) fitUnseen(ctx context.Context, m *model, cands []uint64, unseen []int, seed uint64) error {
+	if len(unseen) == 0 {
+		return nil
+	}
+	// the candidates holding an unseen feature, in candidate order
+	const chunk = 4096
+	found := make([][]int, (len(cands)+chunk-1)/chunk)
+	err := parallel.ForChunks(ctx, e.o.Workers, len(found), func(_, c int) {
+		xn := make([]float64, len(nameFeatures))
+		for i := c * chunk; i < min(len(cands), (c+1)*chunk); i++ {
+			a, b := unpair(cands[i])
+			e.nameVec(&e.names[a], &e.names[b], xn)
+			for _, j := range unseen {
+				if xn[j] != 0 {
+					found[c] = append(found[c], i)
+					break
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	holding := sample(slices.Concat(found...), e.o.Samples, rng.StreamSeed(seed, 108, 0, 0))
+	all := sample(seqCodes(len(cands)), e.o.Samples, rng.StreamSeed(seed, 107, 0, 0))
+	// name and graph log-likelihood ratios and name features of both samples
+	type row struct {
+		n, g float64
+		x    []float64
+	}
+	rowsOf := func(idx []int) []row {
+		rs := make([]row, len(idx))
+		xg := make([]float64, m.nGraph)
+		for k, i := range idx {
+			a, b := unpair(cands[i])
+			na, nb := &e.names[a], &e.names[b]
+			if len(na.tokens) == 0 || len(nb.tokens) == 0 {
+				continue // no name: x stays nil, the pair is left out
+			}
+			x := make([]float64, len(nameFeatures))
+			e.nameVec(na, nb, x)
+			e.graphVec(&e.prof[a], &e.prof[b], xg)
+			rs[k] = row{m.name.eta(x), m.graph.eta(xg) - m.llrShift, x}
+		}
+		return slices.DeleteFunc(rs, func(r row) bool { return r.x == nil })
+	}
+	ra, rh := rowsOf(all), rowsOf(holding)
+	if len(ra) == 0 || len(rh) == 0 {
+		return nil
+	}
+	prior := maxMixture(len(ra), func(int) float64 { return 1 }, func(k int) float64 { return ra[k].n },
+		func(k int) float64 { return ra[k].g }, 0)
+	for _, j := range unseen {
+		var hj []row
+		for _, r := range rh {
+			if r.x[j] != 0 {
+				hj = append(hj, r)
+			}
+		}
+		if len(hj) == 0 {
+			continue
+		}
+		old := m.name.w[j] / m.name.sd[j] // per unit of the feature
+		// the prior log-odds without this feature's part: a + n - old x
+		v := maxMixture(len(hj), func(k int) float64 { return hj[k].x[j] },
+			func(k int) float64 { return prior + hj[k].n - old*hj[k].x[j] }, func(k int) float64 { return hj[k].g },
+			lambda*m.name.sd[j]*m.name.sd[j])
+		for k := range rh {
+			rh[k].n += (v - old) * rh[k].x[j]
+		}
+		m.name.setWeight(j, v)
+	}
+	return nil
+}
+
+// maxMixture returns the t in [-30, 30] that maximises the sum over i < n of
+// softplus(z_i + t x_i + g_i) - softplus(z_i + t x_i), less pen t^2 / 2
+// (the L2 penalty of fitLogit on a standardised weight: pen = lambda sd^2):
+// where its slope, the sum of x_i (posterior - prior) less pen t, is 0,
+// by bisection.
+func maxMixture(n int, x, z, g func(int) float64, pen float64) float64 {
+	slope := func(t float64) float64 {
+		s := -pen * t
+		for i := range n {
+			zi := z(i) + t*x(i)
+			s += x(i) * (sigmoid(zi+g(i)) - sigmoid(zi))
+		}
+		return s
+	}
+	lo, hi := -30.0, 30.0
+	if slope(lo) <= 0 {
+		return lo
+	}
+	if slope(hi) >= 0 {
+		return hi
+	}
+	for k := 0; k < 60 && hi-lo > 1e-6; k++ {
+		mid := (lo + hi) / 2
+		if slope(mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
