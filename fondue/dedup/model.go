@@ -145,13 +145,7 @@ func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
 	var gx [][]float64
 	var gy []float64
 	// positives
-	var split []int32
-	for _, t := range e.targets {
-		if len(e.prof[t].hop1) >= 2 {
-			split = append(split, t)
-		}
-	}
-	split = sample(split, e.o.Samples, rng.StreamSeed(seed, 101, 0, 0))
+	split := e.splitSample(seed)
 	pos := make([][]float64, len(split))
 	if err := parallel.ForChunks(ctx, e.o.Workers, len(split), func(_, i int) {
 		t := split[i]
@@ -207,6 +201,18 @@ func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// splitSample returns up to Samples targets of two neighbours or more, to
+// be split (the positives).
+func (e *engine) splitSample(seed uint64) []int32 {
+	var split []int32
+	for _, t := range e.targets {
+		if len(e.prof[t].hop1) >= 2 {
+			split = append(split, t)
+		}
+	}
+	return sample(split, e.o.Samples, rng.StreamSeed(seed, 101, 0, 0))
 }
 
 // sample returns up to k items of s chosen by a seeded shuffle, in order.
@@ -448,7 +454,7 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 	}
 	// candidate pairs: the same words after folding are (weak) positives, as
 	// a normalising ingestion would merge them; other names negatives, but
-	// not the same letters spaced differently (neither).
+	// not the same letters spaced differently (neither: fitUnseen weighs them).
 	npos, nneg := len(x), 0
 	var negs []int
 	for i, c := range cands {
@@ -487,17 +493,15 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 	}
 	nl.b -= math.Log(float64(npos) / float64(nneg))
 	m.name = nl
-	// the features no positive holds, some negative does
+	// the features no positive holds: held by negatives alone (one letter
+	// apart), or by no row (the same letters spaced differently, neither)
 	var unseen []int
 	for j := range nameFeatures {
-		inPos, inNeg := false, false
+		inPos := false
 		for r, row := range x {
-			if row[j] != 0 {
-				inPos = inPos || y[r] == 1
-				inNeg = inNeg || y[r] == 0
-			}
+			inPos = inPos || row[j] != 0 && y[r] == 1
 		}
-		if !inPos && inNeg {
+		if !inPos {
 			unseen = append(unseen, j)
 		}
 	}

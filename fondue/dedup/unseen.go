@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
@@ -9,15 +10,16 @@ import (
 )
 
 // fitUnseen re-learns the weights of the name features that no positive
-// of fitNames holds (vary never writes a name one letter apart or in
-// another order): learned from negatives alone, such a weight only says
-// how rare the feature is among candidates, and the L2 penalty sets it.
-// The graph is the evidence instead: names and graph are independent
-// given the pair's truth (the score adds them), so over the candidate
-// pairs the graph features follow a mixture, duplicate with prior
-// odds e^(a + names), else not, and the graph's ratio e^g between the two;
-// a (once, over all candidates) and then each unseen weight (over the
-// candidates holding it) maximise its likelihood, sum of
+// of fitNames holds (vary never writes a name one letter apart, nor two
+// first names that differ; the same letters spaced differently are on
+// neither side): from negatives alone, such a weight only says how rare
+// the feature is among candidates, and the L2 penalty sets it. The graph
+// is the evidence instead: names and graph are independent given the
+// pair's truth (the score adds them), so over the candidate pairs the
+// graph features follow a mixture, duplicate with prior odds
+// e^(a + names), else not, and the graph's ratio e^g between the two.
+// a (over all candidates) and then the unseen weights (jointly, over the
+// candidates holding one) maximise its likelihood, the sum of
 // softplus(z + g) - softplus(z), z the prior log-odds. No label is used.
 //
 // Both fits take up to Samples candidate pairs (seeded), so the memory is
@@ -74,25 +76,35 @@ func (e *engine) fitUnseen(ctx context.Context, m *model, cands []uint64, unseen
 	}
 	prior := maxMixture(len(ra), func(int) float64 { return 1 }, func(k int) float64 { return ra[k].n },
 		func(k int) float64 { return ra[k].g }, 0)
-	for _, j := range unseen {
-		var hj []row
-		for _, r := range rh {
-			if r.x[j] != 0 {
-				hj = append(hj, r)
+	// coordinate ascent: each weight in turn is the best given the others
+	// (a pair not holding a feature does not depend on its weight), until
+	// no weight moves
+	for pass := 0; pass < 50; pass++ {
+		moved := 0.0
+		for _, j := range unseen {
+			var hj []row
+			for _, r := range rh {
+				if r.x[j] != 0 {
+					hj = append(hj, r)
+				}
 			}
+			if len(hj) == 0 {
+				continue
+			}
+			old := m.name.w[j] / m.name.sd[j] // per unit of the feature
+			// the prior log-odds without this feature's part: a + n - old x
+			v := maxMixture(len(hj), func(k int) float64 { return hj[k].x[j] },
+				func(k int) float64 { return prior + hj[k].n - old*hj[k].x[j] }, func(k int) float64 { return hj[k].g },
+				lambda*m.name.sd[j]*m.name.sd[j])
+			for k := range rh {
+				rh[k].n += (v - old) * rh[k].x[j]
+			}
+			m.name.setWeight(j, v)
+			moved = max(moved, math.Abs(v-old))
 		}
-		if len(hj) == 0 {
-			continue
+		if moved < 1e-4 {
+			break
 		}
-		old := m.name.w[j] / m.name.sd[j] // per unit of the feature
-		// the prior log-odds without this feature's part: a + n - old x
-		v := maxMixture(len(hj), func(k int) float64 { return hj[k].x[j] },
-			func(k int) float64 { return prior + hj[k].n - old*hj[k].x[j] }, func(k int) float64 { return hj[k].g },
-			lambda*m.name.sd[j]*m.name.sd[j])
-		for k := range rh {
-			rh[k].n += (v - old) * rh[k].x[j]
-		}
-		m.name.setWeight(j, v)
 	}
 	return nil
 }
