@@ -108,19 +108,18 @@ func TestMaxMixture(t *testing.T) {
 	for _, c := range []struct{ x, z, want float64 }{
 		{1, 0, math.Log(3)}, {2, 0, math.Log(3) / 2}, {1, -1, math.Log(3) + 1},
 	} {
-		got := maxMixture(4, func(int) float64 { return c.x }, func(int) float64 { return c.z },
-			func(i int) float64 { return g[i] }, 0)
+		got := maxMixture([]float64{c.x, c.x, c.x, c.x}, []float64{c.z, c.z, c.z, c.z}, g, 0)
 		if math.Abs(got-c.want) > 1e-5 {
 			t.Errorf("x %g z %g: %g, want %g", c.x, c.z, got, c.want)
 		}
 	}
 	// all duplicates: the likelihood grows without end, the bound is 30;
 	// a penalty pen t^2/2 stops it where 4 (1 - prior) = pen t, 4 e^-t / (1 + e^-t) = t
-	all := func(int) float64 { return 40 }
-	if got := maxMixture(4, func(int) float64 { return 1 }, func(int) float64 { return 0 }, all, 0); got != 30 {
+	ones, zeros, all := []float64{1, 1, 1, 1}, make([]float64, 4), []float64{40, 40, 40, 40}
+	if got := maxMixture(ones, zeros, all, 0); got != 30 {
 		t.Errorf("all duplicates: %g, want the bound 30", got)
 	}
-	got := maxMixture(4, func(int) float64 { return 1 }, func(int) float64 { return 0 }, all, 1)
+	got := maxMixture(ones, zeros, all, 1)
 	if r := 4*(1-sigmoid(got)) - got; math.Abs(r) > 1e-5 {
 		t.Errorf("penalised: t %g leaves slope %g", got, r)
 	}

@@ -54,48 +54,59 @@ func (e *engine) fitUnseen(ctx context.Context, m *model, cands []uint64, unseen
 		n, g float64
 		x    []float64
 	}
-	rowsOf := func(idx []int) []row {
+	rowsOf := func(idx []int) ([]row, error) {
 		rs := make([]row, len(idx))
-		xg := make([]float64, m.nGraph)
-		for k, i := range idx {
-			a, b := unpair(cands[i])
-			na, nb := &e.names[a], &e.names[b]
-			if len(na.tokens) == 0 || len(nb.tokens) == 0 {
-				continue // no name: x stays nil, the pair is left out
+		err := parallel.ForChunks(ctx, e.o.Workers, (len(idx)+chunk-1)/chunk, func(_, c int) {
+			xg := make([]float64, m.nGraph)
+			for k := c * chunk; k < min(len(idx), (c+1)*chunk); k++ {
+				a, b := unpair(cands[idx[k]])
+				na, nb := &e.names[a], &e.names[b]
+				if len(na.tokens) == 0 || len(nb.tokens) == 0 {
+					continue // no name: x stays nil, the pair is left out
+				}
+				x := make([]float64, len(nameFeatures))
+				e.nameVec(na, nb, x)
+				e.graphVec(&e.prof[a], &e.prof[b], xg)
+				rs[k] = row{m.name.eta(x), m.graph.eta(xg) - m.llrShift, x}
 			}
-			x := make([]float64, len(nameFeatures))
-			e.nameVec(na, nb, x)
-			e.graphVec(&e.prof[a], &e.prof[b], xg)
-			rs[k] = row{m.name.eta(x), m.graph.eta(xg) - m.llrShift, x}
-		}
-		return slices.DeleteFunc(rs, func(r row) bool { return r.x == nil })
+		})
+		return slices.DeleteFunc(rs, func(r row) bool { return r.x == nil }), err
 	}
-	ra, rh := rowsOf(all), rowsOf(holding)
+	ra, err := rowsOf(all)
+	if err != nil {
+		return err
+	}
+	rh, err := rowsOf(holding)
+	if err != nil {
+		return err
+	}
 	if len(ra) == 0 || len(rh) == 0 {
 		return nil
 	}
-	prior := maxMixture(len(ra), func(int) float64 { return 1 }, func(k int) float64 { return ra[k].n },
-		func(k int) float64 { return ra[k].g }, 0)
+	ones, z, g := make([]float64, len(ra)), make([]float64, len(ra)), make([]float64, len(ra))
+	for k, r := range ra {
+		ones[k], z[k], g[k] = 1, r.n, r.g
+	}
+	prior := maxMixture(ones, z, g, 0)
 	// coordinate ascent: each weight in turn is the best given the others
 	// (a pair not holding a feature does not depend on its weight), until
 	// no weight moves
+	var x []float64
 	for pass := 0; pass < 50; pass++ {
 		moved := 0.0
 		for _, j := range unseen {
-			var hj []row
-			for _, r := range rh {
-				if r.x[j] != 0 {
-					hj = append(hj, r)
-				}
-			}
-			if len(hj) == 0 {
-				continue
-			}
 			old := m.name.w[j] / m.name.sd[j] // per unit of the feature
 			// the prior log-odds without this feature's part: a + n - old x
-			v := maxMixture(len(hj), func(k int) float64 { return hj[k].x[j] },
-				func(k int) float64 { return prior + hj[k].n - old*hj[k].x[j] }, func(k int) float64 { return hj[k].g },
-				lambda*m.name.sd[j]*m.name.sd[j])
+			x, z, g = x[:0], z[:0], g[:0]
+			for _, r := range rh {
+				if r.x[j] != 0 {
+					x, z, g = append(x, r.x[j]), append(z, prior+r.n-old*r.x[j]), append(g, r.g)
+				}
+			}
+			if len(x) == 0 {
+				continue
+			}
+			v := maxMixture(x, z, g, lambda*m.name.sd[j]*m.name.sd[j])
 			for k := range rh {
 				rh[k].n += (v - old) * rh[k].x[j]
 			}
@@ -109,17 +120,17 @@ func (e *engine) fitUnseen(ctx context.Context, m *model, cands []uint64, unseen
 	return nil
 }
 
-// maxMixture returns the t in [-30, 30] that maximises the sum over i < n of
+// maxMixture returns the t in [-30, 30] that maximises the sum over i of
 // softplus(z_i + t x_i + g_i) - softplus(z_i + t x_i), less pen t^2 / 2
 // (the L2 penalty of fitLogit on a standardised weight: pen = lambda sd^2):
 // where its slope, the sum of x_i (posterior - prior) less pen t, is 0,
 // by bisection.
-func maxMixture(n int, x, z, g func(int) float64, pen float64) float64 {
+func maxMixture(x, z, g []float64, pen float64) float64 {
 	slope := func(t float64) float64 {
 		s := -pen * t
-		for i := range n {
-			zi := z(i) + t*x(i)
-			s += x(i) * (sigmoid(zi+g(i)) - sigmoid(zi))
+		for i, xi := range x {
+			zi := z[i] + t*xi
+			s += xi * (sigmoid(zi+g[i]) - sigmoid(zi))
 		}
 		return s
 	}
