@@ -26,6 +26,14 @@ func (l *logit) eta(x []float64) float64 {
 // contrib is feature i's part of the log-odds of x (relative to the mean).
 func (l *logit) contrib(i int, v float64) float64 { return l.w[i] * (v - l.mean[i]) / l.sd[i] }
 
+// setWeight sets feature i's weight to v per unit of the raw feature,
+// keeping the log-odds of every x whose feature i is 0.
+func (l *logit) setWeight(i int, v float64) {
+	old := l.w[i] / l.sd[i]
+	l.b += (v - old) * l.mean[i]
+	l.w[i] = v * l.sd[i]
+}
+
 // zeroLogit is the logit of d features that says nothing: log-odds 0.
 func zeroLogit(d int) *logit {
 	l := &logit{mean: make([]float64, d), sd: make([]float64, d), w: make([]float64, d)}

@@ -85,3 +85,42 @@ func TestFitLogitOneFeatureBruteForce(t *testing.T) {
 		t.Errorf("fit (%.3f, %.3f), grid minimum (%.3f, %.3f)", l.b, l.w[0], bb, bw)
 	}
 }
+
+func TestSetWeight(t *testing.T) {
+	l := &logit{mean: []float64{0.5, 2}, sd: []float64{0.25, 4}, w: []float64{1, -2}, b: 0.3}
+	x0, x2 := []float64{0.7, 0}, []float64{0.7, 2}
+	e0, e2 := l.eta(x0), l.eta(x2)
+	old := l.w[1] / l.sd[1] // -0.5 per unit
+	l.setWeight(1, 3)
+	if got := l.eta(x0); math.Abs(got-e0) > 1e-12 {
+		t.Errorf("eta with feature 0: %g, want %g", got, e0)
+	}
+	if got, want := l.eta(x2), e2+2*(3-old); math.Abs(got-want) > 1e-12 {
+		t.Errorf("eta with feature 2: %g, want %g", got, want)
+	}
+}
+
+func TestMaxMixture(t *testing.T) {
+	// 3 pairs the graph says are duplicates (g = +40), 1 it says is not
+	// (g = -40): the posteriors are 1, 1, 1, 0, so the prior's mean is 3/4
+	// where the slope is 0: log-odds log 3 - z, per unit of x.
+	g := []float64{40, 40, 40, -40}
+	for _, c := range []struct{ x, z, want float64 }{
+		{1, 0, math.Log(3)}, {2, 0, math.Log(3) / 2}, {1, -1, math.Log(3) + 1},
+	} {
+		got := maxMixture([]float64{c.x, c.x, c.x, c.x}, []float64{c.z, c.z, c.z, c.z}, g, 0)
+		if math.Abs(got-c.want) > 1e-5 {
+			t.Errorf("x %g z %g: %g, want %g", c.x, c.z, got, c.want)
+		}
+	}
+	// all duplicates: the likelihood grows without end, the bound is 30;
+	// a penalty pen t^2/2 stops it where 4 (1 - prior) = pen t, 4 e^-t / (1 + e^-t) = t
+	ones, zeros, all := []float64{1, 1, 1, 1}, make([]float64, 4), []float64{40, 40, 40, 40}
+	if got := maxMixture(ones, zeros, all, 0); got != 30 {
+		t.Errorf("all duplicates: %g, want the bound 30", got)
+	}
+	got := maxMixture(ones, zeros, all, 1)
+	if r := 4*(1-sigmoid(got)) - got; math.Abs(r) > 1e-5 {
+		t.Errorf("penalised: t %g leaves slope %g", got, r)
+	}
+}

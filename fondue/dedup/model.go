@@ -145,13 +145,7 @@ func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
 	var gx [][]float64
 	var gy []float64
 	// positives
-	var split []int32
-	for _, t := range e.targets {
-		if len(e.prof[t].hop1) >= 2 {
-			split = append(split, t)
-		}
-	}
-	split = sample(split, e.o.Samples, rng.StreamSeed(seed, 101, 0, 0))
+	split := e.splitSample(seed)
 	pos := make([][]float64, len(split))
 	if err := parallel.ForChunks(ctx, e.o.Workers, len(split), func(_, i int) {
 		t := split[i]
@@ -199,10 +193,26 @@ func (e *engine) fit(ctx context.Context, cands []uint64) (*model, error) {
 	for _, p := range e.nums {
 		m.numNames = append(m.numNames, p.Name)
 	}
-	if err := e.fitNames(m, split, cands, seed); err != nil {
+	unseen, err := e.fitNames(m, split, cands, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.fitUnseen(ctx, m, cands, unseen, seed); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// splitSample returns up to Samples targets of two neighbours or more, to
+// be split (the positives).
+func (e *engine) splitSample(seed uint64) []int32 {
+	var split []int32
+	for _, t := range e.targets {
+		if len(e.prof[t].hop1) >= 2 {
+			split = append(split, t)
+		}
+	}
+	return sample(split, e.o.Samples, rng.StreamSeed(seed, 101, 0, 0))
 }
 
 // sample returns up to k items of s chosen by a seeded shuffle, in order.
@@ -427,7 +437,8 @@ func (e *engine) nameText(a, b int, na, nb *name) string {
 
 // fitNames fits the name weights: positives are the names of the split
 // targets against a varied copy (vary), negatives the candidate pairs.
-func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) error {
+// It returns the features that no positive holds (fitUnseen).
+func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) ([]int, error) {
 	var x [][]float64
 	var y []float64
 	for _, t := range split {
@@ -443,7 +454,7 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 	}
 	// candidate pairs: the same words after folding are (weak) positives, as
 	// a normalising ingestion would merge them; other names negatives, but
-	// not the same letters spaced differently (neither).
+	// not the same letters spaced differently (neither: fitUnseen weighs them).
 	npos, nneg := len(x), 0
 	var negs []int
 	for i, c := range cands {
@@ -474,15 +485,27 @@ func (e *engine) fitNames(m *model, split []int32, cands []uint64, seed uint64) 
 		// no names, or no two kinds of name pair to learn from: the names
 		// add nothing (a log-ratio of a zero count would be infinite)
 		m.name = zeroLogit(len(nameFeatures))
-		return nil
+		return nil, nil
 	}
 	nl, err := fitLogit(x, y, nil, lambda)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	nl.b -= math.Log(float64(npos) / float64(nneg))
 	m.name = nl
-	return nil
+	// the features no positive holds: held by negatives alone (one letter
+	// apart), or by no row (the same letters spaced differently, neither)
+	var unseen []int
+	for j := range nameFeatures {
+		inPos := false
+		for r, row := range x {
+			inPos = inPos || row[j] != 0 && y[r] == 1
+		}
+		if !inPos {
+			unseen = append(unseen, j)
+		}
+	}
+	return unseen, nil
 }
 
 // sameTokens: the same words after folding case, accents and punctuation.

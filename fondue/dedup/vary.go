@@ -24,7 +24,7 @@ var nickOf = func() map[string][]string {
 // initial, a middle name dropped or added as an initial, a second surname dropped,
 // a nickname, all given names as initials. Not one letter changed: on the
 // development half it lowered AP (.768 -> .754); names one letter apart
-// are a feature learned from the candidates. Not the order swapped: measured on the development half,
+// are weighed by the graph instead (fitUnseen). Not the order swapped: measured on the development half,
 // swapped positives filled the top with reordered names of two people. Each applicable way is
 // equally likely; no frequency is taken from any data set.
 func vary(nm name, r *rng.SplitMix) name {
