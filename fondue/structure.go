@@ -250,7 +250,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 		return err
 	}
 	st.model = m
-	st.prints = evidencePrints(g, opts.Context, st)
+	st.prints = evidencePrints(g, opts.Context, st, owners, pieces)
 	s, keep := opts.Since, keepsEstimates(res, opts)
 	for k, i := range owners {
 		if !keep {
@@ -287,21 +287,19 @@ func keepsEstimates(res *Result, opts Options) bool {
 		s.EvidenceEntities != nil && len(s.EvidencePrints) == len(s.EvidenceEntities) && res.from != nil
 }
 
-// evidencePrints returns per structural node of a target a hash of what its
-// entity estimate depends on besides the evidence model (0 for the other
-// nodes): the target and each of its neighbours (the members of its
-// pieces) with their evidence values and the key, kind and target flag of
-// their own neighbours (co-authors, venues, keywords: what ties pieces
-// together and what the profiles hold). Sums over neighbours need no sort.
-func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure) []uint64 {
-	node := make([]uint64, g.NumNodes())
-	for i := range node {
-		t := st.index[i] >= 0 && st.targets[st.index[i]]
-		node[i] = mix64(fnv64a(g.Key(i)) ^ uint64(kindOf(c, i)+1)<<1 ^ uint64(b2u(t)))
-	}
-	member := make([]uint64, len(st.nodes))
-	for a, i := range st.nodes {
-		h := node[i]
+// evidencePrints returns per structural node of a scored target a hash of
+// what its entity estimate depends on besides the evidence model (0 for
+// the other nodes): its pieces, in order, by their members' keys, and per
+// member what its profile holds: its evidence values and the key and kind
+// of each of its context neighbours (venues, keywords; co-authors only
+// through the pieces). pieces[k] are owners[k]'s, in graph indices.
+func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure, owners []int, pieces [][][]int32) []uint64 {
+	memo := make([]uint64, len(st.nodes)) // per structural member, 0 until hashed
+	member := func(i int32) uint64 {
+		if h := memo[st.index[i]]; h != 0 {
+			return h
+		}
+		h := mix64(fnv64a(g.Key(int(i))) ^ uint64(kindOf(c, int(i))+1))
 		for _, p := range c.Properties {
 			if p.Numeric {
 				h = mix64(h ^ math.Float64bits(p.Number[i]))
@@ -309,22 +307,26 @@ func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure) []uint64
 				h = mix64(h ^ fnv64a(p.Text[i]))
 			}
 		}
-		var nb uint64
+		var ctx uint64 // a bag: the sum needs no sort
 		for _, j := range g.Neighbors(int(i)) {
-			nb += node[j]
+			if !st.mark[j] {
+				ctx += mix64(fnv64a(g.Key(int(j))) ^ uint64(kindOf(c, int(j))+1))
+			}
 		}
-		member[a] = mix64(h ^ mix64(nb))
+		h = mix64(h^mix64(ctx)) | 1
+		memo[st.index[i]] = h
+		return h
 	}
 	out := make([]uint64, len(st.nodes))
-	for a := range st.nodes {
-		if !st.targets[a] {
-			continue
+	for k, i := range owners {
+		h := mix64(fnv64a(g.Key(i)))
+		for _, grp := range pieces[k] {
+			h = mix64(h ^ uint64(len(grp)))
+			for _, u := range grp {
+				h = mix64(h ^ member(u))
+			}
 		}
-		var nb uint64
-		for _, b := range st.g.Neighbors(a) {
-			nb += member[b]
-		}
-		out[a] = mix64(member[a]^mix64(nb)) | 1 // never 0: 0 is "not a target"
+		out[st.index[i]] = h | 1 // never 0: 0 is "not a scored target"
 	}
 	return out
 }

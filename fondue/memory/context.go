@@ -24,10 +24,10 @@ type ContextOptions struct {
 //	                                       neighbours, 4 bytes each with
 //	                                       slice headers) and their profiles
 //	                                       (a token each, key and weight)
-//	prints      = 8n + 28s                 the targets' evidence fingerprints:
-//	                                       a hash per node and per member, the
-//	                                       fingerprints; the state's estimates
-//	                                       and fingerprints
+//	prints      = 28s                      the targets' evidence fingerprints:
+//	                                       a hash per member, the fingerprints;
+//	                                       the state's estimates and
+//	                                       fingerprints
 func Context(o ContextOptions) []Part {
 	n, s, e := o.Nodes, o.StructuralNodes, o.StructuralEdges
 	parts := ContextHeld(o)
@@ -35,7 +35,7 @@ func Context(o ContextOptions) []Part {
 		parts = append(parts, Part{Name: "context: the structural graph", Bytes: 8*e + 8*(s+1) + 56*s + 9*n})
 	}
 	return append(parts, Part{Name: "context: pieces and profiles", Bytes: 96 * e},
-		Part{Name: "context: evidence fingerprints", Bytes: 8*n + 28*s})
+		Part{Name: "context: evidence fingerprints", Bytes: 28 * s})
 }
 
 // ContextHeld is the part of Context that the context itself holds, its

@@ -39,7 +39,7 @@ func TestContextMemory(t *testing.T) {
 		{Name: "context: evidence properties", Bytes: 8*8 + 16*8 + (10+8+3)*5/4},
 		{Name: "context: the structural graph", Bytes: 8*5 + 8*7 + 56*6 + 9*8},
 		{Name: "context: pieces and profiles", Bytes: 96 * 5},
-		{Name: "context: evidence fingerprints", Bytes: 8*8 + 28*6},
+		{Name: "context: evidence fingerprints", Bytes: 28 * 6},
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("context memory\n%v, want\n%v", got, want)
