@@ -100,15 +100,15 @@ func TestSinceEstimateAboveMeasuredPeak(t *testing.T) {
 
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	runtime.GC()
-	base := heapNow()
-	stop := heapPeak()
+	base := liveNow()
+	stop := livePeak()
 	st, err := fondue.ReadStateFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Since = st
 	res, err = fondue.Score(context.Background(), g, opts)
-	measured := int64(stop()) - base
+	measured := stop() - base
 	if err != nil {
 		t.Fatal(err)
 	}
