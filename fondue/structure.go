@@ -252,6 +252,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 	st.model = m
 	st.prints = evidencePrints(g, opts.Context, st, owners, pieces)
 	s, keep := opts.Since, keepsEstimates(res, opts)
+	kept := make([]bool, len(owners))
 	for k, i := range owners {
 		if !keep {
 			break
@@ -259,7 +260,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 		a := st.index[i]
 		if r := res.from[a]; r >= 0 && s.EvidenceEntities[r] > 0 && s.EvidencePrints[r] == st.prints[a] {
 			res.Entities[i] = int(s.EvidenceEntities[r])
-			pieces[k] = nil // kept: not merged
+			kept[k], pieces[k] = true, nil // not merged
 		}
 	}
 	merged, _, err := m.MergeAll(ctx, pieces, opts.Workers)
@@ -268,7 +269,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 	}
 	n := 0
 	for k, i := range owners {
-		if pieces[k] != nil {
+		if !kept[k] {
 			res.Entities[i] = max(1, entityCount(merged[k]))
 			n++
 		}
