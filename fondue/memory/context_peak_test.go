@@ -9,9 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
@@ -135,30 +133,10 @@ func liveNow() int64 {
 // reached yet.
 func livePeak() (stop func() int64) {
 	gc := debug.SetGCPercent(10)
-	var (
-		peak int64
-		wg   sync.WaitGroup
-	)
-	done := make(chan struct{})
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(100 * time.Microsecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				peak = max(peak, liveNow())
-			}
-		}
-	}()
+	stopSampling := sampledPeak(liveNow)
 	return func() int64 {
-		close(done)
-		wg.Wait()
-		runtime.GC()
-		peak = max(peak, liveNow())
+		runtime.GC() // the last sample reads what it marked
+		peak := stopSampling()
 		debug.SetGCPercent(gc)
 		return peak
 	}

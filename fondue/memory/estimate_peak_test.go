@@ -40,39 +40,43 @@ func hubGraph(n, avgDeg, hubs, hub int, seed uint64) *graph.Graph {
 // heapPeak samples the Go heap in use (live objects and not yet swept
 // garbage, plus the free space of in-use spans: MemStats.HeapInuse) every
 // 100µs until stop is called, and returns the largest value seen.
-func heapPeak() (stop func() uint64) {
+func heapPeak() (stop func() int64) {
 	samples := []metrics.Sample{
 		{Name: "/memory/classes/heap/objects:bytes"},
 		{Name: "/memory/classes/heap/unused:bytes"},
 	}
+	return sampledPeak(func() int64 {
+		metrics.Read(samples)
+		return int64(samples[0].Value.Uint64() + samples[1].Value.Uint64())
+	})
+}
+
+// sampledPeak calls read every 100µs, and once more, until stop is
+// called, and returns the largest value read.
+func sampledPeak(read func() int64) (stop func() int64) {
 	var (
-		peak uint64
+		peak int64
 		wg   sync.WaitGroup
 	)
 	done := make(chan struct{})
-	read := func() {
-		metrics.Read(samples)
-		peak = max(peak, samples[0].Value.Uint64()+samples[1].Value.Uint64())
-	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		t := time.NewTicker(100 * time.Microsecond)
 		defer t.Stop()
 		for {
+			peak = max(peak, read())
 			select {
 			case <-done:
-				read()
 				return
 			case <-t.C:
-				read()
 			}
 		}
 	}()
-	return func() uint64 {
+	return func() int64 {
 		close(done)
 		wg.Wait()
-		return peak
+		return max(peak, read())
 	}
 }
 
@@ -111,7 +115,7 @@ func TestEstimateAboveMeasuredPeak(t *testing.T) {
 			runtime.GC()
 			stop := heapPeak()
 			res, err := fondue.Score(context.Background(), g, opts)
-			measured := stop()
+			measured := uint64(stop())
 			if err != nil {
 				t.Fatal(err)
 			}
