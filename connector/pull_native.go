@@ -417,6 +417,8 @@ func (x *idIndex) lookup(id string) (int32, bool) {
 //	load = 16n the node table (its slice of ids, the keys, the label sets)
 //	       + 4n the element-id index (a table by number; a map: 40n)
 //	       + 16r the relationships' parts (8 bytes an edge, with append's growth)
+//	       + c (64 PullChunk (1 + r/n) + 64 KiB) the chunks being decoded:
+//	         each reader's record as Go values, about its buffer's size
 //	       [+ 16en the evidence values in the order read]
 //
 // with n nodes and r relationships (rows read). A Cypher projection's
@@ -483,6 +485,7 @@ func PullMemory(nodes, rels int64, o syncjob.PullOptions, stringKeys bool, readC
 		{Name: "pull: node table", Bytes: 16 * n},
 		{Name: "pull: element-id index", Bytes: 4 * n},
 		{Name: "pull: relationships read, by part", Bytes: 16 * r},
+		{Name: "pull: the chunks being decoded (a record per reader)", Bytes: int64(readConcurrency) * record},
 		{Name: "pull: evidence values in the order read", Bytes: evLoad},
 	}
 	return load, held
