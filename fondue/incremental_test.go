@@ -388,6 +388,15 @@ func TestIncrementalFallsBackToFull(t *testing.T) {
 	}
 }
 
+// oldVersion turns the bytes of a state file, without its checksum, into
+// a file of an older version: the version in the header, FNV-64a after.
+func oldVersion(b []byte, version uint32) []byte {
+	binary.LittleEndian.PutUint32(b[8:], version)
+	h := fnv.New64a()
+	h.Write(b)
+	return binary.LittleEndian.AppendUint64(b, h.Sum64())
+}
+
 // A version 1 state file (before the evidence) is still read: the same
 // state, without evidence, and the next night is incremental.
 func TestStateVersion1(t *testing.T) {
@@ -400,17 +409,13 @@ func TestStateVersion1(t *testing.T) {
 	}
 	v2 := buf.Bytes()
 	// Version 1: the same bytes without the evidence flag (0 here, after
-	// the links), version 1 in the header, the checksum of the rest.
+	// the links) and the checksum, as version 1.
 	n := st.Checkpoint.Len()
 	flag := 8 + 4 + 1 + len(st.Method) + 8 + 8 + 1 + 8*n + 3*8*n + 4*n + 4*n + 8 + 4*len(st.Neighbors)
 	if v2[flag] != 0 {
 		t.Fatalf("byte %d is %d, want the evidence flag 0", flag, v2[flag])
 	}
-	v1 := slices.Concat(v2[:flag], v2[flag+1:len(v2)-8])
-	binary.LittleEndian.PutUint32(v1[8:], 1)
-	h := fnv.New64a()
-	h.Write(v1)
-	v1 = binary.LittleEndian.AppendUint64(v1, h.Sum64())
+	v1 := oldVersion(slices.Concat(v2[:flag], v2[flag+1:len(v2)-4]), 1)
 	back, err := ReadState(bytes.NewReader(v1))
 	if err != nil {
 		t.Fatal(err)
@@ -426,8 +431,8 @@ func TestStateVersion1(t *testing.T) {
 }
 
 // With a Context the state holds the evidence: its digest, estimates and
-// fingerprints survive a round trip, and a version 2 file (without the
-// fingerprints) is still read, without them.
+// fingerprints survive a round trip, a version 3 file (FNV-64a) is still
+// read, and a version 2 file (without the fingerprints), without them.
 func TestStateVersion2(t *testing.T) {
 	_, kg, c := kgPair(t)
 	_, st := night(t, kg, Options{Seed: 3, Targets: authors(kg), Context: c}, nil)
@@ -449,18 +454,22 @@ func TestStateVersion2(t *testing.T) {
 		!slices.Equal(back.EvidencePrints, st.EvidencePrints) {
 		t.Fatal("the evidence changed in a round trip")
 	}
+	// Version 3: the same bytes with an FNV-64a checksum.
+	v3fnv := oldVersion(slices.Clone(v3[:len(v3)-4]), 3)
+	if back, err = ReadState(bytes.NewReader(v3fnv)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back.EvidencePrints, st.EvidencePrints) || !sameFloats(back.Checkpoint.V, st.Checkpoint.V) {
+		t.Fatal("version 3: another state")
+	}
 	// Version 2: the same bytes without the fingerprints' flag and values
-	// (after the estimates), version 2 in the header, the checksum of the rest.
+	// (after the estimates) and the checksum, as version 2.
 	flag := 8 + 4 + 1 + len(st.Method) + 8 + 8 + 1 + 8*n + 3*8*n + 4*n + 4*n + 8 + 4*len(st.Neighbors)
 	prints := flag + 1 + 8 + 4*n
 	if v3[flag] != 1 || v3[prints] != 1 {
 		t.Fatalf("bytes %d and %d are %d and %d, want the evidence flags 1", flag, prints, v3[flag], v3[prints])
 	}
-	v2 := slices.Concat(v3[:prints], v3[prints+1+8*n:len(v3)-8])
-	binary.LittleEndian.PutUint32(v2[8:], 2)
-	h := fnv.New64a()
-	h.Write(v2)
-	v2 = binary.LittleEndian.AppendUint64(v2, h.Sum64())
+	v2 := oldVersion(slices.Concat(v3[:prints], v3[prints+1+8*n:len(v3)-4]), 2)
 	if back, err = ReadState(bytes.NewReader(v2)); err != nil {
 		t.Fatal(err)
 	}

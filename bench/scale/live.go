@@ -66,6 +66,8 @@ type LiveConfig struct {
 	// 0.1% and 1% of the relationships changed, with a state file (on a
 	// KG case runNightsKG: the WROTE relationships, and the syncs only).
 	Nights bool
+	// LogDir, when set, keeps each sync's log there, as RUNID-SERVER.log.
+	LogDir string
 }
 
 func (l *LiveConfig) defaults() {

@@ -239,6 +239,14 @@ func runSync(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bin
 	}
 	wall, err := ch.wait()
 	lr.WallS = wall.Seconds()
+	if d := cfg.Live.LogDir; d != "" && runID != "" {
+		ch.mu.Lock()
+		lerr := keepLog(d, runID+"-"+lr.Server, ch.stderr.Bytes())
+		ch.mu.Unlock()
+		if lerr != nil && err == nil {
+			err = lerr
+		}
+	}
 	if err != nil {
 		return lr, err
 	}
@@ -273,6 +281,14 @@ func runSync(ctx context.Context, cfg Config, srv *neo4jtest.Server, c Case, bin
 	}
 	lr.JobCPU.Rest, lr.ServerCPU.Rest = ch.between(afterWrite, exit)
 	return lr, nil
+}
+
+// keepLog writes a child's log to dir/name.log.
+func keepLog(dir, name string, log []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name+".log"), log, 0o644)
 }
 
 // runUndo undoes run runID's splits with binary bin.

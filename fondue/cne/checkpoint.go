@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/atomicfile"
@@ -232,23 +233,25 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 	for _, a := range arrays {
 		*a = make([]float64, 0, min(n*uint64(c.Dim), ReadReserve))
 	}
+	// A node's values are read at once: one read per node, not per value.
+	row := make([]byte, 8*c.Dim*len(arrays))
+	var key []byte
 	for i := uint64(0); i < n; i++ {
 		kl, err := binary.ReadUvarint(br)
 		if err != nil || kl > 1<<20 {
 			return nil, fmt.Errorf("truncated or corrupt checkpoint at node %d", i)
 		}
-		key := make([]byte, kl)
+		key = slices.Grow(key[:0], int(kl))[:kl]
 		if _, err := io.ReadFull(br, key); err != nil {
 			return nil, fmt.Errorf("truncated checkpoint at node %d: %w", i, err)
 		}
 		c.Keys = append(c.Keys, string(key))
-		for _, a := range arrays {
-			for k := 0; k < c.Dim; k++ {
-				v, err := readF()
-				if err != nil {
-					return nil, fmt.Errorf("truncated checkpoint at node %d: %w", i, err)
-				}
-				*a = append(*a, v)
+		if _, err := io.ReadFull(br, row); err != nil {
+			return nil, fmt.Errorf("truncated checkpoint at node %d: %w", i, err)
+		}
+		for k, a := range arrays {
+			for j := range c.Dim {
+				*a = append(*a, math.Float64frombits(le.Uint64(row[8*(c.Dim*k+j):])))
 			}
 		}
 	}

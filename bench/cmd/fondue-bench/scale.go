@@ -104,7 +104,7 @@ costs with hubs and without.`,
 			cfg := scale.Config{Ratio: ratio, Seed: seed, Repeats: repeats, CacheDir: cacheDir,
 				Baseline: baseline, DoubleEpochs: double, Threads: threads, Log: a.stderr, ExtraArgs: args, SplitTop: splitTop,
 				Live: scale.LiveConfig{Heap: heap, PageCache: pageCache, SplitTop: splitTop, SyncArgs: syncArgs,
-					Faults: faults, FaultEpochs: faultEpochs, GDSRepeats: gdsRepeats, Nights: nights}}
+					Faults: faults, FaultEpochs: faultEpochs, GDSRepeats: gdsRepeats, Nights: nights, LogDir: filepath.Join(out, "logs")}}
 			if neo4jVersions != "" {
 				t := os.Getenv(neo4jtest.EnvVersions)
 				os.Setenv(neo4jtest.EnvVersions, neo4jVersions)
