@@ -1,0 +1,102 @@
+package dedup
+
+import (
+	"context"
+	"slices"
+
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
+)
+
+// A co-author of one node may be a duplicate of a co-author of the other:
+// "M. Negri" wrote with "B. Magnini", "Matteo Negri" with "Bernardo
+// Magnini". Once every candidate is scored, such co-authors count as
+// shared, each by the probability that the two are one entity (softCo),
+// and the pairs that gain one are scored again. Only the pairs more
+// likely one entity than not (score > 0) count, and only where the
+// co-authors are reached through nodes that are not compared (papers):
+// where every node is compared, a pair's score rests on the same links
+// that would count it. The weights are those already learned: a resolved
+// co-author is measured as a shared one.
+
+// partner is a candidate pair seen from one of its nodes: the other node
+// and the probability that the two are one entity.
+type partner struct {
+	y int32
+	p float64
+}
+
+// rescore resolves the co-authors by the scores, then scores again the
+// pairs that share a resolved co-author, in place.
+func (e *engine) rescore(ctx context.Context, m *model, cands []uint64, scores []float64) error {
+	if e.allTargets {
+		return nil
+	}
+	partners := make([][]partner, e.in.Graph.NumNodes())
+	for i, c := range cands {
+		if scores[i] > 0 {
+			a, b := unpair(c)
+			p := sigmoid(scores[i])
+			partners[a] = append(partners[a], partner{b, p})
+			partners[b] = append(partners[b], partner{a, p})
+		}
+	}
+	// scored on the old scores: the partners are set before any is changed
+	e.partners = partners
+	const chunk = 4096
+	return parallel.ForChunks(ctx, e.o.Workers, (len(cands)+chunk-1)/chunk, func(_, c int) {
+		xg := make([]float64, m.nGraph)
+		xn := make([]float64, len(nameFeatures))
+		for i := c * chunk; i < min(len(cands), (c+1)*chunk); i++ {
+			a, b := unpair(cands[i])
+			if n, _ := e.softCo(&e.prof[a], &e.prof[b]); n > 0 {
+				scores[i] = e.score(m, a, b, xg, xn)
+			}
+		}
+	})
+}
+
+// softCo is the expected number of co-authors of p and q that are not one
+// node but likely one entity, and how many: for each co-author x of one
+// only, the best probability of a partner of x among the co-authors of
+// the other only; of the two directions the smaller.
+func (e *engine) softCo(p, q *profile) (float64, int) {
+	if e.partners == nil {
+		return 0, 0
+	}
+	s1, n1 := e.softCoDir(p, q)
+	s2, n2 := e.softCoDir(q, p)
+	if s2 < s1 {
+		return s2, n2
+	}
+	return s1, n1
+}
+
+func (e *engine) softCoDir(p, q *profile) (float64, int) {
+	s, n := 0.0, 0
+	for _, x := range p.co {
+		if len(e.partners[x]) == 0 {
+			continue
+		}
+		if _, ok := slices.BinarySearch(q.co, x); ok {
+			continue
+		}
+		best := 0.0
+		for _, pt := range e.partners[x] {
+			if pt.p <= best {
+				continue
+			}
+			if _, ok := slices.BinarySearch(q.co, pt.y); !ok {
+				continue
+			}
+			if _, ok := slices.BinarySearch(p.co, pt.y); ok {
+				continue
+			}
+			best = pt.p
+		}
+		if best > 0 {
+			s += best
+			n++
+		}
+	}
+	return s, n
+}
