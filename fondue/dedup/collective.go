@@ -2,6 +2,7 @@ package dedup
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
@@ -31,17 +32,8 @@ func (e *engine) rescore(ctx context.Context, m *model, cands []uint64, scores [
 	if e.allTargets {
 		return nil
 	}
-	partners := make([][]partner, e.in.Graph.NumNodes())
-	for i, c := range cands {
-		if scores[i] > 0 {
-			a, b := unpair(c)
-			p := sigmoid(scores[i])
-			partners[a] = append(partners[a], partner{b, p})
-			partners[b] = append(partners[b], partner{a, p})
-		}
-	}
 	// scored on the old scores: the partners are set before any is changed
-	e.partners = partners
+	e.partners = partnersOf(e.in.Graph.NumNodes(), cands, scores)
 	const chunk = 4096
 	return parallel.ForChunks(ctx, e.o.Workers, (len(cands)+chunk-1)/chunk, func(_, c int) {
 		xg := make([]float64, m.nGraph)
@@ -53,6 +45,21 @@ func (e *engine) rescore(ctx context.Context, m *model, cands []uint64, scores [
 			}
 		}
 	})
+}
+
+// partnersOf lists per node its candidates more likely one entity with
+// it than not (score > 0), in candidate order.
+func partnersOf(n int, cands []uint64, scores []float64) [][]partner {
+	partners := make([][]partner, n)
+	for i, c := range cands {
+		if scores[i] > 0 {
+			a, b := unpair(c)
+			p := sigmoid(scores[i])
+			partners[a] = append(partners[a], partner{b, p})
+			partners[b] = append(partners[b], partner{a, p})
+		}
+	}
+	return partners
 }
 
 // softCo is the expected number of co-authors of p and q that are not one
@@ -99,4 +106,85 @@ func (e *engine) softCoDir(p, q *profile) (float64, int) {
 		}
 	}
 	return s, n
+}
+
+// A pair whose two nodes are both likely one entity with a third is
+// likely one entity itself: "Jeff Bilmes" and "J. A. Bilmes" through
+// "Jeff A. Bilmes". With p the pair's probability and t that of the best
+// chain through one third node (the product of its two, both more likely
+// one entity than not), the pair is one entity unless neither says so:
+// 1 - (1-p)(1-t), the two taken as independent. Nothing is learned: the
+// scores are combined as probabilities. Only where co-authors count
+// resolved (rescore), for the same reason.
+
+// chain is a pair's best chain: the third node and what it added.
+type chain struct {
+	via  int32
+	lift float64
+}
+
+// transitive raises the scores of the pairs with a chain, in place, from
+// the scores as they were, and keeps each raised pair's chain for its
+// reasons.
+func (e *engine) transitive(ctx context.Context, cands []uint64, scores []float64) error {
+	if e.partners == nil {
+		return nil
+	}
+	partners := partnersOf(e.in.Graph.NumNodes(), cands, scores) // of the scores now
+	scoreOf := func(a, b int32) (float64, bool) {
+		c := uint64(min(a, b))<<32 | uint64(max(a, b))
+		if i, ok := slices.BinarySearch(cands, c); ok {
+			return scores[i], true
+		}
+		return 0, false
+	}
+	const chunk = 4096
+	nc := (len(cands) + chunk - 1) / chunk
+	raised := make([][]int, nc)
+	lifted := make([][]float64, nc)
+	vias := make([][]int32, nc)
+	err := parallel.ForChunks(ctx, e.o.Workers, nc, func(_, c int) {
+		for i := c * chunk; i < min(len(cands), (c+1)*chunk); i++ {
+			a, b := unpair(cands[i])
+			best, via := 0.0, int32(-1)
+			for _, pt := range partners[a] {
+				if pt.y == b {
+					continue
+				}
+				if s, ok := scoreOf(pt.y, b); ok && s > 0 {
+					if t := pt.p * sigmoid(s); t > best {
+						best, via = t, pt.y
+					}
+				}
+			}
+			if via < 0 {
+				continue
+			}
+			// log-odds of 1 - (1-p)(1-t): -log((1-p)(1-t)) + log(1 - (1-p)(1-t))
+			q := 1 - (1-sigmoid(scores[i]))*(1-best)
+			if q >= 1 {
+				continue // the pair is certain already: no finite rise
+			}
+			if s := math.Log(q) - math.Log1p(-q); s > scores[i] {
+				raised[c] = append(raised[c], i)
+				lifted[c] = append(lifted[c], s)
+				vias[c] = append(vias[c], via)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	e.chains = map[uint64]chain{}
+	for c := range raised {
+		for k, i := range raised[c] {
+			e.chains[cands[i]] = chain{vias[c][k], lifted[c][k] - scores[i]}
+		}
+	}
+	for c := range raised {
+		for k, i := range raised[c] {
+			scores[i] = lifted[c][k]
+		}
+	}
+	return nil
 }

@@ -145,6 +145,9 @@ func Find(ctx context.Context, in Input, o Options) (*Result, error) {
 	if err := e.rescore(ctx, m, cands, scores); err != nil {
 		return nil, err
 	}
+	if err := e.transitive(ctx, cands, scores); err != nil {
+		return nil, err
+	}
 	// best first; ties by node indices (the codes sort as (A, B))
 	order := make([]int32, len(cands))
 	for i := range order {

@@ -291,8 +291,10 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 	gc := func(i int) float64 { return m.graph.contrib(i, xg[i]) }
 	co := intersect(pa.co, pb.co)
 	soft := ""
-	if _, n := e.softCo(pa, pb); n > 0 {
-		soft = fmt.Sprintf(", %d more likely one person", n)
+	if _, n := e.softCo(pa, pb); n > 0 && co > 0 {
+		soft = fmt.Sprintf(" (+%d likely one person with one of the other's)", n)
+	} else if n > 0 {
+		soft = fmt.Sprintf(", %s likely one person with one of the other's", plural(n, "co-author"))
 	}
 	switch {
 	case e.allTargets && co > 0: // no papers between: the nodes two links away
@@ -339,6 +341,13 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 		} else {
 			add("years", fmt.Sprintf("%s %s vs %s", p.Name, span(pa.lo[k], pa.hi[k]), span(pb.lo[k], pb.hi[k])), w)
 		}
+	}
+	if ch, ok := e.chains[uint64(min(a, b))<<32|uint64(max(a, b))]; ok {
+		nm := e.in.Names[ch.via]
+		if nm == "" {
+			nm = e.in.Graph.Key(int(ch.via))
+		}
+		add("transitive", fmt.Sprintf("both likely one with %q", nm), ch.lift)
 	}
 	slices.SortStableFunc(rs, func(x, y Reason) int {
 		switch {
