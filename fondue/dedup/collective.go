@@ -20,10 +20,10 @@ import (
 // co-author is measured as a shared one.
 
 // partner is a candidate pair seen from one of its nodes: the other node
-// and the probability that the two are one entity.
+// and the pair's score (log-odds that the two are one entity).
 type partner struct {
 	y int32
-	p float64
+	s float64
 }
 
 // rescore resolves the co-authors by the scores, then scores again the
@@ -54,9 +54,8 @@ func partnersOf(n int, cands []uint64, scores []float64) [][]partner {
 	for i, c := range cands {
 		if scores[i] > 0 {
 			a, b := unpair(c)
-			p := sigmoid(scores[i])
-			partners[a] = append(partners[a], partner{b, p})
-			partners[b] = append(partners[b], partner{a, p})
+			partners[a] = append(partners[a], partner{b, scores[i]})
+			partners[b] = append(partners[b], partner{a, scores[i]})
 		}
 	}
 	return partners
@@ -89,7 +88,7 @@ func (e *engine) softCoDir(p, q *profile) (float64, int) {
 		}
 		best := 0.0
 		for _, pt := range e.partners[x] {
-			if pt.p <= best {
+			if sigmoid(pt.s) <= best {
 				continue
 			}
 			if _, ok := slices.BinarySearch(q.co, pt.y); !ok {
@@ -98,7 +97,7 @@ func (e *engine) softCoDir(p, q *profile) (float64, int) {
 			if _, ok := slices.BinarySearch(p.co, pt.y); ok {
 				continue
 			}
-			best = pt.p
+			best = sigmoid(pt.s)
 		}
 		if best > 0 {
 			s += best
@@ -146,26 +145,25 @@ func (e *engine) transitive(ctx context.Context, cands []uint64, scores []float6
 	err := parallel.ForChunks(ctx, e.o.Workers, nc, func(_, c int) {
 		for i := c * chunk; i < min(len(cands), (c+1)*chunk); i++ {
 			a, b := unpair(cands[i])
-			best, via := 0.0, int32(-1)
+			// the best chain has the smallest 1 - t = (1-p1) + p1 (1-p2)
+			// (so written: no cancellation when t is near 1)
+			best, via := 1.0, int32(-1)
 			for _, pt := range partners[a] {
 				if pt.y == b {
 					continue
 				}
 				if s, ok := scoreOf(pt.y, b); ok && s > 0 {
-					if t := pt.p * sigmoid(s); t > best {
-						best, via = t, pt.y
+					if u := sigmoid(-pt.s) + sigmoid(pt.s)*sigmoid(-s); u < best {
+						best, via = u, pt.y
 					}
 				}
 			}
-			if via < 0 {
-				continue
+			// log-odds of q = 1 - (1-p)(1-t): log q - log(1-p) - log(1-t)
+			v := sigmoid(-scores[i]) * best
+			if via < 0 || v == 0 {
+				continue // no chain, or the pair is certain already
 			}
-			// log-odds of 1 - (1-p)(1-t): -log((1-p)(1-t)) + log(1 - (1-p)(1-t))
-			q := 1 - (1-sigmoid(scores[i]))*(1-best)
-			if q >= 1 {
-				continue // the pair is certain already: no finite rise
-			}
-			if s := math.Log(q) - math.Log1p(-q); s > scores[i] {
+			if s := math.Log1p(-v) + softplus(scores[i]) - math.Log(best); s > scores[i] {
 				raised[c] = append(raised[c], i)
 				lifted[c] = append(lifted[c], s)
 				vias[c] = append(vias[c], via)

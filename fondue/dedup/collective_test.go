@@ -12,9 +12,10 @@ import (
 // co-author of the other only, by its probability, the smaller direction.
 func TestSoftCo(t *testing.T) {
 	e := &engine{partners: make([][]partner, 6)}
-	link := func(a, b int32, p float64) {
-		e.partners[a] = append(e.partners[a], partner{b, p})
-		e.partners[b] = append(e.partners[b], partner{a, p})
+	link := func(a, b int32, p float64) { // by the probability p
+		s := math.Log(p / (1 - p))
+		e.partners[a] = append(e.partners[a], partner{b, s})
+		e.partners[b] = append(e.partners[b], partner{a, s})
 	}
 	link(1, 3, .9)
 	link(1, 4, .6)
