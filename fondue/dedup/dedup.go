@@ -74,7 +74,7 @@ func (o Options) withDefaults() Options {
 
 // Reason is one piece of evidence about a pair, in plain words.
 type Reason struct {
-	Kind   string  // "name", "co-authors", "context", "words", "years", "shared"
+	Kind   string  // "name", "co-authors", "context", "words", "years", "shared", "linked", "transitive"
 	Text   string  // e.g. "3 shared co-authors"
 	Weight float64 // its contribution to the score (log-odds; negative = against)
 }

@@ -291,10 +291,8 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 	gc := func(i int) float64 { return m.graph.contrib(i, xg[i]) }
 	co := intersect(pa.co, pb.co)
 	soft := ""
-	if _, n := e.softCo(pa, pb); n > 0 && co > 0 {
-		soft = fmt.Sprintf(" (+%d likely one person with one of the other's)", n)
-	} else if n > 0 {
-		soft = fmt.Sprintf(", %s likely one person with one of the other's", plural(n, "co-author"))
+	if _, n := e.softCo(pa, pb); n > 0 {
+		soft = fmt.Sprintf(" (+%d likely the same as one of the other's)", n)
 	}
 	switch {
 	case e.allTargets && co > 0: // no papers between: the nodes two links away
@@ -347,7 +345,7 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 		if nm == "" {
 			nm = e.in.Graph.Key(int(ch.via))
 		}
-		add("transitive", fmt.Sprintf("both likely one with %q", nm), ch.lift)
+		add("transitive", fmt.Sprintf("both likely the same as %q", nm), ch.lift)
 	}
 	slices.SortStableFunc(rs, func(x, y Reason) int {
 		switch {
