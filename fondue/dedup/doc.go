@@ -53,8 +53,9 @@
 //     raised to 1 - (1-p)(1-t), t the product of the best such chain's
 //     two probabilities (collective.go; nothing learned; dev half: AP
 //     .809 -> .821, variant AP .536 -> .593, R@P.9 .469 -> .502,
-//     cluster F1 .757 -> .763, P@100 .990 -> .980, the new errors of the
-//     top pairs of no curated person: "John P McCrae", "John P. McCrae").
+//     cluster F1 .757 -> .763, P@100 .990 -> .980: "María Teresa Martín
+//     Valdivia", one person but a string of no curated person, enters
+//     the 100 best twice).
 //
 // Names add nothing (log-odds 0) when there are none, or no two kinds of
 // name pair to learn from. Too little to learn from (no target with two
