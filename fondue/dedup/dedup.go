@@ -74,7 +74,7 @@ func (o Options) withDefaults() Options {
 
 // Reason is one piece of evidence about a pair, in plain words.
 type Reason struct {
-	Kind   string  // "name", "co-authors", "context", "words", "years", "shared"
+	Kind   string  // "name", "co-authors", "context", "words", "years", "shared", "linked", "transitive"
 	Text   string  // e.g. "3 shared co-authors"
 	Weight float64 // its contribution to the score (log-odds; negative = against)
 }
@@ -140,6 +140,12 @@ func Find(ctx context.Context, in Input, o Options) (*Result, error) {
 	}
 	scores, err := e.scoreAll(ctx, m, cands)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.rescore(ctx, m, cands, scores); err != nil {
+		return nil, err
+	}
+	if err := e.transitive(ctx, cands, scores); err != nil {
 		return nil, err
 	}
 	// best first; ties by node indices (the codes sort as (A, B))

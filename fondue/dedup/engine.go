@@ -31,6 +31,9 @@ type engine struct {
 	ctxIDF  []float64 // per node as a context node: log(N / degree)
 	nums    []*evidence.Property
 	prof    []profile // per node (targets only filled)
+	// partners: per node its likely duplicates (resolve), nil before
+	partners [][]partner
+	chains   map[uint64]chain // pairs raised by a chain (transitive)
 }
 
 // profile is what the graph says about one target (or one piece of it).

@@ -68,6 +68,14 @@ func Estimate(nodes, edges, targets, candidates int64, o Options) (int64, []memo
 		{Phase: "fitting", Parts: []memory.Part{names, profiles, codes, training}},
 		{Phase: "scoring", Parts: []memory.Part{names, profiles, codes, scoring, pairs}},
 	}
+	if !allTargets {
+		// resolved co-authors and chains (collective.go): two lists of
+		// likely partners per node, an entry of 16 bytes on each side of a
+		// pair, grown by append, and the raised pairs' chains. Assumed: a
+		// tenth of the candidates likely or raised (acl-dup: 1.5% and 0.6%).
+		likely := memory.Part{Name: "likely duplicates and chains", Bytes: 48*nodes + (2*2*2*16+64)*candidates/10}
+		phases[2].Parts = append(phases[2].Parts, likely)
+	}
 	var peak int64
 	for i := range phases {
 		for _, p := range phases[i].Parts {

@@ -29,10 +29,11 @@ func (e *engine) nGraph() int { return len(graphFeatures) + len(e.nums) }
 
 // graphVec writes the graph features of two profiles into x.
 func (e *engine) graphVec(p, q *profile, x []float64) {
-	co := intersect(p.co, q.co)
-	x[0] = math.Log1p(float64(co))
+	soft, _ := e.softCo(p, q)
+	co := float64(intersect(p.co, q.co)) + soft
+	x[0] = math.Log1p(co)
 	if m := min(len(p.co), len(q.co)); m > 0 {
-		x[1] = float64(co) / float64(m)
+		x[1] = co / float64(m)
 	} else {
 		x[1] = 0
 	}
@@ -289,15 +290,19 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 	add("name", e.nameText(a, b, na, nb), nw)
 	gc := func(i int) float64 { return m.graph.contrib(i, xg[i]) }
 	co := intersect(pa.co, pb.co)
+	soft := ""
+	if _, n := e.softCo(pa, pb); n > 0 {
+		soft = fmt.Sprintf(" (+%d likely the same as one of the other's)", n)
+	}
 	switch {
 	case e.allTargets && co > 0: // no papers between: the nodes two links away
 		add("co-authors", plural(co, "shared node")+" two links away", gc(0)+gc(1))
 	case e.allTargets:
 		add("co-authors", "no shared node two links away", gc(0)+gc(1))
 	case co > 0:
-		add("co-authors", plural(co, "shared co-author"), gc(0)+gc(1))
+		add("co-authors", plural(co, "shared co-author")+soft, gc(0)+gc(1))
 	default:
-		add("co-authors", "no shared co-author", gc(0)+gc(1))
+		add("co-authors", "no shared co-author"+soft, gc(0)+gc(1))
 	}
 	if sh := intersect(pa.hop1, pb.hop1); sh > 0 {
 		add("shared", plural(sh, "shared neighbour")+" (both linked to one node)", gc(2))
@@ -334,6 +339,13 @@ func (e *engine) reasons(m *model, a, b int) []Reason {
 		} else {
 			add("years", fmt.Sprintf("%s %s vs %s", p.Name, span(pa.lo[k], pa.hi[k]), span(pb.lo[k], pb.hi[k])), w)
 		}
+	}
+	if ch, ok := e.chains[uint64(min(a, b))<<32|uint64(max(a, b))]; ok {
+		nm := e.in.Names[ch.via]
+		if nm == "" {
+			nm = e.in.Graph.Key(int(ch.via))
+		}
+		add("transitive", fmt.Sprintf("both likely the same as %q", nm), ch.lift)
 	}
 	slices.SortStableFunc(rs, func(x, y Reason) int {
 		switch {
