@@ -147,14 +147,20 @@ func linksFit(s *State) bool {
 }
 
 // rowsOf maps each node of g to its row in ck by key (-1 when absent),
-// and counts the nodes found.
+// and counts the nodes found. A row whose key is that of the node of its
+// number (nodes kept in order, the usual night) needs no look-up.
 func rowsOf(g *graph.Graph, ck *cne.Checkpoint) (from []int, shared int) {
-	from = make([]int, g.NumNodes())
+	n := g.NumNodes()
+	from = make([]int, n)
 	for i := range from {
 		from[i] = -1
 	}
 	for k, key := range ck.Keys {
-		if i, ok := g.Index(key); ok && from[i] < 0 {
+		i, ok := k, k < n && g.Key(k) == key
+		if !ok {
+			i, ok = g.Index(key)
+		}
+		if ok && from[i] < 0 {
 			from[i] = k
 			shared++
 		}

@@ -273,6 +273,46 @@ func (m *Model) sims(a, b *profile, s []float64) {
 	}
 }
 
+// margin returns combine(sims(a, b)) - thr when it is positive, else a
+// value that is not positive either: only positive margins merge, so a
+// pair whose similarity cannot beat thr even with every numeric block at
+// its most (1) skips the numeric blocks' exponentials. The bound is exact
+// in floating point: the weights are not negative, each numeric term is
+// at most its weight and rounding is monotone, so the sum in combine's
+// order is at most the bound's.
+func (m *Model) margin(a, b *profile, s []float64, thr float64) float64 {
+	clear(s)
+	shared(a, b, func(k key, wa, wb float64) { s[k.block] += wa * wb })
+	nt := m.nTokenBlocks()
+	v := 0.0
+	for blk := range nt {
+		if s[blk] > 0 {
+			s[blk] /= math.Sqrt(a.norm2[blk] * b.norm2[blk])
+		}
+		v += m.weights[blk] * s[blk]
+	}
+	bound := v
+	for t := range m.numeric {
+		if a.count[t] > 0 && b.count[t] > 0 {
+			bound += m.weights[nt+t]
+		} else {
+			bound += m.weights[nt+t] * 0
+		}
+	}
+	if d := bound - thr; d <= 0 {
+		return d
+	}
+	for t := range m.numeric {
+		x := 0.0
+		if a.count[t] > 0 && b.count[t] > 0 {
+			d := math.Abs(a.sum[t]/a.count[t] - b.sum[t]/b.count[t])
+			x = math.Exp(-d / m.scale[t])
+		}
+		v += m.weights[nt+t] * x
+	}
+	return v - thr
+}
+
 func (m *Model) combine(s []float64) float64 {
 	v := 0.0
 	for b, w := range m.weights {
@@ -568,8 +608,7 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 		}
 	}
 	margin := func(a, b int) float64 {
-		m.sims(pr[a], pr[b], s)
-		return m.combine(s) - thr[sizeBin(pr[a].size)][sizeBin(pr[b].size)]
+		return m.margin(pr[a], pr[b], s, thr[sizeBin(pr[a].size)][sizeBin(pr[b].size)])
 	}
 	mg := make([][]float64, k)
 	for a := range k {

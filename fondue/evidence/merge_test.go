@@ -294,3 +294,59 @@ func TestNullSamplesDistinctPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestMarginAgainstCombine checks the bounded margin of Merge against
+// sims and combine: the same value when it is positive, not positive
+// when that is not, for thresholds about each pair's similarity.
+func TestMarginAgainstCombine(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(60, hub)
+	venues := []int{w.node(kVenue), w.node(kVenue), w.node(kVenue)}
+	r := rng.SplitMix{S: 7}
+	var ps []int
+	for k := range 24 {
+		ctx := []int{hub}
+		if k%3 != 0 {
+			ctx = append(ctx, venues[r.Intn(3)])
+		}
+		ps = append(ps, w.paper(float64(1950+r.Intn(60)), ctx...))
+	}
+	w.author(ps...)
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prs []*profile
+	for _, pc := range w.pieces[len(w.pieces)-1] {
+		prs = append(prs, m.newProfile(pc))
+	}
+	// Two merged profiles too: non-integer means.
+	m.add(prs[0], prs[1])
+	m.add(prs[2], prs[3])
+	s := make([]float64, m.nBlocks())
+	var pos, skipped int
+	for a := range prs {
+		for b := range a {
+			m.sims(prs[a], prs[b], s)
+			v := m.combine(s)
+			for _, thr := range []float64{v - 0.5, v - 1e-12, v, v + 1e-12, v + 0.01, v + 0.5, 0} {
+				got, want := m.margin(prs[a], prs[b], s, thr), v-thr
+				switch {
+				case want > 0 && got != want:
+					t.Fatalf("pieces %d, %d, threshold %v: margin %v, want %v", a, b, thr, got, want)
+				case want <= 0 && got > 0:
+					t.Fatalf("pieces %d, %d, threshold %v: margin %v, want none positive (%v)", a, b, thr, got, want)
+				case want > 0:
+					pos++
+				case got != want:
+					skipped++
+				}
+			}
+		}
+	}
+	if pos == 0 || skipped == 0 {
+		t.Fatalf("%d positive margins, %d bounded: the test covers neither branch", pos, skipped)
+	}
+}
