@@ -16,9 +16,13 @@ import (
 // the gradient of the trained rows only (their links and sampled
 // negatives, which read the frozen rows) and moves only them, so an epoch
 // costs O(sum of their degrees x d) besides an O(n d) copy of the start;
-// the graph is not renumbered (that costs O(m)). The stopping test starts
-// a fresh history, as the subset's gradient norms are not comparable with
-// the whole graph's; the saved history is kept for the next full run.
+// the graph is not renumbered (that costs O(m)). The gradient and Adam's
+// moments of the trained rows are kept packed, row k of them the k-th
+// trained row (in place, they would be rows scattered over the graph's
+// arrays, a cache miss each), and written back at the end. The stopping
+// test starts a fresh history, as the subset's gradient norms are not
+// comparable with the whole graph's; the saved history is kept for the
+// next full run.
 
 // fitSubset is Fit with Run.Trainable set.
 func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Embedding, Stats, error) {
@@ -37,7 +41,14 @@ func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Emb
 	if len(rows) > 0 && f.g.NumEdges() > 0 {
 		f.rows = rows
 		f.m = newCNEModel(f.g, &Prior{Lambda: f.lam}, f.o)
-		f.grad = make([]float64, n*d)
+		// Packed: row k is rows[k]'s.
+		f.grad = make([]float64, len(rows)*d)
+		full := [2][]float64{f.mom, f.vel}
+		f.mom, f.vel = make([]float64, len(rows)*d), make([]float64, len(rows)*d)
+		for k, i := range rows {
+			copy(f.mom[k*d:(k+1)*d], full[0][int(i)*d:])
+			copy(f.vel[k*d:(k+1)*d], full[1][int(i)*d:])
+		}
 		if f.mode == ModeExact {
 			f.bounds = parallel.RowChunks(len(rows), float64(exactChunkCost), func(int) float64 { return float64(n) })
 		} else {
@@ -68,6 +79,11 @@ func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Emb
 				break
 			}
 		}
+		for k, i := range rows {
+			copy(full[0][int(i)*d:(int(i)+1)*d], f.mom[k*d:])
+			copy(full[1][int(i)*d:(int(i)+1)*d], f.vel[k*d:])
+		}
+		f.mom, f.vel = full[0], full[1]
 	}
 	f.hist = append(saved, f.hist...)
 	f.finish()
@@ -75,13 +91,13 @@ func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Emb
 	return f.emb, st, nil
 }
 
-// gradRows writes the gradient of the trained rows of one chunk into
-// f.grad and returns the sum of its squares. In sampled mode the chunk
-// draws one candidate list from its own stream (epoch, chunk), as a block
-// of gradSampledBlock does: the result depends on the rows, not on the
-// workers.
-func (f *cneFit) gradRows(X []float64, rows []int32, epoch, c int, w *blockWork) float64 {
-	m, d := f.m, f.o.Dim
+// gradRows writes the gradient of the trained rows [lo, hi) of f.rows (one
+// chunk) into their rows of f.grad (packed) and returns the sum of its
+// squares. In sampled mode the chunk draws one candidate list from its
+// own stream (epoch, chunk), as a block of gradSampledBlock does: the
+// result depends on the rows, not on the workers.
+func (f *cneFit) gradRows(X []float64, lo, hi, epoch, c int, w *blockWork) float64 {
+	m, d, rows := f.m, f.o.Dim, f.rows[lo:hi]
 	if f.mode == ModeSampled {
 		need := 0
 		for _, i := range rows {
@@ -91,8 +107,8 @@ func (f *cneFit) gradRows(X []float64, rows []int32, epoch, c int, w *blockWork)
 		m.drawNegatives(X, need, f.pool, &r, w)
 	}
 	s := 0.0
-	for _, i := range rows {
-		gi := f.grad[int(i)*d : int(i+1)*d]
+	for k, i := range rows {
+		gi := f.grad[(lo+k)*d : (lo+k+1)*d]
 		if f.mode == ModeSampled {
 			m.gradSampledRow(X, int(i), gi, f.o.NegRatio, f.pool, w)
 		} else {
@@ -105,19 +121,17 @@ func (f *cneFit) gradRows(X []float64, rows []int32, epoch, c int, w *blockWork)
 	return s
 }
 
-// adamRows is adamStep on the trained rows only.
+// adamRows is adamStep on the trained rows only (their moments and
+// gradient packed).
 func (f *cneFit) adamRows() {
 	d := f.o.Dim
-	f.beginStep(func() {
-		for _, i := range f.rows {
-			f.primeRange(int(i)*d, int(i+1)*d)
-		}
-	})
+	f.beginStep(func() { f.primeRange(0, len(f.grad)) })
 	per := max(1, adamChunk/d)
 	chunks := (len(f.rows) + per - 1) / per
 	_ = parallel.ForChunks(context.Background(), f.workers, chunks, func(_, c int) {
-		for _, i := range f.rows[c*per : min(len(f.rows), (c+1)*per)] {
-			f.adamRange(int(i)*d, int(i+1)*d)
+		for k := c * per; k < min(len(f.rows), (c+1)*per); k++ {
+			i := int(f.rows[k])
+			f.adam(f.emb.X[i*d:(i+1)*d], f.mom[k*d:(k+1)*d], f.vel[k*d:(k+1)*d], f.grad[k*d:(k+1)*d])
 		}
 	})
 }
