@@ -310,6 +310,7 @@ type cneFit struct {
 
 	m       *cneModel
 	rows    []int32   // the rows trained (Run.Trainable); nil: all
+	near    *nearRows // with rows in sampled mode: them and their neighbours packed
 	bounds  []int     // chunk c is rows [bounds[c], bounds[c+1]) (of rows, when set)
 	sq      []float64 // per-chunk sums of squared gradient entries
 	workers int

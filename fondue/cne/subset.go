@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/rng"
 )
@@ -62,6 +64,9 @@ func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Emb
 		f.pool = newNegativePool(f.g)
 		f.work = make([]blockWork, f.workers)
 		f.b1t, f.b2t = math.Pow(adamBeta1, float64(f.step)), math.Pow(adamBeta2, float64(f.step))
+		if f.mode == ModeSampled {
+			f.near = newNearRows(f.g, f.m, f.emb.X, rows)
+		}
 		for epoch := 0; epoch < f.o.MaxEpochs; epoch++ {
 			norm, err := f.gradient(ctx, epoch)
 			if err != nil {
@@ -110,7 +115,7 @@ func (f *cneFit) gradRows(X []float64, lo, hi, epoch, c int, w *blockWork) float
 	for k, i := range rows {
 		gi := f.grad[(lo+k)*d : (lo+k+1)*d]
 		if f.mode == ModeSampled {
-			m.gradSampledRow(X, int(i), gi, f.o.NegRatio, f.pool, w)
+			f.gradNearRow(X, lo+k, int(i), gi, w)
 		} else {
 			m.gradExactRow(X, int(i), gi)
 		}
@@ -132,6 +137,79 @@ func (f *cneFit) adamRows() {
 		for k := c * per; k < min(len(f.rows), (c+1)*per); k++ {
 			i := int(f.rows[k])
 			f.adam(f.emb.X[i*d:(i+1)*d], f.mom[k*d:(k+1)*d], f.vel[k*d:(k+1)*d], f.grad[k*d:(k+1)*d])
+			if f.near != nil {
+				copy(f.near.X[k*d:(k+1)*d], f.emb.X[i*d:])
+			}
 		}
 	})
+}
+
+// nearRows are the trained rows and their neighbours packed (row k of X
+// and lam is the k-th trained row's, then the neighbours' in order of
+// first appearance), with the trained rows' links by packed row in the
+// graph's order: the links of an epoch read a few megabytes instead of
+// rows scattered over the graph's arrays. The trained rows' vectors are
+// copied in after every step; the sampled negatives, drawn over the whole
+// graph, still read the graph's arrays, which the step updates too.
+type nearRows struct {
+	X   []float64
+	m   *cneModel // f.m with the packed rows' multipliers
+	off []int     // the links of trained row k are adj[off[k]:off[k+1]]
+	adj []int32
+	nb  []int32 // the same links by node index (the graph's Neighbors)
+}
+
+func newNearRows(g *graph.Graph, m *cneModel, X []float64, rows []int32) *nearRows {
+	d := m.dim
+	at := make([]int32, g.NumNodes())
+	for i := range at {
+		at[i] = -1
+	}
+	order := slices.Clone(rows)
+	for k, i := range rows {
+		at[i] = int32(k)
+	}
+	p := &nearRows{off: make([]int, len(rows)+1)}
+	for k, i := range rows {
+		for _, j := range g.Neighbors(int(i)) {
+			if at[j] < 0 {
+				at[j] = int32(len(order))
+				order = append(order, j)
+			}
+			p.adj = append(p.adj, at[j])
+		}
+		p.nb = append(p.nb, g.Neighbors(int(i))...)
+		p.off[k+1] = len(p.adj)
+	}
+	pm := *m
+	pm.lam = make([]float64, len(order))
+	p.X, p.m = make([]float64, len(order)*d), &pm
+	for k, i := range order {
+		copy(p.X[k*d:(k+1)*d], X[int(i)*d:])
+		pm.lam[k] = m.lam[i]
+	}
+	return p
+}
+
+// gradNearRow is gradSampledRow of trained row i, the t-th, with its links
+// read from f.near: the same partners in the same order, the same result.
+func (f *cneFit) gradNearRow(X []float64, t, i int, gi []float64, w *blockWork) {
+	m, p := f.m, f.near
+	clear(gi)
+	nb := p.nb[p.off[t]:p.off[t+1]]
+	deg := len(nb)
+	if deg == 0 {
+		return
+	}
+	xi := p.m.row(p.X, t)
+	base := m.logRatio - p.m.lam[t]
+	p.m.addLinkGrads(p.X, xi, p.adj[p.off[t]:p.off[t+1]], base, gi, w)
+	nonNb := f.pool.n - 1 - deg
+	switch k := f.o.NegRatio * deg; {
+	case nonNb <= 0:
+	case k >= nonNb:
+		m.addNonNeighborGrads(X, i, gi, f.pool)
+	default:
+		m.addSampledNegatives(xi, i, nb, base, k, nonNb, gi, w)
+	}
 }
