@@ -261,7 +261,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 			kept[k], pieces[k] = true, nil // not merged
 		}
 	}
-	merged, _, err := m.MergeAll(ctx, pieces, opts.Workers)
+	merged, err := m.MergeGroups(ctx, pieces, opts.Workers)
 	if err != nil {
 		return err
 	}

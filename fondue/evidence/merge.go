@@ -139,13 +139,15 @@ func keyCmp(a, b key) int {
 }
 
 func (m *Model) newProfile(members []int32) *profile {
-	p := &profile{size: len(members), norm2: make([]float64, m.nTokenBlocks()),
-		sum: make([]float64, len(m.numeric)), count: make([]float64, len(m.numeric))}
-	toks := make([]*memberToks, len(members))
-	total := 0
-	for k, u := range members {
-		toks[k] = m.memberTokens(u)
-		total += len(toks[k].keys)
+	return m.initProfile(&profile{}, members, make([]float64, m.nTokenBlocks()+2*len(m.numeric)))
+}
+
+// initProfile sets p to the profile of members, its norms and sums in buf
+// (zero, nTokenBlocks + 2 x the numeric blocks long), and returns it.
+func (m *Model) initProfile(p *profile, members []int32, buf []float64) *profile {
+	nt, nn := m.nTokenBlocks(), len(m.numeric)
+	*p = profile{size: len(members), norm2: buf[:nt:nt], sum: buf[nt : nt+nn : nt+nn], count: buf[nt+nn : nt+2*nn : nt+2*nn]}
+	for _, u := range members {
 		for b, q := range m.numeric {
 			if v := m.c.Properties[q].Number[u]; !math.IsNaN(v) {
 				p.sum[b] += v
@@ -156,8 +158,15 @@ func (m *Model) newProfile(members []int32) *profile {
 	if len(members) == 1 {
 		// The member's own slices: a profile never changes its slices in
 		// place (add makes new ones).
-		p.keys, p.w = toks[0].keys, toks[0].w
+		c := m.memberTokens(members[0])
+		p.keys, p.w = c.keys, c.w
 	} else {
+		toks := make([]*memberToks, len(members))
+		total := 0
+		for k, u := range members {
+			toks[k] = m.memberTokens(u)
+			total += len(toks[k].keys)
+		}
 		keys, ws := make([]key, 0, total), make([]float64, 0, total)
 		for _, c := range toks {
 			keys, ws = append(keys, c.keys...), append(ws, c.w...)
@@ -582,6 +591,11 @@ func (m *Model) IDF(node int, property, word string) float64 {
 // the strongest shared evidence that joined it (nil for a group that
 // joined nothing).
 func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
+	return m.merge(groups, true)
+}
+
+// merge is Merge, the reasons left out (nil) unless reasons is set.
+func (m *Model) merge(groups [][]int32, reasons bool) ([][]int32, [][]Reason) {
 	k := len(groups)
 	if k == 1 {
 		// Nothing to merge with: the group, sorted, without reasons.
@@ -592,9 +606,12 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 	cl := make([][]int32, k)
 	pr := make([]*profile, k)
 	contrib := make([]map[key]float64, k)
+	// The profiles and their norms and sums, in two allocations.
+	prs, per := make([]profile, k), m.nTokenBlocks()+2*len(m.numeric)
+	buf := make([]float64, k*per)
 	for i, grp := range groups {
 		cl[i] = slices.Clone(grp)
-		pr[i] = m.newProfile(grp)
+		pr[i] = m.initProfile(&prs[i], grp, buf[i*per:(i+1)*per])
 	}
 	nb := m.nBlocks()
 	s := make([]float64, nb)
@@ -626,15 +643,17 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 			break
 		}
 		// Record what they share, then merge bb into ba.
-		if contrib[ba] == nil {
-			contrib[ba] = map[key]float64{}
-		}
 		x, y := pr[ba], pr[bb]
-		shared(x, y, func(kk key, w, v float64) {
-			contrib[ba][kk] += m.weights[kk.block] * w * v / math.Sqrt(x.norm2[kk.block]*y.norm2[kk.block])
-		})
-		for _, kk := range sortedKeys(contrib[bb]) {
-			contrib[ba][kk] += contrib[bb][kk]
+		if reasons {
+			if contrib[ba] == nil {
+				contrib[ba] = map[key]float64{}
+			}
+			shared(x, y, func(kk key, w, v float64) {
+				contrib[ba][kk] += m.weights[kk.block] * w * v / math.Sqrt(x.norm2[kk.block]*y.norm2[kk.block])
+			})
+			for _, kk := range sortedKeys(contrib[bb]) {
+				contrib[ba][kk] += contrib[bb][kk]
+			}
 		}
 		m.add(x, y)
 		cl[ba] = append(cl[ba], cl[bb]...)
@@ -657,7 +676,11 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 			continue
 		}
 		slices.Sort(cl[a])
-		res = append(res, out{cl[a], m.reasons(contrib[a], pr[a])})
+		o := out{grp: cl[a]}
+		if reasons {
+			o.rs = m.reasons(contrib[a], pr[a])
+		}
+		res = append(res, o)
 	}
 	slices.SortStableFunc(res, func(a, b out) int {
 		if len(a.grp) != len(b.grp) {
@@ -786,12 +809,23 @@ func (m *Model) reasons(contrib map[key]float64, p *profile) []Reason {
 // MergeAll merges the groups of many neighbourhoods on up to workers
 // goroutines; the result does not depend on workers.
 func (m *Model) MergeAll(ctx context.Context, groups [][][]int32, workers int) ([][][]int32, [][][]Reason, error) {
+	return m.mergeAll(ctx, groups, workers, true)
+}
+
+// MergeGroups is MergeAll without the reasons, which cost a good share
+// of a merge: the groups alone, for the entity estimates.
+func (m *Model) MergeGroups(ctx context.Context, groups [][][]int32, workers int) ([][][]int32, error) {
+	gs, _, err := m.mergeAll(ctx, groups, workers, false)
+	return gs, err
+}
+
+func (m *Model) mergeAll(ctx context.Context, groups [][][]int32, workers int, reasons bool) ([][][]int32, [][][]Reason, error) {
 	gs := make([][][]int32, len(groups))
 	rs := make([][][]Reason, len(groups))
 	workers = min(parallel.WorkerCount(workers), max(1, len(groups)))
 	err := parallel.ForChunks(ctx, workers, len(groups), func(_, k int) {
 		if len(groups[k]) > 0 {
-			gs[k], rs[k] = m.Merge(groups[k])
+			gs[k], rs[k] = m.merge(groups[k], reasons)
 		}
 	})
 	return gs, rs, err

@@ -350,3 +350,42 @@ func TestMarginAgainstCombine(t *testing.T) {
 		t.Fatalf("%d positive margins, %d bounded: the test covers neither branch", pos, skipped)
 	}
 }
+
+// TestMergeGroupsIsMergeAll checks that the groups of MergeGroups are
+// MergeAll's, on neighbourhoods where pieces merge.
+func TestMergeGroupsIsMergeAll(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(60, hub)
+	venues := []int{w.node(kVenue), w.node(kVenue)}
+	for a := range 5 {
+		var ps []int
+		for k := range 6 {
+			ps = append(ps, w.paper(float64(1950+10*(k%2)), venues[(a+k)%2], hub))
+		}
+		w.author(ps...)
+	}
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := m.MergeAll(context.Background(), w.pieces, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.MergeGroups(context.Background(), w.pieces, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := false
+	for k := range want {
+		merged = merged || len(want[k]) < len(w.pieces[k])
+		if !slices.EqualFunc(got[k], want[k], slices.Equal[[]int32]) {
+			t.Fatalf("neighbourhood %d: groups %v, want %v", k, got[k], want[k])
+		}
+	}
+	if !merged {
+		t.Fatal("no neighbourhood merged: the test compares nothing")
+	}
+}
