@@ -147,18 +147,23 @@ func linksFit(s *State) bool {
 }
 
 // rowsOf maps each node of g to its row in ck by key (-1 when absent),
-// and counts the nodes found. A row whose key is that of the node of its
-// number (nodes kept in order, the usual night) needs no look-up.
+// and counts the nodes found. A row whose key is that of the node after
+// the previous row's (nodes kept in order, the usual night) needs no
+// look-up.
 func rowsOf(g *graph.Graph, ck *cne.Checkpoint) (from []int, shared int) {
 	n := g.NumNodes()
 	from = make([]int, n)
 	for i := range from {
 		from[i] = -1
 	}
+	next := 0
 	for k, key := range ck.Keys {
-		i, ok := k, k < n && g.Key(k) == key
+		i, ok := next, next < n && g.Key(next) == key
 		if !ok {
 			i, ok = g.Index(key)
+		}
+		if ok {
+			next = i + 1
 		}
 		if ok && from[i] < 0 {
 			from[i] = k

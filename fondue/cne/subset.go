@@ -66,6 +66,12 @@ func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Emb
 		f.b1t, f.b2t = math.Pow(adamBeta1, float64(f.step)), math.Pow(adamBeta2, float64(f.step))
 		if f.mode == ModeSampled {
 			f.near = newNearRows(f.g, f.m, f.emb.X, rows)
+			f.near.need = make([]int, chunks)
+			for c := range chunks {
+				for _, i := range rows[f.bounds[c]:f.bounds[c+1]] {
+					f.near.need[c] = max(f.near.need[c], f.m.negativesOf(int(i), f.o.NegRatio, f.pool))
+				}
+			}
 		}
 		for epoch := 0; epoch < f.o.MaxEpochs; epoch++ {
 			norm, err := f.gradient(ctx, epoch)
@@ -104,12 +110,8 @@ func (f *cneFit) fitSubset(ctx context.Context, st Stats, start time.Time) (*Emb
 func (f *cneFit) gradRows(X []float64, lo, hi, epoch, c int, w *blockWork) float64 {
 	m, d, rows := f.m, f.o.Dim, f.rows[lo:hi]
 	if f.mode == ModeSampled {
-		need := 0
-		for _, i := range rows {
-			need = max(need, m.negativesOf(int(i), f.o.NegRatio, f.pool))
-		}
 		r := rng.SplitMix{S: rng.StreamSeed(f.r.Seed, rng.StreamNegatives, uint64(epoch), uint64(c))}
-		m.drawNegatives(X, need, f.pool, &r, w)
+		m.drawNegatives(X, f.near.need[c], f.pool, &r, w)
 	}
 	s := 0.0
 	for k, i := range rows {
@@ -157,6 +159,8 @@ type nearRows struct {
 	off []int     // the links of trained row k are adj[off[k]:off[k+1]]
 	adj []int32
 	nb  []int32 // the same links by node index (the graph's Neighbors)
+	// need[c] is the number of negatives chunk c draws (drawBlockNegatives).
+	need []int
 }
 
 func newNearRows(g *graph.Graph, m *cneModel, X []float64, rows []int32) *nearRows {
