@@ -292,14 +292,29 @@ func (m *Model) sims(a, b *profile, s []float64) {
 func (m *Model) margin(a, b *profile, s []float64, thr float64) float64 {
 	clear(s)
 	shared(a, b, func(k key, wa, wb float64) { s[k.block] += wa * wb })
-	nt := m.nTokenBlocks()
 	v := 0.0
-	for blk := range nt {
+	for blk := range m.nTokenBlocks() {
 		if s[blk] > 0 {
 			s[blk] /= math.Sqrt(a.norm2[blk] * b.norm2[blk])
 		}
 		v += m.weights[blk] * s[blk]
 	}
+	return m.numericMargin(a, b, v, thr)
+}
+
+// tokenless is margin(a, b) when a and b share no token of a block whose
+// weight is not 0: every token block adds its weight times 0.
+func (m *Model) tokenless(a, b *profile, thr float64) float64 {
+	v := 0.0
+	for _, w := range m.weights[:m.nTokenBlocks()] {
+		v += w * 0
+	}
+	return m.numericMargin(a, b, v, thr)
+}
+
+// numericMargin is the end of margin, from the token blocks' sum v.
+func (m *Model) numericMargin(a, b *profile, v, thr float64) float64 {
+	nt := m.nTokenBlocks()
 	bound := v
 	for t := range m.numeric {
 		if a.count[t] > 0 && b.count[t] > 0 {
@@ -624,8 +639,13 @@ func (m *Model) merge(groups [][]int32, reasons bool) ([][]int32, [][]Reason) {
 			}
 		}
 	}
+	sh := m.sharing(pr)
 	margin := func(a, b int) float64 {
-		return m.margin(pr[a], pr[b], s, thr[sizeBin(pr[a].size)][sizeBin(pr[b].size)])
+		t := thr[sizeBin(pr[a].size)][sizeBin(pr[b].size)]
+		if !sh[a*k+b] {
+			return m.tokenless(pr[a], pr[b], t)
+		}
+		return m.margin(pr[a], pr[b], s, t)
 	}
 	mg := make([][]float64, k)
 	for a := range k {
@@ -656,6 +676,11 @@ func (m *Model) merge(groups [][]int32, reasons bool) ([][]int32, [][]Reason) {
 			}
 		}
 		m.add(x, y)
+		for c := range k {
+			// ba now holds bb's tokens too.
+			sh[ba*k+c] = sh[ba*k+c] || sh[bb*k+c]
+			sh[c*k+ba] = sh[ba*k+c]
+		}
 		cl[ba] = append(cl[ba], cl[bb]...)
 		alive[bb] = false
 		for c := range k {
@@ -694,6 +719,48 @@ func (m *Model) merge(groups [][]int32, reasons bool) ([][]int32, [][]Reason) {
 		gs[i], rs[i] = o.grp, o.rs
 	}
 	return gs, rs
+}
+
+// sharing returns which profiles share a token of a block whose weight
+// is not 0 (row-major, k x k): the margins of the others need no walk
+// over their tokens (tokenless). On a knowledge graph most pieces of a
+// neighbourhood share no venue, and a walk over every pair was most of
+// a merge.
+func (m *Model) sharing(pr []*profile) []bool {
+	k := len(pr)
+	sh := make([]bool, k*k)
+	type tok struct {
+		k key
+		p int32
+	}
+	var toks []tok
+	for i, p := range pr {
+		for _, kk := range p.keys {
+			if m.weights[kk.block] != 0 {
+				toks = append(toks, tok{kk, int32(i)})
+			}
+		}
+	}
+	slices.SortFunc(toks, func(a, b tok) int {
+		if c := keyCmp(a.k, b.k); c != 0 {
+			return c
+		}
+		return int(a.p - b.p)
+	})
+	for lo := 0; lo < len(toks); {
+		hi := lo + 1
+		for hi < len(toks) && toks[hi].k == toks[lo].k {
+			hi++
+		}
+		for x := lo; x < hi; x++ {
+			for y := lo; y < x; y++ {
+				a, b := int(toks[x].p), int(toks[y].p)
+				sh[a*k+b], sh[b*k+a] = true, true
+			}
+		}
+		lo = hi
+	}
+	return sh
 }
 
 // pairs finds the pair of live groups to merge next: the largest positive

@@ -389,3 +389,148 @@ func TestMergeGroupsIsMergeAll(t *testing.T) {
 		t.Fatal("no neighbourhood merged: the test compares nothing")
 	}
 }
+
+// refMerge merges like Merge by brute force: every pair's similarity
+// from sims and combine, each step the largest positive margin (the first
+// pair in row order among equals).
+func refMerge(m *Model, groups [][]int32) [][]int32 {
+	k := len(groups)
+	cl := make([][]int32, k)
+	pr := make([]*profile, k)
+	alive := make([]bool, k)
+	for i, g := range groups {
+		cl[i], pr[i], alive[i] = slices.Clone(g), m.newProfile(g), true
+	}
+	thr := func(a, b int) float64 {
+		v := m.null[sizeBin(pr[a].size)][sizeBin(pr[b].size)]
+		if len(v) == 0 {
+			return 0
+		}
+		return v[min(len(v)-1, int((1-m.alpha)*float64(len(v))))]
+	}
+	s := make([]float64, m.nBlocks())
+	for {
+		ba, bb, best := -1, -1, 0.0
+		for a := range k {
+			for b := a + 1; b < k; b++ {
+				if !alive[a] || !alive[b] {
+					continue
+				}
+				m.sims(pr[a], pr[b], s)
+				if v := m.combine(s) - thr(a, b); v > best {
+					ba, bb, best = a, b, v
+				}
+			}
+		}
+		if ba < 0 {
+			break
+		}
+		m.add(pr[ba], pr[bb])
+		cl[ba] = append(cl[ba], cl[bb]...)
+		alive[bb] = false
+	}
+	var out [][]int32
+	for a := range k {
+		if alive[a] {
+			slices.Sort(cl[a])
+			out = append(out, cl[a])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b []int32) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return int(a[0] - b[0])
+	})
+	return out
+}
+
+// TestMergeAgainstBruteForce checks Merge (its bounds, the pairs that
+// share no token, the row bests) against refMerge on neighbourhoods of
+// many pieces: papers of a few venues, some alone, years near and far,
+// pieces of one and of several papers.
+func TestMergeAgainstBruteForce(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(80, hub)
+	venues := []int{w.node(kVenue), w.node(kVenue), w.node(kVenue), w.node(kVenue)}
+	r := rng.SplitMix{S: 11}
+	for range 8 {
+		var ps [][]int32
+		for range 12 + int(r.Intn(20)) {
+			var pc []int32
+			for range 1 + int(r.Intn(3)) {
+				ctx := []int{hub}
+				if r.Intn(4) != 0 {
+					ctx = append(ctx, venues[r.Intn(uint32(len(venues)))])
+				} else {
+					ctx = append(ctx, w.node(kVenue)) // a venue of its own
+				}
+				p := w.paper(float64(1960+r.Intn(40)), ctx...)
+				pc = append(pc, int32(p))
+			}
+			ps = append(ps, pc)
+		}
+		a := w.node(kAuthor)
+		for _, pc := range ps {
+			for _, p := range pc {
+				w.link(a, int(p))
+			}
+		}
+		w.owners = append(w.owners, a)
+		w.pieces = append(w.pieces, ps)
+	}
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merges := 0
+	for k := len(w.pieces) - 8; k < len(w.pieces); k++ {
+		want := refMerge(m, w.pieces[k])
+		got, _ := m.Merge(w.pieces[k])
+		if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+			t.Fatalf("neighbourhood %d: groups %v, want %v", k, got, want)
+		}
+		merges += len(w.pieces[k]) - len(want)
+	}
+	if merges == 0 {
+		t.Fatal("no piece merged: the test compares nothing")
+	}
+	t.Logf("%d merges", merges)
+}
+
+// TestMergeJoinsThroughMergedGroup: pieces a and b share a venue, b and c
+// another; a and c share none, but once a holds b, a and c do, and merge.
+func TestMergeJoinsThroughMergedGroup(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(80, hub)
+	vx, vy := w.node(kVenue), w.node(kVenue)
+	pa, pb1, pb2, pc := w.paper(1970, hub, vx), w.paper(1972, hub, vx), w.paper(1974, hub, vy), w.paper(1976, hub, vy)
+	w.author(pa, pb1, pb2, pc)
+	last := len(w.pieces) - 1
+	ps := [][]int32{{int32(pa)}, {int32(pb1), int32(pb2)}, {int32(pc)}}
+	w.pieces[last] = ps
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, cc := m.newProfile(ps[0]), m.newProfile(ps[1]), m.newProfile(ps[2])
+	if m.sharing([]*profile{a, cc})[1] {
+		t.Fatal("a and c share a token")
+	}
+	// c joins the merged a and b by the venue b brings, not by the years.
+	m.add(a, b)
+	null := m.null[sizeBin(3)][sizeBin(1)]
+	thr := null[min(len(null)-1, int((1-m.alpha)*float64(len(null))))]
+	if tl, mg := m.tokenless(a, cc, thr), m.margin(a, cc, make([]float64, m.nBlocks()), thr); tl > 0 || mg <= 0 {
+		t.Fatalf("margins of a and b merged with c: %v without the tokens, %v with them; want one not positive, one positive", tl, mg)
+	}
+	want := refMerge(m, ps)
+	got, _ := m.Merge(ps)
+	if len(want) != 1 || !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+		t.Fatalf("groups %v, want %v, one group", got, want)
+	}
+}
