@@ -147,14 +147,25 @@ func linksFit(s *State) bool {
 }
 
 // rowsOf maps each node of g to its row in ck by key (-1 when absent),
-// and counts the nodes found.
+// and counts the nodes found. A row whose key is that of the node after
+// the previous row's (nodes kept in order, the usual night) needs no
+// look-up.
 func rowsOf(g *graph.Graph, ck *cne.Checkpoint) (from []int, shared int) {
-	from = make([]int, g.NumNodes())
+	n := g.NumNodes()
+	from = make([]int, n)
 	for i := range from {
 		from[i] = -1
 	}
+	next := 0
 	for k, key := range ck.Keys {
-		if i, ok := g.Index(key); ok && from[i] < 0 {
+		i, ok := next, next < n && g.Key(next) == key
+		if !ok {
+			i, ok = g.Index(key)
+		}
+		if ok {
+			next = i + 1
+		}
+		if ok && from[i] < 0 {
 			from[i] = k
 			shared++
 		}

@@ -642,3 +642,33 @@ func TestIncrementalContext(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsOf checks rowsOf against a look-up of every key: rows in the
+// graph's order with nodes gone and new, rows out of order, a key saved
+// twice (the first row counts) and keys absent from the graph.
+func TestRowsOf(t *testing.T) {
+	var b graph.Builder
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g"} {
+		b.AddNode(k)
+	}
+	g := b.Build()
+	for _, keys := range [][]string{
+		{"a", "b", "c", "d", "e", "f", "g"},
+		{"a", "c", "d", "x", "f", "g", "h"}, // b and e gone, x and h not in g
+		{"f", "g", "a", "b", "e", "d", "c"},
+		{"a", "b", "b", "c", "a", "g"},
+		{},
+	} {
+		from, shared := rowsOf(g, &cne.Checkpoint{Keys: keys})
+		want, n := make([]int, g.NumNodes()), 0
+		for i := range want {
+			want[i] = slices.Index(keys, g.Key(i))
+			if want[i] >= 0 {
+				n++
+			}
+		}
+		if !slices.Equal(from, want) || shared != n {
+			t.Errorf("keys %q: rows %v (%d shared), want %v (%d)", keys, from, shared, want, n)
+		}
+	}
+}

@@ -44,14 +44,12 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 			}
 		}
 	}
-	keys := []string{}
 	for i := range n {
 		st.index[i] = -1
 		if st.mark[i] {
 			st.index[i] = int32(len(st.nodes))
 			st.nodes = append(st.nodes, int32(i))
 			st.targets = append(st.targets, targets[i])
-			keys = append(keys, g.Key(i))
 		}
 	}
 	var edges [][2]int
@@ -66,7 +64,7 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.g, err = sg.WithKeys(keys); err != nil {
+	if st.g, err = sg.WithKeysOf(g, st.nodes, st.index); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -263,7 +261,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 			kept[k], pieces[k] = true, nil // not merged
 		}
 	}
-	merged, _, err := m.MergeAll(ctx, pieces, opts.Workers)
+	merged, err := m.MergeGroups(ctx, pieces, opts.Workers)
 	if err != nil {
 		return err
 	}

@@ -310,6 +310,7 @@ type cneFit struct {
 
 	m       *cneModel
 	rows    []int32   // the rows trained (Run.Trainable); nil: all
+	near    *nearRows // with rows in sampled mode: them and their neighbours packed
 	bounds  []int     // chunk c is rows [bounds[c], bounds[c+1]) (of rows, when set)
 	sq      []float64 // per-chunk sums of squared gradient entries
 	workers int
@@ -425,8 +426,13 @@ const adamChunk = 1 << 15
 
 // adamRange applies the current Adam step to entries [lo, hi).
 func (f *cneFit) adamRange(lo, hi int) {
+	f.adam(f.emb.X[lo:hi], f.mom[lo:hi], f.vel[lo:hi], f.grad[lo:hi])
+}
+
+// adam applies the current Adam step to the entries X, with their moments
+// mom and vel and gradient grad (as long as X).
+func (f *cneFit) adam(X, mom, vel, grad []float64) {
 	lr, c1, c2 := f.o.LearningRate, 1-f.b1t, 1-f.b2t
-	X, mom, vel, grad := f.emb.X[lo:hi], f.mom[lo:hi], f.vel[lo:hi], f.grad[lo:hi]
 	mom, vel, grad = mom[:len(X)], vel[:len(X)], grad[:len(X)]
 	for k, gk := range grad {
 		mom[k] = adamBeta1*mom[k] + (1-adamBeta1)*gk

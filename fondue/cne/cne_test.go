@@ -321,3 +321,58 @@ func TestCNEOptionsValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSubsetOfEveryRowIsTheFullFit checks the subset training (its
+// gradient and Adam's moments packed by trained row) against the full
+// fit: trained on every row from the same warm start, both take the same
+// steps, so the vectors and moments agree bit for bit; trained on some
+// rows, the others keep the warm start's vectors and moments.
+func TestSubsetOfEveryRowIsTheFullFit(t *testing.T) {
+	for _, tc := range []struct {
+		mode Mode
+		n    int
+	}{{ModeExact, 300}, {ModeSampled, 3000}} {
+		g := testkit.CommunityGraph(tc.n, tc.n/4, 9)
+		p := fitTestPrior(t, g)
+		// Fewer epochs than the stopping test needs: both run them all.
+		o := Options{Mode: tc.mode, MaxEpochs: 8}
+		base, _, err := Fit(context.Background(), g, p, o, Run{Seed: 1, KeepState: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, _, err := Fit(context.Background(), g, p, o, Run{Seed: 2, Init: base, KeepState: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		every := make([]int32, tc.n)
+		for i := range every {
+			every[i] = int32(i)
+		}
+		sub, _, err := Fit(context.Background(), g, p, o, Run{Seed: 2, Init: base, KeepState: true, Trainable: every})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(full.X, sub.X) || !slices.Equal(full.state.m, sub.state.m) || !slices.Equal(full.state.v, sub.state.v) ||
+			full.state.step != sub.state.step {
+			t.Fatalf("%v: training every row as a subset differs from the full fit", tc.mode)
+		}
+		var some []int32 // rows with links (an isolated one never moves)
+		for _, i := range []int32{2, 17, 18, int32(tc.n - 2), int32(tc.n - 1)} {
+			if g.Degree(int(i)) > 0 {
+				some = append(some, i)
+			}
+		}
+		part, _, err := Fit(context.Background(), g, p, o, Run{Seed: 2, Init: base, KeepState: true, Trainable: some})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range tc.n {
+			r := i * 8
+			kept := slices.Equal(part.X[r:r+8], base.X[r:r+8]) && slices.Equal(part.state.m[r:r+8], base.state.m[r:r+8]) &&
+				slices.Equal(part.state.v[r:r+8], base.state.v[r:r+8])
+			if kept == slices.Contains(some, int32(i)) {
+				t.Fatalf("%v: row %d kept its vector and moments: %v, trained: %v", tc.mode, i, kept, !kept)
+			}
+		}
+	}
+}

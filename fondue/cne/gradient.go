@@ -156,7 +156,7 @@ func (f *cneFit) gradient(ctx context.Context, epoch int) (float64, error) {
 			f.ranBy[c] = int32(w)
 		}
 		if f.rows != nil {
-			f.sq[c] = f.gradRows(X, f.rows[f.bounds[c]:f.bounds[c+1]], epoch, c, &f.work[w])
+			f.sq[c] = f.gradRows(X, f.bounds[c], f.bounds[c+1], epoch, c, &f.work[w])
 			return
 		}
 		if f.mode == ModeSampled {

@@ -139,13 +139,15 @@ func keyCmp(a, b key) int {
 }
 
 func (m *Model) newProfile(members []int32) *profile {
-	p := &profile{size: len(members), norm2: make([]float64, m.nTokenBlocks()),
-		sum: make([]float64, len(m.numeric)), count: make([]float64, len(m.numeric))}
-	toks := make([]*memberToks, len(members))
-	total := 0
-	for k, u := range members {
-		toks[k] = m.memberTokens(u)
-		total += len(toks[k].keys)
+	return m.initProfile(&profile{}, members, make([]float64, m.nTokenBlocks()+2*len(m.numeric)))
+}
+
+// initProfile sets p to the profile of members, its norms and sums in buf
+// (zero, nTokenBlocks + 2 x the numeric blocks long), and returns it.
+func (m *Model) initProfile(p *profile, members []int32, buf []float64) *profile {
+	nt, nn := m.nTokenBlocks(), len(m.numeric)
+	*p = profile{size: len(members), norm2: buf[:nt:nt], sum: buf[nt : nt+nn : nt+nn], count: buf[nt+nn : nt+2*nn : nt+2*nn]}
+	for _, u := range members {
 		for b, q := range m.numeric {
 			if v := m.c.Properties[q].Number[u]; !math.IsNaN(v) {
 				p.sum[b] += v
@@ -156,8 +158,15 @@ func (m *Model) newProfile(members []int32) *profile {
 	if len(members) == 1 {
 		// The member's own slices: a profile never changes its slices in
 		// place (add makes new ones).
-		p.keys, p.w = toks[0].keys, toks[0].w
+		c := m.memberTokens(members[0])
+		p.keys, p.w = c.keys, c.w
 	} else {
+		toks := make([]*memberToks, len(members))
+		total := 0
+		for k, u := range members {
+			toks[k] = m.memberTokens(u)
+			total += len(toks[k].keys)
+		}
 		keys, ws := make([]key, 0, total), make([]float64, 0, total)
 		for _, c := range toks {
 			keys, ws = append(keys, c.keys...), append(ws, c.w...)
@@ -271,6 +280,61 @@ func (m *Model) sims(a, b *profile, s []float64) {
 			s[m.nTokenBlocks()+t] = math.Exp(-d / m.scale[t])
 		}
 	}
+}
+
+// margin returns combine(sims(a, b)) - thr when it is positive, else a
+// value that is not positive either: only positive margins merge, so a
+// pair whose similarity cannot beat thr even with every numeric block at
+// its most (1) skips the numeric blocks' exponentials. The bound is exact
+// in floating point: the weights are not negative, each numeric term is
+// at most its weight and rounding is monotone, so the sum in combine's
+// order is at most the bound's.
+func (m *Model) margin(a, b *profile, s []float64, thr float64) float64 {
+	clear(s)
+	shared(a, b, func(k key, wa, wb float64) { s[k.block] += wa * wb })
+	v := 0.0
+	for blk := range m.nTokenBlocks() {
+		if s[blk] > 0 {
+			s[blk] /= math.Sqrt(a.norm2[blk] * b.norm2[blk])
+		}
+		v += m.weights[blk] * s[blk]
+	}
+	return m.numericMargin(a, b, v, thr)
+}
+
+// tokenless is margin(a, b) when a and b share no token of a block whose
+// weight is not 0: every token block adds its weight times 0.
+func (m *Model) tokenless(a, b *profile, thr float64) float64 {
+	v := 0.0
+	for _, w := range m.weights[:m.nTokenBlocks()] {
+		v += w * 0
+	}
+	return m.numericMargin(a, b, v, thr)
+}
+
+// numericMargin is the end of margin, from the token blocks' sum v.
+func (m *Model) numericMargin(a, b *profile, v, thr float64) float64 {
+	nt := m.nTokenBlocks()
+	bound := v
+	for t := range m.numeric {
+		if a.count[t] > 0 && b.count[t] > 0 {
+			bound += m.weights[nt+t]
+		} else {
+			bound += m.weights[nt+t] * 0
+		}
+	}
+	if d := bound - thr; d <= 0 {
+		return d
+	}
+	for t := range m.numeric {
+		x := 0.0
+		if a.count[t] > 0 && b.count[t] > 0 {
+			d := math.Abs(a.sum[t]/a.count[t] - b.sum[t]/b.count[t])
+			x = math.Exp(-d / m.scale[t])
+		}
+		v += m.weights[nt+t] * x
+	}
+	return v - thr
 }
 
 func (m *Model) combine(s []float64) float64 {
@@ -542,6 +606,11 @@ func (m *Model) IDF(node int, property, word string) float64 {
 // the strongest shared evidence that joined it (nil for a group that
 // joined nothing).
 func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
+	return m.merge(groups, true)
+}
+
+// merge is Merge, the reasons left out (nil) unless reasons is set.
+func (m *Model) merge(groups [][]int32, reasons bool) ([][]int32, [][]Reason) {
 	k := len(groups)
 	if k == 1 {
 		// Nothing to merge with: the group, sorted, without reasons.
@@ -552,9 +621,12 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 	cl := make([][]int32, k)
 	pr := make([]*profile, k)
 	contrib := make([]map[key]float64, k)
+	// The profiles and their norms and sums, in two allocations.
+	prs, per := make([]profile, k), m.nTokenBlocks()+2*len(m.numeric)
+	buf := make([]float64, k*per)
 	for i, grp := range groups {
 		cl[i] = slices.Clone(grp)
-		pr[i] = m.newProfile(grp)
+		pr[i] = m.initProfile(&prs[i], grp, buf[i*per:(i+1)*per])
 	}
 	nb := m.nBlocks()
 	s := make([]float64, nb)
@@ -567,9 +639,13 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 			}
 		}
 	}
+	sh := m.sharing(pr)
 	margin := func(a, b int) float64 {
-		m.sims(pr[a], pr[b], s)
-		return m.combine(s) - thr[sizeBin(pr[a].size)][sizeBin(pr[b].size)]
+		t := thr[sizeBin(pr[a].size)][sizeBin(pr[b].size)]
+		if !sh[a*k+b] {
+			return m.tokenless(pr[a], pr[b], t)
+		}
+		return m.margin(pr[a], pr[b], s, t)
 	}
 	mg := make([][]float64, k)
 	for a := range k {
@@ -587,17 +663,24 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 			break
 		}
 		// Record what they share, then merge bb into ba.
-		if contrib[ba] == nil {
-			contrib[ba] = map[key]float64{}
-		}
 		x, y := pr[ba], pr[bb]
-		shared(x, y, func(kk key, w, v float64) {
-			contrib[ba][kk] += m.weights[kk.block] * w * v / math.Sqrt(x.norm2[kk.block]*y.norm2[kk.block])
-		})
-		for _, kk := range sortedKeys(contrib[bb]) {
-			contrib[ba][kk] += contrib[bb][kk]
+		if reasons {
+			if contrib[ba] == nil {
+				contrib[ba] = map[key]float64{}
+			}
+			shared(x, y, func(kk key, w, v float64) {
+				contrib[ba][kk] += m.weights[kk.block] * w * v / math.Sqrt(x.norm2[kk.block]*y.norm2[kk.block])
+			})
+			for _, kk := range sortedKeys(contrib[bb]) {
+				contrib[ba][kk] += contrib[bb][kk]
+			}
 		}
 		m.add(x, y)
+		for c := range k {
+			// ba now holds bb's tokens too.
+			sh[ba*k+c] = sh[ba*k+c] || sh[bb*k+c]
+			sh[c*k+ba] = sh[ba*k+c]
+		}
 		cl[ba] = append(cl[ba], cl[bb]...)
 		alive[bb] = false
 		for c := range k {
@@ -618,7 +701,11 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 			continue
 		}
 		slices.Sort(cl[a])
-		res = append(res, out{cl[a], m.reasons(contrib[a], pr[a])})
+		o := out{grp: cl[a]}
+		if reasons {
+			o.rs = m.reasons(contrib[a], pr[a])
+		}
+		res = append(res, o)
 	}
 	slices.SortStableFunc(res, func(a, b out) int {
 		if len(a.grp) != len(b.grp) {
@@ -632,6 +719,48 @@ func (m *Model) Merge(groups [][]int32) ([][]int32, [][]Reason) {
 		gs[i], rs[i] = o.grp, o.rs
 	}
 	return gs, rs
+}
+
+// sharing returns which profiles share a token of a block whose weight
+// is not 0 (row-major, k x k): the margins of the others need no walk
+// over their tokens (tokenless). On a knowledge graph most pieces of a
+// neighbourhood share no venue, and a walk over every pair was most of
+// a merge.
+func (m *Model) sharing(pr []*profile) []bool {
+	k := len(pr)
+	sh := make([]bool, k*k)
+	type tok struct {
+		k key
+		p int32
+	}
+	var toks []tok
+	for i, p := range pr {
+		for _, kk := range p.keys {
+			if m.weights[kk.block] != 0 {
+				toks = append(toks, tok{kk, int32(i)})
+			}
+		}
+	}
+	slices.SortFunc(toks, func(a, b tok) int {
+		if c := keyCmp(a.k, b.k); c != 0 {
+			return c
+		}
+		return int(a.p - b.p)
+	})
+	for lo := 0; lo < len(toks); {
+		hi := lo + 1
+		for hi < len(toks) && toks[hi].k == toks[lo].k {
+			hi++
+		}
+		for x := lo; x < hi; x++ {
+			for y := lo; y < x; y++ {
+				a, b := int(toks[x].p), int(toks[y].p)
+				sh[a*k+b], sh[b*k+a] = true, true
+			}
+		}
+		lo = hi
+	}
+	return sh
 }
 
 // pairs finds the pair of live groups to merge next: the largest positive
@@ -747,12 +876,23 @@ func (m *Model) reasons(contrib map[key]float64, p *profile) []Reason {
 // MergeAll merges the groups of many neighbourhoods on up to workers
 // goroutines; the result does not depend on workers.
 func (m *Model) MergeAll(ctx context.Context, groups [][][]int32, workers int) ([][][]int32, [][][]Reason, error) {
+	return m.mergeAll(ctx, groups, workers, true)
+}
+
+// MergeGroups is MergeAll without the reasons, which cost a good share
+// of a merge: the groups alone, for the entity estimates.
+func (m *Model) MergeGroups(ctx context.Context, groups [][][]int32, workers int) ([][][]int32, error) {
+	gs, _, err := m.mergeAll(ctx, groups, workers, false)
+	return gs, err
+}
+
+func (m *Model) mergeAll(ctx context.Context, groups [][][]int32, workers int, reasons bool) ([][][]int32, [][][]Reason, error) {
 	gs := make([][][]int32, len(groups))
 	rs := make([][][]Reason, len(groups))
 	workers = min(parallel.WorkerCount(workers), max(1, len(groups)))
 	err := parallel.ForChunks(ctx, workers, len(groups), func(_, k int) {
 		if len(groups[k]) > 0 {
-			gs[k], rs[k] = m.Merge(groups[k])
+			gs[k], rs[k] = m.merge(groups[k], reasons)
 		}
 	})
 	return gs, rs, err

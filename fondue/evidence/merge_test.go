@@ -294,3 +294,243 @@ func TestNullSamplesDistinctPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestMarginAgainstCombine checks the bounded margin of Merge against
+// sims and combine: the same value when it is positive, not positive
+// when that is not, for thresholds about each pair's similarity.
+func TestMarginAgainstCombine(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(60, hub)
+	venues := []int{w.node(kVenue), w.node(kVenue), w.node(kVenue)}
+	r := rng.SplitMix{S: 7}
+	var ps []int
+	for k := range 24 {
+		ctx := []int{hub}
+		if k%3 != 0 {
+			ctx = append(ctx, venues[r.Intn(3)])
+		}
+		ps = append(ps, w.paper(float64(1950+r.Intn(60)), ctx...))
+	}
+	w.author(ps...)
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prs []*profile
+	for _, pc := range w.pieces[len(w.pieces)-1] {
+		prs = append(prs, m.newProfile(pc))
+	}
+	// Two merged profiles too: non-integer means.
+	m.add(prs[0], prs[1])
+	m.add(prs[2], prs[3])
+	s := make([]float64, m.nBlocks())
+	var pos, skipped int
+	for a := range prs {
+		for b := range a {
+			m.sims(prs[a], prs[b], s)
+			v := m.combine(s)
+			for _, thr := range []float64{v - 0.5, v - 1e-12, v, v + 1e-12, v + 0.01, v + 0.5, 0} {
+				got, want := m.margin(prs[a], prs[b], s, thr), v-thr
+				switch {
+				case want > 0 && got != want:
+					t.Fatalf("pieces %d, %d, threshold %v: margin %v, want %v", a, b, thr, got, want)
+				case want <= 0 && got > 0:
+					t.Fatalf("pieces %d, %d, threshold %v: margin %v, want none positive (%v)", a, b, thr, got, want)
+				case want > 0:
+					pos++
+				case got != want:
+					skipped++
+				}
+			}
+		}
+	}
+	if pos == 0 || skipped == 0 {
+		t.Fatalf("%d positive margins, %d bounded: the test covers neither branch", pos, skipped)
+	}
+}
+
+// TestMergeGroupsIsMergeAll checks that the groups of MergeGroups are
+// MergeAll's, on neighbourhoods where pieces merge.
+func TestMergeGroupsIsMergeAll(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(60, hub)
+	venues := []int{w.node(kVenue), w.node(kVenue)}
+	for a := range 5 {
+		var ps []int
+		for k := range 6 {
+			ps = append(ps, w.paper(float64(1950+10*(k%2)), venues[(a+k)%2], hub))
+		}
+		w.author(ps...)
+	}
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := m.MergeAll(context.Background(), w.pieces, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.MergeGroups(context.Background(), w.pieces, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := false
+	for k := range want {
+		merged = merged || len(want[k]) < len(w.pieces[k])
+		if !slices.EqualFunc(got[k], want[k], slices.Equal[[]int32]) {
+			t.Fatalf("neighbourhood %d: groups %v, want %v", k, got[k], want[k])
+		}
+	}
+	if !merged {
+		t.Fatal("no neighbourhood merged: the test compares nothing")
+	}
+}
+
+// refMerge merges like Merge by brute force: every pair's similarity
+// from sims and combine, each step the largest positive margin (the first
+// pair in row order among equals).
+func refMerge(m *Model, groups [][]int32) [][]int32 {
+	k := len(groups)
+	cl := make([][]int32, k)
+	pr := make([]*profile, k)
+	alive := make([]bool, k)
+	for i, g := range groups {
+		cl[i], pr[i], alive[i] = slices.Clone(g), m.newProfile(g), true
+	}
+	thr := func(a, b int) float64 {
+		v := m.null[sizeBin(pr[a].size)][sizeBin(pr[b].size)]
+		if len(v) == 0 {
+			return 0
+		}
+		return v[min(len(v)-1, int((1-m.alpha)*float64(len(v))))]
+	}
+	s := make([]float64, m.nBlocks())
+	for {
+		ba, bb, best := -1, -1, 0.0
+		for a := range k {
+			for b := a + 1; b < k; b++ {
+				if !alive[a] || !alive[b] {
+					continue
+				}
+				m.sims(pr[a], pr[b], s)
+				if v := m.combine(s) - thr(a, b); v > best {
+					ba, bb, best = a, b, v
+				}
+			}
+		}
+		if ba < 0 {
+			break
+		}
+		m.add(pr[ba], pr[bb])
+		cl[ba] = append(cl[ba], cl[bb]...)
+		alive[bb] = false
+	}
+	var out [][]int32
+	for a := range k {
+		if alive[a] {
+			slices.Sort(cl[a])
+			out = append(out, cl[a])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b []int32) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return int(a[0] - b[0])
+	})
+	return out
+}
+
+// TestMergeAgainstBruteForce checks Merge (its bounds, the pairs that
+// share no token, the row bests) against refMerge on neighbourhoods of
+// many pieces: papers of a few venues, some alone, years near and far,
+// pieces of one and of several papers.
+func TestMergeAgainstBruteForce(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(80, hub)
+	venues := []int{w.node(kVenue), w.node(kVenue), w.node(kVenue), w.node(kVenue)}
+	r := rng.SplitMix{S: 11}
+	for range 8 {
+		var ps [][]int32
+		for range 12 + int(r.Intn(20)) {
+			var pc []int32
+			for range 1 + int(r.Intn(3)) {
+				ctx := []int{hub}
+				if r.Intn(4) != 0 {
+					ctx = append(ctx, venues[r.Intn(uint32(len(venues)))])
+				} else {
+					ctx = append(ctx, w.node(kVenue)) // a venue of its own
+				}
+				p := w.paper(float64(1960+r.Intn(40)), ctx...)
+				pc = append(pc, int32(p))
+			}
+			ps = append(ps, pc)
+		}
+		a := w.node(kAuthor)
+		for _, pc := range ps {
+			for _, p := range pc {
+				w.link(a, int(p))
+			}
+		}
+		w.owners = append(w.owners, a)
+		w.pieces = append(w.pieces, ps)
+	}
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merges := 0
+	for k := len(w.pieces) - 8; k < len(w.pieces); k++ {
+		want := refMerge(m, w.pieces[k])
+		got, _ := m.Merge(w.pieces[k])
+		if !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+			t.Fatalf("neighbourhood %d: groups %v, want %v", k, got, want)
+		}
+		merges += len(w.pieces[k]) - len(want)
+	}
+	if merges == 0 {
+		t.Fatal("no piece merged: the test compares nothing")
+	}
+	t.Logf("%d merges", merges)
+}
+
+// TestMergeJoinsThroughMergedGroup: pieces a and b share a venue, b and c
+// another; a and c share none, but once a holds b, a and c do, and merge.
+func TestMergeJoinsThroughMergedGroup(t *testing.T) {
+	var w world
+	hub := w.node(kKeyword)
+	w.background(80, hub)
+	vx, vy := w.node(kVenue), w.node(kVenue)
+	pa, pb1, pb2, pc := w.paper(1970, hub, vx), w.paper(1972, hub, vx), w.paper(1974, hub, vy), w.paper(1976, hub, vy)
+	w.author(pa, pb1, pb2, pc)
+	last := len(w.pieces) - 1
+	ps := [][]int32{{int32(pa)}, {int32(pb1), int32(pb2)}, {int32(pc)}}
+	w.pieces[last] = ps
+	g, c := w.build(t)
+	m, err := Fit(context.Background(), g, c, w.structural(), w.owners, w.pieces, Options{Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, cc := m.newProfile(ps[0]), m.newProfile(ps[1]), m.newProfile(ps[2])
+	if m.sharing([]*profile{a, cc})[1] {
+		t.Fatal("a and c share a token")
+	}
+	// c joins the merged a and b by the venue b brings, not by the years.
+	m.add(a, b)
+	null := m.null[sizeBin(3)][sizeBin(1)]
+	thr := null[min(len(null)-1, int((1-m.alpha)*float64(len(null))))]
+	if tl, mg := m.tokenless(a, cc, thr), m.margin(a, cc, make([]float64, m.nBlocks()), thr); tl > 0 || mg <= 0 {
+		t.Fatalf("margins of a and b merged with c: %v without the tokens, %v with them; want one not positive, one positive", tl, mg)
+	}
+	want := refMerge(m, ps)
+	got, _ := m.Merge(ps)
+	if len(want) != 1 || !slices.EqualFunc(got, want, slices.Equal[[]int32]) {
+		t.Fatalf("groups %v, want %v, one group", got, want)
+	}
+}

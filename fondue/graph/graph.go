@@ -31,6 +31,10 @@ type Graph struct {
 	indexOnce sync.Once
 	intIndex  map[int64]int32
 	strIndex  map[string]int32
+	// With keys of another graph's nodes (WithKeysOf): Index looks a key
+	// up in parent and maps the node by parentIndex (-1: not here).
+	parent      *Graph
+	parentIndex []int32
 }
 
 // NumNodes returns the number of nodes, isolated ones included.
@@ -110,6 +114,13 @@ func (g *Graph) IntKeys() bool { return g.strKeys == nil }
 
 // Index returns the node index of the given key.
 func (g *Graph) Index(key string) (int, bool) {
+	if g.parent != nil {
+		i, ok := g.parent.Index(key)
+		if !ok || g.parentIndex[i] < 0 {
+			return 0, false
+		}
+		return int(g.parentIndex[i]), true
+	}
 	g.indexOnce.Do(g.buildIndex)
 	if g.strKeys != nil {
 		i, ok := g.strIndex[key]
@@ -394,6 +405,60 @@ func (g *Graph) WithKeys(keys []string) (*Graph, error) {
 		h.strKeys, h.strIndex = b.strKeys, b.strIdx
 	} else {
 		h.intKeys, h.intIndex = b.intKeys, b.intIdx
+	}
+	return h, nil
+}
+
+// WithKeysOf returns a copy of g's structure whose node a has the key of
+// node nodes[a] of parent, index mapping parent's nodes back (index[i] is
+// a, or -1 for a node not in nodes). It is WithKeys with those keys, but
+// Index looks keys up in parent's index instead of building one of its
+// own (on a subgraph of most of a large graph, the larger part of its
+// cost). Lengths that do not fit, or an index that does not invert nodes,
+// are an *OptionsError.
+func (g *Graph) WithKeysOf(parent *Graph, nodes, index []int32) (*Graph, error) {
+	if len(nodes) != g.NumNodes() || len(index) != parent.NumNodes() {
+		return nil, &errs.OptionsError{Msg: fmt.Sprintf("graph: %d nodes of a graph of %d (index of %d) for %d nodes",
+			len(nodes), parent.NumNodes(), len(index), g.NumNodes())}
+	}
+	for a, i := range nodes {
+		if i < 0 || int(i) >= len(index) || index[i] != int32(a) {
+			return nil, &errs.OptionsError{Msg: fmt.Sprintf("graph: node %d, node %d of the other graph, is not where the index maps it", a, i)}
+		}
+	}
+	if parent.strKeys != nil {
+		// All integers among string keys: WithKeys stores them as
+		// integers, as a graph built from them would.
+		ints := true
+		for _, i := range nodes {
+			if _, ok := parseIntKey(parent.strKeys[i]); !ok {
+				ints = false
+				break
+			}
+		}
+		if ints {
+			keys := make([]string, len(nodes))
+			for a, i := range nodes {
+				keys[a] = parent.strKeys[i]
+			}
+			return g.WithKeys(keys)
+		}
+	}
+	h := &Graph{off: g.off, adj: g.adj, selfLoops: g.selfLoops, duplicates: g.duplicates, parent: parent, parentIndex: index}
+	switch {
+	case parent.strKeys != nil:
+		h.strKeys = make([]string, len(nodes))
+		for a, i := range nodes {
+			h.strKeys[a] = parent.strKeys[i]
+		}
+	default:
+		h.intKeys = make([]int64, len(nodes))
+		for a, i := range nodes {
+			h.intKeys[a] = int64(i)
+			if parent.intKeys != nil {
+				h.intKeys[a] = parent.intKeys[i]
+			}
+		}
 	}
 	return h, nil
 }

@@ -179,3 +179,80 @@ func TestAddIndexEdgeMatchesAddIntEdge(t *testing.T) {
 	c.AddIntNode(1)
 	c.AddIndexEdge(0, 1)
 }
+
+// TestWithKeysOf checks WithKeysOf against WithKeys with the same keys:
+// every key, every lookup (of the parent's keys and of absent ones) and
+// the kind of keys, for parents with string, integer and index keys.
+func TestWithKeysOf(t *testing.T) {
+	var mixed, ints Builder
+	for _, k := range []string{"p0", "3", "a", "7", "p1", "12"} {
+		mixed.AddNode(k)
+	}
+	for _, k := range []int64{40, 3, 17, 9, 22} {
+		ints.AddIntNode(k)
+	}
+	plain, err := NewGraph(5, [][2]int{{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := NewGraph(3, [][2]int{{0, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		parent *Graph
+		nodes  []int32
+	}{
+		{"strings", mixed.Build(), []int32{0, 2, 4}},
+		{"strings all integers", nil, []int32{0, 1, 2}}, // "12", "3", "7" of the mixed graph
+		{"integers", ints.Build(), []int32{1, 2, 4}},
+		{"indices", plain, []int32{0, 3, 4}},
+	} {
+		if c.parent == nil {
+			var b Builder
+			for _, k := range []string{"p0", "3", "a", "7", "p1", "12"} {
+				b.AddNode(k)
+			}
+			c.parent = b.Build() // "12", "3", "7", "a", "p0", "p1"
+		}
+		index := make([]int32, c.parent.NumNodes())
+		for i := range index {
+			index[i] = -1
+		}
+		keys := make([]string, len(c.nodes))
+		for a, i := range c.nodes {
+			index[i], keys[a] = int32(a), c.parent.Key(int(i))
+		}
+		want, err := sub.WithKeys(keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sub.WithKeysOf(c.parent, c.nodes, index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.IntKeys() != want.IntKeys() {
+			t.Errorf("%s: IntKeys %v, want %v", c.name, got.IntKeys(), want.IntKeys())
+		}
+		for a := range c.nodes {
+			if got.Key(a) != want.Key(a) {
+				t.Errorf("%s: key of %d %q, want %q", c.name, a, got.Key(a), want.Key(a))
+			}
+		}
+		probes := []string{"zz", "-1", "99", "03"}
+		for i := range c.parent.NumNodes() {
+			probes = append(probes, c.parent.Key(i))
+		}
+		for _, k := range probes {
+			gi, gok := got.Index(k)
+			wi, wok := want.Index(k)
+			if gok != wok || (wok && gi != wi) {
+				t.Errorf("%s: Index(%q) = %d, %v, want %d, %v", c.name, k, gi, gok, wi, wok)
+			}
+		}
+	}
+	if _, err := sub.WithKeysOf(plain, []int32{0, 3, 4}, []int32{0, -1, -1, 2, 1}); err == nil {
+		t.Error("an index that does not invert the nodes: no error")
+	}
+}

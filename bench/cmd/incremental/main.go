@@ -19,8 +19,10 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"log"
 	"math"
 	"math/rand/v2"
@@ -147,6 +149,7 @@ func main() {
 			}
 			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
 				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
+			fmt.Printf("  night 2 output digest %016x (scores, ambiguity, entity estimates; %d merged anew)\n", digest(inc), s.Merged)
 		}
 	}
 	fmt.Println(other)
@@ -279,6 +282,22 @@ func moves(a, b []float64) string {
 		}
 	}
 	return fmt.Sprintf("%d nodes (> 0.001: %d, > 0.01: %d)", any, milli, centi)
+}
+
+// digest hashes a result's scores, ambiguity and entity estimates (FNV-1a
+// of their bits): equal digests, equal outputs.
+func digest(r *fondue.Result) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for i := range r.Scores {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(r.Scores[i]))
+		h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(r.Ambiguity[i]))
+		h.Write(b[:])
+		binary.LittleEndian.PutUint64(b[:], uint64(r.Entities[i]))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
