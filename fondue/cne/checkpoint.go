@@ -81,11 +81,17 @@ func (c *Checkpoint) WarmStart(g *graph.Graph, o Options, seed uint64) (*Embeddi
 		emb.state = st
 	}
 	from := make([]int, n) // checkpoint row of each node, -1 if new
-	seen := 0
+	seen, next := 0, 0
 	for k, key := range c.Keys {
-		if i, ok := g.Index(key); ok {
+		// Rows in the graph's order (the usual night) need no look-up.
+		i, ok := next, next < n && g.Key(next) == key
+		if !ok {
+			i, ok = g.Index(key)
+		}
+		if ok {
 			from[i] = k + 1
 			seen++
+			next = i + 1
 		}
 	}
 	ws.Dropped = c.Len() - seen

@@ -86,4 +86,13 @@ func TestWarmStartMapping(t *testing.T) {
 	if _, _, err := c.WarmStart(g2, Options{Dim: 8}, 0); err == nil {
 		t.Fatal("dimension mismatch accepted")
 	}
+	// The saved rows in another order than the graph's: the same start.
+	rev := &Checkpoint{Dim: 2, Keys: []string{"c", "b", "a"}, X: []float64{4, 8, 2, 2, 1, 1}}
+	init2, ws2, err := rev.WarmStart(g2, Options{Dim: 2}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws2 != ws || !slices.Equal(init2.X, init.X) {
+		t.Fatalf("rows in reverse: %+v %v, want %+v %v", ws2, init2.X, ws, init.X)
+	}
 }
