@@ -72,6 +72,9 @@ func (e *engine) softCo(p, q *profile) (float64, int) {
 		return 0, 0
 	}
 	s1, n1 := e.softCoDir(p, q)
+	if s1 == 0 {
+		return 0, 0 // the smaller already
+	}
 	s2, n2 := e.softCoDir(q, p)
 	if s2 < s1 {
 		return s2, n2
