@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -48,7 +49,8 @@ func (e *engine) rescore(ctx context.Context, m *model, cands []uint64, scores [
 }
 
 // partnersOf lists per node its candidates more likely one entity with
-// it than not (score > 0), in candidate order.
+// it than not (score > 0), in candidate order: since the candidates are
+// sorted codes a<<32|b (a < b), each list is sorted by node.
 func partnersOf(n int, cands []uint64, scores []float64) [][]partner {
 	partners := make([][]partner, n)
 	for i, c := range cands {
@@ -70,6 +72,9 @@ func (e *engine) softCo(p, q *profile) (float64, int) {
 		return 0, 0
 	}
 	s1, n1 := e.softCoDir(p, q)
+	if s1 == 0 {
+		return 0, 0 // the smaller already
+	}
 	s2, n2 := e.softCoDir(q, p)
 	if s2 < s1 {
 		return s2, n2
@@ -80,24 +85,37 @@ func (e *engine) softCo(p, q *profile) (float64, int) {
 func (e *engine) softCoDir(p, q *profile) (float64, int) {
 	s, n := 0.0, 0
 	for _, x := range p.co {
-		if len(e.partners[x]) == 0 {
+		px := e.partners[x]
+		if len(px) == 0 {
 			continue
 		}
 		if _, ok := slices.BinarySearch(q.co, x); ok {
 			continue
 		}
 		best := 0.0
-		for _, pt := range e.partners[x] {
-			if sigmoid(pt.s) <= best {
-				continue
+		take := func(y int32, sc float64) {
+			if sigmoid(sc) <= best {
+				return
 			}
-			if _, ok := slices.BinarySearch(q.co, pt.y); !ok {
-				continue
+			if _, ok := slices.BinarySearch(p.co, y); ok {
+				return
 			}
-			if _, ok := slices.BinarySearch(p.co, pt.y); ok {
-				continue
+			best = sigmoid(sc)
+		}
+		// partners of x among q's co-authors: the shorter list walked, the
+		// other searched (a common name has hundreds of partners)
+		if len(px) <= len(q.co) {
+			for _, pt := range px {
+				if _, ok := slices.BinarySearch(q.co, pt.y); ok {
+					take(pt.y, pt.s)
+				}
 			}
-			best = sigmoid(pt.s)
+		} else {
+			for _, y := range q.co {
+				if k, ok := slices.BinarySearchFunc(px, y, byPartner); ok {
+					take(y, px[k].s)
+				}
+			}
 		}
 		if best > 0 {
 			s += best
@@ -106,6 +124,8 @@ func (e *engine) softCoDir(p, q *profile) (float64, int) {
 	}
 	return s, n
 }
+
+func byPartner(pt partner, y int32) int { return cmp.Compare(pt.y, y) }
 
 // A pair whose two nodes are both likely one entity with a third is
 // likely one entity itself: "Jeff Bilmes" and "J. A. Bilmes" through
@@ -133,13 +153,6 @@ func (e *engine) transitive(ctx context.Context, cands []uint64, scores []float6
 		return nil
 	}
 	partners := partnersOf(e.in.Graph.NumNodes(), cands, scores) // of the scores now
-	scoreOf := func(a, b int32) (float64, bool) {
-		c := uint64(min(a, b))<<32 | uint64(max(a, b))
-		if i, ok := slices.BinarySearch(cands, c); ok {
-			return scores[i], true
-		}
-		return 0, false
-	}
 	const chunk = 4096
 	nc := (len(cands) + chunk - 1) / chunk
 	raised := make([][]int, nc)
@@ -150,15 +163,22 @@ func (e *engine) transitive(ctx context.Context, cands []uint64, scores []float6
 			a, b := unpair(cands[i])
 			// the best chain has the smallest 1 - t = (1-p1) + p1 (1-p2)
 			// (so written: no cancellation when t is near 1)
+			// the thirds are the nodes in both partner lists, walked in
+			// order (neither holds a or b itself)
 			best, via := 1.0, int32(-1)
-			for _, pt := range partners[a] {
-				if pt.y == b {
-					continue
-				}
-				if s, ok := scoreOf(pt.y, b); ok && s > 0 {
-					if u := sigmoid(-pt.s) + sigmoid(pt.s)*sigmoid(-s); u < best {
-						best, via = u, pt.y
+			pa, pb := partners[a], partners[b]
+			for j, k := 0, 0; j < len(pa) && k < len(pb); {
+				switch {
+				case pa[j].y < pb[k].y:
+					j++
+				case pa[j].y > pb[k].y:
+					k++
+				default:
+					if u := sigmoid(-pa[j].s) + sigmoid(pa[j].s)*sigmoid(-pb[k].s); u < best {
+						best, via = u, pa[j].y
 					}
+					j++
+					k++
 				}
 			}
 			// log-odds of q = 1 - (1-p)(1-t): log q - log(1-p) - log(1-t)

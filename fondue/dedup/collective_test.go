@@ -3,6 +3,7 @@ package dedup
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -28,6 +29,19 @@ func TestSoftCo(t *testing.T) {
 	}
 	if s, n := e.softCo(q, p); math.Abs(s-.9) > 1e-12 || n != 1 {
 		t.Errorf("softCo(q, p) = %v, %d; want .9, 1", s, n)
+	}
+	// a co-author with more partners than the other has co-authors (its
+	// list is searched, not walked): the same best
+	e2 := &engine{partners: make([][]partner, 12)}
+	for y, pr := range map[int32]float64{7: .7, 8: .95, 9: .6, 10: .5} {
+		s := math.Log(pr / (1 - pr))
+		e2.partners[6] = append(e2.partners[6], partner{y, s})
+		e2.partners[y] = append(e2.partners[y], partner{6, s})
+	}
+	slices.SortFunc(e2.partners[6], func(a, b partner) int { return int(a.y - b.y) })
+	p2, q2 := &profile{co: []int32{6}}, &profile{co: []int32{8, 11}}
+	if s, n := e2.softCo(p2, q2); math.Abs(s-.95) > 1e-12 || n != 1 {
+		t.Errorf("many partners: softCo = %v, %d; want .95, 1", s, n)
 	}
 	// without partners (before rescore) nothing is resolved
 	e.partners = nil
