@@ -74,10 +74,12 @@
 // blocking O(keys log keys + candidates); fitting O(Samples x features^2)
 // per Newton step; the unseen name weights O(candidates x name tokens),
 // one pass over the candidates' names; scoring O(candidates x (co-authors
-// + context terms)). Nothing is quadratic in the targets. Measured (2
-// shared cores): acl-dup 2-5 s, heap peak 0.28 GB with reasons for all
-// 388k pairs (the unseen weights add 15% of CPU time); a generated graph
-// of 1M authors, 1.1M papers, 4.5M links: 38 s, 17M candidates, heap peak
-// 2.0 GB (Estimate: 1.85 GB live) with Top 1000, before the unseen
-// weights. Estimate gives the live heap by phase.
+// + context terms)); resolved co-authors and chains O(candidates x
+// co-authors x the shorter of their partner lists). Nothing is quadratic
+// in the targets. Measured (2 cores): acl-dup 3-5 s, heap peak 0.3 GB
+// with reasons for all 388k pairs; a generated graph of 1M authors, 1.1M
+// papers, 4.5M links: 54 s (84 cpu-seconds, 59 without resolved
+// co-authors and chains), 17M candidates, heap peak 2.9 GB (Estimate:
+// 1.85 GB live, 2.95 GB with memory.Predict's headroom) with Top 1000.
+// Estimate gives the live heap by phase.
 package dedup
