@@ -1,6 +1,7 @@
 package score
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -210,5 +211,42 @@ func TestSurePlaces(t *testing.T) {
 	want := []Sure{sureness(g, tm, obs, 0, 4), sureness(g, tm, obs, 100, 4)}
 	if !slices.Equal(got, want) || got[0].Top != 5 || !got[0].OnePercent || got[1].Top != 100 || got[1].OnePercent {
 		t.Errorf("%+v, want %+v (top 5 and top 100)", got, want)
+	}
+}
+
+// BenchmarkSureness measures the summary's "how sure" on 1M and 10M
+// nodes of mixed degrees (a ring with a random chord or two per node)
+// and signals drawn independently: the cost it adds to a run.
+//
+//	go test -run '^$' -bench Sureness -benchtime 3x ./fondue/score/
+func BenchmarkSureness(b *testing.B) {
+	for _, n := range []int{1_000_000, 10_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := rng.SplitMix{S: 5}
+			var e [][2]int
+			for i := range n {
+				e = append(e, [2]int{i, (i + 1) % n})
+				for range r.Intn(3) {
+					if j := int(r.Intn(uint32(n))); j != i {
+						e = append(e, [2]int{i, j})
+					}
+				}
+			}
+			g, err := graph.NewGraph(n, e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e = nil
+			tm := &terms{zf: make([]float64, n), ze: make([]float64, n), zd: make([]float64, n), ok: make([]bool, n), wEv: 1}
+			for k := range n {
+				tm.ok[k] = true
+				tm.zf[k], tm.ze[k] = r.Norm(), r.Norm()
+			}
+			obs := tm.scores()
+			b.ResetTimer()
+			for range b.N {
+				surenessAt(g, tm, obs, surePlaces(n), 1)
+			}
+		})
 	}
 }
