@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -365,19 +366,25 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		}
 	}
 	// The members of all pieces, once each: the population of the IDF.
+	// Marked, then read off in order: ascending, no sort.
 	seen := make([]bool, g.NumNodes())
-	var members []int32
+	nm := 0
 	for _, ps := range pieces {
 		for _, pc := range ps {
 			for _, u := range pc {
 				if !seen[u] {
 					seen[u] = true
-					members = append(members, u)
+					nm++
 				}
 			}
 		}
 	}
-	slices.Sort(members)
+	members := make([]int32, 0, nm)
+	for u, ok := range seen {
+		if ok {
+			members = append(members, int32(u))
+		}
+	}
 	m.words = make([]map[string]int32, len(m.text))
 	m.wordList = make([][]string, len(m.text))
 	for t, p := range m.text {
@@ -428,15 +435,33 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		m.scale[t] = math.Max(quantile(diffs, 0.5), 1e-9)
 	}
 
-	// Pieces by size bin, with their owners.
-	type ref struct{ t, k int }
+	// Pieces by size bin, with their owners, each bin allocated once.
+	// first[t] counts the pieces of the targets before t: piece a of all,
+	// in order, is found by a search (pieceAt).
+	type ref struct{ t, k int32 }
 	var byBin [nBins][]ref
-	var all []ref
+	var binSize [nBins]int
+	first := make([]int, len(pieces)+1)
+	for t, ps := range pieces {
+		for _, pc := range ps {
+			binSize[sizeBin(len(pc))]++
+		}
+		first[t+1] = first[t] + len(ps)
+	}
+	for b, c := range binSize {
+		if c > 0 {
+			byBin[b] = make([]ref, 0, c)
+		}
+	}
 	for t, ps := range pieces {
 		for k, pc := range ps {
-			byBin[sizeBin(len(pc))] = append(byBin[sizeBin(len(pc))], ref{t, k})
-			all = append(all, ref{t, k})
+			byBin[sizeBin(len(pc))] = append(byBin[sizeBin(len(pc))], ref{int32(t), int32(k)})
 		}
+	}
+	nAll := first[len(pieces)]
+	pieceAt := func(a int) ref {
+		t := sort.Search(len(pieces), func(t int) bool { return first[t+1] > a })
+		return ref{int32(t), int32(a - first[t])}
 	}
 	profiles := map[ref]*profile{}
 	prof := func(x ref) *profile {
@@ -488,10 +513,10 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	// Likely the same entity: two pieces of one target (a mix of one and
 	// several entities, richer in one than pairs of different targets).
 	var pos [][]float64
-	for k := 0; k < 6000 && len(all) > 0; k++ {
-		x := all[r.Intn(uint32(len(all)))]
+	for k := 0; k < 6000 && nAll > 0; k++ {
+		x := pieceAt(int(r.Intn(uint32(nAll))))
 		ps := pieces[x.t]
-		y := int(r.Intn(uint32(len(ps))))
+		y := int32(r.Intn(uint32(len(ps))))
 		if y == x.k {
 			continue
 		}
