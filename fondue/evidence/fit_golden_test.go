@@ -46,7 +46,8 @@ func fitPrint(m *Model) uint64 {
 // TestFitAsBefore pins the model Fit learns on a world with pieces of many
 // sizes, and targets without pieces, to what the code of 986211e learnt
 // (before the pieces' lists were sized up front): the same samples drawn
-// in the same order.
+// in the same order. The members' token cache is checked against
+// memberTokens.
 func TestFitAsBefore(t *testing.T) {
 	var w world
 	r := rng.SplitMix{S: 99}
@@ -82,5 +83,22 @@ func TestFitAsBefore(t *testing.T) {
 	}
 	if got, want := fitPrint(m), uint64(0x64450000e27f4b1); got != want {
 		t.Fatalf("model print %#x, want %#x", got, want)
+	}
+	// The members' cached tokens are those memberTokens computes.
+	fresh := *m
+	fresh.cache = make([]*memberToks, len(m.cache))
+	cached := 0
+	for u, c := range m.cache {
+		if c == nil {
+			continue
+		}
+		cached++
+		f := fresh.memberTokens(int32(u))
+		if !slices.Equal(c.keys, f.keys) || !slices.Equal(c.w, f.w) || cap(c.keys) != len(c.keys) || cap(c.w) != len(c.w) {
+			t.Fatalf("member %d: cached tokens %v %v, want %v %v (capped)", u, c.keys, c.w, f.keys, f.w)
+		}
+	}
+	if cached < 100 {
+		t.Fatalf("%d members cached", cached)
 	}
 }

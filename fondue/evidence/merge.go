@@ -398,15 +398,22 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 			}
 		}
 	}
+	// Each member's distinct tokens, sorted, in one array (member k's are
+	// toks[off[k]:off[k+1]]): counted here, filtered for the cache below.
 	df := map[key]int{}
-	var buf []key
-	for _, u := range members {
-		buf = m.tokens(u, buf[:0])
-		slices.SortFunc(buf, keyCmp)
-		buf = slices.Compact(buf)
-		for _, k := range buf {
+	var toks []key
+	off := make([]int, len(members)+1)
+	for k, u := range members {
+		at := len(toks)
+		toks = m.tokens(u, toks)
+		own := toks[at:]
+		slices.SortFunc(own, keyCmp)
+		own = slices.Compact(own)
+		toks = toks[:at+len(own)]
+		for _, k := range own {
 			df[k]++
 		}
+		off[k+1] = len(toks)
 	}
 	n := float64(len(members))
 	for k, d := range df {
@@ -415,9 +422,23 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		}
 		m.idf[k] = math.Log(n / float64(d))
 	}
+	// The cache: memberTokens of every member, the tokens with an IDF kept
+	// in place in toks, each member's slices capped to their length.
 	m.cache = make([]*memberToks, g.NumNodes())
-	for _, u := range members {
-		m.cache[u] = m.memberTokens(u)
+	cached := make([]memberToks, len(members))
+	w := make([]float64, 0, len(toks))
+	kept := 0
+	for k, u := range members {
+		at := kept
+		for _, t := range toks[off[k]:off[k+1]] {
+			if v := m.idf[t]; v > 0 {
+				toks[kept] = t
+				w = append(w, v)
+				kept++
+			}
+		}
+		cached[k] = memberToks{toks[at:kept:kept], w[at:kept:kept]}
+		m.cache[u] = &cached[k]
 	}
 	r := rng.SplitMix{S: rng.StreamSeed(o.Seed, 0xe71de, 0, 0)}
 	m.scale = make([]float64, len(m.numeric))
