@@ -44,6 +44,9 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 			}
 		}
 	}
+	if k := countTrue(st.mark); k > 0 {
+		st.nodes, st.targets = make([]int32, 0, k), make([]bool, 0, k)
+	}
 	for i := range n {
 		st.index[i] = -1
 		if st.mark[i] {
@@ -68,6 +71,17 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// countTrue returns the number of set entries of b.
+func countTrue(b []bool) int {
+	k := 0
+	for _, v := range b {
+		if v {
+			k++
+		}
+	}
+	return k
 }
 
 // wholeStructure returns the structure of g when every node is a target

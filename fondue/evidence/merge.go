@@ -443,7 +443,7 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	r := rng.SplitMix{S: rng.StreamSeed(o.Seed, 0xe71de, 0, 0)}
 	m.scale = make([]float64, len(m.numeric))
 	for t, p := range m.numeric {
-		var vals []float64
+		vals := make([]float64, 0, len(members))
 		for _, u := range members {
 			if v := c.Properties[p].Number[u]; !math.IsNaN(v) {
 				vals = append(vals, v)
