@@ -191,7 +191,8 @@ func (in *since) fit(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts
 	if len(train) == 0 {
 		return init, nil
 	}
-	run.Init, run.Trainable = init, train
+	// init is this fit's alone: Fit may train in its arrays.
+	run.Init, run.Trainable, run.ReuseInit = init, train, true
 	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)
 	if err != nil {
 		return nil, err

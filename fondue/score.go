@@ -545,7 +545,7 @@ func fitFull(ctx context.Context, g *graph.Graph, prior *cne.Prior, opts Options
 		if union := g.NumNodes() + ws.Dropped; float64(ws.Reused) < opts.WarmStartMinShare*float64(union) {
 			return nil, &WarmStartError{File: opts.WarmStart.File, Shared: ws.Reused, Union: union, MinShare: opts.WarmStartMinShare}
 		}
-		run.Init = init
+		run.Init, run.ReuseInit = init, true // this fit's alone
 		res.Warm = &ws
 	}
 	emb, st, err := cne.Fit(ctx, g, prior, opts.CNE, run)

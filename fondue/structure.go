@@ -44,6 +44,9 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 			}
 		}
 	}
+	if k := countTrue(st.mark); k > 0 {
+		st.nodes, st.targets = make([]int32, 0, k), make([]bool, 0, k)
+	}
 	for i := range n {
 		st.index[i] = -1
 		if st.mark[i] {
@@ -68,6 +71,17 @@ func newStructure(g *graph.Graph, targets []bool) (*structure, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// countTrue returns the number of set entries of b.
+func countTrue(b []bool) int {
+	k := 0
+	for _, v := range b {
+		if v {
+			k++
+		}
+	}
+	return k
 }
 
 // wholeStructure returns the structure of g when every node is a target
@@ -231,7 +245,8 @@ func fitEvidence(ctx context.Context, g *graph.Graph, st *structure, scores []fl
 // (MoveTolerance < 0), which merges every target.
 func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Options) error {
 	st := res.st
-	st.digest = evidenceDigest(g, opts.Context, opts.Targets, opts.Seed)
+	kh := keyHashes(g)
+	st.digest = evidenceDigest(g, opts.Context, opts.Targets, opts.Seed, kh)
 	if sameEvidence(st, res, opts.Since) {
 		// The saved estimates, as a full run would compute them. The model
 		// waits for the splits.
@@ -248,7 +263,7 @@ func evidenceEntities(ctx context.Context, g *graph.Graph, res *Result, opts Opt
 		return err
 	}
 	st.model = m
-	st.prints = evidencePrints(g, opts.Context, st, owners, pieces)
+	st.prints = evidencePrints(g, opts.Context, st, owners, pieces, kh)
 	s, keep := opts.Since, keepsEstimates(res, opts)
 	kept := make([]bool, len(owners))
 	for k, i := range owners {
@@ -291,14 +306,21 @@ func keepsEstimates(res *Result, opts Options) bool {
 // the other nodes): its pieces, in order, by their members' keys, and per
 // member what its profile holds: its evidence values and the key and kind
 // of each of its context neighbours (venues, keywords; co-authors only
-// through the pieces). pieces[k] are owners[k]'s, in graph indices.
-func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure, owners []int, pieces [][][]int32) []uint64 {
-	memo := make([]uint64, len(st.nodes)) // per structural member, 0 until hashed
+// through the pieces). pieces[k] are owners[k]'s, in graph indices; kh
+// holds the nodes' key hashes (keyHashes).
+func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure, owners []int, pieces [][][]int32, kh []uint64) []uint64 {
+	// node is a node's key and kind, hashed once: a member's start, and a
+	// context node's share of every member it neighbours.
+	node := make([]uint64, g.NumNodes())
+	for i, h := range kh {
+		node[i] = mix64(h ^ uint64(kindOf(c, i)+1))
+	}
+	memo := make([]uint64, g.NumNodes()) // per member (graph index), 0 until hashed
 	member := func(i int32) uint64 {
-		if h := memo[st.index[i]]; h != 0 {
+		if h := memo[i]; h != 0 {
 			return h
 		}
-		h := mix64(fnv64a(g.Key(int(i))) ^ uint64(kindOf(c, int(i))+1))
+		h := node[i]
 		for _, p := range c.Properties {
 			if p.Numeric {
 				h = mix64(h ^ math.Float64bits(p.Number[i]))
@@ -309,16 +331,16 @@ func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure, owners [
 		var ctx uint64 // a bag: the sum needs no sort
 		for _, j := range g.Neighbors(int(i)) {
 			if !st.mark[j] {
-				ctx += mix64(fnv64a(g.Key(int(j))) ^ uint64(kindOf(c, int(j))+1))
+				ctx += node[j]
 			}
 		}
 		h = mix64(h^mix64(ctx)) | 1
-		memo[st.index[i]] = h
+		memo[i] = h
 		return h
 	}
 	out := make([]uint64, len(st.nodes))
 	for k, i := range owners {
-		h := mix64(fnv64a(g.Key(i)))
+		h := mix64(kh[i])
 		for _, grp := range pieces[k] {
 			h = mix64(h ^ uint64(len(grp)))
 			for _, u := range grp {
@@ -328,6 +350,15 @@ func evidencePrints(g *graph.Graph, c *evidence.Context, st *structure, owners [
 		out[st.index[i]] = h | 1 // never 0: 0 is "not a scored target"
 	}
 	return out
+}
+
+// keyHashes returns FNV-64a of every node's key of g, in order.
+func keyHashes(g *graph.Graph) []uint64 {
+	kh := make([]uint64, g.NumNodes())
+	for i := range kh {
+		kh[i] = fnv64a(g.Key(i))
+	}
+	return kh
 }
 
 // sameEvidence reports whether an incremental run can keep the entity
@@ -351,8 +382,8 @@ func sameEvidence(st *structure, res *Result, s *State) bool {
 // estimates depend on besides the options: every node of g in order (its
 // key, kind, target flag and evidence values) and its links, the kinds
 // and the properties' names, and the seed. Equal digests, equal graphs
-// for the evidence.
-func evidenceDigest(g *graph.Graph, c *evidence.Context, targets []bool, seed uint64) uint64 {
+// for the evidence. kh holds the nodes' key hashes (keyHashes).
+func evidenceDigest(g *graph.Graph, c *evidence.Context, targets []bool, seed uint64, kh []uint64) uint64 {
 	h := mix64(seed ^ 0xe71de)
 	add := func(x uint64) { h = mix64(h ^ x + 0x9e3779b97f4a7c15) }
 	for _, k := range c.Kinds {
@@ -363,7 +394,7 @@ func evidenceDigest(g *graph.Graph, c *evidence.Context, targets []bool, seed ui
 	}
 	add(uint64(g.NumNodes()))
 	for i := range g.NumNodes() {
-		add(fnv64a(g.Key(i)))
+		add(kh[i])
 		add(uint64(kindOf(c, i))<<2 | uint64(b2u(targets == nil || targets[i])))
 		for _, p := range c.Properties {
 			if p.Numeric {

@@ -97,6 +97,12 @@ type Run struct {
 	// it: Adam's moments and the stopping test's history continue, so that
 	// a graph that changed a little converges in a few epochs.
 	Init *Embedding
+	// ReuseInit lets Fit take Init's vectors and optimizer moments as its
+	// own working arrays instead of copying them, for an Init made for
+	// this fit alone (Checkpoint.WarmStart's): Fit overwrites them, and
+	// the returned embedding may share them, so Init must not be used
+	// after the call. The result is the same. False: Init is only read.
+	ReuseInit bool
 	// KeepState keeps the optimizer state in the returned embedding, for
 	// saving as a Checkpoint.
 	KeepState bool
@@ -323,10 +329,9 @@ type cneFit struct {
 // optimizer state if it has one) or N(0,1) noise from the seed.
 func newCNEFit(g *graph.Graph, p *Prior, o Options, r Run, mode Mode) (*cneFit, error) {
 	n, d := g.NumNodes(), o.Dim
-	f := &cneFit{o: o, r: r, mode: mode, g: g, lam: p.Lambda,
-		emb: &Embedding{Dim: d, X: make([]float64, n*d)},
-		mom: make([]float64, n*d), vel: make([]float64, n*d)}
+	f := &cneFit{o: o, r: r, mode: mode, g: g, lam: p.Lambda, emb: &Embedding{Dim: d}}
 	if r.Init == nil {
+		f.emb.X, f.mom, f.vel = make([]float64, n*d), make([]float64, n*d), make([]float64, n*d)
 		noise := rng.SplitMix{S: rng.StreamSeed(r.Seed, rng.StreamInit, 0, 0)}
 		for k := range f.emb.X {
 			f.emb.X[k] = noise.Norm()
@@ -336,14 +341,24 @@ func newCNEFit(g *graph.Graph, p *Prior, o Options, r Run, mode Mode) (*cneFit, 
 	if r.Init.Dim != d || r.Init.Len() != n {
 		return nil, fmt.Errorf("initial embedding is %dx%d, want %dx%d", r.Init.Len(), r.Init.Dim, n, d)
 	}
-	copy(f.emb.X, r.Init.X)
+	// take returns a working copy of one of Init's arrays, or with
+	// ReuseInit the array itself.
+	take := func(a []float64) []float64 {
+		if r.ReuseInit && len(a) == n*d {
+			return a
+		}
+		out := make([]float64, n*d)
+		copy(out, a)
+		return out
+	}
+	f.emb.X = take(r.Init.X)
 	if s := r.Init.state; s != nil {
-		copy(f.mom, s.m)
-		copy(f.vel, s.v)
+		f.mom, f.vel = take(s.m), take(s.v)
 		f.step = s.step
 		f.hist = append(f.hist, s.history...)
 		f.peak = s.peak
 	} else {
+		f.mom, f.vel = make([]float64, n*d), make([]float64, n*d)
 		f.primeAdam = true
 	}
 	return f, nil

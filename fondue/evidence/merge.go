@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -365,19 +366,25 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		}
 	}
 	// The members of all pieces, once each: the population of the IDF.
+	// Marked, then read off in order: ascending, no sort.
 	seen := make([]bool, g.NumNodes())
-	var members []int32
+	nm := 0
 	for _, ps := range pieces {
 		for _, pc := range ps {
 			for _, u := range pc {
 				if !seen[u] {
 					seen[u] = true
-					members = append(members, u)
+					nm++
 				}
 			}
 		}
 	}
-	slices.Sort(members)
+	members := make([]int32, 0, nm)
+	for u, ok := range seen {
+		if ok {
+			members = append(members, int32(u))
+		}
+	}
 	m.words = make([]map[string]int32, len(m.text))
 	m.wordList = make([][]string, len(m.text))
 	for t, p := range m.text {
@@ -391,15 +398,22 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 			}
 		}
 	}
+	// Each member's distinct tokens, sorted, in one array (member k's are
+	// toks[off[k]:off[k+1]]): counted here, filtered for the cache below.
 	df := map[key]int{}
-	var buf []key
-	for _, u := range members {
-		buf = m.tokens(u, buf[:0])
-		slices.SortFunc(buf, keyCmp)
-		buf = slices.Compact(buf)
-		for _, k := range buf {
+	var toks []key
+	off := make([]int, len(members)+1)
+	for k, u := range members {
+		at := len(toks)
+		toks = m.tokens(u, toks)
+		own := toks[at:]
+		slices.SortFunc(own, keyCmp)
+		own = slices.Compact(own)
+		toks = toks[:at+len(own)]
+		for _, k := range own {
 			df[k]++
 		}
+		off[k+1] = len(toks)
 	}
 	n := float64(len(members))
 	for k, d := range df {
@@ -408,14 +422,28 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		}
 		m.idf[k] = math.Log(n / float64(d))
 	}
+	// The cache: memberTokens of every member, the tokens with an IDF kept
+	// in place in toks, each member's slices capped to their length.
 	m.cache = make([]*memberToks, g.NumNodes())
-	for _, u := range members {
-		m.cache[u] = m.memberTokens(u)
+	cached := make([]memberToks, len(members))
+	w := make([]float64, 0, len(toks))
+	kept := 0
+	for k, u := range members {
+		at := kept
+		for _, t := range toks[off[k]:off[k+1]] {
+			if v := m.idf[t]; v > 0 {
+				toks[kept] = t
+				w = append(w, v)
+				kept++
+			}
+		}
+		cached[k] = memberToks{toks[at:kept:kept], w[at:kept:kept]}
+		m.cache[u] = &cached[k]
 	}
 	r := rng.SplitMix{S: rng.StreamSeed(o.Seed, 0xe71de, 0, 0)}
 	m.scale = make([]float64, len(m.numeric))
 	for t, p := range m.numeric {
-		var vals []float64
+		vals := make([]float64, 0, len(members))
 		for _, u := range members {
 			if v := c.Properties[p].Number[u]; !math.IsNaN(v) {
 				vals = append(vals, v)
@@ -428,15 +456,33 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 		m.scale[t] = math.Max(quantile(diffs, 0.5), 1e-9)
 	}
 
-	// Pieces by size bin, with their owners.
-	type ref struct{ t, k int }
+	// Pieces by size bin, with their owners, each bin allocated once.
+	// first[t] counts the pieces of the targets before t: piece a of all,
+	// in order, is found by a search (pieceAt).
+	type ref struct{ t, k int32 }
 	var byBin [nBins][]ref
-	var all []ref
+	var binSize [nBins]int
+	first := make([]int, len(pieces)+1)
+	for t, ps := range pieces {
+		for _, pc := range ps {
+			binSize[sizeBin(len(pc))]++
+		}
+		first[t+1] = first[t] + len(ps)
+	}
+	for b, c := range binSize {
+		if c > 0 {
+			byBin[b] = make([]ref, 0, c)
+		}
+	}
 	for t, ps := range pieces {
 		for k, pc := range ps {
-			byBin[sizeBin(len(pc))] = append(byBin[sizeBin(len(pc))], ref{t, k})
-			all = append(all, ref{t, k})
+			byBin[sizeBin(len(pc))] = append(byBin[sizeBin(len(pc))], ref{int32(t), int32(k)})
 		}
+	}
+	nAll := first[len(pieces)]
+	pieceAt := func(a int) ref {
+		t := sort.Search(len(pieces), func(t int) bool { return first[t+1] > a })
+		return ref{int32(t), int32(a - first[t])}
 	}
 	profiles := map[ref]*profile{}
 	prof := func(x ref) *profile {
@@ -488,10 +534,10 @@ func Fit(ctx context.Context, g *graph.Graph, c *Context, structural []bool, own
 	// Likely the same entity: two pieces of one target (a mix of one and
 	// several entities, richer in one than pairs of different targets).
 	var pos [][]float64
-	for k := 0; k < 6000 && len(all) > 0; k++ {
-		x := all[r.Intn(uint32(len(all)))]
+	for k := 0; k < 6000 && nAll > 0; k++ {
+		x := pieceAt(int(r.Intn(uint32(nAll))))
 		ps := pieces[x.t]
-		y := int(r.Intn(uint32(len(ps))))
+		y := int32(r.Intn(uint32(len(ps))))
 		if y == x.k {
 			continue
 		}

@@ -39,9 +39,20 @@ func Ranking(scores []float64) []int {
 // sortedIndices returns the indices k of x with x[k] not NaN (and ok[k]
 // set, when ok is given), in ascending (or descending) order of x[k], ties
 // (== compares -0 and +0 equal) in index order: the order a stable sort of
-// the indices by x gives. It sorts (value, index) pairs, which reads memory
-// in order, instead.
+// the indices by x gives. Many entries are radix sorted, few compared.
 func sortedIndices(x []float64, ok []bool, descending bool) []int {
+	if len(x) >= radixMin {
+		return radixIndices(x, ok, descending)
+	}
+	return compareIndices(x, ok, descending)
+}
+
+// radixMin is the length from which sortedIndices radix sorts.
+const radixMin = 1 << 12
+
+// compareIndices is sortedIndices by a comparison sort of (value, index)
+// pairs, which reads memory in order.
+func compareIndices(x []float64, ok []bool, descending bool) []int {
 	type entry struct {
 		v float64
 		i int
@@ -66,6 +77,67 @@ func sortedIndices(x []float64, ok []bool, descending bool) []int {
 		return a.i - b.i
 	})
 	idx := make([]int, len(es))
+	for k, e := range es {
+		idx[k] = e.i
+	}
+	return idx
+}
+
+// radixIndices is sortedIndices by a stable LSD radix sort, a byte a pass,
+// of keys whose unsigned order is the values' order: -0 made +0, the sign
+// bit flipped for positive values and every bit for negative ones (all
+// bits once more when descending). Stability keeps ties in index order;
+// passes over a byte that all keys share are skipped.
+func radixIndices(x []float64, ok []bool, descending bool) []int {
+	type entry struct {
+		k uint64
+		i int
+	}
+	flip := uint64(0)
+	if descending {
+		flip = ^uint64(0)
+	}
+	var count [8][256]int
+	es := make([]entry, 0, len(x))
+	for i, v := range x {
+		if math.IsNaN(v) || (ok != nil && !ok[i]) {
+			continue
+		}
+		if v == 0 {
+			v = 0 // -0 sorts as +0
+		}
+		b := math.Float64bits(v)
+		if b>>63 != 0 {
+			b = ^b
+		} else {
+			b |= 1 << 63
+		}
+		b ^= flip
+		for p := range 8 {
+			count[p][byte(b>>(8*p))]++
+		}
+		es = append(es, entry{b, i})
+	}
+	n := len(es)
+	tmp := make([]entry, n)
+	for p := range 8 {
+		c := &count[p]
+		if n == 0 || c[byte(es[0].k>>(8*p))] == n {
+			continue // one value of this byte: the pass keeps the order
+		}
+		at := 0
+		for d, m := range c {
+			c[d] = at
+			at += m
+		}
+		for _, e := range es {
+			d := byte(e.k >> (8 * p))
+			tmp[c[d]] = e
+			c[d]++
+		}
+		es, tmp = tmp, es
+	}
+	idx := make([]int, n)
 	for k, e := range es {
 		idx[k] = e.i
 	}
