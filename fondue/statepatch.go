@@ -477,11 +477,20 @@ func (s *State) applyPatch(body []byte) error {
 		for j, x := range links {
 			links[j] = toNew[x] // -1, a removed row: the patch rewrites that list
 		}
-		s.Fingerprints, s.Entities, s.Degrees = u64s(s.Fingerprints), i32s(s.Entities), i32s(s.Degrees)
-		s.EvidenceEntities, s.EvidencePrints = i32s(s.EvidenceEntities), u64s(s.EvidencePrints)
-		s.Terms.FONDUE, s.Terms.Disconnection, s.Terms.Pieces = rowsOf(s.Terms.FONDUE, 1), rowsOf(s.Terms.Disconnection, 1), rowsOf(s.Terms.Pieces, 1)
-		ck.Keys, ck.X, ck.M, ck.V = keys, rowsOf(ck.X, d), rowsOf(ck.M, d), rowsOf(ck.V, d)
-		s.Neighbors = links
+		// One array at a time: each old one is garbage before the next
+		// is made.
+		s.Neighbors, ck.Keys = links, keys
+		s.Fingerprints = u64s(s.Fingerprints)
+		s.Entities = i32s(s.Entities)
+		s.Degrees = i32s(s.Degrees)
+		s.EvidenceEntities = i32s(s.EvidenceEntities)
+		s.EvidencePrints = u64s(s.EvidencePrints)
+		s.Terms.FONDUE = rowsOf(s.Terms.FONDUE, 1)
+		s.Terms.Disconnection = rowsOf(s.Terms.Disconnection, 1)
+		s.Terms.Pieces = rowsOf(s.Terms.Pieces, 1)
+		ck.X = rowsOf(ck.X, d)
+		ck.M = rowsOf(ck.M, d)
+		ck.V = rowsOf(ck.V, d)
 	}
 	s.Method, s.Digest, s.EvidenceDigest = method, digest, evDigest
 	ck.Step, ck.Peak, ck.History = step, peak, history
