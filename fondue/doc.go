@@ -26,6 +26,7 @@
 //	err = res.State(g, opts).WriteFile("state") // after the results are safe
 //	opts.Since, err = fondue.ReadStateFile("state") // the next night
 //	res, err = fondue.Score(ctx, g2, opts) // res.Incremental: what it reused, or why it ran in full
+//	_, err = res.State(g2, opts).WriteFileSince("state", opts.Since) // appends the rows that changed
 //
 // Options follow one convention: the zero value of every field is the
 // default, and a field that can be switched off has an explicit value for

@@ -52,6 +52,8 @@ type State struct {
 	EvidencePrints   []uint64
 	// File is the file the state was read from, for messages; not saved.
 	File string
+
+	file fileChain // where File's records end, for WriteFileSince
 }
 
 // IncrementalStats says what an incremental run (Options.Since) reused.
@@ -205,11 +207,33 @@ func sumOf(h hash.Hash) []byte {
 
 // Write saves the state (little-endian).
 func (s *State) Write(w io.Writer) error {
+	_, _, err := s.write(w)
+	return err
+}
+
+// check reports per-row arrays that do not match the checkpoint.
+func (s *State) check() error {
 	n := s.Checkpoint.Len()
-	if len(s.Fingerprints) != n || s.Terms == nil || len(s.Terms.FONDUE) != n || len(s.Entities) != n || len(s.Degrees) != n {
+	switch {
+	case len(s.Fingerprints) != n || s.Terms == nil || len(s.Terms.FONDUE) != n || len(s.Entities) != n || len(s.Degrees) != n,
+		s.Terms.Disconnection != nil && (len(s.Terms.Disconnection) != n || len(s.Terms.Pieces) != n):
 		return errors.New("state: per-node arrays do not match the checkpoint")
+	case s.EvidenceEntities != nil && len(s.EvidenceEntities) != n:
+		return errors.New("state: evidence entities do not match the checkpoint")
+	case s.EvidenceEntities != nil && s.EvidencePrints != nil && len(s.EvidencePrints) != n:
+		return errors.New("state: evidence fingerprints do not match the checkpoint")
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
+	return nil
+}
+
+// write saves the state and returns its size in bytes and its checksum.
+func (s *State) write(w io.Writer) (int64, uint32, error) {
+	if err := s.check(); err != nil {
+		return 0, 0, err
+	}
+	n := s.Checkpoint.Len()
+	cw := &countWriter{w: w}
+	bw := bufio.NewWriterSize(cw, 1<<20)
 	h, _ := checksum(stateVersion)
 	hw := io.MultiWriter(bw, h)
 	le := binary.LittleEndian
@@ -223,7 +247,7 @@ func (s *State) Write(w io.Writer) error {
 	combined := s.Terms.Disconnection != nil
 	hdr = append(hdr, b2u(combined))
 	if _, err := hw.Write(hdr); err != nil {
-		return err
+		return 0, 0, err
 	}
 	arrays := []any{s.Fingerprints, s.Terms.FONDUE}
 	if combined {
@@ -232,34 +256,45 @@ func (s *State) Write(w io.Writer) error {
 	arrays = append(arrays, s.Entities, s.Degrees, uint64(len(s.Neighbors)), s.Neighbors)
 	if s.EvidenceEntities == nil {
 		arrays = append(arrays, b2u(false))
-	} else if len(s.EvidenceEntities) != n {
-		return errors.New("state: evidence entities do not match the checkpoint")
 	} else {
 		arrays = append(arrays, b2u(true), s.EvidenceDigest, s.EvidenceEntities)
-		switch {
-		case s.EvidencePrints == nil:
+		if s.EvidencePrints == nil {
 			arrays = append(arrays, b2u(false))
-		case len(s.EvidencePrints) != n:
-			return errors.New("state: evidence fingerprints do not match the checkpoint")
-		default:
+		} else {
 			arrays = append(arrays, b2u(true), s.EvidencePrints)
 		}
 	}
 	for _, a := range arrays {
 		if err := binary.Write(hw, le, a); err != nil {
-			return err
+			return 0, 0, err
 		}
 	}
 	if err := binary.Write(hw, le, uint64(checkpointSize(s.Checkpoint))); err != nil {
-		return err
+		return 0, 0, err
 	}
 	if err := s.Checkpoint.Write(hw); err != nil {
-		return err
+		return 0, 0, err
 	}
+	sum := h.(hash.Hash32).Sum32()
 	if _, err := bw.Write(sumOf(h)); err != nil {
-		return err
+		return 0, 0, err
 	}
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return 0, 0, err
+	}
+	return cw.n, sum, nil
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func b2u(b bool) byte {
@@ -315,8 +350,9 @@ func ReadState(r io.Reader) (*State, error) {
 		return &State{Checkpoint: ck}, nil
 	}
 	le := binary.LittleEndian
+	cr := &countReader{r: br} // the file's offset, for the patches
 	fixed := make([]byte, 12)
-	if _, err := io.ReadFull(br, fixed); err != nil {
+	if _, err := io.ReadFull(cr, fixed); err != nil {
 		return nil, truncated(err)
 	}
 	version := le.Uint32(fixed[8:])
@@ -325,7 +361,7 @@ func ReadState(r io.Reader) (*State, error) {
 	}
 	h, sumSize := checksum(version)
 	h.Write(fixed)
-	tr := &hashReader{r: br, h: h}
+	tr := &hashReader{r: cr, h: h}
 	ml, err := binary.ReadUvarint(tr)
 	if err != nil || ml > 64 {
 		return nil, errors.New("corrupt header")
@@ -450,7 +486,7 @@ func ReadState(r io.Reader) (*State, error) {
 		return nil, errors.New("corrupt: the checkpoint is shorter than its length says")
 	}
 	want := make([]byte, sumSize)
-	if _, err := io.ReadFull(br, want); err != nil {
+	if _, err := io.ReadFull(cr, want); err != nil {
 		return nil, truncated(err)
 	}
 	if !bytes.Equal(sumOf(h), want) {
@@ -459,7 +495,25 @@ func ReadState(r io.Reader) (*State, error) {
 	if s.Checkpoint.Len() != int(n) {
 		return nil, fmt.Errorf("corrupt: %d rows of terms for a checkpoint of %d nodes", n, s.Checkpoint.Len())
 	}
+	if version >= 4 {
+		s.file = fileChain{base: cr.n, end: cr.n, last: le.Uint32(want)}
+		if err := s.readPatches(cr); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func truncated(err error) error {
@@ -511,10 +565,17 @@ func ReadStateFile(path string) (*State, error) {
 // directory, synced, then renamed over path; a crash leaves the previous
 // file intact.
 func (s *State) WriteFile(path string) error {
-	return atomicfile.Write(path, func(w io.Writer) error {
-		if err := s.Write(w); err != nil {
+	var file fileChain
+	err := atomicfile.Write(path, func(w io.Writer) error {
+		size, sum, err := s.write(w)
+		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
+		file = fileChain{base: size, end: size, last: sum}
 		return nil
 	})
+	if err == nil {
+		s.file = file
+	}
+	return err
 }

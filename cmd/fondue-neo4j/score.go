@@ -357,7 +357,9 @@ func checkWritable(path string) error {
 
 // saveCheckpoint saves the run's state (fondue.State: embedding, scores'
 // terms, fingerprints) to path for the next run (an empty path does
-// nothing) and logs how the warm start went. opts are those scored with.
+// nothing) and logs how the warm start went. opts are those scored with:
+// their Since, the state read from path, lets a night append only what
+// changed.
 func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, opts fondue.Options) error {
 	if res.Warm != nil {
 		a.log.Info("warm start", "reused", res.Warm.Reused, "new", res.Warm.New,
@@ -371,10 +373,15 @@ func (a *app) saveCheckpoint(path string, g *graph.Graph, res *fondue.Result, op
 	if st == nil {
 		return nil
 	}
-	if err := st.WriteFile(path); err != nil {
+	// The rows that changed since the state read (opts.Since) are
+	// appended to it, or it is written whole.
+	t0 := time.Now()
+	saved, err := st.WriteFileSince(path, opts.Since)
+	if err != nil {
 		return fmt.Errorf("saving checkpoint %s: %w", path, err)
 	}
-	a.log.Debug("saved checkpoint", "file", path, "nodes", g.NumNodes())
+	a.log.Debug("saved checkpoint", "file", path, "nodes", g.NumNodes(), "rows_written", saved.Rows,
+		"appended", saved.Patch, "bytes", saved.Bytes, "seconds", round3(time.Since(t0).Seconds()))
 	return nil
 }
 

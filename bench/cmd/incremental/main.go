@@ -14,7 +14,8 @@
 // many, each keeping one end of a removed one and moving the other to a
 // random node of the same kind (in a knowledge graph: an author writes
 // another paper). Compute is the Score call's prior, embedding and scoring
-// time; the state's fingerprints, write and read are timed apart.
+// time; the state's fingerprints, write and read are timed apart, and
+// night 2's save over night 1's file (the rows that changed, appended).
 package main
 
 import (
@@ -91,6 +92,10 @@ func main() {
 	tRead := time.Since(t0)
 	fi, _ := os.Stat(path)
 	fmt.Printf("state: fingerprints+terms %s, write %s, read %s, %.1f MB\n", secs(tState), secs(tWrite), secs(tRead), float64(fi.Size())/1e6)
+	night1, err := os.ReadFile(path) // each night 2 saves over night 1's file
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	fmt.Println("| changed | rescoring | night 2 compute (wall) | share of night 1 (cpu share) | changed / trained / rescored nodes | epochs | warm full run compute | cold full run compute | top-1% overlap, Spearman: inc vs warm full | inc vs cold full | cold full night 1 vs night 2 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -150,6 +155,20 @@ func main() {
 			fmt.Printf("  night 2: prior %s, embedding %s, scoring %s; against night 1, ambiguity changed on %s\n",
 				secs(inc.Timings.Prior), secs(inc.Timings.Embedding), secs(inc.Timings.Scoring), moves(first.Ambiguity, inc.Ambiguity))
 			fmt.Printf("  night 2 output digest %016x (scores, ambiguity, entity estimates; %d merged anew)\n", digest(inc), s.Merged)
+			if err := os.WriteFile(path, night1, 0o644); err != nil {
+				log.Fatal(err)
+			}
+			t0 := time.Now()
+			saved, err := inc.State(h, o).WriteFileSince(path, st)
+			if err != nil {
+				log.Fatal(err)
+			}
+			tSave := time.Since(t0)
+			t0 = time.Now()
+			if _, err := fondue.ReadStateFile(path); err != nil {
+				log.Fatal(err)
+			}
+			fmt.Printf("  night 2 state: saved %s (%d rows, %.1f MB, patch %v), read %s\n", secs(tSave), saved.Rows, float64(saved.Bytes)/1e6, saved.Patch, secs(time.Since(t0)))
 		}
 	}
 	fmt.Println(other)
