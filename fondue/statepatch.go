@@ -119,26 +119,41 @@ func (s *State) sameShape(prev *State) bool {
 	return true
 }
 
-// rowsSince returns per row of keys its row in old (-1: a new key), or
-// nil when the rows kept are not in old's order (a patch then cannot say
-// it). Rows in the same order need no look-up.
+// rowsSince returns per row of keys its row in old (-1: a new key, or
+// one written whole), in old's order, or nil when the rows kept are not
+// in old's order (a patch then cannot say it). Rows in the same order need
+// no look-up; a key that is not the next row is looked for among the next
+// rowsWindow rows, and only when that leaves more than 1% of the rows
+// new, in an index of old.
 func rowsSince(keys, old []string) []int32 {
 	from := make([]int32, len(keys))
-	var index map[string]int
-	next := 0
+	next, added := 0, 0
 	for k, key := range keys {
-		if next < len(old) && old[next] == key {
-			from[k], next = int32(next), next+1
-			continue
-		}
-		if index == nil {
-			index = make(map[string]int, len(old))
-			for r, key := range old {
-				if _, dup := index[key]; !dup {
-					index[key] = r
-				}
+		r := -1
+		for j := next; j < min(len(old), next+rowsWindow); j++ {
+			if old[j] == key {
+				r = j
+				break
 			}
 		}
+		from[k] = int32(r)
+		if r < 0 {
+			added++
+		} else {
+			next = r + 1
+		}
+	}
+	if added <= len(keys)/100 {
+		return from
+	}
+	index := make(map[string]int, len(old))
+	for r, key := range old {
+		if _, dup := index[key]; !dup {
+			index[key] = r
+		}
+	}
+	next = 0
+	for k, key := range keys {
 		r, ok := index[key]
 		switch {
 		case !ok:
@@ -151,6 +166,9 @@ func rowsSince(keys, old []string) []int32 {
 	}
 	return from
 }
+
+// rowsWindow is how far ahead rowsSince looks for a key before its index.
+const rowsWindow = 64
 
 // patchSince returns the patch record that turns prev, read from path,
 // into s, and its rows; nil when there is none to append (see

@@ -2,6 +2,7 @@ package fondue
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -286,7 +287,8 @@ func TestStatePatchRows(t *testing.T) {
 	if d := sameState(back, s); d != "" {
 		t.Fatalf("a node removed and one added: the state read back differs in its %s", d)
 	}
-	// The same graph with two nodes in each other's place.
+	// The same graph with two nodes in each other's place: one of them is
+	// removed and added again.
 	order := make([]int, g.NumNodes())
 	for i := range order {
 		order[i] = i
@@ -294,10 +296,67 @@ func TestStatePatchRows(t *testing.T) {
 	order[30], order[31] = 31, 30
 	swapped := reshaped(t, g, 10, 20, []int{3, 40}, order)
 	s2 := nightState(t, swapped, opts, back)
-	if saved, err = s2.WriteFileSince(path, back); err != nil || saved.Patch {
-		t.Fatalf("rows out of order: saved %+v, %v; want the state whole", saved, err)
+	if saved, err = s2.WriteFileSince(path, back); err != nil || !saved.Patch {
+		t.Fatalf("two rows swapped: saved %+v, %v; want a patch", saved, err)
 	}
 	if d := sameState(readState(t, path), s2); d != "" {
-		t.Fatalf("rows out of order: the state read back differs in its %s", d)
+		t.Fatalf("two rows swapped: the state read back differs in its %s", d)
+	}
+}
+
+// TestRowsSince checks rowsSince's mappings on edits of a key list: every
+// row kept is the same key, in old's order; a row is new only when its key
+// is not in old, unless many rows changed (then a key may be written
+// whole); rows out of order beyond the look-ahead give nil.
+func TestRowsSince(t *testing.T) {
+	old := make([]string, 5000)
+	for i := range old {
+		old[i] = fmt.Sprint("k", i)
+	}
+	edit := func(remove func(int) bool, add func(int) bool) []string {
+		var keys []string
+		for i, k := range old {
+			if add(i) {
+				keys = append(keys, fmt.Sprint("new", i))
+			}
+			if !remove(i) {
+				keys = append(keys, k)
+			}
+		}
+		return keys
+	}
+	inOld := map[string]bool{}
+	for _, k := range old {
+		inOld[k] = true
+	}
+	check := func(name string, keys []string, exact bool) {
+		from := rowsSince(keys, old)
+		if from == nil {
+			t.Fatalf("%s: nil", name)
+		}
+		next := 0
+		for k, r := range from {
+			switch {
+			case r >= 0 && (int(r) < next || old[r] != keys[k]):
+				t.Fatalf("%s: row %d (%s) mapped to %d (%s), after %d", name, k, keys[k], r, old[r], next)
+			case r >= 0:
+				next = int(r) + 1
+			case exact && inOld[keys[k]]:
+				t.Fatalf("%s: row %d (%s) is in old, mapped as new", name, k, keys[k])
+			}
+		}
+	}
+	none := func(int) bool { return false }
+	check("same", old, true)
+	check("a few removed and added", edit(func(i int) bool { return i%97 == 5 }, func(i int) bool { return i%89 == 3 }), true)
+	check("a block removed", edit(func(i int) bool { return i >= 1000 && i < 1500 }, none), true)
+	check("a block added", edit(none, func(i int) bool { return i >= 2000 && i < 2300 }), true)
+	swapped := slices.Clone(old)
+	swapped[10], swapped[11] = swapped[11], swapped[10]
+	check("two swapped", swapped, false)
+	reversed := slices.Clone(old)
+	slices.Reverse(reversed)
+	if rowsSince(reversed, old) != nil {
+		t.Fatal("reversed: want nil")
 	}
 }

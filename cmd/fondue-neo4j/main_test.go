@@ -324,7 +324,8 @@ func TestConfigPrecedence(t *testing.T) {
 }
 
 // --checkpoint: the first run starts cold and saves; the second warm-starts
-// from the file, reusing every node, and needs fewer epochs.
+// from the file, reusing every node, and needs fewer epochs; it appends its
+// state, which the third reads.
 func TestScoreCheckpoint(t *testing.T) {
 	ck := filepath.Join(t.TempDir(), "lesmis.ck")
 	epochs := func(stderr string) int {
@@ -353,6 +354,15 @@ func TestScoreCheckpoint(t *testing.T) {
 	}
 	if warm := epochs(stderr); warm >= cold {
 		t.Fatalf("warm start took %d epochs, cold %d", warm, cold)
+	}
+	// The same graph: its state is appended as a patch of no rows, read
+	// back by the next run.
+	if !strings.Contains(stderr, `"rows_written":0,"appended":true`) {
+		t.Fatalf("second run: the state not appended as a patch of no rows: %s", stderr)
+	}
+	code, _, stderr = runCLI(t, "", "score", lesmis, "--checkpoint", ck, "--mode", "sampled", "--log-level", "debug")
+	if code != 0 || !strings.Contains(stderr, `"reused":77`) || !strings.Contains(stderr, `"appended":true`) {
+		t.Fatalf("third run, after a patch: exit %d, %s", code, stderr)
 	}
 	if err := os.WriteFile(ck, []byte("junk"), 0o644); err != nil {
 		t.Fatal(err)

@@ -170,6 +170,7 @@ func (a *app) scoreFiles(ctx context.Context, args []string, hm edgelist.HeaderM
 		pull.WriteNodeLabels, pull.EvidenceProperties = a.cfg.Input.ScoreLabels, a.cfg.Graph.EvidenceProperties
 	}
 	e := a.cfg.Engine.Embedding
+	ahead := readStateAhead(e.Checkpoint, opts.Method)
 	sc, err := syncjob.Score(ctx, src, syncjob.Options{Pull: pull, Score: opts, Split: opts.Split.Splitter != nil,
 		// The state file, read and saved as sync does.
 		OnlyChanged: e.Checkpoint != "", Full: e.Full,
@@ -181,7 +182,7 @@ func (a *app) scoreFiles(ctx context.Context, args []string, hm edgelist.HeaderM
 					o.Split.Top = sg.Graph.NumNodes()
 				}
 			}
-			if _, err := a.loadCheckpoint(e.Checkpoint, sg.Graph, o); err != nil {
+			if _, err := a.loadCheckpoint(e.Checkpoint, sg.Graph, o, ahead); err != nil {
 				return err
 			}
 			a.log.Debug("scoring", "nodes", sg.Graph.NumNodes(), "edges", sg.Graph.NumEdges(), "options", describeOptions(*o))
@@ -261,6 +262,38 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 	return 0, usageErrorf("--header %q: want auto, yes or no", s)
 }
 
+// stateAhead reads a state file in the background from the start of a
+// run, so that the read overlaps the pull (or the files' read).
+type stateAhead struct {
+	path string
+	done chan struct{}
+	st   *fondue.State
+	err  error
+}
+
+// readStateAhead starts reading the state file at path when the run will
+// (a path, and a method with an embedding); nil otherwise.
+func readStateAhead(path, method string) *stateAhead {
+	if path == "" || !score.UsesEmbedding(method) {
+		return nil
+	}
+	r := &stateAhead{path: path, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		r.st, r.err = fondue.ReadStateFile(path)
+	}()
+	return r
+}
+
+// get returns the state file at path: the one read ahead, or read now.
+func (r *stateAhead) get(path string) (*fondue.State, error) {
+	if r == nil || r.path != path {
+		return fondue.ReadStateFile(path)
+	}
+	<-r.done
+	return r.st, r.err
+}
+
 // loadCheckpoint prepares the run from the state file at path
 // (embedding.checkpoint): the engine's saved state, from which the run is
 // incremental (opts.Since; the engine runs in full, saying why, when it
@@ -268,14 +301,14 @@ func parseHeaderMode(s string) (edgelist.HeaderMode, error) {
 // missing file means a full cold run (the first scheduled run), anything
 // unreadable is an error. An empty path does nothing. full says why the
 // run is full when it is not left to the engine ("" otherwise).
-func (a *app) loadCheckpoint(path string, g *graph.Graph, opts *fondue.Options) (full string, err error) {
+func (a *app) loadCheckpoint(path string, g *graph.Graph, opts *fondue.Options, ahead *stateAhead) (full string, err error) {
 	if path == "" || !score.UsesEmbedding(opts.Method) {
 		return "", nil
 	}
 	if err := checkWritable(path); err != nil {
 		return "", withCode(exitUsage, fmt.Errorf("checkpoint %s: %w (checked before fitting, so that the fit is not lost)", path, err))
 	}
-	st, err := fondue.ReadStateFile(path)
+	st, err := ahead.get(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		a.log.Info("no state file yet: a cold start, in full", "file", path)

@@ -344,6 +344,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 		return err
 	}
 	var full string // why the run is full, when the engine is not asked
+	ahead := readStateAhead(s.checkpoint, s.engine.Method)
 	sum, err := syncjob.Sync(ctx, conn, syncjob.Options{
 		RunID: s.runID, Pull: pull, Write: s.write, Lock: s.lock, Score: s.engine,
 		Split: s.split, SkipProperties: s.skip, DryRun: dryRun, CloneKey: s.cloneKey, Unfinished: s.unfinished, Memory: guard, Duplicates: s.duplicates,
@@ -355,7 +356,7 @@ func (a *app) sync(ctx context.Context, dryRun bool) error {
 			// start; without one, syncjob warm-starts from the vectors
 			// saved in node properties.
 			var err error
-			full, err = a.loadCheckpoint(s.checkpoint, sg.Graph, opts)
+			full, err = a.loadCheckpoint(s.checkpoint, sg.Graph, opts, ahead)
 			return err
 		},
 		Scored: func(sg *syncjob.Subgraph, res *fondue.Result, opts fondue.Options, sum *syncjob.Summary) error {

@@ -119,7 +119,9 @@ func Predict(nodes, edges int64, o Options) Estimate {
 		since = SinceParts(nodes, edges, s.d, s.o.StringKeys, s.o.AvgKeyBytes)
 	}
 	for _, pm := range phases {
-		if pm.Phase != "load" { // read after the graph is built
+		if pm.Phase == "load" { // the state is read while the graph loads
+			pm.Parts = slices.Concat(pm.Parts, since[:min(len(since), savedStateParts)])
+		} else {
 			pm.Parts = slices.Concat(pm.Parts, since)
 		}
 		pm.Parts = slices.Concat(pm.Parts, o.Held)
@@ -259,6 +261,11 @@ func (s sizes) split() []Part {
 func (s sizes) sink() []Part {
 	return slices.Concat(s.scored(), []Part{{"scores, disconnection, ranks", 49 * s.n}}, s.o.Sink)
 }
+
+// savedStateParts is the number of SinceParts that are the state read
+// (the CLI reads it while the graph loads); the others are allocated by
+// the run.
+const savedStateParts = 4
 
 // SinceParts are what an incremental run holds for a saved state of n
 // rows, m links and dimension d (fondue.ReadState's arrays, and what

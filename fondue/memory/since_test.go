@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
@@ -40,20 +41,26 @@ func TestSinceParts(t *testing.T) {
 	if got := SinceParts(1e7, 0, 8, false, 0)[1].Bytes; got != 30*8e7 {
 		t.Errorf("vectors at 8e7 values: %d, want %d", got, int64(30*8e7))
 	}
-	// Predict adds them to every phase but the load, and not to a method
-	// without an embedding.
+	// Predict adds them to every phase, to the load only the state read,
+	// and not to a method without an embedding.
 	o := Options{Dim: 2, Workers: 1, MaxDegree: 10, KeepState: true}
 	base := Predict(1000, 3000, o)
 	o.Since = true
 	with := Predict(1000, 3000, o)
-	var sum int64
-	for _, p := range SinceParts(1000, 3000, 2, false, 0) {
+	var sum, read int64
+	for k, p := range SinceParts(1000, 3000, 2, false, 0) {
 		sum += p.Bytes
+		if strings.HasPrefix(p.Name, "saved state") {
+			read += p.Bytes
+			if k >= savedStateParts {
+				t.Errorf("part %q is read with the state, after the first %d", p.Name, savedStateParts)
+			}
+		}
 	}
 	for k, ph := range with.Phases {
 		add := sum
 		if ph.Phase == "load" {
-			add = 0
+			add = read
 		}
 		if ph.Bytes != base.Phases[k].Bytes+add {
 			t.Errorf("phase %s: %d bytes, want %d + %d", ph.Phase, ph.Bytes, base.Phases[k].Bytes, add)
