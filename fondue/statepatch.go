@@ -394,7 +394,13 @@ func (s *State) applyPatch(body []byte) error {
 	if removed > uint64(n) {
 		return errors.New("more rows removed than there are")
 	}
-	toNew := make([]int32, n) // -1: removed
+	// toNew, fromOld and keys are made only when rows come or go: most
+	// nights keep every row in its place.
+	var toNew, fromOld []int32 // -1: removed; -1: added
+	var keys []string
+	if removed > 0 {
+		toNew = make([]int32, n)
+	}
 	next := uint64(0)
 	for range removed {
 		r := next + b.uv()
@@ -409,8 +415,13 @@ func (s *State) applyPatch(body []byte) error {
 		return errors.New("cut short")
 	}
 	n2 := n - int(removed) + int(added)
-	fromOld := make([]int32, n2) // -1: added
-	keys := make([]string, n2)
+	moved := removed > 0 || added > 0
+	if moved {
+		if toNew == nil {
+			toNew = make([]int32, n)
+		}
+		fromOld, keys = make([]int32, n2), make([]string, n2)
+	}
 	next = 0
 	for range added {
 		k := next + b.uv()
@@ -443,7 +454,7 @@ func (s *State) applyPatch(body []byte) error {
 	ev := s.EvidenceEntities != nil
 	prints := ev && s.EvidencePrints != nil
 	d := ck.Dim
-	if n2 != n || int(removed) != 0 {
+	if moved {
 		// The rows kept, moved to their new places; the added ones are
 		// the patch's rows below.
 		u64s := func(a []uint64) []uint64 {
@@ -583,7 +594,7 @@ func (s *State) applyPatch(body []byte) error {
 			s.Degrees[k] = int32(len(nb))
 			continue
 		}
-		if slices.Contains(old, -1) {
+		if removed > 0 && slices.Contains(old, -1) {
 			return errors.New("a row lost a neighbour the patch does not say")
 		}
 		out = append(out, old...)
