@@ -145,6 +145,10 @@ func main() {
 				fmt.Printf("  changed nodes in the top 1%%: incremental %s, cold full %s; inc vs night 1 %s\n",
 					changedInTop(g, h, inc.Scores), changedInTop(g, h, cold.Scores), pair(first.Scores, inc.Scores))
 			}
+			if share > 0 && *fullRuns {
+				fmt.Printf("  the top 1%% within the cold full run's top 1.5%%, 2%%, 5%%: incremental %s; cold full night 1 %s\n",
+					withinTops(inc.Scores, cold.Scores), withinTops(first.Scores, cold.Scores))
+			}
 			if share == 0 || *fullRuns {
 				fmt.Printf("  entity estimates merged anew %d; equal to the cold full run's: %s (cold full night 1 vs night 2: %s)\n",
 					s.Merged, sameEntities(inc, cold), sameEntities(first, cold))
@@ -421,6 +425,34 @@ func kindOf(c *evidence.Context, i int) int32 {
 		return 0
 	}
 	return c.Kind[i]
+}
+
+// withinTops gives the share of a's top 1% that is within b's top 1.5%,
+// 2% and 5% (nodes scored in both): whether the nodes the two top 1%s do
+// not share sit just past the line or far from it.
+func withinTops(a, b []float64) string {
+	var ka, kb []float64
+	for i := range a {
+		if !math.IsNaN(a[i]) && !math.IsNaN(b[i]) {
+			ka, kb = append(ka, a[i]), append(kb, b[i])
+		}
+	}
+	top := (len(ka) + 99) / 100
+	rank := make([]int, len(kb))
+	for r, i := range score.Ranking(kb) {
+		rank[i] = r
+	}
+	var out []string
+	for _, f := range []float64{0.015, 0.02, 0.05} {
+		lim, in := int(math.Ceil(f*float64(len(kb)))), 0
+		for _, i := range score.Ranking(ka)[:top] {
+			if rank[i] < lim {
+				in++
+			}
+		}
+		out = append(out, fmt.Sprintf("%.1f%%", 100*float64(in)/float64(top)))
+	}
+	return strings.Join(out, ", ")
 }
 
 // compare returns the share of the top 1% of a (by score, among nodes
