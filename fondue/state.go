@@ -10,8 +10,8 @@ import (
 	"hash/crc32"
 	"hash/fnv"
 	"io"
-	"math"
 	"os"
+	"slices"
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/cne"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
@@ -336,14 +336,19 @@ func (e *StateError) Unwrap() error { return e.Err }
 // ReadState reads a state written by State.Write, or a checkpoint written
 // by cne.Checkpoint.Write (then a State with the Checkpoint only: a warm
 // start).
-func ReadState(r io.Reader) (*State, error) {
+func ReadState(r io.Reader) (*State, error) { return readStateSized(r, -1) }
+
+// readStateSized is ReadState from a reader of at most size bytes (a file's
+// size; negative: unknown): arrays that fit in size are made whole
+// rather than grown by append.
+func readStateSized(r io.Reader, size int64) (*State, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	magic, err := br.Peek(8)
 	if err != nil {
 		return nil, fmt.Errorf("not a fondue state or checkpoint: %w", err)
 	}
 	if string(magic) != stateMagic {
-		ck, err := cne.ReadCheckpoint(br)
+		ck, err := cne.ReadCheckpointSize(br, size)
 		if err != nil {
 			return nil, err
 		}
@@ -376,60 +381,25 @@ func ReadState(r io.Reader) (*State, error) {
 	if n > 1<<34 || combined > 1 {
 		return nil, fmt.Errorf("corrupt header (%d nodes)", n)
 	}
-	// Read in blocks, so that a corrupt count fails at the end of the
-	// file instead of allocating it up front.
-	readU64 := func() ([]uint64, error) {
-		out := make([]uint64, 0, min(n, 1<<20))
-		for len(out) < int(n) {
-			blk := make([]uint64, min(int(n)-len(out), 1<<16))
-			if err := binary.Read(tr, le, blk); err != nil {
-				return nil, truncated(err)
-			}
-			out = append(out, blk...)
-		}
-		return out, nil
-	}
-	readF := func() ([]float64, error) {
-		u, err := readU64()
-		if err != nil {
-			return nil, err
-		}
-		f := make([]float64, len(u))
-		for k, v := range u {
-			f[k] = math.Float64frombits(v)
-		}
-		return f, nil
-	}
-	if s.Fingerprints, err = readU64(); err != nil {
+	if s.Fingerprints, err = readArray[uint64](tr, n, size); err != nil {
 		return nil, err
 	}
 	s.Terms = &score.Terms{}
-	if s.Terms.FONDUE, err = readF(); err != nil {
+	if s.Terms.FONDUE, err = readArray[float64](tr, n, size); err != nil {
 		return nil, err
 	}
 	if combined == 1 {
-		if s.Terms.Disconnection, err = readF(); err != nil {
+		if s.Terms.Disconnection, err = readArray[float64](tr, n, size); err != nil {
 			return nil, err
 		}
-		if s.Terms.Pieces, err = readF(); err != nil {
+		if s.Terms.Pieces, err = readArray[float64](tr, n, size); err != nil {
 			return nil, err
 		}
 	}
-	readI32 := func(n uint64) ([]int32, error) {
-		out := make([]int32, 0, min(n, 1<<20))
-		for len(out) < int(n) {
-			blk := make([]int32, min(int(n)-len(out), 1<<16))
-			if err := binary.Read(tr, le, blk); err != nil {
-				return nil, truncated(err)
-			}
-			out = append(out, blk...)
-		}
-		return out, nil
-	}
-	if s.Entities, err = readI32(n); err != nil {
+	if s.Entities, err = readArray[int32](tr, n, size); err != nil {
 		return nil, err
 	}
-	if s.Degrees, err = readI32(n); err != nil {
+	if s.Degrees, err = readArray[int32](tr, n, size); err != nil {
 		return nil, err
 	}
 	var links uint64
@@ -439,7 +409,7 @@ func ReadState(r io.Reader) (*State, error) {
 	if links > 1<<36 {
 		return nil, fmt.Errorf("corrupt: %d links", links)
 	}
-	if s.Neighbors, err = readI32(links); err != nil {
+	if s.Neighbors, err = readArray[int32](tr, links, size); err != nil {
 		return nil, err
 	}
 	if version >= 2 {
@@ -453,7 +423,7 @@ func ReadState(r io.Reader) (*State, error) {
 			if err := binary.Read(tr, le, &s.EvidenceDigest); err != nil {
 				return nil, truncated(err)
 			}
-			if s.EvidenceEntities, err = readI32(n); err != nil {
+			if s.EvidenceEntities, err = readArray[int32](tr, n, size); err != nil {
 				return nil, err
 			}
 			if version >= 3 {
@@ -463,7 +433,7 @@ func ReadState(r io.Reader) (*State, error) {
 				switch ev[0] {
 				case 0:
 				case 1:
-					if s.EvidencePrints, err = readU64(); err != nil {
+					if s.EvidencePrints, err = readArray[uint64](tr, n, size); err != nil {
 						return nil, err
 					}
 				default:
@@ -474,12 +444,16 @@ func ReadState(r io.Reader) (*State, error) {
 			return nil, errors.New("corrupt: evidence flag")
 		}
 	}
-	var size uint64
-	if err := binary.Read(tr, le, &size); err != nil {
+	var ckSize uint64
+	if err := binary.Read(tr, le, &ckSize); err != nil {
 		return nil, truncated(err)
 	}
-	lr := &io.LimitedReader{R: tr, N: int64(size)}
-	if s.Checkpoint, err = cne.ReadCheckpoint(lr); err != nil {
+	ckHint := int64(-1) // the checkpoint's length, when the file holds it
+	if size >= 0 && ckSize <= uint64(size) {
+		ckHint = int64(ckSize)
+	}
+	lr := &io.LimitedReader{R: tr, N: int64(ckSize)}
+	if s.Checkpoint, err = cne.ReadCheckpointSize(lr, ckHint); err != nil {
 		return nil, err
 	}
 	if lr.N != 0 {
@@ -502,6 +476,30 @@ func ReadState(r io.Reader) (*State, error) {
 		}
 	}
 	return s, nil
+}
+
+// readArray reads n values in blocks. It makes the array whole when a
+// reader of size bytes can hold it, else reserves a bound and grows it:
+// a corrupt count then fails at the end of the file instead of
+// allocating it up front.
+func readArray[T uint64 | int32 | float64](r io.Reader, n uint64, size int64) ([]T, error) {
+	var zero T
+	width := uint64(binary.Size(zero))
+	reserve := min(n, 1<<20)
+	if size >= 0 && n <= uint64(size)/width {
+		reserve = n
+	}
+	out := make([]T, 0, reserve)
+	for uint64(len(out)) < n {
+		k := min(int(n-uint64(len(out))), 1<<16)
+		out = slices.Grow(out, k)
+		blk := out[len(out) : len(out)+k]
+		if err := binary.Read(r, binary.LittleEndian, blk); err != nil {
+			return nil, truncated(err)
+		}
+		out = out[:len(out)+k]
+	}
+	return out, nil
 }
 
 // countReader counts the bytes read through it.
@@ -552,7 +550,11 @@ func ReadStateFile(path string) (*State, error) {
 		return nil, err
 	}
 	defer f.Close()
-	s, err := ReadState(f)
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	s, err := readStateSized(f, size)
 	if err != nil {
 		return nil, &StateError{File: path, Err: err}
 	}

@@ -1,7 +1,9 @@
 package fondue
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -358,5 +360,32 @@ func TestRowsSince(t *testing.T) {
 	slices.Reverse(reversed)
 	if rowsSince(reversed, old) != nil {
 		t.Fatal("reversed: want nil")
+	}
+}
+
+// TestReadArray reads more values than the reserve of an unknown size:
+// grown by append without a size, whole with the reader's size, and a
+// count past the size (a corrupt one) fails as cut short.
+func TestReadArray(t *testing.T) {
+	n := uint64(1<<20 + 5)
+	want := make([]int32, n)
+	for i := range want {
+		want[i] = int32(i*7 - 3)
+	}
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, binary.LittleEndian, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int64{-1, int64(buf.Len())} {
+		got, err := readArray[int32](bytes.NewReader(buf.Bytes()), n, size)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("size %d: %v, values equal %v", size, err, slices.Equal(got, want))
+		}
+		if whole := cap(got) == len(got); whole != (size >= 0) {
+			t.Fatalf("size %d: made whole %v (cap %d for %d)", size, whole, cap(got), len(got))
+		}
+	}
+	if _, err := readArray[int32](bytes.NewReader(buf.Bytes()), n+1, int64(buf.Len())); err == nil || err.Error() != "truncated" {
+		t.Fatalf("a count past the file: %v, want truncated", err)
 	}
 }

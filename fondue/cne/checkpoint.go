@@ -188,10 +188,20 @@ func (c *Checkpoint) Write(w io.Writer) error {
 
 // ReadReserve is the number of values ReadCheckpoint reserves for each of
 // the embedding and the two moments; a larger array grows by append.
+// ReadCheckpointSize reserves whole arrays that its size can hold.
 const ReadReserve = 1 << 24
 
+// readReserve is ReadReserve, smaller in tests.
+var readReserve uint64 = ReadReserve
+
 // ReadCheckpoint reads a checkpoint written by Write.
-func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
+func ReadCheckpoint(r io.Reader) (*Checkpoint, error) { return ReadCheckpointSize(r, -1) }
+
+// ReadCheckpointSize is ReadCheckpoint from a reader that holds at most
+// size bytes (a file's size; negative: unknown). Its arrays are made
+// whole when the node count fits in size, rather than grown by append:
+// at 10M nodes the copies of growing cost seconds.
+func ReadCheckpointSize(r io.Reader, size int64) (*Checkpoint, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	le := binary.LittleEndian
 	fixed := make([]byte, 8+4+4+8+8+8+4+8+8+4)
@@ -229,15 +239,20 @@ func ReadCheckpoint(r io.Reader) (*Checkpoint, error) {
 			return nil, fmt.Errorf("truncated checkpoint: %w", err)
 		}
 	}
-	c.Keys = make([]string, 0, min(n, 1<<24))
 	arrays := []*[]float64{&c.X}
 	if hasState {
 		arrays = append(arrays, &c.M, &c.V)
 	}
-	// Reserved up to a bound, as the keys: a corrupt count fails at the
-	// end of the file instead of allocating it up front.
+	// Reserved up to a bound, unless size holds every row (a key's length
+	// and its values): a corrupt count fails at the end of the file
+	// instead of allocating it up front.
+	keys, values := min(n, 1<<24), min(n*uint64(c.Dim), readReserve)
+	if size >= 0 && n <= uint64(size)/uint64(1+8*c.Dim*len(arrays)) {
+		keys, values = n, n*uint64(c.Dim)
+	}
+	c.Keys = make([]string, 0, keys)
 	for _, a := range arrays {
-		*a = make([]float64, 0, min(n*uint64(c.Dim), ReadReserve))
+		*a = make([]float64, 0, values)
 	}
 	// A node's values are read at once: one read per node, not per value.
 	row := make([]byte, 8*c.Dim*len(arrays))
@@ -271,7 +286,11 @@ func ReadCheckpointFile(path string) (*Checkpoint, error) {
 		return nil, err
 	}
 	defer f.Close()
-	c, err := ReadCheckpoint(f)
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	c, err := ReadCheckpointSize(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -53,6 +53,40 @@ func TestCheckpointRoundTrip(t *testing.T) {
 	}
 }
 
+// TestReadCheckpointSize reads arrays larger than the reserve: whole
+// when the size holds them, grown by append without it or when the size
+// is too small for the count (as for a corrupt count); the same values.
+func TestReadCheckpointSize(t *testing.T) {
+	g := readTestGraph(t, "karate")
+	p := fitTestPrior(t, g)
+	emb, _, err := Fit(context.Background(), g, p, Options{MaxEpochs: 5}, Run{Seed: 1, KeepState: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCheckpoint(g, emb, Options{})
+	var buf bytes.Buffer
+	if err := c.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	defer func(r uint64) { readReserve = r }(readReserve)
+	readReserve = 16 // fewer values than the 34 nodes hold
+	for _, tc := range []struct {
+		size  int64
+		whole bool
+	}{{-1, false}, {int64(buf.Len()), true}, {int64(buf.Len()) / 100, false}} {
+		back, err := ReadCheckpointSize(bytes.NewReader(buf.Bytes()), tc.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(back.X, c.X) || !slices.Equal(back.M, c.M) || !slices.Equal(back.V, c.V) || !slices.Equal(back.Keys, c.Keys) {
+			t.Fatalf("size %d: values changed", tc.size)
+		}
+		if whole := cap(back.X) == len(back.X) && cap(back.V) == len(back.V); whole != tc.whole {
+			t.Fatalf("size %d: arrays made whole %v, want %v (cap %d, len %d)", tc.size, whole, tc.whole, cap(back.X), len(back.X))
+		}
+	}
+}
+
 func TestWarmStartMapping(t *testing.T) {
 	// Saved: path a-b-c. New graph: b-c-d plus d-b; a is gone, d is new.
 	var b1 graph.Builder

@@ -274,8 +274,8 @@ const savedStateParts = 4
 //	state keys     = n(16 + k)  string headers and bytes; k the average key
 //	                            length, or an integer's digits rounded to 8
 //	state vectors  = 3a         embedding and the two Adam moments, each
-//	                            a = 8dn (10dn past cne.ReadReserve values,
-//	                            which grow by append)
+//	                            a = 8dn (fondue.ReadStateFile makes them
+//	                            whole from the file's size)
 //	state per node = 40n        fingerprint 8, terms 24 (FONDUE, disconnection,
 //	                            pieces), entity estimate 4, degree 4
 //	state links    = 8m         a 4-byte row per link end
@@ -295,9 +295,6 @@ func SinceParts(n, m, d int64, stringKeys bool, avgKeyBytes int) []Part {
 		k = (digits + 7) / 8 * 8
 	}
 	a := 8 * d * n
-	if d*n > cne.ReadReserve {
-		a = 10 * d * n
-	}
 	return []Part{
 		{"saved state: keys", n * (16 + k)},
 		{"saved state: embedding and optimizer state", 3 * a},
