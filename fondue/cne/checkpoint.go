@@ -186,13 +186,11 @@ func (c *Checkpoint) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// ReadReserve is the number of values ReadCheckpoint reserves for each of
-// the embedding and the two moments; a larger array grows by append.
-// ReadCheckpointSize reserves whole arrays that its size can hold.
-const ReadReserve = 1 << 24
-
-// readReserve is ReadReserve, smaller in tests.
-var readReserve uint64 = ReadReserve
+// readReserve is the number of values ReadCheckpoint reserves for each of
+// the embedding and the two moments, a larger array growing by append
+// (ReadCheckpointSize makes whole the arrays its size can hold); a
+// variable for the tests.
+var readReserve uint64 = 1 << 24
 
 // ReadCheckpoint reads a checkpoint written by Write.
 func ReadCheckpoint(r io.Reader) (*Checkpoint, error) { return ReadCheckpointSize(r, -1) }

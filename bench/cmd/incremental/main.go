@@ -431,12 +431,7 @@ func kindOf(c *evidence.Context, i int) int32 {
 // 2% and 5% (nodes scored in both): whether the nodes the two top 1%s do
 // not share sit just past the line or far from it.
 func withinTops(a, b []float64) string {
-	var ka, kb []float64
-	for i := range a {
-		if !math.IsNaN(a[i]) && !math.IsNaN(b[i]) {
-			ka, kb = append(ka, a[i]), append(kb, b[i])
-		}
-	}
+	ka, kb := scoredInBoth(a, b)
 	top := (len(ka) + 99) / 100
 	rank := make([]int, len(kb))
 	for r, i := range score.Ranking(kb) {
@@ -455,16 +450,21 @@ func withinTops(a, b []float64) string {
 	return strings.Join(out, ", ")
 }
 
-// compare returns the share of the top 1% of a (by score, among nodes
-// scored in both) that is in b's top 1%, and the Spearman correlation of
-// the two.
-func compare(a, b []float64) (overlap, rho float64) {
-	var ka, kb []float64
+// scoredInBoth returns the scores of the nodes scored in both a and b.
+func scoredInBoth(a, b []float64) (ka, kb []float64) {
 	for i := range a {
 		if !math.IsNaN(a[i]) && !math.IsNaN(b[i]) {
 			ka, kb = append(ka, a[i]), append(kb, b[i])
 		}
 	}
+	return ka, kb
+}
+
+// compare returns the share of the top 1% of a (by score, among nodes
+// scored in both) that is in b's top 1%, and the Spearman correlation of
+// the two.
+func compare(a, b []float64) (overlap, rho float64) {
+	ka, kb := scoredInBoth(a, b)
 	top := (len(ka) + 99) / 100
 	ra, rb := score.Ranking(ka)[:top], score.Ranking(kb)[:top]
 	in := map[int]bool{}
