@@ -39,21 +39,21 @@ func TestSyncDuplicatesMemory(t *testing.T) {
 
 	var seen int64
 	o := syncjob.Options{RunID: "dup-mem-1", Pull: storetest.DuplicatesPull,
-		Memory:     syncjob.MemoryGuard{Limit: want.Peak - 1, Estimated: func(e memory.Estimate, _ int64) { seen = e.Peak }},
+		Memory:     syncjob.MemoryGuard{Limit: want.Least - 1, Estimated: func(e memory.Estimate, _ int64) { seen = e.Peak }},
 		Duplicates: &syncjob.DuplicateOptions{Find: find}}
 	d0 := fx.Dump(t)
 	_, err = syncjob.Sync(ctxT(t), st, o)
 	if !errors.Is(err, syncjob.ErrMemory) || seen != want.Peak {
-		t.Fatalf("limit %d: %v, estimate %d; want ErrMemory and the estimate %d", want.Peak-1, err, seen, want.Peak)
+		t.Fatalf("limit %d: %v, estimate %d; want ErrMemory and the estimate %d", want.Least-1, err, seen, want.Peak)
 	}
 	if fx.Dump(t) != d0 {
 		t.Fatal("the run refused for its memory wrote")
 	}
 
-	o.RunID, o.Memory.Limit = "dup-mem-2", want.Peak
+	o.RunID, o.Memory.Limit = "dup-mem-2", want.Least
 	sum, err := syncjob.Sync(ctxT(t), st, o)
 	if err != nil {
-		t.Fatalf("limit %d, the estimate itself: %v", want.Peak, err)
+		t.Fatalf("limit %d, the estimate's least: %v", want.Least, err)
 	}
 	if d := sum.Duplicates; d == nil || d.MemoryEstimate != want.Peak || d.RelationshipsWritten == 0 {
 		t.Fatalf("summary %+v; want the memory estimate %d and pairs written", d, want.Peak)

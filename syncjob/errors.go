@@ -39,8 +39,9 @@ var (
 	// Options.Unfinished is UnfinishedFail (an *UnfinishedError names the
 	// run); nothing was written.
 	ErrUnfinished = errors.New("an earlier run is unfinished")
-	// ErrMemory: the run's estimated peak memory exceeds its limit
-	// (Options.Memory); nothing was scored or written.
+	// ErrMemory: the run's estimated memory cannot fit in its limit
+	// (Options.Memory, memory.Estimate.CheckMemory); nothing was scored or
+	// written.
 	ErrMemory = errors.New("not enough memory")
 )
 

@@ -9,10 +9,12 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
 )
 
-// MemoryGuard refuses a sync whose estimated peak memory (memory.Predict
-// of the pulled graph, the engine's options and, from a MemorySizer
-// store, the store's buffers) exceeds a limit. The zero value guards with
-// the memory available to the process.
+// MemoryGuard refuses a sync whose estimated memory (memory.Predict of
+// the pulled graph, the engine's options and, from a MemorySizer store,
+// the store's buffers) cannot fit in a limit (Estimate.CheckMemory). A
+// run that fits only with the collector held to the limit
+// (Estimate.HeldToLimit) goes on: Estimated is where the caller holds it.
+// The zero value guards with the memory available to the process.
 type MemoryGuard struct {
 	// Limit is the most memory the run may use, in bytes: 0 is the memory
 	// available to the process (no guard when that is unknown), a negative
@@ -93,7 +95,7 @@ func (m MemoryGuard) check(src Source, sg *Subgraph, o Options, log *slog.Logger
 	if m.Estimated != nil {
 		m.Estimated(est, limit)
 	}
-	log.Debug("memory estimate", "phase", "pull", "peak_bytes", est.Peak, "limit_bytes", limit)
+	log.Debug("memory estimate", "phase", "pull", "peak_bytes", est.Peak, "least_bytes", est.Least, "limit_bytes", limit)
 	if err := est.CheckMemory(limit); err != nil {
 		return est, Errorf(ErrMemory, nil, "%s", err.Error())
 	}

@@ -180,9 +180,11 @@ func TestSyncLocked(t *testing.T) {
 	}
 }
 
-// The memory guard is Sync's: a run whose estimated peak exceeds the
-// limit is refused before anything is scored or written; the zero value
-// guards with the memory available to the process; a negative limit none.
+// The memory guard is Sync's: a run whose estimated memory cannot fit in
+// the limit is refused before anything is scored or written, one that
+// fits only with the collector held to the limit runs; the zero
+// value guards with the memory available to the process; a negative limit
+// none.
 func TestSyncMemoryGuard(t *testing.T) {
 	s, _ := lesmis(t)
 	o := options("mem-1")
@@ -195,7 +197,18 @@ func TestSyncMemoryGuard(t *testing.T) {
 	if limit != 1<<20 || peak <= limit {
 		t.Fatalf("estimate %d against %d", peak, limit)
 	}
-	o.Memory.Limit = 0
+	// Given the estimate's least, below its peak, the run goes on with
+	// the collector held to the limit, and says so.
+	var est memory.Estimate
+	o.Memory.Estimated = func(e memory.Estimate, l int64) { est, limit = e, l }
+	if _, err := syncjob.Sync(ctx(t), s, o); !errors.Is(err, syncjob.ErrMemory) || est.Least <= limit || est.Least >= est.Peak {
+		t.Fatalf("limit 1 MiB: %v, estimate %+v", err, est)
+	}
+	o.Memory.Limit = est.Least
+	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || limit != est.Least || !est.HeldToLimit(limit) {
+		t.Fatalf("limit at the least %d: %v (limit %d)", est.Least, err, limit)
+	}
+	o.RunID, o.Memory.Limit = "mem-1b", 0
 	// The available memory changes from one reading to the next.
 	if _, err := syncjob.Sync(ctx(t), s, o); err != nil || (limit <= 0) != (memory.Available() <= 0) {
 		t.Fatalf("zero value: %v, limit %d, want the available memory (now %d)", err, limit, memory.Available())

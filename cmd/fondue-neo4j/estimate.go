@@ -204,10 +204,19 @@ func (a *app) memoryGuard(est *memory.Estimate) (syncjob.MemoryGuard, error) {
 	}
 	guard.Estimated = func(e memory.Estimate, limit int64) {
 		*est = e
-		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
+		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
+		if e.HeldToLimit(limit) {
+			a.warnHeld(e, limit)
+		}
 		debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	}
 	return guard, nil
+}
+
+// warnHeld says that a run goes on with the collector held to max_memory.
+func (a *app) warnHeld(e memory.Estimate, limit int64) {
+	a.log.Warn("the estimated peak memory exceeds max_memory: running with the garbage collector held to the limit, which costs CPU time",
+		"peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
 }
 
 // checkMemoryHint refuses a run whose estimate exceeds max_memory, with
@@ -217,9 +226,12 @@ func (a *app) checkMemoryHint(e memory.Estimate, hint string) error {
 	if err != nil {
 		return err
 	}
-	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "limit", sysmem.FormatBytes(limit))
+	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
 	if err := e.CheckMemory(limit); err != nil {
 		return withCode(exitMemory, fmt.Errorf("%w; %s", err, hint))
+	}
+	if e.HeldToLimit(limit) {
+		a.warnHeld(e, limit)
 	}
 	debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	return nil
@@ -230,16 +242,15 @@ func (a *app) checkMemoryHint(e memory.Estimate, hint string) error {
 const binaryResident = 24 << 20
 
 // softLimit is the Go runtime's soft memory limit for a run of estimated
-// peak: the estimate less the program's own pages, so that the collector
-// works harder rather than let the process outgrow its estimate (its
-// peak was the collector's headroom of the moment: 0.88 to 1.06 times the
-// estimate at a million nodes); never above max_memory (limit, 0 for
-// none), never below 256 MiB. A soft limit: the heap passes it rather than
-// stall when the live data needs more.
+// peak: the estimate, or max_memory when lower (limit, 0 for none), less
+// the program's own pages, so that the collector works harder rather than
+// let the process outgrow either (its peak was the collector's headroom
+// of the moment: 0.88 to 1.06 times the estimate at a million nodes);
+// at least 256 MiB, never above max_memory. A soft limit: the heap passes
+// it rather than stall when the live data needs more.
 func softLimit(peak, limit int64) int64 {
-	soft := max(peak-binaryResident, 256<<20)
-	if limit > 0 {
-		soft = min(soft, limit)
+	if limit <= 0 {
+		return max(peak-binaryResident, 256<<20)
 	}
-	return soft
+	return min(max(min(peak, limit)-binaryResident, 256<<20), limit)
 }

@@ -380,15 +380,37 @@ func TestEstimateAndMemoryLimit(t *testing.T) {
 	}
 	code, out, _ = runCLI(t, "", "estimate", "--nodes", "1000000", "--edges", "10000000", "--max-memory", "100MB", "--output", "json")
 	var e struct {
-		Fits      bool  `json:"fits"`
-		BytesPeak int64 `json:"bytesPeak"`
+		Fits       bool  `json:"fits"`
+		Held       bool  `json:"heldToLimit"`
+		BytesPeak  int64 `json:"bytesPeak"`
+		BytesLeast int64 `json:"bytesLeast"`
 	}
-	if code != exitMemory || json.Unmarshal([]byte(out), &e) != nil || e.Fits || e.BytesPeak < 100e6 {
+	if code != exitMemory || json.Unmarshal([]byte(out), &e) != nil || e.Fits || e.Held || e.BytesPeak < 100e6 || e.BytesLeast >= e.BytesPeak {
 		t.Fatalf("estimate json: exit %d, %q", code, out)
+	}
+	// Given its least memory, below its peak, the run fits with the
+	// collector held to the limit; a byte less does not fit.
+	code, out, stderr = runCLI(t, "", "estimate", "--nodes", "1000000", "--edges", "10000000", "--max-memory", strconv.FormatInt(e.BytesLeast, 10))
+	if code != 0 || !strings.Contains(out, "; fits, with the garbage collector held to the limit") {
+		t.Fatalf("estimate at the least: exit %d, %q %s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "", "estimate", "--nodes", "1000000", "--edges", "10000000", "--max-memory", strconv.FormatInt(e.BytesLeast-1, 10))
+	if code != exitMemory || !strings.Contains(out, "does NOT fit") {
+		t.Fatalf("estimate below the least: exit %d, %q", code, out)
 	}
 	code, out, stderr = runCLI(t, "", "score", lesmis, "--max-memory", "1MB")
 	if code != exitMemory || out != "" || !strings.Contains(stderr, "exceeds the limit of 976.6 KiB") {
 		t.Fatalf("score over the limit: exit %d, %q", code, stderr)
+	}
+	// Between the least and the peak that estimate FILE gives, score runs
+	// and warns that it holds the collector to the limit.
+	code, out, _ = runCLI(t, "", "estimate", lesmis, "--output", "json")
+	if code != 0 || json.Unmarshal([]byte(out), &e) != nil || e.BytesLeast >= e.BytesPeak {
+		t.Fatalf("estimate lesmis: exit %d, %q", code, out)
+	}
+	code, out, stderr = runCLI(t, "", "score", lesmis, "--max-memory", strconv.FormatInt((e.BytesLeast+e.BytesPeak)/2, 10))
+	if code != 0 || out == "" || !strings.Contains(stderr, "running with the garbage collector held to the limit") {
+		t.Fatalf("score between the least and the peak: exit %d, %s", code, stderr)
 	}
 	code, _, stderr = runCLI(t, "", "estimate", "--nodes", "0", "--edges", "5")
 	if code != exitUsage {
@@ -509,13 +531,13 @@ func TestSummaryLogsEstimate(t *testing.T) {
 	}
 }
 
-// A run's soft memory limit is its estimate less the program's pages,
-// within max_memory, at least 256 MiB; the process's limit is back to what
+// A run's soft memory limit is its estimate, or max_memory when lower,
+// less the program's pages, at least 256 MiB; the process's limit is back to what
 // it was once the run returns.
 func TestSoftLimit(t *testing.T) {
 	for _, c := range []struct{ peak, limit, want int64 }{
 		{1 << 30, 0, 1<<30 - binaryResident},
-		{1 << 30, 512 << 20, 512 << 20},
+		{1 << 30, 512 << 20, 512<<20 - binaryResident},
 		{1 << 30, 4 << 30, 1<<30 - binaryResident},
 		{40 << 20, 0, 256 << 20},
 		{300 << 20, 128 << 20, 128 << 20},

@@ -21,6 +21,10 @@ type Estimate struct {
 	// Peak is the expected peak resident size of the process: Live plus the
 	// garbage collector's headroom and the runtime's own memory.
 	Peak int64
+	// Least is Live and the runtime's own memory, without the collector's
+	// headroom: the least the run can be given. Given less than Peak, it
+	// runs with the collector held to its limit (HeldToLimit).
+	Least int64
 }
 
 // Phase is the memory in use during one phase.
@@ -131,7 +135,8 @@ func Predict(nodes, edges int64, o Options) Estimate {
 		e.Phases = append(e.Phases, pm)
 		e.Live = max(e.Live, pm.Bytes)
 	}
-	e.Peak = int64(float64(e.Live)*gcHeadroom) + runtimeOverhead(parallel.WorkerCount(o.Workers))
+	rt := runtimeOverhead(parallel.WorkerCount(o.Workers))
+	e.Peak, e.Least = int64(float64(e.Live)*gcHeadroom)+rt, e.Live+rt
 	return e
 }
 
@@ -308,14 +313,24 @@ func SinceParts(n, m, d int64, stringKeys bool, avgKeyBytes int) []Part {
 // runtimeOverhead is the Go runtime's own memory with w worker threads.
 func runtimeOverhead(w int) int64 { return runtimeBytes + int64(w)*runtimePerWorker }
 
-// CheckMemory returns an error when the estimate exceeds limit bytes
-// (limit <= 0: no limit).
+// CheckMemory returns an error when the run cannot fit in limit bytes
+// (limit <= 0: no limit): when its live data and the runtime's memory
+// (Least) exceed it. A run that fits only without the collector's
+// headroom is accepted, and HeldToLimit says so.
 func (e Estimate) CheckMemory(limit int64) error {
-	if limit > 0 && e.Peak > limit {
-		return fmt.Errorf("estimated peak memory %s for %d nodes and %d edges exceeds the limit of %s (max_memory)",
-			sysmem.FormatBytes(e.Peak), e.Nodes, e.Edges, sysmem.FormatBytes(limit))
+	if limit > 0 && e.Least > limit {
+		return fmt.Errorf("estimated memory %s for %d nodes and %d edges (%s at its peak) exceeds the limit of %s (max_memory)",
+			sysmem.FormatBytes(e.Least), e.Nodes, e.Edges, sysmem.FormatBytes(e.Peak), sysmem.FormatBytes(limit))
 	}
 	return nil
+}
+
+// HeldToLimit reports whether a run fits in limit bytes only when the
+// collector is held to it (Go's soft memory limit, which the commands set):
+// its live data fits and its peak with the collector's usual headroom does
+// not. Such a run collects more often, so it spends more CPU.
+func (e Estimate) HeldToLimit(limit int64) bool {
+	return limit > 0 && e.Peak > limit && e.Least <= limit
 }
 
 // Available returns the memory available to the process, in bytes (its

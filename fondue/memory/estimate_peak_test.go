@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -121,6 +122,27 @@ func TestEstimateAboveMeasuredPeak(t *testing.T) {
 			}
 			runtime.KeepAlive(res)
 			name := fmt.Sprintf("n=%d hubs=%dx%d split=%v workers=%d", c.n, c.hubs, c.hub, c.split, workers)
+			if workers == 2 {
+				res = nil
+				// Given only its least (max_memory below Peak), the run holds
+				// the collector to it. With the collector's own trigger off,
+				// the heap grows to that limit, and stays within it only if
+				// the live data fits as estimated.
+				runtime.GC()
+				oldLimit, oldGC := debug.SetMemoryLimit(e.Least), debug.SetGCPercent(-1)
+				stop = heapPeak()
+				res, err = fondue.Score(context.Background(), g, opts)
+				held := stop()
+				debug.SetMemoryLimit(oldLimit)
+				debug.SetGCPercent(oldGC)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: held to the least %s, heap peak %s", name, sysmem.FormatBytes(e.Least), sysmem.FormatBytes(held))
+				if held > e.Least {
+					t.Errorf("%s: held to the least %d, the heap peaked at %d", name, e.Least, held)
+				}
+			}
 			t.Logf("%s: measured heap peak %s, estimate live %s, peak %s (%.2fx)", name,
 				sysmem.FormatBytes(int64(measured)), sysmem.FormatBytes(e.Live), sysmem.FormatBytes(e.Peak),
 				float64(e.Peak)/float64(measured))

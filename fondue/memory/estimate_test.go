@@ -37,11 +37,21 @@ func TestEstimateMemory(t *testing.T) {
 	if big.Peak > 2<<30 {
 		t.Fatalf("1M nodes / 10M edges estimated at %s", sysmem.FormatBytes(big.Peak))
 	}
-	if err := big.CheckMemory(big.Peak - 1); err == nil || !strings.Contains(err.Error(), "exceeds the limit") {
-		t.Fatalf("CheckMemory: %v", err)
+	// Refused below the live data and the runtime's memory; between that
+	// and the peak, accepted with the collector held to the limit.
+	if rt := runtimeOverhead(2); big.Least != big.Live+rt || big.Peak != int64(float64(big.Live)*gcHeadroom)+rt {
+		t.Fatalf("least %d, peak %d, live %d", big.Least, big.Peak, big.Live)
 	}
-	if big.CheckMemory(big.Peak) != nil || big.CheckMemory(0) != nil {
-		t.Fatal("CheckMemory refused a run that fits")
+	if err := big.CheckMemory(big.Least - 1); err == nil || !strings.Contains(err.Error(), "exceeds the limit") || big.HeldToLimit(big.Least-1) {
+		t.Fatalf("CheckMemory below the least: %v", err)
+	}
+	for _, limit := range []int64{big.Least, big.Peak - 1} {
+		if big.CheckMemory(limit) != nil || !big.HeldToLimit(limit) {
+			t.Fatalf("limit %d: refused, or not held to the limit", limit)
+		}
+	}
+	if big.CheckMemory(big.Peak) != nil || big.CheckMemory(0) != nil || big.HeldToLimit(big.Peak) || big.HeldToLimit(0) {
+		t.Fatal("CheckMemory refused a run that fits, or held it")
 	}
 }
 

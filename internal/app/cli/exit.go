@@ -23,7 +23,7 @@ const (
 	ExitUnreachable = 4 // Neo4j could not be reached
 	ExitEmpty       = 5 // the selected subgraph has nothing to score
 	ExitLocked      = 6 // another run holds the lock
-	ExitMemory      = 7 // the estimated peak memory exceeds max_memory
+	ExitMemory      = 7 // the estimated live memory exceeds max_memory
 	ExitInterrupted = 130
 )
 

@@ -112,7 +112,7 @@ var settings = []Setting{
 		Flags:      []Flag{{Name: "log-format", On: CmdEvery}},
 		Field:      func(c *Config) any { return &c.Log.Format }},
 	{Key: "max_memory", Kind: Size, Default: "", Check: checkSize,
-		Help:       "refuse runs whose estimated peak memory exceeds this (e.g. 4GiB; default: available memory; none: no limit)",
+		Help:       "the most memory a run may use: a run whose live data would not fit is refused, one whose peak would pass it runs with the garbage collector held to it (e.g. 4GiB; default: available memory; none: no limit)",
 		DocDefault: "available memory",
 		Flags:      []Flag{{Name: "max-memory", On: memoryCmds}},
 		Field:      func(c *Config) any { return &c.MaxMemory }},

@@ -12,6 +12,7 @@ import (
 	"github.com/fondue-neo4j/fondue-neo4j/fondue"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/memory/sysmem"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/score"
 	"github.com/fondue-neo4j/fondue-neo4j/internal/app/names"
 	"github.com/fondue-neo4j/fondue-neo4j/syncjob"
@@ -242,7 +243,19 @@ func TestEstimateText(t *testing.T) {
 		strings.Count(out, "\n") < len(e.Phases)+2 {
 		t.Errorf("%s", out)
 	}
-	if m := EstimateJSON(1000, 5000, e, true, 0); m["fits"] != true || m["bytesPeak"] != e.Peak || m["limitBytes"] != int64(0) {
+	if m := EstimateJSON(1000, 5000, e, true, 0); m["fits"] != true || m["bytesPeak"] != e.Peak || m["limitBytes"] != int64(0) || m["heldToLimit"] != false {
+		t.Errorf("%v", m)
+	}
+	// Between the least and the peak: it fits with the collector held.
+	buf.Reset()
+	if err := EstimateText(&buf, e, true, e.Least); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "\nleast memory (the live data, the collector held to it): ") ||
+		!strings.HasSuffix(out, "; fits, with the garbage collector held to the limit (more CPU time) (limit "+sysmem.FormatBytes(e.Least)+")\n") {
+		t.Errorf("%s", out)
+	}
+	if m := EstimateJSON(1000, 5000, e, true, e.Least); m["heldToLimit"] != true || m["bytesLeast"] != e.Least {
 		t.Errorf("%v", m)
 	}
 }

@@ -248,24 +248,29 @@ func EstimateText(w io.Writer, e memory.Estimate, fits bool, limit int64) error 
 		return err
 	}
 	verdict := "fits"
-	if !fits {
+	switch {
+	case !fits:
 		verdict = "does NOT fit"
+	case e.HeldToLimit(limit):
+		verdict = "fits, with the garbage collector held to the limit (more CPU time)"
 	}
 	limitText := "no limit known"
 	if limit > 0 {
 		limitText = "limit " + sysmem.FormatBytes(limit)
 	}
-	_, err := fmt.Fprintf(w, "\nrequired memory (peak resident, with GC headroom): %s; %s (%s)\n",
-		sysmem.FormatBytes(e.Peak), verdict, limitText)
+	_, err := fmt.Fprintf(w, "\nleast memory (the live data, the collector held to it): %s\nrequired memory (peak resident, with GC headroom): %s; %s (%s)\n",
+		sysmem.FormatBytes(e.Least), sysmem.FormatBytes(e.Peak), verdict, limitText)
 	return err
 }
 
-// EstimateJSON is estimate's JSON: the counts, the peak and live bytes,
-// the limit (0: none known), whether it fits, and the phases.
+// EstimateJSON is estimate's JSON: the counts, the peak, live and least
+// bytes, the limit (0: none known), whether it fits and whether only with
+// the collector held to the limit, and the phases.
 func EstimateJSON(nodes, edges int64, e memory.Estimate, fits bool, limit int64) map[string]any {
 	return map[string]any{
 		"nodeCount": nodes, "relationshipCount": edges, "requiredMemory": sysmem.FormatBytes(e.Peak),
-		"bytesPeak": e.Peak, "bytesLive": e.Live, "limitBytes": limit, "fits": fits, "phases": e.Phases,
+		"bytesPeak": e.Peak, "bytesLive": e.Live, "bytesLeast": e.Least, "limitBytes": limit, "fits": fits,
+		"heldToLimit": fits && e.HeldToLimit(limit), "phases": e.Phases,
 	}
 }
 
