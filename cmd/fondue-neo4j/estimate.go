@@ -192,7 +192,8 @@ func (a *app) memoryLimit() (int64, error) {
 }
 
 // memoryGuard is syncjob's guard of max_memory (sync, score, review);
-// est receives the estimate, which also sets the runtime's soft limit.
+// est receives the estimate, which also sets the runtime's soft limit
+// (useEstimate; syncjob refuses a run that does not fit).
 func (a *app) memoryGuard(est *memory.Estimate) (syncjob.MemoryGuard, error) {
 	limit, err := a.memoryLimit()
 	if err != nil {
@@ -204,19 +205,9 @@ func (a *app) memoryGuard(est *memory.Estimate) (syncjob.MemoryGuard, error) {
 	}
 	guard.Estimated = func(e memory.Estimate, limit int64) {
 		*est = e
-		a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
-		if e.HeldToLimit(limit) {
-			a.warnHeld(e, limit)
-		}
-		debug.SetMemoryLimit(softLimit(e.Peak, limit))
+		_ = a.useEstimate(e, limit)
 	}
 	return guard, nil
-}
-
-// warnHeld says that a run goes on with the collector held to max_memory.
-func (a *app) warnHeld(e memory.Estimate, limit int64) {
-	a.log.Warn("the estimated peak memory exceeds max_memory: running with the garbage collector held to the limit, which costs CPU time",
-		"peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
 }
 
 // checkMemoryHint refuses a run whose estimate exceeds max_memory, with
@@ -226,12 +217,23 @@ func (a *app) checkMemoryHint(e memory.Estimate, hint string) error {
 	if err != nil {
 		return err
 	}
-	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
-	if err := e.CheckMemory(limit); err != nil {
+	if err := a.useEstimate(e, limit); err != nil {
 		return withCode(exitMemory, fmt.Errorf("%w; %s", err, hint))
 	}
+	return nil
+}
+
+// useEstimate logs a run's estimate against limit (0: none) and returns
+// CheckMemory's error; a run that fits gets the runtime's soft limit,
+// and a warning when it fits only with the collector held to max_memory.
+func (a *app) useEstimate(e memory.Estimate, limit int64) error {
+	a.log.Debug("memory estimate", "nodes", e.Nodes, "edges", e.Edges, "peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
+	if err := e.CheckMemory(limit); err != nil {
+		return err
+	}
 	if e.HeldToLimit(limit) {
-		a.warnHeld(e, limit)
+		a.log.Warn("the estimated peak memory exceeds max_memory: running with the garbage collector held to the limit, which costs CPU time",
+			"peak", sysmem.FormatBytes(e.Peak), "least", sysmem.FormatBytes(e.Least), "limit", sysmem.FormatBytes(limit))
 	}
 	debug.SetMemoryLimit(softLimit(e.Peak, limit))
 	return nil
