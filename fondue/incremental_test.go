@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -188,17 +190,28 @@ func bruteRescore(g, h *graph.Graph, before, after func(key string) []float64, t
 // withEdge returns g (same keys) with the edge a-b added, or removed when
 // remove is set.
 func withEdge(t *testing.T, g *graph.Graph, a, b int, remove bool) *graph.Graph {
+	if remove {
+		return withEdges(t, g, [][2]int{{a, b}}, nil)
+	}
+	return withEdges(t, g, nil, [][2]int{{a, b}})
+}
+
+// withEdges returns g (same keys) with the edges remove removed and add
+// added.
+func withEdges(t *testing.T, g *graph.Graph, remove, add [][2]int) *graph.Graph {
+	gone := map[[2]int]bool{}
+	for _, r := range remove {
+		gone[[2]int{min(r[0], r[1]), max(r[0], r[1])}] = true
+	}
 	var e [][2]int
 	for i := range g.NumNodes() {
 		for _, j := range g.Neighbors(i) {
-			if int(j) > i && !(remove && i == min(a, b) && int(j) == max(a, b)) {
+			if int(j) > i && !gone[[2]int{i, int(j)}] {
 				e = append(e, [2]int{i, int(j)})
 			}
 		}
 	}
-	if !remove {
-		e = append(e, [2]int{a, b})
-	}
+	e = append(e, add...)
 	keys := make([]string, g.NumNodes())
 	for i := range keys {
 		keys[i] = g.Key(i)
@@ -671,4 +684,64 @@ func TestRowsOf(t *testing.T) {
 			t.Errorf("keys %q: rows %v (%d shared), want %v (%d)", keys, from, shared, want, n)
 		}
 	}
+}
+
+// The rescored nodes of an incremental run get the entity estimates of a
+// full count on the new graph, after many changes at once, 0 for a node
+// that lost its last link (it kept its saved estimate before).
+func TestIncrementalRescoredEntities(t *testing.T) {
+	// A sparse random graph: many nodes of one or two links.
+	rng := rand.New(rand.NewPCG(7, 7))
+	var edges [][2]int
+	for range 600 {
+		edges = append(edges, [2]int{rng.IntN(500), rng.IntN(500)})
+	}
+	g := withEdges(t, mustGraph(t, 500), nil, edges)
+	opts := Options{Seed: 3, Workers: 2}
+	_, st := night(t, g, opts, nil)
+	var remove, add [][2]int
+	for range 40 {
+		a := rng.IntN(g.NumNodes())
+		if d := g.Degree(a); d > 0 {
+			remove = append(remove, [2]int{a, int(g.Neighbors(a)[rng.IntN(d)])})
+		}
+		add = append(add, [2]int{rng.IntN(g.NumNodes()), rng.IntN(g.NumNodes())})
+	}
+	h := withEdges(t, g, remove, add)
+	res, _ := night(t, h, opts, st)
+	ents, err := score.Entities(context.Background(), h, res.Scores, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unscored := 0
+	for i := range h.NumNodes() {
+		if !res.rescored[i] {
+			continue
+		}
+		if k, _ := g.Index(h.Key(i)); h.Degree(i) == 0 && g.Degree(k) > 0 {
+			unscored++
+		}
+		if ents[i] != res.Entities[i] {
+			t.Fatalf("node %d (degree %d): entities %d, a full count %d", i, h.Degree(i), res.Entities[i], ents[i])
+		}
+	}
+	if unscored == 0 {
+		t.Fatal("no rescored node lost its last link: the test checks less than it says")
+	}
+}
+
+// mustGraph returns a graph of n nodes keyed "n0", "n1", ..., without links.
+func mustGraph(t *testing.T, n int) *graph.Graph {
+	g, err := graph.NewGraph(n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("n%d", i)
+	}
+	if g, err = g.WithKeys(keys); err != nil {
+		t.Fatal(err)
+	}
+	return g
 }

@@ -520,7 +520,7 @@ func scoreFONDUE(ctx context.Context, g *graph.Graph, opts Options, res *Result,
 	}
 	res.entities = make([]int32, len(ents))
 	for i, e := range ents {
-		if mask[i] || only == nil {
+		if only == nil || only[i] { // 0 for a node no longer scored
 			res.entities[i] = int32(e)
 		} else if k := inc.from[i]; k >= 0 {
 			res.entities[i] = inc.s.Entities[k]
