@@ -32,6 +32,7 @@ import (
 
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/evidence"
 	"github.com/fondue-neo4j/fondue-neo4j/fondue/graph"
+	"github.com/fondue-neo4j/fondue-neo4j/fondue/internal/parallel"
 )
 
 // Options says which files to read and what to keep. The zero value reads
@@ -556,34 +557,104 @@ func (r *reader) readRelationships(ctx context.Context, path string, b *graph.Bu
 		i, ok := r.spaceIdx[e.space]
 		sp[k], known[k] = uint16(i), ok
 	}
-	for rows := 0; ; rows++ {
-		if rows&0xffff == 0 && ctx.Err() != nil {
+	var rows relRows
+	flush := func() error {
+		err := r.addRows(ctx, path, &rows, sp, known, [2]string{ends[0].what, ends[1].what}, [2]string{ends[0].space, ends[1].space}, b)
+		rows.ids, rows.lines = rows.ids[:0], rows.lines[:0]
+		return err
+	}
+	for n := 0; ; n++ {
+		if n&0xffff == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		rec, err := cr.Read()
 		if err == io.EOF {
-			return nil
+			return flush()
 		}
 		if err != nil {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
 			return csvError(path, err, len(h.cols))
 		}
 		line, _ := cr.FieldPos(0)
 		if rec[h.typ] == "" {
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
 			return &ParseError{File: path, Line: line, Msg: "the :TYPE column is empty"}
 		}
-		var node [2]int32
-		for k, e := range ends {
-			id := rec[e.col]
-			var ok bool
-			if known[k] {
-				node[k], ok = r.lookup(sp[k], id)
-			}
-			if !ok {
-				return &ParseError{File: path, Line: line, Msg: r.missing(e.what, id, e.space)}
+		rows.ids = append(rows.ids, [2]string{rec[ends[0].col], rec[ends[1].col]})
+		rows.lines = append(rows.lines, line)
+		if len(rows.ids) == relBatch {
+			if err := flush(); err != nil {
+				return err
 			}
 		}
-		b.AddIndexEdge(node[0], node[1])
 	}
+}
+
+// relBatch is how many relationships are looked up together, and
+// relChunk how many of them one goroutine takes at a time.
+const (
+	relBatch = 1 << 16
+	relChunk = 1 << 12
+)
+
+// relRows are the ids of the ends of a batch of relationships, with
+// their lines, and the nodes found for them.
+type relRows struct {
+	ids   [][2]string
+	lines []int
+	nodes [][2]int32
+	bad   []int // per chunk: its first row with an end that is no node
+}
+
+// addRows looks the ends of rows up, on all cores (the look-ups are most
+// of a relationship file's read), and adds their edges in file order. The
+// error is that of the first row with an end that is not a node of its ID
+// space; known says which spaces have nodes at all.
+func (r *reader) addRows(ctx context.Context, path string, rows *relRows, sp [2]uint16, known [2]bool, what, space [2]string, b *graph.Builder) error {
+	n := len(rows.ids)
+	if n == 0 {
+		return nil
+	}
+	rows.nodes = slices.Grow(rows.nodes[:0], n)[:n]
+	chunks := (n + relChunk - 1) / relChunk
+	rows.bad = slices.Grow(rows.bad[:0], chunks)[:chunks]
+	err := parallel.ForChunks(ctx, 0, chunks, func(_, c int) {
+		rows.bad[c] = n
+		for i := c * relChunk; i < min(n, (c+1)*relChunk); i++ {
+			for k := range 2 {
+				node, ok := int32(0), false
+				if known[k] {
+					node, ok = r.lookup(sp[k], rows.ids[i][k])
+				}
+				if !ok {
+					rows.bad[c] = i
+					return
+				}
+				rows.nodes[i][k] = node
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	first := slices.Min(rows.bad)
+	for _, e := range rows.nodes[:first] {
+		b.AddIndexEdge(e[0], e[1])
+	}
+	if first == n {
+		return nil
+	}
+	for k := range 2 {
+		id := rows.ids[first][k]
+		if _, ok := r.lookup(sp[k], id); !known[k] || !ok {
+			return &ParseError{File: path, Line: rows.lines[first], Msg: r.missing(what[k], id, space[k])}
+		}
+	}
+	panic("neo4jcsv: a row failed its look-up and passed it again")
 }
 
 // missing says that id is not a node of an ID space, and where it is.

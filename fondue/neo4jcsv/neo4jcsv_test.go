@@ -3,6 +3,7 @@ package neo4jcsv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -232,5 +233,52 @@ func TestReadNameProperty(t *testing.T) {
 	var pe *ParseError
 	if !errors.As(err, &pe) || pe.File != "--name-property" || !strings.Contains(pe.Msg, `no node file has a property "fullname"`) {
 		t.Errorf("missing property: %v", err)
+	}
+}
+
+// The relationships' ends are looked up in batches on all cores: the error
+// is still the first bad row's in file order, within a batch, across its
+// chunks and across batches, and the graph holds every edge.
+func TestReadRelationshipsInBatches(t *testing.T) {
+	const nodes = ":ID\n0\n1\n2\n3\n4\n5\n6\n7\n8\n9\n"
+	rows := relBatch + relBatch/2
+	rels := func(bad map[int]string) string {
+		var sb strings.Builder
+		sb.WriteString(":START_ID,:END_ID,:TYPE\n")
+		for i := range rows {
+			if row, ok := bad[i]; ok {
+				sb.WriteString(row + "\n")
+				continue
+			}
+			fmt.Fprintf(&sb, "%d,%d,R\n", i%10, (i/10)%10)
+		}
+		return sb.String()
+	}
+	dir := t.TempDir()
+	g, err := Read(context.Background(), Options{Nodes: files(t, dir, "n.csv", nodes), Relationships: files(t, dir, "r.csv", rels(nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := g.Graph.NumEdges(); e != 45 { // every pair of 10 nodes, loops apart
+		t.Fatalf("%d edges, want 45", e)
+	}
+	late := relBatch + 3*relChunk + 5 // a later batch, a later chunk
+	cases := []struct {
+		name string
+		bad  map[int]string
+		line int
+		msg  string
+	}{
+		{"missing id, second batch", map[int]string{late: "1,x,R"}, late + 2, `:END_ID "x"`},
+		{"missing id before an empty type", map[int]string{2*relChunk + 1: "y,1,R", 3 * relChunk: "1,2,"}, 2*relChunk + 3, `:START_ID "y"`},
+		{"empty type before a missing id", map[int]string{relChunk - 1: "1,2,", relChunk + 1: "y,1,R"}, relChunk + 1, "the :TYPE column is empty"},
+		{"two missing ids, later chunk first", map[int]string{relChunk + 7: "1,b,R", relChunk - 7: "a,1,R"}, relChunk - 5, `:START_ID "a"`},
+	}
+	for _, c := range cases {
+		_, err := Read(context.Background(), Options{Nodes: files(t, dir, "n.csv", nodes), Relationships: files(t, dir, "r.csv", rels(c.bad))})
+		var pe *ParseError
+		if !errors.As(err, &pe) || pe.Line != c.line || !strings.Contains(pe.Msg, c.msg) {
+			t.Fatalf("%s: got %v, want line %d, %q", c.name, err, c.line, c.msg)
+		}
 	}
 }
