@@ -546,11 +546,7 @@ func (r *reader) readRelationships(ctx context.Context, path string, b *graph.Bu
 	if err != nil {
 		return err
 	}
-	ends := [2]struct {
-		col   int
-		space string
-		what  string
-	}{{h.start, h.startSpace, ":START_ID"}, {h.end, h.endSpace, ":END_ID"}}
+	ends := [2]relEnd{{h.start, h.startSpace, ":START_ID"}, {h.end, h.endSpace, ":END_ID"}}
 	var sp [2]uint16
 	var known [2]bool
 	for k, e := range ends {
@@ -559,7 +555,7 @@ func (r *reader) readRelationships(ctx context.Context, path string, b *graph.Bu
 	}
 	var rows relRows
 	flush := func() error {
-		err := r.addRows(ctx, path, &rows, sp, known, [2]string{ends[0].what, ends[1].what}, [2]string{ends[0].space, ends[1].space}, b)
+		err := r.addRows(ctx, path, &rows, sp, known, ends, b)
 		rows.ids, rows.lines = rows.ids[:0], rows.lines[:0]
 		return err
 	}
@@ -594,6 +590,14 @@ func (r *reader) readRelationships(ctx context.Context, path string, b *graph.Bu
 	}
 }
 
+// relEnd is a relationship file's column of one end: its index, ID space
+// and header name.
+type relEnd struct {
+	col   int
+	space string
+	what  string
+}
+
 // relBatch is how many relationships are looked up together, and
 // relChunk how many of them one goroutine takes at a time.
 const (
@@ -607,14 +611,14 @@ type relRows struct {
 	ids   [][2]string
 	lines []int
 	nodes [][2]int32
-	bad   []int // per chunk: its first row with an end that is no node
+	bad   []int // per chunk: its first end that is no node, 2*row + end
 }
 
 // addRows looks the ends of rows up, on all cores (the look-ups are most
 // of a relationship file's read), and adds their edges in file order. The
 // error is that of the first row with an end that is not a node of its ID
 // space; known says which spaces have nodes at all.
-func (r *reader) addRows(ctx context.Context, path string, rows *relRows, sp [2]uint16, known [2]bool, what, space [2]string, b *graph.Builder) error {
+func (r *reader) addRows(ctx context.Context, path string, rows *relRows, sp [2]uint16, known [2]bool, ends [2]relEnd, b *graph.Builder) error {
 	n := len(rows.ids)
 	if n == 0 {
 		return nil
@@ -623,7 +627,7 @@ func (r *reader) addRows(ctx context.Context, path string, rows *relRows, sp [2]
 	chunks := (n + relChunk - 1) / relChunk
 	rows.bad = slices.Grow(rows.bad[:0], chunks)[:chunks]
 	err := parallel.ForChunks(ctx, 0, chunks, func(_, c int) {
-		rows.bad[c] = n
+		rows.bad[c] = 2 * n
 		for i := c * relChunk; i < min(n, (c+1)*relChunk); i++ {
 			for k := range 2 {
 				node, ok := int32(0), false
@@ -631,7 +635,7 @@ func (r *reader) addRows(ctx context.Context, path string, rows *relRows, sp [2]
 					node, ok = r.lookup(sp[k], rows.ids[i][k])
 				}
 				if !ok {
-					rows.bad[c] = i
+					rows.bad[c] = 2*i + k
 					return
 				}
 				rows.nodes[i][k] = node
@@ -641,20 +645,16 @@ func (r *reader) addRows(ctx context.Context, path string, rows *relRows, sp [2]
 	if err != nil {
 		return err
 	}
-	first := slices.Min(rows.bad)
-	for _, e := range rows.nodes[:first] {
+	bad := slices.Min(rows.bad)
+	row, k := bad/2, bad%2
+	for _, e := range rows.nodes[:row] {
 		b.AddIndexEdge(e[0], e[1])
 	}
-	if first == n {
+	if row == n {
 		return nil
 	}
-	for k := range 2 {
-		id := rows.ids[first][k]
-		if _, ok := r.lookup(sp[k], id); !known[k] || !ok {
-			return &ParseError{File: path, Line: rows.lines[first], Msg: r.missing(what[k], id, space[k])}
-		}
-	}
-	panic("neo4jcsv: a row failed its look-up and passed it again")
+	id := rows.ids[row][k]
+	return &ParseError{File: path, Line: rows.lines[row], Msg: r.missing(ends[k].what, id, ends[k].space)}
 }
 
 // missing says that id is not a node of an ID space, and where it is.
