@@ -3,7 +3,7 @@
 // back, and optionally plan and carry out the split of the most ambiguous
 // nodes, under a run id that resumes and undoes it. The CLI
 // (cmd/fondue-neo4j sync, undo) is flag parsing and printing around it.
-// Its reading and scoring half, Score (pull, memory guard, state,
+// Its reading and scoring half, Score (pull, state, memory guard,
 // fondue.Score), runs on any Source: score and review run it on files
 // (package filesource) and print.
 //

@@ -10,10 +10,11 @@ import (
 )
 
 // MemoryGuard refuses a sync whose estimated memory (memory.Predict of
-// the pulled graph, the engine's options and, from a MemorySizer store,
-// the store's buffers) cannot fit in a limit (Estimate.CheckMemory). A
-// run that fits only with the collector held to the limit
-// (Estimate.HeldToLimit) goes on: Estimated is where the caller holds it.
+// the pulled graph, the engine's options as Prepare left them and, from a
+// MemorySizer store, the store's buffers) cannot fit in a limit
+// (Estimate.CheckMemory). A run that fits only with the collector held to
+// the limit (Estimate.HeldToLimit) goes on: Estimated is where the caller
+// holds it.
 // The zero value guards with the memory available to the process.
 type MemoryGuard struct {
 	// Limit is the most memory the run may use, in bytes: 0 is the memory
@@ -41,20 +42,18 @@ type FileSource interface {
 }
 
 // MemoryOptions are the options of memory.Predict for a run of o on g:
-// the engine's options as the run scores with (memory.ForGraph; without
-// g, a graph known by its counts only, memory.ForEngine), and Since when
-// the run reads a saved state (OnlyChanged, not Full). The one owner of
-// the estimate of a run, which the guard completes with what the source
-// holds.
+// the engine's options as the run scores with (memory.ForGraph, Since
+// when a saved state was read into o.Score.Since; without g, a graph
+// known by its counts only, memory.ForEngine, and Since when the run
+// would read one: OnlyChanged, not Full). The one owner of the estimate of
+// a run, which the guard completes with what the source holds.
 func MemoryOptions(g *graph.Graph, o Options) memory.Options {
 	o.splitDefaults()
-	var mo memory.Options
-	if g == nil {
-		mo = memory.ForEngine(o.Score)
-	} else {
-		mo = memory.ForGraph(g, o.Score)
+	if g != nil {
+		return memory.ForGraph(g, o.Score)
 	}
-	mo.Since = o.OnlyChanged && !o.Full
+	mo := memory.ForEngine(o.Score)
+	mo.Since = mo.Since || (o.OnlyChanged && !o.Full)
 	return mo
 }
 

@@ -83,11 +83,11 @@ type Options struct {
 	// estimated peak exceeds the limit is refused before scoring. The zero
 	// value guards with the memory available to the process.
 	Memory MemoryGuard
-	// Prepare, when set, runs after the pull and the memory guard and
-	// before scoring, with the engine's options to adjust: it may refuse
-	// the graph or set a warm start (a checkpoint file). Without a warm start,
-	// embeddings saved in node properties (Pull.EmbeddingProperty) are
-	// used.
+	// Prepare, when set, runs after the pull and before the memory guard
+	// and scoring, with the engine's options to adjust: it may refuse the
+	// graph or set a warm start or a saved state (a checkpoint file),
+	// which the guard then counts. Without a warm start, embeddings saved
+	// in node properties (Pull.EmbeddingProperty) are used.
 	Prepare func(sg *Subgraph, o *fondue.Options) error
 	// Scored, when set, runs after scoring (e.g. to save a checkpoint or
 	// log the result); its error stops the run.
@@ -617,8 +617,8 @@ type Scoring struct {
 }
 
 // Score is the half of a job that reads and scores, which Sync runs
-// before it writes: pull the subgraph from src, check its evidence and
-// its memory (Memory), Prepare, warm start, fondue.Score, Scored. The
+// before it writes: pull the subgraph from src, check its evidence,
+// Prepare, check its memory (Memory), warm start, fondue.Score, Scored. The
 // commands that score files (package filesource) run it and print.
 // Lock, Write, DryRun, Duplicates and the split plan play no part; the
 // summary counts what was pulled and scored. An error comes with a nil
@@ -663,8 +663,8 @@ func pull(ctx context.Context, src Source, o Options, sum *Summary, t0 time.Time
 	return sg, nil
 }
 
-// score scores the pulled graph: the evidence and memory checks, Prepare,
-// the warm start from saved embeddings, fondue.Score, Scored.
+// score scores the pulled graph: the evidence check, Prepare, the memory
+// check, the warm start from saved embeddings, fondue.Score, Scored.
 // It returns the engine's options as scored with.
 func score(ctx context.Context, src Source, sg *Subgraph, o Options, sum *Summary, log *slog.Logger) (*fondue.Result, fondue.Options, error) {
 	g := sg.Graph
@@ -672,13 +672,16 @@ func score(ctx context.Context, src Source, sg *Subgraph, o Options, sum *Summar
 	if err := CheckEvidence(sg.Context); err != nil {
 		return nil, opts, err
 	}
-	if _, err := o.Memory.check(src, sg, o, log); err != nil {
-		return nil, opts, err
-	}
 	if o.Prepare != nil {
 		if err := o.Prepare(sg, &opts); err != nil {
 			return nil, opts, err
 		}
+	}
+	// The run as prepared: it holds a saved state only if Prepare read one.
+	prepared := o
+	prepared.Score = opts
+	if _, err := o.Memory.check(src, sg, prepared, log); err != nil {
+		return nil, opts, err
 	}
 	from := "checkpoint"
 	if opts.WarmStart == nil && sg.Embeddings != nil {

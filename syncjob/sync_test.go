@@ -219,6 +219,40 @@ func TestSyncMemoryGuard(t *testing.T) {
 	}
 }
 
+// A night with a state file counts the saved state only when Prepare
+// read one: the first night (no file yet) is estimated as a full run,
+// a night whose Prepare set Score.Since with the state's parts.
+func TestSyncMemoryCountsStateOnlyWhenRead(t *testing.T) {
+	stateParts := func(state *fondue.State) (parts int, est memory.Estimate) {
+		s, _ := lesmis(t)
+		o := options("mem-state")
+		o.OnlyChanged = true
+		o.Prepare = func(_ *syncjob.Subgraph, opts *fondue.Options) error {
+			opts.Since = state
+			return nil
+		}
+		o.Memory = syncjob.MemoryGuard{Limit: -1, Estimated: func(e memory.Estimate, _ int64) { est = e }}
+		if _, err := syncjob.Sync(ctx(t), s, o); err != nil {
+			t.Fatal(err)
+		}
+		for _, ph := range est.Phases {
+			for _, p := range ph.Parts {
+				if strings.HasPrefix(p.Name, "saved state") {
+					parts++
+				}
+			}
+		}
+		return parts, est
+	}
+	none, first := stateParts(nil)
+	// An empty state: the engine runs in full, but the guard counts what
+	// Prepare handed it.
+	some, night := stateParts(&fondue.State{})
+	if none != 0 || some == 0 || night.Least <= first.Least {
+		t.Fatalf("saved-state parts: %d without a state, %d with one; least %d and %d", none, some, first.Least, night.Least)
+	}
+}
+
 // Undo takes its lock from its options, as Sync and Apply do: a lock of
 // another name does not hold it back, one of its name does.
 func TestUndoLockOption(t *testing.T) {

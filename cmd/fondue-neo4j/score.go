@@ -149,8 +149,8 @@ func (a *app) fileSource(args []string, hm edgelist.HeaderMode) (*filesource.Sou
 }
 
 // scoreFiles scores the files of score and review (args, as fileSource
-// reads them) with sync's pipeline (syncjob.Score: the memory guard, the
-// state file, the warm start), with progress and the summary log. top is
+// reads them) with sync's pipeline (syncjob.Score: the state file, the
+// memory guard, the warm start), with progress and the summary log. top is
 // the number of nodes shown, the default number of split proposals.
 func (a *app) scoreFiles(ctx context.Context, args []string, hm edgelist.HeaderMode, opts fondue.Options, top int) (*syncjob.Scoring, error) {
 	src, err := a.fileSource(args, hm)

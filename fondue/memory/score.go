@@ -8,12 +8,13 @@ import (
 
 // ForEngine returns the Options of Predict that the engine's options set:
 // the dimension, workers, exact-mode size and negative ratio of the fit,
-// whether the optimizer's state is kept (a checkpoint), whether the method
+// whether the optimizer's state is kept (a checkpoint), whether a saved
+// state is held (opts.Since, an incremental run), whether the method
 // fits an embedding, and a split phase when a splitter is chosen. The one
 // place where score, estimate and sync turn fondue.Options into an
 // estimate's; ForGraph adds what the graph tells.
 func ForEngine(opts fondue.Options) Options {
-	return Options{Dim: opts.CNE.Dim, Workers: opts.Workers, KeepState: opts.KeepState,
+	return Options{Dim: opts.CNE.Dim, Workers: opts.Workers, KeepState: opts.KeepState, Since: opts.Since != nil,
 		ExactMaxNode: opts.CNE.ExactMaxNodes, NegRatio: opts.CNE.NegRatio,
 		Split: opts.Split.Splitter != nil, NoEmbedding: !score.UsesEmbedding(opts.Method)}
 }
